@@ -1,0 +1,11 @@
+//! Strata: a voxel terrain editor.
+//!
+//! Data flows `terrain` (cells, chunks, grid, edits, generation, import) →
+//! `mesh` (Surface Nets, materials) → `pipeline` (meshing and publication) →
+//! `render` (wgpu) and `editor` (winit, egui). Only `render`, `editor` and the
+//! binary touch wgpu, winit or egui.
+#![warn(missing_docs)]
+
+pub mod mesh;
+pub mod pipeline;
+pub mod terrain;

@@ -1,0 +1,10 @@
+//! Meshes derived from the voxel grid: the solid surface by Surface Nets with
+//! blended materials. Plain Rust; the renderer converts these to GPU buffers.
+
+pub mod chunk_mesh;
+pub mod field;
+pub mod materials;
+pub mod surface_nets;
+
+pub use chunk_mesh::ChunkMesh;
+pub use surface_nets::{MeshOptions, SurfaceNets};

@@ -1,0 +1,96 @@
+//! Which chunks must be re-meshed after an edit (spec §8).
+//!
+//! A chunk at level L reads `2 << L` cells beyond each face. It needs a new
+//! mesh exactly when an edit's changed extent intersects that padded read
+//! region, which covers the chunk itself and, near borders, its face, edge and
+//! corner neighbours. A removed chunk conservatively invalidates all 26.
+
+use rustc_hash::FxHashSet;
+
+use crate::terrain::coords::{CellBox, ChunkCoord};
+use crate::terrain::grid::EditReport;
+
+/// Cells read beyond each chunk face when meshing at `level` (2 at level 0, doubling per level).
+pub fn padding_reach_cells(level: u8) -> i32 {
+    2 << level
+}
+
+/// Chunks (the edited ones and their neighbours) whose padded read region at
+/// `level` intersects `changed` (global cells, max exclusive).
+pub fn chunks_reading(changed: &CellBox, level: u8) -> impl Iterator<Item = ChunkCoord> + '_ {
+    let reach = padding_reach_cells(level);
+    changed
+        .expanded(reach)
+        .chunks()
+        .filter(move |c| !c.cell_box().expanded(reach).intersect(changed).is_empty())
+}
+
+/// The set of chunks to re-mesh at full detail after `report`, sorted (z, y, x).
+pub fn chunks_to_remesh_l0(report: &EditReport) -> Vec<ChunkCoord> {
+    let mut set: FxHashSet<ChunkCoord> = FxHashSet::default();
+    for (_, bounds) in &report.changed {
+        set.extend(chunks_reading(bounds, 0));
+    }
+    for removed in &report.removed {
+        set.insert(*removed);
+        set.extend(removed.neighbours());
+    }
+    let mut v: Vec<ChunkCoord> = set.into_iter().collect();
+    v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec3;
+
+    fn edit(bounds: CellBox) -> EditReport {
+        EditReport {
+            revision: Some(1),
+            changed: vec![(CellBox::chunks(&bounds).next().unwrap(), bounds)],
+            removed: vec![],
+        }
+    }
+
+    #[test]
+    fn interior_edit_touches_only_its_chunk() {
+        let b = CellBox::new(IVec3::splat(10), IVec3::splat(12));
+        assert_eq!(chunks_to_remesh_l0(&edit(b)), vec![ChunkCoord::new(0, 0, 0)]);
+    }
+
+    #[test]
+    fn edit_within_two_cells_of_a_face_reaches_that_neighbour() {
+        // Cells 30..32 in x: within reach of chunk +x (which reads cells 30, 31).
+        let b = CellBox::new(IVec3::new(30, 10, 10), IVec3::new(31, 11, 11));
+        assert_eq!(
+            chunks_to_remesh_l0(&edit(b)),
+            vec![ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0)]
+        );
+        // Cell 29 is 3 cells from the face: no neighbour.
+        let b = CellBox::new(IVec3::new(29, 10, 10), IVec3::new(30, 11, 11));
+        assert_eq!(chunks_to_remesh_l0(&edit(b)), vec![ChunkCoord::new(0, 0, 0)]);
+        // Cell 1 is read by chunk -x (which reads cells 32, 33 of its +x side = our 0, 1).
+        let b = CellBox::new(IVec3::new(1, 10, 10), IVec3::new(2, 11, 11));
+        assert_eq!(
+            chunks_to_remesh_l0(&edit(b)),
+            vec![ChunkCoord::new(-1, 0, 0), ChunkCoord::new(0, 0, 0)]
+        );
+    }
+
+    #[test]
+    fn corner_edit_reaches_all_seven_corner_neighbours() {
+        let b = CellBox::new(IVec3::splat(31), IVec3::splat(32));
+        assert_eq!(chunks_to_remesh_l0(&edit(b)).len(), 8);
+    }
+
+    #[test]
+    fn removal_invalidates_all_neighbours() {
+        let r = EditReport {
+            revision: Some(1),
+            changed: vec![],
+            removed: vec![ChunkCoord::new(0, 0, 0)],
+        };
+        assert_eq!(chunks_to_remesh_l0(&r).len(), 27);
+    }
+}

@@ -1,0 +1,118 @@
+//! The set of current chunk meshes and how it follows the grid.
+//!
+//! This is the synchronous meshing path: build every candidate chunk in
+//! parallel at start-up, and after an edit re-mesh exactly the chunks whose
+//! padded reads the edit touched. Every replaced or removed mesh is recorded
+//! so the renderer re-uploads exactly those chunks.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
+use crate::terrain::coords::ChunkCoord;
+use crate::terrain::grid::{EditReport, Grid};
+
+use super::invalidation::chunks_to_remesh_l0;
+
+/// Current full-detail meshes of all chunks with surface, plus the list of
+/// chunks whose mesh changed since the renderer last took it.
+#[derive(Debug, Default)]
+pub struct WorldMeshes {
+    meshes: FxHashMap<ChunkCoord, Arc<ChunkMesh>>,
+    changed: Vec<ChunkCoord>,
+    /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::remesh`], in milliseconds.
+    pub last_mesh_ms: f64,
+}
+
+thread_local! {
+    static MESHER: std::cell::RefCell<SurfaceNets> = std::cell::RefCell::new(SurfaceNets::new());
+}
+
+/// Meshes one chunk at full detail with this thread's reusable mesher.
+pub fn mesh_one_l0(grid: &Grid, coord: ChunkCoord) -> ChunkMesh {
+    let mut mesh = ChunkMesh::default();
+    MESHER.with(|m| {
+        m.borrow_mut()
+            .mesh_chunk_l0(grid, coord, MeshOptions::default(), &mut mesh)
+    });
+    mesh
+}
+
+impl WorldMeshes {
+    /// Meshes every meshing candidate of `grid` in parallel.
+    pub fn build_all(grid: &Grid) -> WorldMeshes {
+        let mut w = WorldMeshes::default();
+        w.remesh(grid, &grid.meshing_candidates());
+        w
+    }
+
+    /// Re-meshes `coords` (in parallel) and records them as changed.
+    pub fn remesh(&mut self, grid: &Grid, coords: &[ChunkCoord]) {
+        let start = Instant::now();
+        let results: Vec<(ChunkCoord, ChunkMesh)> = if coords.len() > 4 {
+            coords
+                .par_iter()
+                .map(|&c| (c, mesh_one_l0(grid, c)))
+                .collect()
+        } else {
+            coords.iter().map(|&c| (c, mesh_one_l0(grid, c))).collect()
+        };
+        for (coord, mesh) in results {
+            let had = if mesh.is_empty() {
+                self.meshes.remove(&coord).is_some()
+            } else {
+                self.meshes.insert(coord, Arc::new(mesh));
+                true
+            };
+            if had {
+                self.changed.push(coord);
+            }
+        }
+        self.last_mesh_ms = start.elapsed().as_secs_f64() * 1e3;
+    }
+
+    /// Re-meshes what `report` invalidated (spec §8) and returns those chunks.
+    pub fn apply_edit(&mut self, grid: &Grid, report: &EditReport) -> Vec<ChunkCoord> {
+        let coords = chunks_to_remesh_l0(report);
+        self.remesh(grid, &coords);
+        coords
+    }
+
+    /// Chunks whose mesh was replaced or removed since the last call.
+    pub fn take_changed(&mut self) -> Vec<ChunkCoord> {
+        let mut v = std::mem::take(&mut self.changed);
+        v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+        v.dedup();
+        v
+    }
+
+    /// The current mesh of `coord`, if it has surface.
+    pub fn get(&self, coord: ChunkCoord) -> Option<&Arc<ChunkMesh>> {
+        self.meshes.get(&coord)
+    }
+
+    /// All non-empty meshes.
+    pub fn iter(&self) -> impl Iterator<Item = (ChunkCoord, &Arc<ChunkMesh>)> {
+        self.meshes.iter().map(|(k, v)| (*k, v))
+    }
+
+    /// Number of chunks with a non-empty mesh.
+    pub fn len(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// True when no chunk has surface.
+    pub fn is_empty(&self) -> bool {
+        self.meshes.is_empty()
+    }
+
+    /// Total `(vertices, triangles)` over all meshes.
+    pub fn totals(&self) -> (usize, usize) {
+        self.meshes.values().fold((0, 0), |(v, t), m| {
+            (v + m.vertex_count(), t + m.triangle_count())
+        })
+    }
+}

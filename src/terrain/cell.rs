@@ -1,0 +1,249 @@
+//! Cells and materials (spec §2).
+//!
+//! A cell is two bytes: a material id and an 8-bit occupancy (fraction
+//! `occupancy / 255`). Air, or zero occupancy, always canonicalizes to the one
+//! empty cell `{0, 0}` so that equality of cells is equality of terrain.
+
+use std::fmt;
+
+/// A terrain material id. 0 is Air, 1 is Water, everything else is solid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct Material(pub u8);
+
+impl Material {
+    /// No material: the empty cell.
+    pub const AIR: Material = Material(0);
+    /// Water: not solid; meshed by the water mesher.
+    pub const WATER: Material = Material(1);
+    /// Grass-covered soil (the default brush material).
+    pub const GRASS: Material = Material(2);
+    /// Bare grey rock, used on cliffs.
+    pub const ROCK: Material = Material(3);
+    /// Brown soil under the grass.
+    pub const DIRT: Material = Material(4);
+    /// Beach and lake-shore sand.
+    pub const SAND: Material = Material(5);
+    /// Snow on peaks.
+    pub const SNOW: Material = Material(6);
+    /// Wet mud on lake beds.
+    pub const MUD: Material = Material(7);
+    /// Dark layered slate.
+    pub const SLATE: Material = Material(8);
+    /// Loose gravel.
+    pub const GRAVEL: Material = Material(9);
+    /// Pale limestone.
+    pub const LIMESTONE: Material = Material(10);
+
+    /// Number of material ids in use (ids are `0..COUNT`).
+    pub const COUNT: usize = 11;
+
+    /// Every material, in id order.
+    pub const ALL: [Material; Material::COUNT] = [
+        Material::AIR,
+        Material::WATER,
+        Material::GRASS,
+        Material::ROCK,
+        Material::DIRT,
+        Material::SAND,
+        Material::SNOW,
+        Material::MUD,
+        Material::SLATE,
+        Material::GRAVEL,
+        Material::LIMESTONE,
+    ];
+
+    /// The solid materials, in id order.
+    pub fn solids() -> impl Iterator<Item = Material> {
+        Self::ALL.into_iter().filter(|m| m.is_solid())
+    }
+
+    /// True for every material except Air and Water (and unknown ids above
+    /// [`Material::COUNT`], which are rejected by [`Material::from_id`]).
+    #[inline]
+    pub const fn is_solid(self) -> bool {
+        self.0 >= 2
+    }
+
+    /// Checked conversion from a raw id.
+    pub fn from_id(id: u8) -> Option<Material> {
+        ((id as usize) < Self::COUNT).then_some(Material(id))
+    }
+
+    /// Human-readable name, e.g. `"Grass"`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            0 => "Air",
+            1 => "Water",
+            2 => "Grass",
+            3 => "Rock",
+            4 => "Dirt",
+            5 => "Sand",
+            6 => "Snow",
+            7 => "Mud",
+            8 => "Slate",
+            9 => "Gravel",
+            10 => "Limestone",
+            _ => "Unknown",
+        }
+    }
+
+    /// Representative linear-ish sRGB colour of the material, used for UI
+    /// swatches and to seed the procedural albedo textures.
+    pub fn base_color_srgb(self) -> [u8; 3] {
+        match self.0 {
+            0 => [0, 0, 0],
+            1 => [40, 90, 140],
+            2 => [86, 128, 52],
+            3 => [118, 114, 108],
+            4 => [112, 84, 58],
+            5 => [204, 186, 140],
+            6 => [236, 240, 246],
+            7 => [84, 70, 56],
+            8 => [72, 76, 84],
+            9 => [136, 130, 122],
+            10 => [196, 190, 170],
+            _ => [255, 0, 255],
+        }
+    }
+}
+
+impl fmt::Display for Material {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One terrain cell: a material and an occupancy in `0..=255`.
+///
+/// Construct through [`Cell::new`], which canonicalizes Air or zero occupancy
+/// to [`Cell::EMPTY`]. Layout is two bytes, material first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(C)]
+pub struct Cell {
+    material: Material,
+    occupancy: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Cell>() == 2);
+
+impl Cell {
+    /// The one empty cell `{Air, 0}`; unwritten cells read as this.
+    pub const EMPTY: Cell = Cell {
+        material: Material::AIR,
+        occupancy: 0,
+    };
+
+    /// A canonical cell: Air or zero occupancy become [`Cell::EMPTY`].
+    #[inline]
+    pub const fn new(material: Material, occupancy: u8) -> Cell {
+        if material.0 == 0 || occupancy == 0 {
+            Cell::EMPTY
+        } else {
+            Cell {
+                material,
+                occupancy,
+            }
+        }
+    }
+
+    /// A fully occupied cell of `material`.
+    pub const fn full(material: Material) -> Cell {
+        Cell::new(material, 255)
+    }
+
+    /// The cell's material.
+    #[inline]
+    pub const fn material(self) -> Material {
+        self.material
+    }
+
+    /// The cell's occupancy, `0..=255` (fraction `occupancy / 255`).
+    #[inline]
+    pub const fn occupancy(self) -> u8 {
+        self.occupancy
+    }
+
+    /// True for the empty cell.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.occupancy == 0
+    }
+
+    /// Solid occupancy: the occupancy when the material is solid, else 0.
+    #[inline]
+    pub const fn solid_occupancy(self) -> u8 {
+        if self.material.is_solid() {
+            self.occupancy
+        } else {
+            0
+        }
+    }
+
+    /// Water occupancy: the occupancy when the material is Water, else 0.
+    #[inline]
+    pub const fn water_occupancy(self) -> u8 {
+        if self.material.0 == Material::WATER.0 {
+            self.occupancy
+        } else {
+            0
+        }
+    }
+
+    /// Solid fraction in `[0, 1]`.
+    pub fn solid_fraction(self) -> f32 {
+        self.solid_occupancy() as f32 / 255.0
+    }
+
+    /// Water fraction in `[0, 1]`.
+    pub fn water_fraction(self) -> f32 {
+        self.water_occupancy() as f32 / 255.0
+    }
+
+    /// True when the sample is inside the solid surface (`occupancy >= 128`
+    /// of a solid material, spec §4).
+    #[inline]
+    pub const fn is_inside(self) -> bool {
+        self.solid_occupancy() >= 128
+    }
+
+    /// The two bytes `[material, occupancy]`, as hashed and stored.
+    #[inline]
+    pub const fn to_bytes(self) -> [u8; 2] {
+        [self.material.0, self.occupancy]
+    }
+
+    /// Parses the two stored bytes, canonicalizing; `None` for unknown material ids.
+    pub fn from_bytes(bytes: [u8; 2]) -> Option<Cell> {
+        Material::from_id(bytes[0]).map(|m| Cell::new(m, bytes[1]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn air_and_zero_occupancy_canonicalize() {
+        assert_eq!(Cell::new(Material::AIR, 200), Cell::EMPTY);
+        assert_eq!(Cell::new(Material::ROCK, 0), Cell::EMPTY);
+        assert_eq!(Cell::new(Material::ROCK, 1).occupancy(), 1);
+    }
+
+    #[test]
+    fn fractions_follow_material_kind() {
+        let water = Cell::new(Material::WATER, 255);
+        assert_eq!(water.solid_occupancy(), 0);
+        assert_eq!(water.water_fraction(), 1.0);
+        assert!(!water.is_inside());
+        let rock = Cell::new(Material::ROCK, 128);
+        assert!(rock.is_inside());
+        assert!(!Cell::new(Material::ROCK, 127).is_inside());
+    }
+
+    #[test]
+    fn at_least_eight_solids() {
+        assert!(Material::solids().count() >= 8);
+        assert_eq!(Material::from_id(Material::COUNT as u8), None);
+    }
+}

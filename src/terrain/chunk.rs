@@ -1,0 +1,264 @@
+//! One 32³ chunk of cells in copy-on-write storage (spec §3).
+//!
+//! Most generated chunks are all one cell (solid rock underground, air above),
+//! so storage is either a single [`Cell`] or a dense array behind an [`Arc`].
+//! Cloning a chunk never copies cells; a write copies shared storage first.
+
+use std::sync::Arc;
+
+use glam::IVec3;
+
+use super::cell::Cell;
+use super::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, CellBox, local_index};
+
+/// Number of recent edit bounds each chunk remembers (spec §3).
+pub const EDIT_HISTORY_LEN: usize = 6;
+
+/// The cells of one chunk: either one cell repeated 32768 times, or a dense
+/// array indexed by [`local_index`] (x fastest), shared by reference count.
+#[derive(Clone, Debug)]
+pub enum ChunkCells {
+    /// Every cell of the chunk equals this one.
+    Uniform(Cell),
+    /// 32768 cells, x fastest, then y, then z.
+    Dense(Arc<[Cell]>),
+}
+
+impl ChunkCells {
+    /// Dense storage from a 32768-cell vector, compacted to [`ChunkCells::Uniform`]
+    /// when every cell is equal.
+    ///
+    /// # Panics
+    /// When `cells.len() != 32768` (a caller bug, not bad input).
+    pub fn from_dense(cells: Vec<Cell>) -> ChunkCells {
+        assert_eq!(cells.len(), CHUNK_VOLUME_CELLS, "a chunk holds 32768 cells");
+        match uniform_value(&cells) {
+            Some(c) => ChunkCells::Uniform(c),
+            None => ChunkCells::Dense(Arc::from(cells)),
+        }
+    }
+
+    /// The cell at a local position in `0..32`³.
+    #[inline]
+    pub fn get(&self, local: IVec3) -> Cell {
+        match self {
+            ChunkCells::Uniform(c) => *c,
+            ChunkCells::Dense(cells) => cells[local_index(local)],
+        }
+    }
+
+    /// The single cell when storage is uniform.
+    pub fn as_uniform(&self) -> Option<Cell> {
+        match self {
+            ChunkCells::Uniform(c) => Some(*c),
+            ChunkCells::Dense(_) => None,
+        }
+    }
+
+    /// The dense array when storage is dense.
+    pub fn as_dense(&self) -> Option<&[Cell]> {
+        match self {
+            ChunkCells::Uniform(_) => None,
+            ChunkCells::Dense(cells) => Some(cells),
+        }
+    }
+
+    /// True when every cell is [`Cell::EMPTY`].
+    pub fn is_all_empty(&self) -> bool {
+        matches!(self, ChunkCells::Uniform(c) if c.is_empty())
+    }
+
+    /// Heap bytes held by this storage (the dense array; 0 when uniform).
+    /// Shared storage is counted in full by every holder.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            ChunkCells::Uniform(_) => 0,
+            ChunkCells::Dense(cells) => std::mem::size_of_val::<[Cell]>(cells),
+        }
+    }
+
+    /// True when both values share the same dense allocation (or are equal uniform cells).
+    pub fn shares_storage_with(&self, other: &ChunkCells) -> bool {
+        match (self, other) {
+            (ChunkCells::Dense(a), ChunkCells::Dense(b)) => Arc::ptr_eq(a, b),
+            (ChunkCells::Uniform(a), ChunkCells::Uniform(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Mutable access to dense cells, copying shared storage first
+    /// (copy-on-write) and expanding uniform storage.
+    pub fn make_dense_mut(&mut self) -> &mut [Cell] {
+        if let ChunkCells::Uniform(c) = *self {
+            *self = ChunkCells::Dense(Arc::from(vec![c; CHUNK_VOLUME_CELLS]));
+        }
+        match self {
+            ChunkCells::Dense(cells) => Arc::make_mut(cells),
+            // Just replaced a uniform value by dense storage above.
+            ChunkCells::Uniform(_) => unreachable!("storage was made dense above"),
+        }
+    }
+
+    /// Re-checks dense storage and replaces it by a uniform cell when all cells are equal.
+    pub fn compact(&mut self) {
+        if let ChunkCells::Dense(cells) = self
+            && let Some(c) = uniform_value(cells)
+        {
+            *self = ChunkCells::Uniform(c);
+        }
+    }
+
+    /// Stable 64-bit content hash (XXH3-64 over the 32768 cells' `[material,
+    /// occupancy]` bytes in index order). Uniform and dense storage of the same
+    /// content hash equal; the value does not depend on machine or run.
+    pub fn content_hash(&self) -> u64 {
+        match self {
+            ChunkCells::Dense(cells) => {
+                // Cell is repr(C) {u8, u8}: its bytes are exactly [material, occupancy].
+                let bytes: &[u8] = cell_bytes(cells);
+                xxhash_rust::xxh3::xxh3_64(bytes)
+            }
+            ChunkCells::Uniform(c) => {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                let row = [c.to_bytes(); 1024];
+                let row_bytes: Vec<u8> = row.iter().flatten().copied().collect();
+                for _ in 0..CHUNK_VOLUME_CELLS / 1024 {
+                    h.update(&row_bytes);
+                }
+                h.digest()
+            }
+        }
+    }
+}
+
+/// The raw bytes of a cell slice, `[material, occupancy]` per cell.
+pub fn cell_bytes(cells: &[Cell]) -> &[u8] {
+    // SAFETY: Cell is #[repr(C)] with two u8 fields (size asserted to 2, align 1),
+    // so any slice of cells is a valid, fully initialized byte slice of twice its length.
+    unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), std::mem::size_of_val(cells)) }
+}
+
+fn uniform_value(cells: &[Cell]) -> Option<Cell> {
+    let first = *cells.first()?;
+    cells.iter().all(|&c| c == first).then_some(first)
+}
+
+/// A ring of the most recent edits' local bounds, newest last.
+#[derive(Clone, Debug, Default)]
+pub struct EditHistory {
+    entries: [(u64, CellBox); EDIT_HISTORY_LEN],
+    len: usize,
+    next: usize,
+    /// Revision of the newest edit that fell out of the ring (0: none did).
+    forgotten_revision: u64,
+}
+
+impl EditHistory {
+    /// Records the local bounds (chunk-local cells, `0..=32`) of an edit at `revision`.
+    pub fn push(&mut self, revision: u64, bounds_local: CellBox) {
+        if self.len == EDIT_HISTORY_LEN {
+            self.forgotten_revision = self.forgotten_revision.max(self.entries[self.next].0);
+        }
+        self.entries[self.next] = (revision, bounds_local);
+        self.next = (self.next + 1) % EDIT_HISTORY_LEN;
+        self.len = (self.len + 1).min(EDIT_HISTORY_LEN);
+    }
+
+    /// The union of the bounds of edits newer than `since_revision`, or `None`
+    /// when the history no longer reaches back that far (the caller must then
+    /// treat the whole chunk as changed). Returns an empty box when no recorded
+    /// edit is newer.
+    pub fn changed_since(&self, since_revision: u64) -> Option<CellBox> {
+        // An evicted edit newer than the reader's revision is unknown to us.
+        if self.forgotten_revision > since_revision {
+            return None;
+        }
+        let mut out = CellBox::new(IVec3::ZERO, IVec3::ZERO);
+        for &(rev, bounds) in &self.entries[..self.len] {
+            if rev > since_revision {
+                out = out.union(&bounds);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// A chunk: its cells, the revision that last changed it, and its recent edit bounds.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// The chunk's cells.
+    pub cells: ChunkCells,
+    /// Grid revision of the last edit that changed this chunk (0 when generated).
+    pub revision: u64,
+    /// Bounds of the most recent edits, chunk-local.
+    pub edits: EditHistory,
+}
+
+impl Chunk {
+    /// A chunk holding `cells`, stamped with `revision` and no edit history.
+    pub fn new(cells: ChunkCells, revision: u64) -> Chunk {
+        Chunk {
+            cells,
+            revision,
+            edits: EditHistory::default(),
+        }
+    }
+
+    /// The chunk's local box `0..32`³ (used as "changed extent" when history expired).
+    pub fn full_local_box() -> CellBox {
+        CellBox::new(IVec3::ZERO, IVec3::splat(CHUNK_SIZE_CELLS))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::Material;
+
+    #[test]
+    fn uniform_chunk_is_stored_compactly() {
+        let cells = ChunkCells::from_dense(vec![Cell::full(Material::ROCK); CHUNK_VOLUME_CELLS]);
+        assert!(matches!(cells, ChunkCells::Uniform(c) if c == Cell::full(Material::ROCK)));
+        assert_eq!(cells.heap_bytes(), 0);
+        assert!(std::mem::size_of::<ChunkCells>() <= 16);
+    }
+
+    #[test]
+    fn uniform_and_dense_hash_equal() {
+        let u = ChunkCells::Uniform(Cell::full(Material::DIRT));
+        let d = ChunkCells::Dense(Arc::from(vec![Cell::full(Material::DIRT); CHUNK_VOLUME_CELLS]));
+        assert_eq!(u.content_hash(), d.content_hash());
+        let e = ChunkCells::Uniform(Cell::EMPTY);
+        assert_ne!(u.content_hash(), e.content_hash());
+    }
+
+    #[test]
+    fn write_copies_shared_storage() {
+        let mut a = ChunkCells::from_dense({
+            let mut v = vec![Cell::EMPTY; CHUNK_VOLUME_CELLS];
+            v[5] = Cell::full(Material::ROCK);
+            v
+        });
+        let b = a.clone();
+        assert!(a.shares_storage_with(&b));
+        a.make_dense_mut()[6] = Cell::full(Material::SAND);
+        assert!(!a.shares_storage_with(&b));
+        assert_eq!(b.get(IVec3::new(6, 0, 0)), Cell::EMPTY);
+        assert_eq!(a.get(IVec3::new(6, 0, 0)), Cell::full(Material::SAND));
+    }
+
+    #[test]
+    fn edit_history_expires_conservatively() {
+        let mut h = EditHistory::default();
+        let b = |x: i32| CellBox::new(IVec3::new(x, 0, 0), IVec3::new(x + 1, 1, 1));
+        for rev in 1..=6 {
+            h.push(rev, b(rev as i32));
+        }
+        assert_eq!(h.changed_since(4), Some(b(5).union(&b(6))));
+        assert_eq!(h.changed_since(0), Some(CellBox::new(IVec3::new(1, 0, 0), IVec3::new(7, 1, 1))));
+        h.push(7, b(7));
+        // Revision 1 fell out of the ring: a reader at 0 can no longer be answered.
+        assert_eq!(h.changed_since(0), None);
+        assert!(h.changed_since(1).is_some());
+    }
+}

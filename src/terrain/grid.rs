@@ -1,0 +1,510 @@
+//! The sparse voxel grid: the single source of truth for terrain (spec §3).
+//!
+//! Only written chunks exist. Edits compute the cells that actually differ,
+//! apply them together and stamp one new grid revision; an edit that changes
+//! nothing stamps nothing, and a chunk that becomes all-empty is removed and
+//! logged so readers that remember `(generation, revision)` learn about it.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::IVec3;
+use rustc_hash::FxHashMap;
+
+use super::cell::Cell;
+use super::chunk::{Chunk, ChunkCells};
+use super::coords::{CHUNK_SIZE_CELLS, CellBox, CellCoord, ChunkCoord};
+
+/// How many chunk removals the grid remembers for [`Grid::changes_since`].
+pub const REMOVAL_LOG_CAPACITY: usize = 4096;
+
+/// Generations are unique per process; 0 is never handed out.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What one edit changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EditReport {
+    /// The new grid revision, or `None` when no cell changed.
+    pub revision: Option<u64>,
+    /// Chunks whose cells changed, with the global cell bounds of the changed cells.
+    pub changed: Vec<(ChunkCoord, CellBox)>,
+    /// Chunks removed because they became all-empty (also listed in `changed`).
+    pub removed: Vec<ChunkCoord>,
+}
+
+impl EditReport {
+    /// True when the edit changed at least one cell.
+    pub fn is_change(&self) -> bool {
+        self.revision.is_some()
+    }
+
+    /// Union of all changed bounds (global cells); empty when nothing changed.
+    pub fn bounds(&self) -> CellBox {
+        self.changed
+            .iter()
+            .fold(CellBox::new(IVec3::ZERO, IVec3::ZERO), |acc, (_, b)| acc.union(b))
+    }
+}
+
+/// Answer to [`Grid::changes_since`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Changes {
+    /// The reader must rebuild everything (other grid, future or expired revision).
+    FullRefresh,
+    /// Chunks changed (still present) and removed since the reader's revision.
+    Incremental {
+        /// Present chunks stamped after the reader's revision.
+        changed: Vec<ChunkCoord>,
+        /// Chunks removed after the reader's revision.
+        removed: Vec<ChunkCoord>,
+    },
+}
+
+/// Errors from grid operations given bad input.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GridError {
+    /// An edit region larger than [`MAX_EDIT_VOLUME_CELLS`].
+    #[error("edit region of {volume_cells} cells exceeds the limit of {limit} cells")]
+    RegionTooLarge {
+        /// Cells in the requested region.
+        volume_cells: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+/// Largest region one edit may touch: 512³ cells (2048 studs a side).
+pub const MAX_EDIT_VOLUME_CELLS: u64 = 512 * 512 * 512;
+
+/// The sparse chunk map with its generation, revision and removal log.
+#[derive(Debug)]
+pub struct Grid {
+    chunks: FxHashMap<ChunkCoord, Chunk>,
+    generation: u64,
+    revision: u64,
+    removals: VecDeque<(u64, ChunkCoord)>,
+    /// Removals at or before this revision may have been forgotten.
+    removals_forgotten_through: u64,
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clone for Grid {
+    /// Clones share every chunk's storage but get a fresh generation, so a
+    /// reader of one grid never mistakes the other's revisions for its own.
+    fn clone(&self) -> Self {
+        Grid {
+            chunks: self.chunks.clone(),
+            generation: fresh_generation(),
+            revision: self.revision,
+            removals: self.removals.clone(),
+            removals_forgotten_through: self.removals_forgotten_through,
+        }
+    }
+}
+
+impl Grid {
+    /// An empty grid with a fresh generation and revision 0.
+    pub fn new() -> Grid {
+        Grid {
+            chunks: FxHashMap::default(),
+            generation: fresh_generation(),
+            revision: 0,
+            removals: VecDeque::new(),
+            removals_forgotten_through: 0,
+        }
+    }
+
+    /// A fresh grid holding the given chunks at revision 0. All-empty chunks are skipped.
+    pub fn from_chunks(chunks: impl IntoIterator<Item = (ChunkCoord, ChunkCells)>) -> Grid {
+        let mut grid = Grid::new();
+        for (coord, cells) in chunks {
+            if !cells.is_all_empty() {
+                grid.chunks.insert(coord, Chunk::new(cells, 0));
+            }
+        }
+        grid
+    }
+
+    /// This grid instance's generation (fresh for every new, cloned or loaded grid).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The latest revision (0 until the first edit).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Number of stored chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The stored chunk at `coord`, if written.
+    pub fn chunk(&self, coord: ChunkCoord) -> Option<&Chunk> {
+        self.chunks.get(&coord)
+    }
+
+    /// The cells of the chunk at `coord`; unwritten chunks read as uniform empty.
+    pub fn chunk_cells(&self, coord: ChunkCoord) -> ChunkCells {
+        self.chunks
+            .get(&coord)
+            .map_or(ChunkCells::Uniform(Cell::EMPTY), |c| c.cells.clone())
+    }
+
+    /// Iterates over stored chunks in unspecified order.
+    pub fn chunks(&self) -> impl Iterator<Item = (ChunkCoord, &Chunk)> {
+        self.chunks.iter().map(|(k, v)| (*k, v))
+    }
+
+    /// Stored chunk coordinates, sorted (z, then y, then x).
+    pub fn sorted_coords(&self) -> Vec<ChunkCoord> {
+        let mut v: Vec<ChunkCoord> = self.chunks.keys().copied().collect();
+        v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+        v
+    }
+
+    /// The cell at a global coordinate ([`Cell::EMPTY`] when unwritten).
+    pub fn cell(&self, cell: CellCoord) -> Cell {
+        self.chunks
+            .get(&cell.chunk())
+            .map_or(Cell::EMPTY, |c| c.cells.get(cell.local()))
+    }
+
+    /// Every chunk that could own surface: stored chunks plus their 26 neighbours
+    /// (an unwritten chunk can own quads against a written neighbour, spec §4).
+    pub fn meshing_candidates(&self) -> Vec<ChunkCoord> {
+        let mut set: rustc_hash::FxHashSet<ChunkCoord> = rustc_hash::FxHashSet::default();
+        for &coord in self.chunks.keys() {
+            set.insert(coord);
+            set.extend(coord.neighbours());
+        }
+        let mut v: Vec<ChunkCoord> = set.into_iter().collect();
+        v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+        v
+    }
+
+    /// Bounds of the stored chunks in cells, or `None` for an empty grid.
+    pub fn bounds_cells(&self) -> Option<CellBox> {
+        let mut it = self.chunks.keys();
+        let first = it.next()?;
+        let (mut lo, mut hi) = (first.0, first.0);
+        for c in it {
+            lo = lo.min(c.0);
+            hi = hi.max(c.0);
+        }
+        Some(CellBox::new(
+            lo * CHUNK_SIZE_CELLS,
+            (hi + IVec3::ONE) * CHUNK_SIZE_CELLS,
+        ))
+    }
+
+    /// Stored chunks whose storage is uniform.
+    pub fn uniform_chunk_count(&self) -> usize {
+        self.chunks
+            .values()
+            .filter(|c| c.cells.as_uniform().is_some())
+            .count()
+    }
+
+    /// Heap bytes held by chunk storage: dense cell arrays plus the map's table.
+    pub fn heap_bytes(&self) -> usize {
+        let table = self.chunks.capacity()
+            * (std::mem::size_of::<ChunkCoord>() + std::mem::size_of::<Chunk>() + 1);
+        table + self.chunks.values().map(|c| c.cells.heap_bytes()).sum::<usize>()
+    }
+
+    /// Stable content hash of the whole grid: XXH3-64 over the sorted chunk
+    /// coordinates (little-endian `i32`s) each followed by its chunk hash
+    /// ([`ChunkCells::content_hash`]). Independent of generation, revision,
+    /// storage form and machine.
+    pub fn content_hash(&self) -> u64 {
+        let coords = self.sorted_coords();
+        let hashes: Vec<u64> = {
+            use rayon::prelude::*;
+            coords
+                .par_iter()
+                .map(|c| self.chunks[c].cells.content_hash())
+                .collect()
+        };
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for (c, ch) in coords.iter().zip(hashes) {
+            h.update(&c.0.x.to_le_bytes());
+            h.update(&c.0.y.to_le_bytes());
+            h.update(&c.0.z.to_le_bytes());
+            h.update(&ch.to_le_bytes());
+        }
+        h.digest()
+    }
+
+    /// Applies `f` to every cell in `region` (global cells, max exclusive) and
+    /// writes the cells whose value changed, all under one new revision.
+    ///
+    /// `f` receives the global cell coordinate and current cell and returns the
+    /// new cell (canonicalized through [`Cell::new`] by construction). Chunks
+    /// that become all-empty are removed and logged; chunks that become uniform
+    /// are compacted. When nothing differs, no revision is created and the grid
+    /// is untouched.
+    ///
+    /// # Errors
+    /// [`GridError::RegionTooLarge`] when the region holds more than
+    /// [`MAX_EDIT_VOLUME_CELLS`] cells; the grid is unchanged.
+    pub fn edit_region(
+        &mut self,
+        region: CellBox,
+        mut f: impl FnMut(CellCoord, Cell) -> Cell,
+    ) -> Result<EditReport, GridError> {
+        let volume_cells = region.volume_cells();
+        if volume_cells > MAX_EDIT_VOLUME_CELLS {
+            return Err(GridError::RegionTooLarge {
+                volume_cells,
+                limit: MAX_EDIT_VOLUME_CELLS,
+            });
+        }
+        // Pass 1: compute the differing cells of every chunk without writing.
+        let mut pending: Vec<(ChunkCoord, Vec<(u16, Cell)>, CellBox)> = Vec::new();
+        for coord in region.chunks() {
+            let sub = region.intersect(&coord.cell_box());
+            let cells = self.chunk_cells(coord);
+            let base = coord.min_cell().0;
+            let mut diffs = Vec::new();
+            let mut lo = IVec3::splat(i32::MAX);
+            let mut hi = IVec3::splat(i32::MIN);
+            for z in sub.min.z..sub.max.z {
+                for y in sub.min.y..sub.max.y {
+                    for x in sub.min.x..sub.max.x {
+                        let global = IVec3::new(x, y, z);
+                        let local = global - base;
+                        let old = cells.get(local);
+                        let new = f(CellCoord(global), old);
+                        let new = Cell::new(new.material(), new.occupancy());
+                        if new != old {
+                            diffs.push((super::coords::local_index(local) as u16, new));
+                            lo = lo.min(global);
+                            hi = hi.max(global);
+                        }
+                    }
+                }
+            }
+            if !diffs.is_empty() {
+                pending.push((coord, diffs, CellBox::new(lo, hi + IVec3::ONE)));
+            }
+        }
+        if pending.is_empty() {
+            return Ok(EditReport::default());
+        }
+        // Pass 2: apply under one revision.
+        self.revision += 1;
+        let revision = self.revision;
+        let mut report = EditReport {
+            revision: Some(revision),
+            ..EditReport::default()
+        };
+        for (coord, diffs, bounds) in pending {
+            let chunk = self
+                .chunks
+                .entry(coord)
+                .or_insert_with(|| Chunk::new(ChunkCells::Uniform(Cell::EMPTY), revision));
+            let dense = chunk.cells.make_dense_mut();
+            for (index, cell) in diffs {
+                dense[index as usize] = cell;
+            }
+            chunk.cells.compact();
+            chunk.revision = revision;
+            let base = coord.min_cell().0;
+            chunk
+                .edits
+                .push(revision, CellBox::new(bounds.min - base, bounds.max - base));
+            report.changed.push((coord, bounds));
+            if chunk.cells.is_all_empty() {
+                self.chunks.remove(&coord);
+                self.log_removal(revision, coord);
+                report.removed.push(coord);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Replaces the cells of a whole chunk as one edit (e.g. regenerating or
+    /// loading a chunk). Returns the new revision, or `None` when the content
+    /// was already equal.
+    pub fn replace_chunk(&mut self, coord: ChunkCoord, cells: ChunkCells) -> Option<u64> {
+        let old = self.chunk_cells(coord);
+        if old.shares_storage_with(&cells) || old.content_hash() == cells.content_hash() {
+            return None;
+        }
+        self.revision += 1;
+        let revision = self.revision;
+        if cells.is_all_empty() {
+            self.chunks.remove(&coord);
+            self.log_removal(revision, coord);
+        } else {
+            let chunk = self
+                .chunks
+                .entry(coord)
+                .or_insert_with(|| Chunk::new(cells.clone(), revision));
+            chunk.cells = cells;
+            chunk.revision = revision;
+            chunk.edits.push(revision, Chunk::full_local_box());
+        }
+        Some(revision)
+    }
+
+    fn log_removal(&mut self, revision: u64, coord: ChunkCoord) {
+        if self.removals.len() == REMOVAL_LOG_CAPACITY
+            && let Some((rev, _)) = self.removals.pop_front()
+        {
+            self.removals_forgotten_through = rev;
+        }
+        self.removals.push_back((revision, coord));
+    }
+
+    /// Chunks changed or removed since a reader's `(generation, revision)`.
+    ///
+    /// Returns [`Changes::FullRefresh`] on a generation mismatch, a revision
+    /// newer than the grid's, or a revision older than the retained removal history.
+    pub fn changes_since(&self, generation: u64, revision: u64) -> Changes {
+        if generation != self.generation
+            || revision > self.revision
+            || revision < self.removals_forgotten_through
+        {
+            return Changes::FullRefresh;
+        }
+        let mut changed: Vec<ChunkCoord> = self
+            .chunks
+            .iter()
+            .filter(|(_, c)| c.revision > revision)
+            .map(|(k, _)| *k)
+            .collect();
+        changed.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+        let removed = self
+            .removals
+            .iter()
+            .filter(|(rev, coord)| *rev > revision && !self.chunks.contains_key(coord))
+            .map(|(_, c)| *c)
+            .collect();
+        Changes::Incremental { changed, removed }
+    }
+
+    /// The changed extent (global cells) of the chunk at `coord` since `revision`:
+    /// the union of its recorded edit bounds newer than `revision`, or the whole
+    /// chunk when that history has expired or the chunk is gone.
+    pub fn changed_extent_since(&self, coord: ChunkCoord, revision: u64) -> CellBox {
+        let base = coord.min_cell().0;
+        let local = self
+            .chunks
+            .get(&coord)
+            .and_then(|c| c.edits.changed_since(revision))
+            .unwrap_or_else(Chunk::full_local_box);
+        CellBox::new(local.min + base, local.max + base)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::Material;
+
+    fn rock() -> Cell {
+        Cell::full(Material::ROCK)
+    }
+
+    #[test]
+    fn unchanged_edit_makes_no_revision() {
+        let mut g = Grid::new();
+        let region = CellBox::new(IVec3::ZERO, IVec3::splat(4));
+        let r1 = g.edit_region(region, |_, _| rock()).unwrap();
+        assert_eq!(r1.revision, Some(1));
+        let r2 = g.edit_region(region, |_, _| rock()).unwrap();
+        assert_eq!(r2, EditReport::default());
+        assert_eq!(g.revision(), 1);
+        assert_eq!(g.chunk(ChunkCoord::new(0, 0, 0)).unwrap().revision, 1);
+    }
+
+    #[test]
+    fn negative_coordinate_edit_lands_in_negative_chunk() {
+        let mut g = Grid::new();
+        let c = CellCoord::new(-1, -1, -1);
+        g.edit_region(CellBox::new(c.0, c.0 + IVec3::ONE), |_, _| rock())
+            .unwrap();
+        assert_eq!(g.chunk_count(), 1);
+        let chunk = g.chunk(ChunkCoord::new(-1, -1, -1)).unwrap();
+        assert_eq!(chunk.cells.get(IVec3::splat(31)), rock());
+        assert_eq!(g.cell(c), rock());
+        assert_eq!(g.cell(CellCoord::new(0, 0, 0)), Cell::EMPTY);
+    }
+
+    #[test]
+    fn emptied_chunk_is_removed_and_logged() {
+        let mut g = Grid::new();
+        let region = CellBox::new(IVec3::new(30, 0, 0), IVec3::new(34, 1, 1));
+        g.edit_region(region, |_, _| rock()).unwrap();
+        assert_eq!(g.chunk_count(), 2);
+        let (generation, rev) = (g.generation(), g.revision());
+        let report = g
+            .edit_region(CellBox::new(IVec3::new(32, 0, 0), IVec3::new(34, 1, 1)), |_, _| {
+                Cell::EMPTY
+            })
+            .unwrap();
+        assert_eq!(report.removed, vec![ChunkCoord::new(1, 0, 0)]);
+        assert_eq!(g.chunk_count(), 1);
+        assert_eq!(
+            g.changes_since(generation, rev),
+            Changes::Incremental {
+                changed: vec![],
+                removed: vec![ChunkCoord::new(1, 0, 0)]
+            }
+        );
+    }
+
+    #[test]
+    fn clone_gets_fresh_generation_and_shares_storage() {
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(2, 1, 1)), |_, _| rock())
+            .unwrap();
+        let c = g.clone();
+        assert_ne!(c.generation(), g.generation());
+        let coord = ChunkCoord::new(0, 0, 0);
+        assert!(c.chunk(coord).unwrap().cells.shares_storage_with(&g.chunk(coord).unwrap().cells));
+        assert_eq!(c.content_hash(), g.content_hash());
+        assert_eq!(g.changes_since(c.generation(), 1), Changes::FullRefresh);
+        assert_eq!(g.changes_since(g.generation(), 2), Changes::FullRefresh);
+    }
+
+    #[test]
+    fn huge_region_is_rejected_without_change() {
+        let mut g = Grid::new();
+        let err = g
+            .edit_region(CellBox::new(IVec3::splat(-10_000), IVec3::splat(10_000)), |_, _| rock())
+            .unwrap_err();
+        assert!(matches!(err, GridError::RegionTooLarge { .. }));
+        assert_eq!(g.revision(), 0);
+    }
+
+    #[test]
+    fn changed_extent_unions_recent_edits() {
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::new(1, 1, 1), IVec3::new(2, 2, 2)), |_, _| rock())
+            .unwrap();
+        g.edit_region(CellBox::new(IVec3::new(5, 5, 5), IVec3::new(6, 6, 6)), |_, _| rock())
+            .unwrap();
+        let coord = ChunkCoord::new(0, 0, 0);
+        assert_eq!(
+            g.changed_extent_since(coord, 0),
+            CellBox::new(IVec3::new(1, 1, 1), IVec3::new(6, 6, 6))
+        );
+        assert_eq!(
+            g.changed_extent_since(coord, 1),
+            CellBox::new(IVec3::new(5, 5, 5), IVec3::new(6, 6, 6))
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! The terrain core: cells, chunks, the sparse grid and its edits, world
+//! generation and heightmap import. Plain Rust with no GPU types, so every
+//! rule of the terrain contract can be tested directly.
+
+pub mod cell;
+pub mod chunk;
+pub mod coords;
+pub mod edit;
+pub mod grid;
+
+pub use cell::{Cell, Material};
+pub use chunk::{Chunk, ChunkCells};
+pub use coords::{CellBox, CellCoord, ChunkCoord};
+pub use grid::{EditReport, Grid, GridError};
