@@ -6,6 +6,7 @@
 //! binary touch wgpu, winit or egui.
 #![warn(missing_docs)]
 
+pub mod editor;
 pub mod mesh;
 pub mod pipeline;
 pub mod terrain;

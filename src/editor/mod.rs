@@ -1,0 +1,6 @@
+//! The interactive editor: winit window, egui panel, fly camera, brush
+//! picking and sculpting. The only layer (with `render`) that touches
+//! windowing and GUI crates.
+
+pub mod panel;
+pub mod picking;

@@ -1,0 +1,187 @@
+//! The editor's left side panel: tool, brush settings, material and stats.
+//!
+//! The same panel is drawn in the window and, with `--ui`, into headless
+//! screenshots, so what a test image shows is what an artist sees.
+
+use crate::terrain::cell::Material;
+use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
+
+/// Width of the side panel in points.
+pub const PANEL_WIDTH_POINTS: f32 = 250.0;
+
+/// Numbers shown in the stats section.
+#[derive(Clone, Debug, Default)]
+pub struct PanelStats {
+    /// Adapter name and backend, e.g. `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)"`.
+    pub adapter: String,
+    /// Stored grid chunks.
+    pub chunks: usize,
+    /// Chunks with a non-empty mesh.
+    pub nonempty_chunks: usize,
+    /// Chunks drawn this frame (after frustum culling).
+    pub drawn_chunks: usize,
+    /// Vertices over all meshes.
+    pub vertices: usize,
+    /// Triangles over all meshes.
+    pub triangles: usize,
+    /// Heap bytes held by chunk storage.
+    pub grid_bytes: usize,
+    /// Duration of the last frame, in milliseconds.
+    pub frame_ms: f32,
+    /// Wall time of the last (re)meshing, in milliseconds.
+    pub mesh_ms: f64,
+    /// Camera position in studs.
+    pub camera_pos_world: [f64; 3],
+    /// Fly speed in studs per second.
+    pub camera_speed_studs_per_s: f32,
+}
+
+/// Tool and brush settings edited by the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditorPanel {
+    /// Current sculpt tool.
+    pub tool: BrushMode,
+    /// Brush radius in cells (1..=64).
+    pub radius_cells: f32,
+    /// Brush strength in `(0, 1]`.
+    pub strength: f32,
+    /// Material the Add tool fills with.
+    pub material: Material,
+}
+
+impl Default for EditorPanel {
+    fn default() -> Self {
+        EditorPanel {
+            tool: BrushMode::Add,
+            radius_cells: 6.0,
+            strength: 0.35,
+            material: Material::GRASS,
+        }
+    }
+}
+
+impl EditorPanel {
+    /// The brush these settings describe.
+    pub fn brush(&self) -> Brush {
+        Brush {
+            mode: self.tool,
+            radius_cells: self.radius_cells,
+            strength: self.strength,
+            material: self.material,
+        }
+    }
+
+    /// Draws the panel on the left of the screen. Call inside an egui pass
+    /// (`ctx.run_pass(input, |ctx| panel.show(ctx, &stats))`). Returns the
+    /// panel's width in points, so the 3D view can ignore input over it.
+    pub fn show(&mut self, ctx: &egui::Context, stats: &PanelStats) -> f32 {
+        let mut width = 0.0;
+        ctx.root_ui(|root| {
+            let response = egui::Panel::left("strata_tools")
+                .resizable(false)
+                .exact_size(PANEL_WIDTH_POINTS)
+                .show(root, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| self.contents(ui, stats));
+                });
+            width = response.response.rect.width();
+        });
+        width
+    }
+
+    fn contents(&mut self, ui: &mut egui::Ui, stats: &PanelStats) {
+        ui.heading("Strata");
+        ui.separator();
+
+        ui.label(egui::RichText::new("Tool").strong());
+        ui.horizontal(|ui| {
+            for (mode, key) in [(BrushMode::Add, "1"), (BrushMode::Subtract, "2")] {
+                ui.selectable_value(&mut self.tool, mode, mode.name())
+                    .on_hover_text(format!("{} ({key})", mode.name()));
+            }
+        });
+        ui.add_space(4.0);
+
+        ui.label(egui::RichText::new("Brush").strong());
+        ui.add(
+            egui::Slider::new(
+                &mut self.radius_cells,
+                *BRUSH_RADIUS_RANGE_CELLS.start()..=*BRUSH_RADIUS_RANGE_CELLS.end(),
+            )
+            .text("radius (cells)")
+            .logarithmic(true),
+        )
+        .on_hover_text("Brush radius in cells (1 cell = 4 studs). Keys [ and ]");
+        ui.add(egui::Slider::new(&mut self.strength, 0.05..=1.0).text("strength"))
+            .on_hover_text("How far each application moves toward the brush shape");
+        ui.add_space(4.0);
+
+        ui.label(egui::RichText::new("Material").strong());
+        egui::Grid::new("materials").num_columns(2).show(ui, |ui| {
+            for (i, m) in Material::solids().enumerate() {
+                let [r, g, b] = m.base_color_srgb();
+                let selected = self.material == m;
+                ui.horizontal(|ui| {
+                    let (rect, _) =
+                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+                    ui.painter()
+                        .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+                    if ui.selectable_label(selected, m.name()).clicked() {
+                        self.material = m;
+                    }
+                });
+                if i % 2 == 1 {
+                    ui.end_row();
+                }
+            }
+        });
+        ui.separator();
+
+        ui.label(egui::RichText::new("Stats").strong());
+        egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+            let row = |ui: &mut egui::Ui, k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row(ui, "chunks", format!("{}", stats.chunks));
+            row(ui, "meshed chunks", format!("{}", stats.nonempty_chunks));
+            row(ui, "drawn chunks", format!("{}", stats.drawn_chunks));
+            row(ui, "triangles", format_count(stats.triangles));
+            row(ui, "vertices", format_count(stats.vertices));
+            row(
+                ui,
+                "grid memory",
+                format!("{:.1} MiB", stats.grid_bytes as f64 / (1024.0 * 1024.0)),
+            );
+            row(ui, "frame", format!("{:.1} ms", stats.frame_ms));
+            row(ui, "last mesh", format!("{:.1} ms", stats.mesh_ms));
+            let p = stats.camera_pos_world;
+            row(ui, "camera", format!("{:.0}, {:.0}, {:.0}", p[0], p[1], p[2]));
+            row(
+                ui,
+                "speed",
+                format!("{:.0} studs/s", stats.camera_speed_studs_per_s),
+            );
+        });
+        ui.label(egui::RichText::new(&stats.adapter).small().weak());
+        ui.separator();
+        ui.label(
+            egui::RichText::new(
+                "LMB sculpt · RMB look · WASD/QE fly · wheel speed · [ ] radius · 1/2 tool",
+            )
+            .small()
+            .weak(),
+        );
+    }
+}
+
+/// Formats a count with a k/M suffix, e.g. `1.25 M`.
+fn format_count(n: usize) -> String {
+    if n >= 1_000_000 {
+        format!("{:.2} M", n as f64 / 1e6)
+    } else if n >= 10_000 {
+        format!("{:.1} k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}
