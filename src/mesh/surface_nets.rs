@@ -57,10 +57,17 @@ struct CubeData {
     first_vertex: u32,
 }
 
-/// Reusable scratch memory for [`SurfaceNets`]; keep one per worker thread.
+/// A Surface Nets mesher with its reusable buffers (sample field and cube
+/// scratch); keep one per worker thread.
 #[derive(Debug, Default)]
 pub struct SurfaceNets {
     field: SampleField,
+    scratch: Scratch,
+}
+
+/// Per-call scratch memory of the extraction.
+#[derive(Debug, Default)]
+struct Scratch {
     /// Slot of each cube in `cubes`, indexed by padded cube coordinate.
     cube_slot: Vec<u32>,
     cubes: Vec<CubeData>,
@@ -91,7 +98,7 @@ impl SurfaceNets {
         }
         let hood = Neighbourhood::from_grid(grid, coord);
         self.field.gather_l0_from(&hood);
-        self.mesh_field_inner(options, out);
+        self.scratch.extract(&self.field, options, out);
     }
 
     /// Meshes the chunk whose 3×3×3 neighbourhood is `hood` at full detail.
@@ -106,26 +113,25 @@ impl SurfaceNets {
             return;
         }
         self.field.gather_l0_from(hood);
-        self.mesh_field_inner(options, out);
+        self.scratch.extract(&self.field, options, out);
     }
 
     /// Meshes an already-filled sample field into `out` (cleared first).
     pub fn mesh_field(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
         out.clear();
-        let own = std::mem::take(&mut self.field);
-        self.field = field.clone();
-        self.mesh_field_inner(options, out);
-        self.field = own;
+        self.scratch.extract(field, options, out);
     }
 
     /// The sample field used by the last call (for inspection in tests).
     pub fn field(&self) -> &SampleField {
         &self.field
     }
+}
 
-    fn mesh_field_inner(&mut self, options: MeshOptions, out: &mut ChunkMesh) {
-        let dim = self.field.dim;
-        let n = self.field.n;
+impl Scratch {
+    fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        let dim = field.dim;
+        let n = field.n;
         let cube_dim = dim; // padded cube coordinates share the sample indexing
         if self.cube_slot.len() != cube_dim * cube_dim * cube_dim {
             self.cube_slot = vec![NO_SLOT; cube_dim * cube_dim * cube_dim];
@@ -133,12 +139,12 @@ impl SurfaceNets {
         self.cubes.clear();
         self.vertex_next.clear();
         self.vertex_sets.clear();
-        let stud_scale = CELL_SIZE_STUDS * self.field.spacing_cells as f32;
-        let rows = &self.field.inside_rows;
+        let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
+        let rows = &field.inside_rows;
         // Owned lower samples are padded indices PAD..PAD+n on every axis.
         let own_mask: u64 = ((1u64 << n) - 1) << PAD;
         let mut em = Emitter {
-            field: &self.field,
+            field,
             cube_slot: &mut self.cube_slot,
             cubes: &mut self.cubes,
             touched: &mut self.touched,
