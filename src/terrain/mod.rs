@@ -6,7 +6,10 @@ pub mod cell;
 pub mod chunk;
 pub mod coords;
 pub mod edit;
+pub mod generate;
 pub mod grid;
+pub mod heightmap;
+pub mod noise;
 
 pub use cell::{Cell, Material};
 pub use chunk::{Chunk, ChunkCells};

@@ -1,0 +1,1 @@
+//! Heightmap import (placeholder while being written).
