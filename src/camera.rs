@@ -98,12 +98,12 @@ impl Camera {
     /// Rotation-only view matrix: maps camera-relative world offsets
     /// (`pos_world - camera.pos_world`, in studs) to view space (−Z forward).
     pub fn view_from_world(&self) -> Mat4 {
-        Mat4::look_to_rh(Vec3::ZERO, self.forward(), Vec3::Y)
+        glam::camera::rh::view::look_to_mat4(Vec3::ZERO, self.forward(), Vec3::Y)
     }
 
     /// Reversed-Z infinite perspective projection (near plane at depth 1, infinity at 0).
     pub fn clip_from_view(&self) -> Mat4 {
-        Mat4::perspective_infinite_reverse_rh(
+        glam::camera::rh::proj::directx::perspective_infinite_reverse(
             self.fov_y_deg.to_radians(),
             self.aspect.max(1e-6),
             NEAR_PLANE_STUDS,
@@ -139,7 +139,12 @@ impl Camera {
 
     /// Projects a world point to pixel coordinates in a `width × height`
     /// viewport (top-left origin). `None` when the point is behind the camera.
-    pub fn project_to_screen(&self, pos_world: DVec3, width: f32, height: f32) -> Option<(f32, f32)> {
+    pub fn project_to_screen(
+        &self,
+        pos_world: DVec3,
+        width: f32,
+        height: f32,
+    ) -> Option<(f32, f32)> {
         let clip = self.clip_from_world() * self.relative(pos_world).extend(1.0);
         if clip.w <= 1e-6 {
             return None;
@@ -157,16 +162,17 @@ impl Camera {
         }
         let horiz = (d.x * d.x + d.z * d.z).sqrt();
         self.yaw_deg = d.x.atan2(-d.z).to_degrees() as f32;
-        self.pitch_deg = (d.y.atan2(horiz).to_degrees() as f32).clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG);
+        self.pitch_deg =
+            (d.y.atan2(horiz).to_degrees() as f32).clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG);
     }
 
     /// A camera that frames the box `[min_world, max_world]` (world studs) from
-    /// above at an angle: looking across the box diagonal, 38° down, pulled back
+    /// above at an angle: looking across the box diagonal, 35° down, pulled back
     /// until all 8 corners project inside the central ~90 % of the view.
     pub fn frame_bounds(min_world: DVec3, max_world: DVec3, aspect: f32) -> Camera {
         let centre = (min_world + max_world) * 0.5;
         let yaw = 45.0f32;
-        let pitch = -38.0f32;
+        let pitch = -35.0f32;
         let mut cam = Camera {
             pos_world: centre,
             yaw_deg: yaw,
@@ -193,21 +199,41 @@ impl Camera {
             let m = cam.clip_from_world();
             corners.iter().all(|&c| {
                 let clip = m * cam.relative(c).extend(1.0);
-                clip.w > 0.0 && (clip.x / clip.w).abs() <= 0.92 && (clip.y / clip.w).abs() <= 0.92
+                clip.w > 0.0 && (clip.x / clip.w).abs() <= 0.94 && (clip.y / clip.w).abs() <= 0.94
             })
         };
-        // Bisect the pull-back distance: the bounding-sphere distance always fits.
-        let (mut lo, mut hi) = (0.0f64, radius * 8.0 + 16.0);
-        for _ in 0..48 {
-            let mid = 0.5 * (lo + hi);
-            cam.pos_world = aim + back * mid;
-            if fits(&cam) {
-                hi = mid;
-            } else {
-                lo = mid;
+        let tan_half_y = (cam.fov_y_deg.to_radians() as f64 * 0.5).tan();
+        let tan_half_x = tan_half_y * cam.aspect as f64;
+        let right = cam.right().as_dvec3();
+        let up = right.cross(cam.forward_world()).normalize();
+        let mut aim = aim;
+        for _ in 0..4 {
+            // Bisect the pull-back distance: far enough always fits.
+            let (mut lo, mut hi) = (0.0f64, radius * 8.0 + 16.0);
+            for _ in 0..48 {
+                let mid = 0.5 * (lo + hi);
+                cam.pos_world = aim + back * mid;
+                if fits(&cam) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
             }
+            cam.pos_world = aim + back * hi;
+            // Pan so the projected box is centred, then fit again.
+            let m = cam.clip_from_world();
+            let (mut nmin, mut nmax) = (glam::DVec2::splat(f64::MAX), glam::DVec2::splat(f64::MIN));
+            for &c in &corners {
+                let clip = m * cam.relative(c).extend(1.0);
+                let ndc = glam::DVec2::new((clip.x / clip.w) as f64, (clip.y / clip.w) as f64);
+                nmin = nmin.min(ndc);
+                nmax = nmax.max(ndc);
+            }
+            let mid = (nmin + nmax) * 0.5;
+            let depth = (centre - cam.pos_world).dot(cam.forward_world()).max(1.0);
+            aim += right * (mid.x * tan_half_x * depth) + up * (mid.y * tan_half_y * depth);
         }
-        cam.pos_world = aim + back * hi;
+        cam.pos_world = aim + back * (cam.pos_world - aim).length();
         cam
     }
 
@@ -275,8 +301,13 @@ mod tests {
         assert!((x - 320.0).abs() < 0.01 && (y - 180.0).abs() < 0.01);
         // An off-centre pixel round-trips too.
         let (_, d2) = c.ray_from_screen(100.0, 50.0, 640.0, 360.0);
-        let (x, y) = c.project_to_screen(o + d2.as_dvec3() * 300.0, 640.0, 360.0).unwrap();
-        assert!((x - 100.0).abs() < 0.05 && (y - 50.0).abs() < 0.05, "{x} {y}");
+        let (x, y) = c
+            .project_to_screen(o + d2.as_dvec3() * 300.0, 640.0, 360.0)
+            .unwrap();
+        assert!(
+            (x - 100.0).abs() < 0.05 && (y - 50.0).abs() < 0.05,
+            "{x} {y}"
+        );
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! binary touch wgpu, winit or egui.
 #![warn(missing_docs)]
 
+pub mod camera;
 pub mod editor;
 pub mod mesh;
 pub mod pipeline;
+pub mod render;
 pub mod terrain;

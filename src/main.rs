@@ -1,3 +1,254 @@
-fn main() {
-    println!("Hello, world!");
+//! The `strata` binary: the windowed editor, or `--headless` offscreen
+//! screenshots for CI and tools. Errors become `anyhow` messages here only.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::Parser;
+use glam::DVec3;
+
+use strata::camera::Camera;
+use strata::render::headless::{self, ScreenshotOptions, WorldSource};
+use strata::render::material_textures;
+use strata::terrain::generate::GeneratorSettings;
+
+/// Image size `WIDTHxHEIGHT` in pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Size(u32, u32);
+
+fn parse_size(s: &str) -> Result<Size, String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT like 1280x720, got {s:?}"))?;
+    let parse = |v: &str, what: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{what} {v:?} is not a whole number"))
+    };
+    let (w, h) = (parse(w, "width")?, parse(h, "height")?);
+    if w == 0 || h == 0 || w > headless::MAX_IMAGE_SIDE || h > headless::MAX_IMAGE_SIDE {
+        return Err(format!(
+            "{w}x{h}: each side must be between 1 and {} pixels",
+            headless::MAX_IMAGE_SIDE
+        ));
+    }
+    Ok(Size(w, h))
+}
+
+/// Camera `X,Y,Z,YAW_DEG,PITCH_DEG`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CameraArg {
+    pos: DVec3,
+    yaw_deg: f32,
+    pitch_deg: f32,
+}
+
+fn parse_camera(s: &str) -> Result<CameraArg, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 5 {
+        return Err(format!(
+            "expected 5 comma-separated numbers X,Y,Z,YAW_DEG,PITCH_DEG, got {} in {s:?}",
+            parts.len()
+        ));
+    }
+    let mut v = [0.0f64; 5];
+    for (i, (p, name)) in parts
+        .iter()
+        .zip(["X", "Y", "Z", "YAW_DEG", "PITCH_DEG"])
+        .enumerate()
+    {
+        v[i] = p
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{name} {p:?} is not a finite number"))?;
+    }
+    if v[4].abs() > strata::camera::MAX_PITCH_DEG as f64 {
+        return Err(format!(
+            "PITCH_DEG {} is outside -{m}..={m}",
+            v[4],
+            m = strata::camera::MAX_PITCH_DEG
+        ));
+    }
+    Ok(CameraArg {
+        pos: DVec3::new(v[0], v[1], v[2]),
+        yaw_deg: v[3] as f32,
+        pitch_deg: v[4] as f32,
+    })
+}
+
+/// Strata: a voxel terrain editor.
+///
+/// Without flags, opens the editor window. With `--headless --screenshot OUT.png`,
+/// renders one frame offscreen (no display needed) and exits.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about)]
+struct Cli {
+    /// Render offscreen without a window (requires --screenshot).
+    #[arg(long, requires = "screenshot")]
+    headless: bool,
+
+    /// PNG file to write the rendered frame to (with --headless).
+    #[arg(long, value_name = "OUT.png", requires = "headless")]
+    screenshot: Option<PathBuf>,
+
+    /// Image size in pixels.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    size: Size,
+
+    /// World generator seed.
+    #[arg(long, value_name = "N", conflicts_with = "heightmap")]
+    seed: Option<u64>,
+
+    /// Import a heightmap PNG instead of generating a world.
+    #[arg(long, value_name = "PNG")]
+    heightmap: Option<PathBuf>,
+
+    /// Heightmap import: cells per heightmap pixel.
+    #[arg(long, value_name = "F", requires = "heightmap")]
+    cells_per_pixel: Option<f32>,
+
+    /// Heightmap import: vertical scale factor.
+    #[arg(long, value_name = "F", requires = "heightmap")]
+    vertical_scale: Option<f32>,
+
+    /// Generated world extent along x and z, in cells (a multiple of 32).
+    #[arg(long, value_name = "CELLS", conflicts_with = "heightmap")]
+    world_size: Option<u32>,
+
+    /// Camera position (studs) and orientation (degrees); default frames the terrain.
+    #[arg(long, value_name = "X,Y,Z,YAW_DEG,PITCH_DEG", value_parser = parse_camera, allow_hyphen_values = true)]
+    camera: Option<CameraArg>,
+
+    /// Also draw the editor panel into the screenshot.
+    #[arg(long)]
+    ui: bool,
+
+    /// Write render statistics as JSON to this file (with --headless).
+    #[arg(long, value_name = "OUT.json", requires = "headless")]
+    stats_json: Option<PathBuf>,
+
+    /// Regenerate the procedural material textures into DIR and exit.
+    #[arg(long, value_name = "DIR", hide = true)]
+    write_material_textures: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Some(dir) = &cli.write_material_textures {
+        let written = material_textures::write_material_textures(dir)?;
+        for p in written {
+            println!("{}", p.display());
+        }
+        return Ok(());
+    }
+    if cli.headless {
+        return run_headless(&cli);
+    }
+    run_windowed(&cli)
+}
+
+fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
+    if let Some(path) = &cli.heightmap {
+        // TODO(generator): switch to `strata::terrain::heightmap::import_heightmap`
+        // once it lands; flags --cells-per-pixel and --vertical-scale map to
+        // `HeightmapSettings`.
+        let _ = (cli.cells_per_pixel, cli.vertical_scale);
+        bail!("heightmap import is not available yet ({})", path.display());
+    }
+    let mut settings = GeneratorSettings::default();
+    if let Some(seed) = cli.seed {
+        settings.seed = seed;
+    }
+    if let Some(size) = cli.world_size {
+        settings.size_cells = size;
+    }
+    settings.validate().context("invalid --world-size")?;
+    Ok(WorldSource::Generated(settings))
+}
+
+fn run_headless(cli: &Cli) -> anyhow::Result<()> {
+    let output = cli
+        .screenshot
+        .clone()
+        .context("--headless needs --screenshot OUT.png")?;
+    let camera = cli
+        .camera
+        .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg));
+    let options = ScreenshotOptions {
+        output: output.clone(),
+        size_px: [cli.size.0, cli.size.1],
+        world: world_source(cli)?,
+        camera,
+        ui: cli.ui,
+        stats_json: cli.stats_json.clone(),
+    };
+    let stats = headless::render_screenshot(&options)?;
+    println!(
+        "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
+        output.display(),
+        stats.width,
+        stats.height,
+        stats.adapter,
+        stats.drawn_chunks,
+        stats.triangles,
+        stats.mesh_ms,
+        stats.render_ms
+    );
+    Ok(())
+}
+
+fn run_windowed(_cli: &Cli) -> anyhow::Result<()> {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !has_display {
+        bail!(
+            "no display found (DISPLAY/WAYLAND_DISPLAY unset); run with --headless --screenshot \
+             out.png to render without a window"
+        );
+    }
+    // TODO(lead): launch `strata::editor::run(...)` here once the windowed editor exists.
+    bail!("the windowed editor is not available yet; run with --headless --screenshot out.png")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_reject_zero() {
+        assert_eq!(parse_size("320x180"), Ok(Size(320, 180)));
+        assert!(parse_size("0x5").is_err());
+        assert!(parse_size("12").is_err());
+        assert!(parse_size("ax5").is_err());
+    }
+
+    #[test]
+    fn cameras_parse_and_reject_garbage() {
+        let c = parse_camera("-10,20.5,3,45,-30").unwrap();
+        assert_eq!(c.pos, DVec3::new(-10.0, 20.5, 3.0));
+        assert_eq!((c.yaw_deg, c.pitch_deg), (45.0, -30.0));
+        assert!(parse_camera("1,2,3,4").is_err());
+        assert!(parse_camera("1,2,3,4,nan").is_err());
+        assert!(parse_camera("1,2,3,4,95").is_err());
+    }
+
+    #[test]
+    fn cli_definition_is_valid() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -1,0 +1,244 @@
+// Terrain surface: blends up to 4 materials per triangle by interpolated
+// weights, textures each by triplanar projection from a texture_2d_array (one
+// layer per material id), lights with a wrapped Lambert sun and hemispherical
+// sky ambient, fades to the sky's horizon colour with distance, and draws the
+// brush cursor as a ring where the brush sphere meets the surface.
+//
+// Positions arrive chunk-local (studs); each drawn chunk is one instance whose
+// attribute carries its origin relative to the camera (computed in f64 on the
+// CPU, spec §1) and its integer chunk coordinate.
+
+// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with sky.wgsl.
+struct Globals {
+    // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
+    clip_from_world: mat4x4<f32>,
+    // Inverse of clip_from_world (for view rays).
+    world_from_clip: mat4x4<f32>,
+    // xyz: unit direction toward the sun (world); w: sun intensity.
+    sun_dir: vec4<f32>,
+    // rgb: linear sun colour; w: diffuse wrap (0..1).
+    sun_color: vec4<f32>,
+    // rgb: linear sky colour at the zenith; w: ambient strength from the sky.
+    sky_zenith: vec4<f32>,
+    // rgb: linear horizon colour = fog colour; w: unused.
+    sky_horizon: vec4<f32>,
+    // rgb: linear ambient from the ground (hemisphere bottom); w: unused.
+    ground_ambient: vec4<f32>,
+    // x: fog density (1/studs); y: max fog amount; z: height falloff (1/studs); w: camera height (studs).
+    fog: vec4<f32>,
+    // xyz: brush centre, camera-relative studs; w: brush radius (studs).
+    brush: vec4<f32>,
+    // rgb: linear brush colour; w: 1 when the brush is shown.
+    brush_color: vec4<f32>,
+    // x, y: viewport size in pixels; z, w: reciprocals.
+    viewport: vec4<f32>,
+    // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
+    options: vec4<u32>,
+}
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+@group(1) @binding(0) var material_albedo: texture_2d_array<f32>;
+@group(1) @binding(1) var material_sampler: sampler;
+
+// Studs per texture tile; divides the 128-stud chunk so texturing is continuous
+// across chunks. Keep in sync with TEXTURE_PERIOD_STUDS in material_textures.rs.
+const DETAIL_PERIOD_STUDS: f32 = 32.0;
+// Lattice spacing of the large-scale brightness variation (studs); divides 128.
+const MACRO_PERIOD_STUDS: f32 = 64.0;
+const CHUNK_SIZE_STUDS: f32 = 128.0;
+
+// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/terrain_pipeline.rs.
+struct VertexIn {
+    // Chunk-local position in studs.
+    @location(0) pos_in_chunk: vec3<f32>,
+    // Unit normal (snorm8x4; w unused).
+    @location(1) normal: vec4<f32>,
+    // The quad's material set (constant over the quad).
+    @location(2) material_ids: vec4<u32>,
+    // Per-vertex weights for material_ids (unorm8x4, sum 1).
+    @location(3) material_weights: vec4<f32>,
+    // Instance: chunk origin minus camera position (studs); w unused.
+    @location(4) chunk_origin_rel: vec4<f32>,
+    // Instance: integer chunk coordinate; w unused.
+    @location(5) chunk_coord: vec4<i32>,
+}
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) pos_in_chunk: vec3<f32>,
+    @location(1) pos_rel: vec3<f32>,
+    @location(2) normal: vec3<f32>,
+    @location(3) @interpolate(flat, either) material_ids: vec4<u32>,
+    @location(4) weights: vec4<f32>,
+    @location(5) @interpolate(flat, either) chunk_coord: vec4<i32>,
+}
+
+@vertex
+fn vs_main(in: VertexIn) -> VsOut {
+    let pos_rel = in.chunk_origin_rel.xyz + in.pos_in_chunk;
+    var out: VsOut;
+    out.clip = globals.clip_from_world * vec4<f32>(pos_rel, 1.0);
+    out.pos_in_chunk = in.pos_in_chunk;
+    out.pos_rel = pos_rel;
+    out.normal = in.normal.xyz;
+    out.material_ids = in.material_ids;
+    out.weights = in.material_weights;
+    out.chunk_coord = in.chunk_coord;
+    return out;
+}
+
+// Keep in sync with `fog_color` in sky.wgsl.
+fn fog_color(dir: vec3<f32>) -> vec3<f32> {
+    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
+    let glow = pow(sun, 6.0) * 0.35;
+    return globals.sky_horizon.rgb + globals.sun_color.rgb * glow * 0.3;
+}
+
+// Filmic shoulder (Narkowicz's ACES fit) so sunlit snow does not clip.
+// Keep in sync between terrain.wgsl and sky.wgsl.
+fn tonemap(c: vec3<f32>) -> vec3<f32> {
+    let x = c * 0.8;
+    return clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), vec3<f32>(0.0), vec3<f32>(1.0));
+}
+
+fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
+    let lo = c * 12.92;
+    let hi = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - 0.055;
+    return select(hi, lo, c <= vec3<f32>(0.0031308));
+}
+
+fn hash2(p: vec2<i32>) -> f32 {
+    var h = bitcast<u32>(p.x) * 0x27d4eb2du ^ (bitcast<u32>(p.y) * 0x165667b1u);
+    h = (h ^ (h >> 15u)) * 0x85ebca6bu;
+    h = (h ^ (h >> 13u)) * 0xc2b2ae35u;
+    h = h ^ (h >> 16u);
+    return f32(h >> 8u) * (1.0 / 16777216.0);
+}
+
+// Value noise on a global integer lattice in the XZ plane, `cells_per_chunk`
+// lattice cells per chunk: continuous across chunks because the lattice index
+// is built from the integer chunk coordinate.
+fn macro_noise(chunk_xz: vec2<i32>, local_xz: vec2<f32>, cells_per_chunk: i32) -> f32 {
+    let period = CHUNK_SIZE_STUDS / f32(cells_per_chunk);
+    let q = local_xz / period;
+    let qf = floor(q);
+    let f = q - qf;
+    let base = chunk_xz * cells_per_chunk + vec2<i32>(qf);
+    let s = f * f * (3.0 - 2.0 * f);
+    let a = hash2(base);
+    let b = hash2(base + vec2<i32>(1, 0));
+    let c = hash2(base + vec2<i32>(0, 1));
+    let d = hash2(base + vec2<i32>(1, 1));
+    return mix(mix(a, b, s.x), mix(c, d, s.x), s.y);
+}
+
+struct Triplanar {
+    uv_x: vec2<f32>,
+    uv_y: vec2<f32>,
+    uv_z: vec2<f32>,
+    // Screen-space gradients of each plane's uv (textureSampleGrad works in
+    // non-uniform control flow, so zero-weight materials can be skipped).
+    ddx_x: vec2<f32>,
+    ddy_x: vec2<f32>,
+    ddx_y: vec2<f32>,
+    ddy_y: vec2<f32>,
+    ddx_z: vec2<f32>,
+    ddy_z: vec2<f32>,
+    w: vec3<f32>,
+}
+
+fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
+    var c = vec3<f32>(0.0);
+    let l = i32(layer);
+    if t.w.x > 0.0 {
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_x, l, t.ddx_x, t.ddy_x).rgb * t.w.x;
+    }
+    if t.w.y > 0.0 {
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y, l, t.ddx_y, t.ddy_y).rgb * t.w.y;
+    }
+    if t.w.z > 0.0 {
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_z, l, t.ddx_z, t.ddy_z).rgb * t.w.z;
+    }
+    return c;
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    let n = normalize(in.normal);
+
+    // Triplanar projection from chunk-local studs (period divides the chunk).
+    let p = in.pos_in_chunk / DETAIL_PERIOD_STUDS;
+    let dpx = dpdx(p);
+    let dpy = dpdy(p);
+    var t: Triplanar;
+    t.uv_x = vec2<f32>(p.z, -p.y);
+    t.uv_y = vec2<f32>(p.x, p.z);
+    t.uv_z = vec2<f32>(p.x, -p.y);
+    t.ddx_x = vec2<f32>(dpx.z, -dpx.y);
+    t.ddy_x = vec2<f32>(dpy.z, -dpy.y);
+    t.ddx_y = dpx.xz;
+    t.ddy_y = dpy.xz;
+    t.ddx_z = vec2<f32>(dpx.x, -dpx.y);
+    t.ddy_z = vec2<f32>(dpy.x, -dpy.y);
+    // Sharpened blend; planes under 5% are dropped (and the rest renormalized).
+    var w = n * n;
+    w = w * w;
+    w = w / (w.x + w.y + w.z);
+    w = max(w - vec3<f32>(0.05), vec3<f32>(0.0));
+    t.w = w / max(w.x + w.y + w.z, 1e-5);
+
+    // Blend the quad's materials by the interpolated weights.
+    let mw = in.weights / max(in.weights.x + in.weights.y + in.weights.z + in.weights.w, 1e-5);
+    var albedo = vec3<f32>(0.0);
+    if mw.x > 0.004 { albedo += sample_material(t, in.material_ids.x) * mw.x; }
+    if mw.y > 0.004 { albedo += sample_material(t, in.material_ids.y) * mw.y; }
+    if mw.z > 0.004 { albedo += sample_material(t, in.material_ids.z) * mw.z; }
+    if mw.w > 0.004 { albedo += sample_material(t, in.material_ids.w) * mw.w; }
+
+    // Large-scale variation hides the 32-stud texture repetition: brightness
+    // on 64- and 16-stud lattices plus a hue drift (greener / drier) on the
+    // 64-stud one. All lattices are global, so there are no chunk seams.
+    let m1 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS));
+    let m2 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 4);
+    let m3 = macro_noise(in.chunk_coord.xz + vec2<i32>(7919, 104729), in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 2);
+    albedo *= 0.8 + 0.26 * m1 + 0.14 * m2;
+    albedo *= mix(vec3<f32>(0.92, 1.04, 0.96), vec3<f32>(1.07, 0.98, 0.9), m3);
+
+    // Sun (wrapped Lambert) plus hemispherical sky ambient.
+    let sun_dir = globals.sun_dir.xyz;
+    let wrap = globals.sun_color.w;
+    let ndl = dot(n, sun_dir);
+    let diffuse = max((ndl + wrap) / (1.0 + wrap), 0.0);
+    let hemi = n.y * 0.5 + 0.5;
+    let ambient = mix(globals.ground_ambient.rgb, globals.sky_zenith.rgb * globals.sky_zenith.w, hemi);
+    var color = albedo * (globals.sun_color.rgb * globals.sun_dir.w * diffuse + ambient);
+
+    // Brush cursor: an anti-aliased ring just inside where the brush sphere
+    // meets the surface, plus a faint tint inside.
+    let d = distance(in.pos_rel, globals.brush.xyz);
+    let fw = max(fwidth(d), 1e-4);
+    if globals.brush_color.w > 0.5 {
+        let r = globals.brush.w;
+        let band = max(r * 0.06, 2.0 * fw);
+        let outer = 1.0 - smoothstep(r - fw, r, d);
+        let inner = smoothstep(r - band - fw, r - band, d);
+        let ring = outer * inner;
+        let inside = outer * 0.18;
+        color = mix(color, globals.brush_color.rgb, max(ring * 0.9, inside));
+    }
+
+    // Distance fog toward the horizon colour, thinner with altitude.
+    let dist = length(in.pos_rel);
+    let view_dir = in.pos_rel / max(dist, 1e-4);
+    let height = globals.fog.w + in.pos_rel.y;
+    let height_factor = exp(-max(height, 0.0) * globals.fog.z);
+    let fd = dist * globals.fog.x;
+    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog.y;
+    color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
+
+    color = tonemap(color);
+    if globals.options.x == 1u {
+        color = linear_to_srgb(color);
+    }
+    return vec4<f32>(color, 1.0);
+}

@@ -1,0 +1,216 @@
+//! Per-frame uniforms shared by the sky and terrain pipelines (bind group 0),
+//! and the user-facing [`FrameSettings`] they are built from.
+//!
+//! Everything positional is camera-relative (spec §1): the brush centre and
+//! the matrices are relative to `camera.pos_world`, computed in `f64` and cast
+//! once, so the shaders never see large world coordinates.
+
+use glam::{DVec3, Mat4, Vec3};
+
+use crate::camera::Camera;
+use crate::terrain::edit::BrushMode;
+
+/// GPU mirror of `struct Globals` in `shaders/terrain.wgsl` and `shaders/sky.wgsl`.
+/// Keep in sync with both. Colours are linear RGB.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GlobalUniforms {
+    /// Camera-relative world (studs) → clip, reversed-Z infinite perspective.
+    pub clip_from_world: [[f32; 4]; 4],
+    /// Inverse of `clip_from_world`.
+    pub world_from_clip: [[f32; 4]; 4],
+    /// xyz: unit direction toward the sun (world); w: sun intensity.
+    pub sun_dir: [f32; 4],
+    /// rgb: sun colour; w: diffuse wrap in `[0, 1]`.
+    pub sun_color: [f32; 4],
+    /// rgb: sky colour at the zenith; w: ambient strength from the sky.
+    pub sky_zenith: [f32; 4],
+    /// rgb: horizon colour, which is also the fog colour; w unused.
+    pub sky_horizon: [f32; 4],
+    /// rgb: ambient light from below (hemisphere bottom); w unused.
+    pub ground_ambient: [f32; 4],
+    /// x: fog density (1/studs); y: maximum fog amount; z: height falloff (1/studs); w: camera height (studs).
+    pub fog: [f32; 4],
+    /// xyz: brush centre relative to the camera (studs); w: radius (studs).
+    pub brush: [f32; 4],
+    /// rgb: brush colour; w: 1 when the brush is drawn, else 0.
+    pub brush_color: [f32; 4],
+    /// x, y: viewport size in pixels; z, w: their reciprocals.
+    pub viewport: [f32; 4],
+    /// x: 1 when shaders must sRGB-encode their output (non-sRGB target); yzw unused.
+    pub options: [u32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 10 * 16);
+
+/// The brush cursor as the terrain shader draws it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrushCursor {
+    /// Sphere centre in world studs.
+    pub centre_world: DVec3,
+    /// Sphere radius in studs.
+    pub radius_studs: f32,
+    /// Add (green ring) or Subtract (red ring).
+    pub mode: BrushMode,
+}
+
+/// Look and per-frame options of a rendered frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameSettings {
+    /// The brush ring to draw on the surface, if any.
+    pub brush: Option<BrushCursor>,
+    /// Unit direction toward the sun (world space).
+    pub sun_dir: Vec3,
+    /// Distance (studs) at which fog reaches about 63 % of its maximum.
+    pub fog_distance_studs: f32,
+    /// Maximum fog amount in `[0, 1]`.
+    pub fog_max: f32,
+}
+
+impl Default for FrameSettings {
+    fn default() -> Self {
+        FrameSettings {
+            brush: None,
+            // Sun 35° high, from the left of and slightly behind the default
+            // framing (which looks along +X −Z): raking light shows relief.
+            sun_dir: Vec3::new(-0.28, 0.57, -0.78).normalize(),
+            fog_distance_studs: 9000.0,
+            fog_max: 0.85,
+        }
+    }
+}
+
+impl FrameSettings {
+    /// Default settings with fog scaled for a scene viewed from `view_distance_studs`
+    /// (e.g. the distance from the camera to the terrain centre): the far side
+    /// of the terrain gets noticeable haze, the near side almost none.
+    pub fn for_view_distance(view_distance_studs: f32) -> FrameSettings {
+        FrameSettings {
+            fog_distance_studs: (view_distance_studs * 2.2).max(600.0),
+            ..FrameSettings::default()
+        }
+    }
+}
+
+/// Sky colours shared by the sky, the fog and the clear colour (linear RGB).
+pub mod palette {
+    /// Sky at the zenith.
+    pub const SKY_ZENITH: [f32; 3] = [0.14, 0.30, 0.66];
+    /// Sky at the horizon; the fog colour.
+    pub const SKY_HORIZON: [f32; 3] = [0.52, 0.64, 0.82];
+    /// Direct sunlight.
+    pub const SUN: [f32; 3] = [1.0, 0.93, 0.82];
+    /// Ambient bounce from the ground.
+    pub const GROUND_AMBIENT: [f32; 3] = [0.16, 0.14, 0.11];
+    /// Brush colour in Add mode.
+    pub const BRUSH_ADD: [f32; 3] = [0.25, 0.9, 0.35];
+    /// Brush colour in Subtract mode.
+    pub const BRUSH_SUBTRACT: [f32; 3] = [0.95, 0.25, 0.2];
+}
+
+fn v4(v: [f32; 3], w: f32) -> [f32; 4] {
+    [v[0], v[1], v[2], w]
+}
+
+impl GlobalUniforms {
+    /// Builds the uniforms for `camera` over a `viewport_px` = `[width, height]` viewport.
+    /// `encode_srgb` is true when the colour target is not an sRGB format.
+    pub fn new(
+        camera: &Camera,
+        settings: &FrameSettings,
+        viewport_px: [u32; 2],
+        encode_srgb: bool,
+    ) -> Self {
+        let mut cam = *camera;
+        let (w, h) = (viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32);
+        cam.aspect = w / h;
+        let clip_from_world: Mat4 = cam.clip_from_world();
+        let (brush, brush_color) = match settings.brush {
+            Some(b) => {
+                let c = cam.relative(b.centre_world);
+                let col = match b.mode {
+                    BrushMode::Add => palette::BRUSH_ADD,
+                    BrushMode::Subtract => palette::BRUSH_SUBTRACT,
+                };
+                ([c.x, c.y, c.z, b.radius_studs.max(0.0)], v4(col, 1.0))
+            }
+            None => ([0.0; 4], [0.0; 4]),
+        };
+        let sun = settings.sun_dir.try_normalize().unwrap_or(Vec3::Y);
+        let fog_density = 1.0 / settings.fog_distance_studs.max(1.0);
+        GlobalUniforms {
+            clip_from_world: clip_from_world.to_cols_array_2d(),
+            world_from_clip: clip_from_world.inverse().to_cols_array_2d(),
+            sun_dir: v4(sun.to_array(), 2.3),
+            sun_color: v4(palette::SUN, 0.25),
+            sky_zenith: v4(palette::SKY_ZENITH, 1.3),
+            sky_horizon: v4(palette::SKY_HORIZON, 0.0),
+            ground_ambient: v4(palette::GROUND_AMBIENT, 0.0),
+            fog: [
+                fog_density,
+                settings.fog_max.clamp(0.0, 1.0),
+                1.0 / 1500.0,
+                camera.pos_world.y as f32,
+            ],
+            brush,
+            brush_color,
+            viewport: [w, h, 1.0 / w, 1.0 / h],
+            options: [u32::from(encode_srgb), 0, 0, 0],
+        }
+    }
+}
+
+/// The uniform buffer, its layout and bind group (group 0 of both pipelines).
+pub struct GlobalsBinding {
+    /// Uniform buffer holding one [`GlobalUniforms`].
+    pub buffer: wgpu::Buffer,
+    /// Layout of group 0: binding 0 = the uniform, visible to vertex and fragment.
+    pub layout: wgpu::BindGroupLayout,
+    /// Bind group over [`GlobalsBinding::buffer`].
+    pub bind_group: wgpu::BindGroup,
+}
+
+impl GlobalsBinding {
+    /// Creates the buffer (zeroed), layout and bind group.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("globals"),
+            size: std::mem::size_of::<GlobalUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("globals layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<GlobalUniforms>() as u64
+                    ),
+                },
+                count: None,
+            }],
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("globals"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        GlobalsBinding {
+            buffer,
+            layout,
+            bind_group,
+        }
+    }
+
+    /// Writes this frame's uniforms.
+    pub fn write(&self, queue: &wgpu::Queue, uniforms: &GlobalUniforms) {
+        queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
+    }
+}

@@ -1,0 +1,315 @@
+//! wgpu rendering of the terrain: sky, textured and lit terrain chunks with a
+//! brush cursor, offscreen (headless) or into a window surface.
+//!
+//! Structure follows egui's custom-3D pattern: long-lived pipelines and GPU
+//! buffers owned by a [`Renderer`], a per-frame [`Renderer::prepare`] that
+//! writes uniforms and culls chunks, and a [`Renderer::paint`] that only
+//! records draws into a render pass the caller owns. [`Renderer::render`]
+//! wraps the common case: one pass into the renderer's own multisampled colour
+//! and reversed-Z depth targets, resolved into the caller's texture.
+//!
+//! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`]; shared
+//! per-frame uniforms in [`globals`]; chunk buffers and culling in
+//! [`chunk_buffers`]; textures in [`material_textures`]; device creation in
+//! [`gpu`]; offscreen rendering, screenshots and the egui overlay in
+//! [`headless`].
+
+pub mod chunk_buffers;
+pub mod globals;
+pub mod gpu;
+pub mod headless;
+pub mod material_textures;
+pub mod sky_pipeline;
+pub mod terrain_pipeline;
+
+pub use chunk_buffers::{ChunkBuffers, DrawStats, SyncStats};
+pub use globals::{BrushCursor, FrameSettings, GlobalUniforms};
+pub use gpu::{Gpu, GpuError};
+pub use material_textures::MaterialTextures;
+
+use crate::camera::Camera;
+use crate::pipeline::WorldMeshes;
+
+use globals::GlobalsBinding;
+use sky_pipeline::SkyPipeline;
+use terrain_pipeline::TerrainPipeline;
+
+/// Depth buffer format of every Strata pass: reversed-Z, cleared to 0, compare `Greater`.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Depth clear value for reversed-Z (infinitely far).
+pub const DEPTH_CLEAR: f32 = 0.0;
+
+/// A sub-rectangle of the colour target in physical pixels (top-left origin),
+/// e.g. the area of a window not covered by UI panels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewportRect {
+    /// Left edge in pixels.
+    pub x: f32,
+    /// Top edge in pixels.
+    pub y: f32,
+    /// Width in pixels (> 0).
+    pub width: f32,
+    /// Height in pixels (> 0).
+    pub height: f32,
+}
+
+impl ViewportRect {
+    /// The whole `[width, height]` target.
+    pub fn full(size_px: [u32; 2]) -> Self {
+        ViewportRect {
+            x: 0.0,
+            y: 0.0,
+            width: size_px[0] as f32,
+            height: size_px[1] as f32,
+        }
+    }
+
+    /// Size rounded to whole pixels (at least 1×1), for [`Renderer::prepare`].
+    pub fn size_px(&self) -> [u32; 2] {
+        [
+            (self.width.round() as u32).max(1),
+            (self.height.round() as u32).max(1),
+        ]
+    }
+}
+
+/// The renderer's own multisampled colour target (when MSAA is on) and depth target.
+struct FrameTargets {
+    size: [u32; 2],
+    msaa_color: Option<wgpu::TextureView>,
+    depth: wgpu::TextureView,
+}
+
+/// Sky plus terrain renderer. Create once per device and target format.
+pub struct Renderer {
+    device: wgpu::Device,
+    target_format: wgpu::TextureFormat,
+    sample_count: u32,
+    encode_srgb: bool,
+    globals: GlobalsBinding,
+    sky: SkyPipeline,
+    terrain: TerrainPipeline,
+    chunks: ChunkBuffers,
+    targets: Option<FrameTargets>,
+    last_draw: DrawStats,
+}
+
+impl Renderer {
+    /// Creates pipelines for `target_format` (any 8-bit RGBA/BGRA format;
+    /// non-sRGB targets are encoded in the shaders) with `sample_count` MSAA
+    /// samples (use [`Gpu::msaa_sample_count`]; unsupported counts fall back
+    /// to 1 with a warning). Loads the material textures from
+    /// [`material_textures::default_material_dir`].
+    pub fn new(gpu: &Gpu, target_format: wgpu::TextureFormat, sample_count: u32) -> Renderer {
+        let materials = MaterialTextures::load_default(&gpu.device, &gpu.queue, gpu.anisotropy());
+        Self::with_materials(gpu, target_format, sample_count, materials)
+    }
+
+    /// Like [`Renderer::new`] with already uploaded material textures.
+    pub fn with_materials(
+        gpu: &Gpu,
+        target_format: wgpu::TextureFormat,
+        sample_count: u32,
+        materials: MaterialTextures,
+    ) -> Renderer {
+        let sample_count =
+            if sample_count > 1 && gpu.msaa_sample_count(target_format) < sample_count {
+                log::warn!("{sample_count}x MSAA is not supported for {target_format:?}; using 1x");
+                1
+            } else {
+                sample_count.max(1)
+            };
+        let device = gpu.device.clone();
+        let globals = GlobalsBinding::new(&device);
+        let sky = SkyPipeline::new(&device, &globals, target_format, sample_count);
+        let terrain =
+            TerrainPipeline::new(&device, &globals, materials, target_format, sample_count);
+        Renderer {
+            chunks: ChunkBuffers::new(&device),
+            device,
+            target_format,
+            sample_count,
+            encode_srgb: !target_format.is_srgb(),
+            globals,
+            sky,
+            terrain,
+            targets: None,
+            last_draw: DrawStats::default(),
+        }
+    }
+
+    /// The colour format the pipelines render to.
+    pub fn target_format(&self) -> wgpu::TextureFormat {
+        self.target_format
+    }
+
+    /// MSAA samples per pixel of the pipelines and the renderer's own targets.
+    pub fn sample_count(&self) -> u32 {
+        self.sample_count
+    }
+
+    /// The per-chunk GPU buffers.
+    pub fn chunk_buffers(&self) -> &ChunkBuffers {
+        &self.chunks
+    }
+
+    /// Statistics of the last [`Renderer::prepare`].
+    pub fn last_draw_stats(&self) -> DrawStats {
+        self.last_draw
+    }
+
+    /// Uploads exactly the chunks whose mesh changed since the last call (see
+    /// [`WorldMeshes::take_changed`]) and drops chunks whose mesh is gone.
+    pub fn sync_meshes(&mut self, meshes: &mut WorldMeshes) -> SyncStats {
+        self.chunks.sync(&self.device, meshes)
+    }
+
+    /// Drops every chunk buffer (call before syncing a different world).
+    pub fn clear_meshes(&mut self) {
+        self.chunks.clear();
+    }
+
+    /// (Re)creates the renderer's MSAA colour and depth targets for a colour
+    /// target of `size_px`; cheap when the size is unchanged.
+    pub fn resize(&mut self, size_px: [u32; 2]) {
+        let size = [size_px[0].max(1), size_px[1].max(1)];
+        if self.targets.as_ref().is_some_and(|t| t.size == size) {
+            return;
+        }
+        let extent = wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        };
+        let make = |label, format| {
+            self.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: extent,
+                    mip_level_count: 1,
+                    sample_count: self.sample_count,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        let msaa_color = (self.sample_count > 1).then(|| make("msaa colour", self.target_format));
+        let depth = make("depth", DEPTH_FORMAT);
+        self.targets = Some(FrameTargets {
+            size,
+            msaa_color,
+            depth,
+        });
+    }
+
+    /// Per-frame preparation: writes the uniforms for `camera` (its aspect is
+    /// replaced by `viewport_px`'s), culls chunks to the frustum and writes the
+    /// instance buffer. Call before painting, outside any render pass.
+    pub fn prepare(
+        &mut self,
+        queue: &wgpu::Queue,
+        camera: &Camera,
+        settings: &FrameSettings,
+        viewport_px: [u32; 2],
+    ) -> DrawStats {
+        let mut cam = *camera;
+        cam.aspect = viewport_px[0].max(1) as f32 / viewport_px[1].max(1) as f32;
+        let uniforms = GlobalUniforms::new(&cam, settings, viewport_px, self.encode_srgb);
+        self.globals.write(queue, &uniforms);
+        self.last_draw = self
+            .chunks
+            .prepare(&self.device, queue, &cam, cam.clip_from_world());
+        self.last_draw
+    }
+
+    /// Records the sky and terrain draws into `pass`. The pass must target
+    /// [`Renderer::target_format`] with [`Renderer::sample_count`] samples and a
+    /// [`DEPTH_FORMAT`] depth attachment cleared to [`DEPTH_CLEAR`]; set its
+    /// viewport to the 3D area first if it is not the whole target.
+    pub fn paint(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.sky.paint(pass, &self.globals);
+        self.terrain.paint(pass, &self.globals, &self.chunks);
+    }
+
+    /// The clear colour (the fog/horizon colour) as the target format expects it.
+    pub fn clear_color(&self) -> wgpu::Color {
+        let c = globals::palette::SKY_HORIZON;
+        let enc = |v: f32| -> f64 {
+            if self.encode_srgb {
+                let s = if v <= 0.003_130_8 {
+                    v * 12.92
+                } else {
+                    1.055 * v.powf(1.0 / 2.4) - 0.055
+                };
+                s as f64
+            } else {
+                v as f64
+            }
+        };
+        wgpu::Color {
+            r: enc(c[0]),
+            g: enc(c[1]),
+            b: enc(c[2]),
+            a: 1.0,
+        }
+    }
+
+    /// Renders sky and terrain into `target` (a `target_size` texture of
+    /// [`Renderer::target_format`], single-sampled) in one pass using the
+    /// renderer's own MSAA colour and depth targets, resolving into `target`.
+    /// Pixels outside `viewport` are cleared to the horizon colour.
+    /// Call [`Renderer::prepare`] first.
+    pub fn render(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        target_size: [u32; 2],
+        viewport: Option<ViewportRect>,
+    ) {
+        self.resize(target_size);
+        let Some(targets) = self.targets.as_ref() else {
+            return;
+        };
+        let (view, resolve_target, store) = match &targets.msaa_color {
+            Some(msaa) => (msaa, Some(target), wgpu::StoreOp::Discard),
+            None => (target, None, wgpu::StoreOp::Store),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("strata 3d"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(self.clear_color()),
+                    store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &targets.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(DEPTH_CLEAR),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if let Some(v) = viewport {
+            let x = v.x.clamp(0.0, target_size[0] as f32);
+            let y = v.y.clamp(0.0, target_size[1] as f32);
+            let w = v.width.min(target_size[0] as f32 - x);
+            let h = v.height.min(target_size[1] as f32 - y);
+            if w < 1.0 || h < 1.0 {
+                return;
+            }
+            pass.set_viewport(x, y, w, h, 0.0, 1.0);
+        }
+        self.paint(&mut pass);
+    }
+}
