@@ -12,6 +12,7 @@ use strata::camera::Camera;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
 use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::heightmap::HeightmapSettings;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,11 +107,21 @@ struct Cli {
     heightmap: Option<PathBuf>,
 
     /// Heightmap import: cells per heightmap pixel.
-    #[arg(long, value_name = "F", requires = "heightmap")]
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "heightmap",
+        allow_negative_numbers = true
+    )]
     cells_per_pixel: Option<f32>,
 
     /// Heightmap import: vertical scale factor.
-    #[arg(long, value_name = "F", requires = "heightmap")]
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "heightmap",
+        allow_negative_numbers = true
+    )]
     vertical_scale: Option<f32>,
 
     /// Generated world extent along x and z, in cells (a multiple of 32).
@@ -162,11 +173,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(path) = &cli.heightmap {
-        // TODO(generator): switch to `strata::terrain::heightmap::import_heightmap`
-        // once it lands; flags --cells-per-pixel and --vertical-scale map to
-        // `HeightmapSettings`.
-        let _ = (cli.cells_per_pixel, cli.vertical_scale);
-        bail!("heightmap import is not available yet ({})", path.display());
+        let mut settings = HeightmapSettings::default();
+        if let Some(c) = cli.cells_per_pixel {
+            if !(c.is_finite() && c > 0.0) {
+                bail!("--cells-per-pixel must be a positive number, got {c}");
+            }
+            settings.cells_per_pixel = c;
+        }
+        if let Some(v) = cli.vertical_scale {
+            if !(v.is_finite() && v > 0.0) {
+                bail!("--vertical-scale must be a positive number, got {v}");
+            }
+            settings.vertical_scale = v;
+        }
+        return Ok(WorldSource::Heightmap {
+            path: path.clone(),
+            settings,
+        });
     }
     let mut settings = GeneratorSettings::default();
     if let Some(seed) = cli.seed {

@@ -149,26 +149,36 @@ fn far_from_origin_renders_as_precisely_as_at_the_origin() {
     let Some(gpu) = gpu_or_skip("far_from_origin_renders_as_precisely_as_at_the_origin") else {
         return;
     };
-    // The same hills at the origin and a million cells (4 million studs) away,
-    // seen from the same relative camera: silhouettes must agree.
-    let far = IVec3::new(1 << 20, 0, -(1 << 20));
+    // The same hills at the origin and 16 million cells (64 million studs,
+    // where f32 resolves only 8 studs) away, seen from the same relative
+    // camera at a fractional position: silhouettes must agree. (Casting the
+    // camera position to f32 before subtracting shifts the far image by
+    // several studs, which this catches.)
+    let far = IVec3::new(1 << 24, 0, -(1 << 24));
     let mut headless = HeadlessRenderer::new(gpu, [W, H], false).expect("renderer");
     let mut masks = Vec::new();
     for offset in [IVec3::ZERO, far] {
+        let base = offset.as_dvec3() * CELL_SIZE_STUDS as f64;
+        let mut camera = Camera::new(base + DVec3::new(-60.3, 110.7, 330.6), 30.0, -22.0);
+        camera.aspect = W as f32 / H as f32;
+        // Sky alone first: the sky depends only on the view direction, so
+        // "differs from the sky-only frame" is an exact terrain mask.
+        headless.renderer().clear_meshes();
+        let sky = render(&mut headless, &camera, &FrameSettings::default());
         let grid = hills(offset, 64);
         let mut meshes = WorldMeshes::build_all(&grid);
-        headless.renderer().clear_meshes();
         headless.sync_meshes(&mut meshes);
-        let base = offset.as_dvec3() * CELL_SIZE_STUDS as f64;
-        let mut camera = Camera::new(base + DVec3::new(-40.0, 140.0, 300.0), 30.0, -25.0);
-        camera.aspect = W as f32 / H as f32;
         let img = render(&mut headless, &camera, &FrameSettings::default());
-        let sky = *img.get_pixel(0, 0);
+        if let Some(dir) = std::env::var_os("STRATA_TEST_IMAGES") {
+            let _ = img.save(std::path::Path::new(&dir).join(format!("far-{}.png", offset.x)));
+        }
         let mask: Vec<bool> = img
             .pixels()
-            .map(|p| (0..3).map(|k| p[k].abs_diff(sky[k]) as u32).sum::<u32>() > 40)
+            .zip(sky.pixels())
+            .map(|(p, q)| (0..3).map(|k| p[k].abs_diff(q[k]) as u32).sum::<u32>() > 12)
             .collect();
-        assert!(mask.iter().filter(|&&m| m).count() > (W * H / 10) as usize);
+        let covered = mask.iter().filter(|&&m| m).count();
+        assert!(covered > (W * H / 5) as usize && covered < (W * H * 9 / 10) as usize);
         masks.push(mask);
     }
     let disagree = masks[0]
@@ -176,8 +186,9 @@ fn far_from_origin_renders_as_precisely_as_at_the_origin() {
         .zip(&masks[1])
         .filter(|(a, b)| a != b)
         .count();
+    eprintln!("  silhouettes disagree on {disagree} pixels");
     assert!(
-        disagree < (W * H / 500) as usize,
+        disagree < (W * H / 1000) as usize,
         "{disagree} pixels differ between origin and far-away silhouettes"
     );
 }
@@ -213,4 +224,100 @@ fn ui_panel_is_drawn_into_the_image() {
         changed > 100 * size[1] / 2,
         "panel changed only {changed} pixels"
     );
+}
+
+fn strata() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+}
+
+#[test]
+fn cli_rejects_bad_flags_with_clear_errors() {
+    for (args, needle) in [
+        (
+            &["--headless", "--screenshot", "x.png", "--size", "0x5"][..],
+            "each side must be",
+        ),
+        (
+            &["--headless", "--screenshot", "x.png", "--camera", "1,2,3"][..],
+            "5 comma-separated",
+        ),
+        (
+            &[
+                "--headless",
+                "--screenshot",
+                "x.png",
+                "--camera",
+                "1,2,3,4,up",
+            ][..],
+            "PITCH_DEG",
+        ),
+        (
+            &["--headless", "--screenshot", "x.png", "--world-size", "100"][..],
+            "multiple of",
+        ),
+        (&["--headless"][..], "--screenshot"),
+    ] {
+        let out = strata().args(args).output().expect("run strata");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    }
+    let out = strata()
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("run strata");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no display found"));
+}
+
+#[test]
+fn cli_writes_screenshot_and_stats() {
+    if gpu_or_skip("cli_writes_screenshot_and_stats").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("strata-cli-{}", std::process::id()));
+    let png = dir.join("shot.png");
+    let json = dir.join("stats.json");
+    let out = strata()
+        .args(["--headless", "--screenshot"])
+        .arg(&png)
+        .args([
+            "--size",
+            "200x120",
+            "--world-size",
+            "128",
+            "--seed",
+            "7",
+            "--stats-json",
+        ])
+        .arg(&json)
+        .output()
+        .expect("run strata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&png).expect("png written").to_rgba8();
+    assert_eq!(img.dimensions(), (200, 120));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("valid json");
+    for key in [
+        "adapter",
+        "chunks",
+        "nonempty_chunks",
+        "uniform_chunks",
+        "grid_bytes",
+        "world_volume_cells",
+        "vertices",
+        "triangles",
+        "mesh_ms",
+    ] {
+        assert!(stats.get(key).is_some(), "stats.json lacks {key}: {stats}");
+    }
+    assert!(stats["triangles"].as_u64().unwrap_or(0) > 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,6 +18,7 @@ use crate::pipeline::WorldMeshes;
 use crate::terrain::Grid;
 use crate::terrain::coords::CELL_SIZE_STUDS;
 use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
+use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap};
 
 use super::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 
@@ -42,16 +43,11 @@ pub enum HeadlessError {
     #[error("image size {0}x{1} is invalid: each side must be 1..={MAX_IMAGE_SIDE} pixels")]
     InvalidSize(u32, u32),
     /// The world generator rejected its settings.
-    #[error("cannot generate world: {0}")]
+    #[error(transparent)]
     Generate(#[from] GenerateError),
-    /// The heightmap could not be imported.
-    #[error("cannot import heightmap {path}: {message}")]
-    Import {
-        /// The heightmap file.
-        path: PathBuf,
-        /// What went wrong.
-        message: String,
-    },
+    /// The heightmap could not be imported (the message names the file).
+    #[error(transparent)]
+    Import(#[from] ImportError),
     /// Reading the rendered frame back from the GPU failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
@@ -458,6 +454,13 @@ pub fn frame_settings_for(camera: &Camera, meshes: &WorldMeshes) -> FrameSetting
 pub enum WorldSource {
     /// The default generator.
     Generated(GeneratorSettings),
+    /// A heightmap PNG (with its optional JSON sidecar).
+    Heightmap {
+        /// The PNG file.
+        path: PathBuf,
+        /// Import settings.
+        settings: HeightmapSettings,
+    },
     /// A grid built by the caller (tests, tools).
     Grid(Grid),
 }
@@ -554,6 +557,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let world_start = Instant::now();
     let grid = match &options.world {
         WorldSource::Generated(settings) => generate_world(settings)?,
+        WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
         WorldSource::Grid(grid) => grid.clone(),
     };
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
