@@ -213,8 +213,20 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let ambient = mix(globals.ground_ambient.rgb, globals.sky_zenith.rgb * globals.sky_zenith.w, hemi);
     var color = albedo * (globals.sun_color.rgb * globals.sun_dir.w * diffuse + ambient);
 
+    // Distance fog toward the horizon colour, thinner with altitude.
+    let dist = length(in.pos_rel);
+    let view_dir = in.pos_rel / max(dist, 1e-4);
+    let height = globals.fog.w + in.pos_rel.y;
+    let height_factor = exp(-max(height, 0.0) * globals.fog.z);
+    let fd = dist * globals.fog.x;
+    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog.y;
+    color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
+
+    color = tonemap(color);
+
     // Brush cursor: an anti-aliased ring just inside where the brush sphere
-    // meets the surface, plus a faint tint inside.
+    // meets the surface, plus a faint tint inside. Drawn after fog and tone
+    // mapping so it keeps its exact UI colour at any distance.
     let d = distance(in.pos_rel, globals.brush.xyz);
     let fw = max(fwidth(d), 1e-4);
     if globals.brush_color.w > 0.5 {
@@ -227,16 +239,6 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         color = mix(color, globals.brush_color.rgb, max(ring * 0.9, inside));
     }
 
-    // Distance fog toward the horizon colour, thinner with altitude.
-    let dist = length(in.pos_rel);
-    let view_dir = in.pos_rel / max(dist, 1e-4);
-    let height = globals.fog.w + in.pos_rel.y;
-    let height_factor = exp(-max(height, 0.0) * globals.fog.z);
-    let fd = dist * globals.fog.x;
-    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog.y;
-    color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
-
-    color = tonemap(color);
     if globals.options.x == 1u {
         color = linear_to_srgb(color);
     }

@@ -140,6 +140,12 @@ fn renders_sky_and_terrain_and_follows_the_camera() {
         ..settings
     };
     let img3 = render(&mut headless, &camera, &with_brush);
+    if let Some(dir) = std::env::var_os("STRATA_TEST_IMAGES") {
+        let dir = std::path::Path::new(&dir);
+        let _ = img.save(dir.join("hills.png"));
+        let _ = img2.save(dir.join("hills-moved.png"));
+        let _ = img3.save(dir.join("hills-brush.png"));
+    }
     let brushed = differing_pixels(&img, &img3, 30);
     assert!(brushed > 50, "brush ring changed only {brushed} pixels");
 }

@@ -190,15 +190,18 @@ impl ChunkBuffers {
     }
 
     /// Culls against `camera`'s frustum (`clip_from_world` must be the
-    /// camera-relative matrix used for drawing), orders visible chunks front
-    /// to back and writes their camera-relative origins to the instance buffer.
+    /// camera-relative matrix used for drawing) and `draw_distance_studs`,
+    /// orders visible chunks front to back and writes their camera-relative
+    /// origins to the instance buffer.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         camera: &Camera,
         clip_from_world: Mat4,
+        draw_distance_studs: f32,
     ) -> DrawStats {
+        let max_d2 = draw_distance_studs * draw_distance_studs;
         let frustum = Frustum::from_clip_from_world(clip_from_world);
         let mut visible: Vec<(f32, ChunkCoord, ChunkInstance)> = Vec::new();
         for (&coord, gpu) in &self.chunks {
@@ -208,7 +211,9 @@ impl ChunkBuffers {
                 origin_rel + gpu.bounds_local.0,
                 origin_rel + gpu.bounds_local.1,
             );
-            if !frustum.intersects_aabb(lo, hi) {
+            // Nearest point of the box to the camera (the origin).
+            let nearest = Vec3::ZERO.clamp(lo, hi);
+            if nearest.length_squared() > max_d2 || !frustum.intersects_aabb(lo, hi) {
                 continue;
             }
             let centre = (lo + hi) * 0.5;

@@ -65,6 +65,9 @@ pub struct FrameSettings {
     pub fog_distance_studs: f32,
     /// Maximum fog amount in `[0, 1]`.
     pub fog_max: f32,
+    /// Chunks whose bounds lie entirely farther than this (studs) are not
+    /// drawn; `f32::INFINITY` draws everything in the frustum.
+    pub draw_distance_studs: f32,
 }
 
 impl Default for FrameSettings {
@@ -76,6 +79,7 @@ impl Default for FrameSettings {
             sun_dir: Vec3::new(-0.28, 0.57, -0.78).normalize(),
             fog_distance_studs: 9000.0,
             fog_max: 0.85,
+            draw_distance_studs: f32::INFINITY,
         }
     }
 }

@@ -28,6 +28,8 @@ pub const HEADLESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm
 
 /// Storage format of the headless target; egui draws into this non-sRGB view,
 /// which is the framebuffer kind it prefers. Same bytes as [`HEADLESS_FORMAT`].
+/// (On adapters without `VIEW_FORMATS`, e.g. GL, the target is
+/// [`HEADLESS_FORMAT`] and egui draws into it directly.)
 pub const HEADLESS_STORAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// Largest accepted image side, in pixels.
@@ -111,6 +113,18 @@ impl HeadlessRenderer {
             return Err(HeadlessError::InvalidSize(w, h));
         }
         let samples = gpu.msaa_sample_count(HEADLESS_FORMAT);
+        // Downlevel adapters (GL) cannot reinterpret a texture through another
+        // view format; there egui draws into the sRGB texture directly.
+        let storage_format = if gpu
+            .adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::VIEW_FORMATS)
+        {
+            HEADLESS_STORAGE_FORMAT
+        } else {
+            HEADLESS_FORMAT
+        };
         let renderer = Renderer::new(&gpu, HEADLESS_FORMAT, samples);
         let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("headless target"),
@@ -122,9 +136,13 @@ impl HeadlessRenderer {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: HEADLESS_STORAGE_FORMAT,
+            format: storage_format,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[HEADLESS_FORMAT],
+            view_formats: if storage_format == HEADLESS_FORMAT {
+                &[]
+            } else {
+                &[HEADLESS_FORMAT]
+            },
         });
         let target_view = target.create_view(&wgpu::TextureViewDescriptor {
             label: Some("headless target (sRGB view)"),
@@ -144,7 +162,7 @@ impl HeadlessRenderer {
             ctx: egui::Context::default(),
             renderer: egui_wgpu::Renderer::new(
                 &gpu.device,
-                HEADLESS_STORAGE_FORMAT,
+                storage_format,
                 egui_wgpu::RendererOptions {
                     msaa_samples: 1,
                     depth_stencil_format: None,

@@ -13,6 +13,46 @@
 //! [`chunk_buffers`]; textures in [`material_textures`]; device creation in
 //! [`gpu`]; offscreen rendering, screenshots and the egui overlay in
 //! [`headless`].
+//!
+//! # Embedding in a winit + egui window
+//!
+//! ```text
+//! // Start-up (window: Arc<winit::window::Window>):
+//! let instance = Gpu::create_instance(Some(Box::new(event_loop.owned_display_handle())));
+//! let surface = instance.create_surface(window.clone())?;
+//! let gpu = Gpu::for_surface(instance, &surface)?;
+//! let caps = surface.get_capabilities(&gpu.adapter);
+//! let format = egui_wgpu::preferred_framebuffer_format(&caps.formats)?; // Bgra8Unorm/Rgba8Unorm
+//! let mut config = surface.get_default_config(&gpu.adapter, w, h).unwrap();
+//! config.format = format;
+//! surface.configure(&gpu.device, &config);
+//! // 4× on hardware; on software adapters 1× keeps llvmpipe interactive.
+//! let samples = if gpu.is_software() { 1 } else { gpu.msaa_sample_count(format) };
+//! let mut renderer = Renderer::new(&gpu, format, samples); // non-sRGB: shaders encode
+//! let mut egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, Default::default());
+//!
+//! // Each frame:
+//! renderer.sync_meshes(&mut world_meshes);          // uploads exactly the changed chunks
+//! let out = egui_ctx.run_pass(raw_input, |ctx| panel_w = panel.show(ctx, &stats));
+//! let ppp = out.pixels_per_point;
+//! let viewport = ViewportRect { x: panel_w * ppp, y: 0.0, width: w as f32 - panel_w * ppp, height: h as f32 };
+//! renderer.prepare(&gpu.queue, &camera, &settings, viewport.size_px());
+//! let frame = surface.get_current_texture();        // CurrentSurfaceTexture::Success(..)
+//! let view = frame.texture.create_view(&Default::default());
+//! renderer.render(&mut encoder, &view, [w, h], Some(viewport)); // MSAA + depth, resolves into view
+//! // egui in a second pass: update_texture for out.textures_delta.set, update_buffers,
+//! // begin_render_pass(LoadOp::Load, no depth).forget_lifetime(), egui_renderer.render(..),
+//! // free_texture for textures_delta.free; then queue.submit and frame.present().
+//! ```
+//!
+//! Picking uses the same viewport: `camera.ray_from_screen(px - viewport.x,
+//! py - viewport.y, viewport.width, viewport.height)` with `camera.aspect` set
+//! to the viewport's. On resize, reconfigure the surface; [`Renderer::render`]
+//! resizes its own targets (or call [`Renderer::resize`]).
+//!
+//! Alternatively draw inside your own pass with [`Renderer::paint`]; it needs
+//! a colour attachment of the renderer's format and sample count and a
+//! [`DEPTH_FORMAT`] attachment cleared to [`DEPTH_CLEAR`] (reversed-Z).
 
 pub mod chunk_buffers;
 pub mod globals;
@@ -219,9 +259,13 @@ impl Renderer {
         cam.aspect = viewport_px[0].max(1) as f32 / viewport_px[1].max(1) as f32;
         let uniforms = GlobalUniforms::new(&cam, settings, viewport_px, self.encode_srgb);
         self.globals.write(queue, &uniforms);
-        self.last_draw = self
-            .chunks
-            .prepare(&self.device, queue, &cam, cam.clip_from_world());
+        self.last_draw = self.chunks.prepare(
+            &self.device,
+            queue,
+            &cam,
+            cam.clip_from_world(),
+            settings.draw_distance_studs,
+        );
         self.last_draw
     }
 
