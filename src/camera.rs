@@ -168,7 +168,8 @@ impl Camera {
 
     /// A camera that frames the box `[min_world, max_world]` (world studs) from
     /// above at an angle: looking across the box diagonal, 35° down, pulled back
-    /// until all 8 corners project inside the central ~90 % of the view.
+    /// and panned until all 8 corners project inside the central 94 % of the view,
+    /// centred. `aspect` is the viewport width over height.
     pub fn frame_bounds(min_world: DVec3, max_world: DVec3, aspect: f32) -> Camera {
         let centre = (min_world + max_world) * 0.5;
         let yaw = 45.0f32;
