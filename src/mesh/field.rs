@@ -95,42 +95,66 @@ impl SampleField {
             for py in 0..dim {
                 let (cy, ly) = split_axis(py, n);
                 let row_start = dim * (py + dim * pz);
-                let mut bits = 0u64;
                 for &(p0, cx, lx0, len) in &segs {
-                    let cells = hood.get(IVec3::new(cx, cy, cz));
-                    let dst = row_start + p0;
-                    match cells {
+                    let dst = row_start + p0..row_start + p0 + len;
+                    match hood.get(IVec3::new(cx, cy, cz)) {
                         ChunkCells::Uniform(c) => {
                             let (s, m, w) = sample_of(*c);
-                            self.solid[dst..dst + len].fill(s);
-                            self.material[dst..dst + len].fill(m);
-                            self.water[dst..dst + len].fill(w);
-                            if s >= 128 {
-                                bits |= ((1u64 << len) - 1) << p0;
-                            }
+                            self.solid[dst.clone()].fill(s);
+                            self.material[dst.clone()].fill(m);
+                            self.water[dst].fill(w);
                         }
                         ChunkCells::Dense(data) => {
                             let src = lx0 + n * (ly + n * lz);
                             let row = &data[src..src + len];
-                            for (i, &c) in row.iter().enumerate() {
-                                let (s, m, w) = sample_of(c);
-                                self.solid[dst + i] = s;
-                                self.material[dst + i] = m;
-                                self.water[dst + i] = w;
-                                bits |= ((s >= 128) as u64) << (p0 + i);
+                            let solid = &mut self.solid[dst.clone()];
+                            let material = &mut self.material[dst.clone()];
+                            let water = &mut self.water[dst];
+                            // Branch-free so the compiler can vectorize the row.
+                            for i in 0..len {
+                                let (s, m, w) = sample_of(row[i]);
+                                solid[i] = s;
+                                material[i] = m;
+                                water[i] = w;
                             }
                         }
                     }
                 }
-                self.inside_rows[py + dim * pz] = bits;
+                self.inside_rows[py + dim * pz] =
+                    inside_bits(&self.solid[row_start..row_start + dim]);
             }
         }
     }
 }
 
+/// Bit `i` set when `solid[i] >= 128`, for up to 64 samples. Works 8 samples
+/// at a time: the high bit of each byte is gathered by one multiply.
+#[inline]
+pub fn inside_bits(solid: &[u8]) -> u64 {
+    debug_assert!(solid.len() <= 64);
+    let mut bits = 0u64;
+    let mut chunks = solid.chunks_exact(8);
+    let mut shift = 0;
+    for c in &mut chunks {
+        let word = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let high = (word & 0x8080_8080_8080_8080) >> 7;
+        // Moves the low bit of byte k to bit 56 + k.
+        let packed = high.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        bits |= packed << shift;
+        shift += 8;
+    }
+    for (i, &s) in chunks.remainder().iter().enumerate() {
+        bits |= ((s >> 7) as u64) << (shift + i);
+    }
+    bits
+}
+
 #[inline]
 fn sample_of(c: Cell) -> (u8, u8, u8) {
-    (c.solid_occupancy(), c.material().0, c.water_occupancy())
+    let [m, occ] = c.to_bytes();
+    let solid_mask = ((m >= 2) as u8).wrapping_neg();
+    let water_mask = ((m == 1) as u8).wrapping_neg();
+    (occ & solid_mask, m, occ & water_mask)
 }
 
 /// Maps a padded index to (chunk offset -1/0/+1, local index in that chunk).
@@ -180,5 +204,22 @@ impl Neighbourhood {
         [IVec3::X, IVec3::Y, IVec3::Z]
             .iter()
             .all(|&d| self.get(d).as_uniform().is_some_and(|c| c.is_inside() == centre))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inside_bits_match_a_plain_loop() {
+        let solid: Vec<u8> = (0..36u32).map(|i| ((i * 97 + 13) % 256) as u8).collect();
+        let expected = solid
+            .iter()
+            .enumerate()
+            .fold(0u64, |b, (i, &s)| b | (((s >= 128) as u64) << i));
+        assert_eq!(inside_bits(&solid), expected);
+        assert_eq!(inside_bits(&[128; 36]), (1u64 << 36) - 1);
+        assert_eq!(inside_bits(&[127; 36]), 0);
     }
 }

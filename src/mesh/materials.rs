@@ -7,51 +7,79 @@
 //! 255, so the shader interpolates weights but never material ids.
 //! All arithmetic is integer, hence identical on every machine.
 
-/// Solid material contributions of one cube's 8 samples: up to 8 distinct
-/// `(material id, summed occupancy)` pairs, in first-seen order.
+/// Largest material id a quad set can hold, plus one.
+pub const MAX_MATERIALS: usize = 32;
+const _: () = assert!(crate::terrain::cell::Material::COUNT <= MAX_MATERIALS);
+
+/// The 8 samples of one cube as material contributions: sample `i` adds
+/// `values[i]` (its solid occupancy) to material `ids[i]`. Samples with value
+/// 0 contribute nothing; ids at or above [`MAX_MATERIALS`] are ignored.
+///
+/// Contributions are computed with SWAR (8 samples in one `u64`) so no
+/// per-material table is written: writes to a small table in memory, one per
+/// sample, serialize on store forwarding and dominated the mesher's profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MaterialAccumulator {
-    ids: [u8; 8],
-    sums: [u32; 8],
-    len: u8,
+pub struct CornerMaterials {
+    ids: u64,
+    values: u64,
+    /// Bit `m` set when material `m` contributes.
+    mask: u32,
 }
 
-impl MaterialAccumulator {
-    /// Adds `occupancy` (0..=255) of solid material `id`.
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// High bit of each byte of `x` set where that byte is non-zero.
+#[inline]
+fn nonzero_bytes_high(x: u64) -> u64 {
+    (x | ((x & LOW7) + LOW7)) & HIGH
+}
+
+impl CornerMaterials {
+    /// Contributions of 8 samples: material `ids[i]` with solid occupancy `values[i]`.
     #[inline]
-    pub fn add(&mut self, id: u8, occupancy: u32) {
-        let len = self.len as usize;
-        for i in 0..len {
-            if self.ids[i] == id {
-                self.sums[i] += occupancy;
-                return;
+    pub fn new(ids: [u8; 8], values: [u8; 8]) -> CornerMaterials {
+        let mut mask = 0u32;
+        for i in 0..8 {
+            let valid = (values[i] > 0) & ((ids[i] as usize) < MAX_MATERIALS);
+            mask |= (valid as u32) << (ids[i] & 31);
+        }
+        // Zero the values of ignored samples so contributions never count them.
+        let mut kept = values;
+        for i in 0..8 {
+            if (ids[i] as usize) >= MAX_MATERIALS {
+                kept[i] = 0;
             }
         }
-        // 8 samples give at most 8 distinct materials.
-        if len < 8 {
-            self.ids[len] = id;
-            self.sums[len] = occupancy;
-            self.len += 1;
+        CornerMaterials {
+            ids: u64::from_le_bytes(ids),
+            values: u64::from_le_bytes(kept),
+            mask,
         }
     }
 
-    /// The summed contribution of material `id` (0 when absent).
+    /// Bit `m` set when material `m` contributes.
     #[inline]
-    pub fn get(&self, id: u8) -> u32 {
-        (0..self.len as usize)
-            .find(|&i| self.ids[i] == id)
-            .map_or(0, |i| self.sums[i])
+    pub fn mask(&self) -> u32 {
+        self.mask
     }
 
-    /// The `(id, sum)` pairs.
-    pub fn entries(&self) -> impl Iterator<Item = (u8, u32)> + '_ {
-        (0..self.len as usize).map(|i| (self.ids[i], self.sums[i]))
-    }
-
-    /// The only material when exactly one contributes.
+    /// The one material all contributing samples share, if they share one.
     #[inline]
     pub fn single(&self) -> Option<u8> {
-        (self.len == 1).then_some(self.ids[0])
+        (self.mask.count_ones() == 1).then(|| self.mask.trailing_zeros() as u8)
+    }
+
+    /// Summed contribution of material `id` (at most 8 × 255).
+    #[inline]
+    pub fn contribution(&self, id: u8) -> u32 {
+        let diff = self.ids ^ (u64::from(id) * ONES);
+        let equal_high = !nonzero_bytes_high(diff) & HIGH;
+        let picked = self.values & ((equal_high >> 7) * 0xff);
+        // Pairwise byte sums into four u16 lanes, then a multiply adds the lanes.
+        let lanes = (picked & 0x00ff_00ff_00ff_00ff) + ((picked >> 8) & 0x00ff_00ff_00ff_00ff);
+        (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32
     }
 }
 
@@ -66,101 +94,110 @@ pub struct QuadSet {
     pub dominant_slot: u8,
 }
 
-/// Chooses the material set of a quad from its 4 vertices' contributions:
-/// up to 4 materials by summed contribution (largest first, ties to the lower
-/// id), then sorted by id.
+/// Chooses the material set of a quad from its 4 vertices' samples: up to 4
+/// materials by summed contribution (largest first, ties to the lower id),
+/// then sorted by id.
 #[inline]
-pub fn select_quad_set(vertices: [&MaterialAccumulator; 4]) -> QuadSet {
-    // Fast path: one material everywhere (most of any terrain).
-    if let Some(m) = vertices[0].single()
-        && vertices[1..].iter().all(|v| v.single() == Some(m))
-    {
-        return QuadSet {
-            ids: [m; 4],
-            len: 1,
-            dominant_slot: 0,
-        };
-    }
-    let mut ids = [0u8; 32];
-    let mut sums = [0u32; 32];
-    let mut len = 0usize;
-    for v in vertices {
-        for (id, s) in v.entries() {
-            match ids[..len].iter().position(|&x| x == id) {
-                Some(i) => sums[i] += s,
-                None => {
-                    ids[len] = id;
-                    sums[len] = s;
-                    len += 1;
-                }
-            }
-        }
-    }
-    if len == 0 {
+pub fn select_quad_set(vertices: [&CornerMaterials; 4]) -> QuadSet {
+    let mask = vertices[0].mask | vertices[1].mask | vertices[2].mask | vertices[3].mask;
+    if mask == 0 {
         return QuadSet {
             ids: [0; 4],
             len: 0,
             dominant_slot: 0,
         };
     }
-    // Partial selection of the top 4 by (sum desc, id asc).
-    let mut order: [usize; 32] = std::array::from_fn(|i| i);
-    let take = len.min(4);
-    for k in 0..take {
-        let mut best = k;
-        for j in k + 1..len {
-            let (a, b) = (order[j], order[best]);
-            if sums[a] > sums[b] || (sums[a] == sums[b] && ids[a] < ids[b]) {
-                best = j;
-            }
+    // Top 4 by (sum desc, id asc), kept sorted best first. Visiting ids in
+    // ascending order makes "strictly greater" implement the tie rule.
+    let mut top_ids = [0u8; 4];
+    let mut top_sums = [0u32; 4];
+    let mut top_len = 0usize;
+    let mut m = mask;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let sum = vertices[0].contribution(id as u8)
+            + vertices[1].contribution(id as u8)
+            + vertices[2].contribution(id as u8)
+            + vertices[3].contribution(id as u8);
+        let mut pos = top_len;
+        while pos > 0 && sum > top_sums[pos - 1] {
+            pos -= 1;
         }
-        order.swap(k, best);
+        if pos < 4 {
+            let mut k = top_len.min(3);
+            while k > pos {
+                top_ids[k] = top_ids[k - 1];
+                top_sums[k] = top_sums[k - 1];
+                k -= 1;
+            }
+            top_ids[pos] = id as u8;
+            top_sums[pos] = sum;
+            top_len = (top_len + 1).min(4);
+        }
     }
-    let dominant_id = ids[order[0]];
-    let mut chosen = [0u8; 4];
-    for k in 0..take {
-        chosen[k] = ids[order[k]];
+    let dominant_id = top_ids[0];
+    let mut ids = [top_ids[0]; 4];
+    ids[..top_len].copy_from_slice(&top_ids[..top_len]);
+    ids[..top_len].sort_unstable();
+    let first = ids[0];
+    for slot in ids.iter_mut().skip(top_len) {
+        *slot = first;
     }
-    chosen[..take].sort_unstable();
-    for k in take..4 {
-        chosen[k] = chosen[0];
-    }
-    let dominant_slot = chosen[..take]
+    let dominant_slot = ids[..top_len]
         .iter()
         .position(|&x| x == dominant_id)
         .unwrap_or(0) as u8;
     QuadSet {
-        ids: chosen,
-        len: take as u8,
+        ids,
+        len: top_len as u8,
         dominant_slot,
     }
 }
+
+/// Largest total contribution of one vertex: 8 samples × 255.
+const MAX_VERTEX_TOTAL: usize = 8 * 255;
+
+/// `ceil(2^32 / d)` for every possible vertex total `d` (index 0 unused).
+static RECIPROCALS: [u64; MAX_VERTEX_TOTAL + 1] = {
+    let mut table = [0u64; MAX_VERTEX_TOTAL + 1];
+    let mut d = 1;
+    while d <= MAX_VERTEX_TOTAL {
+        table[d] = (1u64 << 32).div_ceil(d as u64);
+        d += 1;
+    }
+    table
+};
 
 /// A vertex's 8-bit weights for `set`: its own contributions to the set's
 /// materials scaled to sum to exactly 255 (floor, with the rounding remainder
 /// given to the largest contribution, ties to the lower slot). A vertex with no
 /// contribution in the set gives 255 to the set's dominant material.
 #[inline]
-pub fn vertex_weights(acc: &MaterialAccumulator, set: &QuadSet) -> [u8; 4] {
+pub fn vertex_weights(corners: &CornerMaterials, set: &QuadSet) -> [u8; 4] {
     let mut w = [0u8; 4];
-    if set.len == 1 {
+    if set.len <= 1 {
         w[0] = 255;
         return w;
     }
     let len = set.len as usize;
     let mut c = [0u32; 4];
     for k in 0..len {
-        c[k] = acc.get(set.ids[k]);
+        c[k] = corners.contribution(set.ids[k]);
     }
     let total: u32 = c.iter().sum();
     if total == 0 {
         w[set.dominant_slot as usize] = 255;
         return w;
     }
+    // floor(c·255 / total) by multiplying with a rounded-up reciprocal: exact
+    // for numerators below 2^20 and divisors below 2^11 (Granlund–Montgomery),
+    // which covers c·255 <= 2040·255 and total <= 8·255.
+    let reciprocal = RECIPROCALS[total as usize];
     let mut assigned = 0u32;
     let mut largest = 0usize;
     for k in 0..len {
-        let v = c[k] * 255 / total;
+        let v = ((c[k] as u64 * 255 * reciprocal) >> 32) as u32;
         w[k] = v as u8;
         assigned += v;
         if c[k] > c[largest] {
@@ -175,12 +212,35 @@ pub fn vertex_weights(acc: &MaterialAccumulator, set: &QuadSet) -> [u8; 4] {
 mod tests {
     use super::*;
 
-    fn acc(pairs: &[(u8, u32)]) -> MaterialAccumulator {
-        let mut a = MaterialAccumulator::default();
-        for &(id, s) in pairs {
-            a.add(id, s);
+    /// Samples adding up to the given per-material sums (255 per sample at most).
+    fn acc(pairs: &[(u8, u32)]) -> CornerMaterials {
+        let mut ids = [0u8; 8];
+        let mut values = [0u8; 8];
+        let mut n = 0;
+        for &(id, mut s) in pairs {
+            while s > 0 {
+                let v = s.min(255);
+                ids[n] = id;
+                values[n] = v as u8;
+                n += 1;
+                s -= v;
+            }
         }
-        a
+        CornerMaterials::new(ids, values)
+    }
+
+    #[test]
+    fn contributions_ignore_empty_and_foreign_samples() {
+        let c = CornerMaterials::new([3, 3, 9, 3, 3, 3, 3, 3], [200, 100, 0, 255, 255, 255, 255, 255]);
+        assert_eq!(c.single(), Some(3));
+        assert_eq!(c.contribution(3), 200 + 100 + 5 * 255);
+        assert_eq!(c.contribution(9), 0);
+        let c = CornerMaterials::new([3, 3, 9, 40, 3, 3, 3, 3], [255; 8]);
+        assert_eq!(c.single(), None);
+        assert_eq!(c.contribution(9), 255);
+        assert_eq!(c.contribution(40), 0, "ids >= 32 never contribute");
+        assert_eq!(c.mask(), (1 << 3) | (1 << 9));
+        assert_eq!(CornerMaterials::default().single(), None);
     }
 
     #[test]
@@ -210,6 +270,16 @@ mod tests {
         assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
         // floor(100*255/307)=83, floor(200*255/307)=166, floor(7*255/307)=5; remainder 1 to slot 1.
         assert_eq!(w, [83, 167, 5, 0]);
+    }
+
+    #[test]
+    fn reciprocal_division_is_exact_for_every_vertex_total() {
+        for total in 1..=MAX_VERTEX_TOTAL as u64 {
+            for c in 0..=total {
+                let n = c * 255;
+                assert_eq!((n * RECIPROCALS[total as usize]) >> 32, n / total, "{c}/{total}");
+            }
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ use glam::{IVec3, Vec3};
 
 use super::chunk_mesh::ChunkMesh;
 use super::field::{Neighbourhood, PAD, SampleField};
-use super::materials::{MaterialAccumulator, QuadSet, select_quad_set, vertex_weights};
+use super::materials::{CornerMaterials, QuadSet, select_quad_set, vertex_weights};
 use crate::terrain::coords::{CELL_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::Grid;
 
@@ -43,19 +43,28 @@ pub struct MeshOptions {
     pub keep_cube_offsets: bool,
 }
 
-/// Per-cube results cached while a chunk is meshed.
+/// Per-cube results of pass 1.
 #[derive(Clone, Copy, Debug)]
 struct CubeData {
     /// Vertex offset inside the cube, `[0, 1]³`.
     offset: Vec3,
     /// Outward unit normal.
     normal: Vec3,
-    /// Solid material contributions of the 8 samples.
-    materials: MaterialAccumulator,
-    /// First emitted vertex of this cube (a cube emits one vertex per distinct
-    /// material set among its quads), chained through `vertex_next`.
+    /// Material and solid occupancy of the 8 samples.
+    materials: CornerMaterials,
+    /// Padded min-corner sample of the cube.
+    corner: [u8; 3],
+    /// The only contributing material, or [`MIXED`] when several contribute.
+    single: u16,
+    /// The cube's vertex for the one-material set `{single}`, once emitted.
+    single_vertex: u32,
+    /// First emitted blended vertex of this cube (a cube emits one vertex per
+    /// distinct material set among its quads), chained through `vertex_next`.
     first_vertex: u32,
 }
+
+/// `CubeData::single` when more than one material contributes.
+const MIXED: u16 = u16::MAX;
 
 /// A Surface Nets mesher with its reusable buffers (sample field and cube
 /// scratch); keep one per worker thread.
@@ -68,10 +77,10 @@ pub struct SurfaceNets {
 /// Per-call scratch memory of the extraction.
 #[derive(Debug, Default)]
 struct Scratch {
-    /// Slot of each cube in `cubes`, indexed by padded cube coordinate.
+    /// Slot of each surface cube in `cubes`, indexed by padded cube min
+    /// corner. Only entries written by pass 1 of the current call are read.
     cube_slot: Vec<u32>,
     cubes: Vec<CubeData>,
-    touched: Vec<u32>,
     vertex_next: Vec<u32>,
     vertex_sets: Vec<QuadSet>,
 }
@@ -129,88 +138,88 @@ impl SurfaceNets {
 }
 
 impl Scratch {
+    /// Pass 1 evaluates every surface cube (corners on both sides of the
+    /// threshold) of the cube range the owned edges use; pass 2 walks the
+    /// owned crossing edges and joins cube vertices into quads.
     fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
         let dim = field.dim;
         let n = field.n;
-        let cube_dim = dim; // padded cube coordinates share the sample indexing
-        if self.cube_slot.len() != cube_dim * cube_dim * cube_dim {
-            self.cube_slot = vec![NO_SLOT; cube_dim * cube_dim * cube_dim];
+        if self.cube_slot.len() != dim * dim * dim {
+            self.cube_slot = vec![NO_SLOT; dim * dim * dim];
         }
         self.cubes.clear();
         self.vertex_next.clear();
         self.vertex_sets.clear();
-        let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
         let rows = &field.inside_rows;
-        // Owned lower samples are padded indices PAD..PAD+n on every axis.
+
+        // Pass 1: cubes with padded min corner in PAD-1 ..= PAD+n-1 on each axis.
+        let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
+        for cz in PAD - 1..PAD + n {
+            for cy in PAD - 1..PAD + n {
+                let r00 = rows[cy + dim * cz];
+                let r10 = rows[cy + 1 + dim * cz];
+                let r01 = rows[cy + dim * (cz + 1)];
+                let r11 = rows[cy + 1 + dim * (cz + 1)];
+                let any = r00 | r10 | r01 | r11;
+                let all = r00 & r10 & r01 & r11;
+                let mut mixed = (any | (any >> 1)) & !(all & (all >> 1)) & cube_mask;
+                while mixed != 0 {
+                    let cx = mixed.trailing_zeros() as usize;
+                    mixed &= mixed - 1;
+                    let key = cx + dim * (cy + dim * cz);
+                    self.cube_slot[key] = self.cubes.len() as u32;
+                    self.cubes.push(evaluate_cube(field, [cx, cy, cz]));
+                }
+            }
+        }
+
+        // Pass 2: quads of the owned crossing edges (lower sample in PAD..PAD+n).
+        let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
         let own_mask: u64 = ((1u64 << n) - 1) << PAD;
         let mut em = Emitter {
-            field,
-            cube_slot: &mut self.cube_slot,
+            dim,
+            cube_slot: &self.cube_slot,
             cubes: &mut self.cubes,
-            touched: &mut self.touched,
             vertex_next: &mut self.vertex_next,
             vertex_sets: &mut self.vertex_sets,
             out,
             options,
             stud_scale,
         };
+        let (sy, sz) = (dim, dim * dim);
         for pz in PAD..PAD + n {
             for py in PAD..PAD + n {
                 let r = rows[py + dim * pz];
-                // X edges: sample x to x+1 in this row.
+                let base = dim * (py + dim * pz);
+                // X edges: sample x to x+1 in this row; cubes in the (y, z)
+                // plane, ordered for a +x normal.
                 let mut cross = (r ^ (r >> 1)) & own_mask;
                 while cross != 0 {
                     let px = cross.trailing_zeros() as usize;
                     cross &= cross - 1;
-                    let lower_inside = (r >> px) & 1 == 1;
-                    // Cubes around the edge in the (y, z) plane, ordered for a +x normal.
-                    let c = [
-                        [px, py - 1, pz - 1],
-                        [px, py, pz - 1],
-                        [px, py, pz],
-                        [px, py - 1, pz],
-                    ];
-                    em.quad(c, lower_inside);
+                    let k = base + px;
+                    em.quad([k - sy - sz, k - sz, k, k - sy], (r >> px) & 1 == 1);
                 }
-                // Y edges: row (y, z) against row (y+1, z).
+                // Y edges: row (y, z) against row (y+1, z); (z, x) plane for +y.
                 let mut cross = (r ^ rows[py + 1 + dim * pz]) & own_mask;
                 while cross != 0 {
                     let px = cross.trailing_zeros() as usize;
                     cross &= cross - 1;
-                    let lower_inside = (r >> px) & 1 == 1;
-                    // Ordered for a +y normal: (z, x) plane.
-                    let c = [
-                        [px - 1, py, pz - 1],
-                        [px - 1, py, pz],
-                        [px, py, pz],
-                        [px, py, pz - 1],
-                    ];
-                    em.quad(c, lower_inside);
+                    let k = base + px;
+                    em.quad([k - 1 - sz, k - 1, k, k - sz], (r >> px) & 1 == 1);
                 }
-                // Z edges: row (y, z) against row (y, z+1).
+                // Z edges: row (y, z) against row (y, z+1); (x, y) plane for +z.
                 let mut cross = (r ^ rows[py + dim * (pz + 1)]) & own_mask;
                 while cross != 0 {
                     let px = cross.trailing_zeros() as usize;
                     cross &= cross - 1;
-                    let lower_inside = (r >> px) & 1 == 1;
-                    // Ordered for a +z normal: (x, y) plane.
-                    let c = [
-                        [px - 1, py - 1, pz],
-                        [px, py - 1, pz],
-                        [px, py, pz],
-                        [px - 1, py, pz],
-                    ];
-                    em.quad(c, lower_inside);
+                    let k = base + px;
+                    em.quad([k - 1 - sy, k - sy, k, k - 1], (r >> px) & 1 == 1);
                 }
             }
         }
         out.skirt_start_vertex = out.positions.len() as u32;
         out.skirt_start_index = out.indices.len() as u32;
-        // Reset only the cube slots this chunk used.
-        for &i in self.touched.iter() {
-            self.cube_slot[i as usize] = NO_SLOT;
-        }
-        self.touched.clear();
     }
 }
 
@@ -231,10 +240,9 @@ pub fn owns_no_surface_l0(grid: &Grid, coord: ChunkCoord) -> bool {
 }
 
 struct Emitter<'a> {
-    field: &'a SampleField,
-    cube_slot: &'a mut Vec<u32>,
+    dim: usize,
+    cube_slot: &'a [u32],
     cubes: &'a mut Vec<CubeData>,
-    touched: &'a mut Vec<u32>,
     vertex_next: &'a mut Vec<u32>,
     vertex_sets: &'a mut Vec<QuadSet>,
     out: &'a mut ChunkMesh,
@@ -243,16 +251,36 @@ struct Emitter<'a> {
 }
 
 impl Emitter<'_> {
-    /// Emits the quad joining the vertices of 4 cubes (padded min corners),
+    /// Emits the quad joining the vertices of 4 surface cubes (padded keys),
     /// given in the order that faces +axis; reversed when the lower sample is outside.
-    #[inline]
-    fn quad(&mut self, cubes: [[usize; 3]; 4], lower_inside: bool) {
-        let slots = cubes.map(|c| self.cube(c));
-        let set = {
-            let accs = slots.map(|s| &self.cubes[s as usize].materials);
-            select_quad_set(accs)
+    #[inline(always)]
+    fn quad(&mut self, keys: [usize; 4], lower_inside: bool) {
+        let slots = keys.map(|k| self.cube_slot[k] as usize);
+        let single = self.cubes[slots[0]].single;
+        let v = if single != MIXED
+            && self.cubes[slots[1]].single == single
+            && self.cubes[slots[2]].single == single
+            && self.cubes[slots[3]].single == single
+        {
+            // One material on all 4 vertices: the set is just that material,
+            // and each cube has at most one such vertex.
+            slots.map(|s| match self.cubes[s].single_vertex {
+                NO_SLOT => {
+                    let set = QuadSet {
+                        ids: [single as u8; 4],
+                        len: 1,
+                        dominant_slot: 0,
+                    };
+                    let v = self.new_vertex(s, &set);
+                    self.cubes[s].single_vertex = v;
+                    v
+                }
+                v => v,
+            })
+        } else {
+            let set = select_quad_set(slots.map(|s| &self.cubes[s].materials));
+            slots.map(|s| self.blended_vertex(s, &set))
         };
-        let v = [0, 1, 2, 3].map(|i| self.vertex(slots[i], cubes[i], &set));
         let idx = &mut self.out.indices;
         if lower_inside {
             idx.extend_from_slice(&[v[0], v[1], v[2], v[0], v[2], v[3]]);
@@ -261,27 +289,11 @@ impl Emitter<'_> {
         }
     }
 
-    /// The slot of the cube with padded min corner `c`, evaluating it on first use.
+    /// The vertex of cube `slot` carrying the multi-material `set`, created on
+    /// first use; a cube's blended vertices are chained through `vertex_next`.
     #[inline]
-    fn cube(&mut self, c: [usize; 3]) -> u32 {
-        let dim = self.field.dim;
-        let key = c[0] + dim * (c[1] + dim * c[2]);
-        let slot = self.cube_slot[key];
-        if slot != NO_SLOT {
-            return slot;
-        }
-        let slot = self.cubes.len() as u32;
-        self.cubes.push(evaluate_cube(self.field, c));
-        self.cube_slot[key] = slot;
-        self.touched.push(key as u32);
-        slot
-    }
-
-    /// The vertex of cube `slot` carrying material set `set`, created on first use.
-    #[inline]
-    fn vertex(&mut self, slot: u32, c: [usize; 3], set: &QuadSet) -> u32 {
-        let cube = self.cubes[slot as usize];
-        let mut v = cube.first_vertex;
+    fn blended_vertex(&mut self, slot: usize, set: &QuadSet) -> u32 {
+        let mut v = self.cubes[slot].first_vertex;
         let mut last = NO_SLOT;
         while v != NO_SLOT {
             if self.vertex_sets[v as usize] == *set {
@@ -290,55 +302,44 @@ impl Emitter<'_> {
             last = v;
             v = self.vertex_next[v as usize];
         }
-        let index = self.out.positions.len() as u32;
-        let local = IVec3::new(
-            c[0] as i32 - PAD as i32,
-            c[1] as i32 - PAD as i32,
-            c[2] as i32 - PAD as i32,
-        );
-        let pos = (local.as_vec3() + Vec3::splat(0.5) + cube.offset) * self.stud_scale;
-        self.out.positions.push(pos);
-        self.out.normals.push(cube.normal);
-        self.out.material_ids.push(set.ids);
-        self.out
-            .material_weights
-            .push(vertex_weights(&cube.materials, set));
-        self.out
-            .vertex_cubes
-            .push([local.x as i8, local.y as i8, local.z as i8]);
-        if self.options.keep_cube_offsets {
-            self.out.cube_offsets.push(cube.offset);
-        }
-        self.vertex_next.push(NO_SLOT);
-        self.vertex_sets.push(*set);
+        let index = self.new_vertex(slot, set);
         if last == NO_SLOT {
-            self.cubes[slot as usize].first_vertex = index;
+            self.cubes[slot].first_vertex = index;
         } else {
             self.vertex_next[last as usize] = index;
         }
         index
     }
-}
 
-/// Corner `i` of a cube has offset `(i & 1, (i >> 1) & 1, (i >> 2) & 1)`.
-const CUBE_EDGES: [(usize, usize); 12] = [
-    (0, 1),
-    (2, 3),
-    (4, 5),
-    (6, 7),
-    (0, 2),
-    (1, 3),
-    (4, 6),
-    (5, 7),
-    (0, 4),
-    (1, 5),
-    (2, 6),
-    (3, 7),
-];
-
-#[inline]
-fn corner_offset(i: usize) -> Vec3 {
-    Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)
+    /// Appends the vertex of cube `slot` with material set `set`.
+    fn new_vertex(&mut self, slot: usize, set: &QuadSet) -> u32 {
+        let cube = &self.cubes[slot];
+        let index = self.out.positions.len() as u32;
+        let local = IVec3::new(
+            cube.corner[0] as i32 - PAD as i32,
+            cube.corner[1] as i32 - PAD as i32,
+            cube.corner[2] as i32 - PAD as i32,
+        );
+        let pos = (local.as_vec3() + Vec3::splat(0.5) + cube.offset) * self.stud_scale;
+        let weights = if set.len <= 1 {
+            [255, 0, 0, 0]
+        } else {
+            vertex_weights(&cube.materials, set)
+        };
+        let out = &mut *self.out;
+        out.positions.push(pos);
+        out.normals.push(cube.normal);
+        out.material_ids.push(set.ids);
+        out.material_weights.push(weights);
+        out.vertex_cubes
+            .push([local.x as i8, local.y as i8, local.z as i8]);
+        if self.options.keep_cube_offsets {
+            out.cube_offsets.push(cube.offset);
+        }
+        self.vertex_next.push(NO_SLOT);
+        self.vertex_sets.push(*set);
+        index
+    }
 }
 
 /// Evaluates the cube with padded min corner `c`: vertex offset (mean of the
@@ -349,59 +350,90 @@ fn corner_offset(i: usize) -> Vec3 {
 #[inline]
 fn evaluate_cube(field: &SampleField, c: [usize; 3]) -> CubeData {
     let dim = field.dim;
-    let base = c[0] + dim * (c[1] + dim * c[2]);
-    let sx = 1usize;
-    let sy = dim;
-    let sz = dim * dim;
-    let corner_index = |i: usize| base + (i & 1) * sx + ((i >> 1) & 1) * sy + ((i >> 2) & 1) * sz;
-    let s = &field.solid;
-    let values: [u8; 8] = std::array::from_fn(|i| s[corner_index(i)]);
+    let (sy, sz) = (dim, dim * dim);
+    let base = c[0] + sy * c[1] + sz * c[2];
+    let s = &field.solid[..];
+    let corner_offsets = [0, 1, sy, sy + 1, sz, sz + 1, sz + sy, sz + sy + 1];
+    // Plain loops rather than `array::map`, which does not always inline here.
+    let mut v = [0i32; 8];
+    let mut ids = [0u8; 8];
+    let mut values = [0u8; 8];
+    for i in 0..8 {
+        let k = base + corner_offsets[i];
+        values[i] = s[k];
+        v[i] = s[k] as i32;
+        ids[i] = field.material[k];
+    }
 
     // Offset: mean of the crossings (threshold 127.5 in occupancy units).
-    let mut sum = Vec3::ZERO;
+    // Crossing edges from the corners' inside bits: along axis a, corner i
+    // (with bit a clear) pairs with corner i | (1 << a). Each component of the
+    // sum is updated through registers, never a dynamically indexed array.
+    let mut inside = 0u32;
+    for (i, &x) in v.iter().enumerate() {
+        inside |= ((x >= 128) as u32) << i;
+    }
+    const LOWER: [u32; 3] = [0b0101_0101, 0b0011_0011, 0b0000_1111];
+    let mut sum = [0.0f32; 3];
     let mut count = 0u32;
-    for &(a, b) in &CUBE_EDGES {
-        let (va, vb) = (values[a], values[b]);
-        if (va >= 128) != (vb >= 128) {
-            let t = (127.5 - va as f32) / (vb as f32 - va as f32);
-            sum += corner_offset(a) + (corner_offset(b) - corner_offset(a)) * t;
+    for axis in 0..3 {
+        let (u, w) = ((axis + 1) % 3, (axis + 2) % 3);
+        let mut cross = (inside ^ (inside >> (1 << axis))) & LOWER[axis];
+        while cross != 0 {
+            let a = cross.trailing_zeros() as usize;
+            cross &= cross - 1;
+            let b = a | (1 << axis);
+            let t = (127.5 - v[a] as f32) / (v[b] - v[a]) as f32;
+            sum[axis] += t;
+            sum[u] += ((a >> u) & 1) as f32;
+            sum[w] += ((a >> w) & 1) as f32;
             count += 1;
         }
     }
-    let offset = if count > 0 {
-        sum / count as f32
-    } else {
-        Vec3::splat(0.5)
-    };
+    // A surface cube has at least one crossing edge.
+    let inv = 1.0 / count.max(1) as f32;
+    let offset = Vec3::new(sum[0] * inv, sum[1] * inv, sum[2] * inv);
 
     // Normal: central differences at each corner, trilinearly interpolated.
-    let mut grad = Vec3::ZERO;
+    // Along each axis a corner's difference uses its partner corner and one
+    // sample just outside the cube.
+    let w = [
+        [1.0 - offset.x, offset.x],
+        [1.0 - offset.y, offset.y],
+        [1.0 - offset.z, offset.z],
+    ];
+    let strides = [1usize, sy, sz];
+    let mut grad = [0.0f32; 3];
     for i in 0..8 {
-        let k = corner_index(i);
-        let g = Vec3::new(
-            s[k + sx] as f32 - s[k - sx] as f32,
-            s[k + sy] as f32 - s[k - sy] as f32,
-            s[k + sz] as f32 - s[k - sz] as f32,
-        );
-        let o = corner_offset(i);
-        let w = (if o.x > 0.0 { offset.x } else { 1.0 - offset.x })
-            * (if o.y > 0.0 { offset.y } else { 1.0 - offset.y })
-            * (if o.z > 0.0 { offset.z } else { 1.0 - offset.z });
-        grad += g * w;
-    }
-    let normal = (-grad).try_normalize().unwrap_or(Vec3::Y);
-
-    let mut materials = MaterialAccumulator::default();
-    let m = &field.material;
-    for i in 0..8 {
-        if values[i] > 0 {
-            materials.add(m[corner_index(i)], values[i] as u32);
+        let bits = [i & 1, (i >> 1) & 1, (i >> 2) & 1];
+        let weight = w[0][bits[0]] * w[1][bits[1]] * w[2][bits[2]];
+        let k = base + corner_offsets[i];
+        for axis in 0..3 {
+            let bit = 1 << axis;
+            let d = if bits[axis] == 0 {
+                v[i | bit] - s[k - strides[axis]] as i32
+            } else {
+                s[k + strides[axis]] as i32 - v[i & !bit]
+            };
+            grad[axis] += d as f32 * weight;
         }
     }
+    let normal = Vec3::new(-grad[0], -grad[1], -grad[2])
+        .try_normalize()
+        .unwrap_or(Vec3::Y);
+
+    // Materials: solid contributions of the 8 samples.
+    let m = &field.material[..];
+    // Materials: solid contributions of the 8 samples (spec §5).
+    let materials = CornerMaterials::new(ids, values);
+    let single = materials.single().map_or(MIXED, u16::from);
     CubeData {
         offset,
         normal,
         materials,
+        corner: [c[0] as u8, c[1] as u8, c[2] as u8],
+        single,
+        single_vertex: NO_SLOT,
         first_vertex: NO_SLOT,
     }
 }
