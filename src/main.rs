@@ -233,7 +233,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_windowed(_cli: &Cli) -> anyhow::Result<()> {
+fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -243,8 +243,15 @@ fn run_windowed(_cli: &Cli) -> anyhow::Result<()> {
              out.png to render without a window"
         );
     }
-    // TODO(lead): launch `strata::editor::run(...)` here once the windowed editor exists.
-    bail!("the windowed editor is not available yet; run with --headless --screenshot out.png")
+    let options = strata::editor::EditorOptions {
+        world: world_source(cli)?,
+        camera: cli
+            .camera
+            .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg)),
+        window_size: [cli.size.0, cli.size.1],
+    };
+    strata::editor::run(options).context("the editor stopped with an error")?;
+    Ok(())
 }
 
 #[cfg(test)]

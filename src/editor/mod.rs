@@ -2,5 +2,9 @@
 //! picking and sculpting. The only layer (with `render`) that touches
 //! windowing and GUI crates.
 
+pub mod app;
+pub mod fly_controls;
 pub mod panel;
 pub mod picking;
+
+pub use app::{EditorError, EditorOptions, run};

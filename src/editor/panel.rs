@@ -107,11 +107,17 @@ impl EditorPanel {
                 &mut self.radius_cells,
                 *BRUSH_RADIUS_RANGE_CELLS.start()..=*BRUSH_RADIUS_RANGE_CELLS.end(),
             )
-            .text("radius (cells)")
+            .text("radius")
+            .suffix(" cells")
+            .fixed_decimals(1)
             .logarithmic(true),
         )
         .on_hover_text("Brush radius in cells (1 cell = 4 studs). Keys [ and ]");
-        ui.add(egui::Slider::new(&mut self.strength, 0.05..=1.0).text("strength"))
+        ui.add(
+            egui::Slider::new(&mut self.strength, 0.05..=1.0)
+                .text("strength")
+                .fixed_decimals(2),
+        )
             .on_hover_text("How far each application moves toward the brush shape");
         ui.add_space(4.0);
 

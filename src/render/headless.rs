@@ -17,9 +17,9 @@ use crate::editor::panel::{EditorPanel, PanelStats};
 use crate::pipeline::WorldMeshes;
 use crate::terrain::Grid;
 use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
-use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap};
+use crate::terrain::world_source::WorldSourceError;
 
+use super::egui_pass::EguiPainter;
 use super::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 
 /// Colour format the 3D renderer draws headless frames in (a view of the
@@ -44,12 +44,9 @@ pub enum HeadlessError {
     /// Image size zero or too large.
     #[error("image size {0}x{1} is invalid: each side must be 1..={MAX_IMAGE_SIDE} pixels")]
     InvalidSize(u32, u32),
-    /// The world generator rejected its settings.
+    /// The world could not be generated or imported.
     #[error(transparent)]
-    Generate(#[from] GenerateError),
-    /// The heightmap could not be imported (the message names the file).
-    #[error(transparent)]
-    Import(#[from] ImportError),
+    World(#[from] WorldSourceError),
     /// Reading the rendered frame back from the GPU failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
@@ -66,7 +63,7 @@ pub enum HeadlessError {
 /// The egui overlay: context, wgpu renderer, and the editor panel it shows.
 struct UiOverlay {
     ctx: egui::Context,
-    renderer: egui_wgpu::Renderer,
+    painter: EguiPainter,
     panel: EditorPanel,
 }
 
@@ -160,16 +157,7 @@ impl HeadlessRenderer {
         });
         let ui = with_ui.then(|| UiOverlay {
             ctx: egui::Context::default(),
-            renderer: egui_wgpu::Renderer::new(
-                &gpu.device,
-                storage_format,
-                egui_wgpu::RendererOptions {
-                    msaa_samples: 1,
-                    depth_stencil_format: None,
-                    dithering: false,
-                    predictable_texture_filtering: false,
-                },
-            ),
+            painter: EguiPainter::new(&gpu.device, storage_format),
             panel: EditorPanel::default(),
         });
         Ok(HeadlessRenderer {
@@ -315,46 +303,16 @@ impl HeadlessRenderer {
 
         let mut extra_cmds = Vec::new();
         if let (Some(ui), Some(mut out)) = (self.ui.as_mut(), ui_output) {
-            let screen = egui_wgpu::ScreenDescriptor {
-                size_in_pixels: self.size_px,
-                pixels_per_point: 1.0,
-            };
-            for (id, deltas) in &out.textures_delta.set {
-                for delta in deltas {
-                    ui.renderer.update_texture(device, queue, *id, delta);
-                }
-            }
-            let jobs = ui.ctx.tessellate(std::mem::take(&mut out.shapes), 1.0);
-            extra_cmds = ui
-                .renderer
-                .update_buffers(device, queue, &mut encoder, &jobs, &screen);
-            {
-                let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("headless egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &self.ui_view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
-                // egui-wgpu records into a 'static pass; the pass still ends
-                // before the encoder is used again (end of this block).
-                let mut pass = pass.forget_lifetime();
-                ui.renderer.render(&mut pass, &jobs, &screen);
-            }
-            for id in &out.textures_delta.free {
-                ui.renderer.free_texture(id);
-            }
-            // All deltas are applied (egui asserts that none is dropped unapplied).
-            out.textures_delta.clear();
+            out.pixels_per_point = 1.0;
+            extra_cmds = ui.painter.paint(
+                device,
+                queue,
+                &mut encoder,
+                &self.ui_view,
+                self.size_px,
+                &ui.ctx,
+                &mut out,
+            );
         }
 
         let [w, h] = self.size_px;
@@ -467,21 +425,7 @@ pub fn frame_settings_for(camera: &Camera, meshes: &WorldMeshes) -> FrameSetting
     }
 }
 
-/// Where the world of a screenshot comes from.
-#[derive(Clone, Debug)]
-pub enum WorldSource {
-    /// The default generator.
-    Generated(GeneratorSettings),
-    /// A heightmap PNG (with its optional JSON sidecar).
-    Heightmap {
-        /// The PNG file.
-        path: PathBuf,
-        /// Import settings.
-        settings: HeightmapSettings,
-    },
-    /// A grid built by the caller (tests, tools).
-    Grid(Grid),
-}
+pub use crate::terrain::world_source::WorldSource;
 
 /// Everything `strata --headless --screenshot` needs.
 #[derive(Clone, Debug)]
@@ -573,11 +517,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         return Err(HeadlessError::InvalidSize(w, h));
     }
     let world_start = Instant::now();
-    let grid = match &options.world {
-        WorldSource::Generated(settings) => generate_world(settings)?,
-        WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
-        WorldSource::Grid(grid) => grid.clone(),
-    };
+    let grid = options.world.build()?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     let mut meshes = WorldMeshes::build_all(&grid);
     let mesh_ms = meshes.last_mesh_ms;

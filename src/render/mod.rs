@@ -55,6 +55,7 @@
 //! [`DEPTH_FORMAT`] attachment cleared to [`DEPTH_CLEAR`] (reversed-Z).
 
 pub mod chunk_buffers;
+pub mod egui_pass;
 pub mod globals;
 pub mod gpu;
 pub mod headless;

@@ -1,0 +1,426 @@
+//! The editor window: a winit application that owns the grid, its meshes,
+//! the renderer and the egui panel, and turns input into camera motion and
+//! brush edits.
+//!
+//! Each frame: move the camera, run the panel, pick the surface under the
+//! cursor (CPU ray cast against the displayed meshes), apply the brush while
+//! the left button is held, re-mesh exactly the chunks the edit reached,
+//! upload exactly those, then draw terrain and panel.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use winit::application::ApplicationHandler;
+use winit::dpi::LogicalSize;
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::camera::Camera;
+use crate::pipeline::WorldMeshes;
+use crate::render::egui_pass::EguiPainter;
+use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
+use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
+use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, BrushMode, apply_brush};
+use crate::terrain::grid::Grid;
+use crate::terrain::world_source::{WorldSource, WorldSourceError};
+
+use super::fly_controls::FlyControls;
+use super::panel::{EditorPanel, PanelStats};
+use super::picking::{PickHit, pick};
+
+/// Longest ray the brush cursor is picked along, in studs.
+pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
+/// Brush applications per second while the left button is held.
+pub const BRUSH_RATE_HZ: f64 = 30.0;
+
+/// What the editor opens with.
+#[derive(Clone, Debug)]
+pub struct EditorOptions {
+    /// The world to open.
+    pub world: WorldSource,
+    /// Initial camera; `None` frames the terrain.
+    pub camera: Option<Camera>,
+    /// Initial window size in logical pixels.
+    pub window_size: [u32; 2],
+}
+
+/// Why the editor could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum EditorError {
+    /// The world could not be built.
+    #[error(transparent)]
+    World(#[from] WorldSourceError),
+    /// No display connection or event loop.
+    #[error("cannot open a window: {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    /// The window could not be created.
+    #[error("cannot create the window: {0}")]
+    Window(#[from] winit::error::OsError),
+    /// No surface for the window.
+    #[error("cannot create a drawing surface: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+    /// No GPU adapter or device.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// The surface offers no format egui can draw into.
+    #[error("the window surface offers no usable colour format")]
+    SurfaceFormat,
+}
+
+/// Opens the editor window and runs until it is closed.
+///
+/// # Errors
+/// [`EditorError`] when the world cannot be built or no window or GPU is available.
+pub fn run(options: EditorOptions) -> Result<(), EditorError> {
+    let start = Instant::now();
+    let grid = options.world.build()?;
+    let meshes = WorldMeshes::build_all(&grid);
+    log::info!(
+        "world ready in {:.0} ms ({} chunks, {} meshed)",
+        start.elapsed().as_secs_f64() * 1e3,
+        grid.chunk_count(),
+        meshes.len()
+    );
+    let event_loop = EventLoop::new()?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App {
+        options,
+        grid,
+        meshes,
+        window: None,
+        error: None,
+    };
+    event_loop.run_app(&mut app)?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    options: EditorOptions,
+    grid: Grid,
+    meshes: WorldMeshes,
+    window: Option<WindowState>,
+    error: Option<EditorError>,
+}
+
+/// Everything that exists only while the window does.
+struct WindowState {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    gpu: Gpu,
+    adapter: String,
+    renderer: Renderer,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_painter: EguiPainter,
+    camera: Camera,
+    controls: FlyControls,
+    panel: EditorPanel,
+    viewport: ViewportRect,
+    cursor_px: Option<[f32; 2]>,
+    sculpting: bool,
+    hit: Option<PickHit>,
+    last_frame: Instant,
+    frame_ms: f32,
+    last_brush: Option<Instant>,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_some() {
+            return;
+        }
+        match self.open_window(event_loop) {
+            Ok(state) => {
+                state.window.request_redraw();
+                self.window = Some(state);
+            }
+            Err(e) => {
+                self.error = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = self.window.as_mut() else {
+            return;
+        };
+        let response = state.egui_state.on_window_event(&state.window, &event);
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                state.config.width = size.width.max(1);
+                state.config.height = size.height.max(1);
+                state.surface.configure(&state.gpu.device, &state.config);
+            }
+            WindowEvent::Focused(false) => {
+                state.controls.release_all();
+                state.sculpting = false;
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                if response.consumed || state.egui_ctx.egui_wants_keyboard_input() {
+                    return;
+                }
+                if let PhysicalKey::Code(code) = event.physical_key {
+                    let pressed = event.state == ElementState::Pressed;
+                    if !state.controls.set_key(code, pressed) && pressed {
+                        state.on_shortcut(code);
+                    }
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                state.cursor_px = Some([position.x as f32, position.y as f32]);
+            }
+            WindowEvent::CursorLeft { .. } => state.cursor_px = None,
+            WindowEvent::MouseInput {
+                state: button_state,
+                button,
+                ..
+            } => {
+                let pressed = button_state == ElementState::Pressed;
+                let over_ui = response.consumed || state.egui_ctx.egui_wants_pointer_input();
+                match button {
+                    MouseButton::Left => state.sculpting = pressed && !over_ui,
+                    MouseButton::Right => {
+                        state.controls.looking = pressed && !over_ui;
+                    }
+                    _ => {}
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                if !response.consumed && !state.egui_ctx.egui_wants_pointer_input() {
+                    let lines = match delta {
+                        MouseScrollDelta::LineDelta(_, y) => y,
+                        MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                    };
+                    state.controls.on_wheel(lines);
+                }
+            }
+            WindowEvent::RedrawRequested => {
+                state.frame(&mut self.grid, &mut self.meshes);
+            }
+            _ => {}
+        }
+    }
+
+    fn device_event(&mut self, _: &ActiveEventLoop, _: DeviceId, event: DeviceEvent) {
+        if let (Some(state), DeviceEvent::MouseMotion { delta }) = (self.window.as_mut(), event) {
+            state.controls.on_mouse_delta(&mut state.camera, delta.0, delta.1);
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(state) = &self.window {
+            state.window.request_redraw();
+        }
+    }
+}
+
+impl App {
+    fn open_window(&mut self, event_loop: &ActiveEventLoop) -> Result<WindowState, EditorError> {
+        let [w, h] = self.options.window_size;
+        let attributes = Window::default_attributes()
+            .with_title("Strata")
+            .with_inner_size(LogicalSize::new(w, h));
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let instance = Gpu::create_instance(Some(Box::new(event_loop.owned_display_handle())));
+        let surface = instance.create_surface(window.clone())?;
+        let gpu = Gpu::for_surface(instance, &surface)?;
+        let caps = surface.get_capabilities(&gpu.adapter);
+        let format = egui_wgpu::preferred_framebuffer_format(&caps.formats)
+            .map_err(|_| EditorError::SurfaceFormat)?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
+            .ok_or(EditorError::SurfaceFormat)?;
+        config.format = format;
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface.configure(&gpu.device, &config);
+        // Software rasterizers stay interactive without MSAA.
+        let samples = if gpu.is_software() {
+            1
+        } else {
+            gpu.msaa_sample_count(format)
+        };
+        let mut renderer = Renderer::new(&gpu, format, samples);
+        renderer.sync_meshes(&mut self.meshes);
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_painter = EguiPainter::new(&gpu.device, format);
+        let aspect = size.width.max(1) as f32 / size.height.max(1) as f32;
+        let camera = self
+            .options
+            .camera
+            .unwrap_or_else(|| frame_terrain(&self.grid, &self.meshes, aspect));
+        let adapter = gpu.adapter_summary();
+        log::info!("editor window on {adapter}, {samples}x MSAA, {format:?}");
+        Ok(WindowState {
+            window,
+            surface,
+            config,
+            adapter,
+            renderer,
+            egui_ctx,
+            egui_state,
+            egui_painter,
+            camera,
+            controls: FlyControls::default(),
+            panel: EditorPanel::default(),
+            viewport: ViewportRect::full([size.width.max(1), size.height.max(1)]),
+            cursor_px: None,
+            sculpting: false,
+            hit: None,
+            last_frame: Instant::now(),
+            frame_ms: 0.0,
+            last_brush: None,
+            gpu,
+        })
+    }
+}
+
+impl WindowState {
+    /// Keyboard shortcuts outside the fly keys.
+    fn on_shortcut(&mut self, code: KeyCode) {
+        let (lo, hi) = (
+            *BRUSH_RADIUS_RANGE_CELLS.start(),
+            *BRUSH_RADIUS_RANGE_CELLS.end(),
+        );
+        match code {
+            KeyCode::Digit1 => self.panel.tool = BrushMode::Add,
+            KeyCode::Digit2 => self.panel.tool = BrushMode::Subtract,
+            KeyCode::BracketLeft => {
+                self.panel.radius_cells = (self.panel.radius_cells / 1.2).clamp(lo, hi);
+            }
+            KeyCode::BracketRight => {
+                self.panel.radius_cells = (self.panel.radius_cells * 1.2).clamp(lo, hi);
+            }
+            _ => {}
+        }
+    }
+
+    fn frame(&mut self, grid: &mut Grid, meshes: &mut WorldMeshes) {
+        let now = Instant::now();
+        let dt_secs = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
+        self.frame_ms = dt_secs * 1e3;
+        self.last_frame = now;
+        self.controls.update(&mut self.camera, dt_secs);
+
+        // Panel first: it decides the 3D viewport.
+        let mut stats: PanelStats = panel_stats(&self.adapter, grid, meshes, &self.camera);
+        stats.frame_ms = self.frame_ms;
+        stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
+        stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
+        let raw_input = self.egui_state.take_egui_input(&self.window);
+        let mut panel_points = 0.0;
+        let panel = &mut self.panel;
+        let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
+            panel_points = panel.show(ctx, &stats);
+        });
+        self.egui_state
+            .handle_platform_output(&self.window, std::mem::take(&mut egui_out.platform_output));
+        let [w, h] = [self.config.width, self.config.height];
+        let panel_px = (panel_points * egui_out.pixels_per_point).clamp(0.0, w as f32 - 1.0);
+        self.viewport = ViewportRect {
+            x: panel_px,
+            y: 0.0,
+            width: w as f32 - panel_px,
+            height: h as f32,
+        };
+        self.camera.aspect = self.viewport.width / self.viewport.height.max(1.0);
+
+        // Brush cursor and sculpting.
+        self.hit = self.pick_under_cursor(meshes);
+        if self.sculpting
+            && let Some(hit) = self.hit
+            && self
+                .last_brush
+                .is_none_or(|t| now.duration_since(t) >= Duration::from_secs_f64(1.0 / BRUSH_RATE_HZ))
+        {
+            self.last_brush = Some(now);
+            match apply_brush(grid, &self.panel.brush(), hit.pos_world) {
+                Ok(report) if report.is_change() => {
+                    meshes.apply_edit(grid, &report);
+                }
+                Ok(_) => {}
+                Err(e) => log::warn!("brush not applied: {e}"),
+            }
+        }
+        self.renderer.sync_meshes(meshes);
+
+        let mut settings: FrameSettings = frame_settings_for(&self.camera, meshes);
+        settings.brush = self.hit.map(|hit| BrushCursor {
+            centre_world: hit.pos_world,
+            radius_studs: self.panel.radius_cells * crate::terrain::coords::CELL_SIZE_STUDS,
+            mode: self.panel.tool,
+        });
+        self.renderer.prepare(
+            &self.gpu.queue,
+            &self.camera,
+            &settings,
+            self.viewport.size_px(),
+        );
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                egui_out.textures_delta.clear();
+                return;
+            }
+            other => {
+                log::debug!("skipping frame: {other:?}");
+                egui_out.textures_delta.clear();
+                return;
+            }
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("editor frame"),
+            });
+        self.renderer
+            .render(&mut encoder, &view, [w, h], Some(self.viewport));
+        let mut cmds = self.egui_painter.paint(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &mut encoder,
+            &view,
+            [w, h],
+            &self.egui_ctx,
+            &mut egui_out,
+        );
+        cmds.push(encoder.finish());
+        self.gpu.queue.submit(cmds);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+    }
+
+    /// The surface hit under the mouse cursor, if the cursor is over the 3D view
+    /// and the camera is not being turned.
+    fn pick_under_cursor(&self, meshes: &WorldMeshes) -> Option<PickHit> {
+        let [cx, cy] = self.cursor_px?;
+        let vp = self.viewport;
+        if self.controls.looking || cx < vp.x || cy < vp.y || cx >= vp.x + vp.width || cy >= vp.y + vp.height {
+            return None;
+        }
+        let (origin, dir) = self
+            .camera
+            .ray_from_screen(cx - vp.x, cy - vp.y, vp.width, vp.height);
+        pick(meshes, origin, dir, PICK_DISTANCE_STUDS)
+    }
+}

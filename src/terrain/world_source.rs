@@ -1,0 +1,52 @@
+//! Where a world comes from: the default generator, a heightmap import, or a
+//! grid built by the caller. One place that turns a choice into a [`Grid`],
+//! shared by the window, headless screenshots and tests.
+
+use std::path::PathBuf;
+
+use super::generate::{GenerateError, GeneratorSettings, generate_world};
+use super::grid::Grid;
+use super::heightmap::{HeightmapSettings, ImportError, import_heightmap};
+
+/// The source of a world.
+#[derive(Clone, Debug)]
+pub enum WorldSource {
+    /// The default generator.
+    Generated(GeneratorSettings),
+    /// A heightmap PNG (with its optional JSON sidecar).
+    Heightmap {
+        /// The PNG file.
+        path: PathBuf,
+        /// Import settings.
+        settings: HeightmapSettings,
+    },
+    /// A grid built by the caller (tests, tools).
+    Grid(Grid),
+}
+
+/// Why a world could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldSourceError {
+    /// The world generator rejected its settings.
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    /// The heightmap could not be imported (the message names the file).
+    #[error(transparent)]
+    Import(#[from] ImportError),
+}
+
+impl WorldSource {
+    /// Builds the grid: generates, imports, or clones the given grid (a clone
+    /// shares storage but has a fresh generation).
+    ///
+    /// # Errors
+    /// [`WorldSourceError`] for invalid generator settings or a heightmap that
+    /// cannot be imported.
+    pub fn build(&self) -> Result<Grid, WorldSourceError> {
+        Ok(match self {
+            WorldSource::Generated(settings) => generate_world(settings)?,
+            WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
+            WorldSource::Grid(grid) => grid.clone(),
+        })
+    }
+}
