@@ -242,14 +242,20 @@ impl Strata {
 /// Cell rows are counted down from the top solid cell `top = floor(height)`:
 /// the top `surface_cells` rows get `surface` (or cliff strata when `None`),
 /// the next `soil_cells` rows get `soil`, and deeper rows are strata when
-/// `y >= strata_floor_y`, plain rock otherwise. The top cell's occupancy is
-/// `round(clamp(height − top, 0, 1) · 255)`, which puts the 0.5 crossing of
-/// the solid fraction near `y = height`. Empty cells below
-/// `water_level_cells` become water (the top one fractional).
+/// `y >= strata_floor_y`, plain rock otherwise. Occupancy approximates a
+/// signed distance to the surface: `round(clamp(0.5 + (height − (y + 0.5)) /
+/// ramp, 0, 1) · 255)` with `ramp = sqrt(1 + slope²)` cells, so the 0.5
+/// crossing lies at `y = height` and a steep face is as smooth across columns
+/// as a flat one is across rows (on flat ground `ramp = 1` and only the top
+/// cell is fractional; with vertical distance alone, cliffs would show one
+/// step per cell row). Empty cells below `water_level_cells` become water (the
+/// top one fractional).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ColumnSpec {
     /// Surface height, in cells (absolute `y`).
     pub height_cells: f64,
+    /// Vertical extent of the fractional band, in cells: `sqrt(1 + slope²)` (>= 1).
+    pub ramp_cells: f64,
     /// Lowest solid cell row; rows below are empty.
     pub floor_y: i32,
     /// Surface material, or `None` for exposed strata (cliffs).
@@ -275,17 +281,49 @@ pub(crate) fn fractional_occupancy(h: f64, j: i32) -> u8 {
     ((h - j as f64).clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
+/// Occupancy of row `y` under a surface at height `h` whose fractional band is
+/// `ramp` cells tall: `round(clamp(0.5 + (h − (y + 0.5)) / ramp, 0, 1) · 255)`.
+/// Equals [`fractional_occupancy`] when `ramp == 1`.
+#[inline]
+pub(crate) fn ramp_occupancy(h: f64, ramp: f64, y: i32) -> u8 {
+    ((0.5 + (h - (y as f64 + 0.5)) / ramp).clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// Tallest fractional band, in cells. Beyond this the column-based distance
+/// estimate smears sheer one-column cliffs into their neighbours.
+pub(crate) const MAX_RAMP_CELLS: f64 = 4.0;
+
+/// Vertical band height for a surface of gradient magnitude `slope` (cells
+/// per cell): `sqrt(1 + slope²)`, at most [`MAX_RAMP_CELLS`].
+#[inline]
+pub(crate) fn ramp_for_slope(slope: f64) -> f64 {
+    (1.0 + slope * slope).sqrt().min(MAX_RAMP_CELLS)
+}
+
 impl ColumnSpec {
-    /// Row of the top (possibly fractional) solid cell.
+    /// Row of the top (possibly fractional) solid cell: the row holding the
+    /// upper end of the fractional band.
     #[inline]
     fn top_y(&self) -> i32 {
+        (self.height_cells - 0.5 + 0.5 * self.ramp_cells).floor() as i32
+    }
+
+    /// Rows below this are full (the band's lower end rounds to 255 or more).
+    #[inline]
+    fn full_below_y(&self) -> i32 {
+        (self.height_cells - 0.5 - 0.5 * self.ramp_cells).floor() as i32 + 1
+    }
+
+    /// Row of the visible surface, from which material depth is counted.
+    #[inline]
+    fn surface_y(&self) -> i32 {
         self.height_cells.floor() as i32
     }
 
     /// Rows `[floor_y, rock_below_y)` are all full plain rock.
     pub(crate) fn rock_below_y(&self) -> i32 {
-        let below_soil = self.top_y() - self.surface_cells.max(1) - self.soil_cells + 1;
-        below_soil.min(self.strata_floor_y).min(self.top_y())
+        let below_soil = self.surface_y() - self.surface_cells.max(1) - self.soil_cells + 1;
+        below_soil.min(self.strata_floor_y).min(self.full_below_y())
     }
 
     /// Rows at or above this are empty (no solid, no water).
@@ -304,11 +342,10 @@ impl ColumnSpec {
         if y < self.floor_y {
             return Cell::EMPTY;
         }
-        let top = self.top_y();
-        let occupancy = if y < top {
+        let occupancy = if y < self.full_below_y() {
             255
-        } else if y == top {
-            fractional_occupancy(self.height_cells, y)
+        } else if y <= self.top_y() {
+            ramp_occupancy(self.height_cells, self.ramp_cells, y)
         } else {
             0
         };
@@ -322,7 +359,8 @@ impl ColumnSpec {
                 Cell::EMPTY
             };
         }
-        let depth = top - y;
+        // Rows of the band above the surface row count as surface (depth < 0).
+        let depth = self.surface_y() - y;
         let surface_cells = self.surface_cells.max(1);
         let material = if depth < surface_cells {
             match self.surface {
@@ -652,6 +690,7 @@ impl Terrain {
         let tilt = 5.0 * perlin2(self.strata_tilt, x / 260.0, z / 260.0);
         ColumnSpec {
             height_cells: h,
+            ramp_cells: ramp_for_slope(slope),
             floor_y: 0,
             surface,
             surface_cells,
@@ -736,6 +775,7 @@ mod tests {
         let strata = Strata::new(1);
         let spec = ColumnSpec {
             height_cells: 30.4,
+            ramp_cells: 1.0,
             floor_y: 0,
             surface: Some(Material::MUD),
             surface_cells: 2,
@@ -756,5 +796,39 @@ mod tests {
         assert_eq!(spec.cell(&strata, -1), Cell::EMPTY);
         assert_eq!(spec.rock_below_y(), 27);
         assert_eq!(spec.empty_from_y(), 40);
+    }
+
+    #[test]
+    fn steep_columns_get_a_distance_ramp_crossing_at_the_surface() {
+        let strata = Strata::new(1);
+        // Slope 3: the fractional band is sqrt(10) ≈ 3.16 cells tall.
+        let spec = ColumnSpec {
+            height_cells: 20.25,
+            ramp_cells: ramp_for_slope(3.0),
+            floor_y: 0,
+            surface: None,
+            surface_cells: 2,
+            soil: Material::ROCK,
+            soil_cells: 0,
+            strata_floor_y: 0,
+            strata_shift_cells: 0.0,
+            water_level_cells: f64::NEG_INFINITY,
+        };
+        let occ: Vec<u8> = (17..=23)
+            .map(|y| spec.cell(&strata, y).occupancy())
+            .collect();
+        // round(clamp(0.5 + (20.25 - (y + 0.5)) / 3.1623, 0, 1) * 255) for y = 17..=23.
+        assert_eq!(occ, vec![255, 255, 188, 107, 27, 0, 0]);
+        // The linear 0.5 crossing between rows 19 (188) and 20 (107) is at y = 20.25 (±1/255).
+        let t = (127.5 - 188.0) / (107.0 - 188.0);
+        assert!((19.5 + t - 20.25f64).abs() < 0.01);
+        assert_eq!(spec.rock_below_y(), 0, "strata from row 0 up");
+        assert_eq!(spec.empty_from_y(), 22);
+        assert_eq!(ramp_for_slope(30.0), MAX_RAMP_CELLS);
+        // Flat ground keeps exactly one fractional cell.
+        assert_eq!(
+            ramp_occupancy(10.25, 1.0, 10),
+            fractional_occupancy(10.25, 10)
+        );
     }
 }

@@ -7,8 +7,9 @@
 //! onto the cell lattice: one horizontal cell size in metres for both axes,
 //! elevations converted with that same size (times an exaggeration), and the
 //! DEM sampled bilinearly at every column centre so pixel quantization never
-//! shows as stairs. Each column's top cell gets fractional occupancy, like the
-//! generator, so the Surface Nets surface is smooth. Materials come from slope
+//! shows as stairs. Like the generator, each column's top gets fractional
+//! occupancy (one cell on flat ground, a taller distance-like band on steep
+//! slopes), so the Surface Nets surface is smooth. Materials come from slope
 //! and relative height. All size checks run on the PNG header and settings
 //! before anything large is allocated, and no input can make the importer
 //! panic.
@@ -38,7 +39,9 @@ use rayon::prelude::*;
 use super::cell::Material;
 use super::chunk::ChunkCells;
 use super::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
-use super::generate::{ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, min_3x3, slope_3x3};
+use super::generate::{
+    ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, min_3x3, ramp_for_slope, slope_3x3,
+};
 use super::grid::Grid;
 
 /// Largest accepted PNG width or height, in pixels (checked from the header).
@@ -681,6 +684,7 @@ fn column_spec(layout: &Layout, settings: &HeightmapSettings, n: &[[f64; 3]; 3])
     };
     ColumnSpec {
         height_cells: h,
+        ramp_cells: ramp_for_slope(slope),
         floor_y: settings.base_height_cells,
         surface,
         surface_cells: 2,
@@ -780,16 +784,21 @@ mod tests {
         );
         assert_eq!(map.samples, vec![0.0, 0.2, 1.0]);
         let grid = grid_from_heightmap(&map, &settings).unwrap();
-        // 6 × 2 cells. Column 0 samples pixel 0 (clamped): surface at 4 cells.
-        assert_eq!(grid.cell(CellCoord::new(0, 3, 1)).occupancy(), 255);
-        assert_eq!(grid.cell(CellCoord::new(0, 4, 1)), Cell::EMPTY);
+        // 6 × 2 cells. Where Surface Nets puts each column's surface: the
+        // linear 0.5 crossing above its highest inside sample.
+        let surface = |x: i32| {
+            let solid = |y: i32| grid.cell(CellCoord::new(x, y, 0)).solid_occupancy() as f64;
+            let y = (0..100).rev().find(|&y| solid(y) >= 128.0).unwrap();
+            y as f64 + 0.5 + (solid(y) - 127.5) / (solid(y) - solid(y + 1))
+        };
+        // Column 0 samples pixel 0 (clamped): surface at 4 cells.
+        assert!((surface(0) - 4.0).abs() < 0.02, "{}", surface(0));
         // Column 2 samples u = 0.75: 0.15 × 64 cells = 9.6, surface 13.6.
-        assert_eq!(grid.cell(CellCoord::new(2, 12, 0)).occupancy(), 255);
-        assert_eq!(grid.cell(CellCoord::new(2, 13, 0)).occupancy(), 153);
-        assert_eq!(grid.cell(CellCoord::new(2, 14, 0)), Cell::EMPTY);
+        assert!((surface(2) - 13.6).abs() < 0.02, "{}", surface(2));
         // Column 5 samples pixel 2: full value, surface exactly 68.
-        assert_eq!(grid.cell(CellCoord::new(5, 67, 0)).occupancy(), 255);
-        assert_eq!(grid.cell(CellCoord::new(5, 68, 0)), Cell::EMPTY);
+        assert!((surface(5) - 68.0).abs() < 0.02, "{}", surface(5));
+        assert_eq!(grid.cell(CellCoord::new(5, 60, 0)).occupancy(), 255);
+        assert_eq!(grid.cell(CellCoord::new(5, 71, 0)), Cell::EMPTY);
         assert_eq!(grid.cell(CellCoord::new(6, 0, 0)), Cell::EMPTY);
         assert_eq!(grid.cell(CellCoord::new(0, 0, 2)), Cell::EMPTY);
     }
@@ -836,9 +845,13 @@ mod tests {
             ..unit_settings()
         };
         let grid = import_heightmap(&png, &settings).unwrap();
-        // Water level 4 + 0.1 × 64 = 10.4 cells; column 0's surface is at 4.
+        // Water level 4 + 0.1 × 64 = 10.4 cells; column 0's surface is at 4,
+        // next to a sheer rise, so its fractional band is the tallest allowed
+        // (4 cells) and its top cell (row 5) is solid: round(0.125 · 255) = 32.
+        assert_eq!(grid.cell(CellCoord::new(0, 5, 0)).occupancy(), 32);
+        assert!(grid.cell(CellCoord::new(0, 5, 0)).material().is_solid());
         assert_eq!(
-            grid.cell(CellCoord::new(0, 5, 0)),
+            grid.cell(CellCoord::new(0, 6, 0)),
             Cell::full(Material::WATER)
         );
         assert_eq!(
