@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
-use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{
+    DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent,
+};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
@@ -124,6 +126,9 @@ struct WindowState {
     viewport: ViewportRect,
     cursor_px: Option<[f32; 2]>,
     sculpting: bool,
+    /// The meshes as they were when the current stroke began: the stroke picks
+    /// against them so an Add stroke does not climb its own growth toward the camera.
+    stroke_surface: Option<WorldMeshes>,
     hit: Option<PickHit>,
     last_frame: Instant,
     frame_ms: f32,
@@ -211,7 +216,9 @@ impl ApplicationHandler for App {
 
     fn device_event(&mut self, _: &ActiveEventLoop, _: DeviceId, event: DeviceEvent) {
         if let (Some(state), DeviceEvent::MouseMotion { delta }) = (self.window.as_mut(), event) {
-            state.controls.on_mouse_delta(&mut state.camera, delta.0, delta.1);
+            state
+                .controls
+                .on_mouse_delta(&mut state.camera, delta.0, delta.1);
         }
     }
 
@@ -282,6 +289,7 @@ impl App {
             viewport: ViewportRect::full([size.width.max(1), size.height.max(1)]),
             cursor_px: None,
             sculpting: false,
+            stroke_surface: None,
             hit: None,
             last_frame: Instant::now(),
             frame_ms: 0.0,
@@ -342,12 +350,20 @@ impl WindowState {
         self.camera.aspect = self.viewport.width / self.viewport.height.max(1.0);
 
         // Brush cursor and sculpting.
-        self.hit = self.pick_under_cursor(meshes);
+        if !self.sculpting {
+            self.stroke_surface = None;
+        } else if self.stroke_surface.is_none() {
+            self.stroke_surface = Some(meshes.snapshot());
+        }
+        self.hit = match &self.stroke_surface {
+            Some(surface) => self.pick_under_cursor(surface),
+            None => self.pick_under_cursor(meshes),
+        };
         if self.sculpting
             && let Some(hit) = self.hit
-            && self
-                .last_brush
-                .is_none_or(|t| now.duration_since(t) >= Duration::from_secs_f64(1.0 / BRUSH_RATE_HZ))
+            && self.last_brush.is_none_or(|t| {
+                now.duration_since(t) >= Duration::from_secs_f64(1.0 / BRUSH_RATE_HZ)
+            })
         {
             self.last_brush = Some(now);
             match apply_brush(grid, &self.panel.brush(), hit.pos_world) {
@@ -374,7 +390,8 @@ impl WindowState {
         );
 
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface.configure(&self.gpu.device, &self.config);
                 egui_out.textures_delta.clear();
@@ -386,7 +403,9 @@ impl WindowState {
                 return;
             }
         };
-        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder = self
             .gpu
             .device
@@ -415,7 +434,12 @@ impl WindowState {
     fn pick_under_cursor(&self, meshes: &WorldMeshes) -> Option<PickHit> {
         let [cx, cy] = self.cursor_px?;
         let vp = self.viewport;
-        if self.controls.looking || cx < vp.x || cy < vp.y || cx >= vp.x + vp.width || cy >= vp.y + vp.height {
+        if self.controls.looking
+            || cx < vp.x
+            || cy < vp.y
+            || cx >= vp.x + vp.width
+            || cy >= vp.y + vp.height
+        {
             return None;
         }
         let (origin, dir) = self

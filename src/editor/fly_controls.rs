@@ -75,8 +75,8 @@ impl FlyControls {
             return;
         }
         camera.yaw_deg = (camera.yaw_deg + dx_px as f32 * LOOK_DEG_PER_PIXEL).rem_euclid(360.0);
-        camera.pitch_deg =
-            (camera.pitch_deg - dy_px as f32 * LOOK_DEG_PER_PIXEL).clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG);
+        camera.pitch_deg = (camera.pitch_deg - dy_px as f32 * LOOK_DEG_PER_PIXEL)
+            .clamp(-MAX_PITCH_DEG, MAX_PITCH_DEG);
     }
 
     /// Scales the fly speed by 1.25 per wheel line (negative slows down).
@@ -130,7 +130,10 @@ mod tests {
         let mut cam = Camera::default();
         let mut c = FlyControls::default();
         c.on_mouse_delta(&mut cam, 100.0, 0.0);
-        assert_eq!(cam.yaw_deg, 0.0, "no turning unless the look button is held");
+        assert_eq!(
+            cam.yaw_deg, 0.0,
+            "no turning unless the look button is held"
+        );
         c.looking = true;
         c.on_mouse_delta(&mut cam, 0.0, -10_000.0);
         assert_eq!(cam.pitch_deg, MAX_PITCH_DEG);

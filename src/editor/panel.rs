@@ -118,7 +118,7 @@ impl EditorPanel {
                 .text("strength")
                 .fixed_decimals(2),
         )
-            .on_hover_text("How far each application moves toward the brush shape");
+        .on_hover_text("How far each application moves toward the brush shape");
         ui.add_space(4.0);
 
         ui.label(egui::RichText::new("Material").strong());
@@ -162,7 +162,11 @@ impl EditorPanel {
             row(ui, "frame", format!("{:.1} ms", stats.frame_ms));
             row(ui, "last mesh", format!("{:.1} ms", stats.mesh_ms));
             let p = stats.camera_pos_world;
-            row(ui, "camera", format!("{:.0}, {:.0}, {:.0}", p[0], p[1], p[2]));
+            row(
+                ui,
+                "camera",
+                format!("{:.0}, {:.0}, {:.0}", p[0], p[1], p[2]),
+            );
             row(
                 ui,
                 "speed",

@@ -56,7 +56,10 @@ mod tests {
     #[test]
     fn interior_edit_touches_only_its_chunk() {
         let b = CellBox::new(IVec3::splat(10), IVec3::splat(12));
-        assert_eq!(chunks_to_remesh_l0(&edit(b)), vec![ChunkCoord::new(0, 0, 0)]);
+        assert_eq!(
+            chunks_to_remesh_l0(&edit(b)),
+            vec![ChunkCoord::new(0, 0, 0)]
+        );
     }
 
     #[test]
@@ -69,7 +72,10 @@ mod tests {
         );
         // Cell 29 is 3 cells from the face: no neighbour.
         let b = CellBox::new(IVec3::new(29, 10, 10), IVec3::new(30, 11, 11));
-        assert_eq!(chunks_to_remesh_l0(&edit(b)), vec![ChunkCoord::new(0, 0, 0)]);
+        assert_eq!(
+            chunks_to_remesh_l0(&edit(b)),
+            vec![ChunkCoord::new(0, 0, 0)]
+        );
         // Cell 1 is read by chunk -x (which reads cells 32, 33 of its +x side = our 0, 1).
         let b = CellBox::new(IVec3::new(1, 10, 10), IVec3::new(2, 11, 11));
         assert_eq!(

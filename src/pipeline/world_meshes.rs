@@ -81,6 +81,17 @@ impl WorldMeshes {
         coords
     }
 
+    /// A copy sharing every mesh (`Arc`s, no geometry copied), without the
+    /// pending change list: the surface as it is now, e.g. for picking during
+    /// a brush stroke while the live meshes keep changing.
+    pub fn snapshot(&self) -> WorldMeshes {
+        WorldMeshes {
+            meshes: self.meshes.clone(),
+            changed: Vec::new(),
+            last_mesh_ms: self.last_mesh_ms,
+        }
+    }
+
     /// Chunks whose mesh was replaced or removed since the last call.
     pub fn take_changed(&mut self) -> Vec<ChunkCoord> {
         let mut v = std::mem::take(&mut self.changed);
