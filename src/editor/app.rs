@@ -198,14 +198,14 @@ impl ApplicationHandler for App {
                     _ => {}
                 }
             }
-            WindowEvent::MouseWheel { delta, .. } => {
-                if !response.consumed && !state.egui_ctx.egui_wants_pointer_input() {
-                    let lines = match delta {
-                        MouseScrollDelta::LineDelta(_, y) => y,
-                        MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
-                    };
-                    state.controls.on_wheel(lines);
-                }
+            WindowEvent::MouseWheel { delta, .. }
+                if !response.consumed && !state.egui_ctx.egui_wants_pointer_input() =>
+            {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                state.controls.on_wheel(lines);
             }
             WindowEvent::RedrawRequested => {
                 state.frame(&mut self.grid, &mut self.meshes);

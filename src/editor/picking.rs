@@ -34,7 +34,7 @@ pub fn pick(
     max_distance_studs: f64,
 ) -> Option<PickHit> {
     let dir = dir.try_normalize()?;
-    if !origin_world.is_finite() || !(max_distance_studs > 0.0) {
+    if !origin_world.is_finite() || max_distance_studs.is_nan() || max_distance_studs <= 0.0 {
         return None;
     }
     let dir_d = dir.as_dvec3();

@@ -90,10 +90,9 @@ impl ChunkCoord {
     pub fn neighbours(self) -> impl Iterator<Item = ChunkCoord> {
         (-1..=1).flat_map(move |dz| {
             (-1..=1).flat_map(move |dy| {
-                (-1..=1).filter_map(move |dx| {
-                    (dx != 0 || dy != 0 || dz != 0)
-                        .then(|| ChunkCoord(self.0 + IVec3::new(dx, dy, dz)))
-                })
+                (-1..=1)
+                    .filter(move |&dx| dx != 0 || dy != 0 || dz != 0)
+                    .map(move |dx| ChunkCoord(self.0 + IVec3::new(dx, dy, dz)))
             })
         })
     }
@@ -155,7 +154,10 @@ impl CellBox {
 
     /// The box grown by `cells` on every side.
     pub fn expanded(&self, cells: i32) -> CellBox {
-        CellBox::new(self.min - IVec3::splat(cells), self.max + IVec3::splat(cells))
+        CellBox::new(
+            self.min - IVec3::splat(cells),
+            self.max + IVec3::splat(cells),
+        )
     }
 
     /// True when `cell` lies inside the box.
@@ -213,7 +215,10 @@ mod tests {
     fn box_chunks_cover_negative_ranges() {
         let b = CellBox::new(IVec3::new(-1, 0, 0), IVec3::new(1, 1, 1));
         let chunks: Vec<_> = b.chunks().collect();
-        assert_eq!(chunks, vec![ChunkCoord::new(-1, 0, 0), ChunkCoord::new(0, 0, 0)]);
+        assert_eq!(
+            chunks,
+            vec![ChunkCoord::new(-1, 0, 0), ChunkCoord::new(0, 0, 0)]
+        );
         assert_eq!(CellBox::new(IVec3::ZERO, IVec3::ZERO).chunks().count(), 0);
     }
 

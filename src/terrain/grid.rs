@@ -46,7 +46,9 @@ impl EditReport {
     pub fn bounds(&self) -> CellBox {
         self.changed
             .iter()
-            .fold(CellBox::new(IVec3::ZERO, IVec3::ZERO), |acc, (_, b)| acc.union(b))
+            .fold(CellBox::new(IVec3::ZERO, IVec3::ZERO), |acc, (_, b)| {
+                acc.union(b)
+            })
     }
 }
 
@@ -76,6 +78,10 @@ pub enum GridError {
         limit: u64,
     },
 }
+
+/// The differing cells of one chunk found by an edit's first pass: the chunk,
+/// `(local index, new cell)` pairs, and the global bounds of those cells.
+type PendingChunkEdit = (ChunkCoord, Vec<(u16, Cell)>, CellBox);
 
 /// Largest region one edit may touch: 512³ cells (2048 studs a side).
 pub const MAX_EDIT_VOLUME_CELLS: u64 = 512 * 512 * 512;
@@ -220,7 +226,12 @@ impl Grid {
     pub fn heap_bytes(&self) -> usize {
         let table = self.chunks.capacity()
             * (std::mem::size_of::<ChunkCoord>() + std::mem::size_of::<Chunk>() + 1);
-        table + self.chunks.values().map(|c| c.cells.heap_bytes()).sum::<usize>()
+        table
+            + self
+                .chunks
+                .values()
+                .map(|c| c.cells.heap_bytes())
+                .sum::<usize>()
     }
 
     /// Stable content hash of the whole grid: XXH3-64 over the sorted chunk
@@ -271,7 +282,7 @@ impl Grid {
             });
         }
         // Pass 1: compute the differing cells of every chunk without writing.
-        let mut pending: Vec<(ChunkCoord, Vec<(u16, Cell)>, CellBox)> = Vec::new();
+        let mut pending: Vec<PendingChunkEdit> = Vec::new();
         for coord in region.chunks() {
             let sub = region.intersect(&coord.cell_box());
             let cells = self.chunk_cells(coord);
@@ -451,9 +462,10 @@ mod tests {
         assert_eq!(g.chunk_count(), 2);
         let (generation, rev) = (g.generation(), g.revision());
         let report = g
-            .edit_region(CellBox::new(IVec3::new(32, 0, 0), IVec3::new(34, 1, 1)), |_, _| {
-                Cell::EMPTY
-            })
+            .edit_region(
+                CellBox::new(IVec3::new(32, 0, 0), IVec3::new(34, 1, 1)),
+                |_, _| Cell::EMPTY,
+            )
             .unwrap();
         assert_eq!(report.removed, vec![ChunkCoord::new(1, 0, 0)]);
         assert_eq!(g.chunk_count(), 1);
@@ -469,12 +481,19 @@ mod tests {
     #[test]
     fn clone_gets_fresh_generation_and_shares_storage() {
         let mut g = Grid::new();
-        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(2, 1, 1)), |_, _| rock())
-            .unwrap();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(2, 1, 1)), |_, _| {
+            rock()
+        })
+        .unwrap();
         let c = g.clone();
         assert_ne!(c.generation(), g.generation());
         let coord = ChunkCoord::new(0, 0, 0);
-        assert!(c.chunk(coord).unwrap().cells.shares_storage_with(&g.chunk(coord).unwrap().cells));
+        assert!(
+            c.chunk(coord)
+                .unwrap()
+                .cells
+                .shares_storage_with(&g.chunk(coord).unwrap().cells)
+        );
         assert_eq!(c.content_hash(), g.content_hash());
         assert_eq!(g.changes_since(c.generation(), 1), Changes::FullRefresh);
         assert_eq!(g.changes_since(g.generation(), 2), Changes::FullRefresh);
@@ -484,7 +503,10 @@ mod tests {
     fn huge_region_is_rejected_without_change() {
         let mut g = Grid::new();
         let err = g
-            .edit_region(CellBox::new(IVec3::splat(-10_000), IVec3::splat(10_000)), |_, _| rock())
+            .edit_region(
+                CellBox::new(IVec3::splat(-10_000), IVec3::splat(10_000)),
+                |_, _| rock(),
+            )
             .unwrap_err();
         assert!(matches!(err, GridError::RegionTooLarge { .. }));
         assert_eq!(g.revision(), 0);
@@ -493,10 +515,16 @@ mod tests {
     #[test]
     fn changed_extent_unions_recent_edits() {
         let mut g = Grid::new();
-        g.edit_region(CellBox::new(IVec3::new(1, 1, 1), IVec3::new(2, 2, 2)), |_, _| rock())
-            .unwrap();
-        g.edit_region(CellBox::new(IVec3::new(5, 5, 5), IVec3::new(6, 6, 6)), |_, _| rock())
-            .unwrap();
+        g.edit_region(
+            CellBox::new(IVec3::new(1, 1, 1), IVec3::new(2, 2, 2)),
+            |_, _| rock(),
+        )
+        .unwrap();
+        g.edit_region(
+            CellBox::new(IVec3::new(5, 5, 5), IVec3::new(6, 6, 6)),
+            |_, _| rock(),
+        )
+        .unwrap();
         let coord = ChunkCoord::new(0, 0, 0);
         assert_eq!(
             g.changed_extent_since(coord, 0),
