@@ -1,6 +1,11 @@
-//! From grid edits to meshes ready for upload: invalidation and meshing.
+//! From grid edits to meshes on screen: which chunks an edit invalidates,
+//! background meshing on worker threads, and budgeted publication that never
+//! shows a stale mesh, a hole or a crack.
 
 pub mod invalidation;
+pub mod mesh_pipeline;
+pub mod stats;
 pub mod world_meshes;
 
+pub use mesh_pipeline::{ChunkUploader, MeshJob, MeshPipeline, MeshResult, PublishReport};
 pub use world_meshes::WorldMeshes;

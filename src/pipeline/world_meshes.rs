@@ -81,6 +81,17 @@ impl WorldMeshes {
         coords
     }
 
+    /// Replaces the mesh of `coord` with one the pipeline just made visible
+    /// (removing it when empty). Not recorded as changed: the pipeline already
+    /// uploaded it to the GPU.
+    pub fn set_published(&mut self, coord: ChunkCoord, mesh: Arc<ChunkMesh>) {
+        if mesh.is_empty() {
+            self.meshes.remove(&coord);
+        } else {
+            self.meshes.insert(coord, mesh);
+        }
+    }
+
     /// A copy sharing every mesh (`Arc`s, no geometry copied), without the
     /// pending change list: the surface as it is now, e.g. for picking during
     /// a brush stroke while the live meshes keep changing.

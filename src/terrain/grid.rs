@@ -172,6 +172,28 @@ impl Grid {
         self.chunks.iter().map(|(k, v)| (*k, v))
     }
 
+    /// A selective snapshot: a new grid (fresh generation) holding only the
+    /// chunks in `coords` and the 26 neighbours of each — everything needed to
+    /// mesh them — sharing storage with this grid (no cell is copied).
+    /// Workers mesh from it while this grid stays editable.
+    pub fn snapshot_for(&self, coords: &[ChunkCoord]) -> Grid {
+        let mut chunks: FxHashMap<ChunkCoord, Chunk> = FxHashMap::default();
+        for &coord in coords {
+            for c in std::iter::once(coord).chain(coord.neighbours()) {
+                if let Some(chunk) = self.chunks.get(&c) {
+                    chunks.entry(c).or_insert_with(|| chunk.clone());
+                }
+            }
+        }
+        Grid {
+            chunks,
+            generation: fresh_generation(),
+            revision: self.revision,
+            removals: VecDeque::new(),
+            removals_forgotten_through: self.revision,
+        }
+    }
+
     /// Stored chunk coordinates, sorted (z, then y, then x).
     pub fn sorted_coords(&self) -> Vec<ChunkCoord> {
         let mut v: Vec<ChunkCoord> = self.chunks.keys().copied().collect();
@@ -497,6 +519,84 @@ mod tests {
         assert_eq!(c.content_hash(), g.content_hash());
         assert_eq!(g.changes_since(c.generation(), 1), Changes::FullRefresh);
         assert_eq!(g.changes_since(g.generation(), 2), Changes::FullRefresh);
+    }
+
+    #[test]
+    fn selective_snapshot_shares_storage_and_holds_only_what_meshing_needs() {
+        let mut g = Grid::new();
+        // Chunks x = 0..4 along one row.
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(160, 1, 1)), |_, _| {
+            rock()
+        })
+        .unwrap();
+        assert_eq!(g.chunk_count(), 5);
+        let snap = g.snapshot_for(&[ChunkCoord::new(1, 0, 0)]);
+        assert_ne!(snap.generation(), g.generation());
+        let mut coords = snap.sorted_coords();
+        coords.sort_by_key(|c| c.0.x);
+        assert_eq!(
+            coords,
+            vec![
+                ChunkCoord::new(0, 0, 0),
+                ChunkCoord::new(1, 0, 0),
+                ChunkCoord::new(2, 0, 0)
+            ]
+        );
+        let c = ChunkCoord::new(1, 0, 0);
+        assert!(
+            snap.chunk(c)
+                .unwrap()
+                .cells
+                .shares_storage_with(&g.chunk(c).unwrap().cells)
+        );
+        // Editing the live grid afterwards leaves the snapshot unchanged.
+        g.edit_region(
+            CellBox::new(IVec3::new(40, 0, 0), IVec3::new(41, 1, 1)),
+            |_, _| Cell::EMPTY,
+        )
+        .unwrap();
+        assert_eq!(snap.cell(CellCoord::new(40, 0, 0)), rock());
+        assert_eq!(g.cell(CellCoord::new(40, 0, 0)), Cell::EMPTY);
+    }
+
+    #[test]
+    fn full_refresh_on_expired_removal_history() {
+        let mut g = Grid::new();
+        let (generation, start) = (g.generation(), g.revision());
+        // More removals than the log retains.
+        for i in 0..(REMOVAL_LOG_CAPACITY as i32 + 1) {
+            let b = CellBox::new(IVec3::new(i * 32, 0, 0), IVec3::new(i * 32 + 1, 1, 1));
+            g.edit_region(b, |_, _| rock()).unwrap();
+            g.edit_region(b, |_, _| Cell::EMPTY).unwrap();
+        }
+        assert_eq!(g.changes_since(generation, start), Changes::FullRefresh);
+        // A reader that kept up is still answered incrementally.
+        let recent = g.revision() - 1;
+        assert!(matches!(
+            g.changes_since(generation, recent),
+            Changes::Incremental { .. }
+        ));
+    }
+
+    #[test]
+    fn removed_chunk_is_reported_to_a_reader_that_was_behind() {
+        let mut g = Grid::new();
+        let b = CellBox::new(IVec3::new(0, 0, 0), IVec3::new(1, 1, 1));
+        g.edit_region(b, |_, _| rock()).unwrap();
+        let (generation, behind) = (g.generation(), g.revision());
+        // Several unrelated edits, then the removal, then more edits.
+        let other = CellBox::new(IVec3::new(100, 0, 0), IVec3::new(101, 1, 1));
+        g.edit_region(other, |_, _| rock()).unwrap();
+        g.edit_region(b, |_, _| Cell::EMPTY).unwrap();
+        g.edit_region(other, |_, _| Cell::new(Material::DIRT, 200))
+            .unwrap();
+        match g.changes_since(generation, behind) {
+            Changes::Incremental { changed, removed } => {
+                assert_eq!(removed, vec![ChunkCoord::new(0, 0, 0)]);
+                assert_eq!(changed, vec![ChunkCoord::new(3, 0, 0)]);
+            }
+            Changes::FullRefresh => panic!("a reader within history gets increments"),
+        }
     }
 
     #[test]
