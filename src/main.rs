@@ -140,6 +140,11 @@ struct Cli {
     #[arg(long, value_name = "OUT.json", requires = "headless")]
     stats_json: Option<PathBuf>,
 
+    /// Replay brush strokes from a JSON script through the meshing pipeline
+    /// before taking the screenshot (format in README.md).
+    #[arg(long, value_name = "FILE.json", requires = "headless")]
+    script: Option<PathBuf>,
+
     /// Regenerate the procedural material textures into DIR and exit.
     #[arg(long, value_name = "DIR", hide = true)]
     write_material_textures: Option<PathBuf>,
@@ -217,8 +222,23 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         camera,
         ui: cli.ui,
         stats_json: cli.stats_json.clone(),
+        script: cli
+            .script
+            .as_deref()
+            .map(strata::editor::script::Script::load)
+            .transpose()?,
     };
     let stats = headless::render_screenshot(&options)?;
+    if cli.script.is_some() {
+        println!(
+            "replayed {} frames, {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; upload p99 {:.2} ms",
+            stats.script_frames,
+            stats.script_edits,
+            stats.edit_to_visible_ms.p50,
+            stats.edit_to_visible_ms.p99,
+            stats.upload_ms.p99
+        );
+    }
     println!(
         "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
         output.display(),

@@ -382,3 +382,28 @@ fn background_workers_deliver_every_request() {
     assert_eq!(meshes.len(), reference.len());
     assert!(p.stats.edit_to_visible.count() >= 1);
 }
+
+#[test]
+fn jobs_hold_at_most_32_chunks_and_start_nearest_the_camera() {
+    let grid = floor_world();
+    let mut p = MeshPipeline::new();
+    let requested = p.sync_grid(&grid, Instant::now());
+    assert!(requested > 64);
+    let camera = DVec3::new(300.0, 40.0, 300.0);
+    let jobs = p.take_jobs(&grid, camera, usize::MAX);
+    assert!(
+        jobs.iter()
+            .all(|j| !j.items.is_empty() && j.items.len() <= 32)
+    );
+    assert_eq!(jobs.iter().map(|j| j.items.len()).sum::<usize>(), requested);
+    // The first item of the first batch is the chunk nearest the camera.
+    let dist = |c: ChunkCoord| (c.origin_world() + DVec3::splat(64.0)).distance(camera);
+    let nearest = grid
+        .meshing_candidates()
+        .into_iter()
+        .min_by(|a, b| dist(*a).total_cmp(&dist(*b)))
+        .unwrap();
+    assert_eq!(jobs[0].items[0].coord, nearest);
+    // Dispatched requests are not handed out twice.
+    assert!(p.take_jobs(&grid, camera, usize::MAX).is_empty());
+}

@@ -20,7 +20,7 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
-use crate::pipeline::WorldMeshes;
+use crate::pipeline::{MeshPipeline, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
@@ -85,12 +85,15 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         grid.chunk_count(),
         meshes.len()
     );
+    let mut pipeline = MeshPipeline::new();
+    pipeline.mark_synced(&grid);
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App {
         options,
         grid,
         meshes,
+        pipeline,
         window: None,
         error: None,
     };
@@ -105,6 +108,7 @@ struct App {
     options: EditorOptions,
     grid: Grid,
     meshes: WorldMeshes,
+    pipeline: MeshPipeline,
     window: Option<WindowState>,
     error: Option<EditorError>,
 }
@@ -208,7 +212,7 @@ impl ApplicationHandler for App {
                 state.controls.on_wheel(lines);
             }
             WindowEvent::RedrawRequested => {
-                state.frame(&mut self.grid, &mut self.meshes);
+                state.frame(&mut self.grid, &mut self.meshes, &mut self.pipeline);
             }
             _ => {}
         }
@@ -319,7 +323,11 @@ impl WindowState {
         }
     }
 
-    fn frame(&mut self, grid: &mut Grid, meshes: &mut WorldMeshes) {
+    /// One frame: camera, panel, picking and brush edits first; the edit is
+    /// handed to the meshing workers at once, and finished meshes are
+    /// published as late as possible (just before drawing), so a small edit
+    /// usually becomes visible in the frame that made it.
+    fn frame(&mut self, grid: &mut Grid, meshes: &mut WorldMeshes, pipeline: &mut MeshPipeline) {
         let now = Instant::now();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
         self.frame_ms = dt_secs * 1e3;
@@ -331,6 +339,7 @@ impl WindowState {
         stats.frame_ms = self.frame_ms;
         stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
+        stats.add_pipeline(pipeline);
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let panel = &mut self.panel;
@@ -366,15 +375,14 @@ impl WindowState {
             })
         {
             self.last_brush = Some(now);
-            match apply_brush(grid, &self.panel.brush(), hit.pos_world) {
-                Ok(report) if report.is_change() => {
-                    meshes.apply_edit(grid, &report);
-                }
-                Ok(_) => {}
-                Err(e) => log::warn!("brush not applied: {e}"),
+            if let Err(e) = apply_brush(grid, &self.panel.brush(), hit.pos_world) {
+                log::warn!("brush not applied: {e}");
             }
         }
-        self.renderer.sync_meshes(meshes);
+        // Whatever changed the grid this frame (brush, later undo or tools)
+        // reaches the workers through the grid's change tracking.
+        pipeline.sync_grid(grid, Instant::now());
+        pipeline.dispatch(grid, self.camera.pos_world);
 
         let mut settings: FrameSettings = frame_settings_for(&self.camera, meshes);
         settings.brush = self.hit.map(|hit| BrushCursor {
@@ -382,6 +390,10 @@ impl WindowState {
             radius_studs: self.panel.radius_cells * crate::terrain::coords::CELL_SIZE_STUDS,
             mode: self.panel.tool,
         });
+        // Initial uploads (whole world) and pipeline publication, just before drawing.
+        self.renderer.sync_meshes(meshes);
+        pipeline.receive();
+        pipeline.publish(&mut self.renderer.uploader(), meshes);
         self.renderer.prepare(
             &self.gpu.queue,
             &self.camera,

@@ -6,5 +6,6 @@ pub mod app;
 pub mod fly_controls;
 pub mod panel;
 pub mod picking;
+pub mod script;
 
 pub use app::{EditorError, EditorOptions, run};

@@ -34,6 +34,25 @@ pub struct PanelStats {
     pub camera_pos_world: [f64; 3],
     /// Fly speed in studs per second.
     pub camera_speed_studs_per_s: f32,
+    /// Chunks waiting for a new mesh to become visible.
+    pub queue_len: usize,
+    /// Results published (uploaded) in the last frame.
+    pub results_last_frame: usize,
+    /// Upload time of the last frame, ms.
+    pub upload_ms_last_frame: f64,
+    /// Edit-to-visible latency `[last, p50, p99]`, ms.
+    pub edit_to_visible_ms: [f64; 3],
+}
+
+impl PanelStats {
+    /// Copies the pipeline's queue, publication and latency figures.
+    pub fn add_pipeline(&mut self, pipeline: &mut crate::pipeline::MeshPipeline) {
+        self.queue_len = pipeline.queue_len();
+        self.results_last_frame = pipeline.stats.results_last_frame;
+        self.upload_ms_last_frame = pipeline.stats.upload_ms_last_frame;
+        let l = pipeline.stats.latency_summary();
+        self.edit_to_visible_ms = [l.last, l.p50, l.p99];
+    }
 }
 
 /// Tool and brush settings edited by the panel.
@@ -161,6 +180,21 @@ impl EditorPanel {
             );
             row(ui, "frame", format!("{:.1} ms", stats.frame_ms));
             row(ui, "last mesh", format!("{:.1} ms", stats.mesh_ms));
+            row(ui, "mesh queue", format!("{}", stats.queue_len));
+            row(
+                ui,
+                "published",
+                format!(
+                    "{} in {:.2} ms",
+                    stats.results_last_frame, stats.upload_ms_last_frame
+                ),
+            );
+            let [last, p50, p99] = stats.edit_to_visible_ms;
+            row(
+                ui,
+                "edit→visible",
+                format!("{last:.1} ms (p50 {p50:.1}, p99 {p99:.1})"),
+            );
             let p = stats.camera_pos_world;
             row(
                 ui,

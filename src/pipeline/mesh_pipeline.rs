@@ -26,9 +26,9 @@
 //! tested deterministically.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use glam::DVec3;
@@ -74,8 +74,15 @@ pub struct MeshJob {
 impl MeshJob {
     /// Meshes every item (on the calling thread).
     pub fn run(&self) -> Vec<MeshResult> {
+        self.run_current(|_| true)
+    }
+
+    /// Meshes the items for which `is_current` holds, skipping those a newer
+    /// request has already replaced (their results would be rejected anyway).
+    pub fn run_current(&self, is_current: impl Fn(&JobItem) -> bool) -> Vec<MeshResult> {
         self.items
             .iter()
+            .filter(|item| is_current(item))
             .map(|item| MeshResult {
                 coord: item.coord,
                 serial: item.serial,
@@ -150,6 +157,9 @@ pub struct MeshPipeline {
     tx: SyncSender<MeshResult>,
     rx: Receiver<MeshResult>,
     in_flight: Arc<AtomicUsize>,
+    /// Current serial per pending chunk, shared with workers so they skip
+    /// items a newer request replaced while the batch waited or ran.
+    current_serials: Arc<Mutex<FxHashMap<ChunkCoord, u64>>>,
     max_in_flight_batches: usize,
     /// Statistics over the session.
     pub stats: PipelineStats,
@@ -176,6 +186,7 @@ impl MeshPipeline {
             tx,
             rx,
             in_flight: Arc::new(AtomicUsize::new(0)),
+            current_serials: Arc::new(Mutex::new(FxHashMap::default())),
             max_in_flight_batches: (rayon::current_num_threads() * 2).max(2),
             stats: PipelineStats::default(),
         }
@@ -294,6 +305,16 @@ impl MeshPipeline {
             group.members.insert(coord);
         }
         if !group.members.is_empty() {
+            let mut current = self
+                .current_serials
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for m in &group.members {
+                if let Some(p) = self.pending.get(m) {
+                    current.insert(*m, p.serial);
+                }
+            }
+            drop(current);
             self.groups.insert(group_id, group);
         }
     }
@@ -325,7 +346,13 @@ impl MeshPipeline {
                 .then_with(|| (a.1.0.z, a.1.0.y, a.1.0.x).cmp(&(b.1.0.z, b.1.0.y, b.1.0.x)))
         });
         todo.truncate(max_batches.saturating_mul(MAX_BATCH_CHUNKS));
-        todo.chunks(MAX_BATCH_CHUNKS)
+        // Spread small workloads over the worker threads (a single edit's
+        // chunks would otherwise mesh one after another on one thread); large
+        // ones use full batches of MAX_BATCH_CHUNKS.
+        let threads = rayon::current_num_threads().max(1);
+        let per_batch = todo.len().div_ceil(threads).clamp(1, MAX_BATCH_CHUNKS);
+        todo.chunks(per_batch)
+            .take(max_batches)
             .map(|batch| {
                 let items: Vec<JobItem> = batch
                     .iter()
@@ -357,9 +384,14 @@ impl MeshPipeline {
         for job in self.take_jobs(grid, camera_pos_world, free) {
             let tx = self.tx.clone();
             let in_flight = Arc::clone(&self.in_flight);
+            let current = Arc::clone(&self.current_serials);
             in_flight.fetch_add(1, Ordering::AcqRel);
             rayon::spawn(move || {
-                for result in job.run() {
+                let is_current = |item: &JobItem| {
+                    let serials = current.lock().unwrap_or_else(PoisonError::into_inner);
+                    serials.get(&item.coord) == Some(&item.serial)
+                };
+                for result in job.run_current(is_current) {
                     // Blocks while the channel is full (bounded); a closed
                     // channel means the pipeline is gone and results are moot.
                     if tx.send(result).is_err() {
@@ -462,6 +494,15 @@ impl MeshPipeline {
             let mut members: Vec<ChunkCoord> = group.members.into_iter().collect();
             members.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
             uploader.promote(&members);
+            {
+                let mut current = self
+                    .current_serials
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                for coord in &members {
+                    current.remove(coord);
+                }
+            }
             for coord in &members {
                 if let Some(p) = self.pending.remove(coord)
                     && let Some(mesh) = p.staged

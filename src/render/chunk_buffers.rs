@@ -58,6 +58,8 @@ pub struct DrawStats {
 /// All chunk buffers plus this frame's instance buffer and draw list.
 pub struct ChunkBuffers {
     chunks: FxHashMap<ChunkCoord, ChunkGpu>,
+    /// Uploaded but not yet drawn (`None`: the chunk's removal is staged).
+    staged: FxHashMap<ChunkCoord, Option<ChunkGpu>>,
     instance_buffer: wgpu::Buffer,
     instance_capacity: usize,
     /// Chunks to draw this frame; draw `i` uses instance `i`.
@@ -97,6 +99,7 @@ impl ChunkBuffers {
         let instance_capacity = 256;
         ChunkBuffers {
             chunks: FxHashMap::default(),
+            staged: FxHashMap::default(),
             instance_buffer: Self::create_instance_buffer(device, instance_capacity),
             instance_capacity,
             draws: Vec::new(),
@@ -134,10 +137,52 @@ impl ChunkBuffers {
 
     /// Creates (or replaces) the buffers of one chunk. Returns bytes uploaded.
     pub fn upload(&mut self, device: &wgpu::Device, coord: ChunkCoord, mesh: &ChunkMesh) -> usize {
-        let Some(bounds_local) = mesh.bounds_local() else {
-            self.chunks.remove(&coord);
-            return 0;
-        };
+        match Self::create(device, mesh) {
+            Some((gpu, bytes)) => {
+                self.chunks.insert(coord, gpu);
+                bytes
+            }
+            None => {
+                self.chunks.remove(&coord);
+                0
+            }
+        }
+    }
+
+    /// Uploads `mesh` for `coord` into a staging slot without drawing it
+    /// (an empty mesh stages the chunk's removal). Returns bytes uploaded.
+    pub fn stage(&mut self, device: &wgpu::Device, coord: ChunkCoord, mesh: &ChunkMesh) -> usize {
+        match Self::create(device, mesh) {
+            Some((gpu, bytes)) => {
+                self.staged.insert(coord, Some(gpu));
+                bytes
+            }
+            None => {
+                self.staged.insert(coord, None);
+                0
+            }
+        }
+    }
+
+    /// Makes the staged buffers of `coords` the drawn ones (dropping the old
+    /// ones), all at once; chunks with nothing staged are left as they are.
+    pub fn promote(&mut self, coords: &[ChunkCoord]) {
+        for coord in coords {
+            match self.staged.remove(coord) {
+                Some(Some(gpu)) => {
+                    self.chunks.insert(*coord, gpu);
+                }
+                Some(None) => {
+                    self.chunks.remove(coord);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// GPU buffers for `mesh` and their size in bytes; `None` for an empty mesh.
+    fn create(device: &wgpu::Device, mesh: &ChunkMesh) -> Option<(ChunkGpu, usize)> {
+        let bounds_local = mesh.bounds_local()?;
         let vertices = TerrainVertex::from_mesh(mesh);
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk vertices"),
@@ -150,8 +195,7 @@ impl ChunkBuffers {
             usage: wgpu::BufferUsages::INDEX,
         });
         let bytes = std::mem::size_of_val(vertices.as_slice()) + mesh.indices.len() * 4;
-        self.chunks.insert(
-            coord,
+        Some((
             ChunkGpu {
                 vertex_buffer,
                 index_buffer,
@@ -159,8 +203,8 @@ impl ChunkBuffers {
                 vertex_count: vertices.len() as u32,
                 bounds_local,
             },
-        );
-        bytes
+            bytes,
+        ))
     }
 
     /// Drops the buffers of `coord`, if any.
@@ -171,6 +215,7 @@ impl ChunkBuffers {
     /// Drops every chunk (e.g. when a different world is loaded).
     pub fn clear(&mut self) {
         self.chunks.clear();
+        self.staged.clear();
         self.draws.clear();
     }
 

@@ -20,7 +20,11 @@ use crate::terrain::coords::CELL_SIZE_STUDS;
 use crate::terrain::world_source::WorldSourceError;
 
 use super::egui_pass::EguiPainter;
+use super::script_replay::{ReplayError, ReplayReport, replay_script};
 use super::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
+use crate::editor::script::Script;
+use crate::pipeline::MeshPipeline;
+use crate::pipeline::stats::{LatencySummary, UploadSummary};
 
 /// Colour format the 3D renderer draws headless frames in (a view of the
 /// [`HEADLESS_STORAGE_FORMAT`] target, so MSAA resolves in linear light).
@@ -47,6 +51,9 @@ pub enum HeadlessError {
     /// The world could not be generated or imported.
     #[error(transparent)]
     World(#[from] WorldSourceError),
+    /// The script could not be replayed.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
     /// Reading the rendered frame back from the GPU failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
@@ -442,6 +449,8 @@ pub struct ScreenshotOptions {
     pub ui: bool,
     /// Also write statistics as JSON here.
     pub stats_json: Option<PathBuf>,
+    /// Brush strokes to replay through the meshing pipeline before the screenshot.
+    pub script: Option<Script>,
 }
 
 /// Statistics of a headless run, written by `--stats-json`.
@@ -467,8 +476,28 @@ pub struct RenderStats {
     pub mesh_ms: f64,
     /// World generation or import wall time, ms.
     pub world_ms: f64,
-    /// GPU upload of all chunk meshes, ms.
-    pub upload_ms: f64,
+    /// GPU upload of all chunk meshes at start-up, ms.
+    pub initial_upload_ms: f64,
+    /// Chunks with a meshing request not yet visible (after the script, if any).
+    pub queue_len: usize,
+    /// Results published (uploaded) in the last replayed frame.
+    pub results_published_last_frame: usize,
+    /// Upload time of the last replayed frame, ms.
+    pub upload_ms_last_frame: f64,
+    /// Edit-to-visible latency over the scripted session, ms.
+    pub edit_to_visible_ms: LatencySummary,
+    /// Per-frame upload time over frames that uploaded, ms.
+    pub upload_ms: UploadSummary,
+    /// Most results published in one frame.
+    pub max_results_per_frame: usize,
+    /// Worker results dropped because a newer request replaced them.
+    pub stale_results: usize,
+    /// Frames replayed by `--script` (0 without a script).
+    pub script_frames: u32,
+    /// Strokes of the script that changed the grid.
+    pub script_edits: usize,
+    /// Wall time of the replay, ms.
+    pub script_ms: f64,
     /// One frame: record, render, read back, ms.
     pub render_ms: f64,
     /// Chunks drawn after frustum culling.
@@ -502,7 +531,7 @@ pub fn panel_stats(
         frame_ms: 0.0,
         mesh_ms: meshes.last_mesh_ms,
         camera_pos_world: camera.pos_world.to_array(),
-        camera_speed_studs_per_s: 0.0,
+        ..PanelStats::default()
     }
 }
 
@@ -517,7 +546,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         return Err(HeadlessError::InvalidSize(w, h));
     }
     let world_start = Instant::now();
-    let grid = options.world.build()?;
+    let mut grid = options.world.build()?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     let mut meshes = WorldMeshes::build_all(&grid);
     let mesh_ms = meshes.last_mesh_ms;
@@ -527,7 +556,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
     let upload_start = Instant::now();
     headless.sync_meshes(&mut meshes);
-    let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
+    let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
     // Frame the 3D viewport, which is narrower when the panel is drawn.
     let panel_w = if options.ui {
@@ -539,8 +568,22 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let camera = options
         .camera
         .unwrap_or_else(|| frame_terrain(&grid, &meshes, aspect));
+    let mut pipeline = MeshPipeline::new();
+    pipeline.mark_synced(&grid);
+    let replay = match &options.script {
+        Some(script) => replay_script(
+            script,
+            &mut grid,
+            &mut meshes,
+            &mut pipeline,
+            headless.renderer(),
+            camera.pos_world,
+        )?,
+        None => ReplayReport::default(),
+    };
     let settings = frame_settings_for(&camera, &meshes);
-    let stats = panel_stats(&adapter, &grid, &meshes, &camera);
+    let mut stats = panel_stats(&adapter, &grid, &meshes, &camera);
+    stats.add_pipeline(&mut pipeline);
     let (img, report) = headless.render(&camera, &settings, &stats)?;
     write_png(&options.output, &img)?;
 
@@ -556,7 +599,17 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         triangles,
         mesh_ms,
         world_ms,
-        upload_ms,
+        initial_upload_ms,
+        queue_len: pipeline.queue_len(),
+        results_published_last_frame: pipeline.stats.results_last_frame,
+        upload_ms_last_frame: pipeline.stats.upload_ms_last_frame,
+        edit_to_visible_ms: pipeline.stats.latency_summary(),
+        upload_ms: pipeline.stats.upload_summary(),
+        max_results_per_frame: pipeline.stats.max_results_per_frame,
+        stale_results: pipeline.stats.stale_results,
+        script_frames: replay.frames,
+        script_edits: replay.edits,
+        script_ms: replay.replay_ms,
         render_ms: report.render_ms,
         drawn_chunks: report.drawn_chunks,
         msaa_samples: headless.renderer().sample_count(),

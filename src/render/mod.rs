@@ -60,6 +60,7 @@ pub mod globals;
 pub mod gpu;
 pub mod headless;
 pub mod material_textures;
+pub mod script_replay;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
 
@@ -68,8 +69,12 @@ pub use globals::{BrushCursor, FrameSettings, GlobalUniforms};
 pub use gpu::{Gpu, GpuError};
 pub use material_textures::MaterialTextures;
 
+use std::sync::Arc;
+
 use crate::camera::Camera;
-use crate::pipeline::WorldMeshes;
+use crate::mesh::ChunkMesh;
+use crate::pipeline::{ChunkUploader, WorldMeshes};
+use crate::terrain::coords::ChunkCoord;
 
 use globals::GlobalsBinding;
 use sky_pipeline::SkyPipeline;
@@ -120,6 +125,22 @@ struct FrameTargets {
     size: [u32; 2],
     msaa_color: Option<wgpu::TextureView>,
     depth: wgpu::TextureView,
+}
+
+/// [`ChunkUploader`] over a renderer's chunk buffers (see [`Renderer::uploader`]).
+pub struct RendererUploader<'a> {
+    device: &'a wgpu::Device,
+    chunks: &'a mut ChunkBuffers,
+}
+
+impl ChunkUploader for RendererUploader<'_> {
+    fn stage(&mut self, coord: ChunkCoord, mesh: &Arc<ChunkMesh>) {
+        self.chunks.stage(self.device, coord, mesh);
+    }
+
+    fn promote(&mut self, coords: &[ChunkCoord]) {
+        self.chunks.promote(coords);
+    }
 }
 
 /// Sky plus terrain renderer. Create once per device and target format.
@@ -204,6 +225,15 @@ impl Renderer {
     /// [`WorldMeshes::take_changed`]) and drops chunks whose mesh is gone.
     pub fn sync_meshes(&mut self, meshes: &mut WorldMeshes) -> SyncStats {
         self.chunks.sync(&self.device, meshes)
+    }
+
+    /// The GPU side of the meshing pipeline's publication: stages uploads and
+    /// promotes them into the drawn set.
+    pub fn uploader(&mut self) -> RendererUploader<'_> {
+        RendererUploader {
+            device: &self.device,
+            chunks: &mut self.chunks,
+        }
     }
 
     /// Drops every chunk buffer (call before syncing a different world).
