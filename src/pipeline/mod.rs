@@ -3,6 +3,7 @@
 //! shows a stale mesh, a hole or a crack.
 
 pub mod invalidation;
+pub mod lod;
 pub mod mesh_pipeline;
 pub mod stats;
 pub mod world_meshes;

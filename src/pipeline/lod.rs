@@ -1,0 +1,217 @@
+//! Distance level-of-detail selection and residency (spec §6).
+//!
+//! Each chunk's level comes from the distance between the camera and the
+//! chunk's bounding sphere: thresholds 320, 720 and 1500 studs separate levels
+//! 0–3, and each threshold moves 48 studs in favour of the level the chunk has
+//! now, so a camera hovering near a threshold does not make chunks flip back
+//! and forth. A scan proposes at most 48 level transitions, nearest first; if
+//! more remain the view is not settled and the next frame scans again.
+//! Scans run only when something can have changed: the grid, the draw
+//! distance, or a camera move of at least 8 studs since the last settled scan.
+
+use glam::DVec3;
+use rustc_hash::FxHashMap;
+
+use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
+
+/// Number of levels of detail: 32, 16, 8 and 4 samples per chunk axis.
+pub const LEVEL_COUNT: usize = 4;
+/// Level thresholds in studs (between levels 0|1, 1|2, 2|3).
+pub const LEVEL_THRESHOLDS_STUDS: [f64; LEVEL_COUNT - 1] = [320.0, 720.0, 1500.0];
+/// Shift of each threshold in favour of a chunk's current level, studs.
+pub const HYSTERESIS_STUDS: f64 = 48.0;
+/// Most level transitions one scan proposes.
+pub const MAX_TRANSITIONS_PER_SCAN: usize = 48;
+/// Camera movement that triggers a rescan of a settled view, studs.
+pub const RESCAN_DISTANCE_STUDS: f64 = 8.0;
+
+/// Radius of a chunk's bounding sphere, studs (half the cube diagonal).
+pub fn chunk_bounding_radius_studs() -> f64 {
+    CHUNK_SIZE_STUDS as f64 * 0.5 * 3f64.sqrt()
+}
+
+/// Distance from `camera_pos_world` to the bounding sphere of `coord` (0 inside it).
+pub fn distance_to_chunk_studs(camera_pos_world: DVec3, coord: ChunkCoord) -> f64 {
+    let centre = coord.origin_world() + DVec3::splat(CHUNK_SIZE_STUDS as f64 * 0.5);
+    (centre.distance(camera_pos_world) - chunk_bounding_radius_studs()).max(0.0)
+}
+
+/// The level for a chunk at `distance_studs` whose current level is `current`
+/// (`None` for a chunk without a mesh, which gets the nominal thresholds).
+/// Thresholds at or above the current level move out by the hysteresis
+/// (coarsening is harder), those below it move in (refining is harder).
+pub fn select_level(distance_studs: f64, current: Option<u8>) -> u8 {
+    let mut level = 0u8;
+    for (i, &t) in LEVEL_THRESHOLDS_STUDS.iter().enumerate() {
+        let shifted = match current {
+            Some(c) if (c as usize) <= i => t + HYSTERESIS_STUDS,
+            Some(_) => t - HYSTERESIS_STUDS,
+            None => t,
+        };
+        if distance_studs > shifted {
+            level = i as u8 + 1;
+        }
+    }
+    level
+}
+
+/// A level change a scan proposes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transition {
+    /// The chunk.
+    pub coord: ChunkCoord,
+    /// Its level now (`None`: no mesh yet).
+    pub from: Option<u8>,
+    /// The level it should have.
+    pub to: u8,
+    /// Distance to the camera, studs.
+    pub distance_studs: f64,
+}
+
+/// Decides when to scan and which transitions a scan yields.
+#[derive(Clone, Debug, Default)]
+pub struct LodScanner {
+    last_settled_camera: Option<DVec3>,
+    last_draw_distance: Option<f64>,
+    last_grid: Option<(u64, u64)>,
+    settled: bool,
+}
+
+impl LodScanner {
+    /// True when a scan is due: the last scan left transitions undone, the
+    /// grid `(generation, revision)` or the draw distance changed, or the
+    /// camera moved at least [`RESCAN_DISTANCE_STUDS`] since the last settled scan.
+    pub fn needs_scan(
+        &self,
+        camera_pos_world: DVec3,
+        draw_distance_studs: f64,
+        grid: (u64, u64),
+    ) -> bool {
+        !self.settled
+            || self.last_grid != Some(grid)
+            || self.last_draw_distance != Some(draw_distance_studs)
+            || self
+                .last_settled_camera
+                .is_none_or(|c| c.distance(camera_pos_world) >= RESCAN_DISTANCE_STUDS)
+    }
+
+    /// Scans `chunks` (each with its current level, `None` when it has no
+    /// mesh) and returns at most [`MAX_TRANSITIONS_PER_SCAN`] transitions,
+    /// nearest first. Chunks farther than `range_studs` are ignored (residency
+    /// decides about them). Records whether the view is settled.
+    pub fn scan(
+        &mut self,
+        camera_pos_world: DVec3,
+        draw_distance_studs: f64,
+        grid: (u64, u64),
+        range_studs: f64,
+        chunks: impl IntoIterator<Item = (ChunkCoord, Option<u8>)>,
+    ) -> Vec<Transition> {
+        let mut transitions: Vec<Transition> = chunks
+            .into_iter()
+            .filter_map(|(coord, from)| {
+                let distance_studs = distance_to_chunk_studs(camera_pos_world, coord);
+                if distance_studs > range_studs {
+                    return None;
+                }
+                let to = select_level(distance_studs, from);
+                (from != Some(to)).then_some(Transition {
+                    coord,
+                    from,
+                    to,
+                    distance_studs,
+                })
+            })
+            .collect();
+        transitions.sort_by(|a, b| {
+            a.distance_studs.total_cmp(&b.distance_studs).then_with(|| {
+                (a.coord.0.z, a.coord.0.y, a.coord.0.x).cmp(&(
+                    b.coord.0.z,
+                    b.coord.0.y,
+                    b.coord.0.x,
+                ))
+            })
+        });
+        self.settled = transitions.len() <= MAX_TRANSITIONS_PER_SCAN;
+        transitions.truncate(MAX_TRANSITIONS_PER_SCAN);
+        self.last_grid = Some(grid);
+        self.last_draw_distance = Some(draw_distance_studs);
+        if self.settled {
+            self.last_settled_camera = Some(camera_pos_world);
+        }
+        transitions
+    }
+
+    /// True when the last scan proposed every transition it found.
+    pub fn is_settled(&self) -> bool {
+        self.settled
+    }
+}
+
+/// Current level of every chunk that has (or is getting) a mesh.
+pub type LevelMap = FxHashMap<ChunkCoord, u8>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hysteresis_favours_the_current_level() {
+        assert_eq!(select_level(330.0, Some(0)), 0, "stays fine within +48");
+        assert_eq!(select_level(310.0, Some(1)), 1, "stays coarse within -48");
+        assert_eq!(select_level(375.0, Some(0)), 1, "beyond 368 it coarsens");
+        assert_eq!(select_level(260.0, Some(1)), 0, "below 272 it refines");
+        assert_eq!(select_level(330.0, None), 1);
+        assert_eq!(select_level(0.0, Some(3)), 0);
+        assert_eq!(select_level(10_000.0, Some(0)), 3);
+        assert_eq!(select_level(1540.0, Some(3)), 3);
+        assert_eq!(select_level(1540.0, Some(2)), 2);
+    }
+
+    #[test]
+    fn distance_is_to_the_bounding_sphere() {
+        let c = ChunkCoord::new(0, 0, 0);
+        assert_eq!(distance_to_chunk_studs(DVec3::splat(64.0), c), 0.0);
+        let far = DVec3::new(64.0, 64.0, 64.0 + 1000.0);
+        assert!(
+            (distance_to_chunk_studs(far, c) - (1000.0 - chunk_bounding_radius_studs())).abs()
+                < 1e-9
+        );
+    }
+
+    #[test]
+    fn scan_budget_is_48_nearest_first_and_rescans_until_settled() {
+        let mut s = LodScanner::default();
+        // 100 chunks in a row along +x, all without meshes.
+        let chunks: Vec<(ChunkCoord, Option<u8>)> =
+            (0..100).map(|x| (ChunkCoord::new(x, 0, 0), None)).collect();
+        let cam = DVec3::new(-500.0, 64.0, 64.0);
+        let t = s.scan(cam, 1e9, (1, 0), 1e9, chunks.clone());
+        assert_eq!(t.len(), MAX_TRANSITIONS_PER_SCAN);
+        assert!(
+            t.windows(2)
+                .all(|w| w[0].distance_studs <= w[1].distance_studs)
+        );
+        assert_eq!(t[0].coord, ChunkCoord::new(0, 0, 0));
+        assert!(!s.is_settled());
+        assert!(s.needs_scan(cam, 1e9, (1, 0)), "unsettled views scan again");
+        // Once every chunk has its level, the view settles.
+        let levelled: Vec<(ChunkCoord, Option<u8>)> = chunks
+            .iter()
+            .map(|&(c, _)| (c, Some(select_level(distance_to_chunk_studs(cam, c), None))))
+            .collect();
+        assert!(s.scan(cam, 1e9, (1, 0), 1e9, levelled).is_empty());
+        assert!(s.is_settled());
+    }
+
+    #[test]
+    fn rescan_after_8_studs_not_after_7() {
+        let mut s = LodScanner::default();
+        let cam = DVec3::new(0.0, 100.0, 0.0);
+        s.scan(cam, 2000.0, (1, 5), 1e9, std::iter::empty());
+        assert!(!s.needs_scan(cam + DVec3::new(7.0, 0.0, 0.0), 2000.0, (1, 5)));
+        assert!(s.needs_scan(cam + DVec3::new(8.0, 0.0, 0.0), 2000.0, (1, 5)));
+        assert!(s.needs_scan(cam, 2500.0, (1, 5)), "draw distance changed");
+        assert!(s.needs_scan(cam, 2000.0, (1, 6)), "grid changed");
+    }
+}
