@@ -2,8 +2,10 @@
 //! blended materials. Plain Rust; the renderer converts these to GPU buffers.
 
 pub mod chunk_mesh;
+pub mod coarse;
 pub mod field;
 pub mod materials;
+pub mod skirts;
 pub mod surface_nets;
 
 pub use chunk_mesh::ChunkMesh;

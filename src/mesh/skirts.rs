@@ -1,0 +1,131 @@
+//! Skirts: render-only curtains that hide cracks between levels of detail
+//! (spec §6).
+//!
+//! Where a coarse chunk meets a finer (or coarser) neighbour, the two
+//! surfaces sample the field differently and can leave slits along the border.
+//! Every open edge of a coarse chunk mesh (an edge used by one triangle: with
+//! Surface Nets these run along the chunk's faces) gets a quad hanging from it
+//! into the solid, along the negated vertex normals, deep enough to cover the
+//! largest gap two levels can leave. Skirt vertices and triangles are appended
+//! after the surface ([`ChunkMesh::skirt_start_vertex`],
+//! [`ChunkMesh::skirt_start_index`]), so picking and collision, which use
+//! [`ChunkMesh::surface_indices`], never see them.
+
+use rustc_hash::FxHashMap;
+
+use super::chunk_mesh::ChunkMesh;
+use crate::terrain::coords::CELL_SIZE_STUDS;
+
+/// Skirt depth for a chunk meshed at `level`: three of its sample spacings.
+/// A neighbour at any level puts its surface within one coarse sample of
+/// ours, so this covers every crack with margin.
+pub fn skirt_depth_studs(level: u8) -> f32 {
+    3.0 * CELL_SIZE_STUDS * (1u32 << level) as f32
+}
+
+/// Appends skirts along every open edge of `mesh`'s surface, hanging
+/// `depth_studs` along each vertex's negated normal. Skirt quads are emitted
+/// with both windings so they show from either side. Replaces skirts added
+/// earlier.
+pub fn add_skirts(mesh: &mut ChunkMesh, depth_studs: f32) {
+    let surface_vertices = mesh.skirt_start_vertex as usize;
+    let surface_indices = mesh.skirt_start_index as usize;
+    truncate(mesh, surface_vertices, surface_indices);
+    // Count directed edges; an open edge has no twin in the opposite direction.
+    let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+    for tri in mesh.indices[..surface_indices].chunks_exact(3) {
+        for (a, b) in [(tri[0], tri[1]), (tri[1], tri[2]), (tri[2], tri[0])] {
+            *edges.entry((a, b)).or_insert(0) += 1;
+        }
+    }
+    // Duplicate vertices (same cube, different material sets) make equal
+    // positions appear with different indices; compare edges by position.
+    let key = |i: u32| mesh.positions[i as usize].to_array().map(f32::to_bits);
+    let mut by_position: FxHashMap<([u32; 3], [u32; 3]), u32> = FxHashMap::default();
+    for &(a, b) in edges.keys() {
+        *by_position.entry((key(a), key(b))).or_insert(0) += 1;
+    }
+    let mut open: Vec<(u32, u32)> = edges
+        .keys()
+        .copied()
+        .filter(|&(a, b)| !by_position.contains_key(&(key(b), key(a))))
+        .collect();
+    open.sort_unstable();
+    let mut lowered: FxHashMap<u32, u32> = FxHashMap::default();
+    for (a, b) in open {
+        let [la, lb] = [a, b].map(|v| {
+            *lowered.entry(v).or_insert_with(|| {
+                let i = v as usize;
+                let index = mesh.positions.len() as u32;
+                let p = mesh.positions[i] - mesh.normals[i] * depth_studs;
+                mesh.positions.push(p);
+                mesh.normals.push(mesh.normals[i]);
+                mesh.material_ids.push(mesh.material_ids[i]);
+                mesh.material_weights.push(mesh.material_weights[i]);
+                mesh.vertex_cubes.push(mesh.vertex_cubes[i]);
+                if !mesh.cube_offsets.is_empty() {
+                    mesh.cube_offsets.push(mesh.cube_offsets[i]);
+                }
+                index
+            })
+        });
+        mesh.indices.extend_from_slice(&[a, b, lb, a, lb, la]);
+        mesh.indices.extend_from_slice(&[a, lb, b, a, la, lb]);
+    }
+    mesh.skirt_start_vertex = surface_vertices as u32;
+    mesh.skirt_start_index = surface_indices as u32;
+}
+
+fn truncate(mesh: &mut ChunkMesh, vertices: usize, indices: usize) {
+    mesh.positions.truncate(vertices);
+    mesh.normals.truncate(vertices);
+    mesh.material_ids.truncate(vertices);
+    mesh.material_weights.truncate(vertices);
+    mesh.vertex_cubes.truncate(vertices);
+    if mesh.cube_offsets.len() > vertices {
+        mesh.cube_offsets.truncate(vertices);
+    }
+    mesh.indices.truncate(indices);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{MeshOptions, SurfaceNets};
+    use crate::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
+    use glam::IVec3;
+
+    #[test]
+    fn skirts_hang_from_every_border_edge_and_stay_out_of_the_surface() {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-40, 0, -40), IVec3::new(80, 10, 80)),
+            |_, _| Cell::full(Material::GRASS),
+        )
+        .unwrap();
+        let mut mesh = ChunkMesh::default();
+        SurfaceNets::new().mesh_chunk_l0(
+            &g,
+            ChunkCoord::new(0, 0, 0),
+            MeshOptions::default(),
+            &mut mesh,
+        );
+        let surface = mesh.clone();
+        add_skirts(&mut mesh, 12.0);
+        // The flat 32×32-quad floor has 4 × 32 open border edges.
+        let skirt_triangles = (mesh.indices.len() - surface.indices.len()) / 3;
+        assert_eq!(skirt_triangles, 4 * 32 * 4);
+        assert_eq!(mesh.surface_indices(), &surface.indices[..]);
+        assert_eq!(
+            &mesh.positions[..surface.positions.len()],
+            &surface.positions[..]
+        );
+        // Skirt vertices sit 12 studs below the floor (normals point up).
+        for p in &mesh.positions[surface.positions.len()..] {
+            assert!((p.y - (surface.positions[0].y - 12.0)).abs() < 1e-4);
+        }
+        // Adding again replaces, not doubles.
+        add_skirts(&mut mesh, 12.0);
+        assert_eq!((mesh.indices.len() - surface.indices.len()) / 3, 4 * 32 * 4);
+    }
+}
