@@ -286,8 +286,10 @@ fn bad_settings_are_rejected() {
         gen_err(20_000),
         GenerateError::TooLarge {
             size_cells: 20_000,
-            limit: 16_384
+            limit: 4096
         }
     );
+    // 16384² cells would need tens of GiB: refused before anything is allocated.
+    assert!(matches!(gen_err(16_384), GenerateError::TooLarge { .. }));
     assert!(gen_err(0).to_string().contains("0 cells"));
 }

@@ -52,8 +52,11 @@ pub const DEFAULT_SEED: u64 = 7;
 /// Default world extent along x and z, in cells (4096 studs).
 pub const DEFAULT_SIZE_CELLS: u32 = 1024;
 
-/// Largest accepted world extent along x and z, in cells.
-pub const MAX_SIZE_CELLS: u32 = 16384;
+/// Largest accepted world extent along x and z, in cells (16 384 studs).
+/// A 4096² world holds about 2 GiB of cells and, meshed at full detail, about
+/// 16× the default world's 6.8 M triangles, which still fits this machine
+/// class (24 GiB); 16384² would need tens of GiB and is refused up front.
+pub const MAX_SIZE_CELLS: u32 = 4096;
 
 /// Nominal snow line, in cells. The real line wanders by up to
 /// [`SNOW_LINE_JITTER_CELLS`] around it, so no snow surface lies below
@@ -729,13 +732,13 @@ mod tests {
             Err(GenerateError::NotChunkMultiple { size_cells: 100 })
         );
         assert_eq!(
-            bad(16384 + 32),
+            bad(4096 + 32),
             Err(GenerateError::TooLarge {
-                size_cells: 16416,
-                limit: 16384
+                size_cells: 4128,
+                limit: 4096
             })
         );
-        assert!(bad(16384).is_ok());
+        assert!(bad(4096).is_ok());
         let err = generate_world(&GeneratorSettings {
             seed: 0,
             size_cells: 33,

@@ -47,8 +47,9 @@ use super::grid::Grid;
 /// Largest accepted PNG width or height, in pixels (checked from the header).
 pub const MAX_SIDE_PX: u32 = 16384;
 
-/// Largest accepted terrain extent along x or z, in cells.
-pub const MAX_SIDE_CELLS: u64 = 16384;
+/// Largest accepted terrain extent along x or z, in cells (the same limit
+/// as generated worlds, see [`super::generate::MAX_SIZE_CELLS`]).
+pub const MAX_SIDE_CELLS: u64 = super::generate::MAX_SIZE_CELLS as u64;
 
 /// Largest accepted relief (surface above the base), in cells.
 pub const MAX_RELIEF_CELLS: f64 = 4096.0;
