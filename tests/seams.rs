@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use glam::{DVec3, IVec3, Vec3};
-use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
+use strata::mesh::{ChunkMesh, MeshOptions};
+use strata::pipeline::world_meshes::mesh_one;
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
 use strata::terrain::{Cell, CellBox, CellCoord, ChunkCoord, Grid, Material};
 
@@ -40,22 +41,13 @@ struct Audit {
     quads: usize,
 }
 
-fn mesh_all(grid: &Grid) -> Vec<(ChunkCoord, ChunkMesh)> {
-    let mut mesher = SurfaceNets::new();
+fn mesh_all(grid: &Grid, level: u8) -> Vec<(ChunkCoord, ChunkMesh)> {
+    let options = MeshOptions {
+        keep_cube_offsets: true,
+    };
     grid.meshing_candidates()
         .into_iter()
-        .map(|coord| {
-            let mut mesh = ChunkMesh::default();
-            mesher.mesh_chunk_l0(
-                grid,
-                coord,
-                MeshOptions {
-                    keep_cube_offsets: true,
-                },
-                &mut mesh,
-            );
-            (coord, mesh)
-        })
+        .map(|coord| (coord, mesh_one(grid, coord, level, options)))
         .collect()
 }
 
@@ -80,14 +72,23 @@ fn crossing_edges(grid: &Grid, region: CellBox) -> Vec<EdgeKey> {
 }
 
 fn audit(grid: &Grid, truth_region: CellBox) -> Audit {
-    let meshes = mesh_all(grid);
+    audit_level(grid, 0, Some(truth_region))
+}
+
+/// Audits the meshes of every chunk at `level`. Vertices are keyed by global
+/// sample coordinates of their cube (chunk origin in samples + local cube);
+/// quads by their sample edge. With `truth_region` (level 0 only), the set of
+/// emitted edges must equal the crossing edges of the field.
+fn audit_level(grid: &Grid, level: u8, truth_region: Option<CellBox>) -> Audit {
+    let meshes = mesh_all(grid, level);
+    let samples_per_chunk = 32 >> level;
     let mut vertex_by_cube: HashMap<IVec3, (ChunkCoord, [u32; 3], [u32; 3])> = HashMap::new();
     let mut shared_vertices = 0;
     let mut edges: HashMap<EdgeKey, ChunkCoord> = HashMap::new();
     for (coord, mesh) in &meshes {
-        let base = coord.min_cell().0;
+        let base = coord.0 * samples_per_chunk;
         assert_eq!(mesh.cube_offsets.len(), mesh.positions.len());
-        for v in 0..mesh.positions.len() {
+        for v in 0..mesh.skirt_start_vertex as usize {
             let c = mesh.vertex_cubes[v];
             let key = base + IVec3::new(c[0] as i32, c[1] as i32, c[2] as i32);
             let off = mesh.cube_offsets[v].to_array().map(f32::to_bits);
@@ -98,8 +99,14 @@ fn audit(grid: &Grid, truth_region: CellBox) -> Audit {
             );
             match vertex_by_cube.get(&key) {
                 Some(&(other, o, n)) if other != *coord => {
-                    assert_eq!(o, off, "offset of cube {key} differs between {other:?} and {coord:?}");
-                    assert_eq!(n, nrm, "normal of cube {key} differs between {other:?} and {coord:?}");
+                    assert_eq!(
+                        o, off,
+                        "offset of cube {key} differs between {other:?} and {coord:?}"
+                    );
+                    assert_eq!(
+                        n, nrm,
+                        "normal of cube {key} differs between {other:?} and {coord:?}"
+                    );
                     shared_vertices += 1;
                 }
                 Some(&(_, o, n)) => {
@@ -111,7 +118,7 @@ fn audit(grid: &Grid, truth_region: CellBox) -> Audit {
                 }
             }
         }
-        for quad in mesh.indices.chunks_exact(6) {
+        for quad in mesh.surface_indices().chunks_exact(6) {
             let mut cubes: Vec<IVec3> = quad
                 .iter()
                 .map(|&i| {
@@ -124,10 +131,16 @@ fn audit(grid: &Grid, truth_region: CellBox) -> Audit {
             assert_eq!(cubes.len(), 4, "a quad joins 4 distinct cubes");
             let lo = cubes.iter().fold(IVec3::splat(i32::MAX), |a, &c| a.min(c));
             let hi = cubes.iter().fold(IVec3::splat(i32::MIN), |a, &c| a.max(c));
-            let axis = (0..3).find(|&a| lo[a] == hi[a]).expect("quad cubes share one axis");
+            let axis = (0..3)
+                .find(|&a| lo[a] == hi[a])
+                .expect("quad cubes share one axis");
             let key = (axis as u8, hi);
             // The lower sample lies in the emitting chunk (ownership rule).
-            assert_eq!(CellCoord(hi).chunk(), *coord, "quad {key:?} emitted by a non-owner");
+            assert_eq!(
+                hi.div_euclid(IVec3::splat(samples_per_chunk)),
+                coord.0,
+                "quad {key:?} emitted by a non-owner"
+            );
             if let Some(prev) = edges.insert(key, *coord) {
                 panic!("edge {key:?} emitted by both {prev:?} and {coord:?}");
             }
@@ -135,7 +148,13 @@ fn audit(grid: &Grid, truth_region: CellBox) -> Audit {
     }
     let mut emitted: Vec<EdgeKey> = edges.keys().copied().collect();
     emitted.sort_by_key(|(a, s)| (*a, s.z, s.y, s.x));
-    assert_eq!(emitted, crossing_edges(grid, truth_region), "quads must match crossing edges");
+    if let Some(truth_region) = truth_region {
+        assert_eq!(
+            emitted,
+            crossing_edges(grid, truth_region),
+            "quads must match crossing edges"
+        );
+    }
     Audit {
         shared_vertices,
         quads: emitted.len(),
@@ -157,7 +176,11 @@ fn plane_across_all_boundaries() {
     let g = grid_from_field(region(), |p| 0.5 - (p.dot(n) - 3.3));
     let a = audit(&g, truth_region());
     assert!(a.quads > 5000, "{} quads", a.quads);
-    assert!(a.shared_vertices > 300, "{} shared vertices", a.shared_vertices);
+    assert!(
+        a.shared_vertices > 300,
+        "{} shared vertices",
+        a.shared_vertices
+    );
 }
 
 #[test]
@@ -165,15 +188,25 @@ fn sphere_centred_on_chunk_corner() {
     let g = grid_from_field(region(), |p| 0.5 + (19.0 - p.length()));
     let a = audit(&g, truth_region());
     assert!(a.quads > 2000, "{} quads", a.quads);
-    assert!(a.shared_vertices > 100, "{} shared vertices", a.shared_vertices);
+    assert!(
+        a.shared_vertices > 100,
+        "{} shared vertices",
+        a.shared_vertices
+    );
 }
 
 #[test]
 fn constant_gradient_slope() {
     // Fractions vary linearly in x and y, crossing chunk faces along both axes.
-    let g = grid_from_field(region(), |p| 0.5 + 0.37 * (4.0 + 0.6 * p.x - p.y + 0.2 * p.z) / 4.0);
+    let g = grid_from_field(region(), |p| {
+        0.5 + 0.37 * (4.0 + 0.6 * p.x - p.y + 0.2 * p.z) / 4.0
+    });
     let a = audit(&g, truth_region());
-    assert!(a.shared_vertices > 100, "{} shared vertices", a.shared_vertices);
+    assert!(
+        a.shared_vertices > 100,
+        "{} shared vertices",
+        a.shared_vertices
+    );
 }
 
 #[test]
@@ -188,7 +221,10 @@ fn edit_centred_on_chunk_corner() {
     // Chunk corner (32, 0, 32) cells = (128, 0, 128) studs, and the origin corner.
     for centre in [DVec3::new(128.0, 0.0, 128.0), DVec3::ZERO] {
         let report = apply_brush(&mut g, &brush, centre).unwrap();
-        assert!(report.changed.len() >= 4, "a corner edit touches the 4 chunks above the floor");
+        assert!(
+            report.changed.len() >= 4,
+            "a corner edit touches the 4 chunks above the floor"
+        );
     }
     let sub = Brush {
         mode: BrushMode::Subtract,
@@ -196,6 +232,30 @@ fn edit_centred_on_chunk_corner() {
         ..brush
     };
     apply_brush(&mut g, &sub, DVec3::new(0.0, 16.0, 0.0)).unwrap();
-    let a = audit(&g, truth_region().union(&CellBox::new(IVec3::splat(-20), IVec3::splat(60))));
-    assert!(a.shared_vertices > 50, "{} shared vertices", a.shared_vertices);
+    let a = audit(
+        &g,
+        truth_region().union(&CellBox::new(IVec3::splat(-20), IVec3::splat(60))),
+    );
+    assert!(
+        a.shared_vertices > 50,
+        "{} shared vertices",
+        a.shared_vertices
+    );
+}
+
+#[test]
+fn equal_coarse_levels_agree_on_every_boundary() {
+    let n = DVec3::new(0.31, 0.86, -0.41).normalize();
+    let plane = grid_from_field(region(), |p| 0.5 - (p.dot(n) - 3.3));
+    let sphere = grid_from_field(region(), |p| 0.5 + (19.0 - p.length()));
+    for level in 1..=3u8 {
+        for grid in [&plane, &sphere] {
+            let a = audit_level(grid, level, None);
+            assert!(a.quads > 0, "level {level}");
+            assert!(
+                a.shared_vertices > 0,
+                "level {level}: no boundary vertex checked"
+            );
+        }
+    }
 }

@@ -68,6 +68,25 @@ impl DenseRegion {
     }
 }
 
+impl Neighbourhood {
+    /// True when all 27 chunks are uniform and on the same side of the
+    /// surface: no level can find a crossing anywhere in the padded region.
+    pub fn is_uniform_on_one_side(&self) -> bool {
+        let Some(first) = self.get(IVec3::ZERO).as_uniform() else {
+            return false;
+        };
+        (-1..=1).all(|z| {
+            (-1..=1).all(|y| {
+                (-1..=1).all(|x| {
+                    self.get(IVec3::new(x, y, z))
+                        .as_uniform()
+                        .is_some_and(|c| c.is_inside() == first.is_inside())
+                })
+            })
+        })
+    }
+}
+
 /// Fills `field` with the coarse samples of `level` (1..=3) for the chunk
 /// whose 3×3×3 neighbourhood is `hood`. Level 0 delegates to
 /// [`SampleField::gather_l0_from`].

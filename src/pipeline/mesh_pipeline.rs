@@ -40,7 +40,8 @@ use crate::terrain::grid::{Changes, Grid};
 
 use super::invalidation::chunks_reading;
 use super::stats::PipelineStats;
-use super::world_meshes::{WorldMeshes, mesh_one_l0};
+use super::world_meshes::{WorldMeshes, mesh_one};
+use crate::mesh::MeshOptions;
 
 /// Most chunks one worker batch meshes.
 pub const MAX_BATCH_CHUNKS: usize = 32;
@@ -87,7 +88,12 @@ impl MeshJob {
                 coord: item.coord,
                 serial: item.serial,
                 level: item.level,
-                mesh: Arc::new(mesh_one_l0(&self.snapshot, item.coord)),
+                mesh: Arc::new(mesh_one(
+                    &self.snapshot,
+                    item.coord,
+                    item.level,
+                    MeshOptions::default(),
+                )),
             })
             .collect()
     }

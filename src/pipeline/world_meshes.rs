@@ -11,6 +11,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::mesh::coarse::gather_level;
+use crate::mesh::field::{Neighbourhood, SampleField};
+use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
 use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
 use crate::terrain::coords::ChunkCoord;
 use crate::terrain::grid::{EditReport, Grid};
@@ -29,15 +32,38 @@ pub struct WorldMeshes {
 
 thread_local! {
     static MESHER: std::cell::RefCell<SurfaceNets> = std::cell::RefCell::new(SurfaceNets::new());
+    static COARSE_FIELD: std::cell::RefCell<SampleField> =
+        std::cell::RefCell::new(SampleField::new(16));
 }
 
 /// Meshes one chunk at full detail with this thread's reusable mesher.
 pub fn mesh_one_l0(grid: &Grid, coord: ChunkCoord) -> ChunkMesh {
+    mesh_one(grid, coord, 0, MeshOptions::default())
+}
+
+/// Meshes one chunk at `level` (0 = full detail, up to 3) with this thread's
+/// reusable buffers. Coarse meshes get render-only skirts (spec §6).
+pub fn mesh_one(grid: &Grid, coord: ChunkCoord, level: u8, options: MeshOptions) -> ChunkMesh {
     let mut mesh = ChunkMesh::default();
-    MESHER.with(|m| {
-        m.borrow_mut()
-            .mesh_chunk_l0(grid, coord, MeshOptions::default(), &mut mesh)
+    if level == 0 {
+        MESHER.with(|m| {
+            m.borrow_mut()
+                .mesh_chunk_l0(grid, coord, options, &mut mesh)
+        });
+        return mesh;
+    }
+    let hood = Neighbourhood::from_grid(grid, coord);
+    if hood.is_uniform_on_one_side() {
+        return mesh;
+    }
+    COARSE_FIELD.with(|f| {
+        let mut field = f.borrow_mut();
+        gather_level(&mut field, &hood, level);
+        MESHER.with(|m| m.borrow_mut().mesh_field(&field, options, &mut mesh));
     });
+    if !mesh.is_empty() {
+        add_skirts(&mut mesh, skirt_depth_studs(level));
+    }
     mesh
 }
 
