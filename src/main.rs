@@ -9,6 +9,7 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::camera::Camera;
+use strata::pipeline::lod::LodSettings;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
 use strata::terrain::generate::GeneratorSettings;
@@ -140,6 +141,14 @@ struct Cli {
     #[arg(long, value_name = "OUT.json", requires = "headless")]
     stats_json: Option<PathBuf>,
 
+    /// Draw distance in studs (chunks beyond it are not drawn or meshed).
+    #[arg(long, value_name = "STUDS")]
+    draw_distance: Option<f64>,
+
+    /// Mesh and draw every chunk at this level of detail (0–3) instead of by distance.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
+    force_level: Option<u8>,
+
     /// Replay brush strokes from a JSON script through the meshing pipeline
     /// before taking the screenshot (format in README.md).
     #[arg(long, value_name = "FILE.json", requires = "headless")]
@@ -174,6 +183,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         return run_headless(&cli);
     }
     run_windowed(&cli)
+}
+
+fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
+    let mut lod = LodSettings::default();
+    if let Some(d) = cli.draw_distance {
+        if !(d.is_finite() && d > 0.0 && d <= 1.0e6) {
+            bail!("--draw-distance must be a positive number of studs up to 1000000, got {d}");
+        }
+        lod.draw_distance_studs = d;
+    }
+    lod.force_level = cli.force_level;
+    Ok(lod)
 }
 
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
@@ -222,6 +243,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         camera,
         ui: cli.ui,
         stats_json: cli.stats_json.clone(),
+        lod: lod_settings(cli)?,
         script: cli
             .script
             .as_deref()
@@ -269,6 +291,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
             .camera
             .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg)),
         window_size: [cli.size.0, cli.size.1],
+        lod: lod_settings(cli)?,
     };
     strata::editor::run(options).context("the editor stopped with an error")?;
     Ok(())

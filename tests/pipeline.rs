@@ -35,7 +35,7 @@ impl FakeUploader {
 }
 
 impl ChunkUploader for FakeUploader {
-    fn stage(&mut self, coord: ChunkCoord, mesh: &Arc<ChunkMesh>) {
+    fn stage(&mut self, coord: ChunkCoord, _level: u8, mesh: &Arc<ChunkMesh>) {
         self.staged
             .push((coord, self.now.get(), mesh.triangle_count()));
         self.now.set(self.now.get() + self.upload_cost);
@@ -43,6 +43,7 @@ impl ChunkUploader for FakeUploader {
     fn promote(&mut self, coords: &[ChunkCoord]) {
         self.promoted.push(coords.to_vec());
     }
+    fn evict(&mut self, _coords: &[ChunkCoord]) {}
 }
 
 /// A flat floor at y = 8 cells over chunks x, z in -2..=2, y = 0.
@@ -89,11 +90,17 @@ fn stale_result_is_rejected_and_the_newer_one_is_published() {
         let mut p = synced(&grid);
         // Edit 1 raises a cell strictly inside chunk (0,0,0).
         stamp(&mut grid, IVec3::new(10, 8, 10), Material::SAND);
-        assert_eq!(p.sync_grid(&grid, Instant::now()), 1);
+        assert_eq!(
+            p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+            1
+        );
         let old = run_all(&mut p, &grid);
         // Edit 2 on the same chunk, requested and meshed before the old job reports.
         stamp(&mut grid, IVec3::new(20, 8, 20), Material::SNOW);
-        assert_eq!(p.sync_grid(&grid, Instant::now()), 1);
+        assert_eq!(
+            p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+            1
+        );
         let new = run_all(&mut p, &grid);
         assert_eq!((old.len(), new.len()), (1, 1));
         assert!(new[0].serial > old[0].serial);
@@ -135,7 +142,9 @@ fn full_refresh_on_generation_mismatch_future_and_expired_revisions() {
         other.changes_since(grid.generation(), grid.revision()),
         Changes::FullRefresh
     );
-    let n = p.sync_grid(&other, Instant::now());
+    let n = p.sync_grid(&other, &mut WorldMeshes::default(), Instant::now(), |_| {
+        true
+    });
     assert_eq!(n, other.meshing_candidates().len());
     // A revision newer than the grid's.
     assert_eq!(
@@ -164,7 +173,10 @@ fn removed_chunk_invalidates_all_its_neighbours() {
     )
     .unwrap();
     assert_eq!(g.chunk_count(), 0);
-    assert_eq!(p.sync_grid(&g, Instant::now()), 27);
+    assert_eq!(
+        p.sync_grid(&g, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        27
+    );
 }
 
 #[test]
@@ -173,13 +185,22 @@ fn invalidation_counts_inside_near_a_face_and_at_a_corner() {
     let mut p = synced(&grid);
     // Strictly inside chunk (0,0,0): only that chunk.
     stamp(&mut grid, IVec3::new(16, 8, 16), Material::SAND);
-    assert_eq!(p.sync_grid(&grid, Instant::now()), 1);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        1
+    );
     // One cell from the +x face (cell 30; cell 31 lies between it and the face).
     stamp(&mut grid, IVec3::new(30, 8, 16), Material::SAND);
-    assert_eq!(p.sync_grid(&grid, Instant::now()), 2);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        2
+    );
     // One cell from the -z face (cell 1).
     stamp(&mut grid, IVec3::new(16, 8, 1), Material::SAND);
-    assert_eq!(p.sync_grid(&grid, Instant::now()), 2);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        2
+    );
     // A brush centred on the chunk corner (0, 0, 0): exactly 8 chunks.
     let brush = Brush {
         mode: BrushMode::Add,
@@ -190,7 +211,10 @@ fn invalidation_counts_inside_near_a_face_and_at_a_corner() {
     let mut g = Grid::new();
     let mut p = synced(&g);
     apply_brush(&mut g, &brush, DVec3::ZERO).unwrap();
-    assert_eq!(p.sync_grid(&g, Instant::now()), 8);
+    assert_eq!(
+        p.sync_grid(&g, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        8
+    );
 }
 
 #[test]
@@ -216,7 +240,7 @@ fn seventh_edit_expires_the_first_edits_bounds() {
 /// Requests many chunks at once (a full refresh of a wide floor) and submits every result.
 fn many_results(grid: &Grid) -> (MeshPipeline, WorldMeshes) {
     let mut p = MeshPipeline::new();
-    assert!(p.sync_grid(grid, Instant::now()) > 50);
+    assert!(p.sync_grid(grid, &mut WorldMeshes::default(), Instant::now(), |_| true) > 50);
     for r in run_all(&mut p, grid) {
         assert!(p.submit_result(r));
     }
@@ -282,7 +306,7 @@ fn all_chunks_of_one_edit_publish_in_the_same_frame() {
         material: Material::ROCK,
     };
     apply_brush(&mut grid, &brush, DVec3::ZERO).unwrap();
-    let n = p.sync_grid(&grid, Instant::now());
+    let n = p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true);
     assert_eq!(n, 8, "corner edit dirties the 8 chunks meeting there");
     let results = run_all(&mut p, &grid);
     assert_eq!(results.len(), 8);
@@ -311,11 +335,17 @@ fn a_later_edit_merges_the_unpublished_group_it_touches() {
     let mut p = synced(&grid);
     // Edit 1 near the +x face dirties chunks (0,0,0) and (1,0,0).
     stamp(&mut grid, IVec3::new(31, 8, 16), Material::SAND);
-    assert_eq!(p.sync_grid(&grid, Instant::now()), 2);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        2
+    );
     let first = run_all(&mut p, &grid);
     // Edit 2 re-dirties (1,0,0) only before edit 1 is visible.
     stamp(&mut grid, IVec3::new(40, 8, 16), Material::SNOW);
-    assert_eq!(p.sync_grid(&grid, Instant::now()), 1);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        1
+    );
     let second = run_all(&mut p, &grid);
     let now = Rc::new(StdCell::new(Duration::ZERO));
     let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
@@ -358,7 +388,7 @@ fn background_workers_deliver_every_request() {
     for i in 0..10 {
         let centre = DVec3::new(-100.0 + 25.0 * i as f64, 32.0, 10.0);
         apply_brush(&mut grid, &brush, centre).unwrap();
-        p.sync_grid(&grid, Instant::now());
+        p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
         p.dispatch(&grid, DVec3::ZERO);
     }
     let mut up = FakeUploader::new(Rc::new(StdCell::new(Duration::ZERO)), Duration::ZERO);
@@ -387,7 +417,7 @@ fn background_workers_deliver_every_request() {
 fn jobs_hold_at_most_32_chunks_and_start_nearest_the_camera() {
     let grid = floor_world();
     let mut p = MeshPipeline::new();
-    let requested = p.sync_grid(&grid, Instant::now());
+    let requested = p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true);
     assert!(requested > 64);
     let camera = DVec3::new(300.0, 40.0, 300.0);
     let jobs = p.take_jobs(&grid, camera, usize::MAX);

@@ -13,13 +13,16 @@ fn mesh(grid: &Grid, coord: ChunkCoord) -> ChunkMesh {
 /// Rock up to cell row 9, cell row 10 at `top_occupancy`, air above; spanning chunk (0,0,0) ± 1.
 fn floor(top_occupancy: u8) -> Grid {
     let mut g = Grid::new();
-    g.edit_region(CellBox::new(IVec3::new(-32, -32, -32), IVec3::new(64, 11, 64)), |c, _| {
-        if c.0.y < 10 {
-            Cell::full(Material::ROCK)
-        } else {
-            Cell::new(Material::ROCK, top_occupancy)
-        }
-    })
+    g.edit_region(
+        CellBox::new(IVec3::new(-32, -32, -32), IVec3::new(64, 11, 64)),
+        |c, _| {
+            if c.0.y < 10 {
+                Cell::full(Material::ROCK)
+            } else {
+                Cell::new(Material::ROCK, top_occupancy)
+            }
+        },
+    )
     .unwrap();
     g
 }
@@ -71,11 +74,18 @@ fn winding_faces_out_of_the_solid() {
 fn uniform_chunks_skip_or_own_their_top_face() {
     let mut g = Grid::new();
     // Solid rock filling chunk layers y = -1 and y = 0, air above.
-    g.edit_region(CellBox::new(IVec3::new(0, -32, 0), IVec3::new(32, 32, 32)), |_, _| {
-        Cell::full(Material::ROCK)
-    })
+    g.edit_region(
+        CellBox::new(IVec3::new(0, -32, 0), IVec3::new(32, 32, 32)),
+        |_, _| Cell::full(Material::ROCK),
+    )
     .unwrap();
-    assert!(g.chunk(ChunkCoord::new(0, 0, 0)).unwrap().cells.as_uniform().is_some());
+    assert!(
+        g.chunk(ChunkCoord::new(0, 0, 0))
+            .unwrap()
+            .cells
+            .as_uniform()
+            .is_some()
+    );
     // Buried chunk: no owned crossing edge in +y (solid above); sides face empty chunks.
     let buried = mesh(&g, ChunkCoord::new(0, -1, 0));
     // Its +x and +z faces border empty chunks: 32 × 32 side quads each.
@@ -90,24 +100,40 @@ fn uniform_chunks_skip_or_own_their_top_face() {
 #[test]
 fn material_sets_are_sorted_and_weights_sum_to_255() {
     let mut g = Grid::new();
-    let mats = [Material::GRASS, Material::ROCK, Material::SAND, Material::SNOW, Material::MUD];
-    g.edit_region(CellBox::new(IVec3::splat(-8), IVec3::new(40, 12, 40)), |c, _| {
-        let m = mats[((c.0.x / 3 + c.0.z / 2).rem_euclid(5)) as usize];
-        let h = 6.0 + ((c.0.x as f32) * 0.4).sin() * 3.0;
-        let occ = ((h - c.0.y as f32).clamp(0.0, 1.0) * 255.0) as u8;
-        Cell::new(m, occ)
-    })
+    let mats = [
+        Material::GRASS,
+        Material::ROCK,
+        Material::SAND,
+        Material::SNOW,
+        Material::MUD,
+    ];
+    g.edit_region(
+        CellBox::new(IVec3::splat(-8), IVec3::new(40, 12, 40)),
+        |c, _| {
+            let m = mats[((c.0.x / 3 + c.0.z / 2).rem_euclid(5)) as usize];
+            let h = 6.0 + ((c.0.x as f32) * 0.4).sin() * 3.0;
+            let occ = ((h - c.0.y as f32).clamp(0.0, 1.0) * 255.0) as u8;
+            Cell::new(m, occ)
+        },
+    )
     .unwrap();
     let m = mesh(&g, ChunkCoord::new(0, 0, 0));
     assert!(!m.is_empty());
     let mut multi = 0;
     for (ids, w) in m.material_ids.iter().zip(&m.material_weights) {
-        assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255, "{ids:?} {w:?}");
+        assert_eq!(
+            w.iter().map(|&x| x as u32).sum::<u32>(),
+            255,
+            "{ids:?} {w:?}"
+        );
         assert!(ids.iter().all(|&id| Material(id).is_solid()));
         // A strictly increasing prefix (the set), then padding repeating ids[0].
         let len = 1 + ids.windows(2).take_while(|p| p[0] < p[1]).count();
         assert!(ids[len..].iter().all(|&x| x == ids[0]), "{ids:?}");
-        assert!(w[len..].iter().all(|&x| x == 0), "padding carries no weight: {ids:?} {w:?}");
+        assert!(
+            w[len..].iter().all(|&x| x == 0),
+            "padding carries no weight: {ids:?} {w:?}"
+        );
         let distinct = &ids[..len];
         if distinct.len() > 1 {
             multi += 1;

@@ -20,7 +20,8 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
-use crate::pipeline::{MeshPipeline, WorldMeshes};
+use crate::pipeline::lod::LodSettings;
+use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
@@ -46,6 +47,8 @@ pub struct EditorOptions {
     pub camera: Option<Camera>,
     /// Initial window size in logical pixels.
     pub window_size: [u32; 2],
+    /// Initial level-of-detail settings.
+    pub lod: LodSettings,
 }
 
 /// Why the editor could not start or stopped with an error.
@@ -78,22 +81,29 @@ pub enum EditorError {
 pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let start = Instant::now();
     let grid = options.world.build()?;
-    let meshes = WorldMeshes::build_all(&grid);
+    let [w, h] = options.window_size;
+    let aspect = w.max(1) as f32 / h.max(1) as f32;
+    let camera = options
+        .camera
+        .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
+    let mut streaming = TerrainStreaming::new(options.lod);
+    let meshes = streaming.build_initial(&grid, camera.pos_world);
     log::info!(
         "world ready in {:.0} ms ({} chunks, {} meshed)",
         start.elapsed().as_secs_f64() * 1e3,
         grid.chunk_count(),
         meshes.len()
     );
-    let mut pipeline = MeshPipeline::new();
-    pipeline.mark_synced(&grid);
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App {
-        options,
+        options: EditorOptions {
+            camera: Some(camera),
+            ..options
+        },
         grid,
         meshes,
-        pipeline,
+        streaming,
         window: None,
         error: None,
     };
@@ -108,7 +118,7 @@ struct App {
     options: EditorOptions,
     grid: Grid,
     meshes: WorldMeshes,
-    pipeline: MeshPipeline,
+    streaming: TerrainStreaming,
     window: Option<WindowState>,
     error: Option<EditorError>,
 }
@@ -212,7 +222,7 @@ impl ApplicationHandler for App {
                 state.controls.on_wheel(lines);
             }
             WindowEvent::RedrawRequested => {
-                state.frame(&mut self.grid, &mut self.meshes, &mut self.pipeline);
+                state.frame(&mut self.grid, &mut self.meshes, &mut self.streaming);
             }
             _ => {}
         }
@@ -327,7 +337,12 @@ impl WindowState {
     /// handed to the meshing workers at once, and finished meshes are
     /// published as late as possible (just before drawing), so a small edit
     /// usually becomes visible in the frame that made it.
-    fn frame(&mut self, grid: &mut Grid, meshes: &mut WorldMeshes, pipeline: &mut MeshPipeline) {
+    fn frame(
+        &mut self,
+        grid: &mut Grid,
+        meshes: &mut WorldMeshes,
+        streaming: &mut TerrainStreaming,
+    ) {
         let now = Instant::now();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
         self.frame_ms = dt_secs * 1e3;
@@ -339,13 +354,16 @@ impl WindowState {
         stats.frame_ms = self.frame_ms;
         stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
-        stats.add_pipeline(pipeline);
+        stats.add_pipeline(&mut streaming.pipeline);
+        stats.add_lod(meshes, &streaming.lod);
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let panel = &mut self.panel;
+        panel.lod = streaming.lod.settings;
         let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
             panel_points = panel.show(ctx, &stats);
         });
+        streaming.lod.settings = self.panel.lod;
         self.egui_state
             .handle_platform_output(&self.window, std::mem::take(&mut egui_out.platform_output));
         let [w, h] = [self.config.width, self.config.height];
@@ -381,8 +399,12 @@ impl WindowState {
         }
         // Whatever changed the grid this frame (brush, later undo or tools)
         // reaches the workers through the grid's change tracking.
-        pipeline.sync_grid(grid, Instant::now());
-        pipeline.dispatch(grid, self.camera.pos_world);
+        streaming.begin_frame(
+            grid,
+            meshes,
+            self.camera.pos_world,
+            &mut self.renderer.uploader(),
+        );
 
         let mut settings: FrameSettings = frame_settings_for(&self.camera, meshes);
         settings.brush = self.hit.map(|hit| BrushCursor {
@@ -392,8 +414,7 @@ impl WindowState {
         });
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
-        pipeline.receive();
-        pipeline.publish(&mut self.renderer.uploader(), meshes);
+        streaming.publish(&mut self.renderer.uploader(), meshes);
         self.renderer.prepare(
             &self.gpu.queue,
             &self.camera,

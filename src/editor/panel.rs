@@ -3,6 +3,7 @@
 //! The same panel is drawn in the window and, with `--ui`, into headless
 //! screenshots, so what a test image shows is what an artist sees.
 
+use crate::pipeline::lod::LodSettings;
 use crate::terrain::cell::Material;
 use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
 
@@ -42,6 +43,12 @@ pub struct PanelStats {
     pub upload_ms_last_frame: f64,
     /// Edit-to-visible latency `[last, p50, p99]`, ms.
     pub edit_to_visible_ms: [f64; 3],
+    /// Triangles per level of detail.
+    pub triangles_by_level: [usize; 4],
+    /// Chunks with a mesh per level of detail.
+    pub chunks_by_level: [usize; 4],
+    /// True while the last LOD scan left transitions for the next frame.
+    pub lod_unsettled: bool,
 }
 
 impl PanelStats {
@@ -52,6 +59,17 @@ impl PanelStats {
         self.upload_ms_last_frame = pipeline.stats.upload_ms_last_frame;
         let l = pipeline.stats.latency_summary();
         self.edit_to_visible_ms = [l.last, l.p50, l.p99];
+    }
+
+    /// Copies the per-level triangle and chunk counts.
+    pub fn add_lod(
+        &mut self,
+        meshes: &crate::pipeline::WorldMeshes,
+        lod: &crate::pipeline::lod::LodController,
+    ) {
+        self.triangles_by_level = meshes.triangles_by_level();
+        self.chunks_by_level = meshes.chunks_by_level();
+        self.lod_unsettled = !lod.is_settled();
     }
 }
 
@@ -66,6 +84,8 @@ pub struct EditorPanel {
     pub strength: f32,
     /// Material the Add tool fills with.
     pub material: Material,
+    /// Draw distance and level-of-detail controls.
+    pub lod: LodSettings,
 }
 
 impl Default for EditorPanel {
@@ -75,6 +95,7 @@ impl Default for EditorPanel {
             radius_cells: 6.0,
             strength: 0.35,
             material: Material::GRASS,
+            lod: LodSettings::default(),
         }
     }
 }
@@ -161,6 +182,19 @@ impl EditorPanel {
         });
         ui.separator();
 
+        ui.label(egui::RichText::new("View").strong());
+        ui.add(
+            egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=32768.0)
+                .text("draw distance")
+                .suffix(" studs")
+                .logarithmic(true)
+                .fixed_decimals(0),
+        )
+        .on_hover_text("Chunks beyond this distance are not drawn");
+        ui.checkbox(&mut self.lod.frozen, "Freeze LOD")
+            .on_hover_text("Stop choosing levels so you can fly away and inspect them");
+        ui.separator();
+
         ui.label(egui::RichText::new("Stats").strong());
         egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
             let row = |ui: &mut egui::Ui, k: &str, v: String| {
@@ -172,6 +206,20 @@ impl EditorPanel {
             row(ui, "meshed chunks", format!("{}", stats.nonempty_chunks));
             row(ui, "drawn chunks", format!("{}", stats.drawn_chunks));
             row(ui, "triangles", format_count(stats.triangles));
+            let [t0, t1, t2, t3] = stats.triangles_by_level;
+            row(
+                ui,
+                "  by level",
+                format!(
+                    "{} / {} / {} / {}",
+                    format_count(t0),
+                    format_count(t1),
+                    format_count(t2),
+                    format_count(t3)
+                ),
+            );
+            let [c0, c1, c2, c3] = stats.chunks_by_level;
+            row(ui, "chunks by level", format!("{c0} / {c1} / {c2} / {c3}"));
             row(ui, "vertices", format_count(stats.vertices));
             row(
                 ui,

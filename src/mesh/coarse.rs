@@ -24,48 +24,13 @@ pub fn samples_per_axis(level: u8) -> usize {
     CHUNK_SIZE_CELLS as usize >> level
 }
 
-/// Cells the padded region of `level` covers, as a dense block read once:
-/// `[-2s - 1, 32 + 2s + 1)` on each axis (one extra cell for exposure tests).
-struct DenseRegion {
-    lo: i32,
-    dim: usize,
-    cells: Vec<Cell>,
-}
-
-impl DenseRegion {
-    fn read(hood: &Neighbourhood, lo: i32, hi: i32) -> DenseRegion {
-        let dim = (hi - lo) as usize;
-        let mut cells = vec![Cell::EMPTY; dim * dim * dim];
-        let n = CHUNK_SIZE_CELLS;
-        for z in lo..hi {
-            for y in lo..hi {
-                let row = ((z - lo) as usize * dim + (y - lo) as usize) * dim;
-                let mut x = lo;
-                while x < hi {
-                    let chunk = IVec3::new(x.div_euclid(n), y.div_euclid(n), z.div_euclid(n));
-                    let local = IVec3::new(x.rem_euclid(n), y.rem_euclid(n), z.rem_euclid(n));
-                    // Run to the end of this chunk's row or of the region.
-                    let run = ((n - local.x) as usize).min((hi - x) as usize);
-                    let dst = &mut cells[row + (x - lo) as usize..][..run];
-                    match hood.get(chunk) {
-                        ChunkCells::Uniform(c) => dst.fill(*c),
-                        ChunkCells::Dense(data) => {
-                            let start = crate::terrain::coords::local_index(local);
-                            dst.copy_from_slice(&data[start..start + run]);
-                        }
-                    }
-                    x += run as i32;
-                }
-            }
-        }
-        DenseRegion { lo, dim, cells }
-    }
-
-    #[inline]
-    fn get(&self, p: IVec3) -> Cell {
-        let q = p - IVec3::splat(self.lo);
-        self.cells[(q.z as usize * self.dim + q.y as usize) * self.dim + q.x as usize]
-    }
+/// The cell at chunk-local position `p` (any position within the 3×3×3
+/// neighbourhood, i.e. each component in `-32..64`).
+#[inline]
+fn cell_at(hood: &Neighbourhood, p: IVec3) -> Cell {
+    let n = CHUNK_SIZE_CELLS;
+    let chunk = IVec3::new(p.x.div_euclid(n), p.y.div_euclid(n), p.z.div_euclid(n));
+    hood.get(chunk).get(p - chunk * n)
 }
 
 impl Neighbourhood {
@@ -103,69 +68,120 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
     field.spacing_cells = 1 << level;
     let s = 1i32 << level;
     let dim = field.dim;
-    let pad_cells = PAD as i32 * s;
-    let region = DenseRegion::read(hood, -pad_cells - 1, CHUNK_SIZE_CELLS + pad_cells + 1);
     let block_cells = (s * s * s) as u32;
     let mut votes = [0u32; Material::COUNT];
     for pz in 0..dim {
         for py in 0..dim {
             for px in 0..dim {
+                // Blocks are aligned to the lattice and `s` divides 32, so each
+                // block lies inside exactly one chunk of the neighbourhood.
                 let base =
                     (IVec3::new(px as i32, py as i32, pz as i32) - IVec3::splat(PAD as i32)) * s;
+                let chunk_offset = base.div_euclid(IVec3::splat(CHUNK_SIZE_CELLS));
+                let local = base - chunk_offset * CHUNK_SIZE_CELLS;
+                let i = px + dim * (py + dim * pz);
+                let data = match hood.get(chunk_offset) {
+                    ChunkCells::Uniform(c) => {
+                        field.solid[i] = c.solid_occupancy();
+                        field.water[i] = c.water_occupancy();
+                        field.material[i] = c.material().0;
+                        continue;
+                    }
+                    ChunkCells::Dense(data) => data,
+                };
+                // Pass 1 (branch-free): sums, and the set of solid materials
+                // present; the exposure vote is only needed when it has more than one.
                 let mut solid_sum = 0u32;
                 let mut water_sum = 0u32;
-                votes.fill(0);
-                let mut any_solid = false;
+                let mut present = 0u32;
                 for dz in 0..s {
                     for dy in 0..s {
-                        for dx in 0..s {
-                            let p = base + IVec3::new(dx, dy, dz);
-                            let c = region.get(p);
-                            water_sum += c.water_occupancy() as u32;
-                            let occ = c.solid_occupancy() as u32;
-                            if occ == 0 {
-                                continue;
-                            }
-                            solid_sum += occ;
-                            any_solid = true;
-                            let exposed = [
-                                IVec3::X,
-                                IVec3::NEG_X,
-                                IVec3::Y,
-                                IVec3::NEG_Y,
-                                IVec3::Z,
-                                IVec3::NEG_Z,
-                            ]
-                            .iter()
-                            .any(|&d| !region.get(p + d).is_inside());
-                            let weight = if exposed { EXPOSED_VOTE_WEIGHT } else { 1 };
-                            if let Some(v) = votes.get_mut(c.material().0 as usize) {
-                                *v += weight * occ;
-                            }
+                        let start =
+                            crate::terrain::coords::local_index(local + IVec3::new(0, dy, dz));
+                        for c in &data[start..start + s as usize] {
+                            let [m, o] = c.to_bytes();
+                            let solid = (m >= 2) as u32;
+                            let water = (m == 1) as u32;
+                            solid_sum += o as u32 * solid;
+                            water_sum += o as u32 * water;
+                            present |= (((o > 0) as u32) & solid) << (m & 31);
                         }
                     }
                 }
-                let i = px + dim * (py + dim * pz);
                 let solid = ((solid_sum + block_cells / 2) / block_cells) as u8;
                 let water = ((water_sum + block_cells / 2) / block_cells) as u8;
                 field.solid[i] = solid;
                 field.water[i] = water;
-                field.material[i] = if any_solid {
-                    // Largest vote, ties to the lower id.
-                    let mut best = 0usize;
-                    for (id, &v) in votes.iter().enumerate() {
-                        if v > votes[best] {
-                            best = id;
+                field.material[i] = match present.count_ones() {
+                    0 if water > 0 => Material::WATER.0,
+                    0 => Material::AIR.0,
+                    1 => present.trailing_zeros() as u8,
+                    _ => {
+                        // The block plus a one-cell border, copied locally so the
+                        // exposure tests are plain array reads: the inner run of
+                        // each row comes from the block's own chunk, only the two
+                        // border cells may lie in a neighbour.
+                        let w = (s + 2) as usize;
+                        let mut local_cells = [Cell::EMPTY; 10 * 10 * 10];
+                        for z in 0..w {
+                            for y in 0..w {
+                                let row = (z * w + y) * w;
+                                let p = base + IVec3::new(-1, y as i32 - 1, z as i32 - 1);
+                                local_cells[row] = cell_at(hood, p);
+                                local_cells[row + w - 1] =
+                                    cell_at(hood, p + IVec3::new(s + 1, 0, 0));
+                                let inner = local + IVec3::new(0, y as i32 - 1, z as i32 - 1);
+                                let in_chunk = inner.y >= 0
+                                    && inner.y < CHUNK_SIZE_CELLS
+                                    && inner.z >= 0
+                                    && inner.z < CHUNK_SIZE_CELLS;
+                                if in_chunk {
+                                    let start = crate::terrain::coords::local_index(inner);
+                                    local_cells[row + 1..row + 1 + s as usize]
+                                        .copy_from_slice(&data[start..start + s as usize]);
+                                } else {
+                                    for x in 0..s {
+                                        local_cells[row + 1 + x as usize] =
+                                            cell_at(hood, p + IVec3::new(x + 1, 0, 0));
+                                    }
+                                }
+                            }
                         }
+                        let at = |x: usize, y: usize, z: usize| local_cells[(z * w + y) * w + x];
+                        votes.fill(0);
+                        for z in 1..w - 1 {
+                            for y in 1..w - 1 {
+                                for x in 1..w - 1 {
+                                    let c = at(x, y, z);
+                                    let occ = c.solid_occupancy() as u32;
+                                    if occ == 0 {
+                                        continue;
+                                    }
+                                    let exposed = !at(x - 1, y, z).is_inside()
+                                        || !at(x + 1, y, z).is_inside()
+                                        || !at(x, y - 1, z).is_inside()
+                                        || !at(x, y + 1, z).is_inside()
+                                        || !at(x, y, z - 1).is_inside()
+                                        || !at(x, y, z + 1).is_inside();
+                                    let weight = if exposed { EXPOSED_VOTE_WEIGHT } else { 1 };
+                                    if let Some(v) = votes.get_mut(c.material().0 as usize) {
+                                        *v += weight * occ;
+                                    }
+                                }
+                            }
+                        }
+                        // Largest vote, ties to the lower id.
+                        let mut best = 0usize;
+                        for (id, &v) in votes.iter().enumerate() {
+                            if v > votes[best] {
+                                best = id;
+                            }
+                        }
+                        best as u8
                     }
-                    best as u8
-                } else if water > 0 {
-                    Material::WATER.0
-                } else {
-                    Material::AIR.0
                 };
                 if solid > 0 && !Material(field.material[i]).is_solid() {
-                    // Averages can leave solid occupancy only with a solid vote.
+                    // Rounding can leave a trace of solid only with a solid vote.
                     field.material[i] = Material::ROCK.0;
                 }
             }

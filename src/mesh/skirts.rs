@@ -13,21 +13,47 @@
 
 use rustc_hash::FxHashMap;
 
+use glam::Vec3;
+
 use super::chunk_mesh::ChunkMesh;
 use crate::terrain::coords::CELL_SIZE_STUDS;
 
-/// Skirt depth for a chunk meshed at `level`: three of its sample spacings.
-/// A neighbour at any level puts its surface within one coarse sample of
-/// ours, so this covers every crack with margin.
+/// Skirt depth for a chunk meshed at `level`: half of its sample spacing
+/// (4, 8, 16 studs at levels 1–3). Deep enough for the cracks two adjacent
+/// levels leave (measured on the Jacksboro DEM and the default world); deeper
+/// curtains hanging from ridge edges start to show beside steep neighbours.
 pub fn skirt_depth_studs(level: u8) -> f32 {
-    3.0 * CELL_SIZE_STUDS * (1u32 << level) as f32
+    0.5 * CELL_SIZE_STUDS * (1u32 << level) as f32
+}
+
+/// Normals with at least this upward component get vertical skirts.
+pub const VERTICAL_SKIRT_MIN_NORMAL_Y: f32 = 0.3;
+
+/// Direction a skirt hangs from a vertex with unit normal `normal`.
+pub fn skirt_direction(normal: Vec3) -> Vec3 {
+    if normal.y >= VERTICAL_SKIRT_MIN_NORMAL_Y {
+        Vec3::NEG_Y
+    } else {
+        -normal
+    }
 }
 
 /// Appends skirts along every open edge of `mesh`'s surface, hanging
-/// `depth_studs` along each vertex's negated normal. Skirt quads are emitted
+/// `depth_studs` along [`skirt_direction`] of each vertex. A coarse chunk's
+/// border vertices can sit up to a sample spacing inside its faces while a
+/// finer neighbour's reach the face, leaving a gap seen from above; so skirt
+/// vertices of cubes on a side face (`samples_per_axis` tells which) are also
+/// pushed out horizontally to `overhang_studs` past that face. Skirt quads are emitted
 /// with both windings so they show from either side. Replaces skirts added
 /// earlier.
-pub fn add_skirts(mesh: &mut ChunkMesh, depth_studs: f32) {
+pub fn add_skirts(
+    mesh: &mut ChunkMesh,
+    depth_studs: f32,
+    samples_per_axis: usize,
+    overhang_studs: f32,
+) {
+    let n = samples_per_axis as i32;
+    let chunk_studs = crate::terrain::coords::CHUNK_SIZE_STUDS;
     let surface_vertices = mesh.skirt_start_vertex as usize;
     let surface_indices = mesh.skirt_start_index as usize;
     truncate(mesh, surface_vertices, surface_indices);
@@ -57,7 +83,16 @@ pub fn add_skirts(mesh: &mut ChunkMesh, depth_studs: f32) {
             *lowered.entry(v).or_insert_with(|| {
                 let i = v as usize;
                 let index = mesh.positions.len() as u32;
-                let p = mesh.positions[i] - mesh.normals[i] * depth_studs;
+                let mut p = mesh.positions[i] + skirt_direction(mesh.normals[i]) * depth_studs;
+                let cube = mesh.vertex_cubes[i];
+                for axis in [0usize, 2] {
+                    let c = cube[axis] as i32;
+                    if c <= -1 {
+                        p[axis] = p[axis].min(-overhang_studs);
+                    } else if c >= n - 1 {
+                        p[axis] = p[axis].max(chunk_studs + overhang_studs);
+                    }
+                }
                 mesh.positions.push(p);
                 mesh.normals.push(mesh.normals[i]);
                 mesh.material_ids.push(mesh.material_ids[i]);
@@ -111,7 +146,7 @@ mod tests {
             &mut mesh,
         );
         let surface = mesh.clone();
-        add_skirts(&mut mesh, 12.0);
+        add_skirts(&mut mesh, 12.0, 32, 2.0);
         // The flat 32×32-quad floor has 4 × 32 open border edges.
         let skirt_triangles = (mesh.indices.len() - surface.indices.len()) / 3;
         assert_eq!(skirt_triangles, 4 * 32 * 4);
@@ -120,12 +155,16 @@ mod tests {
             &mesh.positions[..surface.positions.len()],
             &surface.positions[..]
         );
-        // Skirt vertices sit 12 studs below the floor (normals point up).
+        // Skirt vertices sit 12 studs below the floor (normals point up) and
+        // 2 studs outside the chunk's side faces.
         for p in &mesh.positions[surface.positions.len()..] {
             assert!((p.y - (surface.positions[0].y - 12.0)).abs() < 1e-4);
+            let outside_x = p.x <= -2.0 || p.x >= 130.0;
+            let outside_z = p.z <= -2.0 || p.z >= 130.0;
+            assert!(outside_x || outside_z, "{p}");
         }
         // Adding again replaces, not doubles.
-        add_skirts(&mut mesh, 12.0);
+        add_skirts(&mut mesh, 12.0, 32, 2.0);
         assert_eq!((mesh.indices.len() - surface.indices.len()) / 3, 4 * 32 * 4);
     }
 }

@@ -25,6 +25,25 @@ pub fn chunks_reading(changed: &CellBox, level: u8) -> impl Iterator<Item = Chun
         .filter(move |c| !c.cell_box().expanded(reach).intersect(changed).is_empty())
 }
 
+/// Chunks whose padded read region at their own level (`level_of`) intersects
+/// `changed`: the edited chunks and, near borders, their face, edge and corner
+/// neighbours — farther for coarser neighbours, whose reach doubles per level.
+pub fn chunks_reading_at_levels(
+    changed: &CellBox,
+    level_of: impl Fn(ChunkCoord) -> u8,
+) -> Vec<ChunkCoord> {
+    // The coarsest reach (level 3: 16 cells) never crosses a whole chunk.
+    let max_reach = padding_reach_cells(3);
+    changed
+        .expanded(max_reach)
+        .chunks()
+        .filter(|&c| {
+            let reach = padding_reach_cells(level_of(c));
+            !c.cell_box().expanded(reach).intersect(changed).is_empty()
+        })
+        .collect()
+}
+
 /// The set of chunks to re-mesh at full detail after `report`, sorted (z, y, x).
 pub fn chunks_to_remesh_l0(report: &EditReport) -> Vec<ChunkCoord> {
     let mut set: FxHashSet<ChunkCoord> = FxHashSet::default();
@@ -88,6 +107,19 @@ mod tests {
     fn corner_edit_reaches_all_seven_corner_neighbours() {
         let b = CellBox::new(IVec3::splat(31), IVec3::splat(32));
         assert_eq!(chunks_to_remesh_l0(&edit(b)).len(), 8);
+    }
+
+    #[test]
+    fn coarser_neighbours_reach_farther() {
+        // 3 cells from the +x face: beyond level 0's reach (2), within level 1's (4).
+        let b = CellBox::new(IVec3::new(28, 10, 10), IVec3::new(29, 11, 11));
+        let l0 = chunks_reading_at_levels(&b, |_| 0);
+        assert_eq!(l0, vec![ChunkCoord::new(0, 0, 0)]);
+        let coarse_east = |c: ChunkCoord| if c.0.x == 1 { 1 } else { 0 };
+        let mut l1 = chunks_reading_at_levels(&b, coarse_east);
+        l1.sort_by_key(|c| c.0.x);
+        assert_eq!(l1, vec![ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0)]);
+        assert_eq!(padding_reach_cells(3), 16);
     }
 
     #[test]

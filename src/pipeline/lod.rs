@@ -107,6 +107,26 @@ impl LodScanner {
         range_studs: f64,
         chunks: impl IntoIterator<Item = (ChunkCoord, Option<u8>)>,
     ) -> Vec<Transition> {
+        self.scan_with(
+            camera_pos_world,
+            draw_distance_studs,
+            grid,
+            range_studs,
+            chunks,
+            select_level,
+        )
+    }
+
+    /// [`LodScanner::scan`] with the level chosen by `desired(distance, current)`.
+    pub fn scan_with(
+        &mut self,
+        camera_pos_world: DVec3,
+        draw_distance_studs: f64,
+        grid: (u64, u64),
+        range_studs: f64,
+        chunks: impl IntoIterator<Item = (ChunkCoord, Option<u8>)>,
+        desired: impl Fn(f64, Option<u8>) -> u8,
+    ) -> Vec<Transition> {
         let mut transitions: Vec<Transition> = chunks
             .into_iter()
             .filter_map(|(coord, from)| {
@@ -114,7 +134,7 @@ impl LodScanner {
                 if distance_studs > range_studs {
                     return None;
                 }
-                let to = select_level(distance_studs, from);
+                let to = desired(distance_studs, from);
                 (from != Some(to)).then_some(Transition {
                     coord,
                     from,
@@ -213,5 +233,175 @@ mod tests {
         assert!(s.needs_scan(cam + DVec3::new(8.0, 0.0, 0.0), 2000.0, (1, 5)));
         assert!(s.needs_scan(cam, 2500.0, (1, 5)), "draw distance changed");
         assert!(s.needs_scan(cam, 2000.0, (1, 6)), "grid changed");
+    }
+}
+
+/// Level-of-detail and residency settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodSettings {
+    /// Chunks farther than this (bounding sphere) are not drawn, studs.
+    pub draw_distance_studs: f64,
+    /// Draw every chunk at this level instead of choosing by distance.
+    pub force_level: Option<u8>,
+    /// Stop level selection (and residency changes) so the camera can inspect
+    /// the current levels from elsewhere.
+    pub frozen: bool,
+}
+
+impl Default for LodSettings {
+    fn default() -> Self {
+        LodSettings {
+            draw_distance_studs: DEFAULT_DRAW_DISTANCE_STUDS,
+            force_level: None,
+            frozen: false,
+        }
+    }
+}
+
+/// Default draw distance: the whole default world (4096 studs across) from
+/// any point above it.
+pub const DEFAULT_DRAW_DISTANCE_STUDS: f64 = 8192.0;
+
+/// What one [`LodController::update`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LodUpdate {
+    /// True when a scan ran.
+    pub scanned: bool,
+    /// Level changes requested, nearest first.
+    pub transitions: Vec<Transition>,
+    /// Chunks dropped because they left the retention range.
+    pub evicted: Vec<ChunkCoord>,
+    /// Duration of the scan, ms (0 without a scan).
+    pub scan_ms: f64,
+}
+
+/// Chooses levels and residency each frame (spec §6).
+#[derive(Clone, Debug, Default)]
+pub struct LodController {
+    scanner: LodScanner,
+    /// Current settings.
+    pub settings: LodSettings,
+    candidates: Vec<ChunkCoord>,
+    candidates_key: Option<(u64, u64)>,
+}
+
+impl LodController {
+    /// A controller with `settings`.
+    pub fn new(settings: LodSettings) -> LodController {
+        LodController {
+            settings,
+            ..LodController::default()
+        }
+    }
+
+    /// Chunks within this distance have (or get) meshes: one chunk beyond the draw distance.
+    pub fn preload_range_studs(&self) -> f64 {
+        self.settings.draw_distance_studs + CHUNK_SIZE_STUDS as f64
+    }
+
+    /// Meshes are kept up to this distance: one chunk beyond the preload range.
+    pub fn retain_range_studs(&self) -> f64 {
+        self.settings.draw_distance_studs + 2.0 * CHUNK_SIZE_STUDS as f64
+    }
+
+    /// True when `coord` is within the preload range of `camera_pos_world`.
+    pub fn keep(&self, camera_pos_world: DVec3, coord: ChunkCoord) -> bool {
+        distance_to_chunk_studs(camera_pos_world, coord) <= self.preload_range_studs()
+    }
+
+    /// The level `coord` should have, given its current level.
+    pub fn desired_level(
+        &self,
+        camera_pos_world: DVec3,
+        coord: ChunkCoord,
+        current: Option<u8>,
+    ) -> u8 {
+        match self.settings.force_level {
+            Some(level) => level.min(LEVEL_COUNT as u8 - 1),
+            None => select_level(distance_to_chunk_studs(camera_pos_world, coord), current),
+        }
+    }
+
+    /// Meshing candidates of `grid` (cached until chunks are added or removed).
+    pub fn candidates(&mut self, grid: &crate::terrain::grid::Grid) -> &[ChunkCoord] {
+        let key = (grid.generation(), grid.layout_revision());
+        if self.candidates_key != Some(key) {
+            self.candidates = grid.meshing_candidates();
+            self.candidates_key = Some(key);
+        }
+        &self.candidates
+    }
+
+    /// The candidates within the preload range of `camera_pos_world`, each
+    /// with the level it should start at (for a first, synchronous build).
+    pub fn initial_levels(
+        &mut self,
+        grid: &crate::terrain::grid::Grid,
+        camera_pos_world: DVec3,
+    ) -> Vec<(ChunkCoord, u8)> {
+        let preload = self.preload_range_studs();
+        let force = self.settings.force_level;
+        self.candidates(grid)
+            .iter()
+            .filter_map(|&c| {
+                let d = distance_to_chunk_studs(camera_pos_world, c);
+                (d <= preload).then(|| {
+                    (
+                        c,
+                        force
+                            .unwrap_or_else(|| select_level(d, None))
+                            .min(LEVEL_COUNT as u8 - 1),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// One frame of selection: when a scan is due (and not frozen), proposes
+    /// at most 48 transitions among the candidates within the preload range —
+    /// `level_now` gives a chunk's shown or pending level — and lists shown
+    /// chunks beyond the retention range to evict.
+    pub fn update(
+        &mut self,
+        grid: &crate::terrain::grid::Grid,
+        camera_pos_world: DVec3,
+        level_now: impl Fn(ChunkCoord) -> Option<u8>,
+        shown: impl Iterator<Item = ChunkCoord>,
+    ) -> LodUpdate {
+        let mut out = LodUpdate::default();
+        let draw = self.settings.draw_distance_studs;
+        let grid_key = (grid.generation(), grid.revision());
+        if self.settings.frozen || !self.scanner.needs_scan(camera_pos_world, draw, grid_key) {
+            return out;
+        }
+        let start = std::time::Instant::now();
+        let preload = self.preload_range_studs();
+        let force = self.settings.force_level;
+        let candidates = self.candidates(grid).to_vec();
+        let chunks = candidates.iter().map(|&c| (c, level_now(c)));
+        let transitions = self.scanner.scan_with(
+            camera_pos_world,
+            draw,
+            grid_key,
+            preload,
+            chunks,
+            |d, current| match force {
+                Some(level) => level.min(LEVEL_COUNT as u8 - 1),
+                None => select_level(d, current),
+            },
+        );
+        let retain = self.retain_range_studs();
+        out.evicted = shown
+            .filter(|&c| distance_to_chunk_studs(camera_pos_world, c) > retain)
+            .collect();
+        out.transitions = transitions;
+        out.scanned = true;
+        out.scan_ms = start.elapsed().as_secs_f64() * 1e3;
+        out
+    }
+
+    /// True when the last scan proposed every transition it found.
+    pub fn is_settled(&self) -> bool {
+        self.scanner.is_settled()
     }
 }

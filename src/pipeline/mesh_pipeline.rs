@@ -38,7 +38,7 @@ use crate::mesh::ChunkMesh;
 use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::{Changes, Grid};
 
-use super::invalidation::chunks_reading;
+use super::invalidation::chunks_reading_at_levels;
 use super::stats::PipelineStats;
 use super::world_meshes::{WorldMeshes, mesh_one};
 use crate::mesh::MeshOptions;
@@ -114,11 +114,14 @@ pub struct MeshResult {
 
 /// The GPU side of publication.
 pub trait ChunkUploader {
-    /// Uploads `mesh` for `coord` without drawing it yet (an empty mesh stages
-    /// the chunk's removal). Replaces anything staged earlier for `coord`.
-    fn stage(&mut self, coord: ChunkCoord, mesh: &Arc<ChunkMesh>);
+    /// Uploads `mesh` (meshed at `level`) for `coord` without drawing it yet
+    /// (an empty mesh stages the chunk's removal). Replaces anything staged
+    /// earlier for `coord`.
+    fn stage(&mut self, coord: ChunkCoord, level: u8, mesh: &Arc<ChunkMesh>);
     /// Makes the staged meshes of `coords` the drawn ones, all at once.
     fn promote(&mut self, coords: &[ChunkCoord]);
+    /// Drops everything drawn or staged for `coords` (they left the retention range).
+    fn evict(&mut self, coords: &[ChunkCoord]);
 }
 
 /// What one [`MeshPipeline::publish`] call did.
@@ -219,61 +222,123 @@ impl MeshPipeline {
         self.pending.is_empty() && self.ready.is_empty() && self.in_flight_batches() == 0
     }
 
+    /// The level `coord` is requested at, if it has a pending request.
+    pub fn pending_level(&self, coord: ChunkCoord) -> Option<u8> {
+        self.pending.get(&coord).map(|p| p.level)
+    }
+
+    /// Forgets the pending request of `coord` (e.g. it left the retention
+    /// range); its group no longer waits for it and late results are dropped.
+    pub fn cancel(&mut self, coord: ChunkCoord) {
+        if let Some(p) = self.pending.remove(&coord) {
+            if let Some(group) = self.groups.get_mut(&p.group) {
+                group.members.remove(&coord);
+                if group.members.is_empty() {
+                    self.groups.remove(&p.group);
+                }
+            }
+            self.current_serials
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&coord);
+        }
+    }
+
     /// The current request serial of `coord`, if it has one.
     pub fn serial_of(&self, coord: ChunkCoord) -> Option<u64> {
         self.pending.get(&coord).map(|p| p.serial)
     }
 
     /// Reads what changed in `grid` since the last call and requests new
-    /// meshes: for an incremental change, the chunks whose padded reads the
-    /// changed extents touch (spec §8) — plus all 26 neighbours of a removed
-    /// chunk — as one group stamped with `now`; on a full refresh, every
-    /// meshing candidate. Returns the number of chunks requested.
-    pub fn sync_grid(&mut self, grid: &Grid, now: Instant) -> usize {
+    /// meshes, each chunk at its current level (pending request, else shown
+    /// mesh in `meshes`, else 0): for an incremental change, the chunks whose
+    /// padded reads at their level the changed extents touch (spec §8) — plus
+    /// all 26 neighbours of a removed chunk — as one group stamped with `now`;
+    /// on a full refresh, every meshing candidate. Chunks for which `keep` is
+    /// false (outside the preload range) are not requested, and their shown
+    /// mesh, now outdated, is discarded from `meshes`. Returns the number of
+    /// chunks requested.
+    pub fn sync_grid(
+        &mut self,
+        grid: &Grid,
+        meshes: &mut WorldMeshes,
+        now: Instant,
+        keep: impl Fn(ChunkCoord) -> bool,
+    ) -> usize {
         let changes = match self.reader {
             Some((generation, revision)) => grid.changes_since(generation, revision),
             None => Changes::FullRefresh,
         };
         let since = self.reader.map_or(0, |(_, r)| r);
         self.reader = Some((grid.generation(), grid.revision()));
-        match changes {
+        let level_of = |c: ChunkCoord| {
+            self.pending
+                .get(&c)
+                .map(|p| p.level)
+                .or_else(|| meshes.level_of(c))
+                .unwrap_or(0)
+        };
+        let mut set: FxHashSet<ChunkCoord> = FxHashSet::default();
+        let full = match changes {
             Changes::FullRefresh => {
-                let all = grid.meshing_candidates();
-                for &coord in &all {
-                    self.request([coord], 0, None);
-                }
-                all.len()
+                set.extend(grid.meshing_candidates());
+                true
             }
             Changes::Incremental { changed, removed } => {
-                let mut set: FxHashSet<ChunkCoord> = FxHashSet::default();
                 for coord in changed {
                     let extent = grid.changed_extent_since(coord, since);
-                    set.extend(chunks_reading(&extent, 0));
+                    set.extend(chunks_reading_at_levels(&extent, level_of));
                 }
                 for coord in removed {
                     set.insert(coord);
                     set.extend(coord.neighbours());
                 }
-                let n = set.len();
-                if n > 0 {
-                    let mut coords: Vec<ChunkCoord> = set.into_iter().collect();
-                    coords.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
-                    self.request(coords, 0, Some(now));
-                }
-                n
+                false
+            }
+        };
+        let mut coords: Vec<(ChunkCoord, u8)> = Vec::with_capacity(set.len());
+        let mut outside: Vec<ChunkCoord> = Vec::new();
+        for coord in set {
+            if keep(coord) {
+                coords.push((coord, level_of(coord)));
+            } else {
+                outside.push(coord);
             }
         }
+        for coord in outside {
+            meshes.evict(coord);
+        }
+        coords.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
+        let n = coords.len();
+        if full {
+            for item in coords {
+                self.request_levels([item], None);
+            }
+        } else if n > 0 {
+            self.request_levels(coords, Some(now));
+        }
+        n
     }
 
-    /// Requests new meshes of `coords` at `level` as one group (made visible
-    /// together). Each chunk gets a fresh serial, so results of earlier
-    /// requests for it are rejected; a group that shared a chunk with this one
-    /// and is not yet visible merges into it. `edit_time` (when the change was
-    /// made) feeds the edit-to-visible latency.
+    /// Requests new meshes of `coords` at `level` as one group (see
+    /// [`MeshPipeline::request_levels`]).
     pub fn request(
         &mut self,
         coords: impl IntoIterator<Item = ChunkCoord>,
         level: u8,
+        edit_time: Option<Instant>,
+    ) {
+        self.request_levels(coords.into_iter().map(|c| (c, level)), edit_time);
+    }
+
+    /// Requests new meshes of chunks, each at its own level, as one group
+    /// (made visible together). Each chunk gets a fresh serial, so results of
+    /// earlier requests for it are rejected; a group that shared a chunk with
+    /// this one and is not yet visible merges into it. `edit_time` (when the
+    /// change was made) feeds the edit-to-visible latency.
+    pub fn request_levels(
+        &mut self,
+        items: impl IntoIterator<Item = (ChunkCoord, u8)>,
         edit_time: Option<Instant>,
     ) {
         let group_id = self.next_group;
@@ -282,7 +347,7 @@ impl MeshPipeline {
             members: FxHashSet::default(),
             edit_times: edit_time.into_iter().collect(),
         };
-        for coord in coords {
+        for (coord, level) in items {
             if let Some(old) = self.pending.get(&coord)
                 && old.group != group_id
                 && let Some(old_group) = self.groups.remove(&old.group)
@@ -469,7 +534,7 @@ impl MeshPipeline {
                 self.stats.stale_results += 1;
                 continue;
             }
-            uploader.stage(result.coord, &result.mesh);
+            uploader.stage(result.coord, result.level, &result.mesh);
             p.staged = Some(result.mesh);
             touched_groups.insert(p.group);
             report.staged += 1;
@@ -513,7 +578,7 @@ impl MeshPipeline {
                 if let Some(p) = self.pending.remove(coord)
                     && let Some(mesh) = p.staged
                 {
-                    meshes.set_published(*coord, mesh);
+                    meshes.set_published(*coord, p.level, mesh);
                 }
             }
             let visible_at = clock();

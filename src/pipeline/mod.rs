@@ -6,7 +6,9 @@ pub mod invalidation;
 pub mod lod;
 pub mod mesh_pipeline;
 pub mod stats;
+pub mod streaming;
 pub mod world_meshes;
 
 pub use mesh_pipeline::{ChunkUploader, MeshJob, MeshPipeline, MeshResult, PublishReport};
+pub use streaming::TerrainStreaming;
 pub use world_meshes::WorldMeshes;

@@ -1,9 +1,10 @@
-//! The set of current chunk meshes and how it follows the grid.
+//! The chunk meshes currently shown, with the level each was meshed at.
 //!
-//! This is the synchronous meshing path: build every candidate chunk in
-//! parallel at start-up, and after an edit re-mesh exactly the chunks whose
-//! padded reads the edit touched. Every replaced or removed mesh is recorded
-//! so the renderer re-uploads exactly those chunks.
+//! This is also the editor's CPU copy of the displayed geometry (for brush
+//! picking): the pipeline updates it in the same step that makes a new mesh
+//! visible on the GPU. Start-up meshes everything in parallel in one go;
+//! every chunk built that way is recorded as changed so the renderer uploads
+//! exactly those.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,17 +17,19 @@ use crate::mesh::field::{Neighbourhood, SampleField};
 use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
 use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
 use crate::terrain::coords::ChunkCoord;
-use crate::terrain::grid::{EditReport, Grid};
+use crate::terrain::grid::Grid;
 
-use super::invalidation::chunks_to_remesh_l0;
+use super::lod::LEVEL_COUNT;
 
-/// Current full-detail meshes of all chunks with surface, plus the list of
-/// chunks whose mesh changed since the renderer last took it.
+/// Shown meshes of all chunks with surface, the level of every chunk that was
+/// meshed (empty ones too, so they are not rescheduled), and the chunks whose
+/// mesh changed since the renderer last took them.
 #[derive(Debug, Default)]
 pub struct WorldMeshes {
     meshes: FxHashMap<ChunkCoord, Arc<ChunkMesh>>,
+    levels: FxHashMap<ChunkCoord, u8>,
     changed: Vec<ChunkCoord>,
-    /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::remesh`], in milliseconds.
+    /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::build`], ms.
     pub last_mesh_ms: f64,
 }
 
@@ -62,55 +65,55 @@ pub fn mesh_one(grid: &Grid, coord: ChunkCoord, level: u8, options: MeshOptions)
         MESHER.with(|m| m.borrow_mut().mesh_field(&field, options, &mut mesh));
     });
     if !mesh.is_empty() {
-        add_skirts(&mut mesh, skirt_depth_studs(level));
+        // Overhang: one full-detail sample past the face covers the finest neighbour.
+        add_skirts(
+            &mut mesh,
+            skirt_depth_studs(level),
+            crate::mesh::coarse::samples_per_axis(level),
+            crate::terrain::coords::CELL_SIZE_STUDS,
+        );
     }
     mesh
 }
 
 impl WorldMeshes {
-    /// Meshes every meshing candidate of `grid` in parallel.
+    /// Meshes every meshing candidate of `grid` at full detail, in parallel.
     pub fn build_all(grid: &Grid) -> WorldMeshes {
+        WorldMeshes::build(grid, &grid.meshing_candidates(), |_| 0)
+    }
+
+    /// Meshes `coords` in parallel, each at `level_of(coord)`, recording every
+    /// chunk with a mesh as changed (for the renderer's first upload).
+    pub fn build(
+        grid: &Grid,
+        coords: &[ChunkCoord],
+        level_of: impl Fn(ChunkCoord) -> u8 + Sync,
+    ) -> WorldMeshes {
+        let start = Instant::now();
+        let results: Vec<(ChunkCoord, u8, ChunkMesh)> = coords
+            .par_iter()
+            .map(|&c| {
+                let level = level_of(c);
+                (c, level, mesh_one(grid, c, level, MeshOptions::default()))
+            })
+            .collect();
         let mut w = WorldMeshes::default();
-        w.remesh(grid, &grid.meshing_candidates());
+        for (coord, level, mesh) in results {
+            w.levels.insert(coord, level);
+            if !mesh.is_empty() {
+                w.meshes.insert(coord, Arc::new(mesh));
+                w.changed.push(coord);
+            }
+        }
+        w.last_mesh_ms = start.elapsed().as_secs_f64() * 1e3;
         w
     }
 
-    /// Re-meshes `coords` (in parallel) and records them as changed.
-    pub fn remesh(&mut self, grid: &Grid, coords: &[ChunkCoord]) {
-        let start = Instant::now();
-        let results: Vec<(ChunkCoord, ChunkMesh)> = if coords.len() > 4 {
-            coords
-                .par_iter()
-                .map(|&c| (c, mesh_one_l0(grid, c)))
-                .collect()
-        } else {
-            coords.iter().map(|&c| (c, mesh_one_l0(grid, c))).collect()
-        };
-        for (coord, mesh) in results {
-            let had = if mesh.is_empty() {
-                self.meshes.remove(&coord).is_some()
-            } else {
-                self.meshes.insert(coord, Arc::new(mesh));
-                true
-            };
-            if had {
-                self.changed.push(coord);
-            }
-        }
-        self.last_mesh_ms = start.elapsed().as_secs_f64() * 1e3;
-    }
-
-    /// Re-meshes what `report` invalidated (spec §8) and returns those chunks.
-    pub fn apply_edit(&mut self, grid: &Grid, report: &EditReport) -> Vec<ChunkCoord> {
-        let coords = chunks_to_remesh_l0(report);
-        self.remesh(grid, &coords);
-        coords
-    }
-
-    /// Replaces the mesh of `coord` with one the pipeline just made visible
-    /// (removing it when empty). Not recorded as changed: the pipeline already
-    /// uploaded it to the GPU.
-    pub fn set_published(&mut self, coord: ChunkCoord, mesh: Arc<ChunkMesh>) {
+    /// Replaces the mesh of `coord` with one the pipeline just made visible at
+    /// `level` (removing it when empty; the level is kept either way). Not
+    /// recorded as changed: the pipeline already uploaded it to the GPU.
+    pub fn set_published(&mut self, coord: ChunkCoord, level: u8, mesh: Arc<ChunkMesh>) {
+        self.levels.insert(coord, level);
         if mesh.is_empty() {
             self.meshes.remove(&coord);
         } else {
@@ -124,6 +127,7 @@ impl WorldMeshes {
     pub fn snapshot(&self) -> WorldMeshes {
         WorldMeshes {
             meshes: self.meshes.clone(),
+            levels: self.levels.clone(),
             changed: Vec::new(),
             last_mesh_ms: self.last_mesh_ms,
         }
@@ -155,6 +159,43 @@ impl WorldMeshes {
     /// True when no chunk has surface.
     pub fn is_empty(&self) -> bool {
         self.meshes.is_empty()
+    }
+
+    /// The level `coord` was last meshed at (also for empty chunks), if any.
+    pub fn level_of(&self, coord: ChunkCoord) -> Option<u8> {
+        self.levels.get(&coord).copied()
+    }
+
+    /// Every chunk that has been meshed, with its level.
+    pub fn levels(&self) -> impl Iterator<Item = (ChunkCoord, u8)> + '_ {
+        self.levels.iter().map(|(c, l)| (*c, *l))
+    }
+
+    /// Forgets `coord` entirely (mesh and level), e.g. when it leaves the
+    /// retention range; returns whether it had a mesh.
+    pub fn evict(&mut self, coord: ChunkCoord) -> bool {
+        self.levels.remove(&coord);
+        self.meshes.remove(&coord).is_some()
+    }
+
+    /// Triangles (surface and skirts) per level of detail.
+    pub fn triangles_by_level(&self) -> [usize; LEVEL_COUNT] {
+        let mut t = [0; LEVEL_COUNT];
+        for (coord, mesh) in &self.meshes {
+            let level = self.levels.get(coord).copied().unwrap_or(0) as usize;
+            t[level.min(LEVEL_COUNT - 1)] += mesh.triangle_count();
+        }
+        t
+    }
+
+    /// Chunks with a mesh per level of detail.
+    pub fn chunks_by_level(&self) -> [usize; LEVEL_COUNT] {
+        let mut n = [0; LEVEL_COUNT];
+        for coord in self.meshes.keys() {
+            let level = self.levels.get(coord).copied().unwrap_or(0) as usize;
+            n[level.min(LEVEL_COUNT - 1)] += 1;
+        }
+        n
     }
 
     /// Total `(vertices, triangles)` over all meshes.

@@ -31,6 +31,8 @@ pub struct ChunkGpu {
     pub vertex_count: u32,
     /// Mesh bounds in chunk-local studs `(min, max)`.
     pub bounds_local: (Vec3, Vec3),
+    /// Level of detail the mesh was built at.
+    pub level: u8,
 }
 
 /// What [`ChunkBuffers::sync`] did.
@@ -122,7 +124,8 @@ impl ChunkBuffers {
         for coord in meshes.take_changed() {
             match meshes.get(coord) {
                 Some(mesh) if !mesh.is_empty() => {
-                    stats.bytes += self.upload(device, coord, mesh);
+                    let level = meshes.level_of(coord).unwrap_or(0);
+                    stats.bytes += self.upload(device, coord, level, mesh);
                     stats.uploaded += 1;
                 }
                 _ => {
@@ -136,8 +139,14 @@ impl ChunkBuffers {
     }
 
     /// Creates (or replaces) the buffers of one chunk. Returns bytes uploaded.
-    pub fn upload(&mut self, device: &wgpu::Device, coord: ChunkCoord, mesh: &ChunkMesh) -> usize {
-        match Self::create(device, mesh) {
+    pub fn upload(
+        &mut self,
+        device: &wgpu::Device,
+        coord: ChunkCoord,
+        level: u8,
+        mesh: &ChunkMesh,
+    ) -> usize {
+        match Self::create(device, level, mesh) {
             Some((gpu, bytes)) => {
                 self.chunks.insert(coord, gpu);
                 bytes
@@ -151,8 +160,14 @@ impl ChunkBuffers {
 
     /// Uploads `mesh` for `coord` into a staging slot without drawing it
     /// (an empty mesh stages the chunk's removal). Returns bytes uploaded.
-    pub fn stage(&mut self, device: &wgpu::Device, coord: ChunkCoord, mesh: &ChunkMesh) -> usize {
-        match Self::create(device, mesh) {
+    pub fn stage(
+        &mut self,
+        device: &wgpu::Device,
+        coord: ChunkCoord,
+        level: u8,
+        mesh: &ChunkMesh,
+    ) -> usize {
+        match Self::create(device, level, mesh) {
             Some((gpu, bytes)) => {
                 self.staged.insert(coord, Some(gpu));
                 bytes
@@ -181,7 +196,7 @@ impl ChunkBuffers {
     }
 
     /// GPU buffers for `mesh` and their size in bytes; `None` for an empty mesh.
-    fn create(device: &wgpu::Device, mesh: &ChunkMesh) -> Option<(ChunkGpu, usize)> {
+    fn create(device: &wgpu::Device, level: u8, mesh: &ChunkMesh) -> Option<(ChunkGpu, usize)> {
         let bounds_local = mesh.bounds_local()?;
         let vertices = TerrainVertex::from_mesh(mesh);
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -202,6 +217,7 @@ impl ChunkBuffers {
                 index_count: mesh.indices.len() as u32,
                 vertex_count: vertices.len() as u32,
                 bounds_local,
+                level,
             },
             bytes,
         ))
@@ -210,6 +226,7 @@ impl ChunkBuffers {
     /// Drops the buffers of `coord`, if any.
     pub fn remove(&mut self, coord: ChunkCoord) {
         self.chunks.remove(&coord);
+        self.staged.remove(&coord);
     }
 
     /// Drops every chunk (e.g. when a different world is loaded).

@@ -23,7 +23,8 @@ use super::egui_pass::EguiPainter;
 use super::script_replay::{ReplayError, ReplayReport, replay_script};
 use super::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::editor::script::Script;
-use crate::pipeline::MeshPipeline;
+use crate::pipeline::TerrainStreaming;
+use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
 
 /// Colour format the 3D renderer draws headless frames in (a view of the
@@ -451,6 +452,19 @@ pub struct ScreenshotOptions {
     pub stats_json: Option<PathBuf>,
     /// Brush strokes to replay through the meshing pipeline before the screenshot.
     pub script: Option<Script>,
+    /// Level-of-detail settings (draw distance, forced level).
+    pub lod: LodSettings,
+}
+
+/// `{"p50", "max", "count"}` of LOD scan times, ms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ScanSummary {
+    /// Median scan time.
+    pub p50: f64,
+    /// Longest scan.
+    pub max: f64,
+    /// Scans run.
+    pub count: usize,
 }
 
 /// Statistics of a headless run, written by `--stats-json`.
@@ -490,6 +504,12 @@ pub struct RenderStats {
     pub upload_ms: UploadSummary,
     /// Most results published in one frame.
     pub max_results_per_frame: usize,
+    /// Triangles (surface and skirts) of the shown meshes per level of detail.
+    pub triangles_by_level: [usize; 4],
+    /// Chunks with a mesh per level of detail.
+    pub chunks_by_level: [usize; 4],
+    /// LOD scan time over the run, ms.
+    pub lod_scan_ms: ScanSummary,
     /// Worker results dropped because a newer request replaced them.
     pub stale_results: usize,
     /// Frames replayed by `--script` (0 without a script).
@@ -548,16 +568,6 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let world_start = Instant::now();
     let mut grid = options.world.build()?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
-    let mut meshes = WorldMeshes::build_all(&grid);
-    let mesh_ms = meshes.last_mesh_ms;
-
-    let gpu = Gpu::new_headless()?;
-    let adapter = gpu.adapter_summary();
-    let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
-    let upload_start = Instant::now();
-    headless.sync_meshes(&mut meshes);
-    let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
-
     // Frame the 3D viewport, which is narrower when the panel is drawn.
     let panel_w = if options.ui {
         crate::editor::panel::PANEL_WIDTH_POINTS
@@ -567,23 +577,34 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let aspect = (w as f32 - panel_w).max(1.0) / h as f32;
     let camera = options
         .camera
-        .unwrap_or_else(|| frame_terrain(&grid, &meshes, aspect));
-    let mut pipeline = MeshPipeline::new();
-    pipeline.mark_synced(&grid);
+        .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
+    let mut streaming = TerrainStreaming::new(options.lod);
+    let mut meshes = streaming.build_initial(&grid, camera.pos_world);
+    let mesh_ms = meshes.last_mesh_ms;
+
+    let gpu = Gpu::new_headless()?;
+    let adapter = gpu.adapter_summary();
+    let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
+    let upload_start = Instant::now();
+    headless.sync_meshes(&mut meshes);
+    let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
+
     let replay = match &options.script {
         Some(script) => replay_script(
             script,
             &mut grid,
             &mut meshes,
-            &mut pipeline,
+            &mut streaming,
             headless.renderer(),
             camera.pos_world,
         )?,
         None => ReplayReport::default(),
     };
+    let pipeline = &mut streaming.pipeline;
     let settings = frame_settings_for(&camera, &meshes);
     let mut stats = panel_stats(&adapter, &grid, &meshes, &camera);
-    stats.add_pipeline(&mut pipeline);
+    stats.add_pipeline(pipeline);
+    stats.add_lod(&meshes, &streaming.lod);
     let (img, report) = headless.render(&camera, &settings, &stats)?;
     write_png(&options.output, &img)?;
 
@@ -606,6 +627,13 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         edit_to_visible_ms: pipeline.stats.latency_summary(),
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
+        triangles_by_level: meshes.triangles_by_level(),
+        chunks_by_level: meshes.chunks_by_level(),
+        lod_scan_ms: ScanSummary {
+            p50: streaming.lod_scan_ms.quantile(0.5),
+            max: streaming.lod_scan_ms.max(),
+            count: streaming.lod_scan_ms.count(),
+        },
         stale_results: pipeline.stats.stale_results,
         script_frames: replay.frames,
         script_edits: replay.edits,

@@ -134,12 +134,18 @@ pub struct RendererUploader<'a> {
 }
 
 impl ChunkUploader for RendererUploader<'_> {
-    fn stage(&mut self, coord: ChunkCoord, mesh: &Arc<ChunkMesh>) {
-        self.chunks.stage(self.device, coord, mesh);
+    fn stage(&mut self, coord: ChunkCoord, level: u8, mesh: &Arc<ChunkMesh>) {
+        self.chunks.stage(self.device, coord, level, mesh);
     }
 
     fn promote(&mut self, coords: &[ChunkCoord]) {
         self.chunks.promote(coords);
+    }
+
+    fn evict(&mut self, coords: &[ChunkCoord]) {
+        for c in coords {
+            self.chunks.remove(*c);
+        }
     }
 }
 

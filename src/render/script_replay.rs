@@ -15,7 +15,7 @@ use glam::{DVec3, Vec3};
 
 use crate::editor::picking::pick;
 use crate::editor::script::{Script, StrokeCentre};
-use crate::pipeline::{MeshPipeline, WorldMeshes};
+use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::terrain::edit::apply_brush;
 use crate::terrain::grid::Grid;
 
@@ -68,7 +68,8 @@ pub struct ReplayReport {
 }
 
 /// Replays `script` on `grid`, publishing through `renderer` and keeping
-/// `meshes` (the picking copy) current. `camera_pos_world` orders meshing.
+/// `meshes` (the picking copy) current. `camera_pos_world` orders meshing and
+/// chooses levels of detail.
 ///
 /// # Errors
 /// [`ReplayError`] for a stroke that cannot be applied or a pipeline that
@@ -77,7 +78,7 @@ pub fn replay_script(
     script: &Script,
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
-    pipeline: &mut MeshPipeline,
+    streaming: &mut TerrainStreaming,
     renderer: &mut Renderer,
     camera_pos_world: DVec3,
 ) -> Result<ReplayReport, ReplayError> {
@@ -118,13 +119,11 @@ pub fn replay_script(
             }
             next += 1;
         }
-        pipeline.sync_grid(grid, Instant::now());
-        pipeline.dispatch(grid, camera_pos_world);
+        streaming.begin_frame(grid, meshes, camera_pos_world, &mut renderer.uploader());
         sleep_until(frame_start + publish_at);
-        pipeline.receive();
-        pipeline.publish(&mut renderer.uploader(), meshes);
+        streaming.publish(&mut renderer.uploader(), meshes);
         frame += 1;
-        if frame > last_frame && pipeline.is_idle() {
+        if frame > last_frame && streaming.pipeline.is_idle() {
             break;
         }
         if frame > last_frame {

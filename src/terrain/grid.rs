@@ -95,6 +95,8 @@ pub struct Grid {
     removals: VecDeque<(u64, ChunkCoord)>,
     /// Removals at or before this revision may have been forgotten.
     removals_forgotten_through: u64,
+    /// Bumped whenever a chunk is added or removed (not when cells change).
+    layout_revision: u64,
 }
 
 impl Default for Grid {
@@ -113,6 +115,7 @@ impl Clone for Grid {
             revision: self.revision,
             removals: self.removals.clone(),
             removals_forgotten_through: self.removals_forgotten_through,
+            layout_revision: self.layout_revision,
         }
     }
 }
@@ -126,6 +129,7 @@ impl Grid {
             revision: 0,
             removals: VecDeque::new(),
             removals_forgotten_through: 0,
+            layout_revision: 0,
         }
     }
 
@@ -143,6 +147,13 @@ impl Grid {
     /// This grid instance's generation (fresh for every new, cloned or loaded grid).
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Changes whenever a chunk is added or removed (cell edits inside
+    /// existing chunks leave it alone): cached chunk sets, like meshing
+    /// candidates, stay valid while it is unchanged.
+    pub fn layout_revision(&self) -> u64 {
+        self.layout_revision
     }
 
     /// The latest revision (0 until the first edit).
@@ -191,6 +202,7 @@ impl Grid {
             revision: self.revision,
             removals: VecDeque::new(),
             removals_forgotten_through: self.revision,
+            layout_revision: 0,
         }
     }
 
@@ -343,6 +355,9 @@ impl Grid {
             ..EditReport::default()
         };
         for (coord, diffs, bounds) in pending {
+            if !self.chunks.contains_key(&coord) {
+                self.layout_revision += 1;
+            }
             let chunk = self
                 .chunks
                 .entry(coord)
@@ -381,6 +396,9 @@ impl Grid {
             self.chunks.remove(&coord);
             self.log_removal(revision, coord);
         } else {
+            if !self.chunks.contains_key(&coord) {
+                self.layout_revision += 1;
+            }
             let chunk = self
                 .chunks
                 .entry(coord)
@@ -393,6 +411,7 @@ impl Grid {
     }
 
     fn log_removal(&mut self, revision: u64, coord: ChunkCoord) {
+        self.layout_revision += 1;
         if self.removals.len() == REMOVAL_LOG_CAPACITY
             && let Some((rev, _)) = self.removals.pop_front()
         {
