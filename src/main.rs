@@ -75,7 +75,8 @@ fn parse_camera(s: &str) -> Result<CameraArg, String> {
     }
     Ok(CameraArg {
         pos: DVec3::new(v[0], v[1], v[2]),
-        yaw_deg: v[3] as f32,
+        // Any heading is accepted; it is wrapped to 0..360 degrees.
+        yaw_deg: v[3].rem_euclid(360.0) as f32,
         pitch_deg: v[4] as f32,
     })
 }

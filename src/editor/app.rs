@@ -37,6 +37,9 @@ use super::picking::{PickHit, pick};
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
 /// Brush applications per second while the left button is held.
 pub const BRUSH_RATE_HZ: f64 = 30.0;
+/// Longest a held brush waits for its previous application to become visible
+/// before applying the next one anyway.
+pub const BRUSH_BACKPRESSURE_MAX: Duration = Duration::from_millis(250);
 
 /// What the editor opens with.
 #[derive(Clone, Debug)]
@@ -344,8 +347,10 @@ impl WindowState {
         streaming: &mut TerrainStreaming,
     ) {
         let now = Instant::now();
-        let dt_secs = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
-        self.frame_ms = dt_secs * 1e3;
+        let frame_secs = now.duration_since(self.last_frame).as_secs_f32();
+        self.frame_ms = frame_secs * 1e3;
+        // Movement uses at most a quarter second per frame, so a stall does not teleport the camera.
+        let dt_secs = frame_secs.min(0.25);
         self.last_frame = now;
         self.controls.update(&mut self.camera, dt_secs);
 

@@ -185,12 +185,11 @@ impl EditorPanel {
         ui.label(egui::RichText::new("View").strong());
         ui.add(
             egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=32768.0)
-                .text("draw distance")
-                .suffix(" studs")
+                .text("draw dist")
                 .logarithmic(true)
                 .fixed_decimals(0),
         )
-        .on_hover_text("Chunks beyond this distance are not drawn");
+        .on_hover_text("Draw distance in studs: chunks beyond it are not drawn");
         ui.checkbox(&mut self.lod.frozen, "Freeze LOD")
             .on_hover_text("Stop choosing levels so you can fly away and inspect them");
         ui.separator();
@@ -237,11 +236,11 @@ impl EditorPanel {
                     stats.results_last_frame, stats.upload_ms_last_frame
                 ),
             );
-            let [last, p50, p99] = stats.edit_to_visible_ms;
+            let [last, _p50, p99] = stats.edit_to_visible_ms;
             row(
                 ui,
-                "edit→visible",
-                format!("{last:.1} ms (p50 {p50:.1}, p99 {p99:.1})"),
+                "edit to visible",
+                format!("{last:.0} ms (p99 {p99:.0})"),
             );
             let p = stats.camera_pos_world;
             row(

@@ -222,6 +222,11 @@ impl MeshPipeline {
         self.pending.is_empty() && self.ready.is_empty() && self.in_flight_batches() == 0
     }
 
+    /// Edits made but not yet fully visible.
+    pub fn pending_edits(&self) -> usize {
+        self.groups.values().map(|g| g.edit_times.len()).sum()
+    }
+
     /// The level `coord` is requested at, if it has a pending request.
     pub fn pending_level(&self, coord: ChunkCoord) -> Option<u8> {
         self.pending.get(&coord).map(|p| p.level)
