@@ -15,7 +15,7 @@
 //! ```
 //!
 //! `centre` is in world studs; `centre_xz` instead drops the brush onto the
-//! displayed surface below `(x, z)`. `material` is a material name (Add only,
+//! surface below `(x, z)` as it was when the replay began. `material` is a material name (Add only,
 //! default Grass); `strength` defaults to 0.5.
 
 use std::path::Path;
@@ -37,7 +37,7 @@ pub const MAX_SCRIPT_FRAME: u32 = 1_000_000;
 pub enum StrokeCentre {
     /// A point in world studs.
     World(DVec3),
-    /// Dropped onto the displayed surface below `(x, z)` (studs).
+    /// Dropped onto the surface below `(x, z)` (studs) as it was when the replay began.
     OnSurface {
         /// World x in studs.
         x: f64,

@@ -90,6 +90,11 @@ pub fn replay_script(
     let last_frame = script.last_frame();
     let mut frame: u32 = 0;
     let mut drain_started: Option<Instant> = None;
+    // `centre_xz` strokes land on the surface as it was when the replay began
+    // (like a window stroke, which picks against the surface at its start):
+    // the result then does not depend on how fast earlier strokes were meshed,
+    // and Subtract strokes do not drill down through their own pits.
+    let initial_surface = meshes.snapshot();
     loop {
         let frame_start = start + period * frame;
         sleep_until(frame_start);
@@ -98,7 +103,7 @@ pub fn replay_script(
             let centre = match stroke.centre {
                 StrokeCentre::World(c) => c,
                 StrokeCentre::OnSurface { x, z } => {
-                    pick(meshes, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6)
+                    pick(&initial_surface, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6)
                         .map(|hit| hit.pos_world)
                         .ok_or(ReplayError::NoSurface {
                             index: next,
