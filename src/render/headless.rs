@@ -510,6 +510,8 @@ pub struct RenderStats {
     pub chunks_by_level: [usize; 4],
     /// LOD scan time over the run, ms.
     pub lod_scan_ms: ScanSummary,
+    /// Boundary vertices on which equal-level neighbours disagree (must be 0).
+    pub seam_audit_mismatches: usize,
     /// Worker results dropped because a newer request replaced them.
     pub stale_results: usize,
     /// Frames replayed by `--script` (0 without a script).
@@ -628,6 +630,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
         triangles_by_level: meshes.triangles_by_level(),
+        seam_audit_mismatches: crate::pipeline::seam_audit::audit(&meshes).len(),
         chunks_by_level: meshes.chunks_by_level(),
         lod_scan_ms: ScanSummary {
             p50: streaming.lod_scan_ms.quantile(0.5),
