@@ -40,9 +40,8 @@ pub fn pick(
     let dir_d = dir.as_dvec3();
     // Candidate chunks whose mesh bounds the ray enters, sorted by entry distance.
     let mut candidates: Vec<(f64, ChunkCoord, &ChunkMesh)> = meshes
-        .iter()
-        .filter_map(|(coord, mesh)| {
-            let (lo, hi) = mesh.bounds_local()?;
+        .iter_with_bounds()
+        .filter_map(|(coord, mesh, (lo, hi))| {
             let origin = coord.origin_world();
             let t = ray_box(
                 origin_world,

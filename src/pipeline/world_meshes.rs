@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
+use glam::Vec3;
 use rustc_hash::FxHashMap;
 
 use crate::mesh::coarse::gather_level;
@@ -27,6 +28,9 @@ use super::lod::LEVEL_COUNT;
 #[derive(Debug, Default)]
 pub struct WorldMeshes {
     meshes: FxHashMap<ChunkCoord, Arc<ChunkMesh>>,
+    /// Chunk-local bounds of each mesh, computed once when it is set (picking
+    /// tests them every frame).
+    bounds: FxHashMap<ChunkCoord, (Vec3, Vec3)>,
     levels: FxHashMap<ChunkCoord, u8>,
     changed: Vec<ChunkCoord>,
     /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::build`], ms.
@@ -101,7 +105,7 @@ impl WorldMeshes {
         for (coord, level, mesh) in results {
             w.levels.insert(coord, level);
             if !mesh.is_empty() {
-                w.meshes.insert(coord, Arc::new(mesh));
+                w.insert(coord, Arc::new(mesh));
                 w.changed.push(coord);
             }
         }
@@ -116,8 +120,9 @@ impl WorldMeshes {
         self.levels.insert(coord, level);
         if mesh.is_empty() {
             self.meshes.remove(&coord);
+            self.bounds.remove(&coord);
         } else {
-            self.meshes.insert(coord, mesh);
+            self.insert(coord, mesh);
         }
     }
 
@@ -127,6 +132,7 @@ impl WorldMeshes {
     pub fn snapshot(&self) -> WorldMeshes {
         WorldMeshes {
             meshes: self.meshes.clone(),
+            bounds: self.bounds.clone(),
             levels: self.levels.clone(),
             changed: Vec::new(),
             last_mesh_ms: self.last_mesh_ms,
@@ -139,6 +145,22 @@ impl WorldMeshes {
         v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
         v.dedup();
         v
+    }
+
+    fn insert(&mut self, coord: ChunkCoord, mesh: Arc<ChunkMesh>) {
+        if let Some(b) = mesh.bounds_local() {
+            self.bounds.insert(coord, b);
+        }
+        self.meshes.insert(coord, mesh);
+    }
+
+    /// Every non-empty mesh with its chunk-local bounds `(min, max)` in studs.
+    pub fn iter_with_bounds(
+        &self,
+    ) -> impl Iterator<Item = (ChunkCoord, &Arc<ChunkMesh>, (Vec3, Vec3))> {
+        self.meshes
+            .iter()
+            .filter_map(|(c, m)| self.bounds.get(c).map(|b| (*c, m, *b)))
     }
 
     /// The current mesh of `coord`, if it has surface.
@@ -175,6 +197,7 @@ impl WorldMeshes {
     /// retention range; returns whether it had a mesh.
     pub fn evict(&mut self, coord: ChunkCoord) -> bool {
         self.levels.remove(&coord);
+        self.bounds.remove(&coord);
         self.meshes.remove(&coord).is_some()
     }
 
