@@ -29,12 +29,12 @@ pub struct SeamMismatch {
     pub vertex: u32,
 }
 
-/// Global cube key → (world position, normal bits) of one mesh's border vertices.
-fn border_vertices(
-    coord: ChunkCoord,
-    level: u8,
-    mesh: &ChunkMesh,
-) -> FxHashMap<IVec3, (DVec3, [u32; 3], u32)> {
+/// One mesh's border vertices: global cube key → (world position, normal
+/// bits, vertex index).
+type BorderVertices = FxHashMap<IVec3, (DVec3, [u32; 3], u32)>;
+
+/// The border vertices of `mesh` (chunk `coord` at `level`).
+fn border_vertices(coord: ChunkCoord, level: u8, mesh: &ChunkMesh) -> BorderVertices {
     let n = CHUNK_SIZE_CELLS >> level;
     let base = coord.0 * n;
     let origin = coord.origin_world();
@@ -42,7 +42,8 @@ fn border_vertices(
     for v in 0..mesh.skirt_start_vertex as usize {
         let c = mesh.vertex_cubes[v];
         let local = IVec3::new(c[0] as i32, c[1] as i32, c[2] as i32);
-        let on_border = local.cmpeq(IVec3::splat(-1)).any() || local.cmpeq(IVec3::splat(n - 1)).any();
+        let on_border =
+            local.cmpeq(IVec3::splat(-1)).any() || local.cmpeq(IVec3::splat(n - 1)).any();
         if on_border {
             out.insert(
                 base + local,
@@ -60,8 +61,7 @@ fn border_vertices(
 /// Audits every pair of face/edge/corner neighbours shown at equal levels and
 /// returns the vertices they disagree on (none when seams are correct).
 pub fn audit(meshes: &WorldMeshes) -> Vec<SeamMismatch> {
-    let mut borders: FxHashMap<ChunkCoord, FxHashMap<IVec3, (DVec3, [u32; 3], u32)>> =
-        FxHashMap::default();
+    let mut borders: FxHashMap<ChunkCoord, BorderVertices> = FxHashMap::default();
     for (coord, mesh) in meshes.iter() {
         let level = meshes.level_of(coord).unwrap_or(0);
         borders.insert(coord, border_vertices(coord, level, mesh));
@@ -105,10 +105,17 @@ mod tests {
 
     fn bumpy() -> Grid {
         let mut g = Grid::new();
-        g.edit_region(CellBox::new(IVec3::new(-40, 0, -40), IVec3::new(72, 40, 72)), |c, _| {
-            let h = 20.0 + 6.0 * ((c.0.x as f32) * 0.3).sin() + 5.0 * ((c.0.z as f32) * 0.21).cos();
-            Cell::new(Material::GRASS, ((h - c.0.y as f32).clamp(0.0, 1.0) * 255.0) as u8)
-        })
+        g.edit_region(
+            CellBox::new(IVec3::new(-40, 0, -40), IVec3::new(72, 40, 72)),
+            |c, _| {
+                let h =
+                    20.0 + 6.0 * ((c.0.x as f32) * 0.3).sin() + 5.0 * ((c.0.z as f32) * 0.21).cos();
+                Cell::new(
+                    Material::GRASS,
+                    ((h - c.0.y as f32).clamp(0.0, 1.0) * 255.0) as u8,
+                )
+            },
+        )
         .unwrap();
         g
     }
