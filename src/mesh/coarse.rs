@@ -89,33 +89,44 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                     }
                     ChunkCells::Dense(data) => data,
                 };
-                // Pass 1 (branch-free): sums, and the set of solid materials
-                // present; the exposure vote is only needed when it has more than one.
+                // Pass 1 (branch-free, vectorizable): sums, and the smallest
+                // and largest solid material id present; the exposure vote is
+                // only needed when they differ.
                 let mut solid_sum = 0u32;
                 let mut water_sum = 0u32;
-                let mut present = 0u32;
+                let mut min_id = u8::MAX;
+                let mut max_id = 0u8;
                 for dz in 0..s {
                     for dy in 0..s {
                         let start =
                             crate::terrain::coords::local_index(local + IVec3::new(0, dy, dz));
                         for c in &data[start..start + s as usize] {
                             let [m, o] = c.to_bytes();
-                            let solid = (m >= 2) as u32;
-                            let water = (m == 1) as u32;
-                            solid_sum += o as u32 * solid;
-                            water_sum += o as u32 * water;
-                            present |= (((o > 0) as u32) & solid) << (m & 31);
+                            let solid = m >= 2;
+                            let counted = solid & (o > 0);
+                            solid_sum += if solid { o as u32 } else { 0 };
+                            water_sum += if m == 1 { o as u32 } else { 0 };
+                            min_id = min_id.min(if counted { m } else { u8::MAX });
+                            max_id = max_id.max(if counted { m } else { 0 });
                         }
                     }
                 }
+                let any_solid = max_id >= 2;
+                let present_count = if !any_solid {
+                    0
+                } else if min_id == max_id {
+                    1
+                } else {
+                    2
+                };
                 let solid = ((solid_sum + block_cells / 2) / block_cells) as u8;
                 let water = ((water_sum + block_cells / 2) / block_cells) as u8;
                 field.solid[i] = solid;
                 field.water[i] = water;
-                field.material[i] = match present.count_ones() {
+                field.material[i] = match present_count {
                     0 if water > 0 => Material::WATER.0,
                     0 => Material::AIR.0,
-                    1 => present.trailing_zeros() as u8,
+                    1 => min_id,
                     _ => {
                         // The block plus a one-cell border, copied locally so the
                         // exposure tests are plain array reads: the inner run of
