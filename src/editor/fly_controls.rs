@@ -10,6 +10,20 @@ use crate::camera::{Camera, MAX_PITCH_DEG};
 pub const FLY_SPEED_RANGE_STUDS_PER_S: (f32, f32) = (4.0, 8000.0);
 /// Look sensitivity in degrees per pixel of mouse motion.
 pub const LOOK_DEG_PER_PIXEL: f32 = 0.15;
+/// Altitude (studs above y = 0) up to which the fly speed is not scaled;
+/// above it the speed grows in proportion, so climbing high enough to see the
+/// whole world and crossing it from there take seconds, not minutes.
+pub const SPEED_SCALE_ALTITUDE_STUDS: f64 = 256.0;
+/// Largest altitude speed factor.
+pub const MAX_ALTITUDE_SPEED_FACTOR: f64 = 64.0;
+
+/// Fly speed factor for a camera at `altitude_studs` above y = 0.
+pub fn altitude_speed_factor(altitude_studs: f64) -> f64 {
+    if !altitude_studs.is_finite() {
+        return 1.0;
+    }
+    (altitude_studs / SPEED_SCALE_ALTITUDE_STUDS).clamp(1.0, MAX_ALTITUDE_SPEED_FACTOR)
+}
 
 /// Keyboard and mouse state of the fly camera.
 #[derive(Clone, Debug)]
@@ -105,7 +119,9 @@ impl FlyControls {
             return;
         }
         let boost = if self.fast { 4.0 } else { 1.0 };
-        camera.pos_world += d.normalize() * (self.speed_studs_per_s * boost * dt_secs) as f64;
+        let altitude = altitude_speed_factor(camera.pos_world.y);
+        camera.pos_world +=
+            d.normalize() * (self.speed_studs_per_s * boost * dt_secs) as f64 * altitude;
     }
 }
 
@@ -123,6 +139,19 @@ mod tests {
         assert!((cam.pos_world - DVec3::new(80.0, 0.0, 0.0)).length() < 1e-3);
         c.on_wheel(f32::NAN);
         assert_eq!(c.speed_studs_per_s, 160.0);
+    }
+
+    #[test]
+    fn speed_scales_with_altitude() {
+        assert_eq!(altitude_speed_factor(100.0), 1.0);
+        assert_eq!(altitude_speed_factor(2048.0), 8.0);
+        assert_eq!(altitude_speed_factor(1.0e9), MAX_ALTITUDE_SPEED_FACTOR);
+        assert_eq!(altitude_speed_factor(f64::NAN), 1.0);
+        let mut cam = Camera::new(DVec3::new(0.0, 2048.0, 0.0), 90.0, 0.0);
+        let mut c = FlyControls::default();
+        c.set_key(KeyCode::KeyW, true);
+        c.update(&mut cam, 0.5);
+        assert!((cam.pos_world.x - 80.0 * 8.0).abs() < 1e-3);
     }
 
     #[test]
