@@ -1,7 +1,8 @@
 // Fullscreen sky: zenith-to-horizon gradient, horizon haze that equals the
 // terrain fog colour, and a sun disk with glow. Drawn first, without depth.
 
-// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with terrain.wgsl.
+// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with terrain.wgsl,
+// wireframe.wgsl and lines.wgsl.
 struct Globals {
     // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
     clip_from_world: mat4x4<f32>,
@@ -27,6 +28,8 @@ struct Globals {
     viewport: vec4<f32>,
     // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
     options: vec4<u32>,
+    // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
+    overlays: vec4<u32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

@@ -7,8 +7,13 @@
 // Positions arrive chunk-local (studs); each drawn chunk is one instance whose
 // attribute carries its origin relative to the camera (computed in f64 on the
 // CPU, spec §1) and its integer chunk coordinate.
+//
+// Debug overlays (src/render/overlays.rs) tint the shaded colour after tone
+// mapping, so their colours read the same at any distance: by level of
+// detail, by chunk, on skirts, and as a flash after a chunk is republished.
 
-// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with sky.wgsl.
+// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with sky.wgsl,
+// wireframe.wgsl and lines.wgsl.
 struct Globals {
     // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
     clip_from_world: mat4x4<f32>,
@@ -34,6 +39,8 @@ struct Globals {
     viewport: vec4<f32>,
     // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
     options: vec4<u32>,
+    // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
+    overlays: vec4<u32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -47,19 +54,37 @@ const DETAIL_PERIOD_STUDS: f32 = 32.0;
 const MACRO_PERIOD_STUDS: f32 = 64.0;
 const CHUNK_SIZE_STUDS: f32 = 128.0;
 
+// Overlay bits of `globals.overlays.x`. Keep in sync with `Overlay::bit` in
+// src/render/overlays.rs (bit i = Overlay::ALL[i]).
+const OVERLAY_LOD: u32 = 1u;
+const OVERLAY_SKIRTS: u32 = 8u;
+const OVERLAY_SEAMS: u32 = 32u;
+const OVERLAY_REMESH: u32 = 128u;
+// Linear versions of LEVEL_TINTS_SRGB and SKIRT_TINT_SRGB in src/render/overlays.rs.
+const LEVEL_TINTS = array<vec3<f32>, 4>(
+    vec3<f32>(0.051, 0.262, 1.0),
+    vec3<f32>(0.061, 0.680, 0.102),
+    vec3<f32>(1.0, 0.680, 0.021),
+    vec3<f32>(0.871, 0.061, 0.045),
+);
+const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
+// Keep in sync with REMESH_FLASH_SECS in src/render/overlays.rs.
+const REMESH_FLASH_SECS: f32 = 0.5;
+
 // Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/terrain_pipeline.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,
-    // Unit normal (snorm8x4; w unused).
+    // Unit normal (snorm8x4); w: 1 on render-only skirt vertices, else 0.
     @location(1) normal: vec4<f32>,
     // The quad's material set (constant over the quad).
     @location(2) material_ids: vec4<u32>,
     // Per-vertex weights for material_ids (unorm8x4, sum 1).
     @location(3) material_weights: vec4<f32>,
-    // Instance: chunk origin minus camera position (studs); w unused.
+    // Instance: chunk origin minus camera position (studs); w: seconds since
+    // the chunk's mesh was last promoted (republished).
     @location(4) chunk_origin_rel: vec4<f32>,
-    // Instance: integer chunk coordinate; w unused.
+    // Instance: integer chunk coordinate; w: the mesh's level of detail.
     @location(5) chunk_coord: vec4<i32>,
 }
 
@@ -71,6 +96,10 @@ struct VsOut {
     @location(3) @interpolate(flat, either) material_ids: vec4<u32>,
     @location(4) weights: vec4<f32>,
     @location(5) @interpolate(flat, either) chunk_coord: vec4<i32>,
+    // Seconds since the chunk was republished.
+    @location(6) @interpolate(flat, either) age: f32,
+    // > 0 inside skirt triangles (every skirt triangle has a skirt vertex).
+    @location(7) skirt: f32,
 }
 
 @vertex
@@ -84,6 +113,8 @@ fn vs_main(in: VertexIn) -> VsOut {
     out.material_ids = in.material_ids;
     out.weights = in.material_weights;
     out.chunk_coord = in.chunk_coord;
+    out.age = in.chunk_origin_rel.w;
+    out.skirt = in.normal.w;
     return out;
 }
 
@@ -162,6 +193,28 @@ fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
     return c;
 }
 
+// Blends `tint`, shaded by the luminance of `color`, over `color`.
+fn overlay_tint(color: vec3<f32>, tint: vec3<f32>, amount: f32) -> vec3<f32> {
+    let lum = dot(color, vec3<f32>(0.2126, 0.7152, 0.0722));
+    let shaded = tint * clamp(0.3 + 1.4 * lum, 0.0, 1.0);
+    return mix(color, shaded, amount);
+}
+
+fn hsv_to_rgb(h: f32, s: f32, v: f32) -> vec3<f32> {
+    let k = fract(vec3<f32>(h) + vec3<f32>(0.0, 2.0 / 3.0, 1.0 / 3.0)) * 6.0;
+    let rgb = clamp(abs(k - 3.0) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0));
+    return v * mix(vec3<f32>(1.0), rgb, s);
+}
+
+// A hue in [0, 1) per chunk coordinate, spread so neighbours rarely match.
+fn chunk_hue(c: vec3<i32>) -> f32 {
+    var h = bitcast<u32>(c.x) * 0x8da6b343u ^ bitcast<u32>(c.y) * 0xd8163841u ^ bitcast<u32>(c.z) * 0xcb1ab31fu;
+    h = (h ^ (h >> 16u)) * 0x7feb352du;
+    h = (h ^ (h >> 15u)) * 0x846ca68bu;
+    h = h ^ (h >> 16u);
+    return f32(h >> 8u) * (1.0 / 16777216.0);
+}
+
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let n = normalize(in.normal);
@@ -223,6 +276,23 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
 
     color = tonemap(color);
+
+    // Debug overlays, after tone mapping so their colours stay exact.
+    let overlays = globals.overlays.x;
+    if (overlays & OVERLAY_LOD) != 0u {
+        var tints = LEVEL_TINTS;
+        color = overlay_tint(color, tints[clamp(in.chunk_coord.w, 0, 3)], 0.6);
+    }
+    if (overlays & OVERLAY_SEAMS) != 0u {
+        color = overlay_tint(color, hsv_to_rgb(chunk_hue(in.chunk_coord.xyz), 0.8, 1.0), 0.65);
+    }
+    if (overlays & OVERLAY_SKIRTS) != 0u && in.skirt > 0.001 {
+        color = overlay_tint(color, SKIRT_TINT, 0.85);
+    }
+    if (overlays & OVERLAY_REMESH) != 0u {
+        let flash = clamp(1.0 - in.age / REMESH_FLASH_SECS, 0.0, 1.0);
+        color = mix(color, vec3<f32>(1.0, 0.95, 0.6), 0.8 * flash);
+    }
 
     // Brush cursor: an anti-aliased ring just inside where the brush sphere
     // meets the surface, plus a faint tint inside. Drawn after fog and tone

@@ -12,6 +12,7 @@ use strata::camera::Camera;
 use strata::pipeline::lod::LodSettings;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
+use strata::render::overlays::{Overlay, OverlaySet};
 use strata::terrain::generate::GeneratorSettings;
 use strata::terrain::heightmap::HeightmapSettings;
 
@@ -150,6 +151,12 @@ struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
     force_level: Option<u8>,
 
+    /// Draw a debug overlay (repeatable): lod, chunks, wireframe, skirts,
+    /// hide-skirts, seams, seam-audit, remesh. In the window they start ticked
+    /// in the panel's "Debug overlays" section.
+    #[arg(long = "overlay", value_name = "NAME", value_enum)]
+    overlays: Vec<Overlay>,
+
     /// Replay brush strokes from a JSON script through the meshing pipeline
     /// before taking the screenshot (format in README.md).
     #[arg(long, value_name = "FILE.json", requires = "headless")]
@@ -196,6 +203,10 @@ fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
     }
     lod.force_level = cli.force_level;
     Ok(lod)
+}
+
+fn overlay_set(cli: &Cli) -> OverlaySet {
+    cli.overlays.iter().copied().collect()
 }
 
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
@@ -250,6 +261,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             .as_deref()
             .map(strata::editor::script::Script::load)
             .transpose()?,
+        overlays: overlay_set(cli),
     };
     let stats = headless::render_screenshot(&options)?;
     if cli.script.is_some() {
@@ -293,6 +305,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
             .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg)),
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,
+        overlays: overlay_set(cli),
     };
     strata::editor::run(options).context("the editor stopped with an error")?;
     Ok(())
@@ -318,6 +331,28 @@ mod tests {
         assert!(parse_camera("1,2,3,4").is_err());
         assert!(parse_camera("1,2,3,4,nan").is_err());
         assert!(parse_camera("1,2,3,4,95").is_err());
+    }
+
+    #[test]
+    fn overlays_parse_repeated_and_reject_unknown_names() {
+        let cli = Cli::try_parse_from([
+            "strata",
+            "--overlay",
+            "lod",
+            "--overlay",
+            "hide-skirts",
+            "--overlay",
+            "seam-audit",
+        ])
+        .expect("valid overlays");
+        let set = overlay_set(&cli);
+        assert!(set.contains(Overlay::Lod));
+        assert!(set.contains(Overlay::HideSkirts));
+        assert!(set.contains(Overlay::SeamAudit));
+        assert!(!set.contains(Overlay::Wireframe));
+        let err = Cli::try_parse_from(["strata", "--overlay", "bogus"]).expect_err("bogus");
+        let msg = err.to_string();
+        assert!(msg.contains("bogus") && msg.contains("wireframe"), "{msg}");
     }
 
     #[test]

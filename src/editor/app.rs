@@ -24,6 +24,7 @@ use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
+use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, BrushMode, apply_brush};
 use crate::terrain::grid::Grid;
@@ -52,6 +53,8 @@ pub struct EditorOptions {
     pub window_size: [u32; 2],
     /// Initial level-of-detail settings.
     pub lod: LodSettings,
+    /// Debug overlays that start ticked in the panel.
+    pub overlays: OverlaySet,
 }
 
 /// Why the editor could not start or stopped with an error.
@@ -302,7 +305,10 @@ impl App {
             egui_painter,
             camera,
             controls: FlyControls::default(),
-            panel: EditorPanel::default(),
+            panel: EditorPanel {
+                overlays: self.options.overlays,
+                ..EditorPanel::default()
+            },
             viewport: ViewportRect::full([size.width.max(1), size.height.max(1)]),
             cursor_px: None,
             sculpting: false,
@@ -361,6 +367,9 @@ impl WindowState {
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
         stats.add_pipeline(&mut streaming.pipeline);
         stats.add_lod(meshes, &streaming.lod);
+        if self.panel.overlays.contains(Overlay::SeamAudit) {
+            stats.seam_mismatches = self.renderer.seam_audit().count();
+        }
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let panel = &mut self.panel;
@@ -420,6 +429,10 @@ impl WindowState {
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
+        settings.overlays = self.panel.overlays;
+        if self.panel.overlays.contains(Overlay::SeamAudit) {
+            self.renderer.update_seam_audit(meshes, now);
+        }
         self.renderer.prepare(
             &self.gpu.queue,
             &self.camera,

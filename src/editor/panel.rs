@@ -3,7 +3,8 @@
 //! The same panel is drawn in the window and, with `--ui`, into headless
 //! screenshots, so what a test image shows is what an artist sees.
 
-use crate::pipeline::lod::LodSettings;
+use crate::pipeline::lod::{LEVEL_THRESHOLDS_STUDS, LodSettings};
+use crate::render::overlays::{LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB};
 use crate::terrain::cell::Material;
 use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
 
@@ -49,6 +50,9 @@ pub struct PanelStats {
     pub chunks_by_level: [usize; 4],
     /// True while the last LOD scan left transitions for the next frame.
     pub lod_unsettled: bool,
+    /// Boundary vertices on which equal-level neighbours disagree, from the
+    /// last seam audit (`None` when no audit ran, e.g. the overlay is off).
+    pub seam_mismatches: Option<usize>,
 }
 
 impl PanelStats {
@@ -86,6 +90,8 @@ pub struct EditorPanel {
     pub material: Material,
     /// Draw distance and level-of-detail controls.
     pub lod: LodSettings,
+    /// Debug overlays that are on.
+    pub overlays: OverlaySet,
 }
 
 impl Default for EditorPanel {
@@ -96,6 +102,7 @@ impl Default for EditorPanel {
             strength: 0.35,
             material: Material::GRASS,
             lod: LodSettings::default(),
+            overlays: OverlaySet::NONE,
         }
     }
 }
@@ -194,6 +201,9 @@ impl EditorPanel {
             .on_hover_text("Stop choosing levels so you can fly away and inspect them");
         ui.separator();
 
+        self.overlay_section(ui, stats);
+        ui.separator();
+
         ui.label(egui::RichText::new("Stats").strong());
         egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
             let row = |ui: &mut egui::Ui, k: &str, v: String| {
@@ -219,6 +229,14 @@ impl EditorPanel {
             );
             let [c0, c1, c2, c3] = stats.chunks_by_level;
             row(ui, "chunks by level", format!("{c0} / {c1} / {c2} / {c3}"));
+            row(
+                ui,
+                "seam audit",
+                match stats.seam_mismatches {
+                    Some(n) => format!("{n} mismatches"),
+                    None => "off".to_string(),
+                },
+            );
             row(ui, "vertices", format_count(stats.vertices));
             row(
                 ui,
@@ -263,6 +281,91 @@ impl EditorPanel {
             .small()
             .weak(),
         );
+    }
+}
+
+impl EditorPanel {
+    /// The "Debug overlays" section: one checkbox per overlay, the level
+    /// legend while `lod` is on, and the seam audit result while
+    /// `seam-audit` is on.
+    fn overlay_section(&mut self, ui: &mut egui::Ui, stats: &PanelStats) {
+        ui.label(egui::RichText::new("Debug overlays").strong());
+        egui::Grid::new("overlays").num_columns(2).show(ui, |ui| {
+            for (i, overlay) in Overlay::ALL.into_iter().enumerate() {
+                let mut on = self.overlays.contains(overlay);
+                if ui
+                    .checkbox(&mut on, overlay.label())
+                    .on_hover_text(format!(
+                        "{} (--overlay {})",
+                        overlay.description(),
+                        overlay.name()
+                    ))
+                    .changed()
+                {
+                    self.overlays.set(overlay, on);
+                }
+                if i % 2 == 1 {
+                    ui.end_row();
+                }
+            }
+        });
+        let swatch = |ui: &mut egui::Ui, [r, g, b]: [u8; 3]| {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+        };
+        if self.overlays.contains(Overlay::Lod) {
+            let [t1, t2, t3] = LEVEL_THRESHOLDS_STUDS;
+            let legend = [
+                (format!("L0 < {t1:.0}"), 32),
+                (format!("L1 < {t2:.0}"), 16),
+                (format!("L2 < {t3:.0}"), 8),
+                (format!("L3 ≥ {t3:.0}"), 4),
+            ];
+            egui::Grid::new("lod legend")
+                .num_columns(2)
+                .spacing([12.0, 2.0])
+                .show(ui, |ui| {
+                    for (level, (tint, (text, samples))) in
+                        LEVEL_TINTS_SRGB.into_iter().zip(legend).enumerate()
+                    {
+                        ui.horizontal(|ui| {
+                            swatch(ui, tint);
+                            ui.label(text).on_hover_text(format!(
+                                "Level {level}: {samples} samples per chunk axis; \
+                                 distance from the camera to the chunk's bounding \
+                                 sphere in studs"
+                            ));
+                        });
+                        if level % 2 == 1 {
+                            ui.end_row();
+                        }
+                    }
+                });
+        }
+        if self.overlays.contains(Overlay::Skirts) {
+            ui.horizontal(|ui| {
+                swatch(ui, SKIRT_TINT_SRGB);
+                ui.label("skirts (render-only)");
+            });
+        }
+        if self.overlays.contains(Overlay::SeamAudit) {
+            let (text, color) = match stats.seam_mismatches {
+                Some(0) => (
+                    "seam audit: 0 mismatches".to_string(),
+                    egui::Color32::from_rgb(90, 200, 110),
+                ),
+                Some(n) => (
+                    format!("seam audit: {n} mismatches (red markers)"),
+                    egui::Color32::from_rgb(255, 80, 70),
+                ),
+                None => (
+                    "seam audit: pending".to_string(),
+                    ui.visuals().weak_text_color(),
+                ),
+            };
+            ui.label(egui::RichText::new(text).color(color));
+        }
     }
 }
 

@@ -7,6 +7,12 @@
 //! chunks are culled on the CPU against the view frustum (chunk mesh bounds,
 //! camera-relative) and sorted front to back, which lets early depth testing
 //! skip hidden fragments (valuable on software rasterizers).
+//!
+//! For the debug overlays each chunk also remembers when it was last
+//! promoted (the `remesh` flash), where its skirts begin (`hide-skirts`), and
+//! a bind group over its buffers as storage (the barycentric wireframe).
+
+use std::time::Instant;
 
 use glam::{Mat4, Vec3, Vec4};
 use rustc_hash::FxHashMap;
@@ -17,6 +23,7 @@ use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
 use crate::terrain::coords::ChunkCoord;
 
+use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::terrain_pipeline::{ChunkInstance, TerrainVertex};
 
 /// GPU copy of one chunk's mesh.
@@ -27,12 +34,20 @@ pub struct ChunkGpu {
     pub index_buffer: wgpu::Buffer,
     /// Number of indices.
     pub index_count: u32,
+    /// Number of indices before the first skirt triangle (surface only).
+    pub surface_index_count: u32,
     /// Number of vertices.
     pub vertex_count: u32,
     /// Mesh bounds in chunk-local studs `(min, max)`.
     pub bounds_local: (Vec3, Vec3),
     /// Level of detail the mesh was built at.
     pub level: u8,
+    /// When [`ChunkBuffers::promote`] last made this mesh visible (`None`
+    /// for direct uploads, e.g. at start-up).
+    pub promoted_at: Option<Instant>,
+    /// Group 1 of the barycentric wireframe (vertex and index buffers as
+    /// storage), created on first use.
+    wire_bind_group: Option<wgpu::BindGroup>,
 }
 
 /// What [`ChunkBuffers::sync`] did.
@@ -66,6 +81,13 @@ pub struct ChunkBuffers {
     instance_capacity: usize,
     /// Chunks to draw this frame; draw `i` uses instance `i`.
     draws: Vec<ChunkCoord>,
+    /// This frame's instances, `instances[i]` for `draws[i]`.
+    instances: Vec<ChunkInstance>,
+    /// Extra buffer usages of new chunk buffers (`STORAGE` when the
+    /// barycentric wireframe may read them).
+    extra_usage: wgpu::BufferUsages,
+    /// Bumped whenever the drawn set of meshes changes.
+    revision: u64,
 }
 
 /// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
@@ -105,7 +127,27 @@ impl ChunkBuffers {
             instance_buffer: Self::create_instance_buffer(device, instance_capacity),
             instance_capacity,
             draws: Vec::new(),
+            instances: Vec::new(),
+            extra_usage: wgpu::BufferUsages::empty(),
+            revision: 0,
         }
+    }
+
+    /// Makes chunk buffers uploaded from now on readable as storage buffers
+    /// (needed by the barycentric wireframe; see
+    /// [`super::overlays::WireframeMode::Barycentric`]).
+    pub fn set_storage_readable(&mut self, on: bool) {
+        self.extra_usage = if on {
+            wgpu::BufferUsages::STORAGE
+        } else {
+            wgpu::BufferUsages::empty()
+        };
+    }
+
+    /// A counter that changes whenever the drawn meshes change (uploads,
+    /// promotions, removals), e.g. to re-run the seam audit only then.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     fn create_instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -131,6 +173,7 @@ impl ChunkBuffers {
                 _ => {
                     if self.chunks.remove(&coord).is_some() {
                         stats.removed += 1;
+                        self.revision += 1;
                     }
                 }
             }
@@ -146,7 +189,8 @@ impl ChunkBuffers {
         level: u8,
         mesh: &ChunkMesh,
     ) -> usize {
-        match Self::create(device, level, mesh) {
+        self.revision += 1;
+        match Self::create(device, level, mesh, self.extra_usage) {
             Some((gpu, bytes)) => {
                 self.chunks.insert(coord, gpu);
                 bytes
@@ -167,7 +211,7 @@ impl ChunkBuffers {
         level: u8,
         mesh: &ChunkMesh,
     ) -> usize {
-        match Self::create(device, level, mesh) {
+        match Self::create(device, level, mesh, self.extra_usage) {
             Some((gpu, bytes)) => {
                 self.staged.insert(coord, Some(gpu));
                 bytes
@@ -181,10 +225,18 @@ impl ChunkBuffers {
 
     /// Makes the staged buffers of `coords` the drawn ones (dropping the old
     /// ones), all at once; chunks with nothing staged are left as they are.
+    /// Records the time for the `remesh` overlay.
     pub fn promote(&mut self, coords: &[ChunkCoord]) {
+        self.promote_at(coords, Instant::now());
+    }
+
+    /// [`ChunkBuffers::promote`] at a given time.
+    pub fn promote_at(&mut self, coords: &[ChunkCoord], now: Instant) {
+        self.revision += 1;
         for coord in coords {
             match self.staged.remove(coord) {
-                Some(Some(gpu)) => {
+                Some(Some(mut gpu)) => {
+                    gpu.promoted_at = Some(now);
                     self.chunks.insert(*coord, gpu);
                 }
                 Some(None) => {
@@ -196,28 +248,37 @@ impl ChunkBuffers {
     }
 
     /// GPU buffers for `mesh` and their size in bytes; `None` for an empty mesh.
-    fn create(device: &wgpu::Device, level: u8, mesh: &ChunkMesh) -> Option<(ChunkGpu, usize)> {
+    fn create(
+        device: &wgpu::Device,
+        level: u8,
+        mesh: &ChunkMesh,
+        extra_usage: wgpu::BufferUsages,
+    ) -> Option<(ChunkGpu, usize)> {
         let bounds_local = mesh.bounds_local()?;
         let vertices = TerrainVertex::from_mesh(mesh);
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk vertices"),
             contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
+            usage: wgpu::BufferUsages::VERTEX | extra_usage,
         });
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk indices"),
             contents: bytemuck::cast_slice(&mesh.indices),
-            usage: wgpu::BufferUsages::INDEX,
+            usage: wgpu::BufferUsages::INDEX | extra_usage,
         });
+        let index_count = mesh.indices.len() as u32;
         let bytes = std::mem::size_of_val(vertices.as_slice()) + mesh.indices.len() * 4;
         Some((
             ChunkGpu {
                 vertex_buffer,
                 index_buffer,
-                index_count: mesh.indices.len() as u32,
+                index_count,
+                surface_index_count: mesh.skirt_start_index.min(index_count),
                 vertex_count: vertices.len() as u32,
                 bounds_local,
                 level,
+                promoted_at: None,
+                wire_bind_group: None,
             },
             bytes,
         ))
@@ -225,15 +286,19 @@ impl ChunkBuffers {
 
     /// Drops the buffers of `coord`, if any.
     pub fn remove(&mut self, coord: ChunkCoord) {
-        self.chunks.remove(&coord);
+        if self.chunks.remove(&coord).is_some() {
+            self.revision += 1;
+        }
         self.staged.remove(&coord);
     }
 
     /// Drops every chunk (e.g. when a different world is loaded).
     pub fn clear(&mut self) {
+        self.revision += 1;
         self.chunks.clear();
         self.staged.clear();
         self.draws.clear();
+        self.instances.clear();
     }
 
     /// Number of chunks with GPU buffers.
@@ -254,7 +319,7 @@ impl ChunkBuffers {
     /// Culls against `camera`'s frustum (`clip_from_world` must be the
     /// camera-relative matrix used for drawing) and `draw_distance_studs`,
     /// orders visible chunks front to back and writes their camera-relative
-    /// origins to the instance buffer.
+    /// origins, levels and ages at `now` to the instance buffer.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -262,6 +327,7 @@ impl ChunkBuffers {
         camera: &Camera,
         clip_from_world: Mat4,
         draw_distance_studs: f32,
+        now: Instant,
     ) -> DrawStats {
         let max_d2 = draw_distance_studs * draw_distance_studs;
         let frustum = Frustum::from_clip_from_world(clip_from_world);
@@ -279,12 +345,17 @@ impl ChunkBuffers {
                 continue;
             }
             let centre = (lo + hi) * 0.5;
+            let age = gpu.promoted_at.map_or(AGE_NEVER_PROMOTED_SECS, |t| {
+                now.saturating_duration_since(t)
+                    .as_secs_f32()
+                    .min(AGE_NEVER_PROMOTED_SECS)
+            });
             visible.push((
                 centre.length_squared(),
                 coord,
                 ChunkInstance {
-                    chunk_origin_rel: [origin_rel.x, origin_rel.y, origin_rel.z, 0.0],
-                    chunk_coord: [coord.0.x, coord.0.y, coord.0.z, 0],
+                    chunk_origin_rel: [origin_rel.x, origin_rel.y, origin_rel.z, age],
+                    chunk_coord: [coord.0.x, coord.0.y, coord.0.z, i32::from(gpu.level)],
                 },
             ));
         }
@@ -293,9 +364,13 @@ impl ChunkBuffers {
             self.instance_capacity = visible.len().next_power_of_two();
             self.instance_buffer = Self::create_instance_buffer(device, self.instance_capacity);
         }
-        let instances: Vec<ChunkInstance> = visible.iter().map(|v| v.2).collect();
-        if !instances.is_empty() {
-            queue.write_buffer(&self.instance_buffer, 0, bytemuck::cast_slice(&instances));
+        self.instances = visible.iter().map(|v| v.2).collect();
+        if !self.instances.is_empty() {
+            queue.write_buffer(
+                &self.instance_buffer,
+                0,
+                bytemuck::cast_slice(&self.instances),
+            );
         }
         self.draws = visible.iter().map(|v| v.1).collect();
         DrawStats {
@@ -310,9 +385,15 @@ impl ChunkBuffers {
         }
     }
 
-    /// Issues one indexed draw per prepared chunk (instance `i` for draw `i`).
-    /// The terrain pipeline and its bind groups must already be set.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+    /// The chunks prepared for this frame with their instance data, front to back.
+    pub fn drawn(&self) -> impl Iterator<Item = (ChunkCoord, &ChunkInstance)> {
+        self.draws.iter().copied().zip(&self.instances)
+    }
+
+    /// Issues one indexed draw per prepared chunk (instance `i` for draw
+    /// `i`), stopping before the skirts when `hide_skirts`. A pipeline with
+    /// the terrain's vertex layouts and its bind groups must already be set.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, hide_skirts: bool) {
         if self.draws.is_empty() {
             return;
         }
@@ -321,10 +402,86 @@ impl ChunkBuffers {
             let Some(gpu) = self.chunks.get(coord) else {
                 continue;
             };
+            let count = if hide_skirts {
+                gpu.surface_index_count
+            } else {
+                gpu.index_count
+            };
+            if count == 0 {
+                continue;
+            }
             let i = i as u32;
             pass.set_vertex_buffer(0, gpu.vertex_buffer.slice(..));
             pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..gpu.index_count, 0, i..i + 1);
+            pass.draw_indexed(0..count, 0, i..i + 1);
+        }
+    }
+
+    /// Creates the barycentric-wireframe bind group (`layout`: binding 0 =
+    /// vertices, binding 1 = indices, both read-only storage) of every
+    /// prepared chunk that lacks one. The buffers must have been uploaded
+    /// after [`ChunkBuffers::set_storage_readable`]`(true)`; chunks whose
+    /// buffers are not storage-readable are skipped.
+    pub fn ensure_wire_bind_groups(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+    ) {
+        for coord in &self.draws {
+            let Some(gpu) = self.chunks.get_mut(coord) else {
+                continue;
+            };
+            if gpu.wire_bind_group.is_some()
+                || !gpu
+                    .vertex_buffer
+                    .usage()
+                    .contains(wgpu::BufferUsages::STORAGE)
+            {
+                continue;
+            }
+            gpu.wire_bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("chunk wireframe storage"),
+                layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: gpu.vertex_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: gpu.index_buffer.as_entire_binding(),
+                    },
+                ],
+            }));
+        }
+    }
+
+    /// Issues one non-indexed draw of `index_count` vertices per prepared
+    /// chunk with a wireframe bind group (see
+    /// [`ChunkBuffers::ensure_wire_bind_groups`]): the barycentric wireframe
+    /// pipeline pulls vertices through the indices itself. Its instance
+    /// buffer goes to slot 0 and its bind group to group 1.
+    pub fn draw_pulled(&self, pass: &mut wgpu::RenderPass<'_>, hide_skirts: bool) {
+        if self.draws.is_empty() {
+            return;
+        }
+        pass.set_vertex_buffer(0, self.instance_buffer.slice(..));
+        for (i, coord) in self.draws.iter().enumerate() {
+            let Some((gpu, bind_group)) = self
+                .chunks
+                .get(coord)
+                .and_then(|g| Some((g, g.wire_bind_group.as_ref()?)))
+            else {
+                continue;
+            };
+            let count = if hide_skirts {
+                gpu.surface_index_count
+            } else {
+                gpu.index_count
+            };
+            let i = i as u32;
+            pass.set_bind_group(1, bind_group, &[]);
+            pass.draw(0..count, i..i + 1);
         }
     }
 }

@@ -10,8 +10,11 @@ use glam::{DVec3, Mat4, Vec3};
 use crate::camera::Camera;
 use crate::terrain::edit::BrushMode;
 
-/// GPU mirror of `struct Globals` in `shaders/terrain.wgsl` and `shaders/sky.wgsl`.
-/// Keep in sync with both. Colours are linear RGB.
+use super::overlays::OverlaySet;
+
+/// GPU mirror of `struct Globals` in `shaders/terrain.wgsl`, `shaders/sky.wgsl`,
+/// `shaders/wireframe.wgsl` and `shaders/lines.wgsl`. Keep in sync with all
+/// four. Colours are linear RGB.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GlobalUniforms {
@@ -39,9 +42,12 @@ pub struct GlobalUniforms {
     pub viewport: [f32; 4],
     /// x: 1 when shaders must sRGB-encode their output (non-sRGB target); yzw unused.
     pub options: [u32; 4],
+    /// x: the debug overlays that are on, an [`OverlaySet`] (bit `i` =
+    /// `Overlay::ALL[i]`); yzw unused.
+    pub overlays: [u32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 10 * 16);
+const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 11 * 16);
 
 /// The brush cursor as the terrain shader draws it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,6 +74,8 @@ pub struct FrameSettings {
     /// Chunks whose bounds lie entirely farther than this (studs) are not
     /// drawn; `f32::INFINITY` draws everything in the frustum.
     pub draw_distance_studs: f32,
+    /// Debug overlays to draw (see [`super::overlays`]).
+    pub overlays: OverlaySet,
 }
 
 impl Default for FrameSettings {
@@ -80,6 +88,7 @@ impl Default for FrameSettings {
             fog_distance_studs: 9000.0,
             fog_max: 0.85,
             draw_distance_studs: f32::INFINITY,
+            overlays: OverlaySet::NONE,
         }
     }
 }
@@ -160,6 +169,7 @@ impl GlobalUniforms {
             brush_color,
             viewport: [w, h, 1.0 / w, 1.0 / h],
             options: [u32::from(encode_srgb), 0, 0, 0],
+            overlays: [settings.overlays.bits(), 0, 0, 0],
         }
     }
 }

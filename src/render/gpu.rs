@@ -125,8 +125,10 @@ impl Gpu {
         let adapter_info = adapter.get_info();
         // Adapter-specific format features make MSAA queries truthful on
         // adapters (like llvmpipe) that support more than WebGPU guarantees.
-        let required_features =
-            adapter.features() & wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES;
+        // Polygon-mode lines draw the wireframe overlay where available.
+        let required_features = adapter.features()
+            & (wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+                | wgpu::Features::POLYGON_MODE_LINE);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("strata device"),

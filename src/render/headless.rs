@@ -26,6 +26,7 @@ use crate::editor::script::Script;
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
+use crate::render::overlays::{Overlay, OverlaySet};
 
 /// Colour format the 3D renderer draws headless frames in (a view of the
 /// [`HEADLESS_STORAGE_FORMAT`] target, so MSAA resolves in linear light).
@@ -199,6 +200,12 @@ impl HeadlessRenderer {
     /// True when the egui panel is drawn.
     pub fn has_ui(&self) -> bool {
         self.ui.is_some()
+    }
+
+    /// The editor panel drawn into the image, when the UI is on (e.g. to show
+    /// the overlays that are on as ticked boxes).
+    pub fn panel_mut(&mut self) -> Option<&mut EditorPanel> {
+        self.ui.as_mut().map(|ui| &mut ui.panel)
     }
 
     /// Uploads the chunks whose mesh changed (see [`Renderer::sync_meshes`]).
@@ -454,6 +461,8 @@ pub struct ScreenshotOptions {
     pub script: Option<Script>,
     /// Level-of-detail settings (draw distance, forced level).
     pub lod: LodSettings,
+    /// Debug overlays to draw (`--overlay NAME`, repeatable).
+    pub overlays: OverlaySet,
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -603,10 +612,28 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         None => ReplayReport::default(),
     };
     let pipeline = &mut streaming.pipeline;
-    let settings = frame_settings_for(&camera, &meshes);
+    let mut settings = frame_settings_for(&camera, &meshes);
+    settings.overlays = options.overlays;
+    // The audit of the shown meshes feeds the statistics, the panel and,
+    // with `--overlay seam-audit`, the markers.
+    headless
+        .renderer()
+        .update_seam_audit(&meshes, Instant::now());
+    let seam_audit_mismatches = headless.renderer().seam_audit().mismatches().len();
+    if let Some(panel) = headless.panel_mut() {
+        panel.overlays = options.overlays;
+        panel.lod = options.lod;
+    }
     let mut stats = panel_stats(&adapter, &grid, &meshes, &camera);
     stats.add_pipeline(pipeline);
     stats.add_lod(&meshes, &streaming.lod);
+    stats.seam_mismatches = Some(seam_audit_mismatches);
+    if options.overlays.contains(Overlay::Wireframe) {
+        log::info!(
+            "wireframe overlay drawn as {}",
+            headless.renderer().wireframe_mode().name()
+        );
+    }
     let (img, report) = headless.render(&camera, &settings, &stats)?;
     write_png(&options.output, &img)?;
 
@@ -630,7 +657,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
         triangles_by_level: meshes.triangles_by_level(),
-        seam_audit_mismatches: crate::pipeline::seam_audit::audit(&meshes).len(),
+        seam_audit_mismatches,
         chunks_by_level: meshes.chunks_by_level(),
         lod_scan_ms: ScanSummary {
             p50: streaming.lod_scan_ms.quantile(0.5),

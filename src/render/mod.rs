@@ -8,11 +8,17 @@
 //! wraps the common case: one pass into the renderer's own multisampled colour
 //! and reversed-Z depth targets, resolved into the caller's texture.
 //!
-//! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`]; shared
-//! per-frame uniforms in [`globals`]; chunk buffers and culling in
-//! [`chunk_buffers`]; textures in [`material_textures`]; device creation in
-//! [`gpu`]; offscreen rendering, screenshots and the egui overlay in
+//! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`],
+//! [`wireframe_pipeline`] and [`line_pipeline`] (the last two draw debug
+//! overlays); shared per-frame uniforms in [`globals`]; chunk buffers and
+//! culling in [`chunk_buffers`]; textures in [`material_textures`]; device
+//! creation in [`gpu`]; the debug overlays' switches, tints and seam audit in
+//! [`overlays`]; offscreen rendering, screenshots and the egui overlay in
 //! [`headless`].
+//!
+//! Debug overlays are chosen per frame in [`FrameSettings::overlays`]; the
+//! `seam-audit` markers come from [`Renderer::update_seam_audit`], which the
+//! caller runs (throttled) on the shown meshes.
 //!
 //! # Embedding in a winit + egui window
 //!
@@ -59,26 +65,36 @@ pub mod egui_pass;
 pub mod globals;
 pub mod gpu;
 pub mod headless;
+pub mod line_pipeline;
 pub mod material_textures;
+pub mod overlays;
 pub mod script_replay;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
+pub mod wireframe_pipeline;
 
 pub use chunk_buffers::{ChunkBuffers, DrawStats, SyncStats};
 pub use globals::{BrushCursor, FrameSettings, GlobalUniforms};
 pub use gpu::{Gpu, GpuError};
 pub use material_textures::MaterialTextures;
+pub use overlays::{Overlay, OverlaySet, SeamAuditOverlay, WireframeMode};
 
 use std::sync::Arc;
+use std::time::Instant;
+
+use glam::Vec3;
 
 use crate::camera::Camera;
 use crate::mesh::ChunkMesh;
 use crate::pipeline::{ChunkUploader, WorldMeshes};
 use crate::terrain::coords::ChunkCoord;
 
+use crate::terrain::coords::CHUNK_SIZE_STUDS;
 use globals::GlobalsBinding;
+use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR};
 use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
+use wireframe_pipeline::WireframePipeline;
 
 /// Depth buffer format of every Strata pass: reversed-Z, cleared to 0, compare `Greater`.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -158,9 +174,15 @@ pub struct Renderer {
     globals: GlobalsBinding,
     sky: SkyPipeline,
     terrain: TerrainPipeline,
+    wireframe: WireframePipeline,
+    lines: LinePipeline,
+    line_batch: LineBatch,
     chunks: ChunkBuffers,
     targets: Option<FrameTargets>,
     last_draw: DrawStats,
+    /// Overlays of the last [`Renderer::prepare`].
+    overlays: OverlaySet,
+    seam_audit: SeamAuditOverlay,
 }
 
 impl Renderer {
@@ -193,8 +215,20 @@ impl Renderer {
         let sky = SkyPipeline::new(&device, &globals, target_format, sample_count);
         let terrain =
             TerrainPipeline::new(&device, &globals, materials, target_format, sample_count);
+        let wire_mode = WireframeMode::for_gpu(gpu);
+        log::info!("wireframe overlay: {}", wire_mode.name());
+        let wireframe =
+            WireframePipeline::new(&device, &globals, wire_mode, target_format, sample_count);
+        let lines = LinePipeline::new(&device, &globals, target_format, sample_count);
+        let mut chunks = ChunkBuffers::new(&device);
+        chunks.set_storage_readable(wire_mode == WireframeMode::Barycentric);
         Renderer {
-            chunks: ChunkBuffers::new(&device),
+            chunks,
+            wireframe,
+            lines,
+            line_batch: LineBatch::default(),
+            overlays: OverlaySet::NONE,
+            seam_audit: SeamAuditOverlay::default(),
             device,
             target_format,
             sample_count,
@@ -225,6 +259,44 @@ impl Renderer {
     /// Statistics of the last [`Renderer::prepare`].
     pub fn last_draw_stats(&self) -> DrawStats {
         self.last_draw
+    }
+
+    /// How the `wireframe` overlay is drawn.
+    pub fn wireframe_mode(&self) -> WireframeMode {
+        self.wireframe.mode()
+    }
+
+    /// Draws the `wireframe` overlay with `mode` from now on (e.g. to compare
+    /// the barycentric fallback with polygon-mode lines). Call before
+    /// uploading meshes: the barycentric mode reads chunk buffers as storage,
+    /// which only buffers uploaded after the switch allow. A mode the device
+    /// lacks draws nothing.
+    pub fn set_wireframe_mode(&mut self, mode: WireframeMode) {
+        if mode == self.wireframe.mode() {
+            return;
+        }
+        self.wireframe = WireframePipeline::new(
+            &self.device,
+            &self.globals,
+            mode,
+            self.target_format,
+            self.sample_count,
+        );
+        self.chunks
+            .set_storage_readable(mode == WireframeMode::Barycentric);
+    }
+
+    /// Re-runs the seam audit behind the `seam-audit` overlay on `meshes`
+    /// (the shown meshes) when the drawn meshes changed since the last audit
+    /// and that audit is at least [`SeamAuditOverlay::MIN_INTERVAL`] old.
+    /// Returns whether it ran.
+    pub fn update_seam_audit(&mut self, meshes: &WorldMeshes, now: Instant) -> bool {
+        self.seam_audit.update(meshes, self.chunks.revision(), now)
+    }
+
+    /// The last seam audit (its mismatches are the `seam-audit` markers).
+    pub fn seam_audit(&self) -> &SeamAuditOverlay {
+        &self.seam_audit
     }
 
     /// Uploads exactly the chunks whose mesh changed since the last call (see
@@ -302,7 +374,41 @@ impl Renderer {
             &cam,
             cam.clip_from_world(),
             settings.draw_distance_studs,
+            Instant::now(),
         );
+        self.overlays = settings.overlays;
+        if self.overlays.contains(Overlay::Wireframe) {
+            self.wireframe.prepare(&self.device, &mut self.chunks);
+        }
+        self.line_batch.clear();
+        if self.overlays.contains(Overlay::Chunks) {
+            // Each chunk's 128-stud cube, its top and bottom moved to the
+            // mesh's height range: the edges that matter run along the
+            // surface instead of floating in the air above it.
+            for (coord, instance) in self.chunks.drawn() {
+                let Some(gpu) = self.chunks.get(coord) else {
+                    continue;
+                };
+                let [x, y, z, _] = instance.chunk_origin_rel;
+                let origin = Vec3::new(x, y, z);
+                let (lo, hi) = gpu.bounds_local;
+                let y_lo = lo.y.clamp(0.0, CHUNK_SIZE_STUDS);
+                let y_hi = hi.y.clamp(y_lo, CHUNK_SIZE_STUDS);
+                LineBatch::push_box(
+                    &mut self.line_batch.tested,
+                    origin + Vec3::new(0.0, y_lo, 0.0),
+                    origin + Vec3::new(CHUNK_SIZE_STUDS, y_hi, CHUNK_SIZE_STUDS),
+                    CHUNK_LINE_COLOR,
+                );
+            }
+        }
+        if self.overlays.contains(Overlay::SeamAudit) {
+            for m in self.seam_audit.mismatches() {
+                self.line_batch
+                    .push_marker(m.pos_world, cam.pos_world, MARKER_COLOR);
+            }
+        }
+        self.lines.prepare(&self.device, queue, &self.line_batch);
         self.last_draw
     }
 
@@ -312,7 +418,14 @@ impl Renderer {
     /// viewport to the 3D area first if it is not the whole target.
     pub fn paint(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.sky.paint(pass, &self.globals);
-        self.terrain.paint(pass, &self.globals, &self.chunks);
+        let hide_skirts = self.overlays.contains(Overlay::HideSkirts);
+        self.terrain
+            .paint(pass, &self.globals, &self.chunks, hide_skirts);
+        if self.overlays.contains(Overlay::Wireframe) {
+            self.wireframe
+                .paint(pass, &self.globals, &self.chunks, hide_skirts);
+        }
+        self.lines.paint(pass, &self.globals);
     }
 
     /// The clear colour (the fog/horizon colour) as the target format expects it.

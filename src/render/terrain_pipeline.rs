@@ -21,7 +21,9 @@ use super::material_textures::MaterialTextures;
 pub struct TerrainVertex {
     /// Position in chunk-local studs (`Float32x3`).
     pub pos_in_chunk: [f32; 3],
-    /// Unit normal pointing out of the solid, `Snorm8x4` (w = 0).
+    /// Unit normal pointing out of the solid, `Snorm8x4`; w is
+    /// [`SKIRT_MARK`] on render-only skirt vertices, else 0 (the `skirts`
+    /// overlay tints the triangles that use them).
     pub normal: [i8; 4],
     /// The quad's material set, ascending (`Uint8x4`, flat in the shader).
     pub material_ids: [u8; 4],
@@ -31,16 +33,21 @@ pub struct TerrainVertex {
 
 const _: () = assert!(std::mem::size_of::<TerrainVertex>() == 24);
 
+/// `TerrainVertex::normal[3]` of skirt vertices (1.0 as snorm8).
+pub const SKIRT_MARK: i8 = 127;
+
 /// Per-instance data of one drawn chunk. Keep in sync with `VertexIn` in
 /// `shaders/terrain.wgsl` (locations 4–5).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ChunkInstance {
-    /// `chunk.origin_world() - camera.pos_world` in studs, computed in `f64`
-    /// and cast once (`Float32x4`, w = 0).
+    /// xyz: `chunk.origin_world() - camera.pos_world` in studs, computed in
+    /// `f64` and cast once; w: seconds since the chunk's mesh was last
+    /// promoted, for the `remesh` overlay (`Float32x4`).
     pub chunk_origin_rel: [f32; 4],
-    /// The integer chunk coordinate (`Sint32x4`, w = 0); lets the shader build
-    /// globally continuous noise without large float coordinates.
+    /// xyz: the integer chunk coordinate, which lets the shader build
+    /// globally continuous noise without large float coordinates; w: the
+    /// mesh's level of detail (`Sint32x4`).
     pub chunk_coord: [i32; 4],
 }
 
@@ -68,15 +75,18 @@ impl TerrainVertex {
         }
     }
 
-    /// Converts a CPU chunk mesh into GPU vertices (same order, same count).
+    /// Converts a CPU chunk mesh into GPU vertices (same order, same count);
+    /// vertices from `mesh.skirt_start_vertex` on are marked as skirts.
     pub fn from_mesh(mesh: &ChunkMesh) -> Vec<TerrainVertex> {
+        let skirt_start = mesh.skirt_start_vertex as usize;
         (0..mesh.positions.len())
             .map(|i| {
                 let p = mesh.positions[i];
                 let n = mesh.normals.get(i).copied().unwrap_or(glam::Vec3::Y);
+                let mark = if i >= skirt_start { SKIRT_MARK } else { 0 };
                 TerrainVertex {
                     pos_in_chunk: p.to_array(),
-                    normal: [pack_snorm8(n.x), pack_snorm8(n.y), pack_snorm8(n.z), 0],
+                    normal: [pack_snorm8(n.x), pack_snorm8(n.y), pack_snorm8(n.z), mark],
                     material_ids: mesh.material_ids.get(i).copied().unwrap_or([2; 4]),
                     material_weights: mesh
                         .material_weights
@@ -218,23 +228,39 @@ impl TerrainPipeline {
         }
     }
 
-    /// Draws the prepared chunks of `chunks`.
+    /// Draws the prepared chunks of `chunks` (without their skirts when
+    /// `hide_skirts`).
     pub fn paint(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         globals: &GlobalsBinding,
         chunks: &ChunkBuffers,
+        hide_skirts: bool,
     ) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &globals.bind_group, &[]);
         pass.set_bind_group(1, &self.material_bind_group, &[]);
-        chunks.draw(pass);
+        chunks.draw(pass, hide_skirts);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skirt_vertices_are_marked() {
+        let mut mesh = ChunkMesh::default();
+        for i in 0..5 {
+            mesh.positions.push(glam::Vec3::splat(i as f32));
+            mesh.normals.push(glam::Vec3::Y);
+        }
+        mesh.skirt_start_vertex = 3;
+        let v = TerrainVertex::from_mesh(&mesh);
+        let marks: Vec<i8> = v.iter().map(|v| v.normal[3]).collect();
+        assert_eq!(marks, [0, 0, 0, SKIRT_MARK, SKIRT_MARK]);
+        assert_eq!(v[0].normal[1], 127);
+    }
 
     #[test]
     fn normals_pack_to_snorm8() {

@@ -1,0 +1,94 @@
+// Overlay lines: chunk bounds (depth-tested against the terrain) and seam
+// audit markers (drawn on top). Vertices arrive camera-relative (studs,
+// computed in f64 on the CPU, spec §1) with an sRGB colour and alpha; lines
+// fade with distance so far chunk grids do not turn into a solid mesh.
+
+// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with
+// terrain.wgsl, sky.wgsl and wireframe.wgsl.
+struct Globals {
+    // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
+    clip_from_world: mat4x4<f32>,
+    // Inverse of clip_from_world (for view rays).
+    world_from_clip: mat4x4<f32>,
+    // xyz: unit direction toward the sun (world); w: sun intensity.
+    sun_dir: vec4<f32>,
+    // rgb: linear sun colour; w: diffuse wrap (0..1).
+    sun_color: vec4<f32>,
+    // rgb: linear sky colour at the zenith; w: ambient strength from the sky.
+    sky_zenith: vec4<f32>,
+    // rgb: linear horizon colour = fog colour; w: unused.
+    sky_horizon: vec4<f32>,
+    // rgb: linear ambient from the ground (hemisphere bottom); w: unused.
+    ground_ambient: vec4<f32>,
+    // x: fog density (1/studs); y: max fog amount; z: height falloff (1/studs); w: camera height (studs).
+    fog: vec4<f32>,
+    // xyz: brush centre, camera-relative studs; w: brush radius (studs).
+    brush: vec4<f32>,
+    // rgb: linear brush colour; w: 1 when the brush is shown.
+    brush_color: vec4<f32>,
+    // x, y: viewport size in pixels; z, w: reciprocals.
+    viewport: vec4<f32>,
+    // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
+    options: vec4<u32>,
+    // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
+    overlays: vec4<u32>,
+}
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+
+// Keep in sync with `LineVertex` in src/render/line_pipeline.rs.
+struct VertexIn {
+    // Camera-relative position, studs.
+    @location(0) pos_rel: vec3<f32>,
+    // sRGB colour and linear alpha (unorm8x4).
+    @location(1) color: vec4<f32>,
+}
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) color: vec4<f32>,
+    @location(1) dist: f32,
+}
+
+fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
+    let lo = c / 12.92;
+    let hi = pow((c + 0.055) / 1.055, vec3<f32>(2.4));
+    return select(hi, lo, c <= vec3<f32>(0.04045));
+}
+
+fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
+    let lo = c * 12.92;
+    let hi = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - 0.055;
+    return select(hi, lo, c <= vec3<f32>(0.0031308));
+}
+
+@vertex
+fn vs_main(in: VertexIn) -> VsOut {
+    var out: VsOut;
+    out.clip = globals.clip_from_world * vec4<f32>(in.pos_rel, 1.0);
+    out.color = in.color;
+    out.dist = length(in.pos_rel);
+    return out;
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    // Fade with distance, relative to the fog distance (1 / fog.x).
+    let fog_distance = 1.0 / max(globals.fog.x, 1e-6);
+    let fade = mix(1.0, 0.15, smoothstep(0.05 * fog_distance, 0.5 * fog_distance, in.dist));
+    var color = srgb_to_linear(in.color.rgb);
+    if globals.options.x == 1u {
+        color = linear_to_srgb(color);
+    }
+    return vec4<f32>(color, in.color.a * fade);
+}
+
+// Markers drawn on top of everything: full strength at any distance.
+@fragment
+fn fs_on_top(in: VsOut) -> @location(0) vec4<f32> {
+    var color = srgb_to_linear(in.color.rgb);
+    if globals.options.x == 1u {
+        color = linear_to_srgb(color);
+    }
+    return vec4<f32>(color, in.color.a);
+}

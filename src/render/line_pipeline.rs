@@ -1,0 +1,273 @@
+//! Overlay lines (`shaders/lines.wgsl`): chunk bounds for the `chunks`
+//! overlay, depth-tested against the terrain, and seam-audit markers for
+//! `seam-audit`, drawn on top so none is missed. Vertices are
+//! camera-relative, rebuilt on the CPU each frame from `f64` world positions
+//! (spec §1), and drawn as a line list with alpha blending.
+
+use glam::{DVec3, Vec3};
+
+use super::DEPTH_FORMAT;
+use super::globals::GlobalsBinding;
+
+/// One line-list vertex. Keep in sync with `VertexIn` in `shaders/lines.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LineVertex {
+    /// Camera-relative position in studs (`Float32x3`).
+    pub pos_rel: [f32; 3],
+    /// sRGB colour and linear alpha (`Unorm8x4`).
+    pub color: [u8; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<LineVertex>() == 16);
+
+impl LineVertex {
+    /// Vertex attributes at shader locations 0..=1.
+    pub const ATTRIBUTES: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![
+        0 => Float32x3,
+        1 => Unorm8x4,
+    ];
+
+    /// Vertex buffer layout (slot 0, per vertex).
+    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
+        wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<LineVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &Self::ATTRIBUTES,
+        }
+    }
+}
+
+/// Colour of chunk bound lines (sRGB + alpha).
+pub const CHUNK_LINE_COLOR: [u8; 4] = [250, 250, 235, 200];
+/// Colour of seam-audit markers (sRGB + alpha).
+pub const MARKER_COLOR: [u8; 4] = [255, 30, 30, 255];
+
+/// Line vertices of one frame: depth-tested lines and lines drawn on top.
+#[derive(Clone, Debug, Default)]
+pub struct LineBatch {
+    /// Depth-tested against the terrain (chunk bounds).
+    pub tested: Vec<LineVertex>,
+    /// Drawn over everything (markers).
+    pub on_top: Vec<LineVertex>,
+}
+
+impl LineBatch {
+    /// Empties both lists, keeping their allocations.
+    pub fn clear(&mut self) {
+        self.tested.clear();
+        self.on_top.clear();
+    }
+
+    /// True when there is nothing to draw.
+    pub fn is_empty(&self) -> bool {
+        self.tested.is_empty() && self.on_top.is_empty()
+    }
+
+    /// Appends the 12 edges of the box `[min_rel, max_rel]` (camera-relative studs).
+    pub fn push_box(out: &mut Vec<LineVertex>, min_rel: Vec3, max_rel: Vec3, color: [u8; 4]) {
+        let corner = |i: usize| {
+            Vec3::new(
+                if i & 1 == 0 { min_rel.x } else { max_rel.x },
+                if i & 2 == 0 { min_rel.y } else { max_rel.y },
+                if i & 4 == 0 { min_rel.z } else { max_rel.z },
+            )
+        };
+        for a in 0..8usize {
+            for axis in [1usize, 2, 4] {
+                if a & axis == 0 {
+                    for p in [corner(a), corner(a | axis)] {
+                        out.push(LineVertex {
+                            pos_rel: p.to_array(),
+                            color,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends a marker at `pos_world` seen from `camera_world`: a 3D cross
+    /// inside a box, sized to stay a few pixels large at any distance.
+    pub fn push_marker(&mut self, pos_world: DVec3, camera_world: DVec3, color: [u8; 4]) {
+        // f64 subtraction first, one cast (spec §1).
+        let c = (pos_world - camera_world).as_vec3();
+        let half = (c.length() * 0.012).max(1.5);
+        Self::push_box(
+            &mut self.on_top,
+            c - Vec3::splat(half),
+            c + Vec3::splat(half),
+            color,
+        );
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            for p in [c - axis * half * 1.8, c + axis * half * 1.8] {
+                self.on_top.push(LineVertex {
+                    pos_rel: p.to_array(),
+                    color,
+                });
+            }
+        }
+    }
+}
+
+/// The two line pipelines and the per-frame vertex buffer they share.
+pub struct LinePipeline {
+    tested: wgpu::RenderPipeline,
+    on_top: wgpu::RenderPipeline,
+    buffer: wgpu::Buffer,
+    capacity: usize,
+    tested_count: u32,
+    on_top_count: u32,
+}
+
+impl LinePipeline {
+    /// Builds both pipelines for `target_format` with `sample_count` samples
+    /// and a [`DEPTH_FORMAT`] reversed-Z depth buffer.
+    pub fn new(
+        device: &wgpu::Device,
+        globals: &GlobalsBinding,
+        target_format: wgpu::TextureFormat,
+        sample_count: u32,
+    ) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lines.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/lines.wgsl").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lines pipeline layout"),
+            bind_group_layouts: &[Some(&globals.layout)],
+            immediate_size: 0,
+        });
+        let make = |label, fragment_entry, compare| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(LineVertex::layout())],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::LineList,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(compare),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: sample_count,
+                    mask: !0,
+                    alpha_to_coverage_enabled: false,
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(fragment_entry),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: target_format,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        // Reversed-Z: nearer is greater.
+        let tested = make(
+            "lines (depth-tested)",
+            "fs_main",
+            wgpu::CompareFunction::GreaterEqual,
+        );
+        let on_top = make("lines (on top)", "fs_on_top", wgpu::CompareFunction::Always);
+        let capacity = 1024;
+        LinePipeline {
+            tested,
+            on_top,
+            buffer: Self::create_buffer(device, capacity),
+            capacity,
+            tested_count: 0,
+            on_top_count: 0,
+        }
+    }
+
+    fn create_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("overlay lines"),
+            size: (capacity * std::mem::size_of::<LineVertex>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Uploads this frame's lines (growing the buffer when needed).
+    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, batch: &LineBatch) {
+        let total = batch.tested.len() + batch.on_top.len();
+        self.tested_count = batch.tested.len() as u32;
+        self.on_top_count = batch.on_top.len() as u32;
+        if total == 0 {
+            return;
+        }
+        if total > self.capacity {
+            self.capacity = total.next_power_of_two();
+            self.buffer = Self::create_buffer(device, self.capacity);
+        }
+        queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&batch.tested));
+        if !batch.on_top.is_empty() {
+            let offset = std::mem::size_of_val(batch.tested.as_slice()) as u64;
+            queue.write_buffer(&self.buffer, offset, bytemuck::cast_slice(&batch.on_top));
+        }
+    }
+
+    /// Draws the prepared lines: depth-tested ones first, then those on top.
+    pub fn paint(&self, pass: &mut wgpu::RenderPass<'_>, globals: &GlobalsBinding) {
+        if self.tested_count + self.on_top_count == 0 {
+            return;
+        }
+        pass.set_bind_group(0, &globals.bind_group, &[]);
+        pass.set_vertex_buffer(0, self.buffer.slice(..));
+        if self.tested_count > 0 {
+            pass.set_pipeline(&self.tested);
+            pass.draw(0..self.tested_count, 0..1);
+        }
+        if self.on_top_count > 0 {
+            pass.set_pipeline(&self.on_top);
+            let start = self.tested_count;
+            pass.draw(start..start + self.on_top_count, 0..1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_box_has_twelve_axis_aligned_edges() {
+        let mut v = Vec::new();
+        LineBatch::push_box(&mut v, Vec3::ZERO, Vec3::splat(128.0), [0; 4]);
+        assert_eq!(v.len(), 24);
+        for e in v.chunks_exact(2) {
+            let d = Vec3::from(e[1].pos_rel) - Vec3::from(e[0].pos_rel);
+            assert_eq!(d.abs().max_element(), 128.0);
+            assert_eq!(d.abs().element_sum(), 128.0);
+        }
+    }
+
+    #[test]
+    fn markers_are_camera_relative() {
+        let mut b = LineBatch::default();
+        let cam = DVec3::new(1.0e7, 0.0, -1.0e7);
+        b.push_marker(cam + DVec3::new(100.0, 0.0, 0.0), cam, MARKER_COLOR);
+        assert_eq!(b.on_top.len(), 24 + 6);
+        assert!(b.tested.is_empty());
+        for v in &b.on_top {
+            assert!((Vec3::from(v.pos_rel) - Vec3::new(100.0, 0.0, 0.0)).length() < 10.0);
+        }
+    }
+}
