@@ -9,8 +9,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use glam::Vec3;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::mesh::coarse::gather_level;
@@ -36,6 +36,9 @@ pub struct WorldMeshes {
     /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::build`], ms.
     pub last_mesh_ms: f64,
 }
+
+/// How far skirts reach past the chunk's side faces, studs.
+pub const SKIRT_OVERHANG_STUDS: f32 = 1.5;
 
 thread_local! {
     static MESHER: std::cell::RefCell<SurfaceNets> = std::cell::RefCell::new(SurfaceNets::new());
@@ -69,12 +72,13 @@ pub fn mesh_one(grid: &Grid, coord: ChunkCoord, level: u8, options: MeshOptions)
         MESHER.with(|m| m.borrow_mut().mesh_field(&field, options, &mut mesh));
     });
     if !mesh.is_empty() {
-        // Overhang: one full-detail sample past the face covers the finest neighbour.
+        // A small overhang past the chunk faces closes the slivers a finer
+        // neighbour's border leaves; larger ones poke out of steep slopes.
         add_skirts(
             &mut mesh,
             skirt_depth_studs(level),
             crate::mesh::coarse::samples_per_axis(level),
-            crate::terrain::coords::CELL_SIZE_STUDS,
+            SKIRT_OVERHANG_STUDS,
         );
     }
     mesh
