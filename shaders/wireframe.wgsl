@@ -12,38 +12,8 @@
 //   to the nearest edge, in pixels (barycentric / fwidth), into ~1 px
 //   anti-aliased lines at any distance and angle.
 
-// Keep in sync with `GlobalUniforms` in src/render/globals.rs and with
-// terrain.wgsl, sky.wgsl and lines.wgsl.
-struct Globals {
-    // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
-    clip_from_world: mat4x4<f32>,
-    // Inverse of clip_from_world (for view rays).
-    world_from_clip: mat4x4<f32>,
-    // xyz: unit direction toward the sun (world); w: sun intensity.
-    sun_dir: vec4<f32>,
-    // rgb: linear sun colour; w: diffuse wrap (0..1).
-    sun_color: vec4<f32>,
-    // rgb: linear sky colour at the zenith; w: ambient strength from the sky.
-    sky_zenith: vec4<f32>,
-    // rgb: linear horizon colour = fog colour; w: unused.
-    sky_horizon: vec4<f32>,
-    // rgb: linear ambient from the ground (hemisphere bottom); w: unused.
-    ground_ambient: vec4<f32>,
-    // x: fog density (1/studs); y: max fog amount; z: height falloff (1/studs); w: camera height (studs).
-    fog: vec4<f32>,
-    // xyz: brush centre, camera-relative studs; w: brush radius (studs).
-    brush: vec4<f32>,
-    // rgb: linear brush colour; w: 1 when the brush is shown.
-    brush_color: vec4<f32>,
-    // x, y: viewport size in pixels; z, w: reciprocals.
-    viewport: vec4<f32>,
-    // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
-    options: vec4<u32>,
-    // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
-    overlays: vec4<u32>,
-}
-
-@group(0) @binding(0) var<uniform> globals: Globals;
+// `Globals` and its binding come from globals.wgsl, prepended when the
+// module is built (src/render/shaders.rs).
 
 // `vs_pull` only: one chunk's `TerrainVertex` buffer as 32-bit words (6 per
 // vertex: position xyz as f32 bits, normal snorm8x4, material ids, weights)

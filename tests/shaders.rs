@@ -1,43 +1,54 @@
-//! Every `shaders/*.wgsl` parses and validates with naga, so shader mistakes
-//! fail `cargo test` without needing a GPU.
+//! Every shader module parses and validates with naga, exactly as the
+//! renderer builds it (with `shaders/globals.wgsl` prepended), so shader
+//! mistakes fail `cargo test` without needing a GPU.
 
 use std::path::PathBuf;
 
-fn shader_files() -> Vec<PathBuf> {
+use strata::render::shaders;
+
+fn shader_files() -> Vec<String> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|ext| ext == "wgsl"))
+        .filter_map(|entry| entry.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".wgsl"))
         .collect();
     files.sort();
     files
 }
 
 #[test]
+fn every_wgsl_file_is_a_built_module_or_the_shared_globals() {
+    for name in shader_files() {
+        assert!(
+            name == "globals.wgsl" || shaders::ALL.iter().any(|(n, _)| *n == name),
+            "shaders/{name} is not built by src/render/shaders.rs"
+        );
+    }
+}
+
+#[test]
 fn every_wgsl_shader_parses_and_validates() {
-    let files = shader_files();
     assert!(
-        files.iter().any(|p| p.ends_with("terrain.wgsl"))
-            && files.iter().any(|p| p.ends_with("sky.wgsl")),
-        "expected terrain.wgsl and sky.wgsl, found {files:?}"
+        shaders::ALL
+            .iter()
+            .all(|(_, source)| source.starts_with(shaders::GLOBALS_WGSL))
     );
-    for path in files {
-        let source = std::fs::read_to_string(&path).expect("readable shader");
-        let module = naga::front::wgsl::parse_str(&source)
-            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
+    for (name, source) in shaders::ALL {
+        let module = naga::front::wgsl::parse_str(source)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::empty(),
         );
         validator
             .validate(&module)
-            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
         for entry in ["vs_main", "fs_main"] {
             assert!(
                 module.entry_points.iter().any(|ep| ep.name == entry),
-                "{}: missing entry point {entry}",
-                path.display()
+                "{name}: missing entry point {entry}"
             );
         }
     }

@@ -131,7 +131,7 @@ impl LinePipeline {
     ) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/lines.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::LINES_WGSL.into()),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lines pipeline layout"),

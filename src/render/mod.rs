@@ -69,6 +69,7 @@ pub mod line_pipeline;
 pub mod material_textures;
 pub mod overlays;
 pub mod script_replay;
+pub mod shaders;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
 pub mod wireframe_pipeline;

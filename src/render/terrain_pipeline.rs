@@ -136,7 +136,7 @@ impl TerrainPipeline {
     ) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/terrain.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::TERRAIN_WGSL.into()),
         });
         let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain materials layout"),

@@ -45,7 +45,7 @@ impl WireframePipeline {
         }
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wireframe.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/wireframe.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::WIREFRAME_WGSL.into()),
         });
         let storage_entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
