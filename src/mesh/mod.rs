@@ -7,6 +7,7 @@ pub mod field;
 pub mod materials;
 pub mod skirts;
 pub mod surface_nets;
+pub mod water;
 
 pub use chunk_mesh::ChunkMesh;
 pub use surface_nets::{MeshOptions, SurfaceNets};
