@@ -59,7 +59,7 @@ fn skirts_are_in_render_meshes_but_never_picked() {
     });
     assert!(through_skirt, "the test ray must cross a skirt");
     let mut meshes = WorldMeshes::default();
-    meshes.set_published(ChunkCoord::new(0, 0, 0), 2, Arc::new(mesh));
+    meshes.set_published(ChunkCoord::new(0, 0, 0), 2, Arc::new(mesh), None);
     assert!(pick(&meshes, origin, Vec3::X, 30.0).is_none());
     // Straight down onto the surface: hits the floor, not a skirt.
     let hit = pick(&meshes, DVec3::new(64.0, 200.0, 64.0), -Vec3::Y, 1000.0).unwrap();

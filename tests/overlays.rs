@@ -174,7 +174,7 @@ fn every_overlay_changes_the_image() {
         .find(|&v| mesh.vertex_cubes[v][0] == 31)
         .expect("a vertex on the +x border");
     mesh.positions[v].y += 3.0;
-    meshes.set_published(coord, 0, Arc::new(mesh));
+    meshes.set_published(coord, 0, Arc::new(mesh), None);
     republish(&mut headless, &meshes);
     headless
         .renderer()

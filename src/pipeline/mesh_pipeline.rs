@@ -40,7 +40,8 @@ use crate::terrain::grid::{Changes, Grid};
 
 use super::invalidation::chunks_reading_at_levels;
 use super::stats::PipelineStats;
-use super::world_meshes::{WorldMeshes, mesh_one};
+use super::world_meshes::{WorldMeshes, mesh_one, mesh_water_one};
+use crate::mesh::water::WaterMesh;
 use crate::mesh::MeshOptions;
 
 /// Most chunks one worker batch meshes.
@@ -61,6 +62,9 @@ pub struct JobItem {
     pub serial: u64,
     /// Level of detail (0 = full detail; coarser levels come with LOD).
     pub level: u8,
+    /// Also re-mesh the chunk's water (an edit dirtied it; level-only
+    /// requests reuse the water mesh).
+    pub water: bool,
 }
 
 /// A batch of chunks to mesh from a selective snapshot of the grid.
@@ -94,6 +98,9 @@ impl MeshJob {
                     item.level,
                     MeshOptions::default(),
                 )),
+                water: item
+                    .water
+                    .then(|| Arc::new(mesh_water_one(&self.snapshot, item.coord))),
             })
             .collect()
     }
@@ -110,6 +117,8 @@ pub struct MeshResult {
     pub level: u8,
     /// The mesh; empty when the chunk owns no surface.
     pub mesh: Arc<ChunkMesh>,
+    /// The chunk's new water surface, or `None` when the request kept it.
+    pub water: Option<Arc<WaterMesh>>,
 }
 
 /// The GPU side of publication.
@@ -122,6 +131,11 @@ pub trait ChunkUploader {
     fn promote(&mut self, coords: &[ChunkCoord]);
     /// Drops everything drawn or staged for `coords` (they left the retention range).
     fn evict(&mut self, coords: &[ChunkCoord]);
+    /// Uploads the new water surface of `coord` (empty: no water) without
+    /// drawing it yet; [`ChunkUploader::promote`] shows it with the chunk's mesh.
+    fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
+        let _ = (coord, water);
+    }
 }
 
 /// What one [`MeshPipeline::publish`] call did.
@@ -146,6 +160,11 @@ struct Pending {
     dispatched: Option<u64>,
     /// The current serial's result, uploaded and waiting for its group.
     staged: Option<Arc<ChunkMesh>>,
+    /// Its water, when the request re-meshed water.
+    staged_water: Option<Arc<WaterMesh>>,
+    /// The water must be re-meshed (an edit touched it); kept by later
+    /// level-only requests until a result with water is staged.
+    water_dirty: bool,
 }
 
 #[derive(Debug, Default)]
@@ -317,10 +336,10 @@ impl MeshPipeline {
         let n = coords.len();
         if full {
             for item in coords {
-                self.request_levels([item], None);
+                self.request_levels([item], None, true);
             }
         } else if n > 0 {
-            self.request_levels(coords, Some(now));
+            self.request_levels(coords, Some(now), true);
         }
         n
     }
@@ -333,18 +352,22 @@ impl MeshPipeline {
         level: u8,
         edit_time: Option<Instant>,
     ) {
-        self.request_levels(coords.into_iter().map(|c| (c, level)), edit_time);
+        let water = edit_time.is_some();
+        self.request_levels(coords.into_iter().map(|c| (c, level)), edit_time, water);
     }
 
     /// Requests new meshes of chunks, each at its own level, as one group
     /// (made visible together). Each chunk gets a fresh serial, so results of
     /// earlier requests for it are rejected; a group that shared a chunk with
     /// this one and is not yet visible merges into it. `edit_time` (when the
-    /// change was made) feeds the edit-to-visible latency.
+    /// change was made) feeds the edit-to-visible latency. `water` marks the
+    /// chunks' water as changed; a request without it (a level change) keeps
+    /// water work an earlier, still pending request queued.
     pub fn request_levels(
         &mut self,
         items: impl IntoIterator<Item = (ChunkCoord, u8)>,
         edit_time: Option<Instant>,
+        water: bool,
     ) {
         let group_id = self.next_group;
         self.next_group += 1;
@@ -368,6 +391,7 @@ impl MeshPipeline {
             let serial = self.next_serial;
             self.next_serial += 1;
             let dispatched = self.pending.get(&coord).and_then(|p| p.dispatched);
+            let water_dirty = water || self.pending.get(&coord).is_some_and(|p| p.water_dirty);
             self.pending.insert(
                 coord,
                 Pending {
@@ -376,6 +400,8 @@ impl MeshPipeline {
                     group: group_id,
                     dispatched,
                     staged: None,
+                    staged_water: None,
+                    water_dirty,
                 },
             );
             group.members.insert(coord);
@@ -439,6 +465,7 @@ impl MeshPipeline {
                             coord,
                             serial: p.serial,
                             level: p.level,
+                            water: p.water_dirty,
                         })
                     })
                     .collect();
@@ -540,7 +567,11 @@ impl MeshPipeline {
                 continue;
             }
             uploader.stage(result.coord, result.level, &result.mesh);
+            if let Some(water) = &result.water {
+                uploader.stage_water(result.coord, water);
+            }
             p.staged = Some(result.mesh);
+            p.staged_water = result.water;
             touched_groups.insert(p.group);
             report.staged += 1;
         }
@@ -583,7 +614,7 @@ impl MeshPipeline {
                 if let Some(p) = self.pending.remove(coord)
                     && let Some(mesh) = p.staged
                 {
-                    meshes.set_published(*coord, p.level, mesh);
+                    meshes.set_published(*coord, p.level, mesh, p.staged_water);
                 }
             }
             let visible_at = clock();

@@ -140,7 +140,7 @@ mod tests {
             .find(|&v| mesh.vertex_cubes[v][0] == 31)
             .expect("a vertex on the +x border");
         mesh.positions[v].y += 0.5;
-        meshes.set_published(coord, 0, Arc::new(mesh));
+        meshes.set_published(coord, 0, Arc::new(mesh), None);
         let m = audit(&meshes);
         assert!(!m.is_empty());
         assert!(m.iter().all(|x| x.chunk == coord || x.neighbour == coord));

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::mesh::coarse::gather_level;
 use crate::mesh::field::{Neighbourhood, SampleField};
 use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
+use crate::mesh::water::{WaterMesh, mesh_water};
 use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
 use crate::terrain::coords::ChunkCoord;
 use crate::terrain::grid::Grid;
@@ -32,9 +33,19 @@ pub struct WorldMeshes {
     /// tests them every frame).
     bounds: FxHashMap<ChunkCoord, (Vec3, Vec3)>,
     levels: FxHashMap<ChunkCoord, u8>,
+    /// Water surface of each chunk that shows water (meshed cell by cell,
+    /// the same at every level).
+    water: FxHashMap<ChunkCoord, Arc<WaterMesh>>,
     changed: Vec<ChunkCoord>,
     /// Wall time of the last [`WorldMeshes::build_all`] or [`WorldMeshes::build`], ms.
     pub last_mesh_ms: f64,
+}
+
+/// Meshes the water surface of one chunk (the same at every level).
+pub fn mesh_water_one(grid: &Grid, coord: ChunkCoord) -> WaterMesh {
+    let mut water = WaterMesh::default();
+    mesh_water(&Neighbourhood::from_grid(grid, coord), &mut water);
+    water
 }
 
 /// How far skirts reach past the chunk's side faces, studs.
@@ -98,18 +109,25 @@ impl WorldMeshes {
         level_of: impl Fn(ChunkCoord) -> u8 + Sync,
     ) -> WorldMeshes {
         let start = Instant::now();
-        let results: Vec<(ChunkCoord, u8, ChunkMesh)> = coords
+        let results: Vec<(ChunkCoord, u8, ChunkMesh, WaterMesh)> = coords
             .par_iter()
             .map(|&c| {
                 let level = level_of(c);
-                (c, level, mesh_one(grid, c, level, MeshOptions::default()))
+                let mesh = mesh_one(grid, c, level, MeshOptions::default());
+                (c, level, mesh, mesh_water_one(grid, c))
             })
             .collect();
         let mut w = WorldMeshes::default();
-        for (coord, level, mesh) in results {
+        for (coord, level, mesh, water) in results {
             w.levels.insert(coord, level);
+            let shown = !mesh.is_empty() || !water.is_empty();
             if !mesh.is_empty() {
                 w.insert(coord, Arc::new(mesh));
+            }
+            if !water.is_empty() {
+                w.water.insert(coord, Arc::new(water));
+            }
+            if shown {
                 w.changed.push(coord);
             }
         }
@@ -120,8 +138,25 @@ impl WorldMeshes {
     /// Replaces the mesh of `coord` with one the pipeline just made visible at
     /// `level` (removing it when empty; the level is kept either way). Not
     /// recorded as changed: the pipeline already uploaded it to the GPU.
-    pub fn set_published(&mut self, coord: ChunkCoord, level: u8, mesh: Arc<ChunkMesh>) {
+    /// `water` replaces the chunk's water surface (removed when empty);
+    /// `None` keeps it (a level-only change).
+    pub fn set_published(
+        &mut self,
+        coord: ChunkCoord,
+        level: u8,
+        mesh: Arc<ChunkMesh>,
+        water: Option<Arc<WaterMesh>>,
+    ) {
         self.levels.insert(coord, level);
+        match water {
+            Some(w) if w.is_empty() => {
+                self.water.remove(&coord);
+            }
+            Some(w) => {
+                self.water.insert(coord, w);
+            }
+            None => {}
+        }
         if mesh.is_empty() {
             self.meshes.remove(&coord);
             self.bounds.remove(&coord);
@@ -138,6 +173,7 @@ impl WorldMeshes {
             meshes: self.meshes.clone(),
             bounds: self.bounds.clone(),
             levels: self.levels.clone(),
+            water: self.water.clone(),
             changed: Vec::new(),
             last_mesh_ms: self.last_mesh_ms,
         }
@@ -165,6 +201,16 @@ impl WorldMeshes {
         self.meshes
             .iter()
             .filter_map(|(c, m)| self.bounds.get(c).map(|b| (*c, m, *b)))
+    }
+
+    /// The water surface of `coord`, if it shows water.
+    pub fn water_of(&self, coord: ChunkCoord) -> Option<&Arc<WaterMesh>> {
+        self.water.get(&coord)
+    }
+
+    /// Every chunk's water surface.
+    pub fn water_iter(&self) -> impl Iterator<Item = (ChunkCoord, &Arc<WaterMesh>)> {
+        self.water.iter().map(|(c, w)| (*c, w))
     }
 
     /// The current mesh of `coord`, if it has surface.
@@ -202,6 +248,7 @@ impl WorldMeshes {
     pub fn evict(&mut self, coord: ChunkCoord) -> bool {
         self.levels.remove(&coord);
         self.bounds.remove(&coord);
+        self.water.remove(&coord);
         self.meshes.remove(&coord).is_some()
     }
 
