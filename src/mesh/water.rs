@@ -72,17 +72,69 @@ impl WaterMesh {
     }
 }
 
-/// Reads cells around a chunk (positions chunk-local, `-32..64`).
-struct Cells<'a> {
-    hood: &'a Neighbourhood,
+/// Cells padding the chunk on every side: the wave fade looks up to
+/// `WAVE_FADE_CELLS` cells from a corner, one more for the shore test.
+const PAD: i32 = WAVE_FADE_CELLS + 2;
+/// Cells per axis of the padded block.
+const DIM: i32 = CHUNK_SIZE_CELLS + 2 * PAD;
+
+/// The chunk's cells plus [`PAD`] cells around, copied once into a flat
+/// array (positions are chunk-local, `-PAD..32+PAD`).
+struct Cells {
+    cells: Vec<Cell>,
 }
 
-impl Cells<'_> {
+impl Cells {
+    fn gather(hood: &Neighbourhood) -> Cells {
+        let n = CHUNK_SIZE_CELLS;
+        let dim = DIM as usize;
+        let mut cells = vec![Cell::EMPTY; dim * dim * dim];
+        for z in -PAD..n + PAD {
+            for y in -PAD..n + PAD {
+                let row = ((z + PAD) as usize * dim + (y + PAD) as usize) * dim;
+                let mut x = -PAD;
+                while x < n + PAD {
+                    let chunk = IVec3::new(x.div_euclid(n), y.div_euclid(n), z.div_euclid(n));
+                    let local = IVec3::new(x, y, z) - chunk * n;
+                    let run = ((n - local.x).min(n + PAD - x)) as usize;
+                    let dst = &mut cells[row + (x + PAD) as usize..][..run];
+                    match hood.get(chunk) {
+                        crate::terrain::chunk::ChunkCells::Uniform(c) => dst.fill(*c),
+                        crate::terrain::chunk::ChunkCells::Dense(data) => {
+                            let start = crate::terrain::coords::local_index(local);
+                            dst.copy_from_slice(&data[start..start + run]);
+                        }
+                    }
+                    x += run as i32;
+                }
+            }
+        }
+        Cells { cells }
+    }
+
+    /// True when some cell within `border` cells of the chunk holds water.
+    fn any_water_within(&self, border: i32) -> bool {
+        let lo = -border;
+        let hi = CHUNK_SIZE_CELLS + border;
+        (lo..hi).any(|z| {
+            (lo..hi).any(|y| {
+                let start = self.index(IVec3::new(lo, y, z));
+                self.cells[start..start + (hi - lo) as usize]
+                    .iter()
+                    .any(|c| c.water_occupancy() > 0)
+            })
+        })
+    }
+
+    #[inline]
+    fn index(&self, p: IVec3) -> usize {
+        let q = p + IVec3::splat(PAD);
+        ((q.z * DIM + q.y) * DIM + q.x) as usize
+    }
+
     #[inline]
     fn get(&self, p: IVec3) -> Cell {
-        let n = CHUNK_SIZE_CELLS;
-        let chunk = IVec3::new(p.x.div_euclid(n), p.y.div_euclid(n), p.z.div_euclid(n));
-        self.hood.get(chunk).get(p - chunk * n)
+        self.cells[self.index(p)]
     }
 
     /// Water open above: water here, none in the cell above.
@@ -129,8 +181,12 @@ pub fn mesh_water(hood: &Neighbourhood, out: &mut WaterMesh) {
     if hood_has_no_water(hood) {
         return;
     }
-    let cells = Cells { hood };
+    let cells = Cells::gather(hood);
     let n = CHUNK_SIZE_CELLS;
+    // Sheet, shore and side faces all need water within one cell of the chunk.
+    if !cells.any_water_within(1) {
+        return;
+    }
     let s = CELL_SIZE_STUDS;
     for z in 0..n {
         for y in 0..n {
@@ -183,7 +239,7 @@ pub fn mesh_water(hood: &Neighbourhood, out: &mut WaterMesh) {
 /// around it; fade 0 unless all four cells around are open water, then
 /// growing with the distance (in cells, up to [`WAVE_FADE_CELLS`]) to the
 /// nearest cell that is not.
-fn corner(cells: &Cells<'_>, c: IVec3) -> (f32, f32) {
+fn corner(cells: &Cells, c: IVec3) -> (f32, f32) {
     let around = [
         IVec3::new(c.x - 1, c.y, c.z - 1),
         IVec3::new(c.x, c.y, c.z - 1),
