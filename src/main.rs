@@ -127,6 +127,16 @@ struct Cli {
     )]
     vertical_scale: Option<f32>,
 
+    /// Heightmap import: fill everything below this elevation with water (metres
+    /// with a sidecar, else the 0–1 value range), e.g. 0 for a coastline DEM.
+    #[arg(
+        long,
+        value_name = "ELEVATION",
+        requires = "heightmap",
+        allow_negative_numbers = true
+    )]
+    sea_level: Option<f64>,
+
     /// Generated world extent along x and z, in cells (a multiple of 32).
     #[arg(long, value_name = "CELLS", conflicts_with = "heightmap")]
     world_size: Option<u32>,
@@ -217,6 +227,12 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
                 bail!("--cells-per-pixel must be a positive number, got {c}");
             }
             settings.cells_per_pixel = c;
+        }
+        if let Some(level) = cli.sea_level {
+            if !level.is_finite() {
+                bail!("--sea-level must be a finite elevation, got {level}");
+            }
+            settings.sea_level_m = Some(level);
         }
         if let Some(v) = cli.vertical_scale {
             if !(v.is_finite() && v > 0.0) {

@@ -207,6 +207,7 @@ fn invalidation_counts_inside_near_a_face_and_at_a_corner() {
         radius_cells: 1.0,
         strength: 1.0,
         material: Material::SNOW,
+        ignore_water: false,
     };
     let mut g = Grid::new();
     let mut p = synced(&g);
@@ -304,6 +305,7 @@ fn all_chunks_of_one_edit_publish_in_the_same_frame() {
         radius_cells: 3.0,
         strength: 1.0,
         material: Material::ROCK,
+        ignore_water: false,
     };
     apply_brush(&mut grid, &brush, DVec3::ZERO).unwrap();
     let n = p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true);
@@ -384,6 +386,7 @@ fn background_workers_deliver_every_request() {
         radius_cells: 8.0,
         strength: 0.5,
         material: Material::GRASS,
+        ignore_water: false,
     };
     for i in 0..10 {
         let centre = DVec3::new(-100.0 + 25.0 * i as f64, 32.0, 10.0);

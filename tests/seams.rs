@@ -217,6 +217,7 @@ fn edit_centred_on_chunk_corner() {
         radius_cells: 9.0,
         strength: 0.6,
         material: Material::SAND,
+        ignore_water: false,
     };
     // Chunk corner (32, 0, 32) cells = (128, 0, 128) studs, and the origin corner.
     for centre in [DVec3::new(128.0, 0.0, 128.0), DVec3::ZERO] {

@@ -31,7 +31,7 @@ use crate::terrain::grid::Grid;
 use crate::terrain::world_source::{WorldSource, WorldSourceError};
 
 use super::fly_controls::FlyControls;
-use super::panel::{EditorPanel, PanelStats};
+use super::panel::{EditorPanel, PanelStats, SeaAction};
 use super::picking::{PickHit, pick};
 
 /// Longest ray the brush cursor is picked along, in studs.
@@ -332,6 +332,11 @@ impl WindowState {
         match code {
             KeyCode::Digit1 => self.panel.tool = BrushMode::Add,
             KeyCode::Digit2 => self.panel.tool = BrushMode::Subtract,
+            KeyCode::Digit3 => self.panel.tool = BrushMode::AddWater,
+            KeyCode::Digit4 => self.panel.tool = BrushMode::RemoveWater,
+            KeyCode::KeyI => self.panel.ignore_water = !self.panel.ignore_water,
+            KeyCode::KeyG => self.panel.sea_action = Some(SeaAction::Fill),
+            KeyCode::KeyH => self.panel.sea_action = Some(SeaAction::Evaporate),
             KeyCode::BracketLeft => {
                 self.panel.radius_cells = (self.panel.radius_cells / 1.2).clamp(lo, hi);
             }
@@ -411,6 +416,9 @@ impl WindowState {
                 log::warn!("brush not applied: {e}");
             }
         }
+        if let Some(action) = self.panel.sea_action.take() {
+            self.apply_sea_level(grid, action);
+        }
         // Whatever changed the grid this frame (brush, later undo or tools)
         // reaches the workers through the grid's change tracking.
         streaming.begin_frame(
@@ -478,6 +486,35 @@ impl WindowState {
         self.gpu.queue.submit(cmds);
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
+    }
+
+    /// Runs the Sea Level tool in the square region around the cursor's surface
+    /// point (half-width from the panel), from 256 cells below the level up to it.
+    fn apply_sea_level(&self, grid: &mut Grid, action: SeaAction) {
+        let Some(hit) = self.hit else {
+            log::warn!("sea level: point the cursor at the terrain to choose the region");
+            return;
+        };
+        let cell = crate::terrain::coords::CellCoord::containing_world(hit.pos_world).0;
+        let half = self.panel.sea_region_half_cells;
+        let level_cells =
+            self.panel.sea_level_studs / crate::terrain::coords::CELL_SIZE_STUDS as f64;
+        let bottom = (level_cells.floor() as i32).saturating_sub(256);
+        let region = crate::terrain::coords::CellBox::new(
+            glam::IVec3::new(cell.x - half, bottom, cell.z - half),
+            glam::IVec3::new(cell.x + half, level_cells.ceil() as i32 + 1, cell.z + half),
+        );
+        let result = match action {
+            SeaAction::Fill => {
+                crate::terrain::water_tools::fill_sea_level(grid, region, level_cells)
+            }
+            SeaAction::Evaporate => {
+                crate::terrain::water_tools::evaporate(grid, region, level_cells)
+            }
+        };
+        if let Err(e) = result {
+            log::warn!("sea level not applied: {e}");
+        }
     }
 
     /// The surface hit under the mouse cursor, if the cursor is over the 3D view

@@ -77,6 +77,15 @@ impl PanelStats {
     }
 }
 
+/// What the Sea Level tool should do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeaAction {
+    /// Fill air below the level with water.
+    Fill,
+    /// Remove water below the level.
+    Evaporate,
+}
+
 /// Tool and brush settings edited by the panel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EditorPanel {
@@ -88,6 +97,14 @@ pub struct EditorPanel {
     pub strength: f32,
     /// Material the Add tool fills with.
     pub material: Material,
+    /// Sculpt tools leave water cells untouched.
+    pub ignore_water: bool,
+    /// Sea Level tool: water level in studs.
+    pub sea_level_studs: f64,
+    /// Sea Level tool: half-width of the square region around the cursor, in cells.
+    pub sea_region_half_cells: i32,
+    /// A Sea Level action the user asked for this frame (consumed by the editor).
+    pub sea_action: Option<SeaAction>,
     /// Draw distance and level-of-detail controls.
     pub lod: LodSettings,
     /// Debug overlays that are on.
@@ -101,6 +118,10 @@ impl Default for EditorPanel {
             radius_cells: 6.0,
             strength: 0.35,
             material: Material::GRASS,
+            ignore_water: false,
+            sea_level_studs: 160.0,
+            sea_region_half_cells: 64,
+            sea_action: None,
             lod: LodSettings::default(),
             overlays: OverlaySet::NONE,
         }
@@ -115,6 +136,7 @@ impl EditorPanel {
             radius_cells: self.radius_cells,
             strength: self.strength,
             material: self.material,
+            ignore_water: self.ignore_water,
         }
     }
 
@@ -140,12 +162,14 @@ impl EditorPanel {
         ui.separator();
 
         ui.label(egui::RichText::new("Tool").strong());
-        ui.horizontal(|ui| {
-            for (mode, key) in [(BrushMode::Add, "1"), (BrushMode::Subtract, "2")] {
+        ui.horizontal_wrapped(|ui| {
+            for (mode, key) in BrushMode::ALL.into_iter().zip(["1", "2", "3", "4"]) {
                 ui.selectable_value(&mut self.tool, mode, mode.name())
                     .on_hover_text(format!("{} ({key})", mode.name()));
             }
         });
+        ui.checkbox(&mut self.ignore_water, "Ignore water")
+            .on_hover_text("Add and Subtract leave water cells untouched (I toggles)");
         ui.add_space(4.0);
 
         ui.label(egui::RichText::new("Brush").strong());
@@ -185,6 +209,36 @@ impl EditorPanel {
                 if i % 2 == 1 {
                     ui.end_row();
                 }
+            }
+        });
+        ui.separator();
+
+        ui.label(egui::RichText::new("Sea level").strong())
+            .on_hover_text("Fill air below a height with water, or evaporate it, in a square around the cursor");
+        ui.add(
+            egui::Slider::new(&mut self.sea_level_studs, -512.0..=2048.0)
+                .text("level (studs)")
+                .fixed_decimals(0),
+        );
+        ui.add(
+            egui::Slider::new(&mut self.sea_region_half_cells, 8..=512)
+                .text("half-width (cells)")
+                .logarithmic(true),
+        );
+        ui.horizontal(|ui| {
+            if ui
+                .button("Fill")
+                .on_hover_text("Fill air below the level with water (G)")
+                .clicked()
+            {
+                self.sea_action = Some(SeaAction::Fill);
+            }
+            if ui
+                .button("Evaporate")
+                .on_hover_text("Remove water below the level (H)")
+                .clicked()
+            {
+                self.sea_action = Some(SeaAction::Evaporate);
             }
         });
         ui.separator();

@@ -15,8 +15,10 @@
 //! ```
 //!
 //! `centre` is in world studs; `centre_xz` instead drops the brush onto the
-//! surface below `(x, z)` as it was when the replay began. `material` is a material name (Add only,
-//! default Grass); `strength` defaults to 0.5.
+//! surface below `(x, z)` as it was when the replay began. `tool` is `add`,
+//! `subtract`, `add_water` or `remove_water`; `material` is a material name
+//! (Add only, default Grass); `strength` defaults to 0.5; `ignore_water`
+//! (default false) makes sculpt tools leave water cells untouched.
 
 use std::path::Path;
 
@@ -119,6 +121,8 @@ struct StrokeFile {
     strength: Option<f32>,
     #[serde(default)]
     material: Option<String>,
+    #[serde(default)]
+    ignore_water: bool,
 }
 
 /// The tool named `name` (case-insensitive).
@@ -126,6 +130,8 @@ pub fn parse_tool(name: &str) -> Option<BrushMode> {
     match name.to_ascii_lowercase().as_str() {
         "add" => Some(BrushMode::Add),
         "subtract" => Some(BrushMode::Subtract),
+        "add_water" => Some(BrushMode::AddWater),
+        "remove_water" => Some(BrushMode::RemoveWater),
         _ => None,
     }
 }
@@ -183,7 +189,7 @@ impl Script {
             }
             let mode = parse_tool(&s.tool).ok_or_else(|| {
                 fail(format!(
-                    "unknown tool {:?} (use \"add\" or \"subtract\")",
+                    "unknown tool {:?} (use add, subtract, add_water or remove_water)",
                     s.tool
                 ))
             })?;
@@ -211,6 +217,7 @@ impl Script {
                 radius_cells: s.radius_cells,
                 strength: s.strength.unwrap_or(0.5),
                 material,
+                ignore_water: s.ignore_water,
             };
             brush.validate().map_err(|e| fail(e.to_string()))?;
             strokes.push(Stroke {

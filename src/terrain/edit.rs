@@ -19,19 +19,39 @@ pub const BRUSH_RADIUS_RANGE_CELLS: std::ops::RangeInclusive<f32> = 1.0..=64.0;
 /// What a brush does to occupancy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BrushMode {
-    /// Raise occupancy toward the brush shape, filling empty cells with the brush material.
+    /// Raise solid occupancy toward the brush shape, filling empty cells with
+    /// the brush material.
     Add,
-    /// Lower occupancy toward the outside of the brush shape.
+    /// Lower solid occupancy toward the outside of the brush shape.
     Subtract,
+    /// Raise water toward the brush shape in cells without solid (air or water).
+    AddWater,
+    /// Lower water toward the outside of the brush shape.
+    RemoveWater,
 }
 
 impl BrushMode {
+    /// Every mode, in panel order.
+    pub const ALL: [BrushMode; 4] = [
+        BrushMode::Add,
+        BrushMode::Subtract,
+        BrushMode::AddWater,
+        BrushMode::RemoveWater,
+    ];
+
     /// Display name.
     pub fn name(self) -> &'static str {
         match self {
             BrushMode::Add => "Add",
             BrushMode::Subtract => "Subtract",
+            BrushMode::AddWater => "Add water",
+            BrushMode::RemoveWater => "Remove water",
         }
+    }
+
+    /// True for the modes that move solid terrain (and honour "ignore water").
+    pub fn is_sculpt(self) -> bool {
+        matches!(self, BrushMode::Add | BrushMode::Subtract)
     }
 }
 
@@ -44,8 +64,10 @@ pub struct Brush {
     pub radius_cells: f32,
     /// Fraction of the way each application moves occupancy toward the brush field, `(0, 1]`.
     pub strength: f32,
-    /// Material given to cells the brush fills (must be solid).
+    /// Material given to cells the brush fills (must be solid; unused by the water modes).
     pub material: Material,
+    /// Sculpt modes leave water cells bit-identical (Add does not replace water).
+    pub ignore_water: bool,
 }
 
 /// Bad brush input. The grid is never changed when one of these is returned.
@@ -71,13 +93,16 @@ pub enum EditError {
 impl Brush {
     /// Checks every field; see [`EditError`].
     pub fn validate(&self) -> Result<(), EditError> {
-        if !self.radius_cells.is_finite() || !BRUSH_RADIUS_RANGE_CELLS.contains(&self.radius_cells) {
+        if !self.radius_cells.is_finite() || !BRUSH_RADIUS_RANGE_CELLS.contains(&self.radius_cells)
+        {
             return Err(EditError::InvalidRadius(self.radius_cells));
         }
         if !self.strength.is_finite() || self.strength <= 0.0 || self.strength > 1.0 {
             return Err(EditError::InvalidStrength(self.strength));
         }
-        if !self.material.is_solid() || Material::from_id(self.material.0).is_none() {
+        if self.mode == BrushMode::Add
+            && (!self.material.is_solid() || Material::from_id(self.material.0).is_none())
+        {
             return Err(EditError::InvalidMaterial(self.material.0));
         }
         Ok(())
@@ -129,14 +154,22 @@ pub fn apply_brush(
     let strength = brush.strength as f64;
     let report = grid.edit_region(region, |cell, old| {
         let field = sphere_field(centre_cells, radius, cell.0);
-        let old_solid = old.solid_occupancy() as f64;
+        if field <= 0.0 {
+            return old;
+        }
         match brush.mode {
             BrushMode::Add => {
+                if brush.ignore_water && old.water_occupancy() > 0 {
+                    return old;
+                }
+                let old_solid = old.solid_occupancy() as f64;
                 let target = field * 255.0;
                 if target <= old_solid {
                     return old;
                 }
-                let new = (old_solid + (target - old_solid) * strength).ceil().min(255.0) as u8;
+                let new = (old_solid + (target - old_solid) * strength)
+                    .ceil()
+                    .min(255.0) as u8;
                 let material = if old.material().is_solid() {
                     old.material()
                 } else {
@@ -148,12 +181,44 @@ pub fn apply_brush(
                 if !old.material().is_solid() {
                     return old;
                 }
+                let old_solid = old.solid_occupancy() as f64;
                 let target = (1.0 - field) * 255.0;
                 if target >= old_solid {
                     return old;
                 }
-                let new = (old_solid - (old_solid - target) * strength).floor().max(0.0) as u8;
+                let new = (old_solid - (old_solid - target) * strength)
+                    .floor()
+                    .max(0.0) as u8;
                 Cell::new(old.material(), new)
+            }
+            BrushMode::AddWater => {
+                // Water fills only cells without solid: a cell holds one material.
+                if old.material().is_solid() {
+                    return old;
+                }
+                let old_water = old.water_occupancy() as f64;
+                let target = field * 255.0;
+                if target <= old_water {
+                    return old;
+                }
+                let new = (old_water + (target - old_water) * strength)
+                    .ceil()
+                    .min(255.0) as u8;
+                Cell::new(Material::WATER, new)
+            }
+            BrushMode::RemoveWater => {
+                if old.water_occupancy() == 0 {
+                    return old;
+                }
+                let old_water = old.water_occupancy() as f64;
+                let target = (1.0 - field) * 255.0;
+                if target >= old_water {
+                    return old;
+                }
+                let new = (old_water - (old_water - target) * strength)
+                    .floor()
+                    .max(0.0) as u8;
+                Cell::new(Material::WATER, new)
             }
         }
     })?;
@@ -171,6 +236,7 @@ mod tests {
             radius_cells: 3.0,
             strength: 1.0,
             material: Material::SAND,
+            ignore_water: false,
         }
     }
 
@@ -197,7 +263,10 @@ mod tests {
                 for y in 0..32 {
                     for x in 0..32 {
                         let c = chunk.cells.get(IVec3::new(x, y, z));
-                        assert!(!c.is_inside(), "cell {x},{y},{z} of {coord:?} still inside: {c:?}");
+                        assert!(
+                            !c.is_inside(),
+                            "cell {x},{y},{z} of {coord:?} still inside: {c:?}"
+                        );
                     }
                 }
             }
@@ -223,11 +292,86 @@ mod tests {
             ..brush(BrushMode::Add)
         };
         let mut steps = 0;
-        while apply_brush(&mut g, &b, DVec3::splat(2.0)).unwrap().is_change() {
+        while apply_brush(&mut g, &b, DVec3::splat(2.0))
+            .unwrap()
+            .is_change()
+        {
             steps += 1;
             assert!(steps < 500, "brush never converged");
         }
         assert_eq!(g.cell(CellCoord::new(0, 0, 0)).occupancy(), 255);
+    }
+
+    /// Rock below row 0, water in rows 0..2, air above; 16 cells square.
+    fn lake() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-8, -4, -8), IVec3::new(8, 4, 8)),
+            |c, _| match c.0.y {
+                y if y < 0 => Cell::full(Material::ROCK),
+                0 | 1 => Cell::full(Material::WATER),
+                _ => Cell::EMPTY,
+            },
+        )
+        .unwrap();
+        g
+    }
+
+    #[test]
+    fn water_brushes_fill_air_and_drain_water_but_never_touch_solid() {
+        let mut g = lake();
+        let add = Brush {
+            mode: BrushMode::AddWater,
+            material: Material::AIR, // unused by water modes
+            ..brush(BrushMode::Add)
+        };
+        apply_brush(&mut g, &add, DVec3::new(2.0, 10.0, 2.0)).unwrap();
+        assert_eq!(g.cell(CellCoord::new(0, 2, 0)), Cell::full(Material::WATER));
+        assert_eq!(g.cell(CellCoord::new(0, -1, 0)), Cell::full(Material::ROCK));
+        let remove = Brush {
+            mode: BrushMode::RemoveWater,
+            radius_cells: 6.0,
+            ..add
+        };
+        apply_brush(&mut g, &remove, DVec3::new(2.0, 4.0, 2.0)).unwrap();
+        assert_eq!(g.cell(CellCoord::new(0, 0, 0)), Cell::EMPTY);
+        assert_eq!(g.cell(CellCoord::new(0, -1, 0)), Cell::full(Material::ROCK));
+        assert_eq!(
+            g.cell(CellCoord::new(-8, 0, -8)),
+            Cell::full(Material::WATER)
+        );
+    }
+
+    #[test]
+    fn ignore_water_leaves_water_cells_bit_identical() {
+        let water_cells = |g: &Grid| -> Vec<Cell> {
+            let mut v = Vec::new();
+            for z in -8..8 {
+                for x in -8..8 {
+                    for y in 0..2 {
+                        v.push(g.cell(CellCoord::new(x, y, z)));
+                    }
+                }
+            }
+            v
+        };
+        let sculpt = Brush {
+            radius_cells: 5.0,
+            ..brush(BrushMode::Add)
+        };
+        let mut g = lake();
+        let before = water_cells(&g);
+        let ignoring = Brush {
+            ignore_water: true,
+            ..sculpt
+        };
+        let r = apply_brush(&mut g, &ignoring, DVec3::new(2.0, 4.0, 2.0)).unwrap();
+        assert!(r.is_change(), "air above the water is still filled");
+        assert_eq!(water_cells(&g), before);
+        // Without the option, Add replaces water with the brush material.
+        let mut g = lake();
+        apply_brush(&mut g, &sculpt, DVec3::new(2.0, 4.0, 2.0)).unwrap();
+        assert_eq!(g.cell(CellCoord::new(0, 0, 0)), Cell::full(Material::SAND));
     }
 
     #[test]
@@ -252,7 +396,11 @@ mod tests {
         };
         assert!(apply_brush(&mut g, &water, DVec3::ZERO).is_err());
         assert!(matches!(
-            apply_brush(&mut g, &brush(BrushMode::Add), DVec3::new(f64::NAN, 0.0, 0.0)),
+            apply_brush(
+                &mut g,
+                &brush(BrushMode::Add),
+                DVec3::new(f64::NAN, 0.0, 0.0)
+            ),
             Err(EditError::InvalidCentre(_))
         ));
         assert!(apply_brush(&mut g, &brush(BrushMode::Add), DVec3::splat(1e300)).is_err());

@@ -10,6 +10,7 @@ pub mod generate;
 pub mod grid;
 pub mod heightmap;
 pub mod noise;
+pub mod water_tools;
 pub mod world_source;
 
 pub use cell::{Cell, Material};
