@@ -119,6 +119,10 @@ pub mod palette {
     pub const BRUSH_ADD: [f32; 3] = [0.25, 0.9, 0.35];
     /// Brush colour in Subtract mode.
     pub const BRUSH_SUBTRACT: [f32; 3] = [0.95, 0.25, 0.2];
+    /// Brush ring colour of Add water.
+    pub const BRUSH_ADD_WATER: [f32; 3] = [0.2, 0.55, 1.0];
+    /// Brush ring colour of Remove water.
+    pub const BRUSH_REMOVE_WATER: [f32; 3] = [1.0, 0.6, 0.15];
 }
 
 fn v4(v: [f32; 3], w: f32) -> [f32; 4] {
@@ -144,6 +148,8 @@ impl GlobalUniforms {
                 let col = match b.mode {
                     BrushMode::Add => palette::BRUSH_ADD,
                     BrushMode::Subtract => palette::BRUSH_SUBTRACT,
+                    BrushMode::AddWater => palette::BRUSH_ADD_WATER,
+                    BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
                 ([c.x, c.y, c.z, b.radius_studs.max(0.0)], v4(col, 1.0))
             }
