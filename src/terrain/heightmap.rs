@@ -837,6 +837,61 @@ mod tests {
     }
 
     #[test]
+    fn coastline_with_bathymetry_floods_below_zero_elevation() {
+        // A 16-bit coast: -120 m offshore (x = 0) rising to +360 m inland
+        // (x = 63), 30 m pixels, sea level at 0 m.
+        let dir = scratch("coast16");
+        let png = dir.join("coast.png");
+        let (w, h) = (64u32, 8u32);
+        let values: Vec<u16> = (0..h)
+            .flat_map(|_| (0..w).map(|x| (x as f64 / (w - 1) as f64 * 65535.0).round() as u16))
+            .collect();
+        write_png16(&png, w, h, &values);
+        std::fs::write(
+            dir.join("coast.json"),
+            r#"{"spacing_x_m": 30.0, "spacing_y_m": 30.0, "min_elevation_m": -120.0,
+                "max_elevation_m": 360.0}"#,
+        )
+        .unwrap();
+        let settings = HeightmapSettings {
+            sea_level_m: Some(0.0),
+            ..HeightmapSettings::default()
+        };
+        let grid = import_heightmap(&png, &settings).unwrap();
+        // The water surface: top water cell of each column (x in cells) along z = 4.
+        let water_top = |x: i32| {
+            (0..256)
+                .rev()
+                .find(|&y| grid.cell(CellCoord::new(x, y, 4)).water_occupancy() > 0)
+                .map(|y| {
+                    y as f64 + grid.cell(CellCoord::new(x, y, 4)).water_occupancy() as f64 / 255.0
+                })
+        };
+        // Offshore columns hold water, all with the same flat top.
+        let offshore = water_top(2).expect("the sea covers the shallow shelf");
+        for x in 0..20 {
+            let top = water_top(x).expect("offshore water");
+            assert!(
+                (top - offshore).abs() < 1.0 / 255.0 + 1e-9,
+                "column {x}: {top} vs {offshore}"
+            );
+        }
+        // Elevation 0 m is a quarter of the way inland: x ≈ 0.25 · 63 px · 2 cells.
+        let shore_x = (0.25 * 63.0 * 2.0) as i32;
+        // Well inland, no water at all.
+        for x in shore_x + 8..120 {
+            assert_eq!(water_top(x), None, "column {x}");
+        }
+        // Water never sits inside solid: every water cell has no solid.
+        for x in 0..shore_x {
+            for y in 0..64 {
+                let c = grid.cell(CellCoord::new(x, y, 4));
+                assert!(c.water_occupancy() == 0 || !c.material().is_solid());
+            }
+        }
+    }
+
+    #[test]
     fn sea_level_fills_low_columns_with_water() {
         let dir = scratch("sea");
         let png = dir.join("coast.png");
