@@ -133,6 +133,7 @@ fn seam_audit_is_clean_on_the_default_world_and_after_100_random_edits() {
             radius_cells: 2.0 + (next() * 10.0) as f32,
             strength: 1.0,
             material: Material::SAND,
+            ignore_water: false,
         };
         apply_brush(&mut grid, &brush, hit.pos_world).unwrap();
         if i % 10 == 9 {

@@ -8,7 +8,10 @@
 //! artist sees on the surface survives even when most of the block is buried
 //! rock. Padding is 2 samples, i.e. `2·s` cells: the reach doubles per level.
 
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+
 use glam::IVec3;
+use rustc_hash::FxHashMap;
 
 use crate::terrain::cell::{Cell, Material};
 use crate::terrain::chunk::ChunkCells;
@@ -52,46 +55,68 @@ impl Neighbourhood {
     }
 }
 
-/// Fills `field` with the coarse samples of `level` (1..=3) for the chunk
-/// whose 3×3×3 neighbourhood is `hood`. Level 0 delegates to
-/// [`SampleField::gather_l0_from`].
-pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
-    if level == 0 {
-        field.gather_l0_from(hood);
-        return;
+/// `BlockSummary::material` of a block with more than one solid material:
+/// its material needs the exposure vote, which reads neighbouring cells.
+const MIXED: u8 = u8::MAX;
+
+/// What one block of one chunk averages to, independent of its neighbours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct BlockSummary {
+    /// Average solid occupancy.
+    solid: u8,
+    /// Average water occupancy.
+    water: u8,
+    /// The block's material (its one solid material, else Water or Air), or [`MIXED`].
+    material: u8,
+}
+
+/// Block summaries of dense chunks, shared by every gather: a coarse chunk
+/// reads 2 padding samples beyond each face, so without this each block of a
+/// level-3 chunk would be averaged by up to 8 chunks. Keyed by the storage's
+/// address and level; the `Weak` keeps that address from being reused while
+/// the entry exists, and dead storages are purged when the map grows.
+type SummaryMap = FxHashMap<(usize, u8), (Weak<[Cell]>, Arc<[BlockSummary]>)>;
+
+static SUMMARY_CACHE: LazyLock<Mutex<SummaryMap>> =
+    LazyLock::new(|| Mutex::new(FxHashMap::default()));
+
+/// Entries after which dead storages are purged (and, if still above four
+/// times this, everything is dropped).
+const SUMMARY_CACHE_PURGE_AT: usize = 4096;
+
+/// The block summaries of a dense chunk at `level`, from the cache or computed.
+fn block_summaries(data: &Arc<[Cell]>, level: u8) -> Arc<[BlockSummary]> {
+    let key = (Arc::as_ptr(data) as *const Cell as usize, level);
+    {
+        let cache = SUMMARY_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((weak, sums)) = cache.get(&key)
+            && weak.upgrade().is_some_and(|live| Arc::ptr_eq(&live, data))
+        {
+            return sums.clone();
+        }
     }
-    let level = level.min(3);
-    let n = samples_per_axis(level);
-    if field.n != n {
-        *field = SampleField::new(n);
+    let sums = compute_block_summaries(data, level);
+    let mut cache = SUMMARY_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if cache.len() >= SUMMARY_CACHE_PURGE_AT {
+        cache.retain(|_, (weak, _)| weak.strong_count() > 0);
+        if cache.len() >= 4 * SUMMARY_CACHE_PURGE_AT {
+            cache.clear();
+        }
     }
-    field.spacing_cells = 1 << level;
+    cache.insert(key, (Arc::downgrade(data), sums.clone()));
+    sums
+}
+
+/// Averages every `2^level` block of one chunk (branch-free inner loop).
+fn compute_block_summaries(data: &[Cell], level: u8) -> Arc<[BlockSummary]> {
     let s = 1i32 << level;
-    let dim = field.dim;
+    let n = CHUNK_SIZE_CELLS >> level;
     let block_cells = (s * s * s) as u32;
-    let mut votes = [0u32; Material::COUNT];
-    for pz in 0..dim {
-        for py in 0..dim {
-            for px in 0..dim {
-                // Blocks are aligned to the lattice and `s` divides 32, so each
-                // block lies inside exactly one chunk of the neighbourhood.
-                let base =
-                    (IVec3::new(px as i32, py as i32, pz as i32) - IVec3::splat(PAD as i32)) * s;
-                let chunk_offset = base.div_euclid(IVec3::splat(CHUNK_SIZE_CELLS));
-                let local = base - chunk_offset * CHUNK_SIZE_CELLS;
-                let i = px + dim * (py + dim * pz);
-                let data = match hood.get(chunk_offset) {
-                    ChunkCells::Uniform(c) => {
-                        field.solid[i] = c.solid_occupancy();
-                        field.water[i] = c.water_occupancy();
-                        field.material[i] = c.material().0;
-                        continue;
-                    }
-                    ChunkCells::Dense(data) => data,
-                };
-                // Pass 1 (branch-free, vectorizable): sums, and the smallest
-                // and largest solid material id present; the exposure vote is
-                // only needed when they differ.
+    let mut out = Vec::with_capacity((n * n * n) as usize);
+    for bz in 0..n {
+        for by in 0..n {
+            for bx in 0..n {
+                let local = IVec3::new(bx, by, bz) * s;
                 let mut solid_sum = 0u32;
                 let mut water_sum = 0u32;
                 let mut min_id = u8::MAX;
@@ -111,23 +136,82 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                         }
                     }
                 }
-                let any_solid = max_id >= 2;
-                let present_count = if !any_solid {
-                    0
-                } else if min_id == max_id {
-                    1
-                } else {
-                    2
-                };
-                let solid = ((solid_sum + block_cells / 2) / block_cells) as u8;
                 let water = ((water_sum + block_cells / 2) / block_cells) as u8;
+                let material = if max_id < 2 {
+                    if water > 0 {
+                        Material::WATER.0
+                    } else {
+                        Material::AIR.0
+                    }
+                } else if min_id == max_id {
+                    min_id
+                } else {
+                    MIXED
+                };
+                out.push(BlockSummary {
+                    solid: ((solid_sum + block_cells / 2) / block_cells) as u8,
+                    water,
+                    material,
+                });
+            }
+        }
+    }
+    out.into()
+}
+
+/// Fills `field` with the coarse samples of `level` (1..=3) for the chunk
+/// whose 3×3×3 neighbourhood is `hood`. Level 0 delegates to
+/// [`SampleField::gather_l0_from`].
+pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
+    if level == 0 {
+        field.gather_l0_from(hood);
+        return;
+    }
+    let level = level.min(3);
+    let n = samples_per_axis(level);
+    if field.n != n {
+        *field = SampleField::new(n);
+    }
+    field.spacing_cells = 1 << level;
+    let s = 1i32 << level;
+    let dim = field.dim;
+    let mut votes = [0u32; Material::COUNT];
+    // Block summaries of the dense chunks met so far in this gather.
+    let mut summaries: Vec<(IVec3, Arc<[BlockSummary]>)> = Vec::with_capacity(27);
+    for pz in 0..dim {
+        for py in 0..dim {
+            for px in 0..dim {
+                // Blocks are aligned to the lattice and `s` divides 32, so each
+                // block lies inside exactly one chunk of the neighbourhood.
+                let base =
+                    (IVec3::new(px as i32, py as i32, pz as i32) - IVec3::splat(PAD as i32)) * s;
+                let chunk_offset = base.div_euclid(IVec3::splat(CHUNK_SIZE_CELLS));
+                let local = base - chunk_offset * CHUNK_SIZE_CELLS;
+                let i = px + dim * (py + dim * pz);
+                let data = match hood.get(chunk_offset) {
+                    ChunkCells::Uniform(c) => {
+                        field.solid[i] = c.solid_occupancy();
+                        field.water[i] = c.water_occupancy();
+                        field.material[i] = c.material().0;
+                        continue;
+                    }
+                    ChunkCells::Dense(data) => data,
+                };
+                let chunk_summaries = match summaries.iter().find(|(o, _)| *o == chunk_offset) {
+                    Some((_, sums)) => sums.clone(),
+                    None => {
+                        let sums = block_summaries(data, level);
+                        summaries.push((chunk_offset, sums.clone()));
+                        sums
+                    }
+                };
+                let b = local / s;
+                let sum = chunk_summaries[(b.x + n as i32 * (b.y + n as i32 * b.z)) as usize];
+                let (solid, water) = (sum.solid, sum.water);
                 field.solid[i] = solid;
                 field.water[i] = water;
-                field.material[i] = match present_count {
-                    0 if water > 0 => Material::WATER.0,
-                    0 => Material::AIR.0,
-                    1 => min_id,
-                    _ => {
+                field.material[i] = match sum.material {
+                    MIXED => {
                         // The block plus a one-cell border, copied locally so the
                         // exposure tests are plain array reads: the inner run of
                         // each row comes from the block's own chunk, only the two
@@ -190,6 +274,7 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                         }
                         best as u8
                     }
+                    m => m,
                 };
                 if solid > 0 && !Material(field.material[i]).is_solid() {
                     // Rounding can leave a trace of solid only with a solid vote.
