@@ -8,6 +8,7 @@
 
 pub mod camera;
 pub mod editor;
+pub mod io;
 pub mod mesh;
 pub mod pipeline;
 pub mod render;

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use glam::DVec3;
+use glam::{DVec3, Vec3};
 
 use strata::camera::Camera;
+use strata::editor::script::{Script, StrokeCentre};
+use strata::io::world_file::{self, LoadOptions, WorldFile, WorldMeta};
 use strata::pipeline::lod::LodSettings;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
@@ -85,13 +87,43 @@ fn parse_camera(s: &str) -> Result<CameraArg, String> {
 /// Strata: a voxel terrain editor.
 ///
 /// Without flags, opens the editor window. With `--headless --screenshot OUT.png`,
-/// renders one frame offscreen (no display needed) and exits.
+/// renders one frame offscreen (no display needed) and exits; `--headless`
+/// with `--save`, `--export-glb` or `--export-heightmap` writes files without
+/// rendering.
 #[derive(Debug, Parser)]
 #[command(name = "strata", version, about)]
+#[command(group(
+    clap::ArgGroup::new("headless_output")
+        .args(["screenshot", "save", "export_glb", "export_heightmap"])
+        .multiple(true)
+))]
 struct Cli {
-    /// Render offscreen without a window (requires --screenshot).
-    #[arg(long, requires = "screenshot")]
+    /// A saved world (.strata) to open instead of generating one.
+    #[arg(value_name = "WORLD.strata", conflicts_with_all = ["world", "seed", "heightmap", "world_size"])]
+    world_file: Option<PathBuf>,
+
+    /// Render offscreen without a window (requires --screenshot, --save or an export).
+    #[arg(long, requires = "headless_output")]
     headless: bool,
+
+    /// Load this saved world (.strata) instead of generating one (same as the
+    /// positional WORLD.strata).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "heightmap", "world_size"])]
+    world: Option<PathBuf>,
+
+    /// Save the world (after any --script) to this .strata file (with
+    /// --headless). Saving back to the --world file writes only the changed chunks.
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    save: Option<PathBuf>,
+
+    /// Export the world (after any --script) at full detail as binary glTF (with --headless).
+    #[arg(long, value_name = "FILE.glb", requires = "headless")]
+    export_glb: Option<PathBuf>,
+
+    /// Export the world's top surface (after any --script) as a 16-bit PNG
+    /// heightmap with a JSON sidecar (with --headless).
+    #[arg(long, value_name = "FILE.png", requires = "headless")]
+    export_heightmap: Option<PathBuf>,
 
     /// PNG file to write the rendered frame to (with --headless).
     #[arg(long, value_name = "OUT.png", requires = "headless")]
@@ -219,7 +251,26 @@ fn overlay_set(cli: &Cli) -> OverlaySet {
     cli.overlays.iter().copied().collect()
 }
 
+/// The saved world to open (`--world` or the positional argument), if any.
+fn world_path(cli: &Cli) -> Option<&PathBuf> {
+    cli.world.as_ref().or(cli.world_file.as_ref())
+}
+
+/// `--camera`, else the camera stored in the world file being opened.
+fn initial_camera(cli: &Cli) -> anyhow::Result<Option<Camera>> {
+    if let Some(c) = cli.camera {
+        return Ok(Some(Camera::new(c.pos, c.yaw_deg, c.pitch_deg)));
+    }
+    match world_path(cli) {
+        Some(path) => Ok(world_file::read_meta(path)?.camera()),
+        None => Ok(None),
+    }
+}
+
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
+    if let Some(path) = world_path(cli) {
+        return Ok(WorldSource::File(path.clone()));
+    }
     if let Some(path) = &cli.heightmap {
         let mut settings = HeightmapSettings::default();
         if let Some(c) = cli.cells_per_pixel {
@@ -256,27 +307,193 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     Ok(WorldSource::Generated(settings))
 }
 
+/// True when the headless run writes the world or an export.
+fn wants_world_output(cli: &Cli) -> bool {
+    cli.save.is_some() || cli.export_glb.is_some() || cli.export_heightmap.is_some()
+}
+
+/// A world opened for `--save` and the exports, before any script.
+struct OpenedWorld {
+    grid: strata::terrain::Grid,
+    meta: WorldMeta,
+    /// The `--world` file, kept open so saving back to it is incremental.
+    file: Option<WorldFile>,
+}
+
+fn open_world(cli: &Cli) -> anyhow::Result<OpenedWorld> {
+    if let Some(path) = world_path(cli) {
+        let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())?;
+        return Ok(OpenedWorld {
+            grid,
+            meta,
+            file: Some(file),
+        });
+    }
+    let source = world_source(cli)?;
+    let meta = match &source {
+        WorldSource::Generated(settings) => WorldMeta::generated(settings),
+        _ => WorldMeta::default(),
+    };
+    Ok(OpenedWorld {
+        grid: source.build()?,
+        meta,
+        file: None,
+    })
+}
+
+/// Applies `script`'s strokes to `grid` in order, without rendering: the
+/// same edits as the headless replay, which applies every stroke at the
+/// start of its frame and drops `centre_xz` strokes onto the surface as it
+/// was when the replay began (meshed by level of detail around the same camera).
+fn apply_script(
+    cli: &Cli,
+    script: &Script,
+    grid: &mut strata::terrain::Grid,
+    camera: Option<Camera>,
+) -> anyhow::Result<usize> {
+    let on_surface = script
+        .strokes
+        .iter()
+        .any(|s| matches!(s.centre, StrokeCentre::OnSurface { .. }));
+    let surface = if on_surface {
+        let panel_w = if cli.ui {
+            strata::editor::panel::PANEL_WIDTH_POINTS
+        } else {
+            0.0
+        };
+        let aspect = (cli.size.0 as f32 - panel_w).max(1.0) / cli.size.1 as f32;
+        let camera = camera.unwrap_or_else(|| {
+            headless::frame_terrain(grid, &strata::pipeline::WorldMeshes::default(), aspect)
+        });
+        let mut streaming = strata::pipeline::TerrainStreaming::new(lod_settings(cli)?);
+        Some(streaming.build_initial(grid, camera.pos_world))
+    } else {
+        None
+    };
+    let mut edits = 0;
+    for (index, stroke) in script.strokes.iter().enumerate() {
+        let centre = match stroke.centre {
+            StrokeCentre::World(c) => c,
+            StrokeCentre::OnSurface { x, z } => surface
+                .as_ref()
+                .and_then(|s| {
+                    strata::editor::picking::pick(s, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6)
+                })
+                .map(|hit| hit.pos_world)
+                .with_context(|| format!("stroke {index}: no terrain below x={x}, z={z}"))?,
+        };
+        let report = strata::terrain::edit::apply_brush(grid, &stroke.brush, centre)
+            .with_context(|| format!("stroke {index} (frame {})", stroke.frame))?;
+        if report.is_change() {
+            edits += 1;
+        }
+    }
+    Ok(edits)
+}
+
+/// `--save`, `--export-glb` and `--export-heightmap`, after the script.
+fn write_world_outputs(
+    cli: &Cli,
+    mut world: OpenedWorld,
+    script: Option<&Script>,
+    camera: Option<Camera>,
+) -> anyhow::Result<()> {
+    if let Some(script) = script {
+        let edits = apply_script(cli, script, &mut world.grid, camera)?;
+        println!(
+            "applied {} strokes ({edits} changed the world)",
+            script.strokes.len()
+        );
+    }
+    if let Some(path) = &cli.save {
+        if let Some(c) = &camera {
+            world.meta.set_camera(c);
+        }
+        let same_file = match (&world.file, world_path(cli)) {
+            (Some(_), Some(from)) => same_path(from, path),
+            _ => false,
+        };
+        let report = match (&mut world.file, same_file) {
+            (Some(file), true) => file.save_incremental(&world.grid, &world.meta)?,
+            _ => WorldFile::save_full(path, &world.grid, &world.meta)?.1,
+        };
+        println!(
+            "saved {} ({} chunks written, {} deleted{}, {} bytes, {:.0} ms)",
+            path.display(),
+            report.chunks_written,
+            report.chunks_deleted,
+            if report.full { ", full" } else { "" },
+            report.file_bytes,
+            report.elapsed_ms
+        );
+    }
+    if let Some(path) = &cli.export_glb {
+        let e = strata::io::gltf_export::export_glb(&world.grid, path)?;
+        println!(
+            "exported {} ({} vertices, {} triangles, {} bytes)",
+            path.display(),
+            e.vertices,
+            e.triangles,
+            e.file_bytes
+        );
+    }
+    if let Some(path) = &cli.export_heightmap {
+        let e = strata::io::heightmap_export::export_heightmap(&world.grid, path)?;
+        println!(
+            "exported {} and {} ({}x{} pixels)",
+            e.png.display(),
+            e.sidecar.display(),
+            e.width_px,
+            e.height_px
+        );
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` name the same existing file.
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
-    let output = cli
-        .screenshot
-        .clone()
-        .context("--headless needs --screenshot OUT.png")?;
-    let camera = cli
-        .camera
-        .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg));
+    let script = cli.script.as_deref().map(Script::load).transpose()?;
+    let camera = initial_camera(cli)?;
+    // With outputs the world is built once here (the screenshot renders a
+    // clone, replaying the script itself); without, the renderer builds it.
+    let world = wants_world_output(cli)
+        .then(|| open_world(cli))
+        .transpose()?;
+    if let Some(output) = &cli.screenshot {
+        render_headless(cli, output, &world, script.clone(), camera)?;
+    }
+    if let Some(world) = world {
+        write_world_outputs(cli, world, script.as_ref(), camera)?;
+    }
+    Ok(())
+}
+
+fn render_headless(
+    cli: &Cli,
+    output: &std::path::Path,
+    world: &Option<OpenedWorld>,
+    script: Option<Script>,
+    camera: Option<Camera>,
+) -> anyhow::Result<()> {
     let options = ScreenshotOptions {
-        output: output.clone(),
+        output: output.to_path_buf(),
         size_px: [cli.size.0, cli.size.1],
-        world: world_source(cli)?,
+        world: match world {
+            Some(w) => WorldSource::Grid(w.grid.clone()),
+            None => world_source(cli)?,
+        },
         camera,
         ui: cli.ui,
         stats_json: cli.stats_json.clone(),
         lod: lod_settings(cli)?,
-        script: cli
-            .script
-            .as_deref()
-            .map(strata::editor::script::Script::load)
-            .transpose()?,
+        script,
         overlays: overlay_set(cli),
     };
     let stats = headless::render_screenshot(&options)?;
@@ -316,9 +533,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
     }
     let options = strata::editor::EditorOptions {
         world: world_source(cli)?,
-        camera: cli
-            .camera
-            .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg)),
+        camera: initial_camera(cli)?,
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,
         overlays: overlay_set(cli),

@@ -1,5 +1,5 @@
-//! Where a world comes from: the default generator, a heightmap import, or a
-//! grid built by the caller. One place that turns a choice into a [`Grid`],
+//! Where a world comes from: the default generator, a heightmap import, a
+//! saved world file, or a grid built by the caller. One place that turns a choice into a [`Grid`],
 //! shared by the window, headless screenshots and tests.
 
 use std::path::PathBuf;
@@ -20,6 +20,9 @@ pub enum WorldSource {
         /// Import settings.
         settings: HeightmapSettings,
     },
+    /// A saved world file (`.strata`), loaded and verified
+    /// ([`crate::io::world_file::load`]); any damaged chunk is an error.
+    File(PathBuf),
     /// A grid built by the caller (tests, tools).
     Grid(Grid),
 }
@@ -33,19 +36,25 @@ pub enum WorldSourceError {
     /// The heightmap could not be imported (the message names the file).
     #[error(transparent)]
     Import(#[from] ImportError),
+    /// The world file could not be loaded (the message names the file).
+    #[error(transparent)]
+    Load(#[from] crate::io::world_file::WorldFileError),
 }
 
 impl WorldSource {
-    /// Builds the grid: generates, imports, or clones the given grid (a clone
-    /// shares storage but has a fresh generation).
+    /// Builds the grid: generates, imports, loads, or clones the given grid
+    /// (a clone shares storage but has a fresh generation).
     ///
     /// # Errors
-    /// [`WorldSourceError`] for invalid generator settings or a heightmap that
-    /// cannot be imported.
+    /// [`WorldSourceError`] for invalid generator settings, a heightmap that
+    /// cannot be imported, or a world file that cannot be loaded.
     pub fn build(&self) -> Result<Grid, WorldSourceError> {
         Ok(match self {
             WorldSource::Generated(settings) => generate_world(settings)?,
             WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
+            WorldSource::File(path) => {
+                crate::io::world_file::load(path, crate::io::world_file::LoadOptions::default())?.0
+            }
             WorldSource::Grid(grid) => grid.clone(),
         })
     }

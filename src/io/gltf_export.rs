@@ -1,0 +1,348 @@
+//! Mesh export: the terrain surface at full detail as binary glTF 2.0
+//! (`.glb`), for DCC tools and engines.
+//!
+//! # What is exported
+//! Every chunk is meshed at level 0 ([`WorldMeshes::build_all`]); surface
+//! triangles only (no skirts, no water). One mesh holds one primitive per
+//! chunk, in (z, y, x) chunk order, with these vertex attributes:
+//!
+//! - `POSITION` (`f32` VEC3): world studs relative to the world origin
+//!   (chunk origin + chunk-local position, added in `f64`, then rounded).
+//! - `NORMAL` (`f32` VEC3): unit normals pointing out of the solid.
+//! - `COLOR_0` (normalized `u8` VEC4): the vertex's 4 material weights
+//!   (`weight / 255`, summing to 1), i.e. the blend factors of `_MATERIAL_IDS`.
+//! - `_MATERIAL_IDS` (`u8` VEC4, application-specific): the quad's material
+//!   ids ([`crate::terrain::Material`]), sorted; unused slots repeat the first
+//!   id with weight 0.
+//!
+//! Indices are `u32` triangle lists, counter-clockwise seen from outside
+//! (glTF's front faces). Vertices are not shared between chunks, so the
+//! vertex count is exactly the sum of the chunk meshes' vertex counts.
+//!
+//! The file is streamed: the JSON is laid out from the mesh sizes first, then
+//! each attribute is written chunk by chunk, so no copy of the whole
+//! geometry is held in memory.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::Vec3;
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+
+use super::ExportError;
+use crate::mesh::ChunkMesh;
+use crate::pipeline::WorldMeshes;
+use crate::terrain::ChunkCoord;
+use crate::terrain::grid::Grid;
+
+/// What [`export_glb`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlbExport {
+    /// Chunks with surface (one primitive each).
+    pub primitives: usize,
+    /// Vertices written.
+    pub vertices: usize,
+    /// Triangles written.
+    pub triangles: usize,
+    /// File size, bytes.
+    pub file_bytes: u64,
+}
+
+const GLB_MAGIC: u32 = 0x4654_6C67;
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// Per-vertex bytes of each attribute, in the order they are laid out.
+const STRIDES: [u64; 4] = [12, 12, 4, 4];
+
+/// The surface part of one chunk mesh.
+struct Part {
+    coord: ChunkCoord,
+    mesh: Arc<ChunkMesh>,
+    vertices: usize,
+}
+
+impl Part {
+    fn indices(&self) -> &[u32] {
+        self.mesh.surface_indices()
+    }
+
+    fn world_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
+        let origin = self.coord.origin_world();
+        self.mesh.positions[..self.vertices]
+            .iter()
+            .map(move |p| (origin + p.as_dvec3()).as_vec3())
+    }
+}
+
+/// `values` as little-endian bytes (glTF's byte order).
+fn le_bytes_f32(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// `values` as little-endian bytes (glTF's byte order).
+fn le_bytes_u32(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn pad4(n: u64) -> u64 {
+    n.div_ceil(4) * 4
+}
+
+/// Meshes `grid` at full detail and writes it to `path` as binary glTF.
+/// Parent directories are created.
+///
+/// # Errors
+/// [`ExportError::NoSurface`] for a world without surface,
+/// [`ExportError::TooLarge`] when the geometry exceeds the 4 GiB a GLB
+/// can hold, [`ExportError::Write`] when the file cannot be written.
+pub fn export_glb(grid: &Grid, path: &Path) -> Result<GlbExport, ExportError> {
+    let meshes = WorldMeshes::build_all(grid);
+    export_meshes_glb(&meshes, path)
+}
+
+/// Writes already-built meshes (full detail expected) to `path` as binary
+/// glTF; see [`export_glb`].
+///
+/// # Errors
+/// As [`export_glb`].
+pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport, ExportError> {
+    let mut parts: Vec<Part> = meshes
+        .iter()
+        .map(|(coord, mesh)| Part {
+            coord,
+            mesh: mesh.clone(),
+            vertices: mesh.skirt_start_vertex as usize,
+        })
+        .filter(|p| !p.indices().is_empty() && p.vertices > 0)
+        .collect();
+    parts.sort_by_key(|p| (p.coord.0.z, p.coord.0.y, p.coord.0.x));
+    if parts.is_empty() {
+        return Err(ExportError::NoSurface {
+            path: path.to_path_buf(),
+        });
+    }
+    let total_vertices: u64 = parts.iter().map(|p| p.vertices as u64).sum();
+    let total_indices: u64 = parts.iter().map(|p| p.indices().len() as u64).sum();
+
+    // Layout: four attribute views, then the index view, each 4-byte aligned.
+    let mut view_offsets = [0u64; 5];
+    let mut view_lengths = [0u64; 5];
+    let mut offset = 0u64;
+    for (i, len) in STRIDES
+        .iter()
+        .map(|s| s * total_vertices)
+        .chain([4 * total_indices])
+        .enumerate()
+    {
+        view_offsets[i] = offset;
+        view_lengths[i] = len;
+        offset = pad4(offset + len);
+    }
+    let bin_len = offset;
+
+    let mut root = json::Root {
+        asset: json::Asset {
+            generator: Some(format!("Strata {}", env!("CARGO_PKG_VERSION"))),
+            ..json::Asset::default()
+        },
+        ..json::Root::default()
+    };
+    let buffer = root.push(json::Buffer {
+        byte_length: USize64(bin_len),
+        name: None,
+        uri: None,
+        extensions: None,
+        extras: None,
+    });
+    let view_names = [
+        "positions",
+        "normals",
+        "material weights",
+        "material ids",
+        "indices",
+    ];
+    let views: Vec<json::Index<json::buffer::View>> = (0..5)
+        .map(|i| {
+            root.push(json::buffer::View {
+                buffer,
+                byte_length: USize64(view_lengths[i]),
+                byte_offset: Some(USize64(view_offsets[i])),
+                byte_stride: None,
+                name: Some(view_names[i].to_string()),
+                target: Some(Checked::Valid(if i < 4 {
+                    json::buffer::Target::ArrayBuffer
+                } else {
+                    json::buffer::Target::ElementArrayBuffer
+                })),
+                extensions: None,
+                extras: None,
+            })
+        })
+        .collect();
+
+    let mut primitives = Vec::with_capacity(parts.len());
+    let (mut first_vertex, mut first_index) = (0u64, 0u64);
+    for part in &parts {
+        let count = part.vertices as u64;
+        let (lo, hi) = part.world_positions().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(p), hi.max(p)),
+        );
+        let mut accessor = |view: usize,
+                            offset: u64,
+                            count: u64,
+                            component: json::accessor::ComponentType,
+                            type_: json::accessor::Type,
+                            normalized: bool,
+                            bounds: Option<(Vec3, Vec3)>| {
+            root.push(json::Accessor {
+                buffer_view: Some(views[view]),
+                byte_offset: Some(USize64(offset)),
+                count: USize64(count),
+                component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+                extensions: None,
+                extras: None,
+                type_: Checked::Valid(type_),
+                min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
+                max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
+                name: None,
+                normalized,
+                sparse: None,
+            })
+        };
+        use json::accessor::{ComponentType as C, Type as T};
+        let positions = accessor(
+            0,
+            first_vertex * 12,
+            count,
+            C::F32,
+            T::Vec3,
+            false,
+            Some((lo, hi)),
+        );
+        let normals = accessor(1, first_vertex * 12, count, C::F32, T::Vec3, false, None);
+        let weights = accessor(2, first_vertex * 4, count, C::U8, T::Vec4, true, None);
+        let ids = accessor(3, first_vertex * 4, count, C::U8, T::Vec4, false, None);
+        let n_indices = part.indices().len() as u64;
+        let indices = accessor(
+            4,
+            first_index * 4,
+            n_indices,
+            C::U32,
+            T::Scalar,
+            false,
+            None,
+        );
+        let mut attributes = BTreeMap::new();
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), positions);
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), normals);
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), weights);
+        attributes.insert(
+            Checked::Valid(json::mesh::Semantic::Extras("MATERIAL_IDS".to_string())),
+            ids,
+        );
+        primitives.push(json::mesh::Primitive {
+            attributes,
+            extensions: None,
+            extras: None,
+            indices: Some(indices),
+            material: None,
+            mode: Checked::Valid(json::mesh::Mode::Triangles),
+            targets: None,
+        });
+        first_vertex += count;
+        first_index += n_indices;
+    }
+    let mesh = root.push(json::Mesh {
+        extensions: None,
+        extras: None,
+        name: Some("terrain".to_string()),
+        primitives,
+        weights: None,
+    });
+    let node = root.push(json::Node {
+        mesh: Some(mesh),
+        name: Some("terrain".to_string()),
+        ..json::Node::default()
+    });
+    let scene = root.push(json::Scene {
+        extensions: None,
+        extras: None,
+        name: None,
+        nodes: vec![node],
+    });
+    root.scene = Some(scene);
+
+    let mut json_bytes = root.to_vec().map_err(|e| ExportError::write(path, e))?;
+    while json_bytes.len() % 4 != 0 {
+        json_bytes.push(b' ');
+    }
+    let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin_len;
+    if total > u32::MAX as u64 {
+        return Err(ExportError::TooLarge {
+            path: path.to_path_buf(),
+            message: format!(
+                "{total} bytes of geometry exceed the 4 GiB a .glb can hold; export a smaller world"
+            ),
+        });
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| ExportError::write(dir, e))?;
+    }
+    let file = std::fs::File::create(path).map_err(|e| ExportError::write(path, e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let write = |out: &mut BufWriter<std::fs::File>, bytes: &[u8]| {
+        out.write_all(bytes)
+            .map_err(|e| ExportError::write(path, e))
+    };
+    // `total`, `json_bytes.len()` and `bin_len` are below 4 GiB (checked above).
+    write(&mut out, &GLB_MAGIC.to_le_bytes())?;
+    write(&mut out, &2u32.to_le_bytes())?;
+    write(&mut out, &(total as u32).to_le_bytes())?;
+    write(&mut out, &(json_bytes.len() as u32).to_le_bytes())?;
+    write(&mut out, &CHUNK_JSON.to_le_bytes())?;
+    write(&mut out, &json_bytes)?;
+    write(&mut out, &(bin_len as u32).to_le_bytes())?;
+    write(&mut out, &CHUNK_BIN.to_le_bytes())?;
+    let mut written = 0u64;
+    for view in 0..5 {
+        for part in &parts {
+            let mesh = &part.mesh;
+            let n = part.vertices;
+            match view {
+                0 => {
+                    let positions: Vec<f32> =
+                        part.world_positions().flat_map(|p| p.to_array()).collect();
+                    write(&mut out, &le_bytes_f32(&positions))?;
+                }
+                1 => {
+                    let normals: Vec<f32> = mesh.normals[..n]
+                        .iter()
+                        .flat_map(|v| v.to_array())
+                        .collect();
+                    write(&mut out, &le_bytes_f32(&normals))?;
+                }
+                2 => write(&mut out, mesh.material_weights[..n].as_flattened())?,
+                3 => write(&mut out, mesh.material_ids[..n].as_flattened())?,
+                _ => write(&mut out, &le_bytes_u32(part.indices()))?,
+            }
+        }
+        written = view_offsets[view] + view_lengths[view];
+        let padding = pad4(written) - written;
+        write(&mut out, &[0u8; 3][..padding as usize])?;
+        written += padding;
+    }
+    debug_assert_eq!(written, bin_len);
+    out.flush().map_err(|e| ExportError::write(path, e))?;
+    let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
+    Ok(GlbExport {
+        primitives: parts.len(),
+        vertices: total_vertices as usize,
+        triangles: (total_indices / 3) as usize,
+        file_bytes,
+    })
+}
