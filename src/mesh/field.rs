@@ -85,6 +85,24 @@ impl SampleField {
         if self.n != CHUNK_SIZE_CELLS as usize {
             *self = SampleField::new(CHUNK_SIZE_CELLS as usize);
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2.
+            unsafe { self.gather_l0_avx2(hood) };
+            return;
+        }
+        self.gather_l0_any(hood);
+    }
+
+    /// [`SampleField::gather_l0_any`] compiled with AVX2 (same results).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn gather_l0_avx2(&mut self, hood: &Neighbourhood) {
+        self.gather_l0_any(hood);
+    }
+
+    #[inline(always)]
+    fn gather_l0_any(&mut self, hood: &Neighbourhood) {
         let dim = self.dim;
         let n = CHUNK_SIZE_CELLS as usize;
         // Segments of a padded row: (padded start, chunk offset -1/0/+1, local start, len).
@@ -120,16 +138,23 @@ impl SampleField {
                         }
                     }
                 }
-                self.inside_rows[py + dim * pz] =
-                    inside_bits(&self.solid[row_start..row_start + dim]);
             }
+        }
+        // Inside bits once all rows are written: reading a row back right
+        // after writing it stalls on store forwarding.
+        for (bits, row) in self
+            .inside_rows
+            .iter_mut()
+            .zip(self.solid.chunks_exact(dim))
+        {
+            *bits = inside_bits(row);
         }
     }
 }
 
 /// Bit `i` set when `solid[i] >= 128`, for up to 64 samples. Works 8 samples
 /// at a time: the high bit of each byte is gathered by one multiply.
-#[inline]
+#[inline(always)]
 pub fn inside_bits(solid: &[u8]) -> u64 {
     debug_assert!(solid.len() <= 64);
     let mut bits = 0u64;
@@ -149,7 +174,7 @@ pub fn inside_bits(solid: &[u8]) -> u64 {
     bits
 }
 
-#[inline]
+#[inline(always)]
 fn sample_of(c: Cell) -> (u8, u8, u8) {
     let [m, occ] = c.to_bytes();
     let solid_mask = ((m >= 2) as u8).wrapping_neg();
@@ -201,9 +226,11 @@ impl Neighbourhood {
             Some(c) => c.is_inside(),
             None => return false,
         };
-        [IVec3::X, IVec3::Y, IVec3::Z]
-            .iter()
-            .all(|&d| self.get(d).as_uniform().is_some_and(|c| c.is_inside() == centre))
+        [IVec3::X, IVec3::Y, IVec3::Z].iter().all(|&d| {
+            self.get(d)
+                .as_uniform()
+                .is_some_and(|c| c.is_inside() == centre)
+        })
     }
 }
 

@@ -59,6 +59,13 @@ impl CornerMaterials {
         }
     }
 
+    /// [`CornerMaterials::new`] for 8 samples packed little-endian (byte `i`
+    /// is sample `i`).
+    #[inline]
+    pub fn from_words(ids: u64, values: u64) -> CornerMaterials {
+        CornerMaterials::new(ids.to_le_bytes(), values.to_le_bytes())
+    }
+
     /// Bit `m` set when material `m` contributes.
     #[inline]
     pub fn mask(&self) -> u32 {
@@ -74,13 +81,19 @@ impl CornerMaterials {
     /// Summed contribution of material `id` (at most 8 × 255).
     #[inline]
     pub fn contribution(&self, id: u8) -> u32 {
-        let diff = self.ids ^ (u64::from(id) * ONES);
-        let equal_high = !nonzero_bytes_high(diff) & HIGH;
-        let picked = self.values & ((equal_high >> 7) * 0xff);
-        // Pairwise byte sums into four u16 lanes, then a multiply adds the lanes.
-        let lanes = (picked & 0x00ff_00ff_00ff_00ff) + ((picked >> 8) & 0x00ff_00ff_00ff_00ff);
-        (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32
+        packed_contribution(self.ids, self.values, id)
     }
+}
+
+/// Summed value of the bytes of `values` whose byte in `ids` is `id`.
+#[inline(always)]
+fn packed_contribution(ids: u64, values: u64, id: u8) -> u32 {
+    let diff = ids ^ (u64::from(id) * ONES);
+    let equal_high = !nonzero_bytes_high(diff) & HIGH;
+    let picked = values & ((equal_high >> 7) * 0xff);
+    // Pairwise byte sums into four u16 lanes, then a multiply adds the lanes.
+    let lanes = (picked & 0x00ff_00ff_00ff_00ff) + ((picked >> 8) & 0x00ff_00ff_00ff_00ff);
+    (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32
 }
 
 /// The material set of one quad.
@@ -155,57 +168,140 @@ pub fn select_quad_set(vertices: [&CornerMaterials; 4]) -> QuadSet {
     }
 }
 
+impl QuadSet {
+    /// A compact identity of the set: bit `id` for each material of the set,
+    /// plus the dominant slot at bit 40. Two sets are equal exactly when
+    /// their keys are.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        let mut bits = 0u64;
+        for k in 0..4 {
+            if k < self.len as usize {
+                bits |= 1 << (self.ids[k] & 31);
+            }
+        }
+        bits | (self.dominant_slot as u64) << 40
+    }
+
+    /// The set with identity `key` (see [`QuadSet::key`]).
+    #[inline]
+    pub fn from_key(key: u64) -> QuadSet {
+        // Ids are collected in one word (see `weights_from_contributions`).
+        let mut ids = 0u32;
+        let mut len = 0u32;
+        let mut bits = key as u32;
+        while bits != 0 && len < 4 {
+            ids |= bits.trailing_zeros() << (8 * len);
+            bits &= bits - 1;
+            len += 1;
+        }
+        // Padding repeats the first id.
+        let first = ids & 0xff;
+        for slot in len..4 {
+            ids |= first << (8 * slot);
+        }
+        QuadSet {
+            ids: ids.to_le_bytes(),
+            len: len as u8,
+            dominant_slot: (key >> 40) as u8,
+        }
+    }
+}
+
+/// [`select_quad_set`] for the common case of at most 4 materials among
+/// the quad's 4 vertices, each with some contribution, from their material
+/// masks alone: the set is then every material, and its dominant slot only
+/// matters to a vertex without contribution, of which there is none. Returns
+/// the set's [`QuadSet::key`] with dominant slot 0, or `None` when the case
+/// does not apply.
+#[inline(always)]
+pub fn select_small_quad_set(masks: [u32; 4]) -> Option<u64> {
+    let union = masks[0] | masks[1] | masks[2] | masks[3];
+    // Clearing the 4 lowest bits leaves nothing when at most 4 are set.
+    let mut rest = union;
+    for _ in 0..4 {
+        rest &= rest.wrapping_sub(1);
+    }
+    let all_contribute = masks[0] != 0 && masks[1] != 0 && masks[2] != 0 && masks[3] != 0;
+    (rest == 0 && all_contribute).then_some(union as u64)
+}
+
 /// Largest total contribution of one vertex: 8 samples × 255.
 const MAX_VERTEX_TOTAL: usize = 8 * 255;
 
-/// `ceil(2^32 / d)` for every possible vertex total `d` (index 0 unused).
-static RECIPROCALS: [u64; MAX_VERTEX_TOTAL + 1] = {
-    let mut table = [0u64; MAX_VERTEX_TOTAL + 1];
-    let mut d = 1;
-    while d <= MAX_VERTEX_TOTAL {
-        table[d] = (1u64 << 32).div_ceil(d as u64);
-        d += 1;
-    }
-    table
-};
+/// `floor(numerator / total)` for `numerator <= 255 · total` and
+/// `1 <= total <= MAX_VERTEX_TOTAL`, given `reciprocal = ceil(2^32 / total)`.
+///
+/// Exact for numerators below 2^20 and divisors below 2^11
+/// (Granlund–Montgomery), which covers `c·255 <= 2040·255` and
+/// `total <= 8·255`. The reciprocal is computed per vertex: a table of them
+/// kept missing the L1 cache.
+#[inline(always)]
+fn floor_quotient(numerator: u32, reciprocal: u64) -> u32 {
+    ((u64::from(numerator) * reciprocal) >> 32) as u32
+}
 
 /// A vertex's 8-bit weights for `set`: its own contributions to the set's
 /// materials scaled to sum to exactly 255 (floor, with the rounding remainder
 /// given to the largest contribution, ties to the lower slot). A vertex with no
 /// contribution in the set gives 255 to the set's dominant material.
-#[inline]
+#[inline(always)]
 pub fn vertex_weights(corners: &CornerMaterials, set: &QuadSet) -> [u8; 4] {
-    let mut w = [0u8; 4];
+    weights_from_words(corners.ids, corners.values, set)
+}
+
+/// [`vertex_weights`] for 8 samples packed little-endian (byte `i` is sample
+/// `i`, as [`CornerMaterials::from_words`] takes them), without building the
+/// material mask that weights do not need.
+#[inline(always)]
+pub fn weights_from_words(ids: u64, values: u64, set: &QuadSet) -> [u8; 4] {
+    // Values of ids >= MAX_MATERIALS (32: bytes with any of bits 5..7) do not count.
+    let foreign = nonzero_bytes_high(ids & 0xe0e0_e0e0_e0e0_e0e0);
+    let values = values & !((foreign >> 7) * 0xff);
+    // One value, not element-wise stores: reading those back as a vector
+    // would stall on store forwarding.
+    let c = |k: usize| {
+        if k < set.len as usize {
+            packed_contribution(ids, values, set.ids[k])
+        } else {
+            0
+        }
+    };
+    weights_from_contributions([c(0), c(1), c(2), c(3)], set)
+}
+
+/// [`vertex_weights`] from the vertex's contributions `c` to the slots of
+/// `set` (slots `set.len..` must be 0).
+#[inline(always)]
+fn weights_from_contributions(c: [u32; 4], set: &QuadSet) -> [u8; 4] {
+    // The weights are assembled in one word: writing single bytes of an
+    // array and reading it back whole stalls on store forwarding.
     if set.len <= 1 {
-        w[0] = 255;
-        return w;
+        return [255, 0, 0, 0];
     }
-    let len = set.len as usize;
-    let mut c = [0u32; 4];
-    for k in 0..len {
-        c[k] = corners.contribution(set.ids[k]);
-    }
-    let total: u32 = c.iter().sum();
+    let total: u32 = c[0] + c[1] + c[2] + c[3];
     if total == 0 {
-        w[set.dominant_slot as usize] = 255;
-        return w;
+        return (255u32 << (8 * (set.dominant_slot & 3))).to_le_bytes();
     }
-    // floor(c·255 / total) by multiplying with a rounded-up reciprocal: exact
-    // for numerators below 2^20 and divisors below 2^11 (Granlund–Montgomery),
-    // which covers c·255 <= 2040·255 and total <= 8·255.
-    let reciprocal = RECIPROCALS[total as usize];
+    // floor(c·255 / total). Slots past the set have no contribution, so they
+    // get 0 and never are the largest.
+    debug_assert!(total as usize <= MAX_VERTEX_TOTAL);
+    let reciprocal = (1u64 << 32).div_ceil(u64::from(total));
+    let mut packed = 0u32;
     let mut assigned = 0u32;
-    let mut largest = 0usize;
-    for k in 0..len {
-        let v = ((c[k] as u64 * 255 * reciprocal) >> 32) as u32;
-        w[k] = v as u8;
+    let mut largest = 0u32;
+    let mut largest_c = c[0];
+    for (k, &ck) in c.iter().enumerate() {
+        let v = floor_quotient(ck * 255, reciprocal);
+        packed |= v << (8 * k);
         assigned += v;
-        if c[k] > c[largest] {
-            largest = k;
+        if ck > largest_c {
+            largest_c = ck;
+            largest = k as u32;
         }
     }
-    w[largest] += (255 - assigned) as u8;
-    w
+    // The weights sum to 255, so adding the remainder never carries out of its byte.
+    (packed + ((255 - assigned) << (8 * largest))).to_le_bytes()
 }
 
 #[cfg(test)]
@@ -231,7 +327,10 @@ mod tests {
 
     #[test]
     fn contributions_ignore_empty_and_foreign_samples() {
-        let c = CornerMaterials::new([3, 3, 9, 3, 3, 3, 3, 3], [200, 100, 0, 255, 255, 255, 255, 255]);
+        let c = CornerMaterials::new(
+            [3, 3, 9, 3, 3, 3, 3, 3],
+            [200, 100, 0, 255, 255, 255, 255, 255],
+        );
         assert_eq!(c.single(), Some(3));
         assert_eq!(c.contribution(3), 200 + 100 + 5 * 255);
         assert_eq!(c.contribution(9), 0);
@@ -274,10 +373,11 @@ mod tests {
 
     #[test]
     fn reciprocal_division_is_exact_for_every_vertex_total() {
-        for total in 1..=MAX_VERTEX_TOTAL as u64 {
+        for total in 1..=MAX_VERTEX_TOTAL as u32 {
+            let reciprocal = (1u64 << 32).div_ceil(u64::from(total));
             for c in 0..=total {
                 let n = c * 255;
-                assert_eq!((n * RECIPROCALS[total as usize]) >> 32, n / total, "{c}/{total}");
+                assert_eq!(floor_quotient(n, reciprocal), n / total, "{c}/{total}");
             }
         }
     }

@@ -21,19 +21,36 @@
 //! chunks that both build a boundary cube produce bit-identical offsets and
 //! normals.
 //!
+//! Materials (spec §5): a cube emits one vertex per distinct material set
+//! (and hence weights) among its quads. A quad whose 4 cubes carry at most 4
+//! contributing materials, each cube some, takes all of them as its set, so
+//! its set follows from the cubes' material masks alone: the dominant
+//! material only decides the weights of a vertex without contribution, and
+//! there is none. Other quads go through [`select_quad_set`]. Weights are
+//! computed once per vertex, after all quads.
+//!
 //! Speed: crossing edges are found with word operations on the per-row inside
 //! bits of the [`SampleField`]; only cubes next to a crossing edge are ever
 //! evaluated, and chunks that provably own no surface are skipped before any
-//! cell is read. All buffers are owned by the caller and reused.
+//! cell is read. Surface cubes are evaluated in batches of 8 consecutive cubes
+//! along x with one branch-free formula per lane (see [`batch_geometry`]),
+//! which the compiler turns into SIMD. On x86_64 the whole extraction is also
+//! compiled for AVX2 and chosen at run time; every lane operation is a single
+//! IEEE-754 operation (no fused multiply-add, no approximate reciprocal), so
+//! both builds give bit-identical results, which a test checks. All buffers
+//! are owned by the mesher and reused.
 
 use glam::{IVec3, Vec3};
 
 use super::chunk_mesh::ChunkMesh;
-use super::field::{Neighbourhood, PAD, SampleField};
-use super::materials::{CornerMaterials, QuadSet, select_quad_set, vertex_weights};
+use super::field::{Neighbourhood, PAD, PADDED_L0, SampleField};
+use super::materials::{
+    CornerMaterials, QuadSet, select_quad_set, select_small_quad_set, weights_from_words,
+};
 use crate::terrain::coords::{CELL_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::Grid;
 
+/// No cube, vertex or batch.
 const NO_SLOT: u32 = u32::MAX;
 
 /// Options for one meshing call.
@@ -43,28 +60,36 @@ pub struct MeshOptions {
     pub keep_cube_offsets: bool,
 }
 
-/// Per-cube results of pass 1.
+/// Per-cube state of pass 2 (kept small: quads touch 4 of these each).
 #[derive(Clone, Copy, Debug)]
-struct CubeData {
-    /// Vertex offset inside the cube, `[0, 1]³`.
-    offset: Vec3,
-    /// Outward unit normal.
-    normal: Vec3,
-    /// Material and solid occupancy of the 8 samples.
-    materials: CornerMaterials,
-    /// Padded min-corner sample of the cube.
-    corner: [u8; 3],
-    /// The only contributing material, or [`MIXED`] when several contribute.
-    single: u16,
-    /// The cube's vertex for the one-material set `{single}`, once emitted.
-    single_vertex: u32,
-    /// First emitted blended vertex of this cube (a cube emits one vertex per
-    /// distinct material set among its quads), chained through `vertex_next`.
+struct Cube {
+    /// [`CornerMaterials::mask`] of the cube's samples: one bit when a
+    /// single material contributes.
+    mask: u32,
+    /// First emitted vertex of this cube, chained through [`Vertex::next`]: a
+    /// cube emits one vertex per distinct material set (and weights) among
+    /// its quads.
     first_vertex: u32,
+    /// Padded index of the cube's min-corner sample.
+    key: u32,
+    /// Where the cube's geometry is: batch `geo / LANES`, lane `geo % LANES`.
+    geo: u32,
 }
 
-/// `CubeData::single` when more than one material contributes.
-const MIXED: u16 = u16::MAX;
+/// One emitted vertex: its cube and material set; the output arrays,
+/// weights included, are filled from these at the end of the call (computing
+/// weights there, one vertex after another, keeps their long dependency
+/// chain of a division out of the quad loop).
+#[derive(Clone, Copy, Debug)]
+struct Vertex {
+    /// Slot of the vertex's cube in `cubes`.
+    cube: u32,
+    /// Next vertex of the same cube.
+    next: u32,
+    /// The vertex's identity among its cube's vertices, which also gives its
+    /// material set (see [`vertex_key`]).
+    key: u64,
+}
 
 /// A Surface Nets mesher with its reusable buffers (sample field and cube
 /// scratch); keep one per worker thread.
@@ -80,9 +105,15 @@ struct Scratch {
     /// Slot of each surface cube in `cubes`, indexed by padded cube min
     /// corner. Only entries written by pass 1 of the current call are read.
     cube_slot: Vec<u32>,
-    cubes: Vec<CubeData>,
-    vertex_next: Vec<u32>,
-    vertex_sets: Vec<QuadSet>,
+    cubes: Vec<Cube>,
+    /// Geometry of the pass-1 batches.
+    batches: Vec<BatchGeometry>,
+    /// Vertex offsets of the pass-1 batches (only with `keep_cube_offsets`).
+    batch_offsets: Vec<BatchOffsets>,
+    vertices: Vec<Vertex>,
+    /// Solid and material samples of a batch window that runs past the end
+    /// of a small field, zero-padded.
+    padded: [Vec<u8>; 2],
 }
 
 impl SurfaceNets {
@@ -137,92 +168,6 @@ impl SurfaceNets {
     }
 }
 
-impl Scratch {
-    /// Pass 1 evaluates every surface cube (corners on both sides of the
-    /// threshold) of the cube range the owned edges use; pass 2 walks the
-    /// owned crossing edges and joins cube vertices into quads.
-    fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
-        let dim = field.dim;
-        let n = field.n;
-        if self.cube_slot.len() != dim * dim * dim {
-            self.cube_slot = vec![NO_SLOT; dim * dim * dim];
-        }
-        self.cubes.clear();
-        self.vertex_next.clear();
-        self.vertex_sets.clear();
-        let rows = &field.inside_rows;
-
-        // Pass 1: cubes with padded min corner in PAD-1 ..= PAD+n-1 on each axis.
-        let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
-        for cz in PAD - 1..PAD + n {
-            for cy in PAD - 1..PAD + n {
-                let r00 = rows[cy + dim * cz];
-                let r10 = rows[cy + 1 + dim * cz];
-                let r01 = rows[cy + dim * (cz + 1)];
-                let r11 = rows[cy + 1 + dim * (cz + 1)];
-                let any = r00 | r10 | r01 | r11;
-                let all = r00 & r10 & r01 & r11;
-                let mut mixed = (any | (any >> 1)) & !(all & (all >> 1)) & cube_mask;
-                while mixed != 0 {
-                    let cx = mixed.trailing_zeros() as usize;
-                    mixed &= mixed - 1;
-                    let key = cx + dim * (cy + dim * cz);
-                    self.cube_slot[key] = self.cubes.len() as u32;
-                    self.cubes.push(evaluate_cube(field, [cx, cy, cz]));
-                }
-            }
-        }
-
-        // Pass 2: quads of the owned crossing edges (lower sample in PAD..PAD+n).
-        let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
-        let own_mask: u64 = ((1u64 << n) - 1) << PAD;
-        let mut em = Emitter {
-            dim,
-            cube_slot: &self.cube_slot,
-            cubes: &mut self.cubes,
-            vertex_next: &mut self.vertex_next,
-            vertex_sets: &mut self.vertex_sets,
-            out,
-            options,
-            stud_scale,
-        };
-        let (sy, sz) = (dim, dim * dim);
-        for pz in PAD..PAD + n {
-            for py in PAD..PAD + n {
-                let r = rows[py + dim * pz];
-                let base = dim * (py + dim * pz);
-                // X edges: sample x to x+1 in this row; cubes in the (y, z)
-                // plane, ordered for a +x normal.
-                let mut cross = (r ^ (r >> 1)) & own_mask;
-                while cross != 0 {
-                    let px = cross.trailing_zeros() as usize;
-                    cross &= cross - 1;
-                    let k = base + px;
-                    em.quad([k - sy - sz, k - sz, k, k - sy], (r >> px) & 1 == 1);
-                }
-                // Y edges: row (y, z) against row (y+1, z); (z, x) plane for +y.
-                let mut cross = (r ^ rows[py + 1 + dim * pz]) & own_mask;
-                while cross != 0 {
-                    let px = cross.trailing_zeros() as usize;
-                    cross &= cross - 1;
-                    let k = base + px;
-                    em.quad([k - 1 - sz, k - 1, k, k - sz], (r >> px) & 1 == 1);
-                }
-                // Z edges: row (y, z) against row (y, z+1); (x, y) plane for +z.
-                let mut cross = (r ^ rows[py + dim * (pz + 1)]) & own_mask;
-                while cross != 0 {
-                    let px = cross.trailing_zeros() as usize;
-                    cross &= cross - 1;
-                    let k = base + px;
-                    em.quad([k - 1 - sy, k - sy, k, k - 1], (r >> px) & 1 == 1);
-                }
-            }
-        }
-        out.skirt_start_vertex = out.positions.len() as u32;
-        out.skirt_start_index = out.indices.len() as u32;
-    }
-}
-
 /// True when the chunk at `coord` provably owns no solid surface at full
 /// detail: it and its +x, +y, +z neighbours are uniform (or unwritten) and on
 /// the same side of the surface. Four map lookups; no cell is read.
@@ -239,201 +184,734 @@ pub fn owns_no_surface_l0(grid: &Grid, coord: ChunkCoord) -> bool {
         .all(|&d| inside_if_uniform(ChunkCoord(coord.0 + d)) == Some(centre))
 }
 
+impl Scratch {
+    /// Extracts the surface of `field` into `out` (already cleared), with the
+    /// best code the CPU runs (see the module docs).
+    fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        #[cfg(target_arch = "x86_64")]
+        if avx2_available() {
+            // SAFETY: the CPU supports every feature `extract_avx2` enables.
+            unsafe { self.extract_avx2(field, options, out) };
+            return;
+        }
+        self.extract_baseline(field, options, out);
+    }
+
+    /// [`Scratch::extract_any`] compiled for the target's baseline features.
+    fn extract_baseline(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        self.extract_any(field, options, out);
+    }
+
+    /// [`Scratch::extract_any`] compiled with AVX2 (and the bit-manipulation
+    /// extensions every AVX2 CPU has). Same operations, wider registers.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn extract_avx2(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        self.extract_any(field, options, out);
+    }
+
+    /// The padded dimensions of the 4 levels of detail (32, 16, 8, 4 samples
+    /// per axis, plus padding) are constants so that sample offsets are too;
+    /// other sizes use the same code with a run-time dimension.
+    #[inline(always)]
+    fn extract_any(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        match field.dim {
+            PADDED_L0 => self.extract_dim::<PADDED_L0>(field, options, out),
+            20 => self.extract_dim::<20>(field, options, out),
+            12 => self.extract_dim::<12>(field, options, out),
+            8 => self.extract_dim::<8>(field, options, out),
+            _ => self.extract_dim::<0>(field, options, out),
+        }
+    }
+
+    /// Pass 1 evaluates every surface cube (corners on both sides of the
+    /// threshold) of the cube range the owned edges use; pass 2 walks the
+    /// owned crossing edges and joins cube vertices into quads; the output
+    /// arrays are then written in one go. `D` is the padded dimension, or 0
+    /// to read it from the field.
+    #[inline(always)]
+    fn extract_dim<const D: usize>(
+        &mut self,
+        field: &SampleField,
+        options: MeshOptions,
+        out: &mut ChunkMesh,
+    ) {
+        let dim = if D == 0 { field.dim } else { D };
+        let n = field.n;
+        if self.cube_slot.len() != dim * dim * dim {
+            self.cube_slot = vec![NO_SLOT; dim * dim * dim];
+        }
+        self.cubes.clear();
+        self.batches.clear();
+        self.batch_offsets.clear();
+        self.vertices.clear();
+        let rows = &field.inside_rows[..dim * dim];
+        let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
+
+        // Pass 1: cubes with padded min corner in PAD-1 ..= PAD+n-1 on each axis.
+        let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
+        for cz in PAD - 1..PAD + n {
+            for cy in PAD - 1..PAD + n {
+                let r00 = rows[cy + dim * cz];
+                let r10 = rows[cy + 1 + dim * cz];
+                let r01 = rows[cy + dim * (cz + 1)];
+                let r11 = rows[cy + 1 + dim * (cz + 1)];
+                let any = r00 | r10 | r01 | r11;
+                let all = r00 & r10 & r01 & r11;
+                let mixed = (any | (any >> 1)) & !(all & (all >> 1)) & cube_mask;
+                if mixed != 0 {
+                    self.evaluate_row::<D>(
+                        field,
+                        [cy, cz],
+                        mixed,
+                        stud_scale,
+                        options.keep_cube_offsets,
+                    );
+                }
+            }
+        }
+        if self.cubes.is_empty() {
+            // No surface cube, so no crossing edge either.
+            return;
+        }
+
+        // Pass 2: quads of the owned crossing edges (lower sample in PAD..PAD+n).
+        let own_mask: u64 = ((1u64 << n) - 1) << PAD;
+        let mut em = Emitter {
+            cubes: &mut self.cubes,
+            field,
+            vertices: &mut self.vertices,
+            indices: &mut out.indices,
+        };
+        let (sy, sz) = (dim, dim * dim);
+        let cube_slot = &self.cube_slot[..];
+        // The quads of one sample row, gathered first (cube slots, lower
+        // sample inside) and then joined, which keeps both loops small.
+        let mut row_quads = [[0u32; 5]; 3 * 64];
+        for pz in PAD..PAD + n {
+            for py in PAD..PAD + n {
+                let r = rows[py + dim * pz];
+                let base = dim * (py + dim * pz);
+                let mut count = 0;
+                // Per axis: the crossing edges and the 4 cubes around each,
+                // relative to the edge's lower sample, in the order that
+                // faces +axis. X edges: sample x to x+1 in this row, cubes in
+                // the (y, z) plane; y edges: row (y, z) against row (y+1, z),
+                // (z, x) plane; z edges: row (y, z) against (y, z+1), (x, y) plane.
+                let axes = [
+                    (r ^ (r >> 1), [sy + sz, sz, 0, sy]),
+                    (r ^ rows[py + 1 + dim * pz], [1 + sz, 1, 0, sz]),
+                    (r ^ rows[py + dim * (pz + 1)], [1 + sy, sy, 0, 1]),
+                ];
+                for (crossing, back) in axes {
+                    let mut cross = crossing & own_mask;
+                    while cross != 0 {
+                        let px = cross.trailing_zeros() as usize;
+                        cross &= cross - 1;
+                        let k = base + px;
+                        let q = &mut row_quads[count];
+                        for i in 0..4 {
+                            q[i] = cube_slot[k - back[i]];
+                        }
+                        q[4] = ((r >> px) & 1) as u32;
+                        count += 1;
+                    }
+                }
+                for q in &row_quads[..count] {
+                    em.quad(
+                        [q[0] as usize, q[1] as usize, q[2] as usize, q[3] as usize],
+                        q[4] == 1,
+                    );
+                }
+            }
+        }
+
+        // Output: per-vertex arrays from the vertex records, in emission order.
+        let count = self.vertices.len();
+        out.positions.resize(count, Vec3::ZERO);
+        out.normals.resize(count, Vec3::ZERO);
+        out.material_ids.resize(count, [0; 4]);
+        out.material_weights.resize(count, [0; 4]);
+        out.vertex_cubes.resize(count, [0; 3]);
+        let batches = &self.batches;
+        let cubes = &self.cubes;
+        for ((((v, pos), normal), ids), (weights, local)) in self
+            .vertices
+            .iter()
+            .zip(&mut out.positions)
+            .zip(&mut out.normals)
+            .zip(&mut out.material_ids)
+            .zip(out.material_weights.iter_mut().zip(&mut out.vertex_cubes))
+        {
+            let cube = &cubes[v.cube as usize];
+            let geo = cube.geo as usize;
+            let b = &batches[geo / LANES];
+            let j = geo % LANES;
+            *pos = Vec3::new(b.pos[0][j], b.pos[1][j], b.pos[2][j]);
+            *normal = Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]);
+            let set = vertex_set(v.key);
+            *ids = set.ids;
+            *weights = if set.len <= 1 {
+                [255, 0, 0, 0]
+            } else {
+                let (k, sy, sz) = (cube.key as usize, field.dim, field.dim * field.dim);
+                let ids = corner_word(&field.material, k, sy, sz);
+                weights_from_words(ids, corner_word(&field.solid, k, sy, sz), &set)
+            };
+            *local = [b.local[0] + j as i8, b.local[1], b.local[2]];
+        }
+        if options.keep_cube_offsets {
+            out.cube_offsets.extend(self.vertices.iter().map(|v| {
+                let geo = cubes[v.cube as usize].geo as usize;
+                let o = &self.batch_offsets[geo / LANES];
+                let j = geo % LANES;
+                Vec3::new(o[0][j], o[1][j], o[2][j])
+            }));
+        }
+        out.skirt_start_vertex = out.positions.len() as u32;
+        out.skirt_start_index = out.indices.len() as u32;
+    }
+
+    /// Pass 1 for the row of cubes `(cy, cz)` (padded) whose surface cubes
+    /// are the bits of `mixed`: evaluates them in batches of consecutive cubes
+    /// and appends their data to the scratch arrays.
+    #[inline(always)]
+    fn evaluate_row<const D: usize>(
+        &mut self,
+        field: &SampleField,
+        [cy, cz]: [usize; 2],
+        mut mixed: u64,
+        stud_scale: f32,
+        keep_offsets: bool,
+    ) {
+        let dim = if D == 0 { field.dim } else { D };
+        let (sy, sz) = (dim, dim * dim);
+        let offsets = if D == 0 {
+            sample_offsets(sy, sz)
+        } else {
+            const { sample_offsets(D, D * D) }
+        };
+        let window = offsets[31] + LANES;
+        let solid = &field.solid[..];
+        let material = &field.material[..];
+        // Batches start at the first remaining surface cube, but no later than
+        // where the whole batch still reads samples of this row.
+        let last_start = dim.saturating_sub(LANES + 2).max(1);
+        let row = sy * cy + sz * cz;
+        while mixed != 0 {
+            let x0 = (mixed.trailing_zeros() as usize).min(last_start);
+            let mut lanes = (mixed >> x0) & ((1 << LANES) - 1);
+            mixed &= !(((1u64 << LANES) - 1) << x0);
+            // The batch reads the window whose first sample is (-1, -1, -1)
+            // from lane 0's cube; `offsets` index it.
+            let base = row + x0 - 1 - sy - sz;
+            let (w, mw) = match (
+                solid.get(base..base + window),
+                material.get(base..base + window),
+            ) {
+                (Some(w), Some(mw)) => (w, mw),
+                _ => {
+                    // Only near the very end of a small field: samples past
+                    // the end read as empty (they belong to lanes whose cubes
+                    // are not surface cubes).
+                    for (pad, f) in self.padded.iter_mut().zip([solid, material]) {
+                        pad.clear();
+                        pad.extend_from_slice(&f[base.min(f.len())..]);
+                        pad.resize(window, 0);
+                    }
+                    (&self.padded[0][..], &self.padded[1][..])
+                }
+            };
+            // A constant length (with a constant dimension) lets the compiler
+            // drop every bounds check of the batch.
+            let (w, mw) = (&w[..window], &mw[..window]);
+            let local = [
+                x0 as i32 - PAD as i32,
+                cy as i32 - PAD as i32,
+                cz as i32 - PAD as i32,
+            ];
+            let batch = self.batches.len();
+            let (geometry, batch_offsets) = batch_geometry(w, &offsets, local, stud_scale);
+            self.batches.push(geometry);
+            if keep_offsets {
+                self.batch_offsets.push(batch_offsets);
+            }
+            // Material masks, lane-parallel: sample i of lane j sets the bit
+            // of its id when it contributes (solid occupancy, id below 32).
+            let mut masks = [0u32; LANES];
+            for (j, mask) in masks.iter_mut().enumerate() {
+                for &o in &offsets[..8] {
+                    let id = u32::from(mw[o + j]);
+                    let contributes = (w[o + j] != 0) & (id < 32);
+                    *mask |= u32::from(contributes) << (id & 31);
+                }
+            }
+            while lanes != 0 {
+                let j = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let k = row + x0 + j;
+                self.cube_slot[k] = self.cubes.len() as u32;
+                self.cubes.push(Cube {
+                    mask: masks[j],
+                    first_vertex: NO_SLOT,
+                    key: k as u32,
+                    geo: (batch * LANES + j) as u32,
+                });
+            }
+        }
+    }
+}
+
+/// The materials of the 8 samples of the cube with padded min corner `k`.
+#[inline(always)]
+fn corner_materials(field: &SampleField, k: usize) -> CornerMaterials {
+    let (sy, sz) = (field.dim, field.dim * field.dim);
+    CornerMaterials::from_words(
+        corner_word(&field.material, k, sy, sz),
+        corner_word(&field.solid, k, sy, sz),
+    )
+}
+
+/// The bytes of `f` at the 8 corners of the cube with padded min corner `k`,
+/// byte `i = x + 2y + 4z`.
+#[inline(always)]
+fn corner_word(f: &[u8], k: usize, sy: usize, sz: usize) -> u64 {
+    let w = &f[k..k + sy + sz + 2];
+    u16_at(w, 0) | u16_at(w, sy) << 16 | u16_at(w, sz) << 32 | u16_at(w, sy + sz) << 48
+}
+
+/// True when this CPU runs [`Scratch::extract_avx2`] (detected once, cached by std).
+#[cfg(target_arch = "x86_64")]
+fn avx2_available() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
+}
+
 struct Emitter<'a> {
-    dim: usize,
-    cube_slot: &'a [u32],
-    cubes: &'a mut Vec<CubeData>,
-    vertex_next: &'a mut Vec<u32>,
-    vertex_sets: &'a mut Vec<QuadSet>,
-    out: &'a mut ChunkMesh,
-    options: MeshOptions,
-    stud_scale: f32,
+    cubes: &'a mut [Cube],
+    field: &'a SampleField,
+    vertices: &'a mut Vec<Vertex>,
+    indices: &'a mut Vec<u32>,
 }
 
 impl Emitter<'_> {
-    /// Emits the quad joining the vertices of 4 surface cubes (padded keys),
-    /// given in the order that faces +axis; reversed when the lower sample is outside.
+    /// Emits the quad joining the vertices of 4 surface cubes (slots in
+    /// `cubes`), given in the order that faces +axis; reversed when the lower
+    /// sample is outside.
     #[inline(always)]
-    fn quad(&mut self, keys: [usize; 4], lower_inside: bool) {
-        let slots = keys.map(|k| self.cube_slot[k] as usize);
-        let single = self.cubes[slots[0]].single;
-        let v = if single != MIXED
-            && self.cubes[slots[1]].single == single
-            && self.cubes[slots[2]].single == single
-            && self.cubes[slots[3]].single == single
-        {
-            // One material on all 4 vertices: the set is just that material,
-            // and each cube has at most one such vertex.
-            slots.map(|s| match self.cubes[s].single_vertex {
-                NO_SLOT => {
-                    let set = QuadSet {
-                        ids: [single as u8; 4],
-                        len: 1,
-                        dominant_slot: 0,
-                    };
-                    let v = self.new_vertex(s, &set);
-                    self.cubes[s].single_vertex = v;
-                    v
-                }
-                v => v,
-            })
-        } else {
-            let set = select_quad_set(slots.map(|s| &self.cubes[s].materials));
-            slots.map(|s| self.blended_vertex(s, &set))
-        };
-        let idx = &mut self.out.indices;
-        if lower_inside {
-            idx.extend_from_slice(&[v[0], v[1], v[2], v[0], v[2], v[3]]);
-        } else {
-            idx.extend_from_slice(&[v[0], v[2], v[1], v[0], v[3], v[2]]);
+    fn quad(&mut self, slots: [usize; 4], lower_inside: bool) {
+        let mut masks = [0u32; 4];
+        for i in 0..4 {
+            masks[i] = self.cubes[slots[i]].mask;
         }
+        let m = masks[0];
+        let mut v = [0u32; 4];
+        if m & m.wrapping_sub(1) == 0 && m != 0 && masks[1] == m && masks[2] == m && masks[3] == m {
+            // One material on all 4 vertices: the set is just that material.
+            for i in 0..4 {
+                v[i] = match self.find_vertex(slots[i], m as u64) {
+                    Ok(index) => index,
+                    Err(last) => self.add_vertex(slots[i], last, m as u64),
+                };
+            }
+        } else {
+            v = self.blended_quad(slots, masks);
+        }
+        // [v0, v1, v2, v0, v2, v3], or with each pair after v0 swapped when
+        // the lower sample is outside; branch-free, as the winding of
+        // neighbouring quads is unpredictable.
+        let swap = (lower_inside as u32).wrapping_sub(1);
+        let d12 = (v[1] ^ v[2]) & swap;
+        let d23 = (v[2] ^ v[3]) & swap;
+        let quad = [v[0], v[1] ^ d12, v[2] ^ d12, v[0], v[2] ^ d23, v[3] ^ d23];
+        self.indices.extend_from_slice(&quad);
     }
 
-    /// The vertex of cube `slot` carrying the multi-material `set`, created on
-    /// first use; a cube's blended vertices are chained through `vertex_next`.
-    #[inline]
-    fn blended_vertex(&mut self, slot: usize, set: &QuadSet) -> u32 {
+    /// The vertices of a quad whose cubes do not all carry the same single
+    /// material: picks the quad's set, then each cube's vertex for it.
+    #[inline(always)]
+    fn blended_quad(&mut self, slots: [usize; 4], masks: [u32; 4]) -> [u32; 4] {
+        let mut v = [0u32; 4];
+        if let Some(set_key) = select_small_quad_set(masks) {
+            for i in 0..4 {
+                let key = vertex_key(set_key, masks[i]);
+                v[i] = match self.find_vertex(slots[i], key) {
+                    Ok(index) => index,
+                    Err(last) => self.add_vertex(slots[i], last, key),
+                };
+            }
+        } else {
+            let corners = slots.map(|s| corner_materials(self.field, self.cubes[s].key as usize));
+            let set = select_quad_set([&corners[0], &corners[1], &corners[2], &corners[3]]);
+            let set_key = set.key();
+            for i in 0..4 {
+                let key = vertex_key(set_key, masks[i]);
+                v[i] = match self.find_vertex(slots[i], key) {
+                    Ok(index) => index,
+                    Err(last) => self.add_vertex(slots[i], last, key),
+                };
+            }
+        }
+        v
+    }
+
+    /// The vertex of cube `slot` with [`vertex_key`] `key`, or else the last
+    /// vertex of the cube's chain (or [`NO_SLOT`]).
+    #[inline(always)]
+    fn find_vertex(&self, slot: usize, key: u64) -> Result<u32, u32> {
         let mut v = self.cubes[slot].first_vertex;
         let mut last = NO_SLOT;
         while v != NO_SLOT {
-            if self.vertex_sets[v as usize] == *set {
-                return v;
+            let vertex = &self.vertices[v as usize];
+            if vertex.key == key {
+                return Ok(v);
             }
             last = v;
-            v = self.vertex_next[v as usize];
+            v = vertex.next;
         }
-        let index = self.new_vertex(slot, set);
+        Err(last)
+    }
+
+    /// Appends a vertex of cube `slot` to the vertices and to the cube's
+    /// chain after `last` (or as its first).
+    #[inline(always)]
+    fn add_vertex(&mut self, slot: usize, last: u32, key: u64) -> u32 {
+        let index = self.vertices.len() as u32;
+        self.vertices.push(Vertex {
+            cube: slot as u32,
+            next: NO_SLOT,
+            key,
+        });
         if last == NO_SLOT {
             self.cubes[slot].first_vertex = index;
         } else {
-            self.vertex_next[last as usize] = index;
+            self.vertices[last as usize].next = index;
         }
-        index
-    }
-
-    /// Appends the vertex of cube `slot` with material set `set`.
-    fn new_vertex(&mut self, slot: usize, set: &QuadSet) -> u32 {
-        let cube = &self.cubes[slot];
-        let index = self.out.positions.len() as u32;
-        let local = IVec3::new(
-            cube.corner[0] as i32 - PAD as i32,
-            cube.corner[1] as i32 - PAD as i32,
-            cube.corner[2] as i32 - PAD as i32,
-        );
-        let pos = (local.as_vec3() + Vec3::splat(0.5) + cube.offset) * self.stud_scale;
-        let weights = if set.len <= 1 {
-            [255, 0, 0, 0]
-        } else {
-            vertex_weights(&cube.materials, set)
-        };
-        let out = &mut *self.out;
-        out.positions.push(pos);
-        out.normals.push(cube.normal);
-        out.material_ids.push(set.ids);
-        out.material_weights.push(weights);
-        out.vertex_cubes
-            .push([local.x as i8, local.y as i8, local.z as i8]);
-        if self.options.keep_cube_offsets {
-            out.cube_offsets.push(cube.offset);
-        }
-        self.vertex_next.push(NO_SLOT);
-        self.vertex_sets.push(*set);
         index
     }
 }
 
-/// Evaluates the cube with padded min corner `c`: vertex offset (mean of the
-/// 0.5 crossings on its crossing edges), normal (negated, normalized trilinear
-/// interpolation of central-difference gradients at its 8 samples) and
-/// material contributions. Depends on the samples only, never on `c` itself,
-/// so equal cubes in two chunks give bit-identical results.
-#[inline]
-fn evaluate_cube(field: &SampleField, c: [usize; 3]) -> CubeData {
-    let dim = field.dim;
-    let (sy, sz) = (dim, dim * dim);
-    let base = c[0] + sy * c[1] + sz * c[2];
-    let s = &field.solid[..];
-    let corner_offsets = [0, 1, sy, sy + 1, sz, sz + 1, sz + sy, sz + sy + 1];
-    // Plain loops rather than `array::map`, which does not always inline here.
-    let mut v = [0i32; 8];
-    let mut ids = [0u8; 8];
-    let mut values = [0u8; 8];
-    for i in 0..8 {
-        let k = base + corner_offsets[i];
-        values[i] = s[k];
-        v[i] = s[k] as i32;
-        ids[i] = field.material[k];
+/// The identity of a cube's vertex for the quad set with [`QuadSet::key`]
+/// `set_key`, given the cube's material mask: the set's materials, plus the
+/// dominant slot only when the cube contributes to none of them (its weights
+/// then depend on it). Vertices of a cube with equal keys have equal ids and
+/// weights, so quads share them; [`vertex_set`] recovers the set.
+#[inline(always)]
+fn vertex_key(set_key: u64, mask: u32) -> u64 {
+    let materials = set_key & 0xffff_ffff;
+    if materials & u64::from(mask) != 0 {
+        materials
+    } else {
+        // Dominant slot + 1, so an empty set (slot 0) differs from none.
+        set_key + (1 << 40)
     }
+}
 
-    // Offset: mean of the crossings (threshold 127.5 in occupancy units).
-    // Crossing edges from the corners' inside bits: along axis a, corner i
-    // (with bit a clear) pairs with corner i | (1 << a). Each component of the
-    // sum is updated through registers, never a dynamically indexed array.
-    let mut inside = 0u32;
-    for (i, &x) in v.iter().enumerate() {
-        inside |= ((x >= 128) as u32) << i;
-    }
-    const LOWER: [u32; 3] = [0b0101_0101, 0b0011_0011, 0b0000_1111];
-    let mut sum = [0.0f32; 3];
-    let mut count = 0u32;
-    for axis in 0..3 {
-        let (u, w) = ((axis + 1) % 3, (axis + 2) % 3);
-        let mut cross = (inside ^ (inside >> (1 << axis))) & LOWER[axis];
-        while cross != 0 {
-            let a = cross.trailing_zeros() as usize;
-            cross &= cross - 1;
-            let b = a | (1 << axis);
-            let t = (127.5 - v[a] as f32) / (v[b] - v[a]) as f32;
-            sum[axis] += t;
-            sum[u] += ((a >> u) & 1) as f32;
-            sum[w] += ((a >> w) & 1) as f32;
-            count += 1;
-        }
-    }
-    // A surface cube has at least one crossing edge.
-    let inv = 1.0 / count.max(1) as f32;
-    let offset = Vec3::new(sum[0] * inv, sum[1] * inv, sum[2] * inv);
+/// The material set of a vertex from its [`vertex_key`]: exact when the cube
+/// contributes to the set; otherwise the dominant slot is kept too, which is
+/// all the weights of such a vertex depend on.
+#[inline(always)]
+fn vertex_set(key: u64) -> QuadSet {
+    let dominant = (key >> 40).saturating_sub(1);
+    QuadSet::from_key((key & 0xffff_ffff) | dominant << 40)
+}
 
-    // Normal: central differences at each corner, trilinearly interpolated.
-    // Along each axis a corner's difference uses its partner corner and one
-    // sample just outside the cube.
-    let w = [
-        [1.0 - offset.x, offset.x],
-        [1.0 - offset.y, offset.y],
-        [1.0 - offset.z, offset.z],
+/// Cubes evaluated together in pass 1: consecutive cubes along x.
+const LANES: usize = 8;
+
+/// The 32 samples the geometry of one cube reads, as offsets from the
+/// sample at `(-1, -1, -1)` relative to the cube's min corner:
+///
+/// - `0..8`: the corners, `i = x + 2y + 4z`;
+/// - `8..12` / `12..16`: x lines, samples at x = -1 / x = 2, line `l = y + 2z`;
+/// - `16..20` / `20..24`: y lines, samples at y = -1 / y = 2, line `l = x + 2z`;
+/// - `24..28` / `28..32`: z lines, samples at z = -1 / z = 2, line `l = x + 2y`.
+///
+/// The last one is the largest.
+const fn sample_offsets(sy: usize, sz: usize) -> [usize; 32] {
+    let mut o = [0usize; 32];
+    let mut i = 0;
+    while i < 8 {
+        o[i] = (1 + (i & 1)) + sy * (1 + ((i >> 1) & 1)) + sz * (1 + (i >> 2));
+        i += 1;
+    }
+    let mut l = 0;
+    while l < 4 {
+        let (lo, hi) = (l & 1, l >> 1);
+        o[8 + l] = sy * (1 + lo) + sz * (1 + hi);
+        o[12 + l] = 3 + sy * (1 + lo) + sz * (1 + hi);
+        o[16 + l] = (1 + lo) + sz * (1 + hi);
+        o[20 + l] = (1 + lo) + 3 * sy + sz * (1 + hi);
+        o[24 + l] = (1 + lo) + sy * (1 + hi);
+        o[28 + l] = (1 + lo) + sy * (1 + hi) + 3 * sz;
+        l += 1;
+    }
+    o
+}
+
+/// Vertex offsets inside the cubes of a batch, `[axis][lane]`, in `[0, 1]`.
+type BatchOffsets = [[f32; LANES]; 3];
+
+/// Geometry of one batch of cubes, per lane (lanes without a surface cube
+/// hold garbage).
+#[derive(Clone, Debug)]
+struct BatchGeometry {
+    /// Outward unit normal.
+    normal: [[f32; LANES]; 3],
+    /// Vertex position in chunk-local studs.
+    pos: [[f32; LANES]; 3],
+    /// Chunk-local min-corner sample of lane 0's cube.
+    local: [i8; 3],
+}
+
+/// One cube edge `a`–`b`: the linear 0.5 crossing parameter (0 when the edge
+/// does not cross) and 1.0 when it crosses, else 0.0.
+#[inline(always)]
+fn edge(a: f32, b: f32) -> (f32, f32) {
+    let cross = (a >= 128.0) != (b >= 128.0);
+    let t = (127.5 - a) / (b - a);
+    (if cross { t } else { 0.0 }, if cross { 1.0 } else { 0.0 })
+}
+
+/// Vertex offsets, normals and positions of `LANES` cubes from their samples
+/// (sample `k` of lane `j` at `window[offsets[k] + j]`, in the order of
+/// [`sample_offsets`]); lane `j` of the batch is the cube at chunk-local min
+/// corner `local + (j, 0, 0)`.
+///
+/// Every lane evaluates the same scalar formula, written out below in its
+/// exact order of IEEE-754 operations, so a cube's offset and normal depend on
+/// its samples alone, whatever lane or batch it is evaluated in. Lanes whose
+/// cube has no crossing edge produce garbage that is never read.
+///
+/// - Offset: per axis, the sum of the crossing parameters of that axis's 4
+///   edges as `(e0 + e1) + (e2 + e3)`, plus the number of crossing edges of
+///   the other axes lying at 1 on this axis; divided by the number of crossing
+///   edges.
+/// - Normal: per axis, for each of the 4 lines of samples along it (through
+///   the cube's edges of that axis), the central differences at both ends of
+///   the edge, `b - m` and `p - a`, interpolated linearly at the offset along
+///   the axis; then bilinearly over the 4 lines with weights
+///   `(w_u * w_v) * g` summed as `(g0 + g1) + (g2 + g3)`; the gradient is
+///   negated and divided by its length (`(x² + y²) + z²`, square root), or is
+///   +Y when that length is 0 or not finite.
+#[inline(always)]
+fn batch_geometry(
+    window: &[u8],
+    offsets: &[usize; 32],
+    local: [i32; 3],
+    stud_scale: f32,
+) -> (BatchGeometry, BatchOffsets) {
+    let mut out = BatchGeometry {
+        normal: [[0.0; LANES]; 3],
+        pos: [[0.0; LANES]; 3],
+        local: [local[0] as i8, local[1] as i8, local[2] as i8],
+    };
+    let mut offset = [[0.0; LANES]; 3];
+    let first = [
+        local[0] as f32 + 0.5,
+        local[1] as f32 + 0.5,
+        local[2] as f32 + 0.5,
     ];
-    let strides = [1usize, sy, sz];
-    let mut grad = [0.0f32; 3];
-    for i in 0..8 {
-        let bits = [i & 1, (i >> 1) & 1, (i >> 2) & 1];
-        let weight = w[0][bits[0]] * w[1][bits[1]] * w[2][bits[2]];
-        let k = base + corner_offsets[i];
-        for axis in 0..3 {
-            let bit = 1 << axis;
-            let d = if bits[axis] == 0 {
-                v[i | bit] - s[k - strides[axis]] as i32
+    for j in 0..LANES {
+        let s = |k: usize| window[offsets[k] + j] as f32;
+        let c = [s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)];
+        // Edges along x at (y, z) = (l & 1, l >> 1), along y at (x, z), along
+        // z at (x, y).
+        let (tx0, fx0) = edge(c[0], c[1]);
+        let (tx1, fx1) = edge(c[2], c[3]);
+        let (tx2, fx2) = edge(c[4], c[5]);
+        let (tx3, fx3) = edge(c[6], c[7]);
+        let (ty0, fy0) = edge(c[0], c[2]);
+        let (ty1, fy1) = edge(c[1], c[3]);
+        let (ty2, fy2) = edge(c[4], c[6]);
+        let (ty3, fy3) = edge(c[5], c[7]);
+        let (tz0, fz0) = edge(c[0], c[4]);
+        let (tz1, fz1) = edge(c[1], c[5]);
+        let (tz2, fz2) = edge(c[2], c[6]);
+        let (tz3, fz3) = edge(c[3], c[7]);
+        // Counts are small integers: exact in any order.
+        let count = (fx0 + fx1 + fx2 + fx3) + (fy0 + fy1 + fy2 + fy3) + (fz0 + fz1 + fz2 + fz3);
+        let nx = fy1 + fy3 + fz1 + fz3;
+        let ny = fx1 + fx3 + fz2 + fz3;
+        let nz = fx2 + fx3 + fy2 + fy3;
+        let ox = ((tx0 + tx1) + (tx2 + tx3) + nx) / count;
+        let oy = ((ty0 + ty1) + (ty2 + ty3) + ny) / count;
+        let oz = ((tz0 + tz1) + (tz2 + tz3) + nz) / count;
+
+        let (wx0, wy0, wz0) = (1.0 - ox, 1.0 - oy, 1.0 - oz);
+        // Along x: line l has m = s(-1), a = c[2l], b = c[2l+1], p = s(2).
+        let gxl = |l: usize| wx0 * (c[2 * l + 1] - s(8 + l)) + ox * (s(12 + l) - c[2 * l]);
+        let gx = ((wy0 * wz0) * gxl(0) + (oy * wz0) * gxl(1))
+            + ((wy0 * oz) * gxl(2) + (oy * oz) * gxl(3));
+        // Along y: line l = x + 2z has a = c[x + 4z], b = c[x + 2 + 4z].
+        let gyl = |l: usize| {
+            let a = (l & 1) + 4 * (l >> 1);
+            wy0 * (c[a + 2] - s(16 + l)) + oy * (s(20 + l) - c[a])
+        };
+        let gy = ((wx0 * wz0) * gyl(0) + (ox * wz0) * gyl(1))
+            + ((wx0 * oz) * gyl(2) + (ox * oz) * gyl(3));
+        // Along z: line l = x + 2y has a = c[l], b = c[l + 4].
+        let gzl = |l: usize| wz0 * (c[l + 4] - s(24 + l)) + oz * (s(28 + l) - c[l]);
+        let gz = ((wx0 * wy0) * gzl(0) + (ox * wy0) * gzl(1))
+            + ((wx0 * oy) * gzl(2) + (ox * oy) * gzl(3));
+        let (nx, ny, nz) = (-gx, -gy, -gz);
+        let len = ((nx * nx + ny * ny) + nz * nz).sqrt();
+        let ok = len > 0.0 && len < f32::INFINITY;
+        out.normal[0][j] = if ok { nx / len } else { 0.0 };
+        out.normal[1][j] = if ok { ny / len } else { 1.0 };
+        out.normal[2][j] = if ok { nz / len } else { 0.0 };
+        offset[0][j] = ox;
+        offset[1][j] = oy;
+        offset[2][j] = oz;
+        out.pos[0][j] = ((first[0] + j as f32) + ox) * stud_scale;
+        out.pos[1][j] = (first[1] + oy) * stud_scale;
+        out.pos[2][j] = (first[2] + oz) * stud_scale;
+    }
+    (out, offset)
+}
+
+/// Little-endian `u16` at `w[i..i + 2]`, widened.
+#[inline(always)]
+fn u16_at(w: &[u8], i: usize) -> u64 {
+    u16::from_le_bytes([w[i], w[i + 1]]) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::field::inside_bits;
+
+    /// A deterministic pseudo-random field of `n` samples per chunk axis:
+    /// occupancy and material per sample from a hash, `materials` solid ids
+    /// starting at 2 plus air and water.
+    fn random_field(n: usize, seed: u32, materials: u32, binary: bool) -> SampleField {
+        let mut f = SampleField::new(n);
+        for i in 0..f.solid.len() {
+            let mut h = (i as u32 ^ seed.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x85eb_ca6b);
+            h ^= h >> 13;
+            h = h.wrapping_mul(0xc2b2_ae35);
+            h ^= h >> 16;
+            let m = (h % (materials + 2)) as u8;
+            let occ = if binary {
+                if h & 0x100 != 0 { 255 } else { 0 }
             } else {
-                s[k + strides[axis]] as i32 - v[i & !bit]
+                (h >> 9) as u8
             };
-            grad[axis] += d as f32 * weight;
+            f.material[i] = m;
+            f.solid[i] = if m >= 2 { occ } else { 0 };
+        }
+        for r in 0..f.dim * f.dim {
+            f.inside_rows[r] = inside_bits(&f.solid[r * f.dim..(r + 1) * f.dim]);
+        }
+        f
+    }
+
+    /// Every float as bits, so that -0.0 and 0.0 differ.
+    fn bits(m: &ChunkMesh) -> Vec<u32> {
+        let vecs = m.positions.iter().chain(&m.normals).chain(&m.cube_offsets);
+        vecs.flat_map(|v| v.to_array().map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_and_baseline_builds_agree_bit_for_bit() {
+        if !avx2_available() {
+            return;
+        }
+        let options = MeshOptions {
+            keep_cube_offsets: true,
+        };
+        for (n, seed, materials, binary) in [
+            (32, 1, 2, false),
+            (32, 2, 9, false),
+            (32, 3, 1, true),
+            (8, 4, 3, false),
+        ] {
+            let field = random_field(n, seed, materials, binary);
+            let (mut a, mut b) = (ChunkMesh::default(), ChunkMesh::default());
+            let mut scratch = Scratch::default();
+            scratch.extract_baseline(&field, options, &mut a);
+            // SAFETY: AVX2 and its companions were detected above.
+            unsafe { scratch.extract_avx2(&field, options, &mut b) };
+            assert!(!a.is_empty());
+            assert_eq!(bits(&a), bits(&b));
+            assert_eq!(
+                (
+                    &a.indices,
+                    &a.material_ids,
+                    &a.material_weights,
+                    &a.vertex_cubes
+                ),
+                (
+                    &b.indices,
+                    &b.material_ids,
+                    &b.material_weights,
+                    &b.vertex_cubes
+                )
+            );
         }
     }
-    let normal = Vec3::new(-grad[0], -grad[1], -grad[2])
-        .try_normalize()
-        .unwrap_or(Vec3::Y);
 
-    // Materials: solid contributions of the 8 samples.
-    let m = &field.material[..];
-    // Materials: solid contributions of the 8 samples (spec §5).
-    let materials = CornerMaterials::new(ids, values);
-    let single = materials.single().map_or(MIXED, u16::from);
-    CubeData {
-        offset,
-        normal,
-        materials,
-        corner: [c[0] as u8, c[1] as u8, c[2] as u8],
-        single,
-        single_vertex: NO_SLOT,
-        first_vertex: NO_SLOT,
+    #[test]
+    fn every_field_size_meshes_to_the_spec_offsets() {
+        let mut mesher = SurfaceNets::new();
+        let mut m = ChunkMesh::default();
+        let options = MeshOptions {
+            keep_cube_offsets: true,
+        };
+        for n in [1, 2, 4, 8, 16, 32, 60] {
+            let f = random_field(n, n as u32, 5, false);
+            mesher.mesh_field(&f, options, &mut m);
+            assert!(!m.is_empty(), "n = {n}");
+            let dim = f.dim;
+            let s = |p: [i32; 3]| {
+                f64::from(f.solid[p[0] as usize + dim * (p[1] as usize + dim * p[2] as usize)])
+            };
+            let mut used = vec![false; m.vertex_count()];
+            for &i in &m.indices {
+                used[i as usize] = true;
+            }
+            assert!(used.iter().all(|&u| u), "every vertex is used");
+            let mut distinct = std::collections::HashSet::new();
+            for v in 0..m.vertex_count() {
+                let vertex = (m.vertex_cubes[v], m.material_ids[v], m.material_weights[v]);
+                assert!(distinct.insert(vertex), "no two equal vertices");
+            }
+            for v in 0..m.vertex_count() {
+                let c = m.vertex_cubes[v].map(|x| x as i32 + PAD as i32);
+                // Mean of the linear 0.5 crossings, in f64.
+                let (mut sum, mut count) = ([0.0f64; 3], 0.0);
+                for i in 0..8 {
+                    for axis in 0..3 {
+                        if i & (1 << axis) != 0 {
+                            continue;
+                        }
+                        let p = [0, 1, 2].map(|a| c[a] + ((i >> a) & 1));
+                        let mut q = p;
+                        q[axis] += 1;
+                        let (a, b) = (s(p), s(q));
+                        if (a >= 128.0) != (b >= 128.0) {
+                            for (ax, total) in sum.iter_mut().enumerate() {
+                                *total += if ax == axis {
+                                    (127.5 - a) / (b - a)
+                                } else {
+                                    ((i >> ax) & 1) as f64
+                                };
+                            }
+                            count += 1.0;
+                        }
+                    }
+                }
+                for (&got, &total) in m.cube_offsets[v].as_ref().iter().zip(&sum) {
+                    assert!((got as f64 - total / count).abs() < 1e-6);
+                }
+                let w = m.material_weights[v];
+                assert_eq!(w.iter().map(|&x| u32::from(x)).sum::<u32>(), 255);
+                assert!((m.normals[v].length() - 1.0).abs() < 1e-5);
+            }
+        }
     }
 }
