@@ -30,6 +30,9 @@ struct Globals {
     options: vec4<u32>,
     // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
     overlays: vec4<u32>,
+    // x: animation time in seconds, wrapped to [0, WAVE_LOOP_SECS) (water waves
+    // repeat exactly after that); yzw: unused.
+    time: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

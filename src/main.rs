@@ -41,6 +41,15 @@ fn parse_size(s: &str) -> Result<Size, String> {
     Ok(Size(w, h))
 }
 
+/// `--time SECONDS`: any finite number.
+fn parse_time(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|t| t.is_finite())
+        .ok_or_else(|| format!("{s:?} is not a finite number of seconds"))
+}
+
 /// Camera `X,Y,Z,YAW_DEG,PITCH_DEG`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct CameraArg {
@@ -203,6 +212,11 @@ struct Cli {
     /// before taking the screenshot (format in README.md).
     #[arg(long, value_name = "FILE.json", requires = "headless")]
     script: Option<PathBuf>,
+
+    /// Animation time in seconds for the headless frame (water waves), so
+    /// screenshots are reproducible.
+    #[arg(long = "time", value_name = "SECONDS", default_value_t = 0.0, requires = "headless", allow_negative_numbers = true, value_parser = parse_time)]
+    time_secs: f32,
 
     /// Regenerate the procedural material textures into DIR and exit.
     #[arg(long, value_name = "DIR", hide = true)]
@@ -495,6 +509,7 @@ fn render_headless(
         lod: lod_settings(cli)?,
         script,
         overlays: overlay_set(cli),
+        time_secs: cli.time_secs,
     };
     let stats = headless::render_screenshot(&options)?;
     if cli.script.is_some() {

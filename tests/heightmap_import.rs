@@ -98,7 +98,7 @@ fn jacksboro_dem_imports_with_true_aspect_and_relief() {
     }
     // 840 m of relief at 37.25 m per cell, exaggerated 3×: about 67.7 cells.
     assert!(
-        lo >= BEDROCK_CELLS - 0.01 && lo < BEDROCK_CELLS + 3.0,
+        (BEDROCK_CELLS - 0.01..BEDROCK_CELLS + 3.0).contains(&lo),
         "lowest surface {lo}"
     );
     assert!(hi - lo > 55.0 && hi - lo < 70.0, "relief {lo}..{hi} cells");

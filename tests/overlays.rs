@@ -434,6 +434,7 @@ fn lod_tints_differ_between_forced_levels() {
                 ..LodSettings::default()
             },
             overlays,
+            time_secs: 0.0,
         };
         let stats = headless::render_screenshot(&options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);

@@ -29,15 +29,18 @@ impl ChunkUploader for Recorder {
 /// A rock basin with a pond at rows 4..6 (x, z in 8..20) inside chunk (0,0,0).
 fn pond() -> Grid {
     let mut g = Grid::new();
-    g.edit_region(CellBox::new(IVec3::new(0, 0, 0), IVec3::new(28, 8, 28)), |c, _| {
-        let inside = (8..20).contains(&c.0.x) && (8..20).contains(&c.0.z);
-        match (inside, c.0.y) {
-            (_, y) if y < 4 => Cell::full(Material::ROCK),
-            (true, y) if y < 6 => Cell::full(Material::WATER),
-            (true, _) => Cell::EMPTY,
-            (false, _) => Cell::full(Material::GRASS),
-        }
-    })
+    g.edit_region(
+        CellBox::new(IVec3::new(0, 0, 0), IVec3::new(28, 8, 28)),
+        |c, _| {
+            let inside = (8..20).contains(&c.0.x) && (8..20).contains(&c.0.z);
+            match (inside, c.0.y) {
+                (_, y) if y < 4 => Cell::full(Material::ROCK),
+                (true, y) if y < 6 => Cell::full(Material::WATER),
+                (true, _) => Cell::EMPTY,
+                (false, _) => Cell::full(Material::GRASS),
+            }
+        },
+    )
     .unwrap();
     g
 }
@@ -57,7 +60,10 @@ fn water_mesh_is_the_same_at_every_level() {
     let g = pond();
     let coord = ChunkCoord::new(0, 0, 0);
     let reference = WorldMeshes::build(&g, &[coord], |_| 0);
-    let water = reference.water_of(coord).expect("the pond shows water").clone();
+    let water = reference
+        .water_of(coord)
+        .expect("the pond shows water")
+        .clone();
     assert!(water.triangle_count() >= 2 * 12 * 12);
     for level in 1..4 {
         let m = WorldMeshes::build(&g, &[coord], |_| level);
@@ -87,7 +93,10 @@ fn level_only_requests_reuse_the_water_mesh() {
     p.publish(&mut up, &mut meshes);
     assert_eq!(meshes.level_of(coord), Some(2));
     assert!(up.water_staged.is_empty());
-    assert!(Arc::ptr_eq(meshes.water_of(coord).unwrap(), &before), "water kept as is");
+    assert!(
+        Arc::ptr_eq(meshes.water_of(coord).unwrap(), &before),
+        "water kept as is"
+    );
 }
 
 #[test]
@@ -98,9 +107,10 @@ fn water_still_updates_after_an_edit_followed_by_a_level_change() {
     let mut p = MeshPipeline::new();
     p.mark_synced(&g);
     // The edit raises the pond by one row.
-    g.edit_region(CellBox::new(IVec3::new(8, 6, 8), IVec3::new(20, 7, 20)), |_, _| {
-        Cell::full(Material::WATER)
-    })
+    g.edit_region(
+        CellBox::new(IVec3::new(8, 6, 8), IVec3::new(20, 7, 20)),
+        |_, _| Cell::full(Material::WATER),
+    )
     .unwrap();
     p.sync_grid(&g, &mut meshes, Instant::now(), |_| true);
     // Before it is meshed, LOD moves the chunk to level 1 (a level-only request).
@@ -111,6 +121,12 @@ fn water_still_updates_after_an_edit_followed_by_a_level_change() {
     assert_eq!(meshes.level_of(coord), Some(1));
     assert_eq!(**meshes.water_of(coord).unwrap(), mesh_water_one(&g, coord));
     // The sheet now sits at the new top: row 7's bottom, 28 studs.
-    let top = meshes.water_of(coord).unwrap().positions.iter().map(|p| p.y).fold(0.0, f32::max);
+    let top = meshes
+        .water_of(coord)
+        .unwrap()
+        .positions
+        .iter()
+        .map(|p| p.y)
+        .fold(0.0, f32::max);
     assert_eq!(top, 28.0);
 }

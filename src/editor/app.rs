@@ -151,6 +151,8 @@ struct WindowState {
     stroke_surface: Option<WorldMeshes>,
     hit: Option<PickHit>,
     last_frame: Instant,
+    /// When the window opened: the water animation runs on real time since then.
+    opened_at: Instant,
     frame_ms: f32,
     last_brush: Option<Instant>,
 }
@@ -315,6 +317,7 @@ impl App {
             stroke_surface: None,
             hit: None,
             last_frame: Instant::now(),
+            opened_at: Instant::now(),
             frame_ms: 0.0,
             last_brush: None,
             gpu,
@@ -438,6 +441,10 @@ impl WindowState {
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
         settings.overlays = self.panel.overlays;
+        // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
+        settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
+            % f64::from(crate::render::water_pipeline::WAVE_LOOP_SECS))
+            as f32;
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             self.renderer.update_seam_audit(meshes, now);
         }

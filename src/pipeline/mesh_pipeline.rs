@@ -41,8 +41,8 @@ use crate::terrain::grid::{Changes, Grid};
 use super::invalidation::chunks_reading_at_levels;
 use super::stats::PipelineStats;
 use super::world_meshes::{WorldMeshes, mesh_one, mesh_water_one};
-use crate::mesh::water::WaterMesh;
 use crate::mesh::MeshOptions;
+use crate::mesh::water::WaterMesh;
 
 /// Most chunks one worker batch meshes.
 pub const MAX_BATCH_CHUNKS: usize = 32;

@@ -8,6 +8,11 @@
 //! camera-relative) and sorted front to back, which lets early depth testing
 //! skip hidden fragments (valuable on software rasterizers).
 //!
+//! Each chunk's water surface lives in [`WaterBuffers`] beside its terrain:
+//! uploaded from the same change list, staged and promoted in the same step
+//! (so an edit's new terrain and new water appear in the same frame), culled
+//! in the same [`ChunkBuffers::prepare`].
+//!
 //! For the debug overlays each chunk also remembers when it was last
 //! promoted (the `remesh` flash), where its skirts begin (`hide-skirts`), and
 //! a bind group over its buffers as storage (the barycentric wireframe).
@@ -20,11 +25,13 @@ use wgpu::util::DeviceExt;
 
 use crate::camera::Camera;
 use crate::mesh::ChunkMesh;
+use crate::mesh::water::WaterMesh;
 use crate::pipeline::WorldMeshes;
 use crate::terrain::coords::ChunkCoord;
 
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::terrain_pipeline::{ChunkInstance, TerrainVertex};
+use super::water_buffers::WaterBuffers;
 
 /// GPU copy of one chunk's mesh.
 pub struct ChunkGpu {
@@ -57,7 +64,9 @@ pub struct SyncStats {
     pub uploaded: usize,
     /// Chunks whose buffers were dropped because their mesh is gone.
     pub removed: usize,
-    /// Bytes written to new vertex and index buffers.
+    /// Chunks whose water surface was (re)uploaded.
+    pub water_uploaded: usize,
+    /// Bytes written to new vertex and index buffers (terrain and water).
     pub bytes: usize,
 }
 
@@ -68,8 +77,12 @@ pub struct DrawStats {
     pub resident_chunks: usize,
     /// Chunks inside the view frustum (drawn).
     pub drawn_chunks: usize,
-    /// Triangles in the drawn chunks.
+    /// Triangles in the drawn chunks (terrain only).
     pub drawn_triangles: usize,
+    /// Chunks whose water surface is drawn.
+    pub drawn_water_chunks: usize,
+    /// Water triangles drawn.
+    pub drawn_water_triangles: usize,
 }
 
 /// All chunk buffers plus this frame's instance buffer and draw list.
@@ -88,6 +101,8 @@ pub struct ChunkBuffers {
     extra_usage: wgpu::BufferUsages,
     /// Bumped whenever the drawn set of meshes changes.
     revision: u64,
+    /// The water surfaces, staged and promoted with the terrain.
+    water: WaterBuffers,
 }
 
 /// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
@@ -130,6 +145,7 @@ impl ChunkBuffers {
             instances: Vec::new(),
             extra_usage: wgpu::BufferUsages::empty(),
             revision: 0,
+            water: WaterBuffers::new(device),
         }
     }
 
@@ -160,10 +176,20 @@ impl ChunkBuffers {
     }
 
     /// Uploads exactly the chunks `meshes` reports as changed since the last
-    /// call and drops the buffers of chunks whose mesh is gone.
+    /// call (terrain and water) and drops the buffers of chunks whose mesh
+    /// or water is gone.
     pub fn sync(&mut self, device: &wgpu::Device, meshes: &mut WorldMeshes) -> SyncStats {
         let mut stats = SyncStats::default();
         for coord in meshes.take_changed() {
+            match meshes.water_of(coord) {
+                Some(water) if !water.is_empty() => {
+                    stats.bytes += self.water.upload(device, coord, water);
+                    stats.water_uploaded += 1;
+                }
+                _ => {
+                    self.water.remove(coord);
+                }
+            }
             match meshes.get(coord) {
                 Some(mesh) if !mesh.is_empty() => {
                     let level = meshes.level_of(coord).unwrap_or(0);
@@ -223,8 +249,27 @@ impl ChunkBuffers {
         }
     }
 
-    /// Makes the staged buffers of `coords` the drawn ones (dropping the old
-    /// ones), all at once; chunks with nothing staged are left as they are.
+    /// Uploads the water surface `water` for `coord` into a staging slot
+    /// without drawing it (an empty surface stages the water's removal);
+    /// [`ChunkBuffers::promote`] shows it together with the chunk's terrain.
+    /// Returns bytes uploaded.
+    pub fn stage_water(
+        &mut self,
+        device: &wgpu::Device,
+        coord: ChunkCoord,
+        water: &WaterMesh,
+    ) -> usize {
+        self.water.stage(device, coord, water)
+    }
+
+    /// The water surfaces.
+    pub fn water(&self) -> &WaterBuffers {
+        &self.water
+    }
+
+    /// Makes the staged buffers (terrain and water) of `coords` the drawn
+    /// ones (dropping the old ones), all at once; chunks with nothing staged
+    /// are left as they are (a level-only change keeps its water).
     /// Records the time for the `remesh` overlay.
     pub fn promote(&mut self, coords: &[ChunkCoord]) {
         self.promote_at(coords, Instant::now());
@@ -245,6 +290,7 @@ impl ChunkBuffers {
                 None => {}
             }
         }
+        self.water.promote(coords);
     }
 
     /// GPU buffers for `mesh` and their size in bytes; `None` for an empty mesh.
@@ -284,12 +330,13 @@ impl ChunkBuffers {
         ))
     }
 
-    /// Drops the buffers of `coord`, if any.
+    /// Drops the buffers (terrain and water) of `coord`, if any.
     pub fn remove(&mut self, coord: ChunkCoord) {
         if self.chunks.remove(&coord).is_some() {
             self.revision += 1;
         }
         self.staged.remove(&coord);
+        self.water.remove(coord);
     }
 
     /// Drops every chunk (e.g. when a different world is loaded).
@@ -299,6 +346,7 @@ impl ChunkBuffers {
         self.staged.clear();
         self.draws.clear();
         self.instances.clear();
+        self.water.clear();
     }
 
     /// Number of chunks with GPU buffers.
@@ -319,7 +367,8 @@ impl ChunkBuffers {
     /// Culls against `camera`'s frustum (`clip_from_world` must be the
     /// camera-relative matrix used for drawing) and `draw_distance_studs`,
     /// orders visible chunks front to back and writes their camera-relative
-    /// origins, levels and ages at `now` to the instance buffer.
+    /// origins, levels and ages at `now` to the instance buffer; culls and
+    /// orders the water surfaces the same way (back to front).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -373,7 +422,12 @@ impl ChunkBuffers {
             );
         }
         self.draws = visible.iter().map(|v| v.1).collect();
+        let water = self
+            .water
+            .prepare(device, queue, camera, &frustum, draw_distance_studs);
         DrawStats {
+            drawn_water_chunks: water.chunks,
+            drawn_water_triangles: water.triangles,
             resident_chunks: self.chunks.len(),
             drawn_chunks: self.draws.len(),
             drawn_triangles: self

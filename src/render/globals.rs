@@ -11,10 +11,10 @@ use crate::camera::Camera;
 use crate::terrain::edit::BrushMode;
 
 use super::overlays::OverlaySet;
+use super::water_pipeline::WAVE_LOOP_SECS;
 
-/// GPU mirror of `struct Globals` in `shaders/terrain.wgsl`, `shaders/sky.wgsl`,
-/// `shaders/wireframe.wgsl` and `shaders/lines.wgsl`. Keep in sync with all
-/// four. Colours are linear RGB.
+/// GPU mirror of `struct Globals` in `shaders/globals.wgsl` (prepended to
+/// every shader module). Keep in sync. Colours are linear RGB.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GlobalUniforms {
@@ -45,9 +45,13 @@ pub struct GlobalUniforms {
     /// x: the debug overlays that are on, an [`OverlaySet`] (bit `i` =
     /// `Overlay::ALL[i]`); yzw unused.
     pub overlays: [u32; 4],
+    /// x: animation time in seconds, wrapped to `[0, WAVE_LOOP_SECS)` (the
+    /// water's waves repeat exactly after that, so the wrap is seamless and
+    /// the shader never sees a large time); yzw unused.
+    pub time: [f32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 11 * 16);
+const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 12 * 16);
 
 /// The brush cursor as the terrain shader draws it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +80,9 @@ pub struct FrameSettings {
     pub draw_distance_studs: f32,
     /// Debug overlays to draw (see [`super::overlays`]).
     pub overlays: OverlaySet,
+    /// Animation time in seconds (water waves). The window advances it with
+    /// real time; headless frames take `--time` so screenshots reproduce.
+    pub time_secs: f32,
 }
 
 impl Default for FrameSettings {
@@ -89,6 +96,7 @@ impl Default for FrameSettings {
             fog_max: 0.85,
             draw_distance_studs: f32::INFINITY,
             overlays: OverlaySet::NONE,
+            time_secs: 0.0,
         }
     }
 }
@@ -123,6 +131,16 @@ pub mod palette {
     pub const BRUSH_ADD_WATER: [f32; 3] = [0.2, 0.55, 1.0];
     /// Brush ring colour of Remove water.
     pub const BRUSH_REMOVE_WATER: [f32; 3] = [1.0, 0.6, 0.15];
+}
+
+/// `time_secs` wrapped into `[0, WAVE_LOOP_SECS)` (0 for non-finite input).
+pub fn wrap_wave_time(time_secs: f32) -> f32 {
+    if !time_secs.is_finite() {
+        return 0.0;
+    }
+    let t = f64::from(time_secs).rem_euclid(f64::from(WAVE_LOOP_SECS)) as f32;
+    // Rounding can land exactly on the loop length; that is time 0 again.
+    if t >= WAVE_LOOP_SECS { 0.0 } else { t }
 }
 
 fn v4(v: [f32; 3], w: f32) -> [f32; 4] {
@@ -176,6 +194,7 @@ impl GlobalUniforms {
             viewport: [w, h, 1.0 / w, 1.0 / h],
             options: [u32::from(encode_srgb), 0, 0, 0],
             overlays: [settings.overlays.bits(), 0, 0, 0],
+            time: [wrap_wave_time(settings.time_secs), 0.0, 0.0, 0.0],
         }
     }
 }

@@ -463,6 +463,9 @@ pub struct ScreenshotOptions {
     pub lod: LodSettings,
     /// Debug overlays to draw (`--overlay NAME`, repeatable).
     pub overlays: OverlaySet,
+    /// Animation time in seconds (`--time`, default 0): the water's waves at
+    /// that moment, so screenshots are reproducible.
+    pub time_secs: f32,
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -614,6 +617,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     let pipeline = &mut streaming.pipeline;
     let mut settings = frame_settings_for(&camera, &meshes);
     settings.overlays = options.overlays;
+    settings.time_secs = options.time_secs;
     // The audit of the shown meshes feeds the statistics, the panel and,
     // with `--overlay seam-audit`, the markers.
     headless

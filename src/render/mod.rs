@@ -5,13 +5,18 @@
 //! buffers owned by a [`Renderer`], a per-frame [`Renderer::prepare`] that
 //! writes uniforms and culls chunks, and a [`Renderer::paint`] that only
 //! records draws into a render pass the caller owns. [`Renderer::render`]
-//! wraps the common case: one pass into the renderer's own multisampled colour
-//! and reversed-Z depth targets, resolved into the caller's texture.
+//! wraps the common case: the renderer's own multisampled colour and
+//! reversed-Z depth targets, resolved into the caller's texture, in two
+//! passes: the opaque pass (sky, terrain) stores its depth; the second pass
+//! keeps that depth attached read-only and also binds it as a texture, so
+//! the water shader can measure how much water lies in front of the bed,
+//! then draws the overlays and resolves.
 //!
 //! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`],
-//! [`wireframe_pipeline`] and [`line_pipeline`] (the last two draw debug
-//! overlays); shared per-frame uniforms in [`globals`]; chunk buffers and
-//! culling in [`chunk_buffers`]; textures in [`material_textures`]; device
+//! [`water_pipeline`], [`wireframe_pipeline`] and [`line_pipeline`] (the last
+//! two draw debug overlays); shared per-frame uniforms (including the
+//! animation time) in [`globals`]; chunk buffers and culling in
+//! [`chunk_buffers`] and, for water, [`water_buffers`]; textures in [`material_textures`]; device
 //! creation in [`gpu`]; the debug overlays' switches, tints and seam audit in
 //! [`overlays`]; offscreen rendering, screenshots and the egui overlay in
 //! [`headless`].
@@ -58,7 +63,9 @@
 //!
 //! Alternatively draw inside your own pass with [`Renderer::paint`]; it needs
 //! a colour attachment of the renderer's format and sample count and a
-//! [`DEPTH_FORMAT`] attachment cleared to [`DEPTH_CLEAR`] (reversed-Z).
+//! [`DEPTH_FORMAT`] attachment cleared to [`DEPTH_CLEAR`] (reversed-Z). In a
+//! single pass the water cannot read the depth, so it is drawn with a fixed
+//! thickness (no visible bed in shallow water, no soft shoreline).
 
 pub mod chunk_buffers;
 pub mod egui_pass;
@@ -72,6 +79,8 @@ pub mod script_replay;
 pub mod shaders;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
+pub mod water_buffers;
+pub mod water_pipeline;
 pub mod wireframe_pipeline;
 
 pub use chunk_buffers::{ChunkBuffers, DrawStats, SyncStats};
@@ -87,6 +96,7 @@ use glam::Vec3;
 
 use crate::camera::Camera;
 use crate::mesh::ChunkMesh;
+use crate::mesh::water::WaterMesh;
 use crate::pipeline::{ChunkUploader, WorldMeshes};
 use crate::terrain::coords::ChunkCoord;
 
@@ -95,6 +105,7 @@ use globals::GlobalsBinding;
 use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR};
 use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
+use water_pipeline::WaterPipeline;
 use wireframe_pipeline::WireframePipeline;
 
 /// Depth buffer format of every Strata pass: reversed-Z, cleared to 0, compare `Greater`.
@@ -137,11 +148,15 @@ impl ViewportRect {
     }
 }
 
-/// The renderer's own multisampled colour target (when MSAA is on) and depth target.
+/// The renderer's own multisampled colour target (when MSAA is on) and depth
+/// target, plus the water's bind group over that depth.
 struct FrameTargets {
     size: [u32; 2],
     msaa_color: Option<wgpu::TextureView>,
     depth: wgpu::TextureView,
+    /// Group 1 of the depth-reading water pipeline (`None` when the adapter
+    /// cannot read the depth in a pass that uses it read-only).
+    water_depth: Option<wgpu::BindGroup>,
 }
 
 /// [`ChunkUploader`] over a renderer's chunk buffers (see [`Renderer::uploader`]).
@@ -164,6 +179,10 @@ impl ChunkUploader for RendererUploader<'_> {
             self.chunks.remove(*c);
         }
     }
+
+    fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
+        self.chunks.stage_water(self.device, coord, water);
+    }
 }
 
 /// Sky plus terrain renderer. Create once per device and target format.
@@ -175,6 +194,7 @@ pub struct Renderer {
     globals: GlobalsBinding,
     sky: SkyPipeline,
     terrain: TerrainPipeline,
+    water: WaterPipeline,
     wireframe: WireframePipeline,
     lines: LinePipeline,
     line_batch: LineBatch,
@@ -216,6 +236,13 @@ impl Renderer {
         let sky = SkyPipeline::new(&device, &globals, target_format, sample_count);
         let terrain =
             TerrainPipeline::new(&device, &globals, materials, target_format, sample_count);
+        let read_depth = water_pipeline::can_read_depth_in_pass(&gpu.adapter);
+        if !read_depth {
+            log::warn!(
+                "the adapter cannot sample a read-only depth attachment; water is drawn flat"
+            );
+        }
+        let water = WaterPipeline::new(&device, &globals, target_format, sample_count, read_depth);
         let wire_mode = WireframeMode::for_gpu(gpu);
         log::info!("wireframe overlay: {}", wire_mode.name());
         let wireframe =
@@ -237,6 +264,7 @@ impl Renderer {
             globals,
             sky,
             terrain,
+            water,
             targets: None,
             last_draw: DrawStats::default(),
         }
@@ -332,7 +360,7 @@ impl Renderer {
             height: size[1],
             depth_or_array_layers: 1,
         };
-        let make = |label, format| {
+        let make = |label, format, usage| {
             self.device
                 .create_texture(&wgpu::TextureDescriptor {
                     label: Some(label),
@@ -341,17 +369,27 @@ impl Renderer {
                     sample_count: self.sample_count,
                     dimension: wgpu::TextureDimension::D2,
                     format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    usage,
                     view_formats: &[],
                 })
                 .create_view(&Default::default())
         };
-        let msaa_color = (self.sample_count > 1).then(|| make("msaa colour", self.target_format));
-        let depth = make("depth", DEPTH_FORMAT);
+        let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        let msaa_color =
+            (self.sample_count > 1).then(|| make("msaa colour", self.target_format, attachment));
+        // The water pass reads the opaque depth as a texture.
+        let depth_usage = if self.water.reads_depth() {
+            attachment | wgpu::TextureUsages::TEXTURE_BINDING
+        } else {
+            attachment
+        };
+        let depth = make("depth", DEPTH_FORMAT, depth_usage);
+        let water_depth = self.water.depth_bind_group(&self.device, &depth);
         self.targets = Some(FrameTargets {
             size,
             msaa_color,
             depth,
+            water_depth,
         });
     }
 
@@ -413,16 +451,31 @@ impl Renderer {
         self.last_draw
     }
 
-    /// Records the sky and terrain draws into `pass`. The pass must target
+    /// Records the sky, terrain, water and overlay draws into `pass`, all in
+    /// one pass (so the water is drawn flat: it cannot read the depth; see
+    /// [`Renderer::render`] for the full look). The pass must target
     /// [`Renderer::target_format`] with [`Renderer::sample_count`] samples and a
     /// [`DEPTH_FORMAT`] depth attachment cleared to [`DEPTH_CLEAR`]; set its
     /// viewport to the 3D area first if it is not the whole target.
     pub fn paint(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.paint_opaque(pass);
+        self.water
+            .paint_flat(pass, &self.globals, self.chunks.water());
+        self.paint_overlays(pass);
+    }
+
+    /// Sky and terrain: everything that writes depth.
+    fn paint_opaque(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.sky.paint(pass, &self.globals);
         let hide_skirts = self.overlays.contains(Overlay::HideSkirts);
         self.terrain
             .paint(pass, &self.globals, &self.chunks, hide_skirts);
+    }
+
+    /// Debug overlays (they test depth but never write it).
+    fn paint_overlays(&self, pass: &mut wgpu::RenderPass<'_>) {
         if self.overlays.contains(Overlay::Wireframe) {
+            let hide_skirts = self.overlays.contains(Overlay::HideSkirts);
             self.wireframe
                 .paint(pass, &self.globals, &self.chunks, hide_skirts);
         }
@@ -452,11 +505,16 @@ impl Renderer {
         }
     }
 
-    /// Renders sky and terrain into `target` (a `target_size` texture of
-    /// [`Renderer::target_format`], single-sampled) in one pass using the
-    /// renderer's own MSAA colour and depth targets, resolving into `target`.
-    /// Pixels outside `viewport` are cleared to the horizon colour.
+    /// Renders sky, terrain, water and overlays into `target` (a
+    /// `target_size` texture of [`Renderer::target_format`], single-sampled)
+    /// using the renderer's own MSAA colour and depth targets, resolving into
+    /// `target`. Pixels outside `viewport` are cleared to the horizon colour.
     /// Call [`Renderer::prepare`] first.
+    ///
+    /// Two passes: sky and terrain (depth stored); then, with the depth
+    /// attached read-only and bound as a texture, water (which measures its
+    /// thickness against that depth) and the overlays, resolving at the end.
+    /// On adapters that cannot do that, one pass with flat water.
     pub fn render(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -468,43 +526,106 @@ impl Renderer {
         let Some(targets) = self.targets.as_ref() else {
             return;
         };
-        let (view, resolve_target, store) = match &targets.msaa_color {
-            Some(msaa) => (msaa, Some(target), wgpu::StoreOp::Discard),
-            None => (target, None, wgpu::StoreOp::Store),
+        let viewport = match viewport {
+            Some(v) => {
+                let x = v.x.clamp(0.0, target_size[0] as f32);
+                let y = v.y.clamp(0.0, target_size[1] as f32);
+                let w = v.width.min(target_size[0] as f32 - x);
+                let h = v.height.min(target_size[1] as f32 - y);
+                if w < 1.0 || h < 1.0 {
+                    None
+                } else {
+                    Some([x, y, w, h])
+                }
+            }
+            None => Some([0.0, 0.0, target_size[0] as f32, target_size[1] as f32]),
+        };
+        let (view, resolve_target) = match &targets.msaa_color {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        let water_depth = targets.water_depth.as_ref();
+        let two_passes = water_depth.is_some() && viewport.is_some();
+        // The opaque pass resolves only when it is the last one.
+        let (first_resolve, first_store) = match (two_passes, resolve_target) {
+            (true, _) => (None, wgpu::StoreOp::Store),
+            (false, Some(t)) => (Some(t), wgpu::StoreOp::Discard),
+            (false, None) => (None, wgpu::StoreOp::Store),
+        };
+        let set_viewport = |pass: &mut wgpu::RenderPass<'_>| {
+            if let Some([x, y, w, h]) = viewport {
+                pass.set_viewport(x, y, w, h, 0.0, 1.0);
+            }
+        };
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("strata 3d (opaque)"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: first_resolve,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(self.clear_color()),
+                        store: first_store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &targets.depth,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(DEPTH_CLEAR),
+                        store: if two_passes {
+                            wgpu::StoreOp::Store
+                        } else {
+                            wgpu::StoreOp::Discard
+                        },
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if viewport.is_none() {
+                return;
+            }
+            set_viewport(&mut pass);
+            if !two_passes {
+                self.paint(&mut pass);
+                return;
+            }
+            self.paint_opaque(&mut pass);
+        }
+        let Some(water_depth) = water_depth else {
+            return;
         };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("strata 3d"),
+            label: Some("strata 3d (water, overlays)"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view,
                 depth_slice: None,
                 resolve_target,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(self.clear_color()),
-                    store,
+                    load: wgpu::LoadOp::Load,
+                    store: if resolve_target.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 },
             })],
+            // Read-only: the same texture is bound to the water shader.
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &targets.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(DEPTH_CLEAR),
-                    store: wgpu::StoreOp::Discard,
-                }),
+                depth_ops: None,
                 stencil_ops: None,
             }),
             timestamp_writes: None,
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if let Some(v) = viewport {
-            let x = v.x.clamp(0.0, target_size[0] as f32);
-            let y = v.y.clamp(0.0, target_size[1] as f32);
-            let w = v.width.min(target_size[0] as f32 - x);
-            let h = v.height.min(target_size[1] as f32 - y);
-            if w < 1.0 || h < 1.0 {
-                return;
-            }
-            pass.set_viewport(x, y, w, h, 0.0, 1.0);
-        }
-        self.paint(&mut pass);
+        set_viewport(&mut pass);
+        self.water
+            .paint_with_depth(&mut pass, &self.globals, water_depth, self.chunks.water());
+        self.paint_overlays(&mut pass);
     }
 }

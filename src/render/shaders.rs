@@ -33,10 +33,18 @@ pub const LINES_WGSL: &str = concat!(
     include_str!("../../shaders/lines.wgsl")
 );
 
+/// Water surface pipeline.
+pub const WATER_WGSL: &str = concat!(
+    include_str!("../../shaders/globals.wgsl"),
+    "\n",
+    include_str!("../../shaders/water.wgsl")
+);
+
 /// Every module: `(file name, full source)`.
-pub const ALL: [(&str, &str); 4] = [
+pub const ALL: [(&str, &str); 5] = [
     ("sky.wgsl", SKY_WGSL),
     ("terrain.wgsl", TERRAIN_WGSL),
     ("wireframe.wgsl", WIREFRAME_WGSL),
     ("lines.wgsl", LINES_WGSL),
+    ("water.wgsl", WATER_WGSL),
 ];

@@ -226,7 +226,10 @@ mod tests {
     #[test]
     fn uniform_and_dense_hash_equal() {
         let u = ChunkCells::Uniform(Cell::full(Material::DIRT));
-        let d = ChunkCells::Dense(Arc::from(vec![Cell::full(Material::DIRT); CHUNK_VOLUME_CELLS]));
+        let d = ChunkCells::Dense(Arc::from(vec![
+            Cell::full(Material::DIRT);
+            CHUNK_VOLUME_CELLS
+        ]));
         assert_eq!(u.content_hash(), d.content_hash());
         let e = ChunkCells::Uniform(Cell::EMPTY);
         assert_ne!(u.content_hash(), e.content_hash());
@@ -255,7 +258,10 @@ mod tests {
             h.push(rev, b(rev as i32));
         }
         assert_eq!(h.changed_since(4), Some(b(5).union(&b(6))));
-        assert_eq!(h.changed_since(0), Some(CellBox::new(IVec3::new(1, 0, 0), IVec3::new(7, 1, 1))));
+        assert_eq!(
+            h.changed_since(0),
+            Some(CellBox::new(IVec3::new(1, 0, 0), IVec3::new(7, 1, 1)))
+        );
         h.push(7, b(7));
         // Revision 1 fell out of the ring: a reader at 0 can no longer be answered.
         assert_eq!(h.changed_since(0), None);
