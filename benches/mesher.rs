@@ -62,7 +62,11 @@ fn sphere() -> Grid {
 fn sine_field() -> Grid {
     grid_from(|p| {
         let v = (p.x * 1.3).sin() * (p.y * 1.1).sin() * (p.z * 0.9).sin();
-        let m = if p.y as i32 % 3 == 0 { Material::ROCK } else { Material::GRASS };
+        let m = if p.y as i32 % 3 == 0 {
+            Material::ROCK
+        } else {
+            Material::GRASS
+        };
         (m, 0.5 + 0.5 * v)
     })
 }
