@@ -11,5 +11,6 @@ pub mod editor;
 pub mod io;
 pub mod mesh;
 pub mod pipeline;
+pub mod progress;
 pub mod render;
 pub mod terrain;

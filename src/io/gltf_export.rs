@@ -35,6 +35,7 @@ use json::validation::{Checked, USize64};
 use super::ExportError;
 use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
+use crate::progress::Progress;
 use crate::terrain::ChunkCoord;
 use crate::terrain::grid::Grid;
 
@@ -100,7 +101,25 @@ fn pad4(n: u64) -> u64 {
 /// [`ExportError::TooLarge`] when the geometry exceeds the 4 GiB a GLB
 /// can hold, [`ExportError::Write`] when the file cannot be written.
 pub fn export_glb(grid: &Grid, path: &Path) -> Result<GlbExport, ExportError> {
-    let meshes = WorldMeshes::build_all(grid);
+    export_glb_with_progress(grid, path, &Progress::new())
+}
+
+/// [`export_glb`], counting chunks meshed in `progress` (stage "meshing")
+/// and stopping before anything is written when it is cancelled.
+///
+/// # Errors
+/// As [`export_glb`], and [`ExportError::Cancelled`].
+pub fn export_glb_with_progress(
+    grid: &Grid,
+    path: &Path,
+    progress: &Progress,
+) -> Result<GlbExport, ExportError> {
+    let meshes =
+        WorldMeshes::build_with_progress(grid, &grid.meshing_candidates(), |_| 0, progress)
+            .map_err(|_| ExportError::Cancelled {
+                path: path.to_path_buf(),
+            })?;
+    progress.begin_stage("writing", 0);
     export_meshes_glb(&meshes, path)
 }
 

@@ -19,6 +19,12 @@ use std::path::PathBuf;
 /// Why an export failed. Messages name the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// The export was cancelled before anything was written.
+    #[error("export to {path} was cancelled")]
+    Cancelled {
+        /// The requested output file.
+        path: PathBuf,
+    },
     /// The world has no solid surface to export.
     #[error("cannot export {path}: the world has no solid surface")]
     NoSurface {

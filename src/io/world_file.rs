@@ -58,6 +58,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use rustc_hash::FxHashMap;
 
 use crate::camera::{Camera, MAX_PITCH_DEG};
+use crate::progress::Progress;
 use crate::terrain::cell::Cell;
 use crate::terrain::chunk::{ChunkCells, cell_bytes};
 use crate::terrain::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, ChunkCoord};
@@ -204,6 +205,15 @@ pub struct SaveReport {
 /// Why a world file could not be read or written. Every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum WorldFileError {
+    /// The operation was cancelled ([`Progress::cancel`]): a load built no
+    /// grid, a save left the file as it was.
+    #[error("{operation} of world file {path} was cancelled")]
+    Cancelled {
+        /// The file.
+        path: PathBuf,
+        /// "loading" or "saving".
+        operation: &'static str,
+    },
     /// The file does not exist.
     #[error("world file {path} does not exist")]
     NotFound {
@@ -455,11 +465,20 @@ fn encode_cells(cells: &ChunkCells) -> std::io::Result<Vec<u8>> {
 fn encode_chunks(
     path: &Path,
     chunks: &[(ChunkCoord, ChunkCells)],
+    progress: &Progress,
 ) -> Result<Vec<EncodedChunk>, WorldFileError> {
+    progress.begin_stage("saving", chunks.len() as u64);
     chunks
         .par_iter()
         .map(|(coord, cells)| {
+            if progress.is_cancelled() {
+                return Err(WorldFileError::Cancelled {
+                    path: path.to_path_buf(),
+                    operation: "saving",
+                });
+            }
             let blob = encode_cells(cells).map_err(|e| io_err(path, e))?;
+            progress.advance(1);
             Ok(EncodedChunk {
                 coord: *coord,
                 hash: cells.content_hash(),
@@ -894,8 +913,21 @@ pub fn load(
     path: &Path,
     options: LoadOptions,
 ) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
+    load_with_progress(path, options, &Progress::new())
+}
+
+/// [`load`], counting chunks decoded in `progress` (stage "loading") and
+/// stopping early, with [`WorldFileError::Cancelled`], when it is cancelled.
+///
+/// # Errors
+/// As [`load`], and [`WorldFileError::Cancelled`].
+pub fn load_with_progress(
+    path: &Path,
+    options: LoadOptions,
+    progress: &Progress,
+) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
     let conn = open_existing(path)?;
-    let (grid, meta, report, _) = load_from(&conn, path, options)?;
+    let (grid, meta, report, _) = load_from(&conn, path, options, progress)?;
     Ok((grid, meta, report))
 }
 
@@ -904,13 +936,25 @@ fn load_from(
     conn: &Connection,
     path: &Path,
     options: LoadOptions,
+    progress: &Progress,
 ) -> Result<(Grid, WorldMeta, LoadReport, FxHashMap<ChunkCoord, u64>), WorldFileError> {
     let start = Instant::now();
+    progress.begin_stage("reading", 0);
     let stored = read_meta_table(conn, path)?;
     let rows = read_chunk_rows(conn, path)?;
+    let cancelled = || WorldFileError::Cancelled {
+        path: path.to_path_buf(),
+        operation: "loading",
+    };
+    progress.check().map_err(|_| cancelled())?;
+    progress.begin_stage("loading", rows.len() as u64);
     let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
         .into_par_iter()
         .map(|(coord, stored_hash, blob)| {
+            progress.advance(1);
+            if progress.is_cancelled() {
+                return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
+            }
             let cells = match blob {
                 Err(len) => Err(ChunkFault::Invalid(format!(
                     "{len} bytes of data, longer than any chunk encoding"
@@ -930,6 +974,7 @@ fn load_from(
             (coord, stored_hash, cells)
         })
         .collect();
+    progress.check().map_err(|_| cancelled())?;
     let mut chunks = Vec::with_capacity(decoded.len());
     let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
@@ -1196,8 +1241,22 @@ impl WorldFile {
         grid: &Grid,
         meta: &WorldMeta,
     ) -> Result<(WorldFile, SaveReport), WorldFileError> {
+        WorldFile::save_full_with_progress(path, grid, meta, &Progress::new())
+    }
+
+    /// [`WorldFile::save_full`], counting chunks encoded in `progress`
+    /// (stage "saving"); cancelling stops before anything replaces `path`.
+    ///
+    /// # Errors
+    /// As [`WorldFile::save_full`], and [`WorldFileError::Cancelled`].
+    pub fn save_full_with_progress(
+        path: &Path,
+        grid: &Grid,
+        meta: &WorldMeta,
+        progress: &Progress,
+    ) -> Result<(WorldFile, SaveReport), WorldFileError> {
         let start = Instant::now();
-        let encoded = encode_chunks(path, &all_chunks(grid))?;
+        let encoded = encode_chunks(path, &all_chunks(grid), progress)?;
         let hashes: FxHashMap<ChunkCoord, u64> =
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
@@ -1249,8 +1308,20 @@ impl WorldFile {
         path: &Path,
         options: LoadOptions,
     ) -> Result<(WorldFile, Grid, WorldMeta, LoadReport), WorldFileError> {
+        WorldFile::open_with_progress(path, options, &Progress::new())
+    }
+
+    /// [`WorldFile::open`] with progress (stage "loading") and cancellation.
+    ///
+    /// # Errors
+    /// As [`WorldFile::open`], and [`WorldFileError::Cancelled`].
+    pub fn open_with_progress(
+        path: &Path,
+        options: LoadOptions,
+        progress: &Progress,
+    ) -> Result<(WorldFile, Grid, WorldMeta, LoadReport), WorldFileError> {
         let conn = open_existing(path)?;
-        let (grid, meta, report, hashes) = load_from(&conn, path, options)?;
+        let (grid, meta, report, hashes) = load_from(&conn, path, options, progress)?;
         let clean = report.skipped.is_empty() && report.world_hash_ok;
         let synced = clean.then(|| SyncedState {
             generation: grid.generation(),
@@ -1340,10 +1411,25 @@ impl WorldFile {
         batch: SaveBatch,
         meta: &WorldMeta,
     ) -> Result<SaveReport, WorldFileError> {
+        self.write_batch_with_progress(batch, meta, &Progress::new())
+    }
+
+    /// [`WorldFile::write_batch`], counting chunks encoded in `progress`
+    /// (stage "saving"); cancelling stops before the transaction begins, so
+    /// the file keeps its previous save.
+    ///
+    /// # Errors
+    /// As [`WorldFile::write_batch`], and [`WorldFileError::Cancelled`].
+    pub fn write_batch_with_progress(
+        &mut self,
+        batch: SaveBatch,
+        meta: &WorldMeta,
+        progress: &Progress,
+    ) -> Result<SaveReport, WorldFileError> {
         let start = Instant::now();
         let path = self.path.clone();
         let full = batch.full || self.synced.is_none();
-        let encoded = encode_chunks(&path, &batch.chunks)?;
+        let encoded = encode_chunks(&path, &batch.chunks, progress)?;
         let mut hashes = match (&self.synced, full) {
             (Some(s), false) => s.hashes.clone(),
             _ => FxHashMap::default(),

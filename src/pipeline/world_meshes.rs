@@ -11,6 +11,8 @@ use std::time::Instant;
 
 use glam::Vec3;
 use rayon::prelude::*;
+
+use crate::progress::{Cancelled, Progress};
 use rustc_hash::FxHashMap;
 
 use crate::mesh::coarse::gather_level;
@@ -108,15 +110,37 @@ impl WorldMeshes {
         coords: &[ChunkCoord],
         level_of: impl Fn(ChunkCoord) -> u8 + Sync,
     ) -> WorldMeshes {
+        match WorldMeshes::build_with_progress(grid, coords, level_of, &Progress::new()) {
+            Ok(meshes) => meshes,
+            // A fresh progress is never cancelled.
+            Err(Cancelled) => WorldMeshes::default(),
+        }
+    }
+
+    /// [`WorldMeshes::build`], counting chunks meshed in `progress` (stage
+    /// "meshing") and stopping early when it is cancelled.
+    ///
+    /// # Errors
+    /// [`Cancelled`] when `progress` was cancelled; nothing is returned.
+    pub fn build_with_progress(
+        grid: &Grid,
+        coords: &[ChunkCoord],
+        level_of: impl Fn(ChunkCoord) -> u8 + Sync,
+        progress: &Progress,
+    ) -> Result<WorldMeshes, Cancelled> {
         let start = Instant::now();
+        progress.begin_stage("meshing", coords.len() as u64);
         let results: Vec<(ChunkCoord, u8, ChunkMesh, WaterMesh)> = coords
             .par_iter()
+            .filter(|_| !progress.is_cancelled())
             .map(|&c| {
                 let level = level_of(c);
                 let mesh = mesh_one(grid, c, level, MeshOptions::default());
+                progress.advance(1);
                 (c, level, mesh, mesh_water_one(grid, c))
             })
             .collect();
+        progress.check()?;
         let mut w = WorldMeshes::default();
         for (coord, level, mesh, water) in results {
             w.levels.insert(coord, level);
@@ -132,7 +156,7 @@ impl WorldMeshes {
             }
         }
         w.last_mesh_ms = start.elapsed().as_secs_f64() * 1e3;
-        w
+        Ok(w)
     }
 
     /// Replaces the mesh of `coord` with one the pipeline just made visible at

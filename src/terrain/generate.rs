@@ -38,6 +38,7 @@ use super::chunk::ChunkCells;
 use super::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, ChunkCoord, local_index};
 use super::grid::Grid;
 use super::noise::{fbm, hash1, lerp, perlin2, ridged, smoothstep, sub_seed, unit_f64};
+use crate::progress::Progress;
 use glam::IVec3;
 
 /// Global water level, in cells: every empty cell with `y < WATER_LEVEL_CELLS`
@@ -114,6 +115,9 @@ pub enum GenerateError {
         /// The limit, in cells.
         limit: u32,
     },
+    /// Generation was cancelled ([`Progress::cancel`]); no grid was built.
+    #[error("world generation was cancelled")]
+    Cancelled,
 }
 
 impl GeneratorSettings {
@@ -148,6 +152,18 @@ impl GeneratorSettings {
 /// [`GenerateError`] for a size that is 0, not a multiple of 32 or larger
 /// than [`MAX_SIZE_CELLS`].
 pub fn generate_world(settings: &GeneratorSettings) -> Result<Grid, GenerateError> {
+    generate_world_with_progress(settings, &Progress::new())
+}
+
+/// [`generate_world`], counting chunk columns done in `progress` (stage
+/// "generating") and stopping early when it is cancelled.
+///
+/// # Errors
+/// As [`generate_world`], and [`GenerateError::Cancelled`].
+pub fn generate_world_with_progress(
+    settings: &GeneratorSettings,
+    progress: &Progress,
+) -> Result<Grid, GenerateError> {
     settings.validate()?;
     let terrain = Terrain::new(settings);
     let chunks_per_side = (settings.size_cells / CHUNK_SIZE_CELLS as u32) as i32;
@@ -155,17 +171,24 @@ pub fn generate_world(settings: &GeneratorSettings) -> Result<Grid, GenerateErro
         .flat_map(|cz| (0..chunks_per_side).map(move |cx| (cx, cz)))
         .collect();
     let strata = Strata::new(settings.seed);
+    progress.begin_stage("generating", columns.len() as u64);
     let chunks: Vec<(ChunkCoord, ChunkCells)> = columns
         .par_iter()
         .flat_map_iter(|&(cx, cz)| {
+            if progress.is_cancelled() {
+                return Vec::new();
+            }
             let table = terrain.column_table(cx, cz);
             let (lo, hi) = table.chunk_y_range();
-            (lo..hi)
+            let column = (lo..hi)
                 .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(&strata, cy)))
                 .filter(|(_, cells)| !cells.is_all_empty())
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            progress.advance(1);
+            column
         })
         .collect();
+    progress.check().map_err(|_| GenerateError::Cancelled)?;
     Ok(Grid::from_chunks(chunks))
 }
 
@@ -275,6 +298,8 @@ pub(crate) struct ColumnSpec {
     pub strata_shift_cells: f64,
     /// Water level, in cells (`f64::NEG_INFINITY` for none).
     pub water_level_cells: f64,
+    /// Material of the body below the soil and the strata (rock).
+    pub body: Material,
 }
 
 /// Occupancy of a cell covering `[j, j+1)` under a level `h` (cells):
@@ -375,7 +400,7 @@ impl ColumnSpec {
         } else if y >= self.strata_floor_y {
             strata.material(y, self.strata_shift_cells)
         } else {
-            Material::ROCK
+            self.body
         };
         Cell::new(material, occupancy)
     }
@@ -389,6 +414,9 @@ pub(crate) struct ColumnTable {
     all_inside: bool,
     /// Minimum over columns of [`ColumnSpec::rock_below_y`].
     rock_below_y: i32,
+    /// The body material when every column shares it, else `None` (then no
+    /// chunk is taken as uniform body).
+    body: Option<Material>,
     /// Maximum over columns of [`ColumnSpec::floor_y`].
     max_floor_y: i32,
     /// Minimum over columns of [`ColumnSpec::floor_y`].
@@ -404,6 +432,7 @@ impl ColumnTable {
         let mut table = ColumnTable {
             all_inside: columns.iter().all(Option::is_some),
             rock_below_y: i32::MAX,
+            body: columns.iter().flatten().next().map(|c| c.body),
             max_floor_y: i32::MIN,
             min_floor_y: i32::MAX,
             empty_from_y: i32::MIN,
@@ -411,6 +440,9 @@ impl ColumnTable {
         };
         for spec in table.columns.iter().flatten() {
             table.rock_below_y = table.rock_below_y.min(spec.rock_below_y());
+            if table.body != Some(spec.body) {
+                table.body = None;
+            }
             table.max_floor_y = table.max_floor_y.max(spec.floor_y);
             table.min_floor_y = table.min_floor_y.min(spec.floor_y);
             table.empty_from_y = table.empty_from_y.max(spec.empty_from_y());
@@ -438,8 +470,12 @@ impl ColumnTable {
         if y0 >= self.empty_from_y || y1 <= self.min_floor_y {
             return ChunkCells::Uniform(Cell::EMPTY);
         }
-        if self.all_inside && y0 >= self.max_floor_y && y1 <= self.rock_below_y {
-            return ChunkCells::Uniform(Cell::full(Material::ROCK));
+        if let Some(body) = self.body
+            && self.all_inside
+            && y0 >= self.max_floor_y
+            && y1 <= self.rock_below_y
+        {
+            return ChunkCells::Uniform(Cell::full(body));
         }
         self.fill_dense(strata, cy)
     }
@@ -702,6 +738,7 @@ impl Terrain {
             strata_floor_y: min_3x3(n).floor() as i32 - STRATA_MARGIN_CELLS,
             strata_shift_cells: tilt,
             water_level_cells: water,
+            body: Material::ROCK,
         }
     }
 }
@@ -787,6 +824,7 @@ mod tests {
             strata_floor_y: 28,
             strata_shift_cells: 0.0,
             water_level_cells: 40.0,
+            body: Material::ROCK,
         };
         assert_eq!(spec.cell(&strata, 30), Cell::new(Material::MUD, 102));
         assert_eq!(spec.cell(&strata, 29), Cell::full(Material::MUD));
@@ -816,6 +854,7 @@ mod tests {
             strata_floor_y: 0,
             strata_shift_cells: 0.0,
             water_level_cells: f64::NEG_INFINITY,
+            body: Material::ROCK,
         };
         let occ: Vec<u8> = (17..=23)
             .map(|y| spec.cell(&strata, y).occupancy())

@@ -43,6 +43,7 @@ use super::generate::{
     ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, min_3x3, ramp_for_slope, slope_3x3,
 };
 use super::grid::Grid;
+use crate::progress::Progress;
 
 /// Largest accepted PNG width or height, in pixels (checked from the header).
 pub const MAX_SIDE_PX: u32 = 16384;
@@ -78,6 +79,10 @@ pub struct HeightmapSettings {
     /// sidecar, the normalized value `0..=1` without): empty cells below it
     /// become water (the top water cell fractional).
     pub sea_level_m: Option<f64>,
+    /// Material of the terrain's body under the surface and soil, also shown
+    /// on cliffs and rocky slopes; `None` for layered rock strata. Must be
+    /// solid ([`ImportError::InvalidSetting`] otherwise).
+    pub base_material: Option<Material>,
 }
 
 impl Default for HeightmapSettings {
@@ -91,6 +96,7 @@ impl Default for HeightmapSettings {
             vertical_scale: 3.0,
             base_height_cells: 0,
             sea_level_m: None,
+            base_material: None,
         }
     }
 }
@@ -129,6 +135,9 @@ pub struct Heightmap {
 /// Why a heightmap could not be imported. The grid is never partially built.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    /// The import was cancelled ([`Progress::cancel`]); no grid was built.
+    #[error("heightmap import was cancelled")]
+    Cancelled,
     /// The PNG file does not exist.
     #[error("heightmap file {path} does not exist")]
     NotFound {
@@ -426,9 +435,24 @@ fn read_sidecar(
 /// # Errors
 /// Everything [`read_heightmap`] and [`grid_from_heightmap`] report.
 pub fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
+    import_heightmap_with_progress(path, settings, &Progress::new())
+}
+
+/// [`import_heightmap`], counting chunk columns built in `progress` (stage
+/// "importing") and stopping early when it is cancelled.
+///
+/// # Errors
+/// As [`import_heightmap`], and [`ImportError::Cancelled`].
+pub fn import_heightmap_with_progress(
+    path: &Path,
+    settings: &HeightmapSettings,
+    progress: &Progress,
+) -> Result<Grid, ImportError> {
     settings_scales(settings)?;
+    progress.begin_stage("reading heightmap", 0);
     let map = read_heightmap(path)?;
-    grid_from_heightmap(&map, settings)
+    progress.check().map_err(|_| ImportError::Cancelled)?;
+    grid_from_heightmap_with_progress(&map, settings, progress)
 }
 
 /// Validated `(cells_per_pixel, vertical_scale)` as `f64`.
@@ -451,6 +475,14 @@ fn settings_scales(settings: &HeightmapSettings) -> Result<(f64, f64), ImportErr
         return Err(ImportError::InvalidSetting {
             name: "sea_level_m",
             value: sea,
+        });
+    }
+    if let Some(base) = settings.base_material
+        && !base.is_solid()
+    {
+        return Err(ImportError::InvalidSetting {
+            name: "base_material",
+            value: f64::from(base.0),
         });
     }
     Ok((cpp, vs))
@@ -600,6 +632,19 @@ pub fn grid_from_heightmap(
     map: &Heightmap,
     settings: &HeightmapSettings,
 ) -> Result<Grid, ImportError> {
+    grid_from_heightmap_with_progress(map, settings, &Progress::new())
+}
+
+/// [`grid_from_heightmap`] with progress (stage "importing", one unit per
+/// chunk column) and cancellation.
+///
+/// # Errors
+/// As [`grid_from_heightmap`], and [`ImportError::Cancelled`].
+pub fn grid_from_heightmap_with_progress(
+    map: &Heightmap,
+    settings: &HeightmapSettings,
+    progress: &Progress,
+) -> Result<Grid, ImportError> {
     let layout = Layout::new(map, settings)?;
     let chunks_x = (layout.width_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
     let chunks_z = (layout.depth_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
@@ -607,17 +652,24 @@ pub fn grid_from_heightmap(
         .flat_map(|cz| (0..chunks_x as i32).map(move |cx| (cx, cz)))
         .collect();
     let strata = Strata::new(0);
+    progress.begin_stage("importing", columns.len() as u64);
     let chunks: Vec<(ChunkCoord, ChunkCells)> = columns
         .par_iter()
         .flat_map_iter(|&(cx, cz)| {
+            if progress.is_cancelled() {
+                return Vec::new();
+            }
             let table = column_table(&layout, settings, &map.samples, cx, cz);
             let (lo, hi) = table.chunk_y_range();
-            (lo..hi)
+            let column = (lo..hi)
                 .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(&strata, cy)))
                 .filter(|(_, cells)| !cells.is_all_empty())
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            progress.advance(1);
+            column
         })
         .collect();
+    progress.check().map_err(|_| ImportError::Cancelled)?;
     Ok(Grid::from_chunks(chunks))
 }
 
@@ -683,6 +735,24 @@ fn column_spec(layout: &Layout, settings: &HeightmapSettings, n: &[[f64; 3]; 3])
     } else {
         (Some(Material::GRASS), Material::DIRT, 3)
     };
+    // A chosen base material replaces the rock: no strata, and it shows on
+    // cliffs and rocky slopes.
+    let (surface, soil, strata_floor_y, body) = match settings.base_material {
+        Some(base) => {
+            let rocky = |m: Option<Material>| match m {
+                None | Some(Material::ROCK) => Some(base),
+                other => other,
+            };
+            let soil = if soil == Material::ROCK { base } else { soil };
+            (rocky(surface), soil, i32::MAX, base)
+        }
+        None => (
+            surface,
+            soil,
+            (min_3x3(n).floor() as i32 - STRATA_MARGIN_CELLS).max(settings.base_height_cells),
+            Material::ROCK,
+        ),
+    };
     ColumnSpec {
         height_cells: h,
         ramp_cells: ramp_for_slope(slope),
@@ -691,10 +761,10 @@ fn column_spec(layout: &Layout, settings: &HeightmapSettings, n: &[[f64; 3]; 3])
         surface_cells: 2,
         soil,
         soil_cells,
-        strata_floor_y: (min_3x3(n).floor() as i32 - STRATA_MARGIN_CELLS)
-            .max(settings.base_height_cells),
+        strata_floor_y,
         strata_shift_cells: 0.0,
         water_level_cells: layout.water_level_cells,
+        body,
     }
 }
 
@@ -732,6 +802,43 @@ mod tests {
             vertical_scale: 1.0,
             base_height_cells: 0,
             sea_level_m: None,
+            base_material: None,
+        }
+    }
+
+    #[test]
+    fn base_material_replaces_the_rock_body_and_must_be_solid() {
+        let dir = scratch("base-material");
+        let png = dir.join("ridge.png");
+        // A 64-cell rise: deep body rows under the ridge.
+        write_png8(&png, 3, 1, &[0, 255, 0]);
+        let settings = HeightmapSettings {
+            base_material: Some(Material::SLATE),
+            ..unit_settings()
+        };
+        let grid = import_heightmap(&png, &settings).unwrap();
+        // The body: every solid cell more than 4 rows below the ridge's top
+        // (the surface and soil rows above keep their own materials).
+        let column: Vec<_> = (0..80)
+            .map(|y| grid.cell(crate::terrain::coords::CellCoord(glam::IVec3::new(1, y, 0))))
+            .collect();
+        let top = column.iter().rposition(|c| !c.is_empty()).unwrap();
+        assert!(top > 40, "the ridge is tall");
+        for (y, cell) in column.iter().enumerate().take(top - 4) {
+            assert_eq!(cell.material(), Material::SLATE, "row {y}");
+        }
+        for bad in [Material::WATER, Material::AIR] {
+            let settings = HeightmapSettings {
+                base_material: Some(bad),
+                ..unit_settings()
+            };
+            assert!(matches!(
+                import_heightmap(&png, &settings),
+                Err(ImportError::InvalidSetting {
+                    name: "base_material",
+                    ..
+                })
+            ));
         }
     }
 
