@@ -3,6 +3,8 @@
 //! windowing and GUI crates.
 
 pub mod app;
+pub mod document;
+pub mod file_jobs;
 pub mod fly_controls;
 pub mod panel;
 pub mod picking;

@@ -1255,8 +1255,25 @@ impl WorldFile {
         meta: &WorldMeta,
         progress: &Progress,
     ) -> Result<(WorldFile, SaveReport), WorldFileError> {
+        WorldFile::save_full_batch(path, SaveBatch::full(grid), meta, progress)
+    }
+
+    /// [`WorldFile::save_full`] of a grid state captured earlier with
+    /// [`SaveBatch::full`] (cheap, on the thread that owns the grid), so the
+    /// encoding and writing can run on another thread while editing goes on.
+    /// The returned handle knows the captured state: the next incremental
+    /// save of that grid writes only what changed after the capture.
+    ///
+    /// # Errors
+    /// As [`WorldFile::save_full_with_progress`].
+    pub fn save_full_batch(
+        path: &Path,
+        batch: SaveBatch,
+        meta: &WorldMeta,
+        progress: &Progress,
+    ) -> Result<(WorldFile, SaveReport), WorldFileError> {
         let start = Instant::now();
-        let encoded = encode_chunks(path, &all_chunks(grid), progress)?;
+        let encoded = encode_chunks(path, &batch.chunks, progress)?;
         let hashes: FxHashMap<ChunkCoord, u64> =
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
@@ -1280,8 +1297,8 @@ impl WorldFile {
             path: path.to_path_buf(),
             conn,
             synced: Some(SyncedState {
-                generation: grid.generation(),
-                revision: grid.revision(),
+                generation: batch.generation,
+                revision: batch.revision,
                 hashes,
             }),
         };
@@ -1504,6 +1521,18 @@ pub struct SaveBatch {
 }
 
 impl SaveBatch {
+    /// Every chunk of `grid` (sharing storage, no cell copied), for
+    /// [`WorldFile::save_full_batch`].
+    pub fn full(grid: &Grid) -> SaveBatch {
+        SaveBatch {
+            generation: grid.generation(),
+            revision: grid.revision(),
+            full: true,
+            chunks: all_chunks(grid),
+            removed: Vec::new(),
+        }
+    }
+
     /// Chunks the batch writes.
     pub fn chunks_to_write(&self) -> usize {
         self.chunks.len()

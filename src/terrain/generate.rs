@@ -115,6 +115,12 @@ pub enum GenerateError {
         /// The limit, in cells.
         limit: u32,
     },
+    /// A flat world's ground height is outside `[1, 256]` cells.
+    #[error("ground height {ground_cells} cells is outside 1..=256")]
+    GroundOutOfRange {
+        /// The requested height, in cells.
+        ground_cells: i32,
+    },
     /// Generation was cancelled ([`Progress::cancel`]); no grid was built.
     #[error("world generation was cancelled")]
     Cancelled,
@@ -189,6 +195,57 @@ pub fn generate_world_with_progress(
         })
         .collect();
     progress.check().map_err(|_| GenerateError::Cancelled)?;
+    Ok(Grid::from_chunks(chunks))
+}
+
+/// A flat world for sculpting from scratch: columns `[0, size_cells)²`,
+/// grass over 3 rows of dirt over rock, with the surface at
+/// `ground_cells` (the top row full; the Surface Nets surface sits at
+/// `ground_cells` exactly).
+///
+/// # Errors
+/// [`GenerateError`] for a size that is 0, not a multiple of 32 or larger
+/// than [`MAX_SIZE_CELLS`], or a ground height outside `[1, 256]` cells
+/// ([`GenerateError::GroundOutOfRange`]).
+pub fn flat_world(size_cells: u32, ground_cells: i32) -> Result<Grid, GenerateError> {
+    GeneratorSettings {
+        seed: 0,
+        size_cells,
+    }
+    .validate()?;
+    if !(1..=256).contains(&ground_cells) {
+        return Err(GenerateError::GroundOutOfRange { ground_cells });
+    }
+    let chunk_column: Vec<(i32, ChunkCells)> = (0..ground_cells.div_euclid(CHUNK_SIZE_CELLS) + 1)
+        .map(|cy| {
+            let y0 = cy * CHUNK_SIZE_CELLS;
+            let row = |y: i32| -> Cell {
+                if y >= ground_cells {
+                    Cell::EMPTY
+                } else if y == ground_cells - 1 {
+                    Cell::full(Material::GRASS)
+                } else if y >= ground_cells - 4 {
+                    Cell::full(Material::DIRT)
+                } else {
+                    Cell::full(Material::ROCK)
+                }
+            };
+            let cells: Vec<Cell> = (0..CHUNK_VOLUME_CELLS)
+                .map(|i| row(y0 + ((i >> 5) & 31) as i32))
+                .collect();
+            (cy, ChunkCells::from_dense(cells))
+        })
+        .filter(|(_, cells)| !cells.is_all_empty())
+        .collect();
+    let per_side = (size_cells / CHUNK_SIZE_CELLS as u32) as i32;
+    let chunks = (0..per_side).flat_map(|cz| {
+        let chunk_column = &chunk_column;
+        (0..per_side).flat_map(move |cx| {
+            chunk_column
+                .iter()
+                .map(move |(cy, cells)| (ChunkCoord::new(cx, *cy, cz), cells.clone()))
+        })
+    });
     Ok(Grid::from_chunks(chunks))
 }
 
@@ -808,6 +865,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn flat_world_has_grass_over_dirt_over_rock_at_the_ground_height() {
+        let grid = flat_world(64, 40).unwrap();
+        assert_eq!(
+            grid.bounds_cells().unwrap(),
+            crate::terrain::coords::CellBox::new(IVec3::ZERO, IVec3::new(64, 64, 64)),
+            "chunk bounds"
+        );
+        let at = |x, y, z| grid.cell(crate::terrain::coords::CellCoord(IVec3::new(x, y, z)));
+        for (x, z) in [(0, 0), (63, 63), (31, 40)] {
+            assert_eq!(at(x, 40, z), Cell::EMPTY);
+            assert_eq!(at(x, 39, z), Cell::full(Material::GRASS));
+            assert_eq!(at(x, 36, z), Cell::full(Material::DIRT));
+            assert_eq!(at(x, 35, z), Cell::full(Material::ROCK));
+            assert_eq!(at(x, 0, z), Cell::full(Material::ROCK));
+        }
+        // Below the top chunk row, chunks are stored as one cell.
+        assert_eq!(grid.uniform_chunk_count(), 4);
+        assert!(matches!(
+            flat_world(64, 0),
+            Err(GenerateError::GroundOutOfRange { .. })
+        ));
+        assert!(matches!(
+            flat_world(50, 10),
+            Err(GenerateError::NotChunkMultiple { .. })
+        ));
     }
 
     #[test]

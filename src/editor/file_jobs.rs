@@ -1,0 +1,558 @@
+//! Long file operations (generate, open, import, save, autosave, export) on a
+//! background thread, so the editor keeps drawing and a progress bar with a
+//! cancel button can follow them.
+//!
+//! The thread gets everything it needs up front: the grid is shared by
+//! copy-on-write (a clone or a captured [`SaveBatch`] copies no cells), and
+//! an incremental-save handle is moved into the job and handed back with
+//! its result, whether the save worked or not.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::Instant;
+
+use crate::io::world_file::{
+    LoadOptions, LoadReport, SaveBatch, SaveReport, WorldFile, WorldFileError, WorldMeta,
+};
+use glam::IVec3;
+
+use crate::progress::Progress;
+use crate::terrain::cell::Cell;
+use crate::terrain::chunk::ChunkCells;
+use crate::terrain::coords::ChunkCoord;
+use crate::terrain::generate::{
+    GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
+};
+use crate::terrain::grid::Grid;
+use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap_with_progress};
+
+use super::document::GridState;
+
+/// A world a job built or loaded, ready to replace the open one.
+#[derive(Debug)]
+pub struct LoadedWorld {
+    /// The grid.
+    pub grid: Grid,
+    /// Its metadata (camera, generator settings).
+    pub meta: WorldMeta,
+    /// The file it came from (`None` for generated and imported worlds).
+    pub path: Option<PathBuf>,
+    /// The incremental-save handle, when the file loaded cleanly.
+    pub file: Option<WorldFile>,
+    /// What the load found (`None` when not loaded from a file).
+    pub report: Option<LoadReport>,
+    /// True for a recovered copy: it differs from the world file.
+    pub recovered: bool,
+}
+
+/// What a finished job produced.
+#[derive(Debug)]
+pub enum JobOutput {
+    /// A world to open.
+    World(Box<LoadedWorld>),
+    /// A heightmap imported to merge into the open world.
+    Imported(Grid),
+    /// The world was saved to `path`; `file` now holds grid state `state`.
+    Saved {
+        /// The file written.
+        path: PathBuf,
+        /// Its handle, for the next incremental save.
+        file: WorldFile,
+        /// The grid state it holds.
+        state: GridState,
+        /// What the save wrote.
+        report: SaveReport,
+    },
+    /// The recovery copy now holds grid state `state`.
+    Autosaved {
+        /// The recovery file.
+        path: PathBuf,
+        /// The grid state it holds.
+        state: GridState,
+    },
+    /// A file was exported; the message says what.
+    Exported(String),
+}
+
+/// Why a job produced nothing.
+#[derive(Debug)]
+pub enum JobError {
+    /// The user cancelled it; nothing was changed.
+    Cancelled,
+    /// A world file has chunks whose hashes fail; the user may load the rest.
+    BadChunks {
+        /// The file.
+        path: PathBuf,
+        /// The loader's message (lists the chunk coordinates).
+        message: String,
+    },
+    /// Anything else, as a message for the user (it names the file).
+    Failed(String),
+}
+
+/// A finished job: its output or error, and the save handle it borrowed.
+#[derive(Debug)]
+pub struct JobResult {
+    /// Output or error.
+    pub output: Result<JobOutput, JobError>,
+    /// A save handle the job borrowed and did not consume (a failed save).
+    pub returned_file: Option<WorldFile>,
+}
+
+impl JobResult {
+    /// A result without a borrowed handle.
+    pub fn of(output: Result<JobOutput, JobError>) -> JobResult {
+        JobResult {
+            output,
+            returned_file: None,
+        }
+    }
+}
+
+/// What kind of job runs: the editor allows one world-replacing or saving
+/// job at a time, and never edits while a world is being replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Builds or loads a world that will replace the open one.
+    ReplaceWorld,
+    /// Imports into the open world.
+    Import,
+    /// Saves the world (or its recovery copy).
+    Save,
+    /// Writes an export file.
+    Export,
+}
+
+/// A running background job.
+#[derive(Debug)]
+pub struct Job {
+    /// What the progress window says, e.g. "Opening valley.strata".
+    pub label: String,
+    /// Its kind.
+    pub kind: JobKind,
+    /// Progress and cancellation, shared with the worker.
+    pub progress: Arc<Progress>,
+    /// When it started.
+    pub started: Instant,
+    rx: Receiver<JobResult>,
+}
+
+impl Job {
+    /// Runs `work` on a new thread.
+    pub fn spawn(
+        label: String,
+        kind: JobKind,
+        work: impl FnOnce(&Progress) -> JobResult + Send + 'static,
+    ) -> Job {
+        let progress = Arc::new(Progress::new());
+        let (tx, rx) = channel();
+        let shared = Arc::clone(&progress);
+        std::thread::spawn(move || {
+            let result = work(&shared);
+            // The editor may have gone away; then nobody wants the result.
+            let _ = tx.send(result);
+        });
+        Job {
+            label,
+            kind,
+            progress,
+            started: Instant::now(),
+            rx,
+        }
+    }
+
+    /// The result once the job finished, else `None`. A job whose thread
+    /// died without a result reports [`JobError::Failed`].
+    pub fn try_finish(&self) -> Option<JobResult> {
+        match self.rx.try_recv() {
+            Ok(result) => Some(result),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(JobResult::of(Err(JobError::Failed(format!(
+                "{}: the background task stopped unexpectedly",
+                self.label
+            ))))),
+        }
+    }
+
+    /// Blocks until the job finishes (tests and shutdown).
+    pub fn wait(self) -> JobResult {
+        self.rx.recv().unwrap_or_else(|_| {
+            JobResult::of(Err(JobError::Failed(format!(
+                "{}: the background task stopped unexpectedly",
+                self.label
+            ))))
+        })
+    }
+}
+
+/// Maps a world-file error to a [`JobError`].
+pub fn world_file_error(e: WorldFileError) -> JobError {
+    match e {
+        WorldFileError::Cancelled { .. } => JobError::Cancelled,
+        WorldFileError::BadChunk { ref path, .. } => JobError::BadChunks {
+            path: path.clone(),
+            message: e.to_string(),
+        },
+        other => JobError::Failed(other.to_string()),
+    }
+}
+
+/// Opens the world at `path` (verified; with `skip_bad_chunks`, loading the
+/// chunks that verify). `recovered` marks a recovery copy.
+pub fn open_world(path: PathBuf, skip_bad_chunks: bool, recovered: bool) -> Job {
+    let name = path.display().to_string();
+    Job::spawn(
+        format!("Opening {name}"),
+        JobKind::ReplaceWorld,
+        move |progress| {
+            let options = LoadOptions { skip_bad_chunks };
+            JobResult::of(
+                WorldFile::open_with_progress(&path, options, progress)
+                    .map(|(file, grid, meta, report)| {
+                        let clean = report.skipped.is_empty() && report.world_hash_ok;
+                        JobOutput::World(Box::new(LoadedWorld {
+                            grid,
+                            meta,
+                            // A recovery copy is saved to the world's own file, not over itself.
+                            path: (!recovered).then_some(path),
+                            file: (clean && !recovered).then_some(file),
+                            report: Some(report),
+                            recovered,
+                        }))
+                    })
+                    .map_err(world_file_error),
+            )
+        },
+    )
+}
+
+/// Saves `batch` (captured from the grid on the editor thread) to `path`:
+/// incrementally through `file` when given (it must be the handle of
+/// `path`), else as a complete new file.
+pub fn save_world(
+    path: PathBuf,
+    batch: SaveBatch,
+    state: GridState,
+    meta: WorldMeta,
+    file: Option<WorldFile>,
+) -> Job {
+    let label = format!("Saving {}", path.display());
+    Job::spawn(label, JobKind::Save, move |progress| match file {
+        Some(mut file) => match file.write_batch_with_progress(batch, &meta, progress) {
+            Ok(report) => JobResult::of(Ok(JobOutput::Saved {
+                path,
+                file,
+                state,
+                report,
+            })),
+            Err(e) => JobResult {
+                output: Err(world_file_error(e)),
+                returned_file: Some(file),
+            },
+        },
+        None => JobResult::of(
+            WorldFile::save_full_batch(&path, batch, &meta, progress)
+                .map(|(file, report)| JobOutput::Saved {
+                    path,
+                    file,
+                    state,
+                    report,
+                })
+                .map_err(world_file_error),
+        ),
+    })
+}
+
+/// Writes the recovery copy: a complete save of `batch` to `path`.
+pub fn autosave(path: PathBuf, batch: SaveBatch, state: GridState, meta: WorldMeta) -> Job {
+    let label = format!("Autosaving to {}", path.display());
+    Job::spawn(label, JobKind::Save, move |progress| {
+        JobResult::of(
+            WorldFile::save_full_batch(&path, batch, &meta, progress)
+                .map(|_| JobOutput::Autosaved { path, state })
+                .map_err(world_file_error),
+        )
+    })
+}
+
+/// The kind of world File ▸ New makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldPreset {
+    /// The default generator: hills, valleys, cliffs, a lake.
+    Generated,
+    /// A flat grass plain at [`FLAT_GROUND_CELLS`], to sculpt from scratch.
+    Flat,
+}
+
+impl WorldPreset {
+    /// Every preset, in menu order.
+    pub const ALL: [WorldPreset; 2] = [WorldPreset::Generated, WorldPreset::Flat];
+
+    /// Name shown in the New dialog.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorldPreset::Generated => "Generated terrain",
+            WorldPreset::Flat => "Flat plain",
+        }
+    }
+}
+
+/// Ground height of the flat preset, cells.
+pub const FLAT_GROUND_CELLS: i32 = 32;
+
+/// Builds a new world from `settings` (seed and size) and `preset`.
+pub fn new_world(settings: GeneratorSettings, preset: WorldPreset) -> Job {
+    let label = format!(
+        "Creating a {} world ({} cells across)",
+        preset.name().to_lowercase(),
+        settings.size_cells
+    );
+    Job::spawn(label, JobKind::ReplaceWorld, move |progress| {
+        let grid = match preset {
+            WorldPreset::Generated => generate_world_with_progress(&settings, progress),
+            WorldPreset::Flat => flat_world(settings.size_cells, FLAT_GROUND_CELLS),
+        };
+        let meta = match preset {
+            WorldPreset::Generated => WorldMeta::generated(&settings),
+            WorldPreset::Flat => WorldMeta::default(),
+        };
+        JobResult::of(match grid {
+            Ok(grid) => Ok(JobOutput::World(Box::new(LoadedWorld {
+                grid,
+                meta,
+                path: None,
+                file: None,
+                report: None,
+                recovered: false,
+            }))),
+            Err(GenerateError::Cancelled) => Err(JobError::Cancelled),
+            Err(e) => Err(JobError::Failed(e.to_string())),
+        })
+    })
+}
+
+/// Where an imported heightmap goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportPlacement {
+    /// It becomes a new world.
+    NewWorld,
+    /// It replaces the chunk columns it covers in the open world, shifted by
+    /// whole chunks (x, z).
+    IntoWorld {
+        /// Shift along x, chunks.
+        offset_x_chunks: i32,
+        /// Shift along z, chunks.
+        offset_z_chunks: i32,
+    },
+}
+
+/// Imports the heightmap PNG at `path` with `settings`.
+pub fn import_heightmap(
+    path: PathBuf,
+    settings: HeightmapSettings,
+    placement: ImportPlacement,
+) -> Job {
+    let label = format!("Importing {}", path.display());
+    let kind = match placement {
+        ImportPlacement::NewWorld => JobKind::ReplaceWorld,
+        ImportPlacement::IntoWorld { .. } => JobKind::Import,
+    };
+    Job::spawn(label, kind, move |progress| {
+        let grid = match import_heightmap_with_progress(&path, &settings, progress) {
+            Ok(grid) => grid,
+            Err(ImportError::Cancelled) => return JobResult::of(Err(JobError::Cancelled)),
+            Err(e) => return JobResult::of(Err(JobError::Failed(e.to_string()))),
+        };
+        JobResult::of(Ok(match placement {
+            ImportPlacement::NewWorld => JobOutput::World(Box::new(LoadedWorld {
+                grid,
+                meta: WorldMeta::default(),
+                path: None,
+                file: None,
+                report: None,
+                recovered: false,
+            })),
+            ImportPlacement::IntoWorld {
+                offset_x_chunks,
+                offset_z_chunks,
+            } => {
+                let shift = IVec3::new(offset_x_chunks, 0, offset_z_chunks);
+                JobOutput::Imported(Grid::from_chunks(
+                    grid.chunks()
+                        .map(|(c, chunk)| (ChunkCoord(c.0 + shift), chunk.cells.clone())),
+                ))
+            }
+        }))
+    })
+}
+
+/// Replaces every chunk column of `grid` that `imported` covers with the
+/// imported chunks (one grid edit per chunk, so the meshing pipeline and the
+/// next incremental save see exactly those). Returns the chunks changed.
+pub fn merge_import(grid: &mut Grid, imported: &Grid) -> usize {
+    let columns: std::collections::BTreeSet<(i32, i32)> =
+        imported.chunks().map(|(c, _)| (c.0.x, c.0.z)).collect();
+    let stale: Vec<ChunkCoord> = grid
+        .chunks()
+        .map(|(c, _)| c)
+        .filter(|c| columns.contains(&(c.0.x, c.0.z)) && imported.chunk(*c).is_none())
+        .collect();
+    let mut changed = 0;
+    for c in stale {
+        if grid
+            .replace_chunk(c, ChunkCells::Uniform(Cell::EMPTY))
+            .is_some()
+        {
+            changed += 1;
+        }
+    }
+    for (c, chunk) in imported.chunks() {
+        if grid.replace_chunk(c, chunk.cells.clone()).is_some() {
+            changed += 1;
+        }
+    }
+    changed
+}
+
+/// Exports `grid` (a copy-on-write clone of the open world) at full detail
+/// to binary glTF at `path`.
+pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
+    let label = format!("Exporting {}", path.display());
+    Job::spawn(label, JobKind::Export, move |progress| {
+        JobResult::of(
+            match crate::io::gltf_export::export_glb_with_progress(&grid, &path, progress) {
+                Ok(e) => Ok(JobOutput::Exported(format!(
+                    "Exported {} ({} vertices, {} triangles, {:.1} MB)",
+                    path.display(),
+                    e.vertices,
+                    e.triangles,
+                    e.file_bytes as f64 / 1e6
+                ))),
+                Err(crate::io::ExportError::Cancelled { .. }) => Err(JobError::Cancelled),
+                Err(e) => Err(JobError::Failed(e.to_string())),
+            },
+        )
+    })
+}
+
+/// Exports the top surface of `grid` to a 16-bit PNG heightmap (and its
+/// JSON sidecar) at `path`.
+pub fn export_heightmap(grid: Grid, path: PathBuf) -> Job {
+    let label = format!("Exporting {}", path.display());
+    Job::spawn(label, JobKind::Export, move |progress| {
+        progress.begin_stage("writing", 0);
+        JobResult::of(
+            match crate::io::heightmap_export::export_heightmap(&grid, &path) {
+                Ok(e) => Ok(JobOutput::Exported(format!(
+                    "Exported {} ({} × {} pixels) and {}",
+                    e.png.display(),
+                    e.width_px,
+                    e.height_px,
+                    e.sidecar.display()
+                ))),
+                Err(e) => Err(JobError::Failed(e.to_string())),
+            },
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::{Cell, Material};
+    use crate::terrain::coords::CellBox;
+    use glam::IVec3;
+
+    fn grid() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(70, 8, 40)), |c, _| {
+            Cell::new(Material::GRASS, if c.0.y < 5 { 255 } else { 0 })
+        })
+        .unwrap();
+        g
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("strata-jobs-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn save_then_open_in_the_background_round_trips_the_world() {
+        let g = grid();
+        let path = scratch("roundtrip").join("w.strata");
+        let state = super::super::document::grid_state(&g);
+        let saved = save_world(
+            path.clone(),
+            SaveBatch::full(&g),
+            state,
+            WorldMeta::default(),
+            None,
+        )
+        .wait();
+        let Ok(JobOutput::Saved { state: s, .. }) = saved.output else {
+            panic!("save failed: {:?}", saved.output);
+        };
+        assert_eq!(s, state);
+        let opened = open_world(path.clone(), false, false).wait();
+        let Ok(JobOutput::World(world)) = opened.output else {
+            panic!("open failed: {:?}", opened.output);
+        };
+        assert_eq!(world.grid.content_hash(), g.content_hash());
+        assert_eq!(world.path.as_deref(), Some(path.as_path()));
+        assert!(world.file.is_some());
+        // A recovery copy opens without a path: saving it goes to the world's file.
+        let recovered = open_world(path, false, true).wait();
+        let Ok(JobOutput::World(world)) = recovered.output else {
+            panic!("open failed");
+        };
+        assert!(world.recovered && world.path.is_none() && world.file.is_none());
+    }
+
+    #[test]
+    fn merging_an_import_replaces_exactly_the_columns_it_covers() {
+        let mut world = flat_world(128, 40).unwrap();
+        let before = world.content_hash();
+        let imported = Grid::from_chunks([(
+            ChunkCoord::new(1, 0, 2),
+            ChunkCells::Uniform(Cell::full(Material::SAND)),
+        )]);
+        let changed = merge_import(&mut world, &imported);
+        // Column (1, 2) had chunk rows 0 and 1: row 0 replaced, row 1 removed.
+        assert_eq!(changed, 2);
+        assert!(matches!(
+            world.chunk_cells(ChunkCoord::new(1, 0, 2)),
+            ChunkCells::Uniform(c) if c == Cell::full(Material::SAND)
+        ));
+        assert!(world.chunk(ChunkCoord::new(1, 1, 2)).is_none());
+        assert!(
+            world.chunk(ChunkCoord::new(1, 1, 1)).is_some(),
+            "other columns untouched"
+        );
+        assert_ne!(world.content_hash(), before);
+    }
+
+    #[test]
+    fn a_cancelled_save_keeps_the_previous_file() {
+        let mut g = grid();
+        let path = scratch("cancel").join("w.strata");
+        let (file, first) = WorldFile::save_full(&path, &g, &WorldMeta::default()).unwrap();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(64, 2, 2)), |_, _| {
+            Cell::EMPTY
+        })
+        .unwrap();
+        let batch = file.prepare_save(&g);
+        // Cancel before the worker starts encoding: no chunk is written.
+        let progress = Arc::new(Progress::new());
+        progress.cancel();
+        let mut file = file;
+        let result = file.write_batch_with_progress(batch, &WorldMeta::default(), &progress);
+        assert!(matches!(result, Err(WorldFileError::Cancelled { .. })));
+        let (reloaded, _, _) = crate::io::world_file::load(&path, LoadOptions::default()).unwrap();
+        assert_eq!(reloaded.content_hash(), first.world_hash);
+        assert_ne!(g.content_hash(), first.world_hash);
+    }
+}
