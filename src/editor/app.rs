@@ -30,9 +30,13 @@ use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, BrushMode, apply_brush};
 use crate::terrain::grid::Grid;
 use crate::terrain::world_source::{WorldSource, WorldSourceError};
 
+use super::document::{Document, RecentFiles};
+use super::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
+use super::file_session::{FileSession, SessionEvent};
 use super::fly_controls::FlyControls;
 use super::panel::{EditorPanel, PanelStats, SeaAction};
 use super::picking::{PickHit, pick};
+use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
@@ -86,11 +90,12 @@ pub enum EditorError {
 /// [`EditorError`] when the world cannot be built or no window or GPU is available.
 pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let start = Instant::now();
-    let grid = options.world.build()?;
+    let (grid, doc, stored_camera) = open_document(&options.world)?;
     let [w, h] = options.window_size;
     let aspect = w.max(1) as f32 / h.max(1) as f32;
     let camera = options
         .camera
+        .or(stored_camera)
         .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
     let mut streaming = TerrainStreaming::new(options.lod);
     let meshes = streaming.build_initial(&grid, camera.pos_world);
@@ -102,7 +107,10 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     );
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
+    let mut session = FileSession::new(doc, RecentFiles::load_default());
+    session.offer_recovery_if_newer();
     let mut app = App {
+        session,
         options: EditorOptions {
             camera: Some(camera),
             ..options
@@ -114,13 +122,40 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         error: None,
     };
     event_loop.run_app(&mut app)?;
+    app.session.finish_running_job();
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
     }
 }
 
+/// The grid, document and stored camera of the world the editor starts with.
+/// A world file is opened through [`WorldFile::open`] so the first save is
+/// incremental.
+fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>), EditorError> {
+    Ok(match source {
+        WorldSource::File(path) => {
+            let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())
+                .map_err(|e| EditorError::World(WorldSourceError::Load(e)))?;
+            let camera = meta.camera();
+            let doc = Document::opened(path.clone(), Some(file), &grid, meta);
+            (grid, doc, camera)
+        }
+        WorldSource::Generated(settings) => {
+            let grid = source.build()?;
+            let doc = Document::untitled(&grid, WorldMeta::generated(settings));
+            (grid, doc, None)
+        }
+        _ => {
+            let grid = source.build()?;
+            let doc = Document::untitled(&grid, WorldMeta::default());
+            (grid, doc, None)
+        }
+    })
+}
+
 struct App {
+    session: FileSession,
     options: EditorOptions,
     grid: Grid,
     meshes: WorldMeshes,
@@ -155,6 +190,9 @@ struct WindowState {
     opened_at: Instant,
     frame_ms: f32,
     last_brush: Option<Instant>,
+    modifiers: winit::keyboard::ModifiersState,
+    /// The window title last set.
+    title: String,
 }
 
 impl ApplicationHandler for App {
@@ -180,7 +218,12 @@ impl ApplicationHandler for App {
         };
         let response = state.egui_state.on_window_event(&state.window, &event);
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::CloseRequested
+                if self.session.request_close(&mut self.grid, &state.camera) =>
+            {
+                event_loop.exit();
+            }
+            WindowEvent::ModifiersChanged(modifiers) => state.modifiers = modifiers.state(),
             WindowEvent::Resized(size) => {
                 state.config.width = size.width.max(1);
                 state.config.height = size.height.max(1);
@@ -196,6 +239,10 @@ impl ApplicationHandler for App {
                 }
                 if let PhysicalKey::Code(code) = event.physical_key {
                     let pressed = event.state == ElementState::Pressed;
+                    // Ctrl+key belongs to menu shortcuts (egui reads them), not to flying.
+                    if state.modifiers.control_key() && pressed {
+                        return;
+                    }
                     if !state.controls.set_key(code, pressed) && pressed {
                         state.on_shortcut(code);
                     }
@@ -230,7 +277,15 @@ impl ApplicationHandler for App {
                 state.controls.on_wheel(lines);
             }
             WindowEvent::RedrawRequested => {
-                state.frame(&mut self.grid, &mut self.meshes, &mut self.streaming);
+                let quit = state.frame(
+                    &mut self.grid,
+                    &mut self.meshes,
+                    &mut self.streaming,
+                    &mut self.session,
+                );
+                if quit {
+                    event_loop.exit();
+                }
             }
             _ => {}
         }
@@ -320,6 +375,8 @@ impl App {
             opened_at: Instant::now(),
             frame_ms: 0.0,
             last_brush: None,
+            modifiers: winit::keyboard::ModifiersState::empty(),
+            title: String::new(),
             gpu,
         })
     }
@@ -354,12 +411,14 @@ impl WindowState {
     /// handed to the meshing workers at once, and finished meshes are
     /// published as late as possible (just before drawing), so a small edit
     /// usually becomes visible in the frame that made it.
+    /// Returns `true` when the editor should close.
     fn frame(
         &mut self,
         grid: &mut Grid,
         meshes: &mut WorldMeshes,
         streaming: &mut TerrainStreaming,
-    ) {
+        session: &mut FileSession,
+    ) -> bool {
         let now = Instant::now();
         let frame_secs = now.duration_since(self.last_frame).as_secs_f32();
         self.frame_ms = frame_secs * 1e3;
@@ -380,21 +439,50 @@ impl WindowState {
         }
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
+        let mut bar_points = 0.0;
+        let mut session_event = None;
         let panel = &mut self.panel;
         panel.lod = streaming.lod.settings;
+        let camera = &self.camera;
         let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
+            let (bar, event) = session.ui(ctx, grid, camera);
+            bar_points = bar;
+            session_event = event;
             panel_points = panel.show(ctx, &stats);
         });
         streaming.lod.settings = self.panel.lod;
+        session.view = ViewSetup {
+            lod: streaming.lod.settings,
+            aspect: self.camera.aspect,
+        };
+        if session_event.is_none() {
+            session_event = session.poll(grid, &self.camera, now);
+        }
+        match session_event {
+            Some(SessionEvent::Quit) => {
+                egui_out.textures_delta.clear();
+                return true;
+            }
+            Some(SessionEvent::ReplaceWorld(world)) => {
+                self.replace_world(*world, grid, meshes, streaming)
+            }
+            None => {}
+        }
+        let title = session.window_title(grid);
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
         self.egui_state
             .handle_platform_output(&self.window, std::mem::take(&mut egui_out.platform_output));
         let [w, h] = [self.config.width, self.config.height];
         let panel_px = (panel_points * egui_out.pixels_per_point).clamp(0.0, w as f32 - 1.0);
+        let bar_px = (bar_points * egui_out.pixels_per_point).clamp(0.0, h as f32 - 1.0);
         self.viewport = ViewportRect {
             x: panel_px,
-            y: 0.0,
+            y: bar_px,
             width: w as f32 - panel_px,
-            height: h as f32,
+            height: h as f32 - bar_px,
         };
         self.camera.aspect = self.viewport.width / self.viewport.height.max(1.0);
 
@@ -408,6 +496,10 @@ impl WindowState {
             Some(surface) => self.pick_under_cursor(surface),
             None => self.pick_under_cursor(meshes),
         };
+        // While File ▸ New or Open builds the next world, edits would be lost.
+        if session.replacing_world() {
+            self.sculpting = false;
+        }
         if self.sculpting
             && let Some(hit) = self.hit
             && self.last_brush.is_none_or(|t| {
@@ -461,12 +553,12 @@ impl WindowState {
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface.configure(&self.gpu.device, &self.config);
                 egui_out.textures_delta.clear();
-                return;
+                return false;
             }
             other => {
                 log::debug!("skipping frame: {other:?}");
                 egui_out.textures_delta.clear();
-                return;
+                return false;
             }
         };
         let view = frame
@@ -493,6 +585,39 @@ impl WindowState {
         self.gpu.queue.submit(cmds);
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
+        false
+    }
+
+    /// Swaps in a world a file job finished: its grid, its meshes and
+    /// streaming state (prepared on the job's thread) and its camera.
+    fn replace_world(
+        &mut self,
+        world: LoadedWorld,
+        grid: &mut Grid,
+        meshes: &mut WorldMeshes,
+        streaming: &mut TerrainStreaming,
+    ) {
+        *grid = world.grid;
+        let prepared = world.prepared.unwrap_or_else(|| {
+            let mut s = TerrainStreaming::new(streaming.lod.settings);
+            let m = s.build_initial(grid, self.camera.pos_world);
+            PreparedView {
+                camera: self.camera,
+                streaming: s,
+                meshes: m,
+            }
+        });
+        *streaming = prepared.streaming;
+        *meshes = prepared.meshes;
+        self.camera = Camera {
+            aspect: self.camera.aspect,
+            ..prepared.camera
+        };
+        self.stroke_surface = None;
+        self.sculpting = false;
+        self.hit = None;
+        self.renderer.clear_meshes();
+        self.renderer.sync_meshes(meshes);
     }
 
     /// Runs the Sea Level tool in the square region around the cursor's surface

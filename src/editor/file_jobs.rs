@@ -17,7 +17,11 @@ use crate::io::world_file::{
 };
 use glam::IVec3;
 
+use crate::camera::Camera;
+use crate::pipeline::lod::LodSettings;
+use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;
+use crate::render::headless::frame_terrain;
 use crate::terrain::cell::Cell;
 use crate::terrain::chunk::ChunkCells;
 use crate::terrain::coords::ChunkCoord;
@@ -44,6 +48,88 @@ pub struct LoadedWorld {
     pub report: Option<LoadReport>,
     /// True for a recovered copy: it differs from the world file.
     pub recovered: bool,
+    /// Its first view, meshed on the job's thread (when a [`ViewSetup`] was given).
+    pub prepared: Option<PreparedView>,
+}
+
+/// How a new world is first shown: the level-of-detail settings and the
+/// view's aspect ratio (for framing the terrain when the world has no camera).
+#[derive(Clone, Copy, Debug)]
+pub struct ViewSetup {
+    /// Level-of-detail settings.
+    pub lod: LodSettings,
+    /// Width / height of the 3D view.
+    pub aspect: f32,
+}
+
+impl Default for ViewSetup {
+    fn default() -> Self {
+        ViewSetup {
+            lod: LodSettings::default(),
+            aspect: 16.0 / 9.0,
+        }
+    }
+}
+
+/// A world's first view, built off the editor thread: the camera (stored in
+/// the file, or framing the terrain), the streaming state and the meshes
+/// around that camera.
+pub struct PreparedView {
+    /// The camera.
+    pub camera: Camera,
+    /// Level of detail and meshing pipeline, primed for `camera`.
+    pub streaming: TerrainStreaming,
+    /// The meshes to draw first.
+    pub meshes: WorldMeshes,
+}
+
+impl std::fmt::Debug for PreparedView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedView")
+            .field("camera", &self.camera.pos_world)
+            .field("meshes", &self.meshes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Meshes the first view of `grid` (stage "meshing").
+fn prepare_view(
+    grid: &Grid,
+    meta: &WorldMeta,
+    view: ViewSetup,
+    progress: &Progress,
+) -> PreparedView {
+    progress.begin_stage("meshing", 0);
+    let mut camera = meta
+        .camera()
+        .unwrap_or_else(|| frame_terrain(grid, &WorldMeshes::default(), view.aspect));
+    camera.aspect = view.aspect;
+    let mut streaming = TerrainStreaming::new(view.lod);
+    let meshes = streaming.build_initial(grid, camera.pos_world);
+    PreparedView {
+        camera,
+        streaming,
+        meshes,
+    }
+}
+
+/// A finished world, with its first view prepared when `view` is given.
+fn loaded(
+    grid: Grid,
+    meta: WorldMeta,
+    view: Option<ViewSetup>,
+    progress: &Progress,
+) -> LoadedWorld {
+    let prepared = view.map(|v| prepare_view(&grid, &meta, v, progress));
+    LoadedWorld {
+        grid,
+        meta,
+        path: None,
+        file: None,
+        report: None,
+        recovered: false,
+        prepared,
+    }
 }
 
 /// What a finished job produced.
@@ -200,29 +286,31 @@ pub fn world_file_error(e: WorldFileError) -> JobError {
 
 /// Opens the world at `path` (verified; with `skip_bad_chunks`, loading the
 /// chunks that verify). `recovered` marks a recovery copy.
-pub fn open_world(path: PathBuf, skip_bad_chunks: bool, recovered: bool) -> Job {
+pub fn open_world(
+    path: PathBuf,
+    skip_bad_chunks: bool,
+    recovered: bool,
+    view: Option<ViewSetup>,
+) -> Job {
     let name = path.display().to_string();
     Job::spawn(
         format!("Opening {name}"),
         JobKind::ReplaceWorld,
         move |progress| {
             let options = LoadOptions { skip_bad_chunks };
-            JobResult::of(
-                WorldFile::open_with_progress(&path, options, progress)
-                    .map(|(file, grid, meta, report)| {
-                        let clean = report.skipped.is_empty() && report.world_hash_ok;
-                        JobOutput::World(Box::new(LoadedWorld {
-                            grid,
-                            meta,
-                            // A recovery copy is saved to the world's own file, not over itself.
-                            path: (!recovered).then_some(path),
-                            file: (clean && !recovered).then_some(file),
-                            report: Some(report),
-                            recovered,
-                        }))
-                    })
-                    .map_err(world_file_error),
-            )
+            let (file, grid, meta, report) =
+                match WorldFile::open_with_progress(&path, options, progress) {
+                    Ok(opened) => opened,
+                    Err(e) => return JobResult::of(Err(world_file_error(e))),
+                };
+            let clean = report.skipped.is_empty() && report.world_hash_ok;
+            let mut world = loaded(grid, meta, view, progress);
+            // A recovery copy is saved to the world's own file, not over itself.
+            world.path = (!recovered).then_some(path);
+            world.file = (clean && !recovered).then_some(file);
+            world.report = Some(report);
+            world.recovered = recovered;
+            JobResult::of(Ok(JobOutput::World(Box::new(world))))
         },
     )
 }
@@ -302,7 +390,7 @@ impl WorldPreset {
 pub const FLAT_GROUND_CELLS: i32 = 32;
 
 /// Builds a new world from `settings` (seed and size) and `preset`.
-pub fn new_world(settings: GeneratorSettings, preset: WorldPreset) -> Job {
+pub fn new_world(settings: GeneratorSettings, preset: WorldPreset, view: Option<ViewSetup>) -> Job {
     let label = format!(
         "Creating a {} world ({} cells across)",
         preset.name().to_lowercase(),
@@ -318,14 +406,9 @@ pub fn new_world(settings: GeneratorSettings, preset: WorldPreset) -> Job {
             WorldPreset::Flat => WorldMeta::default(),
         };
         JobResult::of(match grid {
-            Ok(grid) => Ok(JobOutput::World(Box::new(LoadedWorld {
-                grid,
-                meta,
-                path: None,
-                file: None,
-                report: None,
-                recovered: false,
-            }))),
+            Ok(grid) => Ok(JobOutput::World(Box::new(loaded(
+                grid, meta, view, progress,
+            )))),
             Err(GenerateError::Cancelled) => Err(JobError::Cancelled),
             Err(e) => Err(JobError::Failed(e.to_string())),
         })
@@ -352,6 +435,7 @@ pub fn import_heightmap(
     path: PathBuf,
     settings: HeightmapSettings,
     placement: ImportPlacement,
+    view: Option<ViewSetup>,
 ) -> Job {
     let label = format!("Importing {}", path.display());
     let kind = match placement {
@@ -365,14 +449,9 @@ pub fn import_heightmap(
             Err(e) => return JobResult::of(Err(JobError::Failed(e.to_string()))),
         };
         JobResult::of(Ok(match placement {
-            ImportPlacement::NewWorld => JobOutput::World(Box::new(LoadedWorld {
-                grid,
-                meta: WorldMeta::default(),
-                path: None,
-                file: None,
-                report: None,
-                recovered: false,
-            })),
+            ImportPlacement::NewWorld => {
+                JobOutput::World(Box::new(loaded(grid, WorldMeta::default(), view, progress)))
+            }
             ImportPlacement::IntoWorld {
                 offset_x_chunks,
                 offset_z_chunks,
@@ -497,7 +576,7 @@ mod tests {
             panic!("save failed: {:?}", saved.output);
         };
         assert_eq!(s, state);
-        let opened = open_world(path.clone(), false, false).wait();
+        let opened = open_world(path.clone(), false, false, None).wait();
         let Ok(JobOutput::World(world)) = opened.output else {
             panic!("open failed: {:?}", opened.output);
         };
@@ -505,7 +584,7 @@ mod tests {
         assert_eq!(world.path.as_deref(), Some(path.as_path()));
         assert!(world.file.is_some());
         // A recovery copy opens without a path: saving it goes to the world's file.
-        let recovered = open_world(path, false, true).wait();
+        let recovered = open_world(path, false, true, None).wait();
         let Ok(JobOutput::World(world)) = recovered.output else {
             panic!("open failed");
         };

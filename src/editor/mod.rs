@@ -5,6 +5,8 @@
 pub mod app;
 pub mod document;
 pub mod file_jobs;
+pub mod file_menu;
+pub mod file_session;
 pub mod fly_controls;
 pub mod panel;
 pub mod picking;

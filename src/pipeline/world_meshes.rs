@@ -110,11 +110,9 @@ impl WorldMeshes {
         coords: &[ChunkCoord],
         level_of: impl Fn(ChunkCoord) -> u8 + Sync,
     ) -> WorldMeshes {
-        match WorldMeshes::build_with_progress(grid, coords, level_of, &Progress::new()) {
-            Ok(meshes) => meshes,
-            // A fresh progress is never cancelled.
-            Err(Cancelled) => WorldMeshes::default(),
-        }
+        // A fresh progress is never cancelled, so this is always `Ok`.
+        WorldMeshes::build_with_progress(grid, coords, level_of, &Progress::new())
+            .unwrap_or_default()
     }
 
     /// [`WorldMeshes::build`], counting chunks meshed in `progress` (stage
