@@ -131,6 +131,10 @@ pub mod palette {
     pub const BRUSH_ADD_WATER: [f32; 3] = [0.2, 0.55, 1.0];
     /// Brush ring colour of Remove water.
     pub const BRUSH_REMOVE_WATER: [f32; 3] = [1.0, 0.6, 0.15];
+    /// Brush ring colour of Smooth and Flatten.
+    pub const BRUSH_SMOOTH: [f32; 3] = [0.95, 0.9, 0.3];
+    /// Brush ring colour of Paint and Replace.
+    pub const BRUSH_PAINT: [f32; 3] = [0.85, 0.35, 0.95];
 }
 
 /// `time_secs` wrapped into `[0, WAVE_LOOP_SECS)` (0 for non-finite input).
@@ -164,8 +168,10 @@ impl GlobalUniforms {
             Some(b) => {
                 let c = cam.relative(b.centre_world);
                 let col = match b.mode {
-                    BrushMode::Add => palette::BRUSH_ADD,
-                    BrushMode::Subtract => palette::BRUSH_SUBTRACT,
+                    BrushMode::Add | BrushMode::Grow => palette::BRUSH_ADD,
+                    BrushMode::Subtract | BrushMode::Erode => palette::BRUSH_SUBTRACT,
+                    BrushMode::Smooth | BrushMode::Flatten => palette::BRUSH_SMOOTH,
+                    BrushMode::Paint | BrushMode::Replace => palette::BRUSH_PAINT,
                     BrushMode::AddWater => palette::BRUSH_ADD_WATER,
                     BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
