@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use glam::{DVec3, Vec3};
+use glam::DVec3;
 
 use strata::camera::Camera;
 use strata::editor::script::Script;

@@ -42,6 +42,15 @@ fn small_world() -> Grid {
     .expect("valid settings")
 }
 
+/// Height of the top inside cell of the column containing `(x, z)` studs.
+fn surface_y_studs(grid: &Grid, x: f64, z: f64) -> f64 {
+    let (cx, cz) = ((x / 4.0).floor() as i32, (z / 4.0).floor() as i32);
+    (0..256)
+        .rev()
+        .find(|&y| grid.cell(strata::terrain::coords::CellCoord::new(cx, y, cz)).is_inside())
+        .map_or(40.0, |y| (y as f64 + 0.5) * 4.0)
+}
+
 fn random_material(rng: &mut Rng) -> Material {
     let solids: Vec<Material> = Material::solids().collect();
     solids[rng.below(solids.len() as u64) as usize]
@@ -68,7 +77,8 @@ fn random_op(rng: &mut Rng, grid: &mut Grid, clipboard: &mut Option<region::Clip
             replace_from: random_material(rng),
             flatten_plane: None,
         };
-        let mut centre = DVec3::new(rng.range(0.0, 384.0), rng.range(40.0, 200.0), rng.range(0.0, 384.0));
+        let (x, z) = (rng.range(0.0, 384.0), rng.range(0.0, 384.0));
+        let mut centre = DVec3::new(x, surface_y_studs(grid, x, z) + rng.range(-8.0, 8.0), z);
         for _ in 0..1 + rng.below(4) {
             let region = brush.region(centre).expect("valid brush");
             rec.record(grid, region, |g| apply_tool(g, &brush, &options, centre))
@@ -78,7 +88,7 @@ fn random_op(rng: &mut Rng, grid: &mut Grid, clipboard: &mut Option<region::Clip
     } else {
         let min = IVec3::new(
             rng.below(80) as i32,
-            10 + rng.below(30) as i32,
+            20 + rng.below(30) as i32,
             rng.below(80) as i32,
         );
         let size = IVec3::new(

@@ -684,4 +684,123 @@ mod tests {
         assert!(err("{not json").contains("bad.json"));
         assert!(err(r#"{"frame_rate_hz": 0, "strokes": []}"#).contains("frame_rate_hz"));
     }
+
+    #[test]
+    fn parses_every_tool_with_its_settings() {
+        let s = Script::parse(
+            r#"{"history_budget_mib": 64, "strokes": [
+                {"frame": 0, "tool": "grow", "centre": [0, 0, 0], "radius_cells": 4,
+                 "shape": "cube", "falloff": "smooth"},
+                {"frame": 0, "tool": "erode", "path": [[0, 0, 0], [40, 0, 0]], "spacing": 0.5,
+                 "radius_cells": 4, "plane_lock": true},
+                {"frame": 1, "tool": "smooth", "centre_xz": [1, 2], "radius_cells": 3},
+                {"frame": 1, "tool": "flatten", "path_xz": [[1, 2], [3, 4]], "radius_cells": 3,
+                 "flatten_limit": "raise_only"},
+                {"frame": 1, "tool": "flatten", "centre": [1, 2, 3], "radius_cells": 3,
+                 "flatten_height": 40},
+                {"frame": 2, "tool": "paint", "centre": [1, 2, 3], "radius_cells": 3,
+                 "material": "snow", "shape": "cylinder", "falloff": "linear"},
+                {"frame": 2, "tool": "replace", "centre": [1, 2, 3], "radius_cells": 3,
+                 "replace_from": "rock", "material": "slate"},
+                {"frame": 3, "tool": "fill", "region_min": [0, 0, 0], "region_max": [4, 4, 4],
+                 "material": "water", "occupancy": 200},
+                {"frame": 3, "tool": "clear", "region_min": [0, 0, 0], "region_max": [4, 4, 4],
+                 "ignore_water": true},
+                {"frame": 3, "tool": "copy", "region_min": [0, 0, 0], "region_max": [4, 4, 4]},
+                {"frame": 3, "tool": "paste", "at": [10, 0, 0], "quarter_turns": 3},
+                {"frame": 3, "tool": "generate", "region_min": [0, 0, 0], "region_max": [4, 4, 4]},
+                {"frame": 4, "tool": "undo"},
+                {"frame": 4, "tool": "redo"}
+            ]}"#,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(s.history_budget_bytes, 64 << 20);
+        assert_eq!(s.strokes.len(), 14);
+        let b0 = s.strokes[0].action.brush().unwrap();
+        assert_eq!(b0.brush.mode, BrushMode::Grow);
+        assert_eq!(b0.options.shape, BrushShape::Cube);
+        assert_eq!(b0.options.falloff, Falloff::Smooth);
+        let b1 = s.strokes[1].action.brush().unwrap();
+        assert_eq!(b1.path.len(), 2);
+        assert!(b1.plane_lock);
+        assert_eq!(b1.spacing_fraction, 0.5);
+        let flat = s.strokes[3].action.brush().unwrap();
+        assert!(flat.flatten_from_pick);
+        assert_eq!(flat.options.flatten_limit, FlattenLimit::RaiseOnly);
+        assert_eq!(
+            s.strokes[4].action.brush().unwrap().options.flatten_plane,
+            Some(FlattenPlane::Height { height_world: 40.0 })
+        );
+        let replace = s.strokes[6].action.brush().unwrap();
+        assert_eq!(replace.options.replace_from, Material::ROCK);
+        assert_eq!(replace.brush.material, Material::SLATE);
+        assert_eq!(
+            s.strokes[7].action,
+            StrokeAction::Fill {
+                region: CellBox::new(IVec3::ZERO, IVec3::splat(4)),
+                material: Material::WATER,
+                occupancy: 200,
+                ignore_water: false
+            }
+        );
+        assert_eq!(
+            s.strokes[10].action,
+            StrokeAction::Paste {
+                at: IVec3::new(10, 0, 0),
+                quarter_turns: 3
+            }
+        );
+        assert_eq!(s.strokes[12].action, StrokeAction::Undo);
+        assert_eq!(s.strokes[13].action, StrokeAction::Redo);
+        assert!(s.needs_surface());
+    }
+
+    #[test]
+    fn bad_tool_values_are_rejected_with_the_stroke_index() {
+        let err = |stroke: &str| {
+            Script::parse(&format!(r#"{{"strokes": [{stroke}]}}"#), "bad.json")
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(r#"{"frame": 0, "tool": "smooth", "centre": [0,0,0], "radius_cells": 0}"#);
+        assert!(e.contains("stroke 0") && e.contains("radius"), "{e}");
+        assert!(err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 65}"#).contains("radius"));
+        assert!(err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 4, "material": "plasma"}"#)
+            .contains("not a solid material"));
+        assert!(err(r#"{"frame": 0, "tool": "grow", "centre": [0,0,0], "radius_cells": 4, "shape": "torus"}"#)
+            .contains("unknown shape"));
+        assert!(err(r#"{"frame": 0, "tool": "replace", "centre": [0,0,0], "radius_cells": 4}"#)
+            .contains("replace_from"));
+        assert!(err(r#"{"frame": 0, "tool": "add", "centre": [0,0,0], "radius_cells": 4, "flatten_height": 3}"#)
+            .contains("only used by flatten"));
+        assert!(err(r#"{"frame": 0, "tool": "flatten", "centre": [0,0,0], "radius_cells": 4, "flatten_normal": [0,0,0]}"#)
+            .contains("flatten plane"));
+        assert!(err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [0,4,4]}"#)
+            .contains("empty"));
+        assert!(err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [4,4,4], "radius_cells": 3}"#)
+            .contains("radius_cells is not used by fill"));
+        assert!(err(r#"{"frame": 0, "tool": "paste", "at": [0,0,0], "quarter_turns": 4}"#)
+            .contains("quarter_turns"));
+        assert!(err(r#"{"frame": 0, "tool": "undo", "centre": [0,0,0]}"#).contains("not used by undo"));
+        assert!(err(r#"{"frame": 0, "tool": "erode", "path": [], "radius_cells": 4}"#).contains("path needs"));
+        assert!(err(r#"{"frame": 0, "tool": "erode", "centre": [0,0,0], "spacing": 0, "radius_cells": 4}"#)
+            .contains("spacing"));
+        // Infinite numbers are not JSON; serde rejects them with a position.
+        assert!(err(r#"{"frame": 0, "tool": "add", "centre": [1e999,0,0], "radius_cells": 4}"#).contains("bad.json"));
+    }
+
+    #[test]
+    fn committed_scripts_parse() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scripts");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                Script::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+        assert!(n >= 1);
+    }
 }

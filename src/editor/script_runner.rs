@@ -213,3 +213,117 @@ pub fn label(action: &StrokeAction) -> String {
         StrokeAction::Redo => "Redo".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::script::Script;
+    use crate::terrain::cell::{Cell, Material};
+    use crate::terrain::coords::{CellBox, CellCoord};
+    use glam::IVec3;
+
+    fn floor() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(0, 0, 0), IVec3::new(40, 8, 40)),
+            |_, _| Cell::full(Material::ROCK),
+        )
+        .unwrap();
+        g
+    }
+
+    fn run_all(grid: &mut Grid, text: &str) -> (ScriptRunner, Vec<u64>) {
+        let script = Script::parse(text, "t").unwrap();
+        let mut runner = ScriptRunner::new(script.history_budget_bytes, None, None);
+        let mut hashes = vec![grid.content_hash()];
+        for s in &script.strokes {
+            runner.run(grid, &s.action).unwrap();
+            hashes.push(grid.content_hash());
+        }
+        (runner, hashes)
+    }
+
+    #[test]
+    fn script_steps_undo_and_redo_exactly() {
+        let mut g = floor();
+        let (runner, h) = run_all(
+            &mut g,
+            r#"{"strokes": [
+                {"frame": 0, "tool": "paint", "path": [[20, 32, 20], [100, 32, 20]],
+                 "radius_cells": 4, "strength": 1, "material": "sand"},
+                {"frame": 1, "tool": "fill", "region_min": [0, 8, 0], "region_max": [4, 10, 4],
+                 "material": "snow"},
+                {"frame": 2, "tool": "copy", "region_min": [0, 8, 0], "region_max": [4, 10, 4]},
+                {"frame": 3, "tool": "paste", "at": [30, 8, 30], "quarter_turns": 1},
+                {"frame": 4, "tool": "undo"},
+                {"frame": 4, "tool": "undo"},
+                {"frame": 5, "tool": "redo"}
+            ]}"#,
+        );
+        // Paint along the path: the surface row under it is sand, occupancy kept.
+        assert_eq!(g.cell(CellCoord::new(15, 7, 5)), Cell::full(Material::SAND));
+        assert_eq!(g.cell(CellCoord::new(15, 6, 5)), Cell::full(Material::ROCK));
+        // Copy changes nothing; undo twice goes back to after the paint; redo re-fills.
+        assert_eq!(h[3], h[2]);
+        assert_eq!(h[5], h[2]);
+        assert_eq!(h[6], h[1]);
+        assert_eq!(h[7], h[2]);
+        assert_eq!(g.cell(CellCoord::new(1, 9, 1)), Cell::full(Material::SNOW));
+        assert_eq!(g.cell(CellCoord::new(31, 9, 31)), Cell::EMPTY);
+        assert_eq!(runner.history.undo_len(), 2);
+        assert_eq!(runner.history.redo_len(), 1);
+    }
+
+    #[test]
+    fn a_failing_stroke_changes_nothing() {
+        let mut g = floor();
+        let before = g.content_hash();
+        let script = Script::parse(
+            r#"{"strokes": [{"frame": 0, "tool": "add", "path_xz": [[20, 20], [60, 20]],
+                "radius_cells": 4}]}"#,
+            "t",
+        )
+        .unwrap();
+        // No surface to drop onto.
+        let mut runner = ScriptRunner::new(1 << 20, None, None);
+        let e = runner.run(&mut g, &script.strokes[0].action).unwrap_err();
+        assert!(matches!(e, RunError::NoSurface { .. }));
+        let generate = StrokeAction::Generate {
+            region: CellBox::new(IVec3::ZERO, IVec3::ONE),
+        };
+        assert!(matches!(runner.run(&mut g, &generate), Err(RunError::NoGenerator)));
+        let paste = StrokeAction::Paste {
+            at: IVec3::ZERO,
+            quarter_turns: 0,
+        };
+        assert!(matches!(runner.run(&mut g, &paste), Err(RunError::EmptyClipboard)));
+        assert_eq!(g.content_hash(), before);
+        assert_eq!(runner.history.undo_len(), 0);
+    }
+
+    #[test]
+    fn a_stroke_that_fails_midway_is_reverted() {
+        let mut g = floor();
+        let before = g.content_hash();
+        let stroke = StrokeAction::Brush(BrushStroke {
+            brush: crate::terrain::edit::Brush {
+                mode: BrushMode::Add,
+                radius_cells: 3.0,
+                strength: 1.0,
+                material: Material::SAND,
+                ignore_water: false,
+            },
+            options: Default::default(),
+            path: vec![
+                StrokeCentre::World(DVec3::new(40.0, 34.0, 40.0)),
+                StrokeCentre::OnSurface { x: 60.0, z: 40.0 },
+            ],
+            spacing_fraction: 0.25,
+            plane_lock: false,
+            flatten_from_pick: false,
+        });
+        let mut runner = ScriptRunner::new(1 << 20, None, None);
+        assert!(runner.run(&mut g, &stroke).is_err());
+        assert_eq!(g.content_hash(), before);
+    }
+}

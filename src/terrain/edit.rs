@@ -1178,8 +1178,11 @@ mod tests {
                     if a != b {
                         painted += 1;
                         assert_eq!(b.material(), Material::SAND);
-                        // Only the top solid cell of a column is exposed here.
-                        assert_eq!(occ(&before, x, y + 1, z), 0, "cell {x},{y},{z} is buried");
+                        // Every painted cell touches the outside through a face.
+                        let exposed = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
+                            .iter()
+                            .any(|(dx, dy, dz)| occ(&before, x + dx, y + dy, z + dz) < 128);
+                        assert!(exposed, "cell {x},{y},{z} is buried");
                     }
                 }
             }

@@ -245,11 +245,7 @@ impl History {
             held_bytes: 0,
         });
         self.account(grid);
-        while self.held_bytes > self.budget_bytes && self.undo.len() > 1 {
-            self.undo.pop_front();
-            self.dropped_steps += 1;
-            self.account(grid);
-        }
+        self.enforce_budget(grid);
         true
     }
 
@@ -265,6 +261,7 @@ impl History {
         );
         self.redo.push(step);
         self.account(grid);
+        self.enforce_budget(grid);
         Some(report)
     }
 
@@ -278,6 +275,7 @@ impl History {
         );
         self.undo.push_back(step);
         self.account(grid);
+        self.enforce_budget(grid);
         Some(report)
     }
 
@@ -310,11 +308,7 @@ impl History {
     pub fn set_budget_bytes(&mut self, budget_bytes: usize, grid: &Grid) {
         self.budget_bytes = budget_bytes;
         self.account(grid);
-        while self.held_bytes > self.budget_bytes && self.undo.len() > 1 {
-            self.undo.pop_front();
-            self.dropped_steps += 1;
-            self.account(grid);
-        }
+        self.enforce_budget(grid);
     }
 
     /// Heap bytes of chunk storage held only by the history (module docs).
@@ -322,8 +316,9 @@ impl History {
         self.held_bytes
     }
 
-    /// The largest [`History::held_bytes`] after any commit, undo or redo
-    /// (after the budget was enforced).
+    /// The largest [`History::held_bytes`] after any commit, undo or redo,
+    /// measured after the budget was enforced (while a commit runs, the new
+    /// step's before-states briefly exist alongside the steps it then drops).
     pub fn peak_held_bytes(&self) -> usize {
         self.peak_held_bytes
     }
@@ -369,6 +364,15 @@ impl History {
             total += held;
         }
         self.held_bytes = total;
-        self.peak_held_bytes = self.peak_held_bytes.max(total);
+    }
+
+    /// Drops the oldest steps while over budget, then updates the peak.
+    fn enforce_budget(&mut self, grid: &Grid) {
+        while self.held_bytes > self.budget_bytes && self.undo.len() > 1 {
+            self.undo.pop_front();
+            self.dropped_steps += 1;
+            self.account(grid);
+        }
+        self.peak_held_bytes = self.peak_held_bytes.max(self.held_bytes);
     }
 }
