@@ -4,9 +4,12 @@
 
 pub mod app;
 pub mod fly_controls;
+pub mod history_panel;
 pub mod panel;
 pub mod picking;
 pub mod script;
 pub mod script_runner;
+pub mod tool_session;
+pub mod tools_panel;
 
 pub use app::{EditorError, EditorOptions, run};
