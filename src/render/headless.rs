@@ -646,6 +646,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     stats.add_pipeline(pipeline);
     stats.add_lod(&meshes, &streaming.lod);
     stats.seam_mismatches = Some(seam_audit_mismatches);
+    stats.history = replay.history.clone();
     if options.overlays.contains(Overlay::Wireframe) {
         log::info!(
             "wireframe overlay drawn as {}",

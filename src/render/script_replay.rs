@@ -45,7 +45,7 @@ pub enum ReplayError {
 }
 
 /// What a replay did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReplayReport {
     /// Frames replayed, including the drain frames after the last stroke.
     pub frames: u32,
@@ -63,6 +63,8 @@ pub struct ReplayReport {
     pub history_dropped_steps: usize,
     /// The history budget, bytes.
     pub history_budget_bytes: usize,
+    /// The history as the panel shows it (for `--ui`).
+    pub history: crate::editor::history_panel::HistoryView,
 }
 
 /// Replays `script` on `grid`, publishing through `renderer` and keeping
@@ -137,6 +139,7 @@ pub fn replay_script(
     report.history_peak_bytes = runner.history.peak_held_bytes();
     report.history_dropped_steps = runner.history.dropped_steps();
     report.history_budget_bytes = runner.history.budget_bytes();
+    report.history = crate::editor::history_panel::HistoryView::of(&runner.history);
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(report)
 }
