@@ -47,7 +47,10 @@ fn surface_y_studs(grid: &Grid, x: f64, z: f64) -> f64 {
     let (cx, cz) = ((x / 4.0).floor() as i32, (z / 4.0).floor() as i32);
     (0..256)
         .rev()
-        .find(|&y| grid.cell(strata::terrain::coords::CellCoord::new(cx, y, cz)).is_inside())
+        .find(|&y| {
+            grid.cell(strata::terrain::coords::CellCoord::new(cx, y, cz))
+                .is_inside()
+        })
         .map_or(40.0, |y| (y as f64 + 0.5) * 4.0)
 }
 
@@ -58,7 +61,11 @@ fn random_material(rng: &mut Rng) -> Material {
 
 /// Applies one random operation (a stroke of 1–4 applications or a region
 /// operation) through a recorder.
-fn random_op(rng: &mut Rng, grid: &mut Grid, clipboard: &mut Option<region::Clipboard>) -> Recorder {
+fn random_op(
+    rng: &mut Rng,
+    grid: &mut Grid,
+    clipboard: &mut Option<region::Clipboard>,
+) -> Recorder {
     let mut rec = Recorder::new("random");
     let kind = rng.below(10);
     if kind < 7 {
@@ -101,17 +108,20 @@ fn random_op(rng: &mut Rng, grid: &mut Grid, clipboard: &mut Option<region::Clip
             0 => {
                 let m = random_material(rng);
                 let o = 1 + rng.below(255) as u8;
-                rec.record(grid, b, |g| region::fill(g, b, m, o, false)).expect("fill");
+                rec.record(grid, b, |g| region::fill(g, b, m, o, false))
+                    .expect("fill");
             }
             1 => {
-                rec.record(grid, b, |g| region::clear(g, b, true)).expect("clear");
+                rec.record(grid, b, |g| region::clear(g, b, true))
+                    .expect("clear");
             }
             2 => *clipboard = Some(region::copy(grid, b).expect("copy")),
             3 => {
                 if let Some(clip) = clipboard.as_ref() {
                     let turns = rng.below(4) as u8;
                     let to = region::paste_region(clip, min, turns).expect("paste box");
-                    rec.record(grid, to, |g| region::paste(g, clip, min, turns)).expect("paste");
+                    rec.record(grid, to, |g| region::paste(g, clip, min, turns))
+                        .expect("paste");
                 }
             }
             _ => {
@@ -119,7 +129,8 @@ fn random_op(rng: &mut Rng, grid: &mut Grid, clipboard: &mut Option<region::Clip
                     seed: 11,
                     size_cells: 96,
                 };
-                rec.record(grid, b, |g| region::generate(g, b, &settings)).expect("generate");
+                rec.record(grid, b, |g| region::generate(g, b, &settings))
+                    .expect("generate");
             }
         }
     }
@@ -143,7 +154,11 @@ fn fifty_random_operations_undo_to_the_start_and_redo_to_the_end() {
                 assert_eq!(grid.content_hash(), *hashes.last().expect("start hash"));
             }
         }
-        assert!(hashes.len() > 25, "seed {seed}: only {} steps changed terrain", hashes.len() - 1);
+        assert!(
+            hashes.len() > 25,
+            "seed {seed}: only {} steps changed terrain",
+            hashes.len() - 1
+        );
         assert_eq!(history.undo_len(), hashes.len() - 1);
         // Undo all: every intermediate state comes back, then the start.
         for k in (0..hashes.len() - 1).rev() {
@@ -174,7 +189,10 @@ fn a_step_keeps_the_before_storage_shared_and_undo_reports_the_step_bounds() {
     // A point inside dense terrain near the surface of chunk (1, y, 1).
     let column_top = (0..256)
         .rev()
-        .find(|&y| grid.cell(strata::terrain::coords::CellCoord::new(48, y, 48)).is_inside())
+        .find(|&y| {
+            grid.cell(strata::terrain::coords::CellCoord::new(48, y, 48))
+                .is_inside()
+        })
         .expect("ground");
     let centre = strata::terrain::coords::CellCoord::new(48, column_top, 48).sample_point_world();
     let chunk = strata::terrain::coords::CellCoord::new(48, column_top, 48).chunk();
@@ -205,7 +223,12 @@ fn a_step_keeps_the_before_storage_shared_and_undo_reports_the_step_bounds() {
     let undo = history.undo(&mut grid).expect("undo");
     assert_eq!(undo.bounds(), edit.bounds());
     // Undo puts the very same array back (no copy).
-    assert!(grid.chunk(chunk).unwrap().cells.shares_storage_with(&before));
+    assert!(
+        grid.chunk(chunk)
+            .unwrap()
+            .cells
+            .shares_storage_with(&before)
+    );
     assert_eq!(grid.content_hash(), original.content_hash());
     // Now the after-states are what only the history holds.
     let after_bytes: usize = history.redo_steps().map(|s| s.held_bytes()).sum::<usize>();
@@ -248,4 +271,55 @@ fn thousand_strokes_stay_within_the_budget() {
             history.undo(&mut grid).expect("undo");
         }
     }
+}
+
+/// Undo and redo reach the meshing pipeline like the edit did: the grid
+/// records the step's bounds as the changed extent, so the pipeline requests
+/// exactly the chunks the original edit made it request.
+#[test]
+fn undo_and_redo_invalidate_the_same_chunks_as_the_edit() {
+    use std::time::Instant;
+    use strata::pipeline::{MeshPipeline, WorldMeshes};
+    let mut grid = small_world();
+    let mut pipeline = MeshPipeline::new();
+    let mut meshes = WorldMeshes::default();
+    pipeline.mark_synced(&grid);
+    let brush = Brush {
+        mode: BrushMode::Smooth,
+        radius_cells: 5.0,
+        strength: 1.0,
+        material: Material::GRASS,
+        ignore_water: false,
+    };
+    let centre = DVec3::new(126.0, surface_y_studs(&grid, 126.0, 130.0), 130.0);
+    let mut rec = Recorder::new("Smooth");
+    let edit = rec
+        .record(&mut grid, brush.region(centre).unwrap(), |g| {
+            apply_tool(g, &brush, &BrushOptions::default(), centre)
+        })
+        .unwrap();
+    assert!(edit.is_change());
+    let mut history = History::default();
+    history.commit(rec, &grid);
+    let extents = |grid: &Grid, since: u64| -> Vec<CellBox> {
+        edit.changed
+            .iter()
+            .map(|(c, _)| grid.changed_extent_since(*c, since))
+            .collect()
+    };
+    let edited = extents(&grid, grid.revision() - 1);
+    let requested = pipeline.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
+    assert!(requested > 0);
+    history.undo(&mut grid).unwrap();
+    assert_eq!(extents(&grid, grid.revision() - 1), edited);
+    assert_eq!(
+        pipeline.sync_grid(&grid, &mut meshes, Instant::now(), |_| true),
+        requested
+    );
+    history.redo(&mut grid).unwrap();
+    assert_eq!(extents(&grid, grid.revision() - 1), edited);
+    assert_eq!(
+        pipeline.sync_grid(&grid, &mut meshes, Instant::now(), |_| true),
+        requested
+    );
 }

@@ -430,7 +430,12 @@ impl WindowState {
             super::tools_panel::draw_boxes(
                 ctx,
                 &box_camera,
-                [box_viewport.x, box_viewport.y, box_viewport.width, box_viewport.height],
+                [
+                    box_viewport.x,
+                    box_viewport.y,
+                    box_viewport.width,
+                    box_viewport.height,
+                ],
                 &boxes,
             );
         });

@@ -108,9 +108,9 @@ pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSetting
             .on_hover_text("Memory budget: the oldest steps are dropped when it is exceeded");
         ui.label("budget");
         if r.changed() {
-            tools
-                .requests
-                .push(ToolRequest::SetBudget((tools.history_budget_mib as usize) << 20));
+            tools.requests.push(ToolRequest::SetBudget(
+                (tools.history_budget_mib as usize) << 20,
+            ));
         }
     });
     if view.dropped_steps > 0 {
@@ -126,14 +126,20 @@ pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSetting
         .id_salt("history_rows")
         .max_height(160.0)
         .show(ui, |ui| {
-            egui::Grid::new("history_grid").num_columns(2).show(ui, |ui| {
-                for row in &view.rows {
-                    let text = egui::RichText::new(&row.label);
-                    let text = if row.undone { text.weak().italics() } else { text };
-                    ui.label(text);
-                    ui.label(egui::RichText::new(mib(row.bytes)).weak());
-                    ui.end_row();
-                }
-            });
+            egui::Grid::new("history_grid")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    for row in &view.rows {
+                        let text = egui::RichText::new(&row.label);
+                        let text = if row.undone {
+                            text.weak().italics()
+                        } else {
+                            text
+                        };
+                        ui.label(text);
+                        ui.label(egui::RichText::new(mib(row.bytes)).weak());
+                        ui.end_row();
+                    }
+                });
         });
 }

@@ -337,8 +337,17 @@ fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
 }
 
 fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, String> {
-    const REGION_FIELDS: [&str; 5] = ["region_min", "region_max", "occupancy", "at", "quarter_turns"];
-    if let Some(f) = set_fields(s).into_iter().find(|f| REGION_FIELDS.contains(f)) {
+    const REGION_FIELDS: [&str; 5] = [
+        "region_min",
+        "region_max",
+        "occupancy",
+        "at",
+        "quarter_turns",
+    ];
+    if let Some(f) = set_fields(s)
+        .into_iter()
+        .find(|f| REGION_FIELDS.contains(f))
+    {
         return Err(format!("{f} is not used by {}", mode.script_name()));
     }
     let material = match &s.material {
@@ -349,7 +358,9 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
     };
     let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
     let path: Vec<StrokeCentre> = match (&s.centre, &s.centre_xz, &s.path, &s.path_xz) {
-        (Some(c), None, None, None) if finite(c) => vec![StrokeCentre::World(DVec3::from_array(*c))],
+        (Some(c), None, None, None) if finite(c) => {
+            vec![StrokeCentre::World(DVec3::from_array(*c))]
+        }
         (None, Some([x, z]), None, None) if x.is_finite() && z.is_finite() => {
             vec![StrokeCentre::OnSurface { x: *x, z: *z }]
         }
@@ -364,11 +375,12 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
         (None, None, None, None) => {
             return Err("missing centre (or centre_xz, path, path_xz)".into());
         }
-        (c, cxz, p, pxz) if [c.is_some(), cxz.is_some(), p.is_some(), pxz.is_some()]
-            .iter()
-            .filter(|b| **b)
-            .count()
-            > 1 =>
+        (c, cxz, p, pxz)
+            if [c.is_some(), cxz.is_some(), p.is_some(), pxz.is_some()]
+                .iter()
+                .filter(|b| **b)
+                .count()
+                > 1 =>
         {
             return Err("give one of centre, centre_xz, path or path_xz".into());
         }
@@ -416,7 +428,9 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
     if mode != BrushMode::Flatten
         && (s.flatten_height.is_some() || s.flatten_normal.is_some() || s.flatten_limit.is_some())
     {
-        return Err("flatten_height, flatten_normal and flatten_limit are only used by flatten".into());
+        return Err(
+            "flatten_height, flatten_normal and flatten_limit are only used by flatten".into(),
+        );
     }
     let first = path[0];
     let flatten_plane = match (s.flatten_height, s.flatten_normal) {
@@ -466,7 +480,13 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
 
 fn parse_region_action(s: &StrokeFile, tool: &str) -> Result<StrokeAction, String> {
     let allowed: &[&str] = match tool {
-        "fill" => &["region_min", "region_max", "material", "occupancy", "ignore_water"],
+        "fill" => &[
+            "region_min",
+            "region_max",
+            "material",
+            "occupancy",
+            "ignore_water",
+        ],
         "clear" => &["region_min", "region_max", "ignore_water"],
         "copy" | "generate" => &["region_min", "region_max"],
         "paste" => &["at", "quarter_turns"],
@@ -653,7 +673,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.frame_rate_hz, 60.0);
         assert_eq!(s.strokes[0].frame, 1);
-        assert_eq!(s.strokes[0].action.brush().unwrap().brush.material, Material::SAND);
+        assert_eq!(
+            s.strokes[0].action.brush().unwrap().brush.material,
+            Material::SAND
+        );
         assert_eq!(
             s.strokes[0].action.brush().unwrap().path[0],
             StrokeCentre::World(DVec3::new(1.0, 2.0, 3.0))
@@ -662,7 +685,10 @@ mod tests {
             s.strokes[1].action.brush().unwrap().path[0],
             StrokeCentre::OnSurface { x: 1.0, z: 2.0 }
         );
-        assert_eq!(s.strokes[1].action.brush().unwrap().brush.mode, BrushMode::Subtract);
+        assert_eq!(
+            s.strokes[1].action.brush().unwrap().brush.mode,
+            BrushMode::Subtract
+        );
         assert_eq!(s.last_frame(), 3);
     }
 
@@ -765,29 +791,46 @@ mod tests {
         };
         let e = err(r#"{"frame": 0, "tool": "smooth", "centre": [0,0,0], "radius_cells": 0}"#);
         assert!(e.contains("stroke 0") && e.contains("radius"), "{e}");
-        assert!(err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 65}"#).contains("radius"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 65}"#)
+                .contains("radius")
+        );
         assert!(err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 4, "material": "plasma"}"#)
             .contains("not a solid material"));
         assert!(err(r#"{"frame": 0, "tool": "grow", "centre": [0,0,0], "radius_cells": 4, "shape": "torus"}"#)
             .contains("unknown shape"));
-        assert!(err(r#"{"frame": 0, "tool": "replace", "centre": [0,0,0], "radius_cells": 4}"#)
-            .contains("replace_from"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "replace", "centre": [0,0,0], "radius_cells": 4}"#)
+                .contains("replace_from")
+        );
         assert!(err(r#"{"frame": 0, "tool": "add", "centre": [0,0,0], "radius_cells": 4, "flatten_height": 3}"#)
             .contains("only used by flatten"));
         assert!(err(r#"{"frame": 0, "tool": "flatten", "centre": [0,0,0], "radius_cells": 4, "flatten_normal": [0,0,0]}"#)
             .contains("flatten plane"));
-        assert!(err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [0,4,4]}"#)
-            .contains("empty"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [0,4,4]}"#)
+                .contains("empty")
+        );
         assert!(err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [4,4,4], "radius_cells": 3}"#)
             .contains("radius_cells is not used by fill"));
-        assert!(err(r#"{"frame": 0, "tool": "paste", "at": [0,0,0], "quarter_turns": 4}"#)
-            .contains("quarter_turns"));
-        assert!(err(r#"{"frame": 0, "tool": "undo", "centre": [0,0,0]}"#).contains("not used by undo"));
-        assert!(err(r#"{"frame": 0, "tool": "erode", "path": [], "radius_cells": 4}"#).contains("path needs"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "paste", "at": [0,0,0], "quarter_turns": 4}"#)
+                .contains("quarter_turns")
+        );
+        assert!(
+            err(r#"{"frame": 0, "tool": "undo", "centre": [0,0,0]}"#).contains("not used by undo")
+        );
+        assert!(
+            err(r#"{"frame": 0, "tool": "erode", "path": [], "radius_cells": 4}"#)
+                .contains("path needs")
+        );
         assert!(err(r#"{"frame": 0, "tool": "erode", "centre": [0,0,0], "spacing": 0, "radius_cells": 4}"#)
             .contains("spacing"));
         // Infinite numbers are not JSON; serde rejects them with a position.
-        assert!(err(r#"{"frame": 0, "tool": "add", "centre": [1e999,0,0], "radius_cells": 4}"#).contains("bad.json"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "add", "centre": [1e999,0,0], "radius_cells": 4}"#)
+                .contains("bad.json")
+        );
     }
 
     #[test]

@@ -207,7 +207,9 @@ pub fn label(action: &StrokeAction) -> String {
         StrokeAction::Fill { material, .. } => format!("Fill ({})", material.name()),
         StrokeAction::Clear { .. } => "Clear".into(),
         StrokeAction::Copy { .. } => "Copy".into(),
-        StrokeAction::Paste { quarter_turns, .. } => format!("Paste ({}°)", *quarter_turns as u32 * 90),
+        StrokeAction::Paste { quarter_turns, .. } => {
+            format!("Paste ({}°)", *quarter_turns as u32 * 90)
+        }
         StrokeAction::Generate { .. } => "Generate".into(),
         StrokeAction::Undo => "Undo".into(),
         StrokeAction::Redo => "Redo".into(),
@@ -291,12 +293,18 @@ mod tests {
         let generate = StrokeAction::Generate {
             region: CellBox::new(IVec3::ZERO, IVec3::ONE),
         };
-        assert!(matches!(runner.run(&mut g, &generate), Err(RunError::NoGenerator)));
+        assert!(matches!(
+            runner.run(&mut g, &generate),
+            Err(RunError::NoGenerator)
+        ));
         let paste = StrokeAction::Paste {
             at: IVec3::ZERO,
             quarter_turns: 0,
         };
-        assert!(matches!(runner.run(&mut g, &paste), Err(RunError::EmptyClipboard)));
+        assert!(matches!(
+            runner.run(&mut g, &paste),
+            Err(RunError::EmptyClipboard)
+        ));
         assert_eq!(g.content_hash(), before);
         assert_eq!(runner.history.undo_len(), 0);
     }

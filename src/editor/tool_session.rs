@@ -181,7 +181,11 @@ impl ToolSession {
         settings: &ToolSettings,
         hit: Option<&PickHit>,
     ) -> Result<String, String> {
-        let need_region = || settings.region.ok_or("select a region first (B, then drag)");
+        let need_region = || {
+            settings
+                .region
+                .ok_or("select a region first (B, then drag)")
+        };
         let commit = |history: &mut History, rec: Recorder, grid: &Grid| {
             if history.commit(rec, grid) {
                 "done".to_string()
@@ -220,8 +224,10 @@ impl ToolSession {
             ToolRequest::Clear => {
                 let b = need_region()?;
                 let mut rec = Recorder::new("Clear");
-                rec.record(grid, b, |g| region::clear(g, b, settings.region_ignore_water))
-                    .map_err(|e| e.to_string())?;
+                rec.record(grid, b, |g| {
+                    region::clear(g, b, settings.region_ignore_water)
+                })
+                .map_err(|e| e.to_string())?;
                 Ok(commit(&mut self.history, rec, grid))
             }
             ToolRequest::Generate => {
@@ -336,10 +342,12 @@ mod tests {
         // Many frames at the same spot apply once; moving 64 studs applies
         // every 0.25 x 16 studs = 4 studs.
         for _ in 0..10 {
-            s.stroke(&mut g, brush, &settings, Some(hit_at(20.0, 20.0)), ray).unwrap();
+            s.stroke(&mut g, brush, &settings, Some(hit_at(20.0, 20.0)), ray)
+                .unwrap();
         }
         assert_eq!(s.stroke.as_ref().unwrap().applications, 1);
-        s.stroke(&mut g, brush, &settings, Some(hit_at(84.0, 20.0)), ray).unwrap();
+        s.stroke(&mut g, brush, &settings, Some(hit_at(84.0, 20.0)), ray)
+            .unwrap();
         assert_eq!(s.stroke.as_ref().unwrap().applications, 17);
         s.end_stroke(&g);
         assert_eq!(s.history.undo_len(), 1);
@@ -347,15 +355,22 @@ mod tests {
             s.history.undo_steps().next().unwrap().label(),
             "Paint (Snow) ×17"
         );
-        s.request(&mut g, ToolRequest::Undo, &settings, None).unwrap();
+        s.request(&mut g, ToolRequest::Undo, &settings, None)
+            .unwrap();
         assert_eq!(g.content_hash(), start);
     }
 
     #[test]
     fn alt_click_samples_the_material_under_the_cursor() {
         let g = floor();
-        assert_eq!(sample_material(&g, &hit_at(20.0, 20.0)), Some(Material::ROCK));
-        assert_eq!(sample_material(&g, &hit_at(140.0, 20.0)), Some(Material::DIRT));
+        assert_eq!(
+            sample_material(&g, &hit_at(20.0, 20.0)),
+            Some(Material::ROCK)
+        );
+        assert_eq!(
+            sample_material(&g, &hit_at(140.0, 20.0)),
+            Some(Material::DIRT)
+        );
         assert_eq!(sample_material(&g, &hit_at(1000.0, 1000.0)), None);
     }
 
@@ -364,7 +379,10 @@ mod tests {
         let mut g = floor();
         let mut s = ToolSession::new(1 << 30, GeneratorSettings::default());
         let mut settings = ToolSettings::default();
-        assert!(s.request(&mut g, ToolRequest::Fill, &settings, None).is_err());
+        assert!(
+            s.request(&mut g, ToolRequest::Fill, &settings, None)
+                .is_err()
+        );
         let b = s.drag_region(&hit_at(2.0, 2.0));
         let b2 = s.drag_region(&hit_at(14.0, 10.0));
         s.end_drag();
@@ -372,15 +390,21 @@ mod tests {
         assert_eq!(b2, CellBox::new(IVec3::new(0, 3, 0), IVec3::new(4, 15, 3)));
         settings.region = Some(b2);
         settings.fill_material = Material::SNOW;
-        s.request(&mut g, ToolRequest::Fill, &settings, None).unwrap();
+        s.request(&mut g, ToolRequest::Fill, &settings, None)
+            .unwrap();
         assert_eq!(g.cell(CellCoord::new(3, 10, 2)), Cell::full(Material::SNOW));
-        s.request(&mut g, ToolRequest::Copy, &settings, None).unwrap();
+        s.request(&mut g, ToolRequest::Copy, &settings, None)
+            .unwrap();
         let at = hit_at(100.0, 100.0);
         let pb = s.paste_box(&at, 1).unwrap();
         assert_eq!(pb.max - pb.min, IVec3::new(3, 12, 4));
         settings.paste_quarter_turns = 1;
-        s.request(&mut g, ToolRequest::Paste, &settings, Some(&at)).unwrap();
-        assert_eq!(g.cell(CellCoord(pb.min + IVec3::new(0, 7, 0))), Cell::full(Material::SNOW));
+        s.request(&mut g, ToolRequest::Paste, &settings, Some(&at))
+            .unwrap();
+        assert_eq!(
+            g.cell(CellCoord(pb.min + IVec3::new(0, 7, 0))),
+            Cell::full(Material::SNOW)
+        );
         assert_eq!(s.history.undo_len(), 2);
     }
 }

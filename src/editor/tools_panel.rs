@@ -274,7 +274,8 @@ impl ToolSettings {
             }
         });
         ui.horizontal(|ui| {
-            ui.label("falloff").on_hover_text("Strength falloff toward the radius (U cycles)");
+            ui.label("falloff")
+                .on_hover_text("Strength falloff toward the radius (U cycles)");
             for f in Falloff::ALL {
                 ui.selectable_value(&mut self.falloff, f, f.name())
                     .on_hover_text(format!("{} falloff (U cycles)", f.name()));
@@ -295,7 +296,9 @@ impl ToolSettings {
         if tool == BrushMode::Flatten {
             ui.horizontal(|ui| {
                 ui.radio_value(&mut self.flatten_fixed_height, false, "Picked plane")
-                    .on_hover_text("Flatten toward the plane through the first hit, along its normal");
+                    .on_hover_text(
+                        "Flatten toward the plane through the first hit, along its normal",
+                    );
                 ui.radio_value(&mut self.flatten_fixed_height, true, "Height");
             });
             if self.flatten_fixed_height {
@@ -348,15 +351,44 @@ impl ToolSettings {
         ui.checkbox(&mut self.region_ignore_water, "Fill/Clear ignore water");
         ui.horizontal_wrapped(|ui| {
             let selected = self.region.is_some();
-            let mut button = |ui: &mut egui::Ui, label: &str, tip: &str, enabled: bool, r: ToolRequest| {
-                if ui.add_enabled(enabled, egui::Button::new(label)).on_hover_text(tip).clicked() {
-                    self.requests.push(r);
-                }
-            };
-            button(ui, "Fill", "Fill the box with the fill material (Ctrl+F)", selected, ToolRequest::Fill);
-            button(ui, "Clear", "Empty the box (Delete)", selected, ToolRequest::Clear);
-            button(ui, "Copy", "Copy the box (Ctrl+C)", selected, ToolRequest::Copy);
-            button(ui, "Generate", "Re-run the world generator in the box (Ctrl+G)", selected, ToolRequest::Generate);
+            let mut button =
+                |ui: &mut egui::Ui, label: &str, tip: &str, enabled: bool, r: ToolRequest| {
+                    if ui
+                        .add_enabled(enabled, egui::Button::new(label))
+                        .on_hover_text(tip)
+                        .clicked()
+                    {
+                        self.requests.push(r);
+                    }
+                };
+            button(
+                ui,
+                "Fill",
+                "Fill the box with the fill material (Ctrl+F)",
+                selected,
+                ToolRequest::Fill,
+            );
+            button(
+                ui,
+                "Clear",
+                "Empty the box (Delete)",
+                selected,
+                ToolRequest::Clear,
+            );
+            button(
+                ui,
+                "Copy",
+                "Copy the box (Ctrl+C)",
+                selected,
+                ToolRequest::Copy,
+            );
+            button(
+                ui,
+                "Generate",
+                "Re-run the world generator in the box (Ctrl+G)",
+                selected,
+                ToolRequest::Generate,
+            );
         });
         ui.horizontal(|ui| {
             if ui
@@ -477,7 +509,10 @@ mod tests {
             Some(Shortcut::Request(ToolRequest::Undo))
         );
         assert_eq!(
-            shortcut(KeyCode::KeyZ, ModifiersState::CONTROL | ModifiersState::SHIFT),
+            shortcut(
+                KeyCode::KeyZ,
+                ModifiersState::CONTROL | ModifiersState::SHIFT
+            ),
             Some(Shortcut::Request(ToolRequest::Redo))
         );
         assert_eq!(

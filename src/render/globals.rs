@@ -198,7 +198,10 @@ impl GlobalUniforms {
                     BrushMode::AddWater => palette::BRUSH_ADD_WATER,
                     BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
-                ([c.x, c.y, c.z, b.radius_studs.max(0.0)], v4(col, b.style_code()))
+                (
+                    [c.x, c.y, c.z, b.radius_studs.max(0.0)],
+                    v4(col, b.style_code()),
+                )
             }
             None => ([0.0; 4], [0.0; 4]),
         };

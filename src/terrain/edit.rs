@@ -183,10 +183,7 @@ impl BrushShape {
         match self {
             BrushShape::Sphere => offset.length(),
             BrushShape::Cube => offset.abs().max_element(),
-            BrushShape::Cylinder => offset
-                .x
-                .hypot(offset.z)
-                .max(offset.y.abs()),
+            BrushShape::Cylinder => offset.x.hypot(offset.z).max(offset.y.abs()),
         }
     }
 }
@@ -448,11 +445,10 @@ impl Neighbourhood {
             let base = coord.min_cell().0;
             for z in sub.min.z..sub.max.z {
                 for y in sub.min.y..sub.max.y {
-                    let row = ((z - region.min.z) * size.y + (y - region.min.y)) * size.x
-                        - region.min.x;
+                    let row =
+                        ((z - region.min.z) * size.y + (y - region.min.y)) * size.x - region.min.x;
                     for x in sub.min.x..sub.max.x {
-                        cells[(row + x) as usize] =
-                            chunk.cells.get(IVec3::new(x, y, z) - base);
+                        cells[(row + x) as usize] = chunk.cells.get(IVec3::new(x, y, z) - base);
                     }
                 }
             }
@@ -974,14 +970,24 @@ mod tests {
     fn shapes_give_exact_shape_fields() {
         let add = tool(BrushMode::Add, 3.0);
         let mut g = Grid::new();
-        apply_tool(&mut g, &add, &opts(BrushShape::Cube, Falloff::None), at_cell([0, 0, 0]))
-            .unwrap();
+        apply_tool(
+            &mut g,
+            &add,
+            &opts(BrushShape::Cube, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
         assert_eq!(occ(&g, 2, 2, 2), 255);
         assert_eq!(occ(&g, 3, 3, 0), 128); // Chebyshev 3: field 0.5
         assert_eq!(occ(&g, 4, 0, 0), 0);
         let mut g = Grid::new();
-        apply_tool(&mut g, &add, &opts(BrushShape::Sphere, Falloff::None), at_cell([0, 0, 0]))
-            .unwrap();
+        apply_tool(
+            &mut g,
+            &add,
+            &opts(BrushShape::Sphere, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
         assert_eq!(occ(&g, 2, 2, 2), 10); // field 3.5 - sqrt(12) = 0.0359
         assert_eq!(occ(&g, 3, 0, 0), 128);
         let mut g = Grid::new();
@@ -1032,7 +1038,13 @@ mod tests {
     fn grow_raises_only_surface_cells_and_erode_lowers_only_exposed_ones() {
         let cube = opts(BrushShape::Cube, Falloff::None);
         let mut g = floor();
-        apply_tool(&mut g, &tool(BrushMode::Grow, 3.0), &cube, at_cell([0, 4, 0])).unwrap();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Grow, 3.0),
+            &cube,
+            at_cell([0, 4, 0]),
+        )
+        .unwrap();
         for x in -2..=2 {
             for z in -2..=2 {
                 // The air row on the floor gains a quarter cell of the floor's material.
@@ -1045,7 +1057,13 @@ mod tests {
             }
         }
         let mut g = floor();
-        apply_tool(&mut g, &tool(BrushMode::Erode, 3.0), &cube, at_cell([0, 3, 0])).unwrap();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Erode, 3.0),
+            &cube,
+            at_cell([0, 3, 0]),
+        )
+        .unwrap();
         for x in -2..=2 {
             for z in -2..=2 {
                 assert_eq!(occ(&g, x, 3, z), 191);
@@ -1070,9 +1088,18 @@ mod tests {
         )
         .unwrap();
         // Mean of the 3x3x3 block is 255 / 27 = 9.44 everywhere it reaches.
-        assert_eq!(g.cell(CellCoord::new(0, 0, 0)), Cell::new(Material::ROCK, 9));
-        assert_eq!(g.cell(CellCoord::new(1, 0, 0)), Cell::new(Material::ROCK, 9));
-        assert_eq!(g.cell(CellCoord::new(-1, 1, -1)), Cell::new(Material::ROCK, 9));
+        assert_eq!(
+            g.cell(CellCoord::new(0, 0, 0)),
+            Cell::new(Material::ROCK, 9)
+        );
+        assert_eq!(
+            g.cell(CellCoord::new(1, 0, 0)),
+            Cell::new(Material::ROCK, 9)
+        );
+        assert_eq!(
+            g.cell(CellCoord::new(-1, 1, -1)),
+            Cell::new(Material::ROCK, 9)
+        );
         assert_eq!(g.cell(CellCoord::new(2, 0, 0)), Cell::EMPTY);
     }
 
@@ -1104,7 +1131,13 @@ mod tests {
             }),
             ..opts(BrushShape::Cube, Falloff::None)
         };
-        apply_tool(&mut g, &tool(BrushMode::Flatten, 6.0), &options, at_cell([0, 8, 0])).unwrap();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Flatten, 6.0),
+            &options,
+            at_cell([0, 8, 0]),
+        )
+        .unwrap();
         // Cells with offset <= 5 on every axis have shape field 1.
         for x in -5..=5 {
             for z in -5..=5 {
@@ -1121,7 +1154,10 @@ mod tests {
             }
         }
         // Outside the brush nothing moved.
-        assert_eq!(g.cell(CellCoord::new(7, 12, 7)), bumpy().cell(CellCoord::new(7, 12, 7)));
+        assert_eq!(
+            g.cell(CellCoord::new(7, 12, 7)),
+            bumpy().cell(CellCoord::new(7, 12, 7))
+        );
     }
 
     #[test]
@@ -1138,8 +1174,13 @@ mod tests {
                 flatten_limit: limit,
                 ..opts(BrushShape::Sphere, Falloff::None)
             };
-            let r = apply_tool(&mut g, &tool(BrushMode::Flatten, 6.0), &options, at_cell([0, 8, 0]))
-                .unwrap();
+            let r = apply_tool(
+                &mut g,
+                &tool(BrushMode::Flatten, 6.0),
+                &options,
+                at_cell([0, 8, 0]),
+            )
+            .unwrap();
             assert!(r.is_change());
             for x in -8..8 {
                 for z in -8..8 {
@@ -1163,8 +1204,13 @@ mod tests {
             strength: 0.7,
             ..tool(BrushMode::Paint, 6.0)
         };
-        let r = apply_tool(&mut g, &paint, &opts(BrushShape::Sphere, Falloff::Smooth), at_cell([0, 8, 0]))
-            .unwrap();
+        let r = apply_tool(
+            &mut g,
+            &paint,
+            &opts(BrushShape::Sphere, Falloff::Smooth),
+            at_cell([0, 8, 0]),
+        )
+        .unwrap();
         assert!(r.is_change());
         let mut painted = 0;
         for x in -8..8 {
@@ -1179,9 +1225,16 @@ mod tests {
                         painted += 1;
                         assert_eq!(b.material(), Material::SAND);
                         // Every painted cell touches the outside through a face.
-                        let exposed = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
-                            .iter()
-                            .any(|(dx, dy, dz)| occ(&before, x + dx, y + dy, z + dz) < 128);
+                        let exposed = [
+                            (1, 0, 0),
+                            (-1, 0, 0),
+                            (0, 1, 0),
+                            (0, -1, 0),
+                            (0, 0, 1),
+                            (0, 0, -1),
+                        ]
+                        .iter()
+                        .any(|(dx, dy, dz)| occ(&before, x + dx, y + dy, z + dz) < 128);
                         assert!(exposed, "cell {x},{y},{z} is buried");
                     }
                 }
@@ -1193,16 +1246,13 @@ mod tests {
     #[test]
     fn replace_touches_only_the_source_material() {
         let mut g = Grid::new();
-        g.edit_region(
-            CellBox::new(IVec3::splat(-6), IVec3::splat(6)),
-            |c, _| {
-                if (c.0.x + c.0.y + c.0.z).rem_euclid(2) == 0 {
-                    Cell::new(Material::ROCK, 200)
-                } else {
-                    Cell::new(Material::DIRT, 100)
-                }
-            },
-        )
+        g.edit_region(CellBox::new(IVec3::splat(-6), IVec3::splat(6)), |c, _| {
+            if (c.0.x + c.0.y + c.0.z).rem_euclid(2) == 0 {
+                Cell::new(Material::ROCK, 200)
+            } else {
+                Cell::new(Material::DIRT, 100)
+            }
+        })
         .unwrap();
         let before = g.clone();
         let replace = tool(BrushMode::Replace, 4.0);
@@ -1215,8 +1265,16 @@ mod tests {
             material: Material::SNOW,
             ..replace
         };
-        apply_tool(&mut g, &replace_to, &BrushOptions { replace_from: Material::SAND, ..options }, at_cell([0, 0, 0]))
-            .unwrap();
+        apply_tool(
+            &mut g,
+            &replace_to,
+            &BrushOptions {
+                replace_from: Material::SAND,
+                ..options
+            },
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
         for x in -6..6 {
             for y in -6..6 {
                 for z in -6..6 {
@@ -1251,8 +1309,13 @@ mod tests {
                 ignore_water: true,
                 ..tool(mode, 5.0)
             };
-            apply_tool(&mut g, &b, &opts(BrushShape::Cylinder, Falloff::Smooth), DVec3::new(2.0, 4.0, 2.0))
-                .unwrap();
+            apply_tool(
+                &mut g,
+                &b,
+                &opts(BrushShape::Cylinder, Falloff::Smooth),
+                DVec3::new(2.0, 4.0, 2.0),
+            )
+            .unwrap();
             assert_eq!(water_cells(&g), before, "{mode:?}");
         }
     }
@@ -1274,7 +1337,10 @@ mod tests {
             material: Material(200),
             ..tool(BrushMode::Paint, 4.0)
         };
-        assert_eq!(apply_tool(&mut g, &unknown, &d, c), Err(EditError::InvalidMaterial(200)));
+        assert_eq!(
+            apply_tool(&mut g, &unknown, &d, c),
+            Err(EditError::InvalidMaterial(200))
+        );
         let from_water = BrushOptions {
             replace_from: Material::WATER,
             ..d
@@ -1295,7 +1361,12 @@ mod tests {
             Err(EditError::InvalidPlane(_))
         ));
         assert!(matches!(
-            apply_tool(&mut g, &tool(BrushMode::Grow, 4.0), &d, DVec3::new(0.0, f64::INFINITY, 0.0)),
+            apply_tool(
+                &mut g,
+                &tool(BrushMode::Grow, 4.0),
+                &d,
+                DVec3::new(0.0, f64::INFINITY, 0.0)
+            ),
             Err(EditError::InvalidCentre(_))
         ));
         assert_eq!(g.revision(), rev);

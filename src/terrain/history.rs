@@ -342,10 +342,7 @@ impl History {
         // step of the timeline; then the undo stack from its top.
         let mut seen: FxHashSet<usize> = FxHashSet::default();
         let mut total = 0usize;
-        let steps = self
-            .redo
-            .iter_mut()
-            .chain(self.undo.iter_mut().rev());
+        let steps = self.redo.iter_mut().chain(self.undo.iter_mut().rev());
         for step in steps {
             let mut held = 0usize;
             for c in &step.changes {

@@ -347,7 +347,13 @@ mod tests {
             Err(RegionError::Empty(_))
         ));
         assert!(matches!(
-            fill(&mut g, b([0, 0, 0], [1000, 1000, 1000]), Material::ROCK, 255, false),
+            fill(
+                &mut g,
+                b([0, 0, 0], [1000, 1000, 1000]),
+                Material::ROCK,
+                255,
+                false
+            ),
             Err(RegionError::Grid(GridError::RegionTooLarge { .. }))
         ));
         assert!(matches!(

@@ -147,7 +147,10 @@ mod tests {
         for i in 1..=20 {
             all.extend(s.advance(DVec3::new(i as f64, 0.0, 0.0)).unwrap());
         }
-        assert_eq!(all, vec![DVec3::new(8.0, 0.0, 0.0), DVec3::new(16.0, 0.0, 0.0)]);
+        assert_eq!(
+            all,
+            vec![DVec3::new(8.0, 0.0, 0.0), DVec3::new(16.0, 0.0, 0.0)]
+        );
         // One big move from 20 to 40 emits at 24, 32 and 40.
         assert_eq!(
             s.advance(DVec3::new(40.0, 0.0, 0.0)).unwrap(),
@@ -180,7 +183,10 @@ mod tests {
             Some(DVec3::new(3.0, 10.0, 4.0))
         );
         assert_eq!(p.intersect_ray(DVec3::new(3.0, 20.0, 4.0), DVec3::Y), None);
-        assert_eq!(p.project(DVec3::new(1.0, -5.0, 2.0)), DVec3::new(1.0, 10.0, 2.0));
+        assert_eq!(
+            p.project(DVec3::new(1.0, -5.0, 2.0)),
+            DVec3::new(1.0, 10.0, 2.0)
+        );
         assert!(LockPlane::new(DVec3::ZERO, DVec3::ZERO).is_none());
     }
 }
