@@ -167,6 +167,9 @@ struct WindowState {
     focus_requested: bool,
     /// The current left press already pasted (one paste per click).
     pasted_this_press: bool,
+    /// A left press in the 3D view not yet seen by a frame (a click shorter
+    /// than a frame still applies the tool once).
+    press_pending: bool,
 }
 
 impl ApplicationHandler for App {
@@ -229,7 +232,10 @@ impl ApplicationHandler for App {
                     MouseButton::Left if pressed && !over_ui && state.modifiers.alt_key() => {
                         state.sample_requested = true;
                     }
-                    MouseButton::Left => state.sculpting = pressed && !over_ui,
+                    MouseButton::Left => {
+                        state.sculpting = pressed && !over_ui;
+                        state.press_pending |= state.sculpting;
+                    }
                     MouseButton::Right => {
                         state.controls.looking = pressed && !over_ui;
                     }
@@ -344,6 +350,7 @@ impl App {
             sample_requested: false,
             focus_requested: false,
             pasted_this_press: false,
+            press_pending: false,
             gpu,
         })
     }
@@ -586,8 +593,9 @@ impl WindowState {
     /// and the panel's and shortcuts' requests (undo, redo, region operations).
     fn apply_tools(&mut self, grid: &mut Grid, tools: &mut ToolSession) {
         let ray = self.cursor_ray();
+        let held = self.sculpting || std::mem::take(&mut self.press_pending);
         match self.panel.tools.active {
-            ActiveTool::Brush if self.sculpting => {
+            ActiveTool::Brush if held => {
                 if let Some(ray) = ray
                     && let Err(e) =
                         tools.stroke(grid, self.panel.brush(), &self.panel.tools, self.hit, ray)
@@ -598,18 +606,18 @@ impl WindowState {
                     tools.end_stroke(grid);
                 }
             }
-            ActiveTool::Region if self.sculpting => {
+            ActiveTool::Region if held => {
                 if let Some(hit) = self.hit {
                     self.panel.tools.region = Some(tools.drag_region(&hit));
                 }
             }
-            ActiveTool::Paste if self.sculpting && !self.pasted_this_press => {
+            ActiveTool::Paste if held && !self.pasted_this_press => {
                 self.pasted_this_press = true;
                 self.panel.tools.requests.push(ToolRequest::Paste);
             }
             _ => {}
         }
-        if !self.sculpting {
+        if !held {
             tools.end_stroke(grid);
             tools.end_drag();
             self.pasted_this_press = false;
