@@ -520,13 +520,15 @@ impl Neighbourhood {
     }
 }
 
-/// A value in `[0, 1)` from a cell coordinate (SplitMix64 finalizer), the
-/// dither threshold of Paint and Replace.
-fn dither(cell: IVec3) -> f64 {
+/// A value in `[0, 1)` from a cell coordinate and a salt (SplitMix64
+/// finalizer over both), the dither threshold of Paint and Replace. The salt
+/// is the grid revision before the application, so repeated applications
+/// dither differently (coverage accumulates) yet a replay is reproducible.
+fn dither(cell: IVec3, salt: u64) -> f64 {
     let mut z = (cell.x as u32 as u64)
         ^ ((cell.y as u32 as u64) << 21)
         ^ ((cell.z as u32 as u64) << 42)
-        ^ ((cell.z as u32 as u64) >> 22);
+        ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93);
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -602,6 +604,7 @@ pub fn apply_tool(
         strength: brush.strength as f64,
     };
     let plane = flatten_plane_cells(options, centre_world);
+    let salt = grid.revision();
     let nb = brush
         .mode
         .reads_neighbours()
@@ -610,24 +613,43 @@ pub fn apply_tool(
         let Some((field, weight)) = fp.at(cell.0) else {
             return old;
         };
-        tool_cell(brush, options, plane, nb.as_ref(), cell, old, field, weight)
+        let at = CellSample {
+            cell,
+            old,
+            field,
+            weight,
+            salt,
+        };
+        tool_cell(brush, options, plane, nb.as_ref(), at)
     })?;
     Ok(report)
 }
 
-/// The new value of one cell under a brush with shape field `field` and
-/// weight `weight` (both in `(0, 1]`).
-#[allow(clippy::too_many_arguments)]
+/// One cell under a brush: where, its value, the shape field and weight
+/// there (both in `(0, 1]`) and the dither salt.
+struct CellSample {
+    cell: CellCoord,
+    old: Cell,
+    field: f64,
+    weight: f64,
+    salt: u64,
+}
+
+/// The new value of one cell under a brush.
 fn tool_cell(
     brush: &Brush,
     options: &BrushOptions,
     plane: (DVec3, DVec3),
     nb: Option<&Neighbourhood>,
-    cell: CellCoord,
-    old: Cell,
-    field: f64,
-    weight: f64,
+    at: CellSample,
 ) -> Cell {
+    let CellSample {
+        cell,
+        old,
+        field,
+        weight,
+        salt,
+    } = at;
     if brush.ignore_water && brush.mode.is_sculpt() && old.water_occupancy() > 0 {
         return old;
     }
@@ -741,14 +763,14 @@ fn tool_cell(
             if !old.material().is_solid()
                 || old.material() == brush.material
                 || (solid >= 255.0 && !nb.any_face_outside(c))
-                || dither(c) >= field * weight
+                || dither(c, salt) >= field * weight
             {
                 return old;
             }
             Cell::new(brush.material, old.occupancy())
         }
         BrushMode::Replace => {
-            if old.material() != options.replace_from || dither(c) >= field * weight {
+            if old.material() != options.replace_from || dither(c, salt) >= field * weight {
                 return old;
             }
             Cell::new(brush.material, old.occupancy())
@@ -1284,8 +1306,13 @@ mod tests {
                     if a.material() == Material::ROCK && reach <= 3 {
                         assert_eq!(b, Cell::new(Material::SNOW, 200));
                     } else if a.material() == Material::ROCK && reach == 4 {
-                        // Shape field 0.5 at the cube's face: dithered.
-                        assert!(b == a || b == Cell::new(Material::SNOW, 200));
+                        // Shape field 0.5 at the cube's face: dithered, each
+                        // application with its own pattern.
+                        assert!(
+                            b == a
+                                || b == Cell::new(Material::SAND, 200)
+                                || b == Cell::new(Material::SNOW, 200)
+                        );
                     } else {
                         assert_eq!(a, b, "cell {x},{y},{z}");
                     }
@@ -1371,5 +1398,29 @@ mod tests {
         ));
         assert_eq!(g.revision(), rev);
         assert_eq!(g.content_hash(), hash);
+    }
+
+    #[test]
+    fn repeated_weak_paint_accumulates_coverage() {
+        let mut g = floor();
+        let weak = Brush {
+            strength: 0.3,
+            ..tool(BrushMode::Paint, 6.0)
+        };
+        let cube = opts(BrushShape::Cube, Falloff::None);
+        let painted = |g: &Grid| {
+            (-4..=4)
+                .flat_map(|x| (-4..=4).map(move |z| (x, z)))
+                .filter(|&(x, z)| g.cell(CellCoord::new(x, 3, z)).material() == Material::SAND)
+                .count()
+        };
+        apply_tool(&mut g, &weak, &cube, at_cell([0, 3, 0])).unwrap();
+        let once = painted(&g);
+        for _ in 0..15 {
+            apply_tool(&mut g, &weak, &cube, at_cell([0, 3, 0])).unwrap();
+        }
+        let many = painted(&g);
+        assert!(once > 5 && once < 50, "{once} of 81 after one application");
+        assert!(many > 75, "{many} of 81 after sixteen");
     }
 }
