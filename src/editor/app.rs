@@ -91,8 +91,8 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         .camera
         .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
     let generator = match &options.world {
-        WorldSource::Generated(settings) => settings.clone(),
-        _ => crate::terrain::generate::GeneratorSettings::default(),
+        WorldSource::Generated(settings) => Some(settings.clone()),
+        _ => None,
     };
     let mut streaming = TerrainStreaming::new(options.lod);
     let meshes = streaming.build_initial(&grid, camera.pos_world);

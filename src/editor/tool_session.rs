@@ -34,8 +34,9 @@ pub struct ToolSession {
     pub history: History,
     /// What Copy copied.
     pub clipboard: Option<Clipboard>,
-    /// The generator Generate re-runs (the world's own when it was generated).
-    pub generator: GeneratorSettings,
+    /// The generator Generate re-runs: the world's own, `None` for worlds
+    /// that were imported or loaded (Generate is then refused).
+    pub generator: Option<GeneratorSettings>,
     stroke: Option<ActiveStroke>,
     /// Region drag: the cell where it started.
     drag_start: Option<IVec3>,
@@ -43,7 +44,7 @@ pub struct ToolSession {
 
 impl ToolSession {
     /// A session with an empty history of `budget_bytes`.
-    pub fn new(budget_bytes: usize, generator: GeneratorSettings) -> ToolSession {
+    pub fn new(budget_bytes: usize, generator: Option<GeneratorSettings>) -> ToolSession {
         ToolSession {
             history: History::new(budget_bytes),
             clipboard: None,
@@ -233,7 +234,10 @@ impl ToolSession {
             ToolRequest::Generate => {
                 let b = need_region()?;
                 let mut rec = Recorder::new("Generate");
-                let generator = self.generator.clone();
+                let generator = self
+                    .generator
+                    .clone()
+                    .ok_or("Generate needs a generated world (this one was imported or loaded)")?;
                 rec.record(grid, b, |g| region::generate(g, b, &generator))
                     .map_err(|e| e.to_string())?;
                 Ok(commit(&mut self.history, rec, grid))
@@ -329,7 +333,7 @@ mod tests {
     fn a_held_stroke_is_one_undo_step_sampled_by_distance() {
         let mut g = floor();
         let start = g.content_hash();
-        let mut s = ToolSession::new(1 << 30, GeneratorSettings::default());
+        let mut s = ToolSession::new(1 << 30, None);
         let settings = ToolSettings::default();
         let brush = Brush {
             mode: BrushMode::Paint,
@@ -377,7 +381,7 @@ mod tests {
     #[test]
     fn region_requests_need_a_selection_and_paste_follows_the_cursor() {
         let mut g = floor();
-        let mut s = ToolSession::new(1 << 30, GeneratorSettings::default());
+        let mut s = ToolSession::new(1 << 30, None);
         let mut settings = ToolSettings::default();
         assert!(
             s.request(&mut g, ToolRequest::Fill, &settings, None)
@@ -405,6 +409,34 @@ mod tests {
             g.cell(CellCoord(pb.min + IVec3::new(0, 7, 0))),
             Cell::full(Material::SNOW)
         );
+        assert_eq!(s.history.undo_len(), 2);
+    }
+
+    #[test]
+    fn generate_needs_a_generated_world_and_restores_it() {
+        let settings = GeneratorSettings {
+            seed: 5,
+            size_cells: 64,
+        };
+        let original = crate::terrain::generate::generate_world(&settings).unwrap();
+        let mut g = original.clone();
+        let mut tools = ToolSettings {
+            region: Some(CellBox::new(IVec3::new(4, 0, 4), IVec3::new(40, 200, 40))),
+            ..ToolSettings::default()
+        };
+        let mut none = ToolSession::new(1 << 30, None);
+        assert!(
+            none.request(&mut g, ToolRequest::Generate, &tools, None)
+                .is_err()
+        );
+        let mut s = ToolSession::new(1 << 30, Some(settings));
+        s.request(&mut g, ToolRequest::Clear, &tools, None).unwrap();
+        assert_ne!(g.content_hash(), original.content_hash());
+        s.request(&mut g, ToolRequest::Generate, &tools, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), original.content_hash());
+        tools.region = None;
+        assert!(s.request(&mut g, ToolRequest::Clear, &tools, None).is_err());
         assert_eq!(s.history.undo_len(), 2);
     }
 }
