@@ -3,9 +3,11 @@
 //! brush edits.
 //!
 //! Each frame: move the camera, run the panel, pick the surface under the
-//! cursor (CPU ray cast against the displayed meshes), apply the brush while
-//! the left button is held, re-mesh exactly the chunks the edit reached,
-//! upload exactly those, then draw terrain and panel.
+//! cursor (CPU ray cast against the displayed meshes), run the current tool
+//! ([`super::tool_session::ToolSession`]: brush strokes sampled by distance
+//! along the cursor path, region selection and paste, undo and redo, each
+//! stroke or operation one history step), re-mesh exactly the chunks the
+//! edits reached, upload exactly those, then draw terrain and panel.
 
 use std::sync::Arc;
 use std::time::Instant;
