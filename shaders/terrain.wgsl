@@ -264,18 +264,36 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         color = mix(color, vec3<f32>(1.0, 0.95, 0.6), 0.8 * flash);
     }
 
-    // Brush cursor: an anti-aliased ring just inside where the brush sphere
-    // meets the surface, plus a faint tint inside. Drawn after fog and tone
-    // mapping so it keeps its exact UI colour at any distance.
-    let d = distance(in.pos_rel, globals.brush.xyz);
-    let fw = max(fwidth(d), 1e-4);
+    // Brush cursor: an anti-aliased ring just inside where the brush shape
+    // meets the surface, plus a tint inside that fades with the brush
+    // falloff. brush_color.w encodes 1 + shape + 3 * falloff (shape: sphere,
+    // cube, cylinder; falloff: none, linear, smooth). Drawn after fog and
+    // tone mapping so it keeps its exact UI colour at any distance.
     if globals.brush_color.w > 0.5 {
+        let code = u32(globals.brush_color.w + 0.5) - 1u;
+        let shape = code % 3u;
+        let falloff = code / 3u;
+        let o = in.pos_rel - globals.brush.xyz;
+        var d = length(o);
+        if shape == 1u {
+            d = max(max(abs(o.x), abs(o.y)), abs(o.z));
+        } else if shape == 2u {
+            d = max(length(o.xz), abs(o.y));
+        }
+        let fw = max(fwidth(d), 1e-4);
         let r = globals.brush.w;
         let band = max(r * 0.06, 2.0 * fw);
         let outer = 1.0 - smoothstep(r - fw, r, d);
         let inner = smoothstep(r - band - fw, r - band, d);
         let ring = outer * inner;
-        let inside = outer * 0.18;
+        let t = clamp(d / max(r, 1e-3), 0.0, 1.0);
+        var weight = 1.0;
+        if falloff == 1u {
+            weight = 1.0 - t;
+        } else if falloff == 2u {
+            weight = 1.0 - t * t * (3.0 - 2.0 * t);
+        }
+        let inside = outer * (0.06 + 0.3 * weight);
         color = mix(color, globals.brush_color.rgb, max(ring * 0.9, inside));
     }
 

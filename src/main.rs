@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use glam::{DVec3, Vec3};
+use glam::DVec3;
 
 use strata::camera::Camera;
-use strata::editor::script::{Script, StrokeCentre};
+use strata::editor::script::Script;
 use strata::io::world_file::{self, LoadOptions, WorldFile, WorldMeta};
 use strata::pipeline::lod::LodSettings;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
@@ -365,11 +365,7 @@ fn apply_script(
     grid: &mut strata::terrain::Grid,
     camera: Option<Camera>,
 ) -> anyhow::Result<usize> {
-    let on_surface = script
-        .strokes
-        .iter()
-        .any(|s| matches!(s.centre, StrokeCentre::OnSurface { .. }));
-    let surface = if on_surface {
+    let surface = if script.needs_surface() {
         let panel_w = if cli.ui {
             strata::editor::panel::PANEL_WIDTH_POINTS
         } else {
@@ -384,21 +380,21 @@ fn apply_script(
     } else {
         None
     };
+    let generator = match world_source(cli) {
+        Ok(WorldSource::Generated(settings)) if world_path(cli).is_none() => Some(settings),
+        _ => None,
+    };
+    let mut runner = strata::editor::script_runner::ScriptRunner::new(
+        script.history_budget_bytes,
+        generator,
+        surface,
+    );
     let mut edits = 0;
     for (index, stroke) in script.strokes.iter().enumerate() {
-        let centre = match stroke.centre {
-            StrokeCentre::World(c) => c,
-            StrokeCentre::OnSurface { x, z } => surface
-                .as_ref()
-                .and_then(|s| {
-                    strata::editor::picking::pick(s, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6)
-                })
-                .map(|hit| hit.pos_world)
-                .with_context(|| format!("stroke {index}: no terrain below x={x}, z={z}"))?,
-        };
-        let report = strata::terrain::edit::apply_brush(grid, &stroke.brush, centre)
-            .with_context(|| format!("stroke {index} (frame {})", stroke.frame))?;
-        if report.is_change() {
+        if runner
+            .run(grid, &stroke.action)
+            .with_context(|| format!("stroke {index} (frame {})", stroke.frame))?
+        {
             edits += 1;
         }
     }

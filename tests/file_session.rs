@@ -42,9 +42,10 @@ fn settle(session: &mut FileSession, grid: &mut Grid) -> Option<SessionEvent> {
 }
 
 fn dig(grid: &mut Grid) {
-    grid.edit_region(CellBox::new(IVec3::new(10, 20, 10), IVec3::new(20, 32, 20)), |_, _| {
-        Cell::EMPTY
-    })
+    grid.edit_region(
+        CellBox::new(IVec3::new(10, 20, 10), IVec3::new(20, 32, 20)),
+        |_, _| Cell::EMPTY,
+    )
     .unwrap();
 }
 
@@ -82,7 +83,11 @@ fn autosave_writes_a_loadable_recovery_copy_and_a_save_removes_it() {
     // The recovery copy is newer than the world: offered on the next start.
     assert!(strata::editor::document::newer_recovery(&recovery, Some(&path)).is_some());
 
-    assert!(session.handle(FileAction::Save, &mut grid, &camera()).is_none());
+    assert!(
+        session
+            .handle(FileAction::Save, &mut grid, &camera())
+            .is_none()
+    );
     settle(&mut session, &mut grid);
     assert!(!session.doc.is_dirty(&grid));
     assert!(!recovery.exists(), "saving removes the recovery copy");
@@ -99,9 +104,16 @@ fn opening_with_unsaved_changes_waits_for_an_answer_and_a_clean_open_replaces_th
     dig(&mut grid);
     let edited_hash = grid.content_hash();
     // Asks first: nothing runs, the grid is untouched.
-    assert!(session.handle(FileAction::Open(path.clone()), &mut grid, &camera()).is_none());
+    assert!(
+        session
+            .handle(FileAction::Open(path.clone()), &mut grid, &camera())
+            .is_none()
+    );
     assert!(!session.busy());
-    assert!(!session.request_close(&mut grid, &camera()), "closing asks too");
+    assert!(
+        !session.request_close(&mut grid, &camera()),
+        "closing asks too"
+    );
     assert_eq!(grid.content_hash(), edited_hash);
 
     // A clean session opens at once, and the opened world is the saved one.
@@ -116,11 +128,17 @@ fn opening_with_unsaved_changes_waits_for_an_answer_and_a_clean_open_replaces_th
         panic!("expected a world");
     };
     assert_eq!(world.grid.content_hash(), saved_hash);
-    assert!(world.prepared.is_some(), "the first view is meshed off the editor thread");
+    assert!(
+        world.prepared.is_some(),
+        "the first view is meshed off the editor thread"
+    );
     assert_eq!(other.doc.path(), Some(path.as_path()));
     assert!(!other.doc.is_dirty(&world.grid));
     let mut opened = world.grid;
-    assert!(other.request_close(&mut opened, &camera()), "nothing unsaved: closes at once");
+    assert!(
+        other.request_close(&mut opened, &camera()),
+        "nothing unsaved: closes at once"
+    );
 }
 
 #[test]
@@ -128,7 +146,11 @@ fn a_missing_file_reports_an_error_and_keeps_the_open_world() {
     let dir = scratch("missing");
     let (mut session, mut grid, _) = opened_session(&dir);
     let before = grid.content_hash();
-    session.handle(FileAction::Open(dir.join("nope.strata")), &mut grid, &camera());
+    session.handle(
+        FileAction::Open(dir.join("nope.strata")),
+        &mut grid,
+        &camera(),
+    );
     assert!(settle(&mut session, &mut grid).is_none());
     assert_eq!(grid.content_hash(), before);
     assert!(!session.doc.is_dirty(&grid));

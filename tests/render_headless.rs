@@ -136,6 +136,8 @@ fn renders_sky_and_terrain_and_follows_the_camera() {
             centre_world: centre,
             radius_studs: 40.0,
             mode: BrushMode::Add,
+            shape: strata::terrain::edit::BrushShape::Sphere,
+            falloff: strata::terrain::edit::Falloff::Smooth,
         }),
         ..settings
     };

@@ -3,12 +3,14 @@
 //! brush edits.
 //!
 //! Each frame: move the camera, run the panel, pick the surface under the
-//! cursor (CPU ray cast against the displayed meshes), apply the brush while
-//! the left button is held, re-mesh exactly the chunks the edit reached,
-//! upload exactly those, then draw terrain and panel.
+//! cursor (CPU ray cast against the displayed meshes), run the current tool
+//! ([`super::tool_session::ToolSession`]: brush strokes sampled by distance
+//! along the cursor path, region selection and paste, undo and redo, each
+//! stroke or operation one history step), re-mesh exactly the chunks the
+//! edits reached, upload exactly those, then draw terrain and panel.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
@@ -16,7 +18,7 @@ use winit::event::{
     DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent,
 };
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
@@ -26,8 +28,9 @@ use crate::render::egui_pass::EguiPainter;
 use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
-use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, BrushMode, apply_brush};
+use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
 use crate::terrain::grid::Grid;
+use crate::terrain::history::{DEFAULT_HISTORY_BUDGET_BYTES, Recorder};
 use crate::terrain::world_source::{WorldSource, WorldSourceError};
 
 use super::document::{Document, RecentFiles};
@@ -36,15 +39,12 @@ use super::file_session::{FileSession, SessionEvent};
 use super::fly_controls::FlyControls;
 use super::panel::{EditorPanel, PanelStats, SeaAction};
 use super::picking::{PickHit, pick};
+use super::tool_session::{ToolSession, sample_material};
+use super::tools_panel::{ActiveTool, Shortcut, ToolRequest};
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
-/// Brush applications per second while the left button is held.
-pub const BRUSH_RATE_HZ: f64 = 30.0;
-/// Longest a held brush waits for its previous application to become visible
-/// before applying the next one anyway.
-pub const BRUSH_BACKPRESSURE_MAX: Duration = Duration::from_millis(250);
 
 /// What the editor opens with.
 #[derive(Clone, Debug)]
@@ -97,6 +97,8 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         .camera
         .or(stored_camera)
         .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
+    // Generate re-runs the world's own generator (also for a saved generated world).
+    let generator = doc.meta.generator.clone();
     let mut streaming = TerrainStreaming::new(options.lod);
     let meshes = streaming.build_initial(&grid, camera.pos_world);
     log::info!(
@@ -118,6 +120,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         grid,
         meshes,
         streaming,
+        tools: ToolSession::new(DEFAULT_HISTORY_BUDGET_BYTES, generator),
         window: None,
         error: None,
     };
@@ -160,6 +163,8 @@ struct App {
     grid: Grid,
     meshes: WorldMeshes,
     streaming: TerrainStreaming,
+    /// Undo history, clipboard and the stroke in progress.
+    tools: ToolSession,
     window: Option<WindowState>,
     error: Option<EditorError>,
 }
@@ -189,10 +194,19 @@ struct WindowState {
     /// When the window opened: the water animation runs on real time since then.
     opened_at: Instant,
     frame_ms: f32,
-    last_brush: Option<Instant>,
-    modifiers: winit::keyboard::ModifiersState,
     /// The window title last set.
     title: String,
+    /// Keyboard modifiers held now.
+    modifiers: ModifiersState,
+    /// An Alt+click asked to sample the material under the cursor.
+    sample_requested: bool,
+    /// `F` asked to focus the camera on the cursor.
+    focus_requested: bool,
+    /// The current left press already pasted (one paste per click).
+    pasted_this_press: bool,
+    /// A left press in the 3D view not yet seen by a frame (a click shorter
+    /// than a frame still applies the tool once).
+    press_pending: bool,
 }
 
 impl ApplicationHandler for App {
@@ -239,8 +253,12 @@ impl ApplicationHandler for App {
                 }
                 if let PhysicalKey::Code(code) = event.physical_key {
                     let pressed = event.state == ElementState::Pressed;
-                    // Ctrl+key belongs to menu shortcuts (egui reads them), not to flying.
-                    if state.modifiers.control_key() && pressed {
+                    // Ctrl+key is a shortcut (undo/redo here; egui reads the File
+                    // menu's), never flying.
+                    if state.modifiers.control_key() {
+                        if pressed {
+                            state.on_shortcut(code);
+                        }
                         return;
                     }
                     if !state.controls.set_key(code, pressed) && pressed {
@@ -260,7 +278,13 @@ impl ApplicationHandler for App {
                 let pressed = button_state == ElementState::Pressed;
                 let over_ui = response.consumed || state.egui_ctx.egui_wants_pointer_input();
                 match button {
-                    MouseButton::Left => state.sculpting = pressed && !over_ui,
+                    MouseButton::Left if pressed && !over_ui && state.modifiers.alt_key() => {
+                        state.sample_requested = true;
+                    }
+                    MouseButton::Left => {
+                        state.sculpting = pressed && !over_ui;
+                        state.press_pending |= state.sculpting;
+                    }
                     MouseButton::Right => {
                         state.controls.looking = pressed && !over_ui;
                     }
@@ -282,6 +306,7 @@ impl ApplicationHandler for App {
                     &mut self.meshes,
                     &mut self.streaming,
                     &mut self.session,
+                    &mut self.tools,
                 );
                 if quit {
                     event_loop.exit();
@@ -374,9 +399,12 @@ impl App {
             last_frame: Instant::now(),
             opened_at: Instant::now(),
             frame_ms: 0.0,
-            last_brush: None,
-            modifiers: winit::keyboard::ModifiersState::empty(),
             title: String::new(),
+            modifiers: ModifiersState::empty(),
+            sample_requested: false,
+            focus_requested: false,
+            pasted_this_press: false,
+            press_pending: false,
             gpu,
         })
     }
@@ -389,11 +417,15 @@ impl WindowState {
             *BRUSH_RADIUS_RANGE_CELLS.start(),
             *BRUSH_RADIUS_RANGE_CELLS.end(),
         );
+        if let Some(s) = super::tools_panel::shortcut(code, self.modifiers) {
+            match self.panel.tools.apply_shortcut(s) {
+                Some(Shortcut::Tool(mode)) => self.panel.tool = mode,
+                Some(Shortcut::Focus) => self.focus_requested = true,
+                _ => {}
+            }
+            return;
+        }
         match code {
-            KeyCode::Digit1 => self.panel.tool = BrushMode::Add,
-            KeyCode::Digit2 => self.panel.tool = BrushMode::Subtract,
-            KeyCode::Digit3 => self.panel.tool = BrushMode::AddWater,
-            KeyCode::Digit4 => self.panel.tool = BrushMode::RemoveWater,
             KeyCode::KeyI => self.panel.ignore_water = !self.panel.ignore_water,
             KeyCode::KeyG => self.panel.sea_action = Some(SeaAction::Fill),
             KeyCode::KeyH => self.panel.sea_action = Some(SeaAction::Evaporate),
@@ -418,6 +450,7 @@ impl WindowState {
         meshes: &mut WorldMeshes,
         streaming: &mut TerrainStreaming,
         session: &mut FileSession,
+        tools: &mut ToolSession,
     ) -> bool {
         let now = Instant::now();
         let frame_secs = now.duration_since(self.last_frame).as_secs_f32();
@@ -437,6 +470,20 @@ impl WindowState {
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             stats.seam_mismatches = self.renderer.seam_audit().count();
         }
+        stats.history = super::history_panel::HistoryView::of(&tools.history);
+        stats.has_clipboard = tools.clipboard.is_some();
+        // Region selection and paste preview, drawn over the 3D view.
+        let mut boxes = Vec::new();
+        if let Some(b) = self.panel.tools.region {
+            boxes.push((b, super::tools_panel::SELECTION_COLOR));
+        }
+        if self.panel.tools.active == ActiveTool::Paste
+            && let Some(hit) = self.hit
+            && let Some(b) = tools.paste_box(&hit, self.panel.tools.paste_quarter_turns)
+        {
+            boxes.push((b, super::tools_panel::PASTE_COLOR));
+        }
+        let (box_camera, box_viewport) = (self.camera, self.viewport);
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let mut bar_points = 0.0;
@@ -449,6 +496,17 @@ impl WindowState {
             bar_points = bar;
             session_event = event;
             panel_points = panel.show(ctx, &stats);
+            super::tools_panel::draw_boxes(
+                ctx,
+                &box_camera,
+                [
+                    box_viewport.x,
+                    box_viewport.y,
+                    box_viewport.width,
+                    box_viewport.height,
+                ],
+                &boxes,
+            );
         });
         streaming.lod.settings = self.panel.lod;
         session.view = ViewSetup {
@@ -464,7 +522,9 @@ impl WindowState {
                 return true;
             }
             Some(SessionEvent::ReplaceWorld(world)) => {
-                self.replace_world(*world, grid, meshes, streaming)
+                // Undo steps and strokes belong to the world that is closing.
+                tools.reset_for_world(world.meta.generator.clone());
+                self.replace_world(*world, grid, meshes, streaming);
             }
             None => {}
         }
@@ -499,20 +559,12 @@ impl WindowState {
         // While File ▸ New or Open builds the next world, edits would be lost.
         if session.replacing_world() {
             self.sculpting = false;
-        }
-        if self.sculpting
-            && let Some(hit) = self.hit
-            && self.last_brush.is_none_or(|t| {
-                now.duration_since(t) >= Duration::from_secs_f64(1.0 / BRUSH_RATE_HZ)
-            })
-        {
-            self.last_brush = Some(now);
-            if let Err(e) = apply_brush(grid, &self.panel.brush(), hit.pos_world) {
-                log::warn!("brush not applied: {e}");
-            }
+            self.press_pending = false;
+        } else {
+            self.apply_tools(grid, tools);
         }
         if let Some(action) = self.panel.sea_action.take() {
-            self.apply_sea_level(grid, action);
+            self.apply_sea_level(grid, tools, action);
         }
         // Whatever changed the grid this frame (brush, later undo or tools)
         // reaches the workers through the grid's change tracking.
@@ -524,11 +576,16 @@ impl WindowState {
         );
 
         let mut settings: FrameSettings = frame_settings_for(&self.camera, meshes);
-        settings.brush = self.hit.map(|hit| BrushCursor {
-            centre_world: hit.pos_world,
-            radius_studs: self.panel.radius_cells * crate::terrain::coords::CELL_SIZE_STUDS,
-            mode: self.panel.tool,
-        });
+        settings.brush = self
+            .hit
+            .filter(|_| self.panel.tools.active == ActiveTool::Brush)
+            .map(|hit| BrushCursor {
+                centre_world: hit.pos_world,
+                radius_studs: self.panel.radius_cells * crate::terrain::coords::CELL_SIZE_STUDS,
+                mode: self.panel.tool,
+                shape: self.panel.tools.shape,
+                falloff: self.panel.tools.falloff,
+            });
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
@@ -622,7 +679,7 @@ impl WindowState {
 
     /// Runs the Sea Level tool in the square region around the cursor's surface
     /// point (half-width from the panel), from 256 cells below the level up to it.
-    fn apply_sea_level(&self, grid: &mut Grid, action: SeaAction) {
+    fn apply_sea_level(&self, grid: &mut Grid, tools: &mut ToolSession, action: SeaAction) {
         let Some(hit) = self.hit else {
             log::warn!("sea level: point the cursor at the terrain to choose the region");
             return;
@@ -636,17 +693,103 @@ impl WindowState {
             glam::IVec3::new(cell.x - half, bottom, cell.z - half),
             glam::IVec3::new(cell.x + half, level_cells.ceil() as i32 + 1, cell.z + half),
         );
-        let result = match action {
+        let mut rec = Recorder::new(match action {
+            SeaAction::Fill => "Sea level",
+            SeaAction::Evaporate => "Evaporate",
+        });
+        let result = rec.record(grid, region, |grid| match action {
             SeaAction::Fill => {
                 crate::terrain::water_tools::fill_sea_level(grid, region, level_cells)
             }
             SeaAction::Evaporate => {
                 crate::terrain::water_tools::evaporate(grid, region, level_cells)
             }
-        };
-        if let Err(e) = result {
-            log::warn!("sea level not applied: {e}");
+        });
+        match result {
+            Ok(_) => {
+                tools.history.commit(rec, grid);
+            }
+            Err(e) => log::warn!("sea level not applied: {e}"),
         }
+    }
+
+    /// Runs the tools for this frame: the brush stroke (one undo step from
+    /// press to release, applied every spacing along the cursor path), the
+    /// region drag, paste clicks, Alt+click material sampling, camera focus
+    /// and the panel's and shortcuts' requests (undo, redo, region operations).
+    fn apply_tools(&mut self, grid: &mut Grid, tools: &mut ToolSession) {
+        let ray = self.cursor_ray();
+        let held = self.sculpting || std::mem::take(&mut self.press_pending);
+        match self.panel.tools.active {
+            ActiveTool::Brush if held => {
+                if let Some(ray) = ray
+                    && let Err(e) =
+                        tools.stroke(grid, self.panel.brush(), &self.panel.tools, self.hit, ray)
+                {
+                    log::warn!("brush not applied: {e}");
+                    self.panel.tools.message = Some((e, true));
+                    self.sculpting = false;
+                    tools.end_stroke(grid);
+                }
+            }
+            ActiveTool::Region if held => {
+                if let Some(hit) = self.hit {
+                    self.panel.tools.region = Some(tools.drag_region(&hit));
+                }
+            }
+            ActiveTool::Paste if held && !self.pasted_this_press => {
+                self.pasted_this_press = true;
+                self.panel.tools.requests.push(ToolRequest::Paste);
+            }
+            _ => {}
+        }
+        if !held {
+            tools.end_stroke(grid);
+            tools.end_drag();
+            self.pasted_this_press = false;
+        }
+        if std::mem::take(&mut self.sample_requested)
+            && let Some(hit) = self.hit
+        {
+            match sample_material(grid, &hit) {
+                Some(m) => {
+                    self.panel.material = m;
+                    self.panel.tools.message = Some((format!("picked {}", m.name()), false));
+                }
+                None => {
+                    self.panel.tools.message = Some(("no solid material there".into(), true));
+                }
+            }
+        }
+        if std::mem::take(&mut self.focus_requested)
+            && let Some(hit) = self.hit
+        {
+            let distance = (self.panel.radius_cells as f64
+                * crate::terrain::coords::CELL_SIZE_STUDS as f64
+                * 8.0)
+                .max(48.0);
+            self.camera.pos_world = hit.pos_world - self.camera.forward_world() * distance;
+        }
+        for request in std::mem::take(&mut self.panel.tools.requests) {
+            let result = tools.request(grid, request, &self.panel.tools, self.hit.as_ref());
+            self.panel.tools.message = Some(match result {
+                Ok(m) => (m, false),
+                Err(e) => (e, true),
+            });
+        }
+    }
+
+    /// The cursor's ray (origin, unit direction) when it is over the 3D view.
+    fn cursor_ray(&self) -> Option<(glam::DVec3, glam::DVec3)> {
+        let [cx, cy] = self.cursor_px?;
+        let vp = self.viewport;
+        if cx < vp.x || cy < vp.y || cx >= vp.x + vp.width || cy >= vp.y + vp.height {
+            return None;
+        }
+        let (origin, dir) = self
+            .camera
+            .ray_from_screen(cx - vp.x, cy - vp.y, vp.width, vp.height);
+        Some((origin, dir.as_dvec3().normalize_or_zero()))
     }
 
     /// The surface hit under the mouse cursor, if the cursor is over the 3D view

@@ -8,8 +8,12 @@ pub mod file_jobs;
 pub mod file_menu;
 pub mod file_session;
 pub mod fly_controls;
+pub mod history_panel;
 pub mod panel;
 pub mod picking;
 pub mod script;
+pub mod script_runner;
+pub mod tool_session;
+pub mod tools_panel;
 
 pub use app::{EditorError, EditorOptions, run};

@@ -53,6 +53,10 @@ pub struct PanelStats {
     /// Boundary vertices on which equal-level neighbours disagree, from the
     /// last seam audit (`None` when no audit ran, e.g. the overlay is off).
     pub seam_mismatches: Option<usize>,
+    /// The undo history as the history section shows it.
+    pub history: super::history_panel::HistoryView,
+    /// True when the clipboard holds a copied region.
+    pub has_clipboard: bool,
 }
 
 impl PanelStats {
@@ -109,6 +113,8 @@ pub struct EditorPanel {
     pub lod: LodSettings,
     /// Debug overlays that are on.
     pub overlays: OverlaySet,
+    /// Shape, falloff, tool-specific and region settings.
+    pub tools: super::tools_panel::ToolSettings,
 }
 
 impl Default for EditorPanel {
@@ -124,6 +130,7 @@ impl Default for EditorPanel {
             sea_action: None,
             lod: LodSettings::default(),
             overlays: OverlaySet::NONE,
+            tools: super::tools_panel::ToolSettings::default(),
         }
     }
 }
@@ -162,14 +169,9 @@ impl EditorPanel {
         ui.separator();
 
         ui.label(egui::RichText::new("Tool").strong());
-        ui.horizontal_wrapped(|ui| {
-            for (mode, key) in BrushMode::ALL.into_iter().zip(["1", "2", "3", "4"]) {
-                ui.selectable_value(&mut self.tool, mode, mode.name())
-                    .on_hover_text(format!("{} ({key})", mode.name()));
-            }
-        });
+        self.tools.tool_buttons(ui, &mut self.tool);
         ui.checkbox(&mut self.ignore_water, "Ignore water")
-            .on_hover_text("Add and Subtract leave water cells untouched (I toggles)");
+            .on_hover_text("Sculpt tools leave water cells untouched (I toggles)");
         ui.add_space(4.0);
 
         ui.label(egui::RichText::new("Brush").strong());
@@ -190,6 +192,7 @@ impl EditorPanel {
                 .fixed_decimals(2),
         )
         .on_hover_text("How far each application moves toward the brush shape");
+        self.tools.brush_options_ui(ui, self.tool);
         ui.add_space(4.0);
 
         ui.label(egui::RichText::new("Material").strong());
@@ -211,6 +214,10 @@ impl EditorPanel {
                 }
             }
         });
+        ui.separator();
+        self.tools.region_ui(ui, stats.has_clipboard);
+        ui.separator();
+        super::history_panel::history_ui(ui, &stats.history, &mut self.tools);
         ui.separator();
 
         ui.label(egui::RichText::new("Sea level").strong())

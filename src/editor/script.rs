@@ -1,32 +1,64 @@
-//! Scripted editing sessions: brush strokes with the frame on which each is
-//! applied, replayed through the same edit and meshing pipeline as the window
-//! (`strata --headless --script FILE`). Plain data, parsed with serde.
+//! Scripted editing sessions: tool operations with the frame on which each
+//! is applied, replayed through the same edit, history and meshing pipeline
+//! as the window (`strata --headless --script FILE`). Plain data, parsed
+//! with serde; every value is validated when the file is loaded.
 //!
 //! ```json
 //! {
 //!   "frame_rate_hz": 60,
+//!   "history_budget_mib": 512,
 //!   "strokes": [
 //!     { "frame": 0, "tool": "add", "centre": [512.0, 180.0, 640.0],
 //!       "radius_cells": 8, "strength": 0.5, "material": "grass" },
-//!     { "frame": 1, "tool": "subtract", "centre_xz": [530.0, 650.0],
-//!       "radius_cells": 6, "strength": 0.8 }
+//!     { "frame": 1, "tool": "paint", "path_xz": [[530.0, 650.0], [600.0, 660.0]],
+//!       "spacing": 0.25, "radius_cells": 6, "shape": "cylinder",
+//!       "falloff": "smooth", "material": "sand" },
+//!     { "frame": 2, "tool": "undo" },
+//!     { "frame": 3, "tool": "fill", "region_min": [10, 40, 10],
+//!       "region_max": [20, 50, 20], "material": "rock" }
 //!   ]
 //! }
 //! ```
 //!
-//! `centre` is in world studs; `centre_xz` instead drops the brush onto the
-//! surface below `(x, z)` as it was when the replay began. `tool` is `add`,
-//! `subtract`, `add_water` or `remove_water`; `material` is a material name
-//! (Add only, default Grass); `strength` defaults to 0.5; `ignore_water`
-//! (default false) makes sculpt tools leave water cells untouched.
+//! Every entry is one undo step (or an undo or redo).
+//!
+//! Brush tools (`add`, `subtract`, `add_water`, `remove_water`, `grow`,
+//! `erode`, `smooth`, `flatten`, `paint`, `replace`): one application at
+//! `centre` (world studs) or `centre_xz` (dropped onto the surface below
+//! `(x, z)` as it was when the replay began), or a continuous stroke along
+//! `path` (world studs) or `path_xz`, applied every `spacing` × radius along
+//! the path (default 0.25). `radius_cells` 1–64; `strength` in (0, 1]
+//! (default 0.5); `material` names a solid (Add, Grow, Smooth, Flatten,
+//! Paint; the Replace target; default Grass); `ignore_water` (default false);
+//! `shape` `sphere`/`cube`/`cylinder` (default sphere); `falloff`
+//! `none`/`linear`/`smooth` (default none); `plane_lock` (default false)
+//! keeps a path on the plane of its first point. Flatten: `flatten_height`
+//! (studs) or `flatten_normal` (with the first point as the plane's point;
+//! default: the surface normal picked at the first `*_xz` point, else up),
+//! and `flatten_limit` `both`/`raise_only`/`lower_only`. Replace:
+//! `replace_from` (a solid material name).
+//!
+//! Region tools, on the box `region_min` (inclusive) to `region_max`
+//! (exclusive) in cells: `fill` (`material`, which may be `water`, and
+//! `occupancy` 1–255, default 255), `clear`, `copy`, `generate` (re-runs the
+//! world generator there); `paste` writes the clipboard with its minimum
+//! corner at `at` (cells) turned `quarter_turns` × 90° about +Y.
+//! `ignore_water` applies to `fill` and `clear`.
+//!
+//! `undo` and `redo` take no other field.
 
 use std::path::Path;
 
-use glam::DVec3;
+use glam::{DVec3, IVec3};
 use serde::Deserialize;
 
 use crate::terrain::cell::Material;
-use crate::terrain::edit::{Brush, BrushMode};
+use crate::terrain::coords::CellBox;
+use crate::terrain::edit::{
+    Brush, BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit, FlattenPlane,
+};
+use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 
 /// Default frame rate of a replay, frames per second.
 pub const DEFAULT_FRAME_RATE_HZ: f64 = 60.0;
@@ -34,7 +66,10 @@ pub const DEFAULT_FRAME_RATE_HZ: f64 = 60.0;
 /// Largest frame number a script may use (about 4.6 hours at 60 Hz).
 pub const MAX_SCRIPT_FRAME: u32 = 1_000_000;
 
-/// Where a stroke is centred.
+/// Most points a stroke path may have.
+pub const MAX_PATH_POINTS: usize = 10_000;
+
+/// Where a brush application is centred.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StrokeCentre {
     /// A point in world studs.
@@ -48,15 +83,87 @@ pub enum StrokeCentre {
     },
 }
 
-/// One brush application on one frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A brush stroke: one or more applications along a path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrushStroke {
+    /// The brush (validated when the script is loaded).
+    pub brush: Brush,
+    /// Shape, falloff and tool settings (validated when the script is loaded).
+    pub options: BrushOptions,
+    /// The cursor path: one point for a single application.
+    pub path: Vec<StrokeCentre>,
+    /// Spacing between applications along the path, fraction of the radius.
+    pub spacing_fraction: f32,
+    /// Keep the path on the plane of its first point.
+    pub plane_lock: bool,
+    /// Flatten toward the plane of the surface picked at the first point
+    /// (point and normal) when no plane was given.
+    pub flatten_from_pick: bool,
+}
+
+/// What one script entry does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrokeAction {
+    /// A brush stroke.
+    Brush(BrushStroke),
+    /// Fill a box with a material at an occupancy.
+    Fill {
+        /// The box, cells.
+        region: CellBox,
+        /// Solid or Water.
+        material: Material,
+        /// 1..=255.
+        occupancy: u8,
+        /// Leave water cells as they are.
+        ignore_water: bool,
+    },
+    /// Empty a box.
+    Clear {
+        /// The box, cells.
+        region: CellBox,
+        /// Leave water cells as they are.
+        ignore_water: bool,
+    },
+    /// Copy a box to the clipboard.
+    Copy {
+        /// The box, cells.
+        region: CellBox,
+    },
+    /// Paste the clipboard.
+    Paste {
+        /// Minimum corner of the pasted box, cells.
+        at: IVec3,
+        /// Quarter turns about +Y, 0..=3.
+        quarter_turns: u8,
+    },
+    /// Re-run the world generator in a box.
+    Generate {
+        /// The box, cells.
+        region: CellBox,
+    },
+    /// Undo the newest step.
+    Undo,
+    /// Redo the last undone step.
+    Redo,
+}
+
+impl StrokeAction {
+    /// The brush tool, for brush strokes.
+    pub fn brush(&self) -> Option<&BrushStroke> {
+        match self {
+            StrokeAction::Brush(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// One entry on one frame.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Stroke {
     /// Frame (from 0) on which it is applied.
     pub frame: u32,
-    /// Where.
-    pub centre: StrokeCentre,
-    /// The brush (validated when the script is loaded).
-    pub brush: Brush,
+    /// What it does.
+    pub action: StrokeAction,
 }
 
 /// A parsed, validated script.
@@ -64,7 +171,9 @@ pub struct Stroke {
 pub struct Script {
     /// Replay frame rate in frames per second.
     pub frame_rate_hz: f64,
-    /// Strokes sorted by frame (stable: same-frame strokes keep file order).
+    /// Undo history budget in bytes.
+    pub history_budget_bytes: usize,
+    /// Entries sorted by frame (stable: same-frame entries keep file order).
     pub strokes: Vec<Stroke>,
 }
 
@@ -104,10 +213,12 @@ pub enum ScriptError {
 struct ScriptFile {
     #[serde(default)]
     frame_rate_hz: Option<f64>,
+    #[serde(default)]
+    history_budget_mib: Option<f64>,
     strokes: Vec<StrokeFile>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct StrokeFile {
     frame: u32,
@@ -116,24 +227,51 @@ struct StrokeFile {
     centre: Option<[f64; 3]>,
     #[serde(default)]
     centre_xz: Option<[f64; 2]>,
-    radius_cells: f32,
+    #[serde(default)]
+    path: Option<Vec<[f64; 3]>>,
+    #[serde(default)]
+    path_xz: Option<Vec<[f64; 2]>>,
+    #[serde(default)]
+    spacing: Option<f32>,
+    #[serde(default)]
+    plane_lock: bool,
+    #[serde(default)]
+    radius_cells: Option<f32>,
     #[serde(default)]
     strength: Option<f32>,
     #[serde(default)]
     material: Option<String>,
     #[serde(default)]
     ignore_water: bool,
+    #[serde(default)]
+    shape: Option<String>,
+    #[serde(default)]
+    falloff: Option<String>,
+    #[serde(default)]
+    flatten_height: Option<f64>,
+    #[serde(default)]
+    flatten_normal: Option<[f64; 3]>,
+    #[serde(default)]
+    flatten_limit: Option<String>,
+    #[serde(default)]
+    replace_from: Option<String>,
+    #[serde(default)]
+    region_min: Option<[i32; 3]>,
+    #[serde(default)]
+    region_max: Option<[i32; 3]>,
+    #[serde(default)]
+    occupancy: Option<u8>,
+    #[serde(default)]
+    at: Option<[i32; 3]>,
+    #[serde(default)]
+    quarter_turns: Option<u8>,
 }
 
-/// The tool named `name` (case-insensitive).
+/// The brush tool named `name` (case-insensitive), e.g. `"add_water"`.
 pub fn parse_tool(name: &str) -> Option<BrushMode> {
-    match name.to_ascii_lowercase().as_str() {
-        "add" => Some(BrushMode::Add),
-        "subtract" => Some(BrushMode::Subtract),
-        "add_water" => Some(BrushMode::AddWater),
-        "remove_water" => Some(BrushMode::RemoveWater),
-        _ => None,
-    }
+    BrushMode::ALL
+        .into_iter()
+        .find(|m| m.script_name().eq_ignore_ascii_case(name))
 }
 
 /// The material named `name` (case-insensitive), e.g. `"grass"`.
@@ -143,13 +281,280 @@ pub fn parse_material(name: &str) -> Option<Material> {
         .find(|m| m.name().eq_ignore_ascii_case(name))
 }
 
+fn parse_shape(name: &str) -> Option<BrushShape> {
+    BrushShape::ALL
+        .into_iter()
+        .find(|s| s.name().eq_ignore_ascii_case(name))
+}
+
+fn parse_falloff(name: &str) -> Option<Falloff> {
+    Falloff::ALL
+        .into_iter()
+        .find(|s| s.name().eq_ignore_ascii_case(name))
+}
+
+fn parse_limit(name: &str) -> Option<FlattenLimit> {
+    match name.to_ascii_lowercase().as_str() {
+        "both" => Some(FlattenLimit::Both),
+        "raise_only" => Some(FlattenLimit::RaiseOnly),
+        "lower_only" => Some(FlattenLimit::LowerOnly),
+        _ => None,
+    }
+}
+
+const REGION_TOOLS: [&str; 5] = ["fill", "clear", "copy", "paste", "generate"];
+
+/// Names of the fields a stroke set, for "field not used by this tool" errors.
+fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    let mut add = |set: bool, name: &'static str| {
+        if set {
+            v.push(name);
+        }
+    };
+    add(s.centre.is_some(), "centre");
+    add(s.centre_xz.is_some(), "centre_xz");
+    add(s.path.is_some(), "path");
+    add(s.path_xz.is_some(), "path_xz");
+    add(s.spacing.is_some(), "spacing");
+    add(s.plane_lock, "plane_lock");
+    add(s.radius_cells.is_some(), "radius_cells");
+    add(s.strength.is_some(), "strength");
+    add(s.material.is_some(), "material");
+    add(s.ignore_water, "ignore_water");
+    add(s.shape.is_some(), "shape");
+    add(s.falloff.is_some(), "falloff");
+    add(s.flatten_height.is_some(), "flatten_height");
+    add(s.flatten_normal.is_some(), "flatten_normal");
+    add(s.flatten_limit.is_some(), "flatten_limit");
+    add(s.replace_from.is_some(), "replace_from");
+    add(s.region_min.is_some(), "region_min");
+    add(s.region_max.is_some(), "region_max");
+    add(s.occupancy.is_some(), "occupancy");
+    add(s.at.is_some(), "at");
+    add(s.quarter_turns.is_some(), "quarter_turns");
+    v
+}
+
+fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, String> {
+    const REGION_FIELDS: [&str; 5] = [
+        "region_min",
+        "region_max",
+        "occupancy",
+        "at",
+        "quarter_turns",
+    ];
+    if let Some(f) = set_fields(s)
+        .into_iter()
+        .find(|f| REGION_FIELDS.contains(f))
+    {
+        return Err(format!("{f} is not used by {}", mode.script_name()));
+    }
+    let material = match &s.material {
+        None => Material::GRASS,
+        Some(m) => parse_material(m)
+            .filter(|m| m.is_solid())
+            .ok_or_else(|| format!("{m:?} is not a solid material name"))?,
+    };
+    let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+    let path: Vec<StrokeCentre> = match (&s.centre, &s.centre_xz, &s.path, &s.path_xz) {
+        (Some(c), None, None, None) if finite(c) => {
+            vec![StrokeCentre::World(DVec3::from_array(*c))]
+        }
+        (None, Some([x, z]), None, None) if x.is_finite() && z.is_finite() => {
+            vec![StrokeCentre::OnSurface { x: *x, z: *z }]
+        }
+        (None, None, Some(p), None) if p.iter().all(|c| finite(c)) => p
+            .iter()
+            .map(|c| StrokeCentre::World(DVec3::from_array(*c)))
+            .collect(),
+        (None, None, None, Some(p)) if p.iter().all(|c| finite(c)) => p
+            .iter()
+            .map(|&[x, z]| StrokeCentre::OnSurface { x, z })
+            .collect(),
+        (None, None, None, None) => {
+            return Err("missing centre (or centre_xz, path, path_xz)".into());
+        }
+        (c, cxz, p, pxz)
+            if [c.is_some(), cxz.is_some(), p.is_some(), pxz.is_some()]
+                .iter()
+                .filter(|b| **b)
+                .count()
+                > 1 =>
+        {
+            return Err("give one of centre, centre_xz, path or path_xz".into());
+        }
+        _ => return Err("centre and path points must be finite numbers".into()),
+    };
+    if path.is_empty() || path.len() > MAX_PATH_POINTS {
+        return Err(format!(
+            "a path needs 1 to {MAX_PATH_POINTS} points, not {}",
+            path.len()
+        ));
+    }
+    let radius_cells = s.radius_cells.ok_or("missing radius_cells")?;
+    let brush = Brush {
+        mode,
+        radius_cells,
+        strength: s.strength.unwrap_or(0.5),
+        material,
+        ignore_water: s.ignore_water,
+    };
+    brush.validate().map_err(|e| e.to_string())?;
+    let shape = match &s.shape {
+        None => BrushShape::Sphere,
+        Some(n) => parse_shape(n)
+            .ok_or_else(|| format!("unknown shape {n:?} (use sphere, cube or cylinder)"))?,
+    };
+    let falloff = match &s.falloff {
+        None => Falloff::None,
+        Some(n) => parse_falloff(n)
+            .ok_or_else(|| format!("unknown falloff {n:?} (use none, linear or smooth)"))?,
+    };
+    let flatten_limit = match &s.flatten_limit {
+        None => FlattenLimit::Both,
+        Some(n) => parse_limit(n).ok_or_else(|| {
+            format!("unknown flatten_limit {n:?} (use both, raise_only or lower_only)")
+        })?,
+    };
+    let replace_from = match (&s.replace_from, mode) {
+        (Some(n), BrushMode::Replace) => parse_material(n)
+            .filter(|m| m.is_solid())
+            .ok_or_else(|| format!("replace_from {n:?} is not a solid material name"))?,
+        (None, BrushMode::Replace) => return Err("replace needs replace_from".into()),
+        (Some(_), _) => return Err("replace_from is only used by replace".into()),
+        (None, _) => Material::ROCK,
+    };
+    if mode != BrushMode::Flatten
+        && (s.flatten_height.is_some() || s.flatten_normal.is_some() || s.flatten_limit.is_some())
+    {
+        return Err(
+            "flatten_height, flatten_normal and flatten_limit are only used by flatten".into(),
+        );
+    }
+    let first = path[0];
+    let flatten_plane = match (s.flatten_height, s.flatten_normal) {
+        (Some(_), Some(_)) => {
+            return Err("give flatten_height or flatten_normal, not both".into());
+        }
+        (Some(h), None) => Some(FlattenPlane::Height { height_world: h }),
+        (None, Some(n)) => match first {
+            StrokeCentre::World(p) => Some(FlattenPlane::Picked {
+                point_world: p,
+                normal: DVec3::from_array(n),
+            }),
+            // The point comes from the pick; the normal is fixed here.
+            StrokeCentre::OnSurface { x, z } => Some(FlattenPlane::Picked {
+                point_world: DVec3::new(x, 0.0, z),
+                normal: DVec3::from_array(n),
+            }),
+        },
+        (None, None) => None,
+    };
+    let flatten_from_pick = mode == BrushMode::Flatten
+        && s.flatten_height.is_none()
+        && (s.flatten_normal.is_some() || matches!(first, StrokeCentre::OnSurface { .. }));
+    let options = BrushOptions {
+        shape,
+        falloff,
+        flatten_plane,
+        flatten_limit,
+        replace_from,
+    };
+    options.validate(mode).map_err(|e| e.to_string())?;
+    let spacing_fraction = s.spacing.unwrap_or(DEFAULT_SPACING_FRACTION);
+    if !spacing_fraction.is_finite() || !SPACING_FRACTION_RANGE.contains(&spacing_fraction) {
+        return Err(format!(
+            "spacing {spacing_fraction} is outside 0.05..=4 (a fraction of the radius)"
+        ));
+    }
+    Ok(BrushStroke {
+        brush,
+        options,
+        path,
+        spacing_fraction,
+        plane_lock: s.plane_lock,
+        flatten_from_pick,
+    })
+}
+
+fn parse_region_action(s: &StrokeFile, tool: &str) -> Result<StrokeAction, String> {
+    let allowed: &[&str] = match tool {
+        "fill" => &[
+            "region_min",
+            "region_max",
+            "material",
+            "occupancy",
+            "ignore_water",
+        ],
+        "clear" => &["region_min", "region_max", "ignore_water"],
+        "copy" | "generate" => &["region_min", "region_max"],
+        "paste" => &["at", "quarter_turns"],
+        _ => &[],
+    };
+    if let Some(f) = set_fields(s).into_iter().find(|f| !allowed.contains(f)) {
+        return Err(format!("{f} is not used by {tool}"));
+    }
+    let region = || -> Result<CellBox, String> {
+        match (s.region_min, s.region_max) {
+            (Some(a), Some(b)) => {
+                let region = CellBox::new(IVec3::from_array(a), IVec3::from_array(b));
+                if region.is_empty() {
+                    Err(format!("region {a:?}..{b:?} is empty"))
+                } else {
+                    Ok(region)
+                }
+            }
+            _ => Err(format!("{tool} needs region_min and region_max")),
+        }
+    };
+    Ok(match tool {
+        "fill" => {
+            let material = match &s.material {
+                None => Material::GRASS,
+                Some(m) => parse_material(m)
+                    .filter(|m| *m != Material::AIR)
+                    .ok_or_else(|| format!("{m:?} is not a solid or water material name"))?,
+            };
+            let occupancy = s.occupancy.unwrap_or(255);
+            if occupancy == 0 {
+                return Err("occupancy must be 1..=255 (use clear to empty)".into());
+            }
+            StrokeAction::Fill {
+                region: region()?,
+                material,
+                occupancy,
+                ignore_water: s.ignore_water,
+            }
+        }
+        "clear" => StrokeAction::Clear {
+            region: region()?,
+            ignore_water: s.ignore_water,
+        },
+        "copy" => StrokeAction::Copy { region: region()? },
+        "generate" => StrokeAction::Generate { region: region()? },
+        _ => {
+            let at = s.at.ok_or("paste needs at")?;
+            let quarter_turns = s.quarter_turns.unwrap_or(0);
+            if quarter_turns > 3 {
+                return Err(format!("quarter_turns {quarter_turns} is outside 0..=3"));
+            }
+            StrokeAction::Paste {
+                at: IVec3::from_array(at),
+                quarter_turns,
+            }
+        }
+    })
+}
+
 impl Script {
     /// Reads and validates a script file.
     ///
     /// # Errors
     /// [`ScriptError`] naming the file (and the stroke) for unreadable files,
-    /// invalid JSON, unknown tools or materials, a missing or doubled centre,
-    /// non-finite numbers, or brush values out of range.
+    /// invalid JSON, unknown tools, shapes or materials, a missing or doubled
+    /// centre, non-finite numbers, fields a tool does not use, or values out
+    /// of range.
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
         let text = std::fs::read_to_string(path).map_err(|e| ScriptError::Read {
             path: path.display().to_string(),
@@ -174,6 +579,18 @@ impl Script {
                 message: format!("frame_rate_hz {frame_rate_hz} is outside 1..=1000"),
             });
         }
+        let history_budget_bytes = match file.history_budget_mib {
+            None => DEFAULT_HISTORY_BUDGET_BYTES,
+            Some(m) if m.is_finite() && (1.0..=65536.0).contains(&m) => {
+                (m * (1u64 << 20) as f64) as usize
+            }
+            Some(m) => {
+                return Err(ScriptError::Parse {
+                    path: name.to_string(),
+                    message: format!("history_budget_mib {m} is outside 1..=65536"),
+                });
+            }
+        };
         let mut strokes = Vec::with_capacity(file.strokes.len());
         for (index, s) in file.strokes.into_iter().enumerate() {
             let fail = |message: String| ScriptError::Stroke {
@@ -187,48 +604,37 @@ impl Script {
                     s.frame
                 )));
             }
-            let mode = parse_tool(&s.tool).ok_or_else(|| {
-                fail(format!(
-                    "unknown tool {:?} (use add, subtract, add_water or remove_water)",
+            let tool = s.tool.to_ascii_lowercase();
+            let action = if let Some(mode) = parse_tool(&tool) {
+                StrokeAction::Brush(parse_brush_stroke(&s, mode).map_err(fail)?)
+            } else if REGION_TOOLS.contains(&tool.as_str()) {
+                parse_region_action(&s, &tool).map_err(fail)?
+            } else if tool == "undo" || tool == "redo" {
+                if let Some(f) = set_fields(&s).first() {
+                    return Err(fail(format!("{f} is not used by {tool}")));
+                }
+                if tool == "undo" {
+                    StrokeAction::Undo
+                } else {
+                    StrokeAction::Redo
+                }
+            } else {
+                return Err(fail(format!(
+                    "unknown tool {:?} (use add, subtract, add_water, remove_water, grow, \
+                     erode, smooth, flatten, paint, replace, fill, clear, copy, paste, \
+                     generate, undo or redo)",
                     s.tool
-                ))
-            })?;
-            let material = match &s.material {
-                None => Material::GRASS,
-                Some(m) => parse_material(m)
-                    .filter(|m| m.is_solid())
-                    .ok_or_else(|| fail(format!("{m:?} is not a solid material name")))?,
+                )));
             };
-            let centre = match (s.centre, s.centre_xz) {
-                (Some(c), None) if c.iter().all(|v| v.is_finite()) => {
-                    StrokeCentre::World(DVec3::from_array(c))
-                }
-                (None, Some([x, z])) if x.is_finite() && z.is_finite() => {
-                    StrokeCentre::OnSurface { x, z }
-                }
-                (Some(_), Some(_)) => {
-                    return Err(fail("give either centre or centre_xz, not both".into()));
-                }
-                (None, None) => return Err(fail("missing centre (or centre_xz)".into())),
-                _ => return Err(fail("centre must be finite numbers".into())),
-            };
-            let brush = Brush {
-                mode,
-                radius_cells: s.radius_cells,
-                strength: s.strength.unwrap_or(0.5),
-                material,
-                ignore_water: s.ignore_water,
-            };
-            brush.validate().map_err(|e| fail(e.to_string()))?;
             strokes.push(Stroke {
                 frame: s.frame,
-                centre,
-                brush,
+                action,
             });
         }
         strokes.sort_by_key(|s| s.frame);
         Ok(Script {
             frame_rate_hz,
+            history_budget_bytes,
             strokes,
         })
     }
@@ -236,6 +642,17 @@ impl Script {
     /// The last frame with a stroke (0 for an empty script).
     pub fn last_frame(&self) -> u32 {
         self.strokes.last().map_or(0, |s| s.frame)
+    }
+
+    /// True when some stroke drops onto the surface (needs the initial meshes to pick).
+    pub fn needs_surface(&self) -> bool {
+        self.strokes.iter().any(|s| {
+            s.action.brush().is_some_and(|b| {
+                b.path
+                    .iter()
+                    .any(|c| matches!(c, StrokeCentre::OnSurface { .. }))
+            })
+        })
     }
 }
 
@@ -256,16 +673,22 @@ mod tests {
         .unwrap();
         assert_eq!(s.frame_rate_hz, 60.0);
         assert_eq!(s.strokes[0].frame, 1);
-        assert_eq!(s.strokes[0].brush.material, Material::SAND);
         assert_eq!(
-            s.strokes[0].centre,
+            s.strokes[0].action.brush().unwrap().brush.material,
+            Material::SAND
+        );
+        assert_eq!(
+            s.strokes[0].action.brush().unwrap().path[0],
             StrokeCentre::World(DVec3::new(1.0, 2.0, 3.0))
         );
         assert_eq!(
-            s.strokes[1].centre,
+            s.strokes[1].action.brush().unwrap().path[0],
             StrokeCentre::OnSurface { x: 1.0, z: 2.0 }
         );
-        assert_eq!(s.strokes[1].brush.mode, BrushMode::Subtract);
+        assert_eq!(
+            s.strokes[1].action.brush().unwrap().brush.mode,
+            BrushMode::Subtract
+        );
         assert_eq!(s.last_frame(), 3);
     }
 
@@ -286,5 +709,141 @@ mod tests {
             .contains("unknown field"));
         assert!(err("{not json").contains("bad.json"));
         assert!(err(r#"{"frame_rate_hz": 0, "strokes": []}"#).contains("frame_rate_hz"));
+    }
+
+    #[test]
+    fn parses_every_tool_with_its_settings() {
+        let s = Script::parse(
+            r#"{"history_budget_mib": 64, "strokes": [
+                {"frame": 0, "tool": "grow", "centre": [0, 0, 0], "radius_cells": 4,
+                 "shape": "cube", "falloff": "smooth"},
+                {"frame": 0, "tool": "erode", "path": [[0, 0, 0], [40, 0, 0]], "spacing": 0.5,
+                 "radius_cells": 4, "plane_lock": true},
+                {"frame": 1, "tool": "smooth", "centre_xz": [1, 2], "radius_cells": 3},
+                {"frame": 1, "tool": "flatten", "path_xz": [[1, 2], [3, 4]], "radius_cells": 3,
+                 "flatten_limit": "raise_only"},
+                {"frame": 1, "tool": "flatten", "centre": [1, 2, 3], "radius_cells": 3,
+                 "flatten_height": 40},
+                {"frame": 2, "tool": "paint", "centre": [1, 2, 3], "radius_cells": 3,
+                 "material": "snow", "shape": "cylinder", "falloff": "linear"},
+                {"frame": 2, "tool": "replace", "centre": [1, 2, 3], "radius_cells": 3,
+                 "replace_from": "rock", "material": "slate"},
+                {"frame": 3, "tool": "fill", "region_min": [0, 0, 0], "region_max": [4, 4, 4],
+                 "material": "water", "occupancy": 200},
+                {"frame": 3, "tool": "clear", "region_min": [0, 0, 0], "region_max": [4, 4, 4],
+                 "ignore_water": true},
+                {"frame": 3, "tool": "copy", "region_min": [0, 0, 0], "region_max": [4, 4, 4]},
+                {"frame": 3, "tool": "paste", "at": [10, 0, 0], "quarter_turns": 3},
+                {"frame": 3, "tool": "generate", "region_min": [0, 0, 0], "region_max": [4, 4, 4]},
+                {"frame": 4, "tool": "undo"},
+                {"frame": 4, "tool": "redo"}
+            ]}"#,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(s.history_budget_bytes, 64 << 20);
+        assert_eq!(s.strokes.len(), 14);
+        let b0 = s.strokes[0].action.brush().unwrap();
+        assert_eq!(b0.brush.mode, BrushMode::Grow);
+        assert_eq!(b0.options.shape, BrushShape::Cube);
+        assert_eq!(b0.options.falloff, Falloff::Smooth);
+        let b1 = s.strokes[1].action.brush().unwrap();
+        assert_eq!(b1.path.len(), 2);
+        assert!(b1.plane_lock);
+        assert_eq!(b1.spacing_fraction, 0.5);
+        let flat = s.strokes[3].action.brush().unwrap();
+        assert!(flat.flatten_from_pick);
+        assert_eq!(flat.options.flatten_limit, FlattenLimit::RaiseOnly);
+        assert_eq!(
+            s.strokes[4].action.brush().unwrap().options.flatten_plane,
+            Some(FlattenPlane::Height { height_world: 40.0 })
+        );
+        let replace = s.strokes[6].action.brush().unwrap();
+        assert_eq!(replace.options.replace_from, Material::ROCK);
+        assert_eq!(replace.brush.material, Material::SLATE);
+        assert_eq!(
+            s.strokes[7].action,
+            StrokeAction::Fill {
+                region: CellBox::new(IVec3::ZERO, IVec3::splat(4)),
+                material: Material::WATER,
+                occupancy: 200,
+                ignore_water: false
+            }
+        );
+        assert_eq!(
+            s.strokes[10].action,
+            StrokeAction::Paste {
+                at: IVec3::new(10, 0, 0),
+                quarter_turns: 3
+            }
+        );
+        assert_eq!(s.strokes[12].action, StrokeAction::Undo);
+        assert_eq!(s.strokes[13].action, StrokeAction::Redo);
+        assert!(s.needs_surface());
+    }
+
+    #[test]
+    fn bad_tool_values_are_rejected_with_the_stroke_index() {
+        let err = |stroke: &str| {
+            Script::parse(&format!(r#"{{"strokes": [{stroke}]}}"#), "bad.json")
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(r#"{"frame": 0, "tool": "smooth", "centre": [0,0,0], "radius_cells": 0}"#);
+        assert!(e.contains("stroke 0") && e.contains("radius"), "{e}");
+        assert!(
+            err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 65}"#)
+                .contains("radius")
+        );
+        assert!(err(r#"{"frame": 0, "tool": "paint", "centre": [0,0,0], "radius_cells": 4, "material": "plasma"}"#)
+            .contains("not a solid material"));
+        assert!(err(r#"{"frame": 0, "tool": "grow", "centre": [0,0,0], "radius_cells": 4, "shape": "torus"}"#)
+            .contains("unknown shape"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "replace", "centre": [0,0,0], "radius_cells": 4}"#)
+                .contains("replace_from")
+        );
+        assert!(err(r#"{"frame": 0, "tool": "add", "centre": [0,0,0], "radius_cells": 4, "flatten_height": 3}"#)
+            .contains("only used by flatten"));
+        assert!(err(r#"{"frame": 0, "tool": "flatten", "centre": [0,0,0], "radius_cells": 4, "flatten_normal": [0,0,0]}"#)
+            .contains("flatten plane"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [0,4,4]}"#)
+                .contains("empty")
+        );
+        assert!(err(r#"{"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [4,4,4], "radius_cells": 3}"#)
+            .contains("radius_cells is not used by fill"));
+        assert!(
+            err(r#"{"frame": 0, "tool": "paste", "at": [0,0,0], "quarter_turns": 4}"#)
+                .contains("quarter_turns")
+        );
+        assert!(
+            err(r#"{"frame": 0, "tool": "undo", "centre": [0,0,0]}"#).contains("not used by undo")
+        );
+        assert!(
+            err(r#"{"frame": 0, "tool": "erode", "path": [], "radius_cells": 4}"#)
+                .contains("path needs")
+        );
+        assert!(err(r#"{"frame": 0, "tool": "erode", "centre": [0,0,0], "spacing": 0, "radius_cells": 4}"#)
+            .contains("spacing"));
+        // Infinite numbers are not JSON; serde rejects them with a position.
+        assert!(
+            err(r#"{"frame": 0, "tool": "add", "centre": [1e999,0,0], "radius_cells": 4}"#)
+                .contains("bad.json")
+        );
+    }
+
+    #[test]
+    fn committed_scripts_parse() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scripts");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                Script::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+        assert!(n >= 1);
     }
 }

@@ -8,7 +8,7 @@
 use glam::{DVec3, Mat4, Vec3};
 
 use crate::camera::Camera;
-use crate::terrain::edit::BrushMode;
+use crate::terrain::edit::{BrushMode, BrushShape, Falloff};
 
 use super::overlays::OverlaySet;
 use super::water_pipeline::WAVE_LOOP_SECS;
@@ -36,7 +36,8 @@ pub struct GlobalUniforms {
     pub fog: [f32; 4],
     /// xyz: brush centre relative to the camera (studs); w: radius (studs).
     pub brush: [f32; 4],
-    /// rgb: brush colour; w: 1 when the brush is drawn, else 0.
+    /// rgb: brush colour; w: 0 when no brush is drawn, else its style code
+    /// ([`BrushCursor::style_code`], 1..=9).
     pub brush_color: [f32; 4],
     /// x, y: viewport size in pixels; z, w: their reciprocals.
     pub viewport: [f32; 4],
@@ -60,8 +61,30 @@ pub struct BrushCursor {
     pub centre_world: DVec3,
     /// Sphere radius in studs.
     pub radius_studs: f32,
-    /// Add (green ring) or Subtract (red ring).
+    /// The tool (ring colour).
     pub mode: BrushMode,
+    /// Brush shape: the ring follows its outline on the surface.
+    pub shape: BrushShape,
+    /// Falloff: the tint inside fades as the brush weight does.
+    pub falloff: Falloff,
+}
+
+impl BrushCursor {
+    /// The code the shader decodes from `brush_color.w`: `1 + shape + 3 · falloff`
+    /// (shape: sphere 0, cube 1, cylinder 2; falloff: none 0, linear 1, smooth 2).
+    pub fn style_code(&self) -> f32 {
+        let shape = match self.shape {
+            BrushShape::Sphere => 0,
+            BrushShape::Cube => 1,
+            BrushShape::Cylinder => 2,
+        };
+        let falloff = match self.falloff {
+            Falloff::None => 0,
+            Falloff::Linear => 1,
+            Falloff::Smooth => 2,
+        };
+        (1 + shape + 3 * falloff) as f32
+    }
 }
 
 /// Look and per-frame options of a rendered frame.
@@ -131,6 +154,10 @@ pub mod palette {
     pub const BRUSH_ADD_WATER: [f32; 3] = [0.2, 0.55, 1.0];
     /// Brush ring colour of Remove water.
     pub const BRUSH_REMOVE_WATER: [f32; 3] = [1.0, 0.6, 0.15];
+    /// Brush ring colour of Smooth and Flatten.
+    pub const BRUSH_SMOOTH: [f32; 3] = [0.95, 0.9, 0.3];
+    /// Brush ring colour of Paint and Replace.
+    pub const BRUSH_PAINT: [f32; 3] = [0.85, 0.35, 0.95];
 }
 
 /// `time_secs` wrapped into `[0, WAVE_LOOP_SECS)` (0 for non-finite input).
@@ -164,12 +191,17 @@ impl GlobalUniforms {
             Some(b) => {
                 let c = cam.relative(b.centre_world);
                 let col = match b.mode {
-                    BrushMode::Add => palette::BRUSH_ADD,
-                    BrushMode::Subtract => palette::BRUSH_SUBTRACT,
+                    BrushMode::Add | BrushMode::Grow => palette::BRUSH_ADD,
+                    BrushMode::Subtract | BrushMode::Erode => palette::BRUSH_SUBTRACT,
+                    BrushMode::Smooth | BrushMode::Flatten => palette::BRUSH_SMOOTH,
+                    BrushMode::Paint | BrushMode::Replace => palette::BRUSH_PAINT,
                     BrushMode::AddWater => palette::BRUSH_ADD_WATER,
                     BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
-                ([c.x, c.y, c.z, b.radius_studs.max(0.0)], v4(col, 1.0))
+                (
+                    [c.x, c.y, c.z, b.radius_studs.max(0.0)],
+                    v4(col, b.style_code()),
+                )
             }
             None => ([0.0; 4], [0.0; 4]),
         };

@@ -532,6 +532,16 @@ pub struct RenderStats {
     pub script_edits: usize,
     /// Wall time of the replay, ms.
     pub script_ms: f64,
+    /// Undo steps the replay's history holds at the end.
+    pub history_steps: usize,
+    /// Bytes of chunk storage only the history holds at the end.
+    pub history_bytes: usize,
+    /// Most bytes the history held at any point of the replay.
+    pub history_peak_bytes: usize,
+    /// History steps dropped to stay within the budget.
+    pub history_dropped_steps: usize,
+    /// The history budget, bytes.
+    pub history_budget_bytes: usize,
     /// One frame: record, render, read back, ms.
     pub render_ms: f64,
     /// Chunks drawn after frustum culling.
@@ -611,6 +621,10 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             &mut streaming,
             headless.renderer(),
             camera.pos_world,
+            match &options.world {
+                crate::terrain::world_source::WorldSource::Generated(g) => Some(g.clone()),
+                _ => None,
+            },
         )?,
         None => ReplayReport::default(),
     };
@@ -632,6 +646,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     stats.add_pipeline(pipeline);
     stats.add_lod(&meshes, &streaming.lod);
     stats.seam_mismatches = Some(seam_audit_mismatches);
+    stats.history = replay.history.clone();
     if options.overlays.contains(Overlay::Wireframe) {
         log::info!(
             "wireframe overlay drawn as {}",
@@ -672,6 +687,11 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         script_frames: replay.frames,
         script_edits: replay.edits,
         script_ms: replay.replay_ms,
+        history_steps: replay.history_steps,
+        history_bytes: replay.history_bytes,
+        history_peak_bytes: replay.history_peak_bytes,
+        history_dropped_steps: replay.history_dropped_steps,
+        history_budget_bytes: replay.history_budget_bytes,
         render_ms: report.render_ms,
         drawn_chunks: report.drawn_chunks,
         msaa_samples: headless.renderer().sample_count(),

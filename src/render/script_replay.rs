@@ -11,12 +11,12 @@
 
 use std::time::{Duration, Instant};
 
-use glam::{DVec3, Vec3};
+use glam::DVec3;
 
-use crate::editor::picking::pick;
-use crate::editor::script::{Script, StrokeCentre};
+use crate::editor::script::Script;
+use crate::editor::script_runner::{RunError, ScriptRunner};
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
-use crate::terrain::edit::apply_brush;
+use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 
 use super::Renderer;
@@ -29,27 +29,15 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    /// A `centre_xz` stroke found no surface below its point.
-    #[error("stroke {index} (frame {frame}): no terrain below x={x}, z={z}")]
-    NoSurface {
-        /// Index in frame order.
-        index: usize,
-        /// Its frame.
-        frame: u32,
-        /// World x, studs.
-        x: f64,
-        /// World z, studs.
-        z: f64,
-    },
-    /// The brush rejected the stroke.
+    /// A stroke could not be applied.
     #[error("stroke {index} (frame {frame}): {source}")]
-    Brush {
+    Stroke {
         /// Index in frame order.
         index: usize,
         /// Its frame.
         frame: u32,
-        /// The brush error.
-        source: crate::terrain::edit::EditError,
+        /// Why.
+        source: RunError,
     },
     /// The pipeline did not finish within [`DRAIN_TIMEOUT`] after the last stroke.
     #[error("meshing did not finish within {0:?} after the last stroke")]
@@ -57,7 +45,7 @@ pub enum ReplayError {
 }
 
 /// What a replay did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReplayReport {
     /// Frames replayed, including the drain frames after the last stroke.
     pub frames: u32,
@@ -65,11 +53,26 @@ pub struct ReplayReport {
     pub edits: usize,
     /// Wall time of the whole replay, ms.
     pub replay_ms: f64,
+    /// Undo steps held at the end.
+    pub history_steps: usize,
+    /// Bytes of chunk storage held only by the history at the end.
+    pub history_bytes: usize,
+    /// Largest bytes the history held at any point of the replay.
+    pub history_peak_bytes: usize,
+    /// Steps dropped to stay within the history budget.
+    pub history_dropped_steps: usize,
+    /// The history budget, bytes.
+    pub history_budget_bytes: usize,
+    /// The history as the panel shows it (for `--ui`).
+    pub history: crate::editor::history_panel::HistoryView,
 }
 
 /// Replays `script` on `grid`, publishing through `renderer` and keeping
 /// `meshes` (the picking copy) current. `camera_pos_world` orders meshing and
-/// chooses levels of detail.
+/// chooses levels of detail; `generator` serves `generate` entries. Every
+/// entry (brush strokes, region operations, undo and redo) goes through a
+/// [`ScriptRunner`] and so through the history, and reaches the meshing
+/// pipeline through the grid's change tracking like a window edit.
 ///
 /// # Errors
 /// [`ReplayError`] for a stroke that cannot be applied or a pipeline that
@@ -81,6 +84,7 @@ pub fn replay_script(
     streaming: &mut TerrainStreaming,
     renderer: &mut Renderer,
     camera_pos_world: DVec3,
+    generator: Option<GeneratorSettings>,
 ) -> Result<ReplayReport, ReplayError> {
     let period = Duration::from_secs_f64(1.0 / script.frame_rate_hz);
     let publish_at = period.mul_f64(PUBLISH_POINT);
@@ -94,32 +98,23 @@ pub fn replay_script(
     // (like a window stroke, which picks against the surface at its start):
     // the result then does not depend on how fast earlier strokes were meshed,
     // and Subtract strokes do not drill down through their own pits.
-    let initial_surface = meshes.snapshot();
+    let mut runner = ScriptRunner::new(
+        script.history_budget_bytes,
+        generator,
+        script.needs_surface().then(|| meshes.snapshot()),
+    );
     loop {
         let frame_start = start + period * frame;
         sleep_until(frame_start);
         while next < script.strokes.len() && script.strokes[next].frame == frame {
-            let stroke = &script.strokes[next];
-            let centre = match stroke.centre {
-                StrokeCentre::World(c) => c,
-                StrokeCentre::OnSurface { x, z } => {
-                    pick(&initial_surface, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6)
-                        .map(|hit| hit.pos_world)
-                        .ok_or(ReplayError::NoSurface {
-                            index: next,
-                            frame,
-                            x,
-                            z,
-                        })?
-                }
-            };
-            let edit =
-                apply_brush(grid, &stroke.brush, centre).map_err(|source| ReplayError::Brush {
+            let changed = runner
+                .run(grid, &script.strokes[next].action)
+                .map_err(|source| ReplayError::Stroke {
                     index: next,
                     frame,
                     source,
                 })?;
-            if edit.is_change() {
+            if changed {
                 report.edits += 1;
             }
             next += 1;
@@ -139,6 +134,12 @@ pub fn replay_script(
         }
     }
     report.frames = frame;
+    report.history_steps = runner.history.undo_len();
+    report.history_bytes = runner.history.held_bytes();
+    report.history_peak_bytes = runner.history.peak_held_bytes();
+    report.history_dropped_steps = runner.history.dropped_steps();
+    report.history_budget_bytes = runner.history.budget_bytes();
+    report.history = crate::editor::history_panel::HistoryView::of(&runner.history);
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(report)
 }

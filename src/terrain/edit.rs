@@ -1,22 +1,45 @@
 //! Brush edits: the only way tools change terrain. Brushes compute new cell
 //! values and hand them to [`Grid::edit_region`], which applies the cells that
 //! differ under one revision and reports the region it touched; the mesh
-//! pipeline and the renderer re-mesh and re-upload exactly that.
+//! pipeline, the undo history and scripted replay all see that same report.
 //!
-//! Brushes edit cells, never vertices: a brush is a smooth occupancy field
-//! (1 inside, 0 outside, a linear ramp one cell wide at its surface) that the
-//! mode blends into the grid with a strength.
+//! Brushes edit cells, never vertices. A brush has a shape (sphere, cube or
+//! vertical cylinder) whose *shape field* is 1 well inside, 0 outside and a
+//! linear ramp one cell wide at its surface, and a *falloff* that weights the
+//! strength by the normalized distance from the centre (none, linear or
+//! smoothstep). Each tool turns shape field and weight into a new cell:
+//!
+//! | tool | effect on a cell inside the brush |
+//! |---|---|
+//! | Add / Subtract | solid occupancy toward the shape field / its complement |
+//! | Add water / Remove water | water occupancy likewise, only in cells without solid |
+//! | Grow / Erode | solid occupancy up / down by [`GROW_STEP_OCCUPANCY`], only on the surface |
+//! | Smooth | solid occupancy toward the mean of the 3×3×3 neighbourhood |
+//! | Flatten | solid occupancy toward the half-space below a plane |
+//! | Paint | material of solid surface cells (occupancy untouched) |
+//! | Replace | material A → B (occupancy untouched) |
+//!
+//! Tools that look at neighbours (Grow, Erode, Smooth, Paint) read a copy of
+//! the brush region taken before the edit, so the result does not depend on
+//! the order cells are visited in. Paint and Replace change whole cells; a
+//! strength or falloff below 1 paints a deterministic dither (a hash of the
+//! cell coordinate against the weight), which the mesher's per-vertex
+//! material weights turn into a smooth blend.
 
 use glam::{DVec3, IVec3};
 
 use super::cell::{Cell, Material};
-use super::coords::{CELL_SIZE_STUDS, CellBox};
+use super::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
 use super::grid::{EditReport, Grid, GridError};
 
 /// Smallest and largest brush radius, in cells.
 pub const BRUSH_RADIUS_RANGE_CELLS: std::ops::RangeInclusive<f32> = 1.0..=64.0;
 
-/// What a brush does to occupancy.
+/// Occupancy Grow adds and Erode removes per application at full weight
+/// (a quarter cell).
+pub const GROW_STEP_OCCUPANCY: f64 = 64.0;
+
+/// What a brush does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BrushMode {
     /// Raise solid occupancy toward the brush shape, filling empty cells with
@@ -28,15 +51,33 @@ pub enum BrushMode {
     AddWater,
     /// Lower water toward the outside of the brush shape.
     RemoveWater,
+    /// Raise solid occupancy of cells on the surface (the surface moves outward).
+    Grow,
+    /// Lower solid occupancy of exposed cells (the surface moves inward).
+    Erode,
+    /// Blur solid occupancy toward the 3×3×3 neighbourhood mean.
+    Smooth,
+    /// Move solid occupancy toward a plane (see [`FlattenPlane`]).
+    Flatten,
+    /// Set the material of solid surface cells; occupancy untouched.
+    Paint,
+    /// Replace one solid material by another; occupancy untouched.
+    Replace,
 }
 
 impl BrushMode {
     /// Every mode, in panel order.
-    pub const ALL: [BrushMode; 4] = [
+    pub const ALL: [BrushMode; 10] = [
         BrushMode::Add,
         BrushMode::Subtract,
         BrushMode::AddWater,
         BrushMode::RemoveWater,
+        BrushMode::Grow,
+        BrushMode::Erode,
+        BrushMode::Smooth,
+        BrushMode::Flatten,
+        BrushMode::Paint,
+        BrushMode::Replace,
     ];
 
     /// Display name.
@@ -46,28 +87,221 @@ impl BrushMode {
             BrushMode::Subtract => "Subtract",
             BrushMode::AddWater => "Add water",
             BrushMode::RemoveWater => "Remove water",
+            BrushMode::Grow => "Grow",
+            BrushMode::Erode => "Erode",
+            BrushMode::Smooth => "Smooth",
+            BrushMode::Flatten => "Flatten",
+            BrushMode::Paint => "Paint",
+            BrushMode::Replace => "Replace",
+        }
+    }
+
+    /// Name used in scripts, e.g. `"add_water"`.
+    pub fn script_name(self) -> &'static str {
+        match self {
+            BrushMode::Add => "add",
+            BrushMode::Subtract => "subtract",
+            BrushMode::AddWater => "add_water",
+            BrushMode::RemoveWater => "remove_water",
+            BrushMode::Grow => "grow",
+            BrushMode::Erode => "erode",
+            BrushMode::Smooth => "smooth",
+            BrushMode::Flatten => "flatten",
+            BrushMode::Paint => "paint",
+            BrushMode::Replace => "replace",
         }
     }
 
     /// True for the modes that move solid terrain (and honour "ignore water").
     pub fn is_sculpt(self) -> bool {
-        matches!(self, BrushMode::Add | BrushMode::Subtract)
+        matches!(
+            self,
+            BrushMode::Add
+                | BrushMode::Subtract
+                | BrushMode::Grow
+                | BrushMode::Erode
+                | BrushMode::Smooth
+                | BrushMode::Flatten
+        )
+    }
+
+    /// True for the modes that change materials only.
+    pub fn is_paint(self) -> bool {
+        matches!(self, BrushMode::Paint | BrushMode::Replace)
+    }
+
+    /// True when the brush material is used (and must be a known solid).
+    pub fn uses_material(self) -> bool {
+        matches!(
+            self,
+            BrushMode::Add
+                | BrushMode::Grow
+                | BrushMode::Smooth
+                | BrushMode::Flatten
+                | BrushMode::Paint
+                | BrushMode::Replace
+        )
+    }
+
+    /// True for modes whose result at a cell depends on its neighbours.
+    fn reads_neighbours(self) -> bool {
+        matches!(
+            self,
+            BrushMode::Grow | BrushMode::Erode | BrushMode::Smooth | BrushMode::Paint
+        )
     }
 }
 
-/// A sphere brush.
+/// The brush's shape around its centre.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum BrushShape {
+    /// Euclidean distance.
+    #[default]
+    Sphere,
+    /// Chebyshev distance: an axis-aligned cube of half-size `radius`.
+    Cube,
+    /// A vertical cylinder of radius `radius` and half-height `radius`.
+    Cylinder,
+}
+
+impl BrushShape {
+    /// Every shape, in panel order.
+    pub const ALL: [BrushShape; 3] = [BrushShape::Sphere, BrushShape::Cube, BrushShape::Cylinder];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BrushShape::Sphere => "Sphere",
+            BrushShape::Cube => "Cube",
+            BrushShape::Cylinder => "Cylinder",
+        }
+    }
+
+    /// Shape distance of `offset` (cells) from the centre: the brush covers
+    /// distances below its radius.
+    pub fn distance(self, offset: DVec3) -> f64 {
+        match self {
+            BrushShape::Sphere => offset.length(),
+            BrushShape::Cube => offset.abs().max_element(),
+            BrushShape::Cylinder => offset.x.hypot(offset.z).max(offset.y.abs()),
+        }
+    }
+}
+
+/// How the brush weight falls off from the centre to the radius.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Falloff {
+    /// Full weight everywhere inside (the classic hard brush).
+    #[default]
+    None,
+    /// `1 − t`, with `t` the distance over the radius.
+    Linear,
+    /// `1 − smoothstep(t) = 1 − t²(3 − 2t)`.
+    Smooth,
+}
+
+impl Falloff {
+    /// Every falloff, in panel order.
+    pub const ALL: [Falloff; 3] = [Falloff::Smooth, Falloff::Linear, Falloff::None];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Falloff::None => "None",
+            Falloff::Linear => "Linear",
+            Falloff::Smooth => "Smooth",
+        }
+    }
+
+    /// The weight at normalized distance `t` (clamped to `[0, 1]`).
+    pub fn weight(self, t: f64) -> f64 {
+        let t = t.clamp(0.0, 1.0);
+        match self {
+            Falloff::None => 1.0,
+            Falloff::Linear => 1.0 - t,
+            Falloff::Smooth => 1.0 - t * t * (3.0 - 2.0 * t),
+        }
+    }
+}
+
+/// The plane Flatten moves terrain toward.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FlattenPlane {
+    /// Through `point_world` (studs) with `normal` (need not be unit length);
+    /// solid goes to the side opposite the normal.
+    Picked {
+        /// A point on the plane, world studs.
+        point_world: DVec3,
+        /// The plane normal (pointing out of the terrain).
+        normal: DVec3,
+    },
+    /// The horizontal plane `y = height_world` (studs).
+    Height {
+        /// Plane height, world studs.
+        height_world: f64,
+    },
+}
+
+/// Which way Flatten may move occupancy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FlattenLimit {
+    /// Raise and lower.
+    #[default]
+    Both,
+    /// Only fill below the plane.
+    RaiseOnly,
+    /// Only cut above the plane.
+    LowerOnly,
+}
+
+impl FlattenLimit {
+    /// Every limit, in panel order.
+    pub const ALL: [FlattenLimit; 3] = [
+        FlattenLimit::Both,
+        FlattenLimit::RaiseOnly,
+        FlattenLimit::LowerOnly,
+    ];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlattenLimit::Both => "Both",
+            FlattenLimit::RaiseOnly => "Raise only",
+            FlattenLimit::LowerOnly => "Lower only",
+        }
+    }
+}
+
+/// A brush: mode, radius, strength, material and water handling.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Brush {
-    /// Add or subtract.
+    /// What the brush does.
     pub mode: BrushMode,
-    /// Sphere radius in cells, within [`BRUSH_RADIUS_RANGE_CELLS`].
+    /// Brush radius in cells, within [`BRUSH_RADIUS_RANGE_CELLS`].
     pub radius_cells: f32,
-    /// Fraction of the way each application moves occupancy toward the brush field, `(0, 1]`.
+    /// Fraction of the way each application moves toward the tool's target, `(0, 1]`.
     pub strength: f32,
-    /// Material given to cells the brush fills (must be solid; unused by the water modes).
+    /// Material given to cells the brush fills, and the Paint material and
+    /// the Replace target (must be solid for those modes; unused by the others).
     pub material: Material,
     /// Sculpt modes leave water cells bit-identical (Add does not replace water).
     pub ignore_water: bool,
+}
+
+/// Shape, falloff and tool-specific settings of a brush. The default is the
+/// classic hard sphere ([`apply_brush`] uses it).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct BrushOptions {
+    /// The brush's shape.
+    pub shape: BrushShape,
+    /// How its weight falls off toward the radius.
+    pub falloff: Falloff,
+    /// Flatten's plane; `None` flattens to the horizontal plane through the brush centre.
+    pub flatten_plane: Option<FlattenPlane>,
+    /// Which way Flatten may move occupancy.
+    pub flatten_limit: FlattenLimit,
+    /// Replace's source material (must be a known solid for Replace).
+    pub replace_from: Material,
 }
 
 /// Bad brush input. The grid is never changed when one of these is returned.
@@ -85,9 +319,20 @@ pub enum EditError {
     /// Material is Air or Water, or unknown.
     #[error("brush material {0} is not a solid material")]
     InvalidMaterial(u8),
+    /// Replace's source material is Air or Water, or unknown.
+    #[error("replace source material {0} is not a solid material")]
+    InvalidReplaceMaterial(u8),
+    /// Flatten plane with a non-finite point or height, or a zero or non-finite normal.
+    #[error("flatten plane {0:?} needs a finite point and a non-zero finite normal")]
+    InvalidPlane(FlattenPlane),
     /// The grid refused the region.
     #[error(transparent)]
     Grid(#[from] GridError),
+}
+
+/// True when `m` is a known solid material.
+fn is_known_solid(m: Material) -> bool {
+    m.is_solid() && Material::from_id(m.0).is_some()
 }
 
 impl Brush {
@@ -100,15 +345,14 @@ impl Brush {
         if !self.strength.is_finite() || self.strength <= 0.0 || self.strength > 1.0 {
             return Err(EditError::InvalidStrength(self.strength));
         }
-        if self.mode == BrushMode::Add
-            && (!self.material.is_solid() || Material::from_id(self.material.0).is_none())
-        {
+        if self.mode.uses_material() && !is_known_solid(self.material) {
             return Err(EditError::InvalidMaterial(self.material.0));
         }
         Ok(())
     }
 
     /// The box of cells this brush can touch when centred at `centre_world`.
+    /// Every shape lies within the cube of half-size `radius + 1` cells.
     pub fn region(&self, centre_world: DVec3) -> Result<CellBox, EditError> {
         self.validate()?;
         let limit = (i32::MAX / 2) as f64 * CELL_SIZE_STUDS as f64;
@@ -126,20 +370,198 @@ impl Brush {
     }
 }
 
-/// The brush field at a cell: 1 well inside the sphere, 0 outside, a linear
-/// ramp one cell wide centred on the sphere's surface.
-fn sphere_field(centre_cells: DVec3, radius_cells: f64, cell: IVec3) -> f64 {
-    let d = (cell.as_dvec3() + DVec3::splat(0.5)).distance(centre_cells);
-    (radius_cells - d + 0.5).clamp(0.0, 1.0)
+impl BrushOptions {
+    /// Checks the settings `mode` uses; see [`EditError`].
+    pub fn validate(&self, mode: BrushMode) -> Result<(), EditError> {
+        if mode == BrushMode::Replace && !is_known_solid(self.replace_from) {
+            return Err(EditError::InvalidReplaceMaterial(self.replace_from.0));
+        }
+        if mode == BrushMode::Flatten
+            && let Some(plane) = self.flatten_plane
+        {
+            let ok = match plane {
+                FlattenPlane::Picked {
+                    point_world,
+                    normal,
+                } => {
+                    point_world.is_finite()
+                        && normal.is_finite()
+                        && normal.length_squared() > 1e-12
+                        && point_world.abs().max_element() < 1e12
+                }
+                FlattenPlane::Height { height_world } => {
+                    height_world.is_finite() && height_world.abs() < 1e12
+                }
+            };
+            if !ok {
+                return Err(EditError::InvalidPlane(plane));
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Applies `brush` once, centred at `centre_world` (studs).
-///
-/// Add raises each cell's occupancy a `strength` fraction of the way toward
-/// the sphere field (never lowering it; empty or water cells take the brush
-/// material, solid cells keep theirs). Subtract lowers occupancy toward
-/// `1 − field` (never raising it). Progress is rounded away from the current
-/// value, so repeated application always converges.
+/// Shape field and weight of a brush placed at a centre (cells).
+struct Footprint {
+    centre_cells: DVec3,
+    radius_cells: f64,
+    shape: BrushShape,
+    falloff: Falloff,
+    strength: f64,
+}
+
+impl Footprint {
+    /// `(shape field, weight)` at `cell`, or `None` where the brush has no effect.
+    #[inline]
+    fn at(&self, cell: IVec3) -> Option<(f64, f64)> {
+        let offset = cell.as_dvec3() + DVec3::splat(0.5) - self.centre_cells;
+        let d = self.shape.distance(offset);
+        let field = (self.radius_cells - d + 0.5).clamp(0.0, 1.0);
+        if field <= 0.0 {
+            return None;
+        }
+        let weight = self.strength * self.falloff.weight(d / self.radius_cells);
+        (weight > 0.0).then_some((field, weight))
+    }
+}
+
+/// A copy of the cells of a box (taken before an edit), for tools that read
+/// neighbours. Cells outside the box read as empty.
+struct Neighbourhood {
+    min: IVec3,
+    size: IVec3,
+    cells: Vec<Cell>,
+}
+
+impl Neighbourhood {
+    fn read(grid: &Grid, region: CellBox) -> Neighbourhood {
+        let size = region.max - region.min;
+        let mut cells = vec![Cell::EMPTY; (size.x * size.y * size.z).max(0) as usize];
+        for coord in region.chunks() {
+            let sub = region.intersect(&coord.cell_box());
+            let Some(chunk) = grid.chunk(coord) else {
+                continue;
+            };
+            let base = coord.min_cell().0;
+            for z in sub.min.z..sub.max.z {
+                for y in sub.min.y..sub.max.y {
+                    let row =
+                        ((z - region.min.z) * size.y + (y - region.min.y)) * size.x - region.min.x;
+                    for x in sub.min.x..sub.max.x {
+                        cells[(row + x) as usize] = chunk.cells.get(IVec3::new(x, y, z) - base);
+                    }
+                }
+            }
+        }
+        Neighbourhood {
+            min: region.min,
+            size,
+            cells,
+        }
+    }
+
+    #[inline]
+    fn get(&self, cell: IVec3) -> Cell {
+        let l = cell - self.min;
+        if l.cmplt(IVec3::ZERO).any() || l.cmpge(self.size).any() {
+            return Cell::EMPTY;
+        }
+        self.cells[((l.z * self.size.y + l.y) * self.size.x + l.x) as usize]
+    }
+
+    const FACES: [IVec3; 6] = [
+        IVec3::new(1, 0, 0),
+        IVec3::new(-1, 0, 0),
+        IVec3::new(0, 1, 0),
+        IVec3::new(0, -1, 0),
+        IVec3::new(0, 0, 1),
+        IVec3::new(0, 0, -1),
+    ];
+
+    /// True when a face neighbour of `cell` is inside the solid surface.
+    fn any_face_inside(&self, cell: IVec3) -> bool {
+        Self::FACES.iter().any(|&o| self.get(cell + o).is_inside())
+    }
+
+    /// True when a face neighbour of `cell` is outside the solid surface.
+    fn any_face_outside(&self, cell: IVec3) -> bool {
+        Self::FACES.iter().any(|&o| !self.get(cell + o).is_inside())
+    }
+
+    /// Mean solid occupancy over the 3×3×3 block around `cell`.
+    fn mean_solid(&self, cell: IVec3) -> f64 {
+        let mut sum = 0u32;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    sum += self.get(cell + IVec3::new(dx, dy, dz)).solid_occupancy() as u32;
+                }
+            }
+        }
+        sum as f64 / 27.0
+    }
+
+    /// The solid material with the highest occupancy among the 26 neighbours
+    /// (first in z, y, x order on ties).
+    fn dominant_solid(&self, cell: IVec3) -> Option<Material> {
+        let mut best: Option<(u8, Material)> = None;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let c = self.get(cell + IVec3::new(dx, dy, dz));
+                    let s = c.solid_occupancy();
+                    if s > 0 && best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, c.material()));
+                    }
+                }
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+}
+
+/// A value in `[0, 1)` from a cell coordinate and a salt (SplitMix64
+/// finalizer over both), the dither threshold of Paint and Replace. The salt
+/// is the grid revision before the application, so repeated applications
+/// dither differently (coverage accumulates) yet a replay is reproducible.
+fn dither(cell: IVec3, salt: u64) -> f64 {
+    let mut z = (cell.x as u32 as u64)
+        ^ ((cell.y as u32 as u64) << 21)
+        ^ ((cell.z as u32 as u64) << 42)
+        ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Moves `old` toward `target` by `fraction`, rounding away from `old` so
+/// repeated application always converges.
+#[inline]
+fn step_toward(old: f64, target: f64, fraction: f64) -> u8 {
+    let v = old + (target - old) * fraction;
+    let v = if target > old { v.ceil() } else { v.floor() };
+    v.clamp(0.0, 255.0) as u8
+}
+
+/// Flatten's plane in cell space: a point and a unit normal.
+fn flatten_plane_cells(options: &BrushOptions, centre_world: DVec3) -> (DVec3, DVec3) {
+    let s = CELL_SIZE_STUDS as f64;
+    match options.flatten_plane {
+        Some(FlattenPlane::Picked {
+            point_world,
+            normal,
+        }) => (point_world / s, normal.normalize()),
+        Some(FlattenPlane::Height { height_world }) => {
+            (DVec3::new(0.0, height_world / s, 0.0), DVec3::Y)
+        }
+        None => (centre_world / s, DVec3::Y),
+    }
+}
+
+/// Applies `brush` once with the default options (hard sphere), centred at
+/// `centre_world` (studs). See [`apply_tool`].
 ///
 /// # Errors
 /// [`EditError`] for invalid brush parameters or centre; the grid is unchanged.
@@ -148,81 +570,212 @@ pub fn apply_brush(
     brush: &Brush,
     centre_world: DVec3,
 ) -> Result<EditReport, EditError> {
+    apply_tool(grid, brush, &BrushOptions::default(), centre_world)
+}
+
+/// Applies `brush` with `options` once, centred at `centre_world` (studs),
+/// and reports the cells it changed.
+///
+/// Add raises each cell's occupancy a weight fraction of the way toward the
+/// shape field (never lowering it; empty or water cells take the brush
+/// material, solid cells keep theirs). Subtract lowers occupancy toward
+/// `1 − field` (never raising it). Progress is rounded away from the current
+/// value, so repeated application always converges. The other tools are
+/// described in the module documentation. Cells that gain solid take the
+/// dominant solid material of their neighbours (Grow, Smooth, Flatten) or
+/// the brush material when there is none.
+///
+/// # Errors
+/// [`EditError`] for invalid brush parameters, options or centre; the grid
+/// is unchanged.
+pub fn apply_tool(
+    grid: &mut Grid,
+    brush: &Brush,
+    options: &BrushOptions,
+    centre_world: DVec3,
+) -> Result<EditReport, EditError> {
+    options.validate(brush.mode)?;
     let region = brush.region(centre_world)?;
-    let centre_cells = centre_world / CELL_SIZE_STUDS as f64;
-    let radius = brush.radius_cells as f64;
-    let strength = brush.strength as f64;
+    let fp = Footprint {
+        centre_cells: centre_world / CELL_SIZE_STUDS as f64,
+        radius_cells: brush.radius_cells as f64,
+        shape: options.shape,
+        falloff: options.falloff,
+        strength: brush.strength as f64,
+    };
+    let plane = flatten_plane_cells(options, centre_world);
+    let salt = grid.revision();
+    let nb = brush
+        .mode
+        .reads_neighbours()
+        .then(|| Neighbourhood::read(grid, region.expanded(1)));
     let report = grid.edit_region(region, |cell, old| {
-        let field = sphere_field(centre_cells, radius, cell.0);
-        if field <= 0.0 {
+        let Some((field, weight)) = fp.at(cell.0) else {
             return old;
-        }
-        match brush.mode {
-            BrushMode::Add => {
-                if brush.ignore_water && old.water_occupancy() > 0 {
-                    return old;
-                }
-                let old_solid = old.solid_occupancy() as f64;
-                let target = field * 255.0;
-                if target <= old_solid {
-                    return old;
-                }
-                let new = (old_solid + (target - old_solid) * strength)
-                    .ceil()
-                    .min(255.0) as u8;
-                let material = if old.material().is_solid() {
-                    old.material()
-                } else {
-                    brush.material
-                };
-                Cell::new(material, new)
-            }
-            BrushMode::Subtract => {
-                if !old.material().is_solid() {
-                    return old;
-                }
-                let old_solid = old.solid_occupancy() as f64;
-                let target = (1.0 - field) * 255.0;
-                if target >= old_solid {
-                    return old;
-                }
-                let new = (old_solid - (old_solid - target) * strength)
-                    .floor()
-                    .max(0.0) as u8;
-                Cell::new(old.material(), new)
-            }
-            BrushMode::AddWater => {
-                // Water fills only cells without solid: a cell holds one material.
-                if old.material().is_solid() {
-                    return old;
-                }
-                let old_water = old.water_occupancy() as f64;
-                let target = field * 255.0;
-                if target <= old_water {
-                    return old;
-                }
-                let new = (old_water + (target - old_water) * strength)
-                    .ceil()
-                    .min(255.0) as u8;
-                Cell::new(Material::WATER, new)
-            }
-            BrushMode::RemoveWater => {
-                if old.water_occupancy() == 0 {
-                    return old;
-                }
-                let old_water = old.water_occupancy() as f64;
-                let target = (1.0 - field) * 255.0;
-                if target >= old_water {
-                    return old;
-                }
-                let new = (old_water - (old_water - target) * strength)
-                    .floor()
-                    .max(0.0) as u8;
-                Cell::new(Material::WATER, new)
-            }
-        }
+        };
+        let at = CellSample {
+            cell,
+            old,
+            field,
+            weight,
+            salt,
+        };
+        tool_cell(brush, options, plane, nb.as_ref(), at)
     })?;
     Ok(report)
+}
+
+/// One cell under a brush: where, its value, the shape field and weight
+/// there (both in `(0, 1]`) and the dither salt.
+struct CellSample {
+    cell: CellCoord,
+    old: Cell,
+    field: f64,
+    weight: f64,
+    salt: u64,
+}
+
+/// The new value of one cell under a brush.
+fn tool_cell(
+    brush: &Brush,
+    options: &BrushOptions,
+    plane: (DVec3, DVec3),
+    nb: Option<&Neighbourhood>,
+    at: CellSample,
+) -> Cell {
+    let CellSample {
+        cell,
+        old,
+        field,
+        weight,
+        salt,
+    } = at;
+    if brush.ignore_water && brush.mode.is_sculpt() && old.water_occupancy() > 0 {
+        return old;
+    }
+    let c = cell.0;
+    let solid = old.solid_occupancy() as f64;
+    // Material for a cell that gains solid.
+    let fill_material = |nb: Option<&Neighbourhood>| {
+        if old.material().is_solid() {
+            old.material()
+        } else {
+            nb.and_then(|n| n.dominant_solid(c))
+                .unwrap_or(brush.material)
+        }
+    };
+    match brush.mode {
+        BrushMode::Add => {
+            let target = field * 255.0;
+            if target <= solid {
+                return old;
+            }
+            let material = if old.material().is_solid() {
+                old.material()
+            } else {
+                brush.material
+            };
+            Cell::new(material, step_toward(solid, target, weight))
+        }
+        BrushMode::Subtract => {
+            if !old.material().is_solid() {
+                return old;
+            }
+            let target = (1.0 - field) * 255.0;
+            if target >= solid {
+                return old;
+            }
+            Cell::new(old.material(), step_toward(solid, target, weight))
+        }
+        BrushMode::AddWater => {
+            // Water fills only cells without solid: a cell holds one material.
+            if old.material().is_solid() {
+                return old;
+            }
+            let water = old.water_occupancy() as f64;
+            let target = field * 255.0;
+            if target <= water {
+                return old;
+            }
+            Cell::new(Material::WATER, step_toward(water, target, weight))
+        }
+        BrushMode::RemoveWater => {
+            let water = old.water_occupancy() as f64;
+            let target = (1.0 - field) * 255.0;
+            if water == 0.0 || target >= water {
+                return old;
+            }
+            Cell::new(Material::WATER, step_toward(water, target, weight))
+        }
+        BrushMode::Grow => {
+            let Some(nb) = nb else { return old };
+            if solid >= 255.0 || (solid == 0.0 && !nb.any_face_inside(c)) {
+                return old;
+            }
+            let new = (solid + (GROW_STEP_OCCUPANCY * field * weight).ceil()).min(255.0);
+            Cell::new(fill_material(Some(nb)), new as u8)
+        }
+        BrushMode::Erode => {
+            let Some(nb) = nb else { return old };
+            if solid == 0.0 || (solid >= 255.0 && !nb.any_face_outside(c)) {
+                return old;
+            }
+            let new = (solid - (GROW_STEP_OCCUPANCY * field * weight).ceil()).max(0.0);
+            Cell::new(old.material(), new as u8)
+        }
+        BrushMode::Smooth => {
+            let Some(nb) = nb else { return old };
+            let mean = nb.mean_solid(c);
+            let new = (solid + (mean - solid) * field * weight)
+                .round()
+                .clamp(0.0, 255.0);
+            if new == solid {
+                return old;
+            }
+            if new > solid {
+                Cell::new(fill_material(Some(nb)), new as u8)
+            } else {
+                Cell::new(old.material(), new as u8)
+            }
+        }
+        BrushMode::Flatten => {
+            let (point, normal) = plane;
+            let signed = (c.as_dvec3() + DVec3::splat(0.5) - point).dot(normal);
+            let target = (0.5 - signed).clamp(0.0, 1.0) * 255.0;
+            let raise = target > solid;
+            let allowed = match options.flatten_limit {
+                FlattenLimit::Both => target != solid,
+                FlattenLimit::RaiseOnly => raise,
+                FlattenLimit::LowerOnly => target < solid,
+            };
+            if !allowed || (!raise && !old.material().is_solid()) {
+                return old;
+            }
+            let new = step_toward(solid, target, field * weight);
+            if raise {
+                Cell::new(fill_material(nb), new)
+            } else {
+                Cell::new(old.material(), new)
+            }
+        }
+        BrushMode::Paint => {
+            let Some(nb) = nb else { return old };
+            if !old.material().is_solid()
+                || old.material() == brush.material
+                || (solid >= 255.0 && !nb.any_face_outside(c))
+                || dither(c, salt) >= field * weight
+            {
+                return old;
+            }
+            Cell::new(brush.material, old.occupancy())
+        }
+        BrushMode::Replace => {
+            if old.material() != options.replace_from || dither(c, salt) >= field * weight {
+                return old;
+            }
+            Cell::new(brush.material, old.occupancy())
+        }
+    }
 }
 
 #[cfg(test)]
@@ -406,5 +959,468 @@ mod tests {
         assert!(apply_brush(&mut g, &brush(BrushMode::Add), DVec3::splat(1e300)).is_err());
         assert_eq!(g.revision(), 0);
         assert_eq!(g.chunk_count(), 0);
+    }
+
+    fn tool(mode: BrushMode, radius_cells: f32) -> Brush {
+        Brush {
+            mode,
+            radius_cells,
+            strength: 1.0,
+            material: Material::SAND,
+            ignore_water: false,
+        }
+    }
+
+    fn opts(shape: BrushShape, falloff: Falloff) -> BrushOptions {
+        BrushOptions {
+            shape,
+            falloff,
+            ..BrushOptions::default()
+        }
+    }
+
+    /// Centre of cell `c` in world studs.
+    fn at_cell(c: [i32; 3]) -> DVec3 {
+        CellCoord::new(c[0], c[1], c[2]).sample_point_world()
+    }
+
+    fn occ(g: &Grid, x: i32, y: i32, z: i32) -> u8 {
+        g.cell(CellCoord::new(x, y, z)).occupancy()
+    }
+
+    #[test]
+    fn shapes_give_exact_shape_fields() {
+        let add = tool(BrushMode::Add, 3.0);
+        let mut g = Grid::new();
+        apply_tool(
+            &mut g,
+            &add,
+            &opts(BrushShape::Cube, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        assert_eq!(occ(&g, 2, 2, 2), 255);
+        assert_eq!(occ(&g, 3, 3, 0), 128); // Chebyshev 3: field 0.5
+        assert_eq!(occ(&g, 4, 0, 0), 0);
+        let mut g = Grid::new();
+        apply_tool(
+            &mut g,
+            &add,
+            &opts(BrushShape::Sphere, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        assert_eq!(occ(&g, 2, 2, 2), 10); // field 3.5 - sqrt(12) = 0.0359
+        assert_eq!(occ(&g, 3, 0, 0), 128);
+        let mut g = Grid::new();
+        apply_tool(
+            &mut g,
+            &add,
+            &opts(BrushShape::Cylinder, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        assert_eq!(occ(&g, 2, 0, 2), 172); // field 3.5 - sqrt(8) = 0.6716
+        assert_eq!(occ(&g, 0, 2, 2), 255);
+        assert_eq!(occ(&g, 0, 3, 0), 128);
+        assert_eq!(g.cell(CellCoord::new(0, 0, 0)).material(), Material::SAND);
+    }
+
+    #[test]
+    fn falloff_weights_the_strength() {
+        assert_eq!(Falloff::None.weight(0.7), 1.0);
+        assert_eq!(Falloff::Linear.weight(0.25), 0.75);
+        assert_eq!(Falloff::Smooth.weight(0.25), 0.84375);
+        assert_eq!(Falloff::Smooth.weight(1.0), 0.0);
+        let mut g = Grid::new();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Add, 4.0),
+            &opts(BrushShape::Sphere, Falloff::Linear),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        assert_eq!(occ(&g, 0, 0, 0), 255);
+        assert_eq!(occ(&g, 2, 0, 0), 128); // weight 0.5 of 255
+        assert_eq!(occ(&g, 3, 0, 0), 64); // weight 0.25: ceil(63.75)
+    }
+
+    /// Full rock in rows y < 4 over x, z in -8..8, air above.
+    fn floor() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-8, 0, -8), IVec3::new(8, 4, 8)),
+            |_, _| Cell::full(Material::ROCK),
+        )
+        .unwrap();
+        g
+    }
+
+    #[test]
+    fn grow_raises_only_surface_cells_and_erode_lowers_only_exposed_ones() {
+        let cube = opts(BrushShape::Cube, Falloff::None);
+        let mut g = floor();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Grow, 3.0),
+            &cube,
+            at_cell([0, 4, 0]),
+        )
+        .unwrap();
+        for x in -2..=2 {
+            for z in -2..=2 {
+                // The air row on the floor gains a quarter cell of the floor's material.
+                assert_eq!(
+                    g.cell(CellCoord::new(x, 4, z)),
+                    Cell::new(Material::ROCK, 64)
+                );
+                assert_eq!(occ(&g, x, 5, z), 0);
+                assert_eq!(occ(&g, x, 3, z), 255);
+            }
+        }
+        let mut g = floor();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Erode, 3.0),
+            &cube,
+            at_cell([0, 3, 0]),
+        )
+        .unwrap();
+        for x in -2..=2 {
+            for z in -2..=2 {
+                assert_eq!(occ(&g, x, 3, z), 191);
+                assert_eq!(occ(&g, x, 2, z), 255);
+                assert_eq!(occ(&g, x, 4, z), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn smooth_lowers_a_spike_and_raises_its_neighbours() {
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::ONE), |_, _| {
+            Cell::full(Material::ROCK)
+        })
+        .unwrap();
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Smooth, 4.0),
+            &opts(BrushShape::Sphere, Falloff::None),
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        // Mean of the 3x3x3 block is 255 / 27 = 9.44 everywhere it reaches.
+        assert_eq!(
+            g.cell(CellCoord::new(0, 0, 0)),
+            Cell::new(Material::ROCK, 9)
+        );
+        assert_eq!(
+            g.cell(CellCoord::new(1, 0, 0)),
+            Cell::new(Material::ROCK, 9)
+        );
+        assert_eq!(
+            g.cell(CellCoord::new(-1, 1, -1)),
+            Cell::new(Material::ROCK, 9)
+        );
+        assert_eq!(g.cell(CellCoord::new(2, 0, 0)), Cell::EMPTY);
+    }
+
+    /// Columns over x, z in -8..8 of rock up to a height between 5 and 11.
+    fn bumpy() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-8, 0, -8), IVec3::new(8, 16, 8)),
+            |c, _| {
+                let h = 5 + (c.0.x * 3 + c.0.z * 5).rem_euclid(7);
+                if c.0.y < h {
+                    Cell::full(Material::DIRT)
+                } else {
+                    Cell::EMPTY
+                }
+            },
+        )
+        .unwrap();
+        g
+    }
+
+    #[test]
+    fn flatten_puts_every_touched_column_within_one_step_of_the_plane() {
+        let mut g = bumpy();
+        let height_cells = 8.3;
+        let options = BrushOptions {
+            flatten_plane: Some(FlattenPlane::Height {
+                height_world: height_cells * CELL_SIZE_STUDS as f64,
+            }),
+            ..opts(BrushShape::Cube, Falloff::None)
+        };
+        apply_tool(
+            &mut g,
+            &tool(BrushMode::Flatten, 6.0),
+            &options,
+            at_cell([0, 8, 0]),
+        )
+        .unwrap();
+        // Cells with offset <= 5 on every axis have shape field 1.
+        for x in -5..=5 {
+            for z in -5..=5 {
+                for y in 3..=13 {
+                    let target = (height_cells - y as f64).clamp(0.0, 1.0) * 255.0;
+                    let o = occ(&g, x, y, z) as f64;
+                    assert!(
+                        (o - target).abs() < 1.0,
+                        "cell {x},{y},{z}: {o} vs plane target {target}"
+                    );
+                }
+                // The column's surface row holds 0.3 of a cell: 76 or 77.
+                assert!((76..=77).contains(&occ(&g, x, 8, z)));
+            }
+        }
+        // Outside the brush nothing moved.
+        assert_eq!(
+            g.cell(CellCoord::new(7, 12, 7)),
+            bumpy().cell(CellCoord::new(7, 12, 7))
+        );
+    }
+
+    #[test]
+    fn flatten_raise_only_and_lower_only_move_one_way_along_a_picked_plane() {
+        let plane = FlattenPlane::Picked {
+            point_world: DVec3::new(0.0, 8.0 * CELL_SIZE_STUDS as f64, 0.0),
+            normal: DVec3::new(1.0, 3.0, 0.0),
+        };
+        for limit in [FlattenLimit::RaiseOnly, FlattenLimit::LowerOnly] {
+            let before = bumpy();
+            let mut g = bumpy();
+            let options = BrushOptions {
+                flatten_plane: Some(plane),
+                flatten_limit: limit,
+                ..opts(BrushShape::Sphere, Falloff::None)
+            };
+            let r = apply_tool(
+                &mut g,
+                &tool(BrushMode::Flatten, 6.0),
+                &options,
+                at_cell([0, 8, 0]),
+            )
+            .unwrap();
+            assert!(r.is_change());
+            for x in -8..8 {
+                for z in -8..8 {
+                    for y in 0..16 {
+                        let (a, b) = (occ(&before, x, y, z), occ(&g, x, y, z));
+                        match limit {
+                            FlattenLimit::RaiseOnly => assert!(b >= a),
+                            _ => assert!(b <= a),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn paint_changes_materials_of_surface_cells_only_never_occupancy() {
+        let mut g = bumpy();
+        let before = bumpy();
+        let paint = Brush {
+            strength: 0.7,
+            ..tool(BrushMode::Paint, 6.0)
+        };
+        let r = apply_tool(
+            &mut g,
+            &paint,
+            &opts(BrushShape::Sphere, Falloff::Smooth),
+            at_cell([0, 8, 0]),
+        )
+        .unwrap();
+        assert!(r.is_change());
+        let mut painted = 0;
+        for x in -8..8 {
+            for z in -8..8 {
+                for y in 0..16 {
+                    let (a, b) = (
+                        before.cell(CellCoord::new(x, y, z)),
+                        g.cell(CellCoord::new(x, y, z)),
+                    );
+                    assert_eq!(a.occupancy(), b.occupancy());
+                    if a != b {
+                        painted += 1;
+                        assert_eq!(b.material(), Material::SAND);
+                        // Every painted cell touches the outside through a face.
+                        let exposed = [
+                            (1, 0, 0),
+                            (-1, 0, 0),
+                            (0, 1, 0),
+                            (0, -1, 0),
+                            (0, 0, 1),
+                            (0, 0, -1),
+                        ]
+                        .iter()
+                        .any(|(dx, dy, dz)| occ(&before, x + dx, y + dy, z + dz) < 128);
+                        assert!(exposed, "cell {x},{y},{z} is buried");
+                    }
+                }
+            }
+        }
+        assert!(painted > 20, "only {painted} cells painted");
+    }
+
+    #[test]
+    fn replace_touches_only_the_source_material() {
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::splat(-6), IVec3::splat(6)), |c, _| {
+            if (c.0.x + c.0.y + c.0.z).rem_euclid(2) == 0 {
+                Cell::new(Material::ROCK, 200)
+            } else {
+                Cell::new(Material::DIRT, 100)
+            }
+        })
+        .unwrap();
+        let before = g.clone();
+        let replace = tool(BrushMode::Replace, 4.0);
+        let options = BrushOptions {
+            replace_from: Material::ROCK,
+            ..opts(BrushShape::Cube, Falloff::None)
+        };
+        apply_tool(&mut g, &replace, &options, at_cell([0, 0, 0])).unwrap();
+        let replace_to = Brush {
+            material: Material::SNOW,
+            ..replace
+        };
+        apply_tool(
+            &mut g,
+            &replace_to,
+            &BrushOptions {
+                replace_from: Material::SAND,
+                ..options
+            },
+            at_cell([0, 0, 0]),
+        )
+        .unwrap();
+        for x in -6..6 {
+            for y in -6..6 {
+                for z in -6..6 {
+                    let c = CellCoord::new(x, y, z);
+                    let (a, b) = (before.cell(c), g.cell(c));
+                    let reach = x.abs().max(y.abs()).max(z.abs());
+                    if a.material() == Material::ROCK && reach <= 3 {
+                        assert_eq!(b, Cell::new(Material::SNOW, 200));
+                    } else if a.material() == Material::ROCK && reach == 4 {
+                        // Shape field 0.5 at the cube's face: dithered, each
+                        // application with its own pattern.
+                        assert!(
+                            b == a
+                                || b == Cell::new(Material::SAND, 200)
+                                || b == Cell::new(Material::SNOW, 200)
+                        );
+                    } else {
+                        assert_eq!(a, b, "cell {x},{y},{z}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ignore_water_leaves_water_bit_identical_for_every_sculpt_tool() {
+        let water_cells = |g: &Grid| -> Vec<Cell> {
+            (-8..8)
+                .flat_map(|z| (-8..8).flat_map(move |x| (0..2).map(move |y| (x, y, z))))
+                .map(|(x, y, z)| g.cell(CellCoord::new(x, y, z)))
+                .collect()
+        };
+        for mode in BrushMode::ALL.into_iter().filter(|m| m.is_sculpt()) {
+            let mut g = lake();
+            let before = water_cells(&g);
+            let b = Brush {
+                ignore_water: true,
+                ..tool(mode, 5.0)
+            };
+            apply_tool(
+                &mut g,
+                &b,
+                &opts(BrushShape::Cylinder, Falloff::Smooth),
+                DVec3::new(2.0, 4.0, 2.0),
+            )
+            .unwrap();
+            assert_eq!(water_cells(&g), before, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn bad_tool_input_is_rejected_without_change() {
+        let mut g = floor();
+        let rev = g.revision();
+        let hash = g.content_hash();
+        let c = at_cell([0, 4, 0]);
+        let d = BrushOptions::default();
+        for radius in [0.0, 64.5, f32::INFINITY] {
+            assert_eq!(
+                apply_tool(&mut g, &tool(BrushMode::Smooth, radius), &d, c),
+                Err(EditError::InvalidRadius(radius))
+            );
+        }
+        let unknown = Brush {
+            material: Material(200),
+            ..tool(BrushMode::Paint, 4.0)
+        };
+        assert_eq!(
+            apply_tool(&mut g, &unknown, &d, c),
+            Err(EditError::InvalidMaterial(200))
+        );
+        let from_water = BrushOptions {
+            replace_from: Material::WATER,
+            ..d
+        };
+        assert_eq!(
+            apply_tool(&mut g, &tool(BrushMode::Replace, 4.0), &from_water, c),
+            Err(EditError::InvalidReplaceMaterial(1))
+        );
+        let bad_plane = BrushOptions {
+            flatten_plane: Some(FlattenPlane::Picked {
+                point_world: c,
+                normal: DVec3::ZERO,
+            }),
+            ..d
+        };
+        assert!(matches!(
+            apply_tool(&mut g, &tool(BrushMode::Flatten, 4.0), &bad_plane, c),
+            Err(EditError::InvalidPlane(_))
+        ));
+        assert!(matches!(
+            apply_tool(
+                &mut g,
+                &tool(BrushMode::Grow, 4.0),
+                &d,
+                DVec3::new(0.0, f64::INFINITY, 0.0)
+            ),
+            Err(EditError::InvalidCentre(_))
+        ));
+        assert_eq!(g.revision(), rev);
+        assert_eq!(g.content_hash(), hash);
+    }
+
+    #[test]
+    fn repeated_weak_paint_accumulates_coverage() {
+        let mut g = floor();
+        let weak = Brush {
+            strength: 0.3,
+            ..tool(BrushMode::Paint, 6.0)
+        };
+        let cube = opts(BrushShape::Cube, Falloff::None);
+        let painted = |g: &Grid| {
+            (-4..=4)
+                .flat_map(|x| (-4..=4).map(move |z| (x, z)))
+                .filter(|&(x, z)| g.cell(CellCoord::new(x, 3, z)).material() == Material::SAND)
+                .count()
+        };
+        apply_tool(&mut g, &weak, &cube, at_cell([0, 3, 0])).unwrap();
+        let once = painted(&g);
+        for _ in 0..15 {
+            apply_tool(&mut g, &weak, &cube, at_cell([0, 3, 0])).unwrap();
+        }
+        let many = painted(&g);
+        assert!(once > 5 && once < 50, "{once} of 81 after one application");
+        assert!(many > 75, "{many} of 81 after sixteen");
     }
 }

@@ -410,6 +410,50 @@ impl Grid {
         Some(revision)
     }
 
+    /// Puts back whole-chunk storage (undo and redo) as one edit: each item
+    /// is a chunk, the storage it must hold (shared, not copied) and the
+    /// global cell bounds of what differs (recorded as the chunk's edit
+    /// extent, so readers re-mesh exactly that). Items whose content already
+    /// matches are skipped; all-empty storage removes the chunk. Returns the
+    /// report, with no revision when nothing changed.
+    pub fn restore_chunks(
+        &mut self,
+        items: impl IntoIterator<Item = (ChunkCoord, ChunkCells, CellBox)>,
+    ) -> EditReport {
+        let mut report = EditReport::default();
+        for (coord, cells, bounds) in items {
+            let current = self.chunk_cells(coord);
+            if current.shares_storage_with(&cells) || same_content(&current, &cells) {
+                continue;
+            }
+            let revision = *report.revision.get_or_insert_with(|| {
+                self.revision += 1;
+                self.revision
+            });
+            report.changed.push((coord, bounds));
+            if cells.is_all_empty() {
+                self.chunks.remove(&coord);
+                self.log_removal(revision, coord);
+                report.removed.push(coord);
+                continue;
+            }
+            if !self.chunks.contains_key(&coord) {
+                self.layout_revision += 1;
+            }
+            let base = coord.min_cell().0;
+            let chunk = self
+                .chunks
+                .entry(coord)
+                .or_insert_with(|| Chunk::new(cells.clone(), revision));
+            chunk.cells = cells;
+            chunk.revision = revision;
+            chunk
+                .edits
+                .push(revision, CellBox::new(bounds.min - base, bounds.max - base));
+        }
+        report
+    }
+
     fn log_removal(&mut self, revision: u64, coord: ChunkCoord) {
         self.layout_revision += 1;
         if self.removals.len() == REMOVAL_LOG_CAPACITY
@@ -458,6 +502,16 @@ impl Grid {
             .and_then(|c| c.edits.changed_since(revision))
             .unwrap_or_else(Chunk::full_local_box);
         CellBox::new(local.min + base, local.max + base)
+    }
+}
+
+/// True when two chunk storages hold the same cells (compared cell by cell).
+pub fn same_content(a: &ChunkCells, b: &ChunkCells) -> bool {
+    match (a, b) {
+        (ChunkCells::Uniform(x), ChunkCells::Uniform(y)) => x == y,
+        (ChunkCells::Dense(x), ChunkCells::Dense(y)) => x[..] == y[..],
+        (ChunkCells::Uniform(u), ChunkCells::Dense(d))
+        | (ChunkCells::Dense(d), ChunkCells::Uniform(u)) => d.iter().all(|c| c == u),
     }
 }
 

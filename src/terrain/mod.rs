@@ -9,7 +9,10 @@ pub mod edit;
 pub mod generate;
 pub mod grid;
 pub mod heightmap;
+pub mod history;
 pub mod noise;
+pub mod region;
+pub mod stroke;
 pub mod water_tools;
 pub mod world_source;
 

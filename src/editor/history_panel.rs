@@ -1,0 +1,145 @@
+//! The history section of the side panel: the undo steps (newest first)
+//! with the memory each holds, the redo steps greyed, Undo and Redo buttons,
+//! the memory budget and a note when old steps were dropped to stay within it.
+
+use crate::terrain::history::History;
+
+use super::tools_panel::{ToolRequest, ToolSettings};
+
+/// Most steps listed in the panel (the newest ones).
+pub const LISTED_STEPS: usize = 40;
+
+/// One listed step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepRow {
+    /// The step's label.
+    pub label: String,
+    /// Heap bytes it holds.
+    pub bytes: usize,
+    /// True for a step that was undone (can be redone).
+    pub undone: bool,
+}
+
+/// What the panel shows of the history (copied once per frame).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryView {
+    /// Newest first: redo steps (latest in the timeline first), then undo steps.
+    pub rows: Vec<StepRow>,
+    /// Undo steps in total.
+    pub undo_len: usize,
+    /// Redo steps in total.
+    pub redo_len: usize,
+    /// Bytes held by the history.
+    pub held_bytes: usize,
+    /// Largest bytes held so far.
+    pub peak_bytes: usize,
+    /// The budget, bytes.
+    pub budget_bytes: usize,
+    /// Steps dropped to stay within the budget.
+    pub dropped_steps: usize,
+}
+
+impl HistoryView {
+    /// A view of `history`.
+    pub fn of(history: &History) -> HistoryView {
+        let redo = history.redo_steps().rev().map(|s| StepRow {
+            label: s.label().to_string(),
+            bytes: s.held_bytes(),
+            undone: true,
+        });
+        let undo = history.undo_steps().rev().map(|s| StepRow {
+            label: s.label().to_string(),
+            bytes: s.held_bytes(),
+            undone: false,
+        });
+        HistoryView {
+            rows: redo.chain(undo).take(LISTED_STEPS).collect(),
+            undo_len: history.undo_len(),
+            redo_len: history.redo_len(),
+            held_bytes: history.held_bytes(),
+            peak_bytes: history.peak_held_bytes(),
+            budget_bytes: history.budget_bytes(),
+            dropped_steps: history.dropped_steps(),
+        }
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Draws the history section; button presses become requests in `tools`.
+pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettings) {
+    ui.label(egui::RichText::new("History").strong());
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(view.undo_len > 0, egui::Button::new("Undo"))
+            .on_hover_text("Undo the last stroke or region operation (Ctrl+Z)")
+            .clicked()
+        {
+            tools.requests.push(ToolRequest::Undo);
+        }
+        if ui
+            .add_enabled(view.redo_len > 0, egui::Button::new("Redo"))
+            .on_hover_text("Redo (Ctrl+Shift+Z or Ctrl+Y)")
+            .clicked()
+        {
+            tools.requests.push(ToolRequest::Redo);
+        }
+        ui.label(format!("{} / {} steps", view.undo_len, view.redo_len));
+    });
+    ui.label(format!(
+        "holds {} of {} (peak {})",
+        mib(view.held_bytes),
+        mib(view.budget_bytes),
+        mib(view.peak_bytes)
+    ))
+    .on_hover_text(
+        "Chunk storage only the history keeps (before-states the grid no longer holds); \
+         each 32³ chunk copy is 64 KiB",
+    );
+    ui.horizontal(|ui| {
+        let r = ui
+            .add(
+                egui::DragValue::new(&mut tools.history_budget_mib)
+                    .range(16..=16384)
+                    .suffix(" MiB"),
+            )
+            .on_hover_text("Memory budget: the oldest steps are dropped when it is exceeded");
+        ui.label("budget");
+        if r.changed() {
+            tools.requests.push(ToolRequest::SetBudget(
+                (tools.history_budget_mib as usize) << 20,
+            ));
+        }
+    });
+    if view.dropped_steps > 0 {
+        ui.label(
+            egui::RichText::new(format!(
+                "{} oldest steps dropped to stay within the budget",
+                view.dropped_steps
+            ))
+            .color(egui::Color32::from_rgb(230, 170, 60)),
+        );
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("history_rows")
+        .max_height(160.0)
+        .show(ui, |ui| {
+            egui::Grid::new("history_grid")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    for row in &view.rows {
+                        let text = egui::RichText::new(&row.label);
+                        let text = if row.undone {
+                            text.weak().italics()
+                        } else {
+                            text
+                        };
+                        ui.label(text);
+                        ui.label(egui::RichText::new(mib(row.bytes)).weak());
+                        ui.end_row();
+                    }
+                });
+        });
+}

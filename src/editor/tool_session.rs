@@ -1,0 +1,452 @@
+//! The editor's side of the tools: the stroke in progress, the undo history,
+//! the clipboard and the region selection. Every change goes through the
+//! edit engine ([`crate::terrain::edit`], [`crate::terrain::region`]) and is
+//! recorded in the [`History`]; the meshing pipeline sees it through the
+//! grid's change tracking, as it sees undo and redo.
+
+use glam::{DVec3, IVec3};
+
+use crate::terrain::cell::Material;
+use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
+use crate::terrain::edit::{Brush, BrushOptions, FlattenPlane, apply_tool};
+use crate::terrain::generate::GeneratorSettings;
+use crate::terrain::grid::Grid;
+use crate::terrain::history::{History, Recorder};
+use crate::terrain::region::{self, Clipboard};
+use crate::terrain::stroke::{LockPlane, StrokeSampler};
+
+use super::picking::PickHit;
+use super::tools_panel::{ToolRequest, ToolSettings};
+
+/// A brush stroke while the mouse button is held.
+struct ActiveStroke {
+    recorder: Recorder,
+    sampler: StrokeSampler,
+    lock: Option<LockPlane>,
+    brush: Brush,
+    options: BrushOptions,
+    applications: usize,
+}
+
+/// Tool state that lives as long as the editor: history, clipboard, stroke.
+pub struct ToolSession {
+    /// Undo and redo.
+    pub history: History,
+    /// What Copy copied.
+    pub clipboard: Option<Clipboard>,
+    /// The generator Generate re-runs: the world's own, `None` for worlds
+    /// that were imported or loaded (Generate is then refused).
+    pub generator: Option<GeneratorSettings>,
+    stroke: Option<ActiveStroke>,
+    /// Region drag: the cell where it started.
+    drag_start: Option<IVec3>,
+}
+
+impl ToolSession {
+    /// A session with an empty history of `budget_bytes`.
+    pub fn new(budget_bytes: usize, generator: Option<GeneratorSettings>) -> ToolSession {
+        ToolSession {
+            history: History::new(budget_bytes),
+            clipboard: None,
+            generator,
+            stroke: None,
+            drag_start: None,
+        }
+    }
+
+    /// Starts over for a newly opened world: an empty history (same budget)
+    /// and the new world's generator; the clipboard is kept, so a copy can be
+    /// pasted into another world.
+    pub fn reset_for_world(&mut self, generator: Option<GeneratorSettings>) {
+        self.history = History::new(self.history.budget_bytes());
+        self.generator = generator;
+        self.stroke = None;
+        self.drag_start = None;
+    }
+
+    /// True while a stroke is being painted.
+    pub fn in_stroke(&self) -> bool {
+        self.stroke.is_some()
+    }
+
+    /// Continues (or starts, at `hit`) the stroke of `brush` toward the
+    /// cursor: `hit` is the surface under the cursor (picked against the
+    /// surface as it was when the stroke began), `ray` the cursor ray for
+    /// plane lock. Applies the brush at every spacing along the cursor path.
+    ///
+    /// # Errors
+    /// A message for invalid brush settings; the stroke stops and what it
+    /// already did is kept (committed when the button is released).
+    pub fn stroke(
+        &mut self,
+        grid: &mut Grid,
+        brush: Brush,
+        settings: &ToolSettings,
+        hit: Option<PickHit>,
+        ray: (DVec3, DVec3),
+    ) -> Result<(), String> {
+        if self.stroke.is_none() {
+            let Some(hit) = hit else { return Ok(()) };
+            brush.validate().map_err(|e| e.to_string())?;
+            let mut options = settings.options();
+            let normal = hit.normal.as_dvec3();
+            options.flatten_plane = Some(if settings.flatten_fixed_height {
+                FlattenPlane::Height {
+                    height_world: settings.flatten_height_studs,
+                }
+            } else {
+                FlattenPlane::Picked {
+                    point_world: hit.pos_world,
+                    normal,
+                }
+            });
+            options.validate(brush.mode).map_err(|e| e.to_string())?;
+            let sampler = StrokeSampler::new(brush.radius_cells, settings.spacing_fraction)
+                .map_err(|e| e.to_string())?;
+            self.stroke = Some(ActiveStroke {
+                recorder: Recorder::new(brush.mode.name()),
+                sampler,
+                lock: settings
+                    .plane_lock
+                    .then(|| LockPlane::new(hit.pos_world, normal))
+                    .flatten(),
+                brush,
+                options,
+                applications: 0,
+            });
+        }
+        let Some(stroke) = self.stroke.as_mut() else {
+            return Ok(());
+        };
+        let point = match stroke.lock {
+            Some(plane) => plane.intersect_ray(ray.0, ray.1),
+            None => hit.map(|h| h.pos_world),
+        };
+        let Some(point) = point else { return Ok(()) };
+        let centres = stroke.sampler.advance(point).map_err(|e| e.to_string())?;
+        for centre in centres {
+            let (b, o) = (stroke.brush, stroke.options);
+            let region = b.region(centre).map_err(|e| e.to_string())?;
+            stroke
+                .recorder
+                .record(grid, region, |g| apply_tool(g, &b, &o, centre))
+                .map_err(|e| e.to_string())?;
+            stroke.applications += 1;
+        }
+        Ok(())
+    }
+
+    /// Ends the stroke: it becomes one undo step.
+    pub fn end_stroke(&mut self, grid: &Grid) {
+        if let Some(mut stroke) = self.stroke.take() {
+            let material = if stroke.brush.mode.uses_material() {
+                format!(" ({})", stroke.brush.material.name())
+            } else {
+                String::new()
+            };
+            stroke.recorder.set_label(format!(
+                "{}{material} ×{}",
+                stroke.brush.mode.name(),
+                stroke.applications
+            ));
+            self.history.commit(stroke.recorder, grid);
+        }
+    }
+
+    /// Region drag: the box spanned from where the drag began to `hit`,
+    /// from 4 cells below the lower end to 8 above the higher one.
+    pub fn drag_region(&mut self, hit: &PickHit) -> CellBox {
+        let cell = surface_cell(hit);
+        let start = *self.drag_start.get_or_insert(cell);
+        let lo = start.min(cell);
+        let hi = start.max(cell);
+        CellBox::new(
+            IVec3::new(lo.x, lo.y - 4, lo.z),
+            IVec3::new(hi.x + 1, hi.y + 8, hi.z + 1),
+        )
+    }
+
+    /// Ends a region drag.
+    pub fn end_drag(&mut self) {
+        self.drag_start = None;
+    }
+
+    /// Where a paste would go with the cursor on `hit`: the clipboard's box
+    /// (turned as set) centred on the cursor cell horizontally, its floor there.
+    pub fn paste_box(&self, hit: &PickHit, quarter_turns: u8) -> Option<CellBox> {
+        let clip = self.clipboard.as_ref()?;
+        let c = surface_cell(hit);
+        let s = clip.rotated(quarter_turns).size();
+        let min = IVec3::new(c.x - s.x / 2, c.y, c.z - s.z / 2);
+        region::paste_region(clip, min, quarter_turns).ok()
+    }
+
+    /// Runs a panel or shortcut request. Every change is one undo step.
+    ///
+    /// # Errors
+    /// A message for rejected input (nothing changed).
+    pub fn request(
+        &mut self,
+        grid: &mut Grid,
+        request: ToolRequest,
+        settings: &ToolSettings,
+        hit: Option<&PickHit>,
+    ) -> Result<String, String> {
+        let need_region = || {
+            settings
+                .region
+                .ok_or("select a region first (B, then drag)")
+        };
+        let commit = |history: &mut History, rec: Recorder, grid: &Grid| {
+            if history.commit(rec, grid) {
+                "done".to_string()
+            } else {
+                "nothing changed".to_string()
+            }
+        };
+        match request {
+            ToolRequest::Undo => Ok(match self.history.undo(grid) {
+                Some(_) => "undone".into(),
+                None => "nothing to undo".into(),
+            }),
+            ToolRequest::Redo => Ok(match self.history.redo(grid) {
+                Some(_) => "redone".into(),
+                None => "nothing to redo".into(),
+            }),
+            ToolRequest::SetBudget(bytes) => {
+                self.history.set_budget_bytes(bytes, grid);
+                Ok(format!("history budget {} MiB", bytes >> 20))
+            }
+            ToolRequest::Fill => {
+                let b = need_region()?;
+                let mut rec = Recorder::new(format!("Fill ({})", settings.fill_material.name()));
+                rec.record(grid, b, |g| {
+                    region::fill(
+                        g,
+                        b,
+                        settings.fill_material,
+                        settings.fill_occupancy,
+                        settings.region_ignore_water,
+                    )
+                })
+                .map_err(|e| e.to_string())?;
+                Ok(commit(&mut self.history, rec, grid))
+            }
+            ToolRequest::Clear => {
+                let b = need_region()?;
+                let mut rec = Recorder::new("Clear");
+                rec.record(grid, b, |g| {
+                    region::clear(g, b, settings.region_ignore_water)
+                })
+                .map_err(|e| e.to_string())?;
+                Ok(commit(&mut self.history, rec, grid))
+            }
+            ToolRequest::Generate => {
+                let b = need_region()?;
+                let mut rec = Recorder::new("Generate");
+                let generator = self
+                    .generator
+                    .clone()
+                    .ok_or("Generate needs a generated world (this one was imported or loaded)")?;
+                rec.record(grid, b, |g| region::generate(g, b, &generator))
+                    .map_err(|e| e.to_string())?;
+                Ok(commit(&mut self.history, rec, grid))
+            }
+            ToolRequest::Copy => {
+                let b = need_region()?;
+                let clip = region::copy(grid, b).map_err(|e| e.to_string())?;
+                let size = clip.size();
+                self.clipboard = Some(clip);
+                Ok(format!("copied {}×{}×{} cells", size.x, size.y, size.z))
+            }
+            ToolRequest::Paste => {
+                let hit = hit.ok_or("point at the terrain to paste")?;
+                let turns = settings.paste_quarter_turns;
+                let b = self
+                    .paste_box(hit, turns)
+                    .ok_or("copy a region first (Ctrl+C)")?;
+                let Some(clip) = self.clipboard.as_ref() else {
+                    return Err("copy a region first (Ctrl+C)".into());
+                };
+                let mut rec = Recorder::new(format!("Paste ({}°)", turns as u32 * 90));
+                rec.record(grid, b, |g| region::paste(g, clip, b.min, turns))
+                    .map_err(|e| e.to_string())?;
+                Ok(commit(&mut self.history, rec, grid))
+            }
+        }
+    }
+}
+
+/// The cell just below the surface at a hit (inside the terrain).
+pub fn surface_cell(hit: &PickHit) -> IVec3 {
+    let inside = hit.pos_world - hit.normal.as_dvec3() * (0.5 * CELL_SIZE_STUDS as f64);
+    CellCoord::containing_world(inside).0
+}
+
+/// The solid material under a surface hit: the cell just inside the
+/// surface, else the most solid cell around it. `None` over water or air.
+pub fn sample_material(grid: &Grid, hit: &PickHit) -> Option<Material> {
+    let c = surface_cell(hit);
+    let cell = grid.cell(CellCoord(c));
+    if cell.material().is_solid() {
+        return Some(cell.material());
+    }
+    let mut best: Option<(u8, Material)> = None;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let n = grid.cell(CellCoord(c + IVec3::new(dx, dy, dz)));
+                let s = n.solid_occupancy();
+                if s > 0 && best.is_none_or(|(b, _)| s > b) {
+                    best = Some((s, n.material()));
+                }
+            }
+        }
+    }
+    best.map(|(_, m)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::Cell;
+    use crate::terrain::coords::ChunkCoord;
+    use crate::terrain::edit::BrushMode;
+    use glam::Vec3;
+
+    fn floor() -> Grid {
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(0, 0, 0), IVec3::new(64, 8, 64)),
+            |c, _| {
+                if c.0.x < 32 {
+                    Cell::full(Material::ROCK)
+                } else {
+                    Cell::full(Material::DIRT)
+                }
+            },
+        )
+        .unwrap();
+        g
+    }
+
+    fn hit_at(x: f64, z: f64) -> PickHit {
+        PickHit {
+            pos_world: DVec3::new(x, 32.0, z),
+            normal: Vec3::Y,
+            distance_studs: 10.0,
+            chunk: ChunkCoord::new(0, 0, 0),
+        }
+    }
+
+    #[test]
+    fn a_held_stroke_is_one_undo_step_sampled_by_distance() {
+        let mut g = floor();
+        let start = g.content_hash();
+        let mut s = ToolSession::new(1 << 30, None);
+        let settings = ToolSettings::default();
+        let brush = Brush {
+            mode: BrushMode::Paint,
+            radius_cells: 4.0,
+            strength: 1.0,
+            material: Material::SNOW,
+            ignore_water: false,
+        };
+        let ray = (DVec3::ZERO, DVec3::NEG_Y);
+        // Many frames at the same spot apply once; moving 64 studs applies
+        // every 0.25 x 16 studs = 4 studs.
+        for _ in 0..10 {
+            s.stroke(&mut g, brush, &settings, Some(hit_at(20.0, 20.0)), ray)
+                .unwrap();
+        }
+        assert_eq!(s.stroke.as_ref().unwrap().applications, 1);
+        s.stroke(&mut g, brush, &settings, Some(hit_at(84.0, 20.0)), ray)
+            .unwrap();
+        assert_eq!(s.stroke.as_ref().unwrap().applications, 17);
+        s.end_stroke(&g);
+        assert_eq!(s.history.undo_len(), 1);
+        assert_eq!(
+            s.history.undo_steps().next().unwrap().label(),
+            "Paint (Snow) ×17"
+        );
+        s.request(&mut g, ToolRequest::Undo, &settings, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), start);
+    }
+
+    #[test]
+    fn alt_click_samples_the_material_under_the_cursor() {
+        let g = floor();
+        assert_eq!(
+            sample_material(&g, &hit_at(20.0, 20.0)),
+            Some(Material::ROCK)
+        );
+        assert_eq!(
+            sample_material(&g, &hit_at(140.0, 20.0)),
+            Some(Material::DIRT)
+        );
+        assert_eq!(sample_material(&g, &hit_at(1000.0, 1000.0)), None);
+    }
+
+    #[test]
+    fn region_requests_need_a_selection_and_paste_follows_the_cursor() {
+        let mut g = floor();
+        let mut s = ToolSession::new(1 << 30, None);
+        let mut settings = ToolSettings::default();
+        assert!(
+            s.request(&mut g, ToolRequest::Fill, &settings, None)
+                .is_err()
+        );
+        let b = s.drag_region(&hit_at(2.0, 2.0));
+        let b2 = s.drag_region(&hit_at(14.0, 10.0));
+        s.end_drag();
+        assert_eq!(b.min, IVec3::new(0, 3, 0));
+        assert_eq!(b2, CellBox::new(IVec3::new(0, 3, 0), IVec3::new(4, 15, 3)));
+        settings.region = Some(b2);
+        settings.fill_material = Material::SNOW;
+        s.request(&mut g, ToolRequest::Fill, &settings, None)
+            .unwrap();
+        assert_eq!(g.cell(CellCoord::new(3, 10, 2)), Cell::full(Material::SNOW));
+        s.request(&mut g, ToolRequest::Copy, &settings, None)
+            .unwrap();
+        let at = hit_at(100.0, 100.0);
+        let pb = s.paste_box(&at, 1).unwrap();
+        assert_eq!(pb.max - pb.min, IVec3::new(3, 12, 4));
+        settings.paste_quarter_turns = 1;
+        s.request(&mut g, ToolRequest::Paste, &settings, Some(&at))
+            .unwrap();
+        assert_eq!(
+            g.cell(CellCoord(pb.min + IVec3::new(0, 7, 0))),
+            Cell::full(Material::SNOW)
+        );
+        assert_eq!(s.history.undo_len(), 2);
+    }
+
+    #[test]
+    fn generate_needs_a_generated_world_and_restores_it() {
+        let settings = GeneratorSettings {
+            seed: 5,
+            size_cells: 64,
+        };
+        let original = crate::terrain::generate::generate_world(&settings).unwrap();
+        let mut g = original.clone();
+        let mut tools = ToolSettings {
+            region: Some(CellBox::new(IVec3::new(4, 0, 4), IVec3::new(40, 200, 40))),
+            ..ToolSettings::default()
+        };
+        let mut none = ToolSession::new(1 << 30, None);
+        assert!(
+            none.request(&mut g, ToolRequest::Generate, &tools, None)
+                .is_err()
+        );
+        let mut s = ToolSession::new(1 << 30, Some(settings));
+        s.request(&mut g, ToolRequest::Clear, &tools, None).unwrap();
+        assert_ne!(g.content_hash(), original.content_hash());
+        s.request(&mut g, ToolRequest::Generate, &tools, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), original.content_hash());
+        tools.region = None;
+        assert!(s.request(&mut g, ToolRequest::Clear, &tools, None).is_err());
+        assert_eq!(s.history.undo_len(), 2);
+    }
+}

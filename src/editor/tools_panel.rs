@@ -1,0 +1,529 @@
+//! The tool section of the side panel: tool buttons with their shortcuts,
+//! brush shape and falloff, Flatten and Replace settings, stroke spacing and
+//! plane lock, and the region tools (selection, Fill, Clear, Copy, Paste
+//! with rotation, Generate). Also the keyboard map, so tooltips and key
+//! handling share one table.
+
+use winit::keyboard::{KeyCode, ModifiersState};
+
+use crate::terrain::cell::Material;
+use crate::terrain::coords::CellBox;
+use crate::terrain::edit::{BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit};
+use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
+
+/// Which kind of tool the left mouse button uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ActiveTool {
+    /// The brush (sculpt, paint).
+    #[default]
+    Brush,
+    /// Box selection by dragging on the surface.
+    Region,
+    /// Paste preview follows the cursor; a click pastes.
+    Paste,
+}
+
+/// A one-shot action the panel or a shortcut asks the editor for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolRequest {
+    /// Undo the newest step.
+    Undo,
+    /// Redo the last undone step.
+    Redo,
+    /// Fill the selection.
+    Fill,
+    /// Clear the selection.
+    Clear,
+    /// Copy the selection.
+    Copy,
+    /// Paste at the cursor.
+    Paste,
+    /// Re-run the generator in the selection.
+    Generate,
+    /// Set the history budget, bytes.
+    SetBudget(usize),
+}
+
+/// Tool settings edited in the panel (the brush radius, strength, material
+/// and "ignore water" stay in [`super::panel::EditorPanel`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSettings {
+    /// What the left button does.
+    pub active: ActiveTool,
+    /// Brush shape.
+    pub shape: BrushShape,
+    /// Brush falloff.
+    pub falloff: Falloff,
+    /// Flatten toward a fixed height instead of the picked plane.
+    pub flatten_fixed_height: bool,
+    /// Flatten's fixed height, studs.
+    pub flatten_height_studs: f64,
+    /// Flatten: raise only, lower only or both.
+    pub flatten_limit: FlattenLimit,
+    /// Replace's source material (the brush material is the target).
+    pub replace_from: Material,
+    /// Stroke spacing as a fraction of the radius.
+    pub spacing_fraction: f32,
+    /// Keep strokes on the plane of their first hit.
+    pub plane_lock: bool,
+    /// The selected region, cells.
+    pub region: Option<CellBox>,
+    /// Fill material.
+    pub fill_material: Material,
+    /// Fill occupancy.
+    pub fill_occupancy: u8,
+    /// Fill and Clear leave water alone.
+    pub region_ignore_water: bool,
+    /// Paste rotation, quarter turns about +Y.
+    pub paste_quarter_turns: u8,
+    /// History budget in MiB (applied with a request).
+    pub history_budget_mib: u32,
+    /// Actions asked for this frame, consumed by the editor.
+    pub requests: Vec<ToolRequest>,
+    /// The last tool message (errors in red).
+    pub message: Option<(String, bool)>,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        ToolSettings {
+            active: ActiveTool::Brush,
+            shape: BrushShape::Sphere,
+            falloff: Falloff::Smooth,
+            flatten_fixed_height: false,
+            flatten_height_studs: 160.0,
+            flatten_limit: FlattenLimit::Both,
+            replace_from: Material::GRASS,
+            spacing_fraction: DEFAULT_SPACING_FRACTION,
+            plane_lock: false,
+            region: None,
+            fill_material: Material::ROCK,
+            fill_occupancy: 255,
+            region_ignore_water: false,
+            paste_quarter_turns: 0,
+            history_budget_mib: (DEFAULT_HISTORY_BUDGET_BYTES >> 20) as u32,
+            requests: Vec::new(),
+            message: None,
+        }
+    }
+}
+
+/// The key of each brush tool, in [`BrushMode::ALL`] order.
+pub const TOOL_KEYS: [(BrushMode, KeyCode, &str); 10] = [
+    (BrushMode::Add, KeyCode::Digit1, "1"),
+    (BrushMode::Subtract, KeyCode::Digit2, "2"),
+    (BrushMode::AddWater, KeyCode::Digit3, "3"),
+    (BrushMode::RemoveWater, KeyCode::Digit4, "4"),
+    (BrushMode::Grow, KeyCode::Digit5, "5"),
+    (BrushMode::Erode, KeyCode::Digit6, "6"),
+    (BrushMode::Smooth, KeyCode::Digit7, "7"),
+    (BrushMode::Flatten, KeyCode::Digit8, "8"),
+    (BrushMode::Paint, KeyCode::Digit9, "9"),
+    (BrushMode::Replace, KeyCode::Digit0, "0"),
+];
+
+/// What a key press means (see [`shortcut`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shortcut {
+    /// Select a brush tool.
+    Tool(BrushMode),
+    /// Select the region tool.
+    RegionTool,
+    /// Next brush shape.
+    CycleShape,
+    /// Next falloff.
+    CycleFalloff,
+    /// Toggle plane lock.
+    TogglePlaneLock,
+    /// Rotate the paste by 90°.
+    RotatePaste,
+    /// Arm the paste preview.
+    ArmPaste,
+    /// Leave paste or region mode.
+    Cancel,
+    /// Focus the camera on the cursor.
+    Focus,
+    /// A request for the editor.
+    Request(ToolRequest),
+}
+
+/// Maps a key with modifiers to a tool shortcut; `None` for other keys
+/// (the editor's older keys, like `[`, `]`, `I`, `G`, `H`, stay in the app).
+pub fn shortcut(code: KeyCode, mods: ModifiersState) -> Option<Shortcut> {
+    let ctrl = mods.control_key() || mods.super_key();
+    if ctrl {
+        return match code {
+            KeyCode::KeyZ if mods.shift_key() => Some(Shortcut::Request(ToolRequest::Redo)),
+            KeyCode::KeyZ => Some(Shortcut::Request(ToolRequest::Undo)),
+            KeyCode::KeyY => Some(Shortcut::Request(ToolRequest::Redo)),
+            KeyCode::KeyC => Some(Shortcut::Request(ToolRequest::Copy)),
+            KeyCode::KeyV => Some(Shortcut::ArmPaste),
+            KeyCode::KeyF => Some(Shortcut::Request(ToolRequest::Fill)),
+            KeyCode::KeyG => Some(Shortcut::Request(ToolRequest::Generate)),
+            _ => None,
+        };
+    }
+    if let Some((mode, _, _)) = TOOL_KEYS.iter().find(|(_, k, _)| *k == code) {
+        return Some(Shortcut::Tool(*mode));
+    }
+    match code {
+        KeyCode::KeyB => Some(Shortcut::RegionTool),
+        KeyCode::KeyT => Some(Shortcut::CycleShape),
+        KeyCode::KeyU => Some(Shortcut::CycleFalloff),
+        KeyCode::KeyL => Some(Shortcut::TogglePlaneLock),
+        KeyCode::KeyR => Some(Shortcut::RotatePaste),
+        KeyCode::Escape => Some(Shortcut::Cancel),
+        KeyCode::KeyF => Some(Shortcut::Focus),
+        KeyCode::Delete => Some(Shortcut::Request(ToolRequest::Clear)),
+        _ => None,
+    }
+}
+
+/// The tooltip text of a brush tool.
+pub fn tool_tooltip(mode: BrushMode) -> String {
+    let key = TOOL_KEYS
+        .iter()
+        .find(|(m, _, _)| *m == mode)
+        .map_or("", |(_, _, k)| k);
+    let what = match mode {
+        BrushMode::Add => "raise terrain toward the brush shape",
+        BrushMode::Subtract => "carve the brush shape out",
+        BrushMode::AddWater => "fill air with water",
+        BrushMode::RemoveWater => "drain water",
+        BrushMode::Grow => "raise occupancy along the surface",
+        BrushMode::Erode => "lower occupancy along the surface",
+        BrushMode::Smooth => "blur occupancy toward the neighbourhood mean",
+        BrushMode::Flatten => "move terrain toward the plane of the first hit (or a height)",
+        BrushMode::Paint => "set the material of the surface (Alt+click picks a material)",
+        BrushMode::Replace => "replace one material by the brush material",
+    };
+    format!("{}: {what} ({key})", mode.name())
+}
+
+fn next<T: Copy + PartialEq>(all: &[T], current: T) -> T {
+    let i = all.iter().position(|v| *v == current).unwrap_or(0);
+    all[(i + 1) % all.len()]
+}
+
+impl ToolSettings {
+    /// The brush options these settings describe (Flatten's plane is set
+    /// when a stroke starts).
+    pub fn options(&self) -> BrushOptions {
+        BrushOptions {
+            shape: self.shape,
+            falloff: self.falloff,
+            flatten_plane: None,
+            flatten_limit: self.flatten_limit,
+            replace_from: self.replace_from,
+        }
+    }
+
+    /// Applies a shortcut that only changes settings; returns it back when
+    /// the editor must act on it (tool changes, focus, requests).
+    pub fn apply_shortcut(&mut self, s: Shortcut) -> Option<Shortcut> {
+        match s {
+            Shortcut::CycleShape => self.shape = next(&BrushShape::ALL, self.shape),
+            Shortcut::CycleFalloff => self.falloff = next(&Falloff::ALL, self.falloff),
+            Shortcut::TogglePlaneLock => self.plane_lock = !self.plane_lock,
+            Shortcut::RotatePaste => self.paste_quarter_turns = (self.paste_quarter_turns + 1) % 4,
+            Shortcut::ArmPaste => self.active = ActiveTool::Paste,
+            Shortcut::RegionTool => self.active = ActiveTool::Region,
+            Shortcut::Cancel => self.active = ActiveTool::Brush,
+            Shortcut::Request(r) => self.requests.push(r),
+            Shortcut::Tool(_) => {
+                self.active = ActiveTool::Brush;
+                return Some(s);
+            }
+            Shortcut::Focus => return Some(s),
+        }
+        None
+    }
+
+    /// The tool buttons (brush tools, then the region tool).
+    pub fn tool_buttons(&mut self, ui: &mut egui::Ui, tool: &mut BrushMode) {
+        ui.horizontal_wrapped(|ui| {
+            for mode in BrushMode::ALL {
+                let selected = self.active == ActiveTool::Brush && *tool == mode;
+                if ui
+                    .selectable_label(selected, mode.name())
+                    .on_hover_text(tool_tooltip(mode))
+                    .clicked()
+                {
+                    *tool = mode;
+                    self.active = ActiveTool::Brush;
+                }
+            }
+            if ui
+                .selectable_label(self.active != ActiveTool::Brush, "Region")
+                .on_hover_text("Region: drag on the surface to select a box (B)")
+                .clicked()
+            {
+                self.active = ActiveTool::Region;
+            }
+        });
+    }
+
+    /// Shape, falloff, spacing, plane lock and the current tool's settings.
+    pub fn brush_options_ui(&mut self, ui: &mut egui::Ui, tool: BrushMode) {
+        ui.horizontal(|ui| {
+            ui.label("shape").on_hover_text("Brush shape (T cycles)");
+            for s in BrushShape::ALL {
+                ui.selectable_value(&mut self.shape, s, s.name())
+                    .on_hover_text(format!("{} brush (T cycles)", s.name()));
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("falloff")
+                .on_hover_text("Strength falloff toward the radius (U cycles)");
+            for f in Falloff::ALL {
+                ui.selectable_value(&mut self.falloff, f, f.name())
+                    .on_hover_text(format!("{} falloff (U cycles)", f.name()));
+            }
+        });
+        ui.add(
+            egui::Slider::new(
+                &mut self.spacing_fraction,
+                *SPACING_FRACTION_RANGE.start()..=*SPACING_FRACTION_RANGE.end(),
+            )
+            .text("spacing")
+            .logarithmic(true)
+            .fixed_decimals(2),
+        )
+        .on_hover_text("Distance between applications along a stroke, as a fraction of the radius");
+        ui.checkbox(&mut self.plane_lock, "Plane lock")
+            .on_hover_text("Keep the stroke on the plane of its first hit (L)");
+        if tool == BrushMode::Flatten {
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut self.flatten_fixed_height, false, "Picked plane")
+                    .on_hover_text(
+                        "Flatten toward the plane through the first hit, along its normal",
+                    );
+                ui.radio_value(&mut self.flatten_fixed_height, true, "Height");
+            });
+            if self.flatten_fixed_height {
+                ui.add(
+                    egui::DragValue::new(&mut self.flatten_height_studs)
+                        .speed(1.0)
+                        .suffix(" studs"),
+                );
+            }
+            ui.horizontal(|ui| {
+                for l in FlattenLimit::ALL {
+                    ui.selectable_value(&mut self.flatten_limit, l, l.name());
+                }
+            });
+        }
+        if tool == BrushMode::Replace {
+            ui.horizontal(|ui| {
+                ui.label("replace");
+                material_combo(ui, "replace_from", &mut self.replace_from, false);
+                ui.label("→ brush material");
+            });
+        }
+    }
+
+    /// The region section: selection bounds, Fill, Clear, Copy, Paste, Generate.
+    pub fn region_ui(&mut self, ui: &mut egui::Ui, has_clipboard: bool) {
+        ui.label(egui::RichText::new("Region").strong())
+            .on_hover_text("B: select by dragging on the surface; Esc: back to the brush");
+        match &mut self.region {
+            None => {
+                ui.label("no selection (B, then drag on the terrain)");
+            }
+            Some(b) => {
+                for (name, v) in [("min", &mut b.min), ("max", &mut b.max)] {
+                    ui.horizontal(|ui| {
+                        ui.label(name);
+                        ui.add(egui::DragValue::new(&mut v.x).prefix("x "));
+                        ui.add(egui::DragValue::new(&mut v.y).prefix("y "));
+                        ui.add(egui::DragValue::new(&mut v.z).prefix("z "));
+                    });
+                }
+            }
+        }
+        ui.horizontal(|ui| {
+            ui.label("fill");
+            material_combo(ui, "fill_material", &mut self.fill_material, true);
+            ui.add(egui::DragValue::new(&mut self.fill_occupancy).range(1..=255))
+                .on_hover_text("Fill occupancy, 1–255");
+        });
+        ui.checkbox(&mut self.region_ignore_water, "Fill/Clear ignore water");
+        ui.horizontal_wrapped(|ui| {
+            let selected = self.region.is_some();
+            let mut button =
+                |ui: &mut egui::Ui, label: &str, tip: &str, enabled: bool, r: ToolRequest| {
+                    if ui
+                        .add_enabled(enabled, egui::Button::new(label))
+                        .on_hover_text(tip)
+                        .clicked()
+                    {
+                        self.requests.push(r);
+                    }
+                };
+            button(
+                ui,
+                "Fill",
+                "Fill the box with the fill material (Ctrl+F)",
+                selected,
+                ToolRequest::Fill,
+            );
+            button(
+                ui,
+                "Clear",
+                "Empty the box (Delete)",
+                selected,
+                ToolRequest::Clear,
+            );
+            button(
+                ui,
+                "Copy",
+                "Copy the box (Ctrl+C)",
+                selected,
+                ToolRequest::Copy,
+            );
+            button(
+                ui,
+                "Generate",
+                "Re-run the world generator in the box (Ctrl+G)",
+                selected,
+                ToolRequest::Generate,
+            );
+        });
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(has_clipboard, egui::Button::new("Paste…"))
+                .on_hover_text("Preview the clipboard at the cursor; click to paste (Ctrl+V)")
+                .clicked()
+            {
+                self.active = ActiveTool::Paste;
+            }
+            if ui
+                .button(format!("Rotate {}°", self.paste_quarter_turns as u32 * 90))
+                .on_hover_text("Turn the paste 90° about the vertical (R)")
+                .clicked()
+            {
+                self.paste_quarter_turns = (self.paste_quarter_turns + 1) % 4;
+            }
+        });
+        if let Some((text, error)) = &self.message {
+            let color = if *error {
+                egui::Color32::from_rgb(240, 90, 80)
+            } else {
+                ui.visuals().weak_text_color()
+            };
+            ui.label(egui::RichText::new(text).color(color));
+        }
+    }
+}
+
+/// Outline colour of the region selection.
+pub const SELECTION_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 210, 60);
+/// Outline colour of the paste preview.
+pub const PASTE_COLOR: egui::Color32 = egui::Color32::from_rgb(80, 220, 255);
+
+/// Draws cell boxes as outlines over the 3D view: each box's 12 edges
+/// projected with `camera` into the viewport `[x, y, width, height]`
+/// (physical pixels). Edges with an end behind the camera are skipped.
+pub fn draw_boxes(
+    ctx: &egui::Context,
+    camera: &crate::camera::Camera,
+    viewport_px: [f32; 4],
+    boxes: &[(CellBox, egui::Color32)],
+) {
+    if boxes.is_empty() {
+        return;
+    }
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Background,
+        egui::Id::unique("strata_region_boxes"),
+    ));
+    let ppp = ctx.pixels_per_point();
+    let [vx, vy, vw, vh] = viewport_px;
+    let s = crate::terrain::coords::CELL_SIZE_STUDS as f64;
+    for (b, color) in boxes {
+        let corner = |i: usize| {
+            let pick = |bit: usize, lo: i32, hi: i32| if i & bit == 0 { lo } else { hi };
+            let p = glam::DVec3::new(
+                pick(1, b.min.x, b.max.x) as f64,
+                pick(2, b.min.y, b.max.y) as f64,
+                pick(4, b.min.z, b.max.z) as f64,
+            ) * s;
+            camera
+                .project_to_screen(p, vw, vh)
+                .map(|(x, y)| egui::pos2((x + vx) / ppp, (y + vy) / ppp))
+        };
+        let corners: Vec<Option<egui::Pos2>> = (0..8).map(corner).collect();
+        for a in 0..8usize {
+            for bit in [1usize, 2, 4] {
+                let other = a | bit;
+                if other != a
+                    && let (Some(p), Some(q)) = (corners[a], corners[other])
+                {
+                    painter.line_segment([p, q], egui::Stroke::new(2.0, *color));
+                }
+            }
+        }
+    }
+}
+
+/// A swatch of a material's colour.
+pub fn swatch(ui: &mut egui::Ui, m: Material) {
+    let [r, g, b] = m.base_color_srgb();
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+    ui.painter()
+        .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+}
+
+/// A material drop-down with swatches (solids; Water too when `with_water`).
+pub fn material_combo(ui: &mut egui::Ui, id: &str, value: &mut Material, with_water: bool) {
+    swatch(ui, *value);
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(value.name())
+        .show_ui(ui, |ui| {
+            for m in Material::ALL
+                .into_iter()
+                .filter(|m| m.is_solid() || (with_water && *m == Material::WATER))
+            {
+                ui.horizontal(|ui| {
+                    swatch(ui, m);
+                    ui.selectable_value(value, m, m.name());
+                });
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_a_distinct_key_and_undo_redo_keys_work() {
+        let none = ModifiersState::empty();
+        for (mode, key, _) in TOOL_KEYS {
+            assert_eq!(shortcut(key, none), Some(Shortcut::Tool(mode)));
+            assert!(tool_tooltip(mode).contains('('));
+        }
+        assert_eq!(
+            shortcut(KeyCode::KeyZ, ModifiersState::CONTROL),
+            Some(Shortcut::Request(ToolRequest::Undo))
+        );
+        assert_eq!(
+            shortcut(
+                KeyCode::KeyZ,
+                ModifiersState::CONTROL | ModifiersState::SHIFT
+            ),
+            Some(Shortcut::Request(ToolRequest::Redo))
+        );
+        assert_eq!(
+            shortcut(KeyCode::KeyY, ModifiersState::CONTROL),
+            Some(Shortcut::Request(ToolRequest::Redo))
+        );
+        assert_eq!(shortcut(KeyCode::KeyF, none), Some(Shortcut::Focus));
+        let mut t = ToolSettings::default();
+        assert_eq!(t.apply_shortcut(Shortcut::CycleShape), None);
+        assert_eq!(t.shape, BrushShape::Cube);
+        t.apply_shortcut(Shortcut::RotatePaste);
+        assert_eq!(t.paste_quarter_turns, 1);
+    }
+}

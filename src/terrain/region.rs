@@ -1,0 +1,365 @@
+//! Region tools: an axis-aligned box of cells filled, cleared, copied,
+//! pasted (with quarter turns about the vertical axis) or regenerated.
+//!
+//! Every operation goes through [`Grid::edit_region`] like a brush, so it is
+//! applied under one revision, reports exactly the cells it changed and can
+//! be recorded as one undo step ([`crate::terrain::history::Recorder`]).
+
+use glam::IVec3;
+use rustc_hash::FxHashMap;
+
+use super::cell::{Cell, Material};
+use super::chunk::ChunkCells;
+use super::coords::{CellBox, ChunkCoord};
+use super::generate::{GeneratorSettings, generate_chunk};
+use super::grid::{EditReport, Grid, GridError, MAX_EDIT_VOLUME_CELLS};
+
+/// Largest box a clipboard may hold: 256³ cells (32 MiB of cells).
+pub const MAX_CLIPBOARD_VOLUME_CELLS: u64 = 256 * 256 * 256;
+
+/// Bad region input. The grid is unchanged when one is returned.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RegionError {
+    /// The box holds no cell.
+    #[error("region {0:?} is empty")]
+    Empty(CellBox),
+    /// Fill with Air (use Clear) or an unknown material id.
+    #[error("fill material {0} is not a known solid or water material")]
+    InvalidMaterial(u8),
+    /// Fill with zero occupancy (use Clear).
+    #[error("fill occupancy must be 1..=255 (0 is Clear)")]
+    ZeroOccupancy,
+    /// Copy of a box larger than [`MAX_CLIPBOARD_VOLUME_CELLS`].
+    #[error("copy of {volume_cells} cells exceeds the clipboard limit of {limit} cells")]
+    ClipboardTooLarge {
+        /// Cells in the box.
+        volume_cells: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Paste position so far out that the box leaves the `i32` lattice.
+    #[error("paste position {0} is outside the cell lattice")]
+    InvalidPosition(IVec3),
+    /// The grid refused the region (too large).
+    #[error(transparent)]
+    Grid(#[from] GridError),
+}
+
+fn check_region(region: CellBox) -> Result<(), RegionError> {
+    if region.is_empty() {
+        return Err(RegionError::Empty(region));
+    }
+    let volume_cells = region.volume_cells();
+    if volume_cells > MAX_EDIT_VOLUME_CELLS {
+        return Err(GridError::RegionTooLarge {
+            volume_cells,
+            limit: MAX_EDIT_VOLUME_CELLS,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Sets every cell of `region` to `material` at `occupancy` (Water allowed).
+/// With `ignore_water`, water cells keep their value.
+///
+/// # Errors
+/// [`RegionError`] for an empty or too large box, Air or an unknown material,
+/// or zero occupancy.
+pub fn fill(
+    grid: &mut Grid,
+    region: CellBox,
+    material: Material,
+    occupancy: u8,
+    ignore_water: bool,
+) -> Result<EditReport, RegionError> {
+    check_region(region)?;
+    if material == Material::AIR || Material::from_id(material.0).is_none() {
+        return Err(RegionError::InvalidMaterial(material.0));
+    }
+    if occupancy == 0 {
+        return Err(RegionError::ZeroOccupancy);
+    }
+    let cell = Cell::new(material, occupancy);
+    Ok(grid.edit_region(region, |_, old| {
+        if ignore_water && old.water_occupancy() > 0 {
+            old
+        } else {
+            cell
+        }
+    })?)
+}
+
+/// Empties every cell of `region`; with `ignore_water`, water stays.
+///
+/// # Errors
+/// [`RegionError`] for an empty or too large box.
+pub fn clear(
+    grid: &mut Grid,
+    region: CellBox,
+    ignore_water: bool,
+) -> Result<EditReport, RegionError> {
+    check_region(region)?;
+    Ok(grid.edit_region(region, |_, old| {
+        if ignore_water && old.water_occupancy() > 0 {
+            old
+        } else {
+            Cell::EMPTY
+        }
+    })?)
+}
+
+/// A copied box of cells, x fastest, then y, then z.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clipboard {
+    size: IVec3,
+    cells: Vec<Cell>,
+}
+
+impl Clipboard {
+    /// Size of the box in cells.
+    pub fn size(&self) -> IVec3 {
+        self.size
+    }
+
+    /// The cell at `local` (each component within the size).
+    pub fn get(&self, local: IVec3) -> Cell {
+        self.cells[((local.z * self.size.y + local.y) * self.size.x + local.x) as usize]
+    }
+
+    /// The clipboard turned `quarter_turns` × 90° about +Y: each turn maps
+    /// local `(x, z)` to `(size_z − 1 − z, x)`, so +X goes to +Z.
+    pub fn rotated(&self, quarter_turns: u8) -> Clipboard {
+        let mut out = self.clone();
+        for _ in 0..quarter_turns % 4 {
+            let s = out.size;
+            let size = IVec3::new(s.z, s.y, s.x);
+            let mut cells = vec![Cell::EMPTY; out.cells.len()];
+            for z in 0..s.z {
+                for y in 0..s.y {
+                    for x in 0..s.x {
+                        let to = IVec3::new(s.z - 1 - z, y, x);
+                        cells[((to.z * size.y + to.y) * size.x + to.x) as usize] =
+                            out.get(IVec3::new(x, y, z));
+                    }
+                }
+            }
+            out = Clipboard { size, cells };
+        }
+        out
+    }
+
+    /// Heap bytes of the copied cells.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(self.cells.as_slice())
+    }
+}
+
+/// Copies the cells of `region`.
+///
+/// # Errors
+/// [`RegionError`] for an empty box or one above [`MAX_CLIPBOARD_VOLUME_CELLS`].
+pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
+    if region.is_empty() {
+        return Err(RegionError::Empty(region));
+    }
+    let volume_cells = region.volume_cells();
+    if volume_cells > MAX_CLIPBOARD_VOLUME_CELLS {
+        return Err(RegionError::ClipboardTooLarge {
+            volume_cells,
+            limit: MAX_CLIPBOARD_VOLUME_CELLS,
+        });
+    }
+    let size = region.max - region.min;
+    let mut cells = Vec::with_capacity(volume_cells as usize);
+    for z in region.min.z..region.max.z {
+        for y in region.min.y..region.max.y {
+            for x in region.min.x..region.max.x {
+                cells.push(grid.cell(super::coords::CellCoord::new(x, y, z)));
+            }
+        }
+    }
+    Ok(Clipboard { size, cells })
+}
+
+/// The box a paste of `clipboard` turned `quarter_turns` covers with its
+/// minimum corner at `min_cell`.
+///
+/// # Errors
+/// [`RegionError::InvalidPosition`] when the box leaves the `i32` lattice.
+pub fn paste_region(
+    clipboard: &Clipboard,
+    min_cell: IVec3,
+    quarter_turns: u8,
+) -> Result<CellBox, RegionError> {
+    let s = clipboard.size;
+    let size = if quarter_turns % 2 == 1 {
+        IVec3::new(s.z, s.y, s.x)
+    } else {
+        s
+    };
+    let limit = i32::MAX / 2;
+    if min_cell.abs().max_element() > limit {
+        return Err(RegionError::InvalidPosition(min_cell));
+    }
+    Ok(CellBox::new(min_cell, min_cell + size))
+}
+
+/// Writes `clipboard`, turned `quarter_turns` × 90° about +Y, with its
+/// minimum corner at `min_cell` (every cell of the box, empty ones too).
+///
+/// # Errors
+/// [`RegionError`] for a position off the lattice.
+pub fn paste(
+    grid: &mut Grid,
+    clipboard: &Clipboard,
+    min_cell: IVec3,
+    quarter_turns: u8,
+) -> Result<EditReport, RegionError> {
+    let region = paste_region(clipboard, min_cell, quarter_turns)?;
+    check_region(region)?;
+    let turned = clipboard.rotated(quarter_turns);
+    Ok(grid.edit_region(region, |cell, _| turned.get(cell.0 - min_cell))?)
+}
+
+/// Re-runs the world generator inside `region`: every cell takes the value
+/// [`generate_chunk`] gives it for `settings`.
+///
+/// # Errors
+/// [`RegionError`] for an empty or too large box.
+pub fn generate(
+    grid: &mut Grid,
+    region: CellBox,
+    settings: &GeneratorSettings,
+) -> Result<EditReport, RegionError> {
+    check_region(region)?;
+    let mut generated: FxHashMap<ChunkCoord, ChunkCells> = FxHashMap::default();
+    Ok(grid.edit_region(region, |cell, _| {
+        generated
+            .entry(cell.chunk())
+            .or_insert_with(|| generate_chunk(settings, cell.chunk()))
+            .get(cell.local())
+    })?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::coords::CellCoord;
+
+    fn b(min: [i32; 3], max: [i32; 3]) -> CellBox {
+        CellBox::new(IVec3::from_array(min), IVec3::from_array(max))
+    }
+
+    #[test]
+    fn fill_and_clear_set_exact_cells_and_respect_water() {
+        let mut g = Grid::new();
+        fill(&mut g, b([0, 0, 0], [2, 1, 1]), Material::WATER, 255, false).unwrap();
+        let r = fill(&mut g, b([0, 0, 0], [4, 2, 1]), Material::ROCK, 200, true).unwrap();
+        assert_eq!(r.bounds(), b([0, 0, 0], [4, 2, 1]));
+        assert_eq!(g.cell(CellCoord::new(0, 0, 0)), Cell::full(Material::WATER));
+        assert_eq!(
+            g.cell(CellCoord::new(2, 0, 0)),
+            Cell::new(Material::ROCK, 200)
+        );
+        assert_eq!(
+            g.cell(CellCoord::new(0, 1, 0)),
+            Cell::new(Material::ROCK, 200)
+        );
+        clear(&mut g, b([0, 0, 0], [4, 2, 1]), true).unwrap();
+        assert_eq!(g.cell(CellCoord::new(1, 0, 0)), Cell::full(Material::WATER));
+        assert_eq!(g.cell(CellCoord::new(2, 0, 0)), Cell::EMPTY);
+        clear(&mut g, b([0, 0, 0], [4, 2, 1]), false).unwrap();
+        assert_eq!(g.chunk_count(), 0);
+    }
+
+    #[test]
+    fn copy_paste_with_rotation_maps_x_to_z() {
+        let mut g = Grid::new();
+        // A 3 x 1 x 2 box: distinct materials per cell.
+        let mats = [
+            Material::ROCK,
+            Material::SAND,
+            Material::DIRT,
+            Material::SNOW,
+            Material::MUD,
+            Material::SLATE,
+        ];
+        g.edit_region(b([0, 0, 0], [3, 1, 2]), |c, _| {
+            Cell::full(mats[(c.0.x + 3 * c.0.z) as usize])
+        })
+        .unwrap();
+        let clip = copy(&g, b([0, 0, 0], [3, 1, 2])).unwrap();
+        assert_eq!(clip.size(), IVec3::new(3, 1, 2));
+        let at = IVec3::new(100, 0, 100);
+        let r = paste(&mut g, &clip, at, 1).unwrap();
+        assert_eq!(r.bounds(), b([100, 0, 100], [102, 1, 103]));
+        // Local (x, z) -> (size_z - 1 - z, x) = (1 - z, x).
+        for z in 0..2 {
+            for x in 0..3 {
+                let to = at + IVec3::new(1 - z, 0, x);
+                assert_eq!(
+                    g.cell(CellCoord(to)),
+                    Cell::full(mats[(x + 3 * z) as usize]),
+                    "cell {x},{z}"
+                );
+            }
+        }
+        // Four turns are the identity.
+        assert_eq!(clip.rotated(4), clip);
+        assert_eq!(clip.rotated(1).rotated(3), clip);
+    }
+
+    #[test]
+    fn generate_restores_the_generated_cells() {
+        let settings = GeneratorSettings {
+            seed: 7,
+            size_cells: 64,
+        };
+        let original = crate::terrain::generate::generate_world(&settings).unwrap();
+        let mut g = original.clone();
+        let region = b([10, 0, 10], [30, 200, 30]);
+        clear(&mut g, region, false).unwrap();
+        assert_ne!(g.content_hash(), original.content_hash());
+        let r = generate(&mut g, region, &settings).unwrap();
+        assert!(r.is_change());
+        assert_eq!(g.content_hash(), original.content_hash());
+    }
+
+    #[test]
+    fn bad_region_input_changes_nothing() {
+        let mut g = Grid::new();
+        let ok = b([0, 0, 0], [2, 2, 2]);
+        assert_eq!(
+            fill(&mut g, ok, Material::AIR, 255, false),
+            Err(RegionError::InvalidMaterial(0))
+        );
+        assert_eq!(
+            fill(&mut g, ok, Material(200), 255, false),
+            Err(RegionError::InvalidMaterial(200))
+        );
+        assert_eq!(
+            fill(&mut g, ok, Material::ROCK, 0, false),
+            Err(RegionError::ZeroOccupancy)
+        );
+        assert!(matches!(
+            clear(&mut g, b([0, 0, 0], [0, 5, 5]), false),
+            Err(RegionError::Empty(_))
+        ));
+        assert!(matches!(
+            fill(
+                &mut g,
+                b([0, 0, 0], [1000, 1000, 1000]),
+                Material::ROCK,
+                255,
+                false
+            ),
+            Err(RegionError::Grid(GridError::RegionTooLarge { .. }))
+        ));
+        assert!(matches!(
+            copy(&g, b([0, 0, 0], [300, 300, 300])),
+            Err(RegionError::ClipboardTooLarge { .. })
+        ));
+        assert_eq!(g.revision(), 0);
+    }
+}
