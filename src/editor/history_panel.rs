@@ -1,5 +1,6 @@
 //! The history section of the side panel: the undo steps (newest first)
-//! with the memory each holds, the redo steps greyed, Undo and Redo buttons,
+//! with the memory each holds, the redo steps greyed (a click on a step
+//! undoes or redoes up to it), Undo and Redo buttons,
 //! the memory budget and a note when old steps were dropped to stay within it.
 
 use crate::terrain::history::History;
@@ -129,14 +130,24 @@ pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSetting
             egui::Grid::new("history_grid")
                 .num_columns(2)
                 .show(ui, |ui| {
-                    for row in &view.rows {
+                    // Row k (newest first) is the state after step
+                    // undo_len + redo_len - k of the timeline.
+                    let newest = view.undo_len + view.redo_len;
+                    for (k, row) in view.rows.iter().enumerate() {
                         let text = egui::RichText::new(&row.label);
                         let text = if row.undone {
                             text.weak().italics()
                         } else {
                             text
                         };
-                        ui.label(text);
+                        let current = newest - k == view.undo_len;
+                        if ui
+                            .selectable_label(current, text)
+                            .on_hover_text("Undo or redo up to this step")
+                            .clicked()
+                        {
+                            tools.requests.push(ToolRequest::JumpTo(newest - k));
+                        }
                         ui.label(egui::RichText::new(mib(row.bytes)).weak());
                         ui.end_row();
                     }

@@ -213,6 +213,16 @@ impl ToolSession {
                 Some(_) => "redone".into(),
                 None => "nothing to redo".into(),
             }),
+            ToolRequest::JumpTo(applied) => {
+                let mut moved = 0;
+                while self.history.undo_len() > applied && self.history.undo(grid).is_some() {
+                    moved += 1;
+                }
+                while self.history.undo_len() < applied && self.history.redo(grid).is_some() {
+                    moved += 1;
+                }
+                Ok(format!("{moved} steps undone or redone"))
+            }
             ToolRequest::SetBudget(bytes) => {
                 self.history.set_budget_bytes(bytes, grid);
                 Ok(format!("history budget {} MiB", bytes >> 20))
@@ -448,5 +458,36 @@ mod tests {
         tools.region = None;
         assert!(s.request(&mut g, ToolRequest::Clear, &tools, None).is_err());
         assert_eq!(s.history.undo_len(), 2);
+    }
+
+    #[test]
+    fn jumping_in_the_history_undoes_and_redoes_to_that_step() {
+        let mut g = floor();
+        let mut s = ToolSession::new(1 << 30, None);
+        let mut settings = ToolSettings::default();
+        let mut hashes = vec![g.content_hash()];
+        for (i, m) in [Material::SNOW, Material::SAND, Material::MUD]
+            .into_iter()
+            .enumerate()
+        {
+            settings.region = Some(CellBox::new(
+                IVec3::new(i as i32 * 4, 8, 0),
+                IVec3::new(i as i32 * 4 + 3, 10, 3),
+            ));
+            settings.fill_material = m;
+            s.request(&mut g, ToolRequest::Fill, &settings, None)
+                .unwrap();
+            hashes.push(g.content_hash());
+        }
+        s.request(&mut g, ToolRequest::JumpTo(1), &settings, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), hashes[1]);
+        assert_eq!((s.history.undo_len(), s.history.redo_len()), (1, 2));
+        s.request(&mut g, ToolRequest::JumpTo(3), &settings, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), hashes[3]);
+        s.request(&mut g, ToolRequest::JumpTo(0), &settings, None)
+            .unwrap();
+        assert_eq!(g.content_hash(), hashes[0]);
     }
 }

@@ -43,6 +43,8 @@ pub enum ToolRequest {
     Generate,
     /// Set the history budget, bytes.
     SetBudget(usize),
+    /// Undo or redo until this many steps are applied (a click in the history list).
+    JumpTo(usize),
 }
 
 /// Tool settings edited in the panel (the brush radius, strength, material
