@@ -190,6 +190,9 @@ impl Walker {
             ..StepReport::default()
         };
         let was_grounded = self.grounded;
+        // Resting on a steep lip (not grounded, barely moving vertically)
+        // may step up too, or a ledge's rounded edge could hold it forever.
+        let resting = self.velocity.y.abs() <= 2.0 * s.gravity_studs_per_s2 * dt;
         let mut jumped = false;
         if self.grounded && input.jump {
             self.velocity.y = s.jump_speed_studs_per_s;
@@ -206,7 +209,7 @@ impl Walker {
         report.stepped_up = self.move_horizontal(
             &w,
             DVec3::new(mv.x * dt, 0.0, mv.y * dt),
-            was_grounded && !jumped,
+            (was_grounded || resting) && !jumped,
         )?;
         self.move_vertical(&w, self.velocity.y * dt, dt)?;
         if !self.grounded && was_grounded && !jumped && self.velocity.y <= 0.0 {
@@ -302,6 +305,12 @@ impl Walker {
                 self.feet_world += remaining;
                 break;
             };
+            if dist < skin && dir.dot(normal.as_dvec3()) > -0.05 {
+                // Grazing the surface it stands on (within the skin): motion
+                // along it or away from it is not blocked.
+                self.feet_world += remaining;
+                break;
+            }
             let travel = (dist - skin).max(0.0);
             self.feet_world += dir * travel;
             remaining = dir * (len - travel);
@@ -345,20 +354,28 @@ impl Walker {
         }
         let raised = self.feet_world + DVec3::Y * up;
         let dir = remaining / len;
-        let forward = match self.cast(w, raised, dir, len)? {
+        // Probe at least a radius and half a cell ahead: Surface Nets
+        // rounds a ledge's lip over about a cell, and a capsule resting
+        // against it must find the ledge's top, not the lip.
+        let probe = len.max(s.radius_studs + 0.5 * f64::from(CELL_SIZE_STUDS));
+        let ahead = match self.cast(w, raised, dir, probe)? {
             Some((d, _)) => (d - s.skin_studs).max(0.0),
-            None => len,
+            None => probe,
         };
-        if forward < 1e-3 {
+        if ahead < 1e-3 {
             return Ok(None);
         }
-        let moved = raised + dir * forward;
-        match self.cast(w, moved, DVec3::NEG_Y, up)? {
-            Some((d, n)) if self.walkable(n) => {
-                Ok(Some(moved - DVec3::Y * (d - s.skin_studs).max(0.0)))
-            }
-            _ => Ok(None),
+        let landing = raised + dir * ahead;
+        match self.cast(w, landing, DVec3::NEG_Y, up)? {
+            Some((_, n)) if self.walkable(n) => {}
+            _ => return Ok(None),
         }
+        // Walk only `len` forward, then settle down onto whatever is there.
+        let moved = raised + dir * ahead.min(len);
+        Ok(Some(match self.cast(w, moved, DVec3::NEG_Y, up)? {
+            Some((d, _)) => moved - DVec3::Y * (d - s.skin_studs).max(0.0),
+            None => moved - DVec3::Y * up,
+        }))
     }
 
     /// Vertical motion by `dy` studs: lands on walkable ground, slides down
@@ -392,8 +409,10 @@ impl Walker {
             // Steep slope: slide along it (downhill and away).
             remaining = dir * (len - travel);
             remaining -= n * remaining.dot(n);
-            let v = self.velocity - n * self.velocity.dot(n);
-            self.velocity.y = v.y;
+            // Only the vertical velocity slides (horizontal input must not
+            // turn into climbing): vy · (1 - n.y²), never upward.
+            let v = DVec3::Y * self.velocity.y;
+            self.velocity.y = (v - n * v.dot(n)).y.min(0.0);
             if remaining.length() * 1e3 < dt {
                 break;
             }
