@@ -22,6 +22,7 @@
 
 pub mod character;
 pub mod query;
+pub mod scripted_walk;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -14,6 +14,10 @@
 //! }
 //! ```
 //!
+//! An optional `"walk"` (see [`WalkScript`]) walks a capsule character
+//! across the terrain after the strokes:
+//! `"walk": {"start_xz": [8.0, 2048.0], "steps": [{"frames": 600, "move_xz": [1, 0]}]}`.
+//!
 //! `centre` is in world studs; `centre_xz` instead drops the brush onto the
 //! surface below `(x, z)` as it was when the replay began. `tool` is `add`,
 //! `subtract`, `add_water` or `remove_water`; `material` is a material name
@@ -66,6 +70,32 @@ pub struct Script {
     pub frame_rate_hz: f64,
     /// Strokes sorted by frame (stable: same-frame strokes keep file order).
     pub strokes: Vec<Stroke>,
+    /// A scripted walk run after the strokes, if any.
+    pub walk: Option<WalkScript>,
+}
+
+/// A scripted walk: the walker starts on the surface at `start_xz` and
+/// runs each step for its number of fixed 1/60 s physics frames.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkScript {
+    /// Start `(x, z)` in world studs; the walker is dropped onto the surface.
+    pub start_xz: [f64; 2],
+    /// Steps, run in order.
+    pub steps: Vec<WalkStep>,
+}
+
+/// One walk step: a constant input for `frames` physics frames.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkStep {
+    /// Physics frames (1/60 s each), 1..=1 000 000.
+    pub frames: u32,
+    /// Horizontal direction `(x, z)`, length at most 1 (full speed).
+    pub move_xz: [f64; 2],
+    /// Jump whenever standing on walkable ground.
+    #[serde(default)]
+    pub jump: bool,
 }
 
 /// Why a script could not be loaded.
@@ -105,6 +135,8 @@ struct ScriptFile {
     #[serde(default)]
     frame_rate_hz: Option<f64>,
     strokes: Vec<StrokeFile>,
+    #[serde(default)]
+    walk: Option<WalkScript>,
 }
 
 #[derive(Deserialize)]
@@ -134,6 +166,24 @@ pub fn parse_tool(name: &str) -> Option<BrushMode> {
         "remove_water" => Some(BrushMode::RemoveWater),
         _ => None,
     }
+}
+
+/// Checks a walk's numbers: finite start, 1..=1 000 000 frames per step,
+/// finite directions no longer than 1.
+fn validate_walk(walk: &WalkScript) -> Result<(), String> {
+    if !walk.start_xz.iter().all(|v| v.is_finite()) {
+        return Err("walk start_xz must be finite".into());
+    }
+    for (i, step) in walk.steps.iter().enumerate() {
+        if !(1..=MAX_SCRIPT_FRAME).contains(&step.frames) {
+            return Err(format!("walk step {i}: frames must be 1..={MAX_SCRIPT_FRAME}"));
+        }
+        let [x, z] = step.move_xz;
+        if !(x.is_finite() && z.is_finite()) || x * x + z * z > 1.0 + 1e-9 {
+            return Err(format!("walk step {i}: move_xz must be finite with length <= 1"));
+        }
+    }
+    Ok(())
 }
 
 /// The material named `name` (case-insensitive), e.g. `"grass"`.
@@ -227,9 +277,16 @@ impl Script {
             });
         }
         strokes.sort_by_key(|s| s.frame);
+        if let Some(walk) = &file.walk {
+            validate_walk(walk).map_err(|message| ScriptError::Parse {
+                path: name.to_string(),
+                message,
+            })?;
+        }
         Ok(Script {
             frame_rate_hz,
             strokes,
+            walk: file.walk,
         })
     }
 
