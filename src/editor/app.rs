@@ -33,6 +33,7 @@ use crate::terrain::world_source::{WorldSource, WorldSourceError};
 use super::fly_controls::FlyControls;
 use super::panel::{EditorPanel, PanelStats, SeaAction};
 use super::picking::{PickHit, pick};
+use super::walk::WalkMode;
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
@@ -155,6 +156,8 @@ struct WindowState {
     opened_at: Instant,
     frame_ms: f32,
     last_brush: Option<Instant>,
+    /// Walk mode and fly-camera collision (see `walk.rs`).
+    walk: WalkMode,
 }
 
 impl ApplicationHandler for App {
@@ -188,6 +191,7 @@ impl ApplicationHandler for App {
             }
             WindowEvent::Focused(false) => {
                 state.controls.release_all();
+                state.walk.release_all();
                 state.sculpting = false;
             }
             WindowEvent::KeyboardInput { event, .. } => {
@@ -196,6 +200,16 @@ impl ApplicationHandler for App {
                 }
                 if let PhysicalKey::Code(code) = event.physical_key {
                     let pressed = event.state == ElementState::Pressed;
+                    if code == KeyCode::KeyF {
+                        if pressed && !event.repeat {
+                            state.controls.release_all();
+                            state.walk.toggle(&self.grid, &state.camera);
+                        }
+                        return;
+                    }
+                    if state.walk.set_key(code, pressed) {
+                        return;
+                    }
                     if !state.controls.set_key(code, pressed) && pressed {
                         state.on_shortcut(code);
                     }
@@ -320,6 +334,7 @@ impl App {
             opened_at: Instant::now(),
             frame_ms: 0.0,
             last_brush: None,
+            walk: WalkMode::default(),
             gpu,
         })
     }
@@ -366,7 +381,13 @@ impl WindowState {
         // Movement uses at most a quarter second per frame, so a stall does not teleport the camera.
         let dt_secs = frame_secs.min(0.25);
         self.last_frame = now;
-        self.controls.update(&mut self.camera, dt_secs);
+        if self.walk.is_walking() {
+            self.walk.update(grid, &mut self.camera, f64::from(frame_secs));
+        } else {
+            let before = self.camera.pos_world;
+            self.controls.update(&mut self.camera, dt_secs);
+            self.walk.collide_fly(grid, before, &mut self.camera);
+        }
 
         // Panel first: it decides the 3D viewport.
         let mut stats: PanelStats = panel_stats(&self.adapter, grid, meshes, &self.camera);
@@ -382,8 +403,14 @@ impl WindowState {
         let mut panel_points = 0.0;
         let panel = &mut self.panel;
         panel.lod = streaming.lod.settings;
+        let walk = &mut self.walk;
+        let camera = self.camera;
         let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
             panel_points = panel.show(ctx, &stats);
+            egui::Window::new("Walk and collision")
+                .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+                .resizable(false)
+                .show(ctx, |ui| walk.ui(ui, grid, &camera));
         });
         streaming.lod.settings = self.panel.lod;
         self.egui_state

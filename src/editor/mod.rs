@@ -7,5 +7,6 @@ pub mod fly_controls;
 pub mod panel;
 pub mod picking;
 pub mod script;
+pub mod walk;
 
 pub use app::{EditorError, EditorOptions, run};
