@@ -29,7 +29,9 @@ fn collision(c: &mut Criterion) {
     let mut cache = CollisionCache::new();
     let region = grid.bounds_cells().expect("non-empty world").expanded(1);
     let t = std::time::Instant::now();
-    cache.update(&grid, TerrainId(0), region).expect("region fits");
+    cache
+        .update(&grid, TerrainId(0), region)
+        .expect("region fits");
     let s = cache.stats();
     println!(
         "default world: {} colliders, triangles {} -> {} ({:.3}x fewer), full build {:.0} ms",
@@ -54,7 +56,10 @@ fn collision(c: &mut Criterion) {
             acc.1 + u64::from(col.triangles),
         )
     });
-    println!("bench chunks: {} with {before} -> {after} triangles", chunks.len());
+    println!(
+        "bench chunks: {} with {before} -> {after} triangles",
+        chunks.len()
+    );
 
     let mut i = 0usize;
     let mut mesher = SurfaceNets::new();
@@ -102,14 +107,16 @@ fn collision(c: &mut Criterion) {
     let cell = CellCoord::containing_world(centre).0;
     let region = CellBox::new(cell - IVec3::new(64, 48, 64), cell + IVec3::new(64, 80, 64));
     let mut cache = CollisionCache::new();
-    cache.update(&grid, TerrainId(0), region).expect("region fits");
+    cache
+        .update(&grid, TerrainId(0), region)
+        .expect("region fits");
     let mut n = 0u64;
     let mut chunks_rebuilt = Vec::new();
     c.bench_function("edit_r8_to_collision_current", |b| {
         b.iter(|| {
             n += 1;
             let brush = Brush {
-                mode: if n % 2 == 0 {
+                mode: if n.is_multiple_of(2) {
                     BrushMode::Add
                 } else {
                     BrushMode::Subtract

@@ -40,7 +40,10 @@ fn mesh(grid: &Grid, coord: ChunkCoord) -> CollisionMesh {
 }
 
 /// Undirected edge → number of triangles using it, and directed edge counts.
-fn edge_counts(m: &CollisionMesh) -> (HashMap<(u32, u32), u32>, HashMap<(u32, u32), u32>) {
+/// Edge (vertex pair) → number of triangles using it.
+type EdgeCounts = HashMap<(u32, u32), u32>;
+
+fn edge_counts(m: &CollisionMesh) -> (EdgeCounts, EdgeCounts) {
     let mut undirected = HashMap::new();
     let mut directed = HashMap::new();
     for t in &m.indices {
@@ -162,7 +165,10 @@ fn collision_triangles_are_reduced_on_the_default_world() {
             "{coord:?}"
         );
         if let Some(c) = cache.collider(coord) {
-            assert_eq!(c.triangles_before_reduction as usize, render.triangle_count());
+            assert_eq!(
+                c.triangles_before_reduction as usize,
+                render.triangle_count()
+            );
         }
     }
 }
@@ -236,7 +242,12 @@ fn ray_down_after_subtract_hits_the_new_lower_surface() {
         material: Material::GRASS,
         ignore_water: false,
     };
-    apply_brush(&mut grid, &brush, DVec3::new(190.0, hit.point_world.y, 190.0)).unwrap();
+    apply_brush(
+        &mut grid,
+        &brush,
+        DVec3::new(190.0, hit.point_world.y, 190.0),
+    )
+    .unwrap();
     // Stale until updated: queries refuse instead of answering from old shapes.
     assert_eq!(
         cache.cast_ray(&grid, TERRAIN, origin, down, 500.0),
@@ -249,7 +260,10 @@ fn ray_down_after_subtract_hits_the_new_lower_surface() {
     };
     assert!(after.point_world.y < hit.point_world.y - 16.0, "{after:?}");
     let column = column_surface_height_studs(&grid, 190.0, 190.0).unwrap();
-    assert!((after.point_world.y - column).abs() < 2.0, "{after:?} vs {column}");
+    assert!(
+        (after.point_world.y - column).abs() < 2.0,
+        "{after:?} vs {column}"
+    );
 }
 
 #[test]
@@ -294,7 +308,13 @@ fn queries_reject_bad_input_and_report_region_and_misses() {
     );
     assert_eq!(
         cache
-            .cast_ray(&grid, TERRAIN, DVec3::new(-10.0, 50.0, 5.0), DVec3::NEG_Y, 10.0)
+            .cast_ray(
+                &grid,
+                TERRAIN,
+                DVec3::new(-10.0, 50.0, 5.0),
+                DVec3::NEG_Y,
+                10.0
+            )
             .unwrap(),
         QueryOutcome::OutOfRegion
     );
@@ -330,15 +350,21 @@ fn queries_reject_bad_input_and_report_region_and_misses() {
 fn render_skirts_never_appear_in_collision() {
     // A slope so the coarse chunk has open borders with skirts hanging below.
     let mut grid = Grid::new();
-    grid.edit_region(CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(64, 40, 64)), |c, _| {
-        let h = 12.0 + 0.3 * c.0.x as f64 + 0.1 * c.0.z as f64;
-        let occ = ((h - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
-        Cell::new(Material::GRASS, occ)
-    })
+    grid.edit_region(
+        CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(64, 40, 64)),
+        |c, _| {
+            let h = 12.0 + 0.3 * c.0.x as f64 + 0.1 * c.0.z as f64;
+            let occ = ((h - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
+            Cell::new(Material::GRASS, occ)
+        },
+    )
     .unwrap();
     let coord = ChunkCoord::new(0, 0, 0);
     let coarse = mesh_one(&grid, coord, 2, MeshOptions::default());
-    assert!((coarse.skirt_start_index as usize) < coarse.indices.len(), "coarse mesh has skirts");
+    assert!(
+        (coarse.skirt_start_index as usize) < coarse.indices.len(),
+        "coarse mesh has skirts"
+    );
     let m = mesh(&grid, coord);
     let l0 = mesh_one_l0(&grid, coord);
     // Collision = the full-detail surface (no level, no skirt).
@@ -351,7 +377,11 @@ fn render_skirts_never_appear_in_collision() {
         .collect();
     let mut cache = CollisionCache::new();
     cache
-        .update(&grid, TERRAIN, CellBox::new(IVec3::splat(0), IVec3::new(32, 64, 32)))
+        .update(
+            &grid,
+            TERRAIN,
+            CellBox::new(IVec3::splat(0), IVec3::new(32, 64, 32)),
+        )
         .unwrap();
     let o = coord.origin_world();
     for p in &coarse.positions[coarse.skirt_start_vertex as usize..] {
@@ -362,8 +392,14 @@ fn render_skirts_never_appear_in_collision() {
         if !(0.5..127.5).contains(&p.x) || !(0.5..127.5).contains(&p.z) {
             continue;
         }
-        if let QueryOutcome::Hit(h) = cache.cast_ray(&grid, TERRAIN, top, DVec3::NEG_Y, 240.0).unwrap() {
-            assert!(h.point_world.y > o.y + p.y as f64, "skirt at {p} vs hit {h:?}");
+        if let QueryOutcome::Hit(h) = cache
+            .cast_ray(&grid, TERRAIN, top, DVec3::NEG_Y, 240.0)
+            .unwrap()
+        {
+            assert!(
+                h.point_world.y > o.y + p.y as f64,
+                "skirt at {p} vs hit {h:?}"
+            );
         }
     }
 }
@@ -393,16 +429,23 @@ fn walker_on_a_chunk_corner_stays_up_while_the_four_chunks_rebuild() {
         ChunkCoord::new(-1, 0, 0),
         ChunkCoord::new(0, 0, 0),
     ];
-    for frame in 0..60 {
+    for frame in 0..60u32 {
         // Each frame edits all four chunks around the corner (a small bump
         // 60 studs from the feet in each), then rebuilds and steps.
         let shapes: Vec<_> = corners
             .iter()
             .map(|c| cache.collider(*c).unwrap().shape.clone())
             .collect();
-        for (i, sx) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].iter().enumerate() {
+        for (i, sx) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+            .iter()
+            .enumerate()
+        {
             let brush = Brush {
-                mode: if frame % 2 == 0 { BrushMode::Add } else { BrushMode::Subtract },
+                mode: if frame.is_multiple_of(2) {
+                    BrushMode::Add
+                } else {
+                    BrushMode::Subtract
+                },
                 radius_cells: 2.0,
                 strength: 1.0,
                 material: Material::ROCK,
@@ -414,13 +457,20 @@ fn walker_on_a_chunk_corner_stays_up_while_the_four_chunks_rebuild() {
         }
         cache.update(&grid, TERRAIN, walker.region()).unwrap();
         for (c, old) in corners.iter().zip(&shapes) {
-            assert!(!Arc::ptr_eq(old, &cache.collider(*c).unwrap().shape), "{c:?} rebuilt");
+            assert!(
+                !Arc::ptr_eq(old, &cache.collider(*c).unwrap().shape),
+                "{c:?} rebuilt"
+            );
         }
         let r = walker
             .step(&cache, &grid, TERRAIN, &WalkInput::default(), FIXED_DT_S)
             .unwrap();
         assert!(r.grounded, "frame {frame}");
-        assert!((walker.feet_world - standing).length() < 1e-9, "frame {frame}: {}", walker.feet_world);
+        assert!(
+            (walker.feet_world - standing).length() < 1e-9,
+            "frame {frame}: {}",
+            walker.feet_world
+        );
     }
 }
 
@@ -429,11 +479,20 @@ fn walker_climbs_one_cell_steps_is_blocked_by_walls_and_falls_into_a_dug_hole() 
     // Ground at 10.5 cells; a 1-cell ledge from x >= 16 cells; a 3-cell wall
     // from x >= 40 cells.
     let mut grid = Grid::new();
-    grid.edit_region(CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(96, 32, 32)), |c, _| {
-        let h = if c.0.x >= 40 { 14.5 } else if c.0.x >= 16 { 11.5 } else { 10.5 };
-        let occ = ((h - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
-        Cell::new(Material::GRASS, occ)
-    })
+    grid.edit_region(
+        CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(96, 32, 32)),
+        |c, _| {
+            let h = if c.0.x >= 40 {
+                14.5
+            } else if c.0.x >= 16 {
+                11.5
+            } else {
+                10.5
+            };
+            let occ = ((h - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
+            Cell::new(Material::GRASS, occ)
+        },
+    )
     .unwrap();
     // Surface Nets chamfers a 1-cell ledge at about 45°: with the default
     // 50° limit the walker walks up it; with a 30° limit it must step up.
@@ -446,17 +505,29 @@ fn walker_climbs_one_cell_steps_is_blocked_by_walls_and_falls_into_a_dug_hole() 
         let mut walker = Walker::new(DVec3::new(20.0, 50.0, 8.0), settings);
         settle(&mut walker, &mut cache, &grid, 60);
         let y0 = walker.feet_world.y;
-        let east = WalkInput { move_xz: DVec2::X, jump: false };
+        let east = WalkInput {
+            move_xz: DVec2::X,
+            jump: false,
+        };
         let mut stepped = false;
         for _ in 0..600 {
             cache.update(&grid, TERRAIN, walker.region()).unwrap();
-            let r = walker.step(&cache, &grid, TERRAIN, &east, FIXED_DT_S).unwrap();
+            let r = walker
+                .step(&cache, &grid, TERRAIN, &east, FIXED_DT_S)
+                .unwrap();
             if std::env::var("WALK_DEBUG").is_ok() {
-                eprintln!("{max_slope_deg} {} {:?} {r:?}", walker.feet_world, walker.velocity);
+                eprintln!(
+                    "{max_slope_deg} {} {:?} {r:?}",
+                    walker.feet_world, walker.velocity
+                );
             }
             stepped |= r.stepped_up;
         }
-        assert!(stepped || !must_step, "{max_slope_deg}: {} from {y0}", walker.feet_world);
+        assert!(
+            stepped || !must_step,
+            "{max_slope_deg}: {} from {y0}",
+            walker.feet_world
+        );
         // On the ledge (4 studs up), stopped before the 3-cell wall at x = 160 studs.
         let p = walker.feet_world;
         assert!(p.y > y0 + 3.5 && p.y < y0 + 6.0, "{p} from {y0}");
@@ -468,10 +539,19 @@ fn walker_climbs_one_cell_steps_is_blocked_by_walls_and_falls_into_a_dug_hole() 
     let y0 = walker.feet_world.y - 4.0;
     // A jump lifts it.
     cache.update(&grid, TERRAIN, walker.region()).unwrap();
-    let jump = WalkInput { move_xz: DVec2::ZERO, jump: true };
-    walker.step(&cache, &grid, TERRAIN, &jump, FIXED_DT_S).unwrap();
+    let jump = WalkInput {
+        move_xz: DVec2::ZERO,
+        jump: true,
+    };
+    walker
+        .step(&cache, &grid, TERRAIN, &jump, FIXED_DT_S)
+        .unwrap();
     settle(&mut walker, &mut cache, &grid, 10);
-    assert!(walker.feet_world.y > y0 + 4.0 + 3.0, "{}", walker.feet_world);
+    assert!(
+        walker.feet_world.y > y0 + 4.0 + 3.0,
+        "{}",
+        walker.feet_world
+    );
     settle(&mut walker, &mut cache, &grid, 60);
     assert!(walker.grounded);
     // Dig under the feet: the next step starts falling.
@@ -489,7 +569,8 @@ fn walker_climbs_one_cell_steps_is_blocked_by_walls_and_falls_into_a_dug_hole() 
     settle(&mut walker, &mut cache, &grid, 60);
     assert!(walker.grounded);
     assert!(walker.feet_world.y < feet.y - 8.0, "{}", walker.feet_world);
-    let ground = column_surface_height_studs(&grid, walker.feet_world.x, walker.feet_world.z).unwrap();
+    let ground =
+        column_surface_height_studs(&grid, walker.feet_world.x, walker.feet_world.z).unwrap();
     assert!(walker.feet_world.y > ground - 2.0);
 }
 
@@ -497,12 +578,16 @@ fn walker_climbs_one_cell_steps_is_blocked_by_walls_and_falls_into_a_dug_hole() 
 fn walker_slides_down_steep_slopes() {
     // 60° slope (tan = 1.73) rising toward +x.
     let mut grid = Grid::new();
-    grid.edit_region(CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(32, 64, 32)), |c, _| {
-        // Occupancy from the distance to the plane (ramp = sqrt(1 + slope²)).
-        let h = 20.0 + 1.732 * c.0.x as f64;
-        let occ = ((0.5 + (h - (c.0.y as f64 + 0.5)) / 2.0).clamp(0.0, 1.0) * 255.0).round() as u8;
-        Cell::new(Material::ROCK, occ)
-    })
+    grid.edit_region(
+        CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(32, 64, 32)),
+        |c, _| {
+            // Occupancy from the distance to the plane (ramp = sqrt(1 + slope²)).
+            let h = 20.0 + 1.732 * c.0.x as f64;
+            let occ =
+                ((0.5 + (h - (c.0.y as f64 + 0.5)) / 2.0).clamp(0.0, 1.0) * 255.0).round() as u8;
+            Cell::new(Material::ROCK, occ)
+        },
+    )
     .unwrap();
     let mut cache = CollisionCache::new();
     let mut walker = Walker::new(DVec3::new(40.0, 180.0, 0.0), WalkerSettings::default());
@@ -510,9 +595,16 @@ fn walker_slides_down_steep_slopes() {
     let x0 = walker.feet_world.x;
     for _ in 0..60 {
         settle(&mut walker, &mut cache, &grid, 1);
-        println!("{} {:?} {}", walker.feet_world, walker.velocity, walker.grounded);
+        println!(
+            "{} {:?} {}",
+            walker.feet_world, walker.velocity, walker.grounded
+        );
     }
     assert!(!walker.grounded);
-    assert!(walker.feet_world.x < x0 - 4.0, "{} from {x0}", walker.feet_world);
+    assert!(
+        walker.feet_world.x < x0 - 4.0,
+        "{} from {x0}",
+        walker.feet_world
+    );
     let _ = CellCoord::new(0, 0, 0);
 }

@@ -202,8 +202,8 @@ impl Walker {
         let mv = input.move_xz.clamp_length_max(1.0) * s.walk_speed_studs_per_s;
         self.velocity.x = mv.x;
         self.velocity.z = mv.y;
-        self.velocity.y = (self.velocity.y - s.gravity_studs_per_s2 * dt)
-            .max(-s.terminal_speed_studs_per_s);
+        self.velocity.y =
+            (self.velocity.y - s.gravity_studs_per_s2 * dt).max(-s.terminal_speed_studs_per_s);
 
         let before = self.feet_world;
         report.stepped_up = self.move_horizontal(
@@ -291,7 +291,12 @@ impl Walker {
 
     /// Collide-and-slide along horizontal displacement `d`; tries a step up
     /// at the first wall when `allow_step`. Returns whether it stepped up.
-    fn move_horizontal(&mut self, w: &World, d: DVec3, allow_step: bool) -> Result<bool, WalkError> {
+    fn move_horizontal(
+        &mut self,
+        w: &World,
+        d: DVec3,
+        allow_step: bool,
+    ) -> Result<bool, WalkError> {
         let skin = self.settings.skin_studs;
         let mut remaining = d;
         let mut stepped = false;

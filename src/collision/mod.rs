@@ -324,7 +324,11 @@ impl CollisionCache {
             .values()
             .map(|c| u64::from(c.triangles_before_reduction))
             .sum();
-        self.stats.triangles = self.colliders.values().map(|c| u64::from(c.triangles)).sum();
+        self.stats.triangles = self
+            .colliders
+            .values()
+            .map(|c| u64::from(c.triangles))
+            .sum();
         if report.rebuilt_chunks > 0 {
             self.stats.last_rebuild = report;
         }
@@ -363,11 +367,15 @@ pub fn shape_from_mesh(
     if mesh.is_empty() {
         return Ok(None);
     }
-    let shape = TriMesh::with_flags(mesh.positions.clone(), mesh.indices.clone(), collider_flags())
-        .map_err(|e| CollisionError::Shape {
-            coord,
-            reason: e.to_string(),
-        })?;
+    let shape = TriMesh::with_flags(
+        mesh.positions.clone(),
+        mesh.indices.clone(),
+        collider_flags(),
+    )
+    .map_err(|e| CollisionError::Shape {
+        coord,
+        reason: e.to_string(),
+    })?;
     Ok(Some(ChunkCollider {
         coord,
         triangles: shape.num_triangles() as u32,

@@ -256,9 +256,9 @@ impl CollisionCache {
             return Ok(QueryOutcome::OutOfRegion);
         };
         // Distance from the point to the region's boundary (inside only).
-        let Some(room) = exit_distance(point_world, DVec3::ZERO, DVec3::X, lo, hi).map(|_| {
-            (point_world - lo).min(hi - point_world).min_element()
-        }) else {
+        let Some(room) = exit_distance(point_world, DVec3::ZERO, DVec3::X, lo, hi)
+            .map(|_| (point_world - lo).min(hi - point_world).min_element())
+        else {
             return Ok(QueryOutcome::OutOfRegion);
         };
         let r = DVec3::splat(max_distance_studs);

@@ -95,7 +95,8 @@ pub fn run_walk(
             let p = walker.feet_world;
             if let Some(h) = column_surface_height_studs(grid, p.x, p.z) {
                 let above = p.y - h;
-                stats.min_height_above_ground_studs = stats.min_height_above_ground_studs.min(above);
+                stats.min_height_above_ground_studs =
+                    stats.min_height_above_ground_studs.min(above);
                 if above < -FELL_THROUGH_TOLERANCE_STUDS {
                     stats.fell_through = true;
                 }

@@ -382,7 +382,8 @@ impl WindowState {
         let dt_secs = frame_secs.min(0.25);
         self.last_frame = now;
         if self.walk.is_walking() {
-            self.walk.update(grid, &mut self.camera, f64::from(frame_secs));
+            self.walk
+                .update(grid, &mut self.camera, f64::from(frame_secs));
         } else {
             let before = self.camera.pos_world;
             self.controls.update(&mut self.camera, dt_secs);

@@ -176,11 +176,15 @@ fn validate_walk(walk: &WalkScript) -> Result<(), String> {
     }
     for (i, step) in walk.steps.iter().enumerate() {
         if !(1..=MAX_SCRIPT_FRAME).contains(&step.frames) {
-            return Err(format!("walk step {i}: frames must be 1..={MAX_SCRIPT_FRAME}"));
+            return Err(format!(
+                "walk step {i}: frames must be 1..={MAX_SCRIPT_FRAME}"
+            ));
         }
         let [x, z] = step.move_xz;
         if !(x.is_finite() && z.is_finite()) || x * x + z * z > 1.0 + 1e-9 {
-            return Err(format!("walk step {i}: move_xz must be finite with length <= 1"));
+            return Err(format!(
+                "walk step {i}: move_xz must be finite with length <= 1"
+            ));
         }
     }
     Ok(())

@@ -127,8 +127,8 @@ impl WalkMode {
             jump: self.jump,
         };
         if dt_s.is_finite() && dt_s > 0.0 {
-            self.accumulator_s = (self.accumulator_s + dt_s)
-                .min(f64::from(MAX_STEPS_PER_FRAME) * FIXED_DT_S);
+            self.accumulator_s =
+                (self.accumulator_s + dt_s).min(f64::from(MAX_STEPS_PER_FRAME) * FIXED_DT_S);
         }
         while self.accumulator_s >= FIXED_DT_S {
             self.accumulator_s -= FIXED_DT_S;
@@ -156,7 +156,7 @@ impl WalkMode {
         let to = camera.pos_world;
         let d = to - from;
         let len = d.length();
-        if !self.fly_collides || self.walker.is_some() || !(len > 1e-9) {
+        if !self.fly_collides || self.walker.is_some() || len.is_nan() || len <= 1e-9 {
             return;
         }
         if len > FLY_COLLISION_MAX_STEP_STUDS {
@@ -174,7 +174,10 @@ impl WalkMode {
             half_height_studs: 0.0,
             radius_studs: FLY_COLLISION_RADIUS_STUDS,
         };
-        match self.cache.cast_capsule(grid, EDITOR_TERRAIN, &sphere, d, len) {
+        match self
+            .cache
+            .cast_capsule(grid, EDITOR_TERRAIN, &sphere, d, len)
+        {
             Ok(QueryOutcome::Hit(hit)) => {
                 camera.pos_world = from + d / len * (hit.distance_studs - 0.05).max(0.0);
             }

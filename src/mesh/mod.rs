@@ -2,8 +2,8 @@
 //! blended materials. Plain Rust; the renderer converts these to GPU buffers.
 
 pub mod chunk_mesh;
-pub mod collision_mesh;
 pub mod coarse;
+pub mod collision_mesh;
 pub mod field;
 pub mod materials;
 pub mod skirts;

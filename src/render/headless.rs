@@ -673,7 +673,11 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             reduction_ratio: c.triangles_before_reduction as f64 / c.triangles.max(1) as f64,
             build_ms: build.ms,
             last_rebuild_chunks: after.rebuilt_chunks,
-            last_rebuild_ms: if after.rebuilt_chunks > 0 { after.ms } else { 0.0 },
+            last_rebuild_ms: if after.rebuilt_chunks > 0 {
+                after.ms
+            } else {
+                0.0
+            },
         })
     });
     let walk = match options.script.as_ref().and_then(|s| s.walk.as_ref()) {
