@@ -5,9 +5,10 @@
 //!
 //! Run: `cargo bench --bench collision`. Prints the whole-world triangle
 //! reduction, then times:
-//! - `render_mesh_l0_per_chunk` / `collider_build_per_chunk`: one chunk of a
-//!   fixed set of surface chunks (the 64 with the most triangles), cycling;
-//! - `collision_mesh_only_per_chunk`: extraction and reduction without parry3d;
+//! - `render_mesh_l0_per_chunk_*` / `collider_build_per_chunk_*`: one chunk
+//!   of a fixed set of 64 surface chunks, cycling: `heaviest` (most
+//!   triangles) and `typical` (spread evenly over all colliders);
+//! - `collision_mesh_only_per_chunk_*`: extraction and reduction without parry3d;
 //! - `edit_r8_to_collision_current`: a radius-8 Add or Subtract (alternating)
 //!   on the surface, then `CollisionCache::update` of the 5×5×4-chunk region
 //!   around it (the rebuilt chunks and their affected neighbours).
@@ -42,51 +43,59 @@ fn collision(c: &mut Criterion) {
         t.elapsed().as_secs_f64() * 1e3
     );
 
-    // The 64 chunks with the most collision triangles.
-    let mut chunks: Vec<_> = cache
+    // Two fixed sets of 64 chunks: the ones with the most collision
+    // triangles (steep, busy terrain), and a typical set spread evenly over
+    // all colliders in coordinate order.
+    let mut by_triangles: Vec<_> = cache
         .colliders()
         .map(|c| (c.triangles_before_reduction, c.coord))
         .collect();
-    chunks.sort_by_key(|&(t, c)| (std::cmp::Reverse(t), c.0.x, c.0.y, c.0.z));
-    let chunks: Vec<_> = chunks.into_iter().take(64).map(|(_, c)| c).collect();
-    let (before, after): (u64, u64) = chunks.iter().fold((0, 0), |acc, c| {
-        let col = cache.collider(*c).expect("listed");
-        (
-            acc.0 + u64::from(col.triangles_before_reduction),
-            acc.1 + u64::from(col.triangles),
-        )
-    });
-    println!(
-        "bench chunks: {} with {before} -> {after} triangles",
-        chunks.len()
-    );
+    by_triangles.sort_by_key(|&(t, c)| (std::cmp::Reverse(t), c.0.x, c.0.y, c.0.z));
+    let heaviest: Vec<_> = by_triangles.iter().take(64).map(|&(_, c)| c).collect();
+    let mut by_coord: Vec<_> = cache.colliders().map(|c| c.coord).collect();
+    by_coord.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+    let step = (by_coord.len() / 64).max(1);
+    let typical: Vec<_> = by_coord.iter().step_by(step).take(64).copied().collect();
 
-    let mut i = 0usize;
-    let mut mesher = SurfaceNets::new();
-    let mut render = ChunkMesh::default();
-    c.bench_function("render_mesh_l0_per_chunk", |b| {
-        b.iter(|| {
-            i = (i + 1) % chunks.len();
-            mesher.mesh_chunk_l0(&grid, chunks[i], MeshOptions::default(), &mut render);
-            black_box(render.triangle_count())
-        })
-    });
-    let mut cmesher = CollisionMesher::new();
-    let mut cmesh = CollisionMesh::default();
-    c.bench_function("collision_mesh_only_per_chunk", |b| {
-        b.iter(|| {
-            i = (i + 1) % chunks.len();
-            cmesher.mesh_chunk(&grid, chunks[i], &mut cmesh);
-            black_box(cmesh.triangle_count())
-        })
-    });
-    c.bench_function("collider_build_per_chunk", |b| {
-        b.iter(|| {
-            i = (i + 1) % chunks.len();
-            cmesher.mesh_chunk(&grid, chunks[i], &mut cmesh);
-            black_box(shape_from_mesh(chunks[i], &cmesh).expect("valid mesh"))
-        })
-    });
+    for (name, chunks) in [("heaviest", &heaviest), ("typical", &typical)] {
+        let (before, after): (u64, u64) = chunks.iter().fold((0, 0), |acc, c| {
+            let col = cache.collider(*c).expect("listed");
+            (
+                acc.0 + u64::from(col.triangles_before_reduction),
+                acc.1 + u64::from(col.triangles),
+            )
+        });
+        println!(
+            "{name} chunks: {} with {before} -> {after} triangles",
+            chunks.len()
+        );
+        let mut i = 0usize;
+        let mut mesher = SurfaceNets::new();
+        let mut render = ChunkMesh::default();
+        c.bench_function(&format!("render_mesh_l0_per_chunk_{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % chunks.len();
+                mesher.mesh_chunk_l0(&grid, chunks[i], MeshOptions::default(), &mut render);
+                black_box(render.triangle_count())
+            })
+        });
+        let mut cmesher = CollisionMesher::new();
+        let mut cmesh = CollisionMesh::default();
+        c.bench_function(&format!("collision_mesh_only_per_chunk_{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % chunks.len();
+                cmesher.mesh_chunk(&grid, chunks[i], &mut cmesh);
+                black_box(cmesh.triangle_count())
+            })
+        });
+        c.bench_function(&format!("collider_build_per_chunk_{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % chunks.len();
+                cmesher.mesh_chunk(&grid, chunks[i], &mut cmesh);
+                black_box(shape_from_mesh(chunks[i], &cmesh).expect("valid mesh"))
+            })
+        });
+    }
 
     // Edit-to-collision-current: a radius-8 edit on the surface near the
     // world's centre, then the cache update that makes collision current.
