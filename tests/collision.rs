@@ -608,3 +608,43 @@ fn walker_slides_down_steep_slopes() {
     );
     let _ = CellCoord::new(0, 0, 0);
 }
+
+#[test]
+fn scripted_walk_on_a_generated_world_stays_on_the_ground_and_is_deterministic() {
+    use strata::collision::scripted_walk::{WalkSegment, run_walk};
+    let settings = GeneratorSettings {
+        size_cells: 256,
+        ..GeneratorSettings::default()
+    };
+    let grid = generate_world(&settings).unwrap();
+    let segments = [
+        WalkSegment {
+            frames: 900,
+            input: WalkInput {
+                move_xz: DVec2::new(1.0, 0.2).normalize(),
+                jump: false,
+            },
+        },
+        WalkSegment {
+            frames: 300,
+            input: WalkInput {
+                move_xz: DVec2::new(0.0, 1.0),
+                jump: true,
+            },
+        },
+    ];
+    let a = run_walk(&grid, TERRAIN, [60.0, 300.0], &segments).unwrap();
+    let b = run_walk(&grid, TERRAIN, [60.0, 300.0], &segments).unwrap();
+    println!("{a:?}");
+    assert!(!a.fell_through);
+    assert!(a.min_height_above_ground_studs > -2.0);
+    assert!(a.distance_studs > 50.0);
+    assert_eq!(a.frames, 120 + 900 + 300);
+    // Fixed steps: bit-identical runs.
+    assert_eq!(a.end_world, b.end_world);
+    assert_eq!(a.distance_studs.to_bits(), b.distance_studs.to_bits());
+    assert_eq!(
+        a.min_height_above_ground_studs.to_bits(),
+        b.min_height_above_ground_studs.to_bits()
+    );
+}

@@ -348,4 +348,37 @@ mod tests {
         assert!(err("{not json").contains("bad.json"));
         assert!(err(r#"{"frame_rate_hz": 0, "strokes": []}"#).contains("frame_rate_hz"));
     }
+
+    #[test]
+    fn walk_steps_parse_and_bad_ones_are_rejected() {
+        let s = Script::parse(
+            r#"{"strokes": [], "walk": {"start_xz": [8, 16],
+                "steps": [{"frames": 60, "move_xz": [1, 0]}, {"frames": 2, "move_xz": [0, -1], "jump": true}]}}"#,
+            "w",
+        )
+        .unwrap();
+        let walk = s.walk.unwrap();
+        assert_eq!(walk.start_xz, [8.0, 16.0]);
+        assert_eq!(
+            walk.steps[1],
+            WalkStep {
+                frames: 2,
+                move_xz: [0.0, -1.0],
+                jump: true
+            }
+        );
+        let err = |text: &str| Script::parse(text, "w.json").unwrap_err().to_string();
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 0, "move_xz": [1, 0]}]}}"#)
+                .contains("walk step 0: frames")
+        );
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 1]}]}}"#)
+                .contains("length <= 1")
+        );
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 0], "run": true}]}}"#)
+                .contains("unknown field")
+        );
+    }
 }
