@@ -203,7 +203,8 @@ impl ApplicationHandler for App {
                     if code == KeyCode::KeyF {
                         if pressed && !event.repeat {
                             state.controls.release_all();
-                            state.walk.toggle(&self.grid, &state.camera);
+                            let look_at = state.look_at(&self.meshes);
+                            state.walk.toggle(&self.grid, &state.camera, look_at);
                         }
                         return;
                     }
@@ -341,6 +342,18 @@ impl App {
 }
 
 impl WindowState {
+    /// The surface point at the centre of the view, if any (where walk mode
+    /// starts when the camera is not above terrain).
+    fn look_at(&self, meshes: &WorldMeshes) -> Option<glam::DVec3> {
+        pick(
+            meshes,
+            self.camera.pos_world,
+            self.camera.forward(),
+            PICK_DISTANCE_STUDS,
+        )
+        .map(|hit| hit.pos_world)
+    }
+
     /// Keyboard shortcuts outside the fly keys.
     fn on_shortcut(&mut self, code: KeyCode) {
         let (lo, hi) = (
@@ -411,7 +424,17 @@ impl WindowState {
             egui::Window::new("Walk and collision")
                 .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
                 .resizable(false)
-                .show(ctx, |ui| walk.ui(ui, grid, &camera));
+                .show(ctx, |ui| {
+                    walk.ui(ui, grid, &camera, || {
+                        pick(
+                            meshes,
+                            camera.pos_world,
+                            camera.forward(),
+                            PICK_DISTANCE_STUDS,
+                        )
+                        .map(|hit| hit.pos_world)
+                    })
+                });
         });
         streaming.lod.settings = self.panel.lod;
         self.egui_state

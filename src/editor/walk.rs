@@ -64,22 +64,26 @@ impl WalkMode {
         self.cache.stats()
     }
 
-    /// Starts walking on the surface under the camera, or stops walking.
-    pub fn toggle(&mut self, grid: &Grid, camera: &Camera) {
+    /// Starts walking on the surface under the camera (or, when there is
+    /// none, under `look_at`, the surface point the camera looks at), or
+    /// stops walking.
+    pub fn toggle(&mut self, grid: &Grid, camera: &Camera, look_at: Option<DVec3>) {
         self.release_all();
         if self.walker.take().is_some() {
             return;
         }
-        let p = camera.pos_world;
-        match column_surface_height_studs(grid, p.x, p.z) {
-            Some(ground) => {
+        let spot = |p: DVec3| column_surface_height_studs(grid, p.x, p.z).map(|g| (p, g));
+        match spot(camera.pos_world).or_else(|| look_at.and_then(spot)) {
+            Some((p, ground)) => {
                 let settings = WalkerSettings::default();
                 let feet = DVec3::new(p.x, ground + 1.0, p.z);
                 self.walker = Some(Walker::new(feet, settings));
                 self.accumulator_s = 0.0;
                 self.last_error = None;
             }
-            None => self.last_error = Some("no terrain under the camera to walk on".into()),
+            None => {
+                self.last_error = Some("no terrain under or ahead of the camera to walk on".into());
+            }
         }
     }
 
@@ -187,14 +191,23 @@ impl WalkMode {
     }
 
     /// The walk and collision section of the editor: toggles and figures.
-    pub fn ui(&mut self, ui: &mut egui::Ui, grid: &Grid, camera: &Camera) {
+    /// `look_at` finds the surface point the camera looks at, if any (see
+    /// [`WalkMode::toggle`]); it runs only when walk mode is switched on.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        grid: &Grid,
+        camera: &Camera,
+        look_at: impl FnOnce() -> Option<DVec3>,
+    ) {
         let mut walking = self.is_walking();
         if ui
             .checkbox(&mut walking, "Walk mode (F)")
             .on_hover_text("A capsule character on the terrain; WASD walk, Space jumps")
             .changed()
         {
-            self.toggle(grid, camera);
+            let target = if walking { look_at() } else { None };
+            self.toggle(grid, camera, target);
         }
         ui.checkbox(&mut self.fly_collides, "Fly camera collides");
         if let Some(w) = &self.walker {
@@ -209,7 +222,7 @@ impl WalkMode {
         let s = self.cache.stats();
         ui.label(format!("colliders: {}", s.colliders));
         ui.label(format!(
-            "collision triangles: {} → {} after flat patches",
+            "collision triangles: {} -> {} after flat patches",
             s.triangles_before_reduction, s.triangles
         ));
         ui.label(format!(
