@@ -648,3 +648,71 @@ fn scripted_walk_on_a_generated_world_stays_on_the_ground_and_is_deterministic()
         b.min_height_above_ground_studs.to_bits()
     );
 }
+
+/// Asserts that `cache` (updated incrementally) holds exactly the colliders
+/// a fresh build of `region` would.
+fn assert_matches_fresh_build(cache: &CollisionCache, grid: &Grid, region: CellBox) {
+    let mut fresh = CollisionCache::new();
+    fresh.update(grid, TERRAIN, region).unwrap();
+    let coords: HashSet<ChunkCoord> = fresh.colliders().map(|c| c.coord).collect();
+    assert_eq!(
+        coords,
+        cache.colliders().map(|c| c.coord).collect::<HashSet<_>>()
+    );
+    for c in fresh.colliders() {
+        let cached = cache.collider(c.coord).unwrap();
+        assert_eq!(cached.shape.vertices(), c.shape.vertices(), "{:?}", c.coord);
+        assert_eq!(cached.shape.indices(), c.shape.indices(), "{:?}", c.coord);
+    }
+}
+
+#[test]
+fn incremental_updates_match_a_fresh_build_after_edits_near_borders() {
+    let mut grid = flat_ground(IVec3::new(-32, 0, -32), IVec3::new(64, 24, 64), 10.5);
+    let region = CellBox::new(IVec3::new(-32, -32, -32), IVec3::new(64, 64, 64));
+    let mut cache = CollisionCache::new();
+    cache.update(&grid, TERRAIN, region).unwrap();
+    // Single cells on the last row of a chunk: only the neighbour's
+    // collision reach (1 cell) sees them from across the border — a face
+    // (x = 31 next to chunk 1) and a corner (-1, -1 next to three chunks).
+    for cell in [
+        IVec3::new(31, 10, 20),
+        IVec3::new(-1, 10, -1),
+        IVec3::new(20, 10, 31),
+    ] {
+        grid.edit_region(CellBox::new(cell, cell + IVec3::ONE), |_, old| {
+            if old.is_inside() {
+                Cell::EMPTY
+            } else {
+                Cell::full(Material::ROCK)
+            }
+        })
+        .unwrap();
+        assert!(!cache.update(&grid, TERRAIN, region).unwrap().full);
+        assert_matches_fresh_build(&cache, &grid, region);
+    }
+    // Brush edits across borders, edges and a corner.
+    let centres = [
+        DVec3::new(128.0, 44.0, 60.0),
+        DVec3::new(124.0, 44.0, 126.0),
+        DVec3::new(4.0, 44.0, 4.0),
+        DVec3::new(-6.0, 40.0, 200.0),
+        DVec3::new(0.0, 42.0, 0.0),
+    ];
+    for (i, &centre) in centres.iter().enumerate() {
+        let brush = Brush {
+            mode: if i % 2 == 0 {
+                BrushMode::Subtract
+            } else {
+                BrushMode::Add
+            },
+            radius_cells: 1.0 + i as f32,
+            strength: 1.0,
+            material: Material::ROCK,
+            ignore_water: false,
+        };
+        apply_brush(&mut grid, &brush, centre).unwrap();
+        assert!(!cache.update(&grid, TERRAIN, region).unwrap().full);
+        assert_matches_fresh_build(&cache, &grid, region);
+    }
+}
