@@ -234,3 +234,70 @@ impl WalkMode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::{Cell, Material};
+
+    /// Flat grass whose surface lies at about 42 studs.
+    fn ground() -> Grid {
+        let mut grid = Grid::new();
+        grid.edit_region(
+            CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(32, 16, 32)),
+            |c, _| {
+                let occ = ((10.5 - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
+                Cell::new(Material::GRASS, occ)
+            },
+        )
+        .unwrap();
+        grid
+    }
+
+    #[test]
+    fn walk_mode_puts_the_camera_at_eye_height_and_walks_with_the_view() {
+        let grid = ground();
+        let ground_y = column_surface_height_studs(&grid, 0.0, 0.0).unwrap();
+        // Yaw 90 looks along +X.
+        let mut camera = Camera::new(DVec3::new(0.0, 300.0, 0.0), 90.0, -10.0);
+        let mut walk = WalkMode::default();
+        walk.toggle(&grid, &camera, None);
+        assert!(walk.is_walking());
+        walk.update(&grid, &mut camera, 1.0);
+        let eye = camera.pos_world;
+        assert!((eye.y - (ground_y + 7.0)).abs() < 0.1, "{eye}");
+        assert!(walk.set_key(KeyCode::KeyW, true));
+        walk.update(&grid, &mut camera, 0.25);
+        // 15 steps of 1/60 s at 16 studs/s along +X.
+        assert!(
+            (camera.pos_world.x - (eye.x + 4.0)).abs() < 1e-6,
+            "{}",
+            camera.pos_world
+        );
+        assert!(camera.pos_world.z.abs() < 1e-6);
+        assert!(walk.last_error.is_none());
+        walk.toggle(&grid, &camera, None);
+        assert!(!walk.is_walking());
+        assert!(!walk.set_key(KeyCode::KeyW, true), "fly keys again");
+    }
+
+    #[test]
+    fn colliding_fly_camera_stops_above_the_ground() {
+        let grid = ground();
+        let ground_y = column_surface_height_studs(&grid, 10.0, 10.0).unwrap();
+        let mut walk = WalkMode {
+            fly_collides: true,
+            ..WalkMode::default()
+        };
+        let from = DVec3::new(10.0, 60.0, 10.0);
+        let mut camera = Camera::new(DVec3::new(10.0, 0.0, 10.0), 0.0, -89.0);
+        walk.collide_fly(&grid, from, &mut camera);
+        let y = camera.pos_world.y;
+        assert!(y > ground_y && y < ground_y + 1.2, "{y} vs {ground_y}");
+        // Without the option it flies through.
+        walk.fly_collides = false;
+        let mut camera = Camera::new(DVec3::new(10.0, 0.0, 10.0), 0.0, -89.0);
+        walk.collide_fly(&grid, from, &mut camera);
+        assert_eq!(camera.pos_world.y, 0.0);
+    }
+}
