@@ -207,7 +207,9 @@ fn unchanged_chunks_keep_their_shape_and_edited_ones_are_replaced() {
         .collect();
     assert_eq!(replaced, expected);
     assert_eq!(report.rebuilt_chunks, 2);
+    assert_eq!(report.edited_chunks, 2);
     assert_eq!(report.kept_colliders, 30);
+    assert_eq!(cache.stats().last_edit_rebuild, report);
     // An edit that changes nothing rebuilds nothing.
     let report = cache.update(&grid, TERRAIN, region).unwrap();
     assert_eq!(report.rebuilt_chunks, 0);

@@ -141,6 +141,9 @@ pub enum CollisionError {
 pub struct UpdateReport {
     /// Chunks whose collision mesh was (re)built, empty results included.
     pub rebuilt_chunks: usize,
+    /// Of those, chunks rebuilt because an edit changed cells they read
+    /// (the rest are new to the region, or all of them on a full rebuild).
+    pub edited_chunks: usize,
     /// Colliders kept unchanged (same `Arc`).
     pub kept_colliders: usize,
     /// True when everything in the region was rebuilt (first build, other
@@ -161,6 +164,8 @@ pub struct CollisionStats {
     pub triangles: u64,
     /// The last update that rebuilt at least one chunk.
     pub last_rebuild: UpdateReport,
+    /// The last update that rebuilt chunks because of an edit.
+    pub last_edit_rebuild: UpdateReport,
 }
 
 /// Collision shapes of the non-empty chunks in a region, kept current with
@@ -310,6 +315,7 @@ impl CollisionCache {
         let rebuilt: FxHashSet<ChunkCoord> = to_build.iter().copied().collect();
         let report = UpdateReport {
             rebuilt_chunks: to_build.len(),
+            edited_chunks: to_build.iter().filter(|c| affected.contains(c)).count(),
             kept_colliders: self
                 .colliders
                 .keys()
@@ -331,6 +337,9 @@ impl CollisionCache {
             .sum();
         if report.rebuilt_chunks > 0 {
             self.stats.last_rebuild = report;
+        }
+        if report.edited_chunks > 0 {
+            self.stats.last_edit_rebuild = report;
         }
         Ok(report)
     }

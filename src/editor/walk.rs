@@ -229,6 +229,10 @@ impl WalkMode {
             "last rebuild: {} chunks in {:.2} ms",
             s.last_rebuild.rebuilt_chunks, s.last_rebuild.ms
         ));
+        ui.label(format!(
+            "last edit: {} chunks rebuilt in {:.2} ms",
+            s.last_edit_rebuild.edited_chunks, s.last_edit_rebuild.ms
+        ));
         if let Some(e) = &self.last_error {
             ui.colored_label(egui::Color32::LIGHT_RED, e);
         }
