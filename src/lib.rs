@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod camera;
+pub mod collision;
 pub mod editor;
 pub mod io;
 pub mod mesh;

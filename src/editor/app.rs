@@ -41,7 +41,11 @@ use super::panel::{EditorPanel, PanelStats, SeaAction};
 use super::picking::{PickHit, pick};
 use super::tool_session::{ToolSession, sample_material};
 use super::tools_panel::{ActiveTool, Shortcut, ToolRequest};
+use super::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
+
+/// Toggles walk mode (F focuses the camera on the cursor).
+pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
@@ -207,6 +211,8 @@ struct WindowState {
     /// A left press in the 3D view not yet seen by a frame (a click shorter
     /// than a frame still applies the tool once).
     press_pending: bool,
+    /// Walk mode and fly-camera collision (see `walk.rs`).
+    walk: WalkMode,
 }
 
 impl ApplicationHandler for App {
@@ -245,6 +251,7 @@ impl ApplicationHandler for App {
             }
             WindowEvent::Focused(false) => {
                 state.controls.release_all();
+                state.walk.release_all();
                 state.sculpting = false;
             }
             WindowEvent::KeyboardInput { event, .. } => {
@@ -259,6 +266,17 @@ impl ApplicationHandler for App {
                         if pressed {
                             state.on_shortcut(code);
                         }
+                        return;
+                    }
+                    if code == WALK_TOGGLE_KEY {
+                        if pressed && !event.repeat {
+                            state.controls.release_all();
+                            let look_at = state.look_at(&self.meshes);
+                            state.walk.toggle(&self.grid, &state.camera, look_at);
+                        }
+                        return;
+                    }
+                    if state.walk.set_key(code, pressed) {
                         return;
                     }
                     if !state.controls.set_key(code, pressed) && pressed {
@@ -405,12 +423,25 @@ impl App {
             focus_requested: false,
             pasted_this_press: false,
             press_pending: false,
+            walk: WalkMode::default(),
             gpu,
         })
     }
 }
 
 impl WindowState {
+    /// The surface point at the centre of the view, if any (where walk mode
+    /// starts when the camera is not above terrain).
+    fn look_at(&self, meshes: &WorldMeshes) -> Option<glam::DVec3> {
+        pick(
+            meshes,
+            self.camera.pos_world,
+            self.camera.forward(),
+            PICK_DISTANCE_STUDS,
+        )
+        .map(|hit| hit.pos_world)
+    }
+
     /// Keyboard shortcuts outside the fly keys.
     fn on_shortcut(&mut self, code: KeyCode) {
         let (lo, hi) = (
@@ -458,7 +489,14 @@ impl WindowState {
         // Movement uses at most a quarter second per frame, so a stall does not teleport the camera.
         let dt_secs = frame_secs.min(0.25);
         self.last_frame = now;
-        self.controls.update(&mut self.camera, dt_secs);
+        if self.walk.is_walking() {
+            self.walk
+                .update(grid, &mut self.camera, f64::from(frame_secs));
+        } else {
+            let before = self.camera.pos_world;
+            self.controls.update(&mut self.camera, dt_secs);
+            self.walk.collide_fly(grid, before, &mut self.camera);
+        }
 
         // Panel first: it decides the 3D viewport.
         let mut stats: PanelStats = panel_stats(&self.adapter, grid, meshes, &self.camera);
@@ -490,9 +528,10 @@ impl WindowState {
         let mut session_event = None;
         let panel = &mut self.panel;
         panel.lod = streaming.lod.settings;
-        let camera = &self.camera;
+        let walk = &mut self.walk;
+        let camera = self.camera;
         let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
-            let (bar, event) = session.ui(ctx, grid, camera);
+            let (bar, event) = session.ui(ctx, grid, &camera);
             bar_points = bar;
             session_event = event;
             panel_points = panel.show(ctx, &stats);
@@ -507,6 +546,20 @@ impl WindowState {
                 ],
                 &boxes,
             );
+            egui::Window::new("Walk and collision")
+                .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+                .resizable(false)
+                .show(ctx, |ui| {
+                    walk.ui(ui, grid, &camera, || {
+                        pick(
+                            meshes,
+                            camera.pos_world,
+                            camera.forward(),
+                            PICK_DISTANCE_STUDS,
+                        )
+                        .map(|hit| hit.pos_world)
+                    })
+                });
         });
         streaming.lod.settings = self.panel.lod;
         session.view = ViewSetup {

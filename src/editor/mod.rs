@@ -15,5 +15,6 @@ pub mod script;
 pub mod script_runner;
 pub mod tool_session;
 pub mod tools_panel;
+pub mod walk;
 
 pub use app::{EditorError, EditorOptions, run};

@@ -46,6 +46,10 @@
 //! `ignore_water` applies to `fill` and `clear`.
 //!
 //! `undo` and `redo` take no other field.
+//!
+//! An optional `"walk"` (see [`WalkScript`]) walks a capsule character
+//! across the terrain after the strokes:
+//! `"walk": {"start_xz": [8.0, 2048.0], "steps": [{"frames": 600, "move_xz": [1, 0]}]}`.
 
 use std::path::Path;
 
@@ -175,6 +179,32 @@ pub struct Script {
     pub history_budget_bytes: usize,
     /// Entries sorted by frame (stable: same-frame entries keep file order).
     pub strokes: Vec<Stroke>,
+    /// A scripted walk run after the strokes, if any.
+    pub walk: Option<WalkScript>,
+}
+
+/// A scripted walk: the walker starts on the surface at `start_xz` and
+/// runs each step for its number of fixed 1/60 s physics frames.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkScript {
+    /// Start `(x, z)` in world studs; the walker is dropped onto the surface.
+    pub start_xz: [f64; 2],
+    /// Steps, run in order.
+    pub steps: Vec<WalkStep>,
+}
+
+/// One walk step: a constant input for `frames` physics frames.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkStep {
+    /// Physics frames (1/60 s each), 1..=1 000 000.
+    pub frames: u32,
+    /// Horizontal direction `(x, z)`, length at most 1 (full speed).
+    pub move_xz: [f64; 2],
+    /// Jump whenever standing on walkable ground.
+    #[serde(default)]
+    pub jump: bool,
 }
 
 /// Why a script could not be loaded.
@@ -216,6 +246,8 @@ struct ScriptFile {
     #[serde(default)]
     history_budget_mib: Option<f64>,
     strokes: Vec<StrokeFile>,
+    #[serde(default)]
+    walk: Option<WalkScript>,
 }
 
 #[derive(Deserialize, Default)]
@@ -272,6 +304,28 @@ pub fn parse_tool(name: &str) -> Option<BrushMode> {
     BrushMode::ALL
         .into_iter()
         .find(|m| m.script_name().eq_ignore_ascii_case(name))
+}
+
+/// Checks a walk's numbers: finite start, 1..=1 000 000 frames per step,
+/// finite directions no longer than 1.
+fn validate_walk(walk: &WalkScript) -> Result<(), String> {
+    if !walk.start_xz.iter().all(|v| v.is_finite()) {
+        return Err("walk start_xz must be finite".into());
+    }
+    for (i, step) in walk.steps.iter().enumerate() {
+        if !(1..=MAX_SCRIPT_FRAME).contains(&step.frames) {
+            return Err(format!(
+                "walk step {i}: frames must be 1..={MAX_SCRIPT_FRAME}"
+            ));
+        }
+        let [x, z] = step.move_xz;
+        if !(x.is_finite() && z.is_finite()) || x * x + z * z > 1.0 + 1e-9 {
+            return Err(format!(
+                "walk step {i}: move_xz must be finite with length <= 1"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The material named `name` (case-insensitive), e.g. `"grass"`.
@@ -632,10 +686,17 @@ impl Script {
             });
         }
         strokes.sort_by_key(|s| s.frame);
+        if let Some(walk) = &file.walk {
+            validate_walk(walk).map_err(|message| ScriptError::Parse {
+                path: name.to_string(),
+                message,
+            })?;
+        }
         Ok(Script {
             frame_rate_hz,
             history_budget_bytes,
             strokes,
+            walk: file.walk,
         })
     }
 
@@ -845,5 +906,38 @@ mod tests {
             }
         }
         assert!(n >= 1);
+    }
+
+    #[test]
+    fn walk_steps_parse_and_bad_ones_are_rejected() {
+        let s = Script::parse(
+            r#"{"strokes": [], "walk": {"start_xz": [8, 16],
+                "steps": [{"frames": 60, "move_xz": [1, 0]}, {"frames": 2, "move_xz": [0, -1], "jump": true}]}}"#,
+            "w",
+        )
+        .unwrap();
+        let walk = s.walk.unwrap();
+        assert_eq!(walk.start_xz, [8.0, 16.0]);
+        assert_eq!(
+            walk.steps[1],
+            WalkStep {
+                frames: 2,
+                move_xz: [0.0, -1.0],
+                jump: true
+            }
+        );
+        let err = |text: &str| Script::parse(text, "w.json").unwrap_err().to_string();
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 0, "move_xz": [1, 0]}]}}"#)
+                .contains("walk step 0: frames")
+        );
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 1]}]}}"#)
+                .contains("length <= 1")
+        );
+        assert!(
+            err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 0], "run": true}]}}"#)
+                .contains("unknown field")
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod chunk_mesh;
 pub mod coarse;
+pub mod collision_mesh;
 pub mod field;
 pub mod materials;
 pub mod skirts;

@@ -56,6 +56,9 @@ pub enum HeadlessError {
     /// The script could not be replayed.
     #[error(transparent)]
     Replay(#[from] ReplayError),
+    /// The script's walk failed.
+    #[error("scripted walk failed: {0}")]
+    Walk(String),
     /// Reading the rendered frame back from the GPU failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
@@ -554,6 +557,47 @@ pub struct RenderStats {
     pub height: u32,
     /// Camera used: position (studs), yaw and pitch (degrees).
     pub camera: [f64; 5],
+    /// Whole-world collision cache figures (with `--stats-json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collision: Option<CollisionSummary>,
+    /// The script's walk, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk: Option<crate::collision::scripted_walk::WalkStats>,
+}
+
+/// Collision figures of the whole world (`"collision"` in `--stats-json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CollisionSummary {
+    /// Colliders (non-empty chunks).
+    pub colliders: usize,
+    /// Triangles before flat-patch reduction.
+    pub triangles_before_reduction: u64,
+    /// Triangles after reduction.
+    pub triangles: u64,
+    /// `triangles_before_reduction / triangles`.
+    pub reduction_ratio: f64,
+    /// Building every collider (parallel), ms.
+    pub build_ms: f64,
+    /// The update after the script's edits: chunks rebuilt and ms (0 without edits).
+    pub last_rebuild_chunks: usize,
+    /// See `last_rebuild_chunks`.
+    pub last_rebuild_ms: f64,
+}
+
+/// Builds the collision cache of the whole `grid`; `None` (logged) when the
+/// world is larger than a cache region may be.
+fn world_collision(
+    cache: &mut crate::collision::CollisionCache,
+    grid: &Grid,
+) -> Option<crate::collision::UpdateReport> {
+    let region = grid.bounds_cells()?.expanded(1);
+    match cache.update(grid, crate::collision::TerrainId(0), region) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            log::warn!("collision statistics skipped: {e}");
+            None
+        }
+    }
 }
 
 /// Panel statistics from a grid and its meshes.
@@ -613,6 +657,11 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     headless.sync_meshes(&mut meshes);
     let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
+    let mut collision_cache = crate::collision::CollisionCache::new();
+    let collision_build = options
+        .stats_json
+        .as_ref()
+        .and_then(|_| world_collision(&mut collision_cache, &grid));
     let replay = match &options.script {
         Some(script) => replay_script(
             script,
@@ -627,6 +676,47 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             },
         )?,
         None => ReplayReport::default(),
+    };
+    let collision = collision_build.and_then(|build| {
+        let after = world_collision(&mut collision_cache, &grid)?;
+        let c = collision_cache.stats();
+        Some(CollisionSummary {
+            colliders: c.colliders,
+            triangles_before_reduction: c.triangles_before_reduction,
+            triangles: c.triangles,
+            reduction_ratio: c.triangles_before_reduction as f64 / c.triangles.max(1) as f64,
+            build_ms: build.ms,
+            last_rebuild_chunks: after.rebuilt_chunks,
+            last_rebuild_ms: if after.rebuilt_chunks > 0 {
+                after.ms
+            } else {
+                0.0
+            },
+        })
+    });
+    let walk = match options.script.as_ref().and_then(|s| s.walk.as_ref()) {
+        Some(walk) => {
+            let segments: Vec<_> = walk
+                .steps
+                .iter()
+                .map(|s| crate::collision::scripted_walk::WalkSegment {
+                    frames: s.frames,
+                    input: crate::collision::WalkInput {
+                        move_xz: glam::DVec2::from_array(s.move_xz),
+                        jump: s.jump,
+                    },
+                })
+                .collect();
+            let stats = crate::collision::scripted_walk::run_walk(
+                &grid,
+                crate::collision::TerrainId(0),
+                walk.start_xz,
+                &segments,
+            )
+            .map_err(|e| HeadlessError::Walk(e.to_string()))?;
+            Some(stats)
+        }
+        None => None,
     };
     let pipeline = &mut streaming.pipeline;
     let mut settings = frame_settings_for(&camera, &meshes);
@@ -704,6 +794,8 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             camera.yaw_deg as f64,
             camera.pitch_deg as f64,
         ],
+        collision,
+        walk,
     };
     if let Some(path) = &options.stats_json {
         let json = serde_json::to_string_pretty(&out).map_err(|e| HeadlessError::Write {

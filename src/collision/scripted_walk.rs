@@ -1,0 +1,109 @@
+//! A scripted walk: a [`Walker`] driven by fixed inputs for fixed numbers of
+//! 1/60 s physics frames, with the collision cache updated around it before
+//! every step, checked against the grid's columns for falling through.
+//!
+//! "Fell through" means the walker's feet were ever more than
+//! [`FELL_THROUGH_TOLERANCE_STUDS`] below the topmost surface of the column
+//! under them ([`column_surface_height_studs`], from the cells alone), i.e.
+//! it ended inside or under the terrain.
+
+use glam::DVec3;
+
+use super::character::{FIXED_DT_S, WalkError, column_surface_height_studs};
+use super::{CollisionCache, TerrainId, WalkInput, Walker, WalkerSettings};
+use crate::terrain::grid::Grid;
+
+/// How far below the column's surface the feet may be before the walk
+/// counts as fallen through, studs: half a cell, well beyond the difference
+/// between the column's linear crossings and the averaged Surface Nets
+/// vertices, far below any real fall.
+pub const FELL_THROUGH_TOLERANCE_STUDS: f64 = 2.0;
+
+/// Frames the walker settles onto the ground before the first step.
+pub const SETTLE_FRAMES: u32 = 120;
+
+/// One constant input held for `frames` physics frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WalkSegment {
+    /// Physics frames of 1/60 s.
+    pub frames: u32,
+    /// The input.
+    pub input: WalkInput,
+}
+
+/// Result of a scripted walk (`"walk"` in `--stats-json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct WalkStats {
+    /// Horizontal distance walked, studs.
+    pub distance_studs: f64,
+    /// The feet were ever below the column's surface (see the module docs).
+    pub fell_through: bool,
+    /// Lowest height of the feet above the column's surface over all steps, studs.
+    pub min_height_above_ground_studs: f64,
+    /// Physics frames simulated (settling included).
+    pub frames: u32,
+    /// Start and end feet positions, world studs.
+    pub start_world: [f64; 3],
+    /// End feet position, world studs.
+    pub end_world: [f64; 3],
+    /// Collision cache updates that rebuilt chunks.
+    pub cache_rebuilds: u32,
+    /// Slowest cache update, ms.
+    pub max_update_ms: f64,
+    /// Total time of the walk (cache updates and physics), ms.
+    pub walk_ms: f64,
+}
+
+/// Drops a walker onto the surface at `start_xz` (world studs) of `grid`,
+/// lets it settle, then plays `segments`.
+///
+/// # Errors
+/// [`WalkError`] when there is no surface at the start, or a step fails.
+pub fn run_walk(
+    grid: &Grid,
+    terrain: TerrainId,
+    start_xz: [f64; 2],
+    segments: &[WalkSegment],
+) -> Result<WalkStats, WalkError> {
+    let t0 = std::time::Instant::now();
+    let [x, z] = start_xz;
+    let ground = column_surface_height_studs(grid, x, z)
+        .ok_or(WalkError::InvalidInput("no terrain below the walk's start"))?;
+    let mut walker = Walker::new(DVec3::new(x, ground + 2.0, z), WalkerSettings::default());
+    let mut cache = CollisionCache::new();
+    let mut stats = WalkStats {
+        min_height_above_ground_studs: f64::INFINITY,
+        start_world: walker.feet_world.to_array(),
+        ..WalkStats::default()
+    };
+    let settle = WalkSegment {
+        frames: SETTLE_FRAMES,
+        input: WalkInput::default(),
+    };
+    for segment in std::iter::once(&settle).chain(segments) {
+        for _ in 0..segment.frames {
+            let update = cache
+                .update(grid, terrain, walker.region())
+                .map_err(|_| WalkError::OutOfRegion)?;
+            if update.rebuilt_chunks > 0 {
+                stats.cache_rebuilds += 1;
+                stats.max_update_ms = stats.max_update_ms.max(update.ms);
+            }
+            let report = walker.step(&cache, grid, terrain, &segment.input, FIXED_DT_S)?;
+            stats.frames += 1;
+            stats.distance_studs += report.moved_xz_studs;
+            let p = walker.feet_world;
+            if let Some(h) = column_surface_height_studs(grid, p.x, p.z) {
+                let above = p.y - h;
+                stats.min_height_above_ground_studs =
+                    stats.min_height_above_ground_studs.min(above);
+                if above < -FELL_THROUGH_TOLERANCE_STUDS {
+                    stats.fell_through = true;
+                }
+            }
+        }
+    }
+    stats.end_world = walker.feet_world.to_array();
+    stats.walk_ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(stats)
+}
