@@ -10,7 +10,7 @@
 //! edits reached, upload exactly those, then draw terrain and panel.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
@@ -46,6 +46,13 @@ use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
+
+/// Longest a held brush waits for its previous applications to become
+/// visible before it applies the next ones anyway. While it waits, the
+/// stroke's path keeps growing and is applied (at its spacing) when meshing
+/// catches up, so a big brush stays under the cursor instead of queueing
+/// seconds of edits.
+pub const BRUSH_BACKPRESSURE_MAX: Duration = Duration::from_millis(250);
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
@@ -211,6 +218,8 @@ struct WindowState {
     /// A left press in the 3D view not yet seen by a frame (a click shorter
     /// than a frame still applies the tool once).
     press_pending: bool,
+    /// When the held brush last applied (for back-pressure).
+    last_stroke_apply: Option<Instant>,
     /// Walk mode and fly-camera collision (see `walk.rs`).
     walk: WalkMode,
 }
@@ -423,6 +432,7 @@ impl App {
             focus_requested: false,
             pasted_this_press: false,
             press_pending: false,
+            last_stroke_apply: None,
             walk: WalkMode::default(),
             gpu,
         })
@@ -614,7 +624,13 @@ impl WindowState {
             self.sculpting = false;
             self.press_pending = false;
         } else {
-            self.apply_tools(grid, tools);
+            // Back-pressure: while the last applications are still being
+            // meshed (at most BRUSH_BACKPRESSURE_MAX), the stroke waits.
+            let meshing_behind = streaming.pipeline.pending_edits() > 0
+                && self
+                    .last_stroke_apply
+                    .is_some_and(|t| now.duration_since(t) < BRUSH_BACKPRESSURE_MAX);
+            self.apply_tools(grid, tools, meshing_behind, now);
         }
         if let Some(action) = self.panel.sea_action.take() {
             self.apply_sea_level(grid, tools, action);
@@ -770,11 +786,19 @@ impl WindowState {
     /// press to release, applied every spacing along the cursor path), the
     /// region drag, paste clicks, Alt+click material sampling, camera focus
     /// and the panel's and shortcuts' requests (undo, redo, region operations).
-    fn apply_tools(&mut self, grid: &mut Grid, tools: &mut ToolSession) {
+    fn apply_tools(
+        &mut self,
+        grid: &mut Grid,
+        tools: &mut ToolSession,
+        meshing_behind: bool,
+        now: Instant,
+    ) {
         let ray = self.cursor_ray();
         let held = self.sculpting || std::mem::take(&mut self.press_pending);
         match self.panel.tools.active {
+            ActiveTool::Brush if held && tools.in_stroke() && meshing_behind => {}
             ActiveTool::Brush if held => {
+                self.last_stroke_apply = Some(now);
                 if let Some(ray) = ray
                     && let Err(e) =
                         tools.stroke(grid, self.panel.brush(), &self.panel.tools, self.hit, ray)
