@@ -557,7 +557,7 @@ impl WindowState {
                 &boxes,
             );
             egui::Window::new("Walk and collision")
-                .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+                .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
                 .resizable(false)
                 .show(ctx, |ui| {
                     walk.ui(ui, grid, &camera, || {
