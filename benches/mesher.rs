@@ -90,6 +90,28 @@ fn fsn_sdf(grid: &Grid) -> Vec<f32> {
     sdf
 }
 
+/// A hash of every output array of a Strata mesh, so that a change to the
+/// mesher can be checked to leave its output bit-identical.
+fn mesh_hash(m: &ChunkMesh) -> u64 {
+    let mut bytes = Vec::new();
+    for v in m.positions.iter().chain(&m.normals) {
+        for x in v.to_array() {
+            bytes.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+    }
+    for (ids, weights) in m.material_ids.iter().zip(&m.material_weights) {
+        bytes.extend_from_slice(ids);
+        bytes.extend_from_slice(weights);
+    }
+    for c in &m.vertex_cubes {
+        bytes.extend(c.map(|x| x as u8));
+    }
+    for i in &m.indices {
+        bytes.extend_from_slice(&i.to_le_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_64(&bytes)
+}
+
 fn bench_case(c: &mut Criterion, name: &str, grid: Grid) {
     let coord = ChunkCoord::new(0, 0, 0);
     let mut mesher = SurfaceNets::new();
@@ -103,9 +125,11 @@ fn bench_case(c: &mut Criterion, name: &str, grid: Grid) {
     mesher.mesh_chunk_l0(&grid, coord, MeshOptions::default(), &mut out);
     surface_nets(&sdf, &FsnShape {}, [0; 3], [33; 3], &mut fsn);
     println!(
-        "{name}: strata {} vertices / {} triangles; fast-surface-nets {} vertices / {} triangles",
+        "{name}: strata {} vertices / {} triangles (output hash {:016x}); \
+         fast-surface-nets {} vertices / {} triangles",
         out.vertex_count(),
         out.triangle_count(),
+        mesh_hash(&out),
         fsn.positions.len(),
         fsn.indices.len() / 3
     );
