@@ -53,6 +53,9 @@ use crate::terrain::grid::Grid;
 /// No cube, vertex or batch.
 const NO_SLOT: u32 = u32::MAX;
 
+/// Never a [`vertex_key`] (those use bits 0..32 and 40..43 only).
+const NO_KEY: u64 = u64::MAX;
+
 /// Options for one meshing call.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MeshOptions {
@@ -63,6 +66,10 @@ pub struct MeshOptions {
 /// Per-cube state of pass 2 (kept small: quads touch 4 of these each).
 #[derive(Clone, Copy, Debug)]
 struct Cube {
+    /// [`vertex_key`] of the cube's first vertex, or [`NO_KEY`] before it has
+    /// one. Kept here so that the common lookup (a cube with one vertex)
+    /// reads only the cube, not also the vertex record.
+    first_key: u64,
     /// [`CornerMaterials::mask`] of the cube's samples: one bit when a
     /// single material contributes.
     mask: u32,
@@ -327,38 +334,36 @@ impl Scratch {
         }
 
         // Output: per-vertex arrays from the vertex records, in emission order.
+        // Reserved and pushed, not resized: zero-filling ~35 bytes per vertex
+        // first and overwriting them cost ~3% of the mesher.
         let count = self.vertices.len();
-        out.positions.resize(count, Vec3::ZERO);
-        out.normals.resize(count, Vec3::ZERO);
-        out.material_ids.resize(count, [0; 4]);
-        out.material_weights.resize(count, [0; 4]);
-        out.vertex_cubes.resize(count, [0; 3]);
+        out.positions.reserve(count);
+        out.normals.reserve(count);
+        out.material_ids.reserve(count);
+        out.material_weights.reserve(count);
+        out.vertex_cubes.reserve(count);
         let batches = &self.batches;
         let cubes = &self.cubes;
-        for ((((v, pos), normal), ids), (weights, local)) in self
-            .vertices
-            .iter()
-            .zip(&mut out.positions)
-            .zip(&mut out.normals)
-            .zip(&mut out.material_ids)
-            .zip(out.material_weights.iter_mut().zip(&mut out.vertex_cubes))
-        {
+        for v in &self.vertices {
             let cube = &cubes[v.cube as usize];
             let geo = cube.geo as usize;
             let b = &batches[geo / LANES];
             let j = geo % LANES;
-            *pos = Vec3::new(b.pos[0][j], b.pos[1][j], b.pos[2][j]);
-            *normal = Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]);
+            out.positions
+                .push(Vec3::new(b.pos[0][j], b.pos[1][j], b.pos[2][j]));
+            out.normals
+                .push(Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]));
             let set = vertex_set(v.key);
-            *ids = set.ids;
-            *weights = if set.len <= 1 {
+            out.material_ids.push(set.ids);
+            out.material_weights.push(if set.len <= 1 {
                 [255, 0, 0, 0]
             } else {
                 let (k, sy, sz) = (cube.key as usize, field.dim, field.dim * field.dim);
                 let ids = corner_word(&field.material, k, sy, sz);
                 weights_from_words(ids, corner_word(&field.solid, k, sy, sz), &set)
-            };
-            *local = [b.local[0] + j as i8, b.local[1], b.local[2]];
+            });
+            out.vertex_cubes
+                .push([b.local[0] + j as i8, b.local[1], b.local[2]]);
         }
         if options.keep_cube_offsets {
             out.cube_offsets.extend(self.vertices.iter().map(|v| {
@@ -453,6 +458,7 @@ impl Scratch {
                 self.cube_slot[k] = self.cubes.len() as u32;
                 self.cubes.push(Cube {
                     mask: masks[j],
+                    first_key: NO_KEY,
                     first_vertex: NO_SLOT,
                     key: k as u32,
                     geo: (batch * LANES + j) as u32,
@@ -562,8 +568,16 @@ impl Emitter<'_> {
     /// vertex of the cube's chain (or [`NO_SLOT`]).
     #[inline(always)]
     fn find_vertex(&self, slot: usize, key: u64) -> Result<u32, u32> {
-        let mut v = self.cubes[slot].first_vertex;
-        let mut last = NO_SLOT;
+        let cube = &self.cubes[slot];
+        if cube.first_key == key {
+            return Ok(cube.first_vertex);
+        }
+        if cube.first_vertex == NO_SLOT {
+            return Err(NO_SLOT);
+        }
+        // The first vertex's key was compared above.
+        let mut last = cube.first_vertex;
+        let mut v = self.vertices[last as usize].next;
         while v != NO_SLOT {
             let vertex = &self.vertices[v as usize];
             if vertex.key == key {
@@ -587,6 +601,7 @@ impl Emitter<'_> {
         });
         if last == NO_SLOT {
             self.cubes[slot].first_vertex = index;
+            self.cubes[slot].first_key = key;
         } else {
             self.vertices[last as usize].next = index;
         }
