@@ -230,15 +230,44 @@ pub fn select_small_quad_set(masks: [u32; 4]) -> Option<u64> {
 const MAX_VERTEX_TOTAL: usize = 8 * 255;
 
 /// `floor(numerator / total)` for `numerator <= 255 · total` and
-/// `1 <= total <= MAX_VERTEX_TOTAL`, given `reciprocal = ceil(2^32 / total)`.
+/// `1 <= total <= MAX_VERTEX_TOTAL`, by one correctly rounded `f32`
+/// division (4 of them, one per slot, fit in one SIMD division; an integer
+/// division per vertex dominated the weights).
 ///
-/// Exact for numerators below 2^20 and divisors below 2^11
-/// (Granlund–Montgomery), which covers `c·255 <= 2040·255` and
-/// `total <= 8·255`. The reciprocal is computed per vertex: a table of them
-/// kept missing the L1 cache.
+/// Exact: both operands are integers below 2^24, so they convert exactly.
+/// When `n / t` is an integer the division returns it exactly. Otherwise
+/// `n / t = k + r / t` with `1 <= r <= t - 1`, at least `1 / t >= 2^-11`
+/// below `k + 1`, while the rounding error of a quotient below 256 is at most
+/// `256 · 2^-24 = 2^-16`: the rounded quotient stays in `[k, k + 1)` and
+/// truncates to `k`. A test checks every pair.
 #[inline(always)]
-fn floor_quotient(numerator: u32, reciprocal: u64) -> u32 {
-    ((u64::from(numerator) * reciprocal) >> 32) as u32
+fn floor_quotient(numerator: u32, total: u32) -> u32 {
+    debug_assert!(numerator <= 255 * total && total as usize <= MAX_VERTEX_TOTAL);
+    // Both below 2^24, so exact through `i32` (signed conversions are single
+    // SIMD instructions; unsigned ones are not).
+    let q = numerator as i32 as f32 / total as i32 as f32;
+    // SAFETY: `q` is finite and in [0, 255] (numerator <= 255 · total,
+    // total >= 1), so it truncates to an `i32` without overflow; this skips
+    // the saturation code of `as`, which kept the division from vectorizing.
+    unsafe { q.to_int_unchecked::<i32>() as u32 }
+}
+
+/// The 8-bit weights for `set` of a vertex whose contributing samples all
+/// have material `id`: 255 on `id`'s slot, or on the dominant slot when the
+/// set lacks `id` (the vertex then has no contribution in it). Equal to
+/// [`vertex_weights`] for such a vertex, without computing contributions.
+#[inline(always)]
+pub fn single_material_weights(id: u8, set: &QuadSet) -> [u8; 4] {
+    if set.len <= 1 {
+        return [255, 0, 0, 0];
+    }
+    let mut slot = set.dominant_slot & 3;
+    for k in (0..4).rev() {
+        if k < set.len && set.ids[k as usize] == id {
+            slot = k;
+        }
+    }
+    (255u32 << (8 * slot)).to_le_bytes()
 }
 
 /// A vertex's 8-bit weights for `set`: its own contributions to the set's
@@ -271,14 +300,6 @@ pub fn weights_from_words(ids: u64, values: u64, set: &QuadSet) -> [u8; 4] {
     weights_from_contributions(c, set)
 }
 
-/// `ceil(2^32 / total)` for `1 <= total <= u32::MAX`, with a 32-bit division
-/// (several times cheaper than the 64-bit one): `ceil(a / b) =
-/// floor((a - 1) / b) + 1` for `a, b >= 1`.
-#[inline(always)]
-fn reciprocal_of(total: u32) -> u64 {
-    u64::from(u32::MAX / total) + 1
-}
-
 /// [`vertex_weights`] from the vertex's contributions `c` to the slots of
 /// `set` (slots `set.len..` must be 0).
 #[inline(always)]
@@ -295,13 +316,12 @@ fn weights_from_contributions(c: [u32; 4], set: &QuadSet) -> [u8; 4] {
     // floor(c·255 / total). Slots past the set have no contribution, so they
     // get 0 and never are the largest.
     debug_assert!(total as usize <= MAX_VERTEX_TOTAL);
-    let reciprocal = reciprocal_of(total);
     let mut packed = 0u32;
     let mut assigned = 0u32;
     let mut largest = 0u32;
     let mut largest_c = c[0];
     for (k, &ck) in c.iter().enumerate() {
-        let v = floor_quotient(ck * 255, reciprocal);
+        let v = floor_quotient(ck * 255, total);
         packed |= v << (8 * k);
         assigned += v;
         if ck > largest_c {
@@ -381,13 +401,56 @@ mod tests {
     }
 
     #[test]
-    fn reciprocal_division_is_exact_for_every_vertex_total() {
+    fn float_division_is_exact_for_every_vertex_total() {
         for total in 1..=MAX_VERTEX_TOTAL as u32 {
-            let reciprocal = reciprocal_of(total);
-            assert_eq!(reciprocal, (1u64 << 32).div_ceil(u64::from(total)));
             for c in 0..=total {
                 let n = c * 255;
-                assert_eq!(floor_quotient(n, reciprocal), n / total, "{c}/{total}");
+                assert_eq!(floor_quotient(n, total), n / total, "{c}/{total}");
+            }
+        }
+    }
+
+    #[test]
+    fn single_material_weights_match_the_general_path() {
+        let sets = [
+            QuadSet {
+                ids: [2, 3, 5, 2],
+                len: 3,
+                dominant_slot: 2,
+            },
+            QuadSet {
+                ids: [3, 9, 3, 3],
+                len: 2,
+                dominant_slot: 1,
+            },
+            QuadSet {
+                ids: [2, 4, 6, 8],
+                len: 4,
+                dominant_slot: 3,
+            },
+            QuadSet {
+                ids: [7, 7, 7, 7],
+                len: 1,
+                dominant_slot: 0,
+            },
+        ];
+        for set in &sets {
+            for id in 2..12u8 {
+                for values in [[255u8; 8], [0, 0, 0, 9, 200, 0, 1, 255]] {
+                    let mut ids = [id; 8];
+                    // Empty and foreign samples do not make a second material.
+                    ids[0] = 40;
+                    ids[1] = 13;
+                    let mut values = values;
+                    values[1] = 0;
+                    let corners = CornerMaterials::new(ids, values);
+                    assert_eq!(corners.single(), Some(id));
+                    assert_eq!(
+                        single_material_weights(id, set),
+                        vertex_weights(&corners, set),
+                        "id {id}, set {set:?}"
+                    );
+                }
             }
         }
     }

@@ -45,7 +45,8 @@ use glam::{IVec3, Vec3};
 use super::chunk_mesh::ChunkMesh;
 use super::field::{Neighbourhood, PAD, PADDED_L0, SampleField};
 use super::materials::{
-    CornerMaterials, QuadSet, select_quad_set, select_small_quad_set, weights_from_words,
+    CornerMaterials, QuadSet, select_quad_set, select_small_quad_set, single_material_weights,
+    weights_from_words,
 };
 use crate::terrain::coords::{CELL_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::Grid;
@@ -355,8 +356,12 @@ impl Scratch {
                 .push(Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]));
             let set = vertex_set(v.key);
             out.material_ids.push(set.ids);
+            let mask = cube.mask;
             out.material_weights.push(if set.len <= 1 {
                 [255, 0, 0, 0]
+            } else if mask != 0 && mask & (mask - 1) == 0 {
+                // One contributing material (common): no contributions to sum.
+                single_material_weights(mask.trailing_zeros() as u8, &set)
             } else {
                 let (k, sy, sz) = (cube.key as usize, field.dim, field.dim * field.dim);
                 let ids = corner_word(&field.material, k, sy, sz);
