@@ -335,9 +335,21 @@ impl Scratch {
         }
 
         // Output: per-vertex arrays from the vertex records, in emission order.
-        // Reserved and pushed, not resized: zero-filling ~35 bytes per vertex
-        // first and overwriting them cost ~3% of the mesher.
+        // Written straight into reserved capacity: zero-filling ~35 bytes per
+        // vertex first (`resize`) cost ~3% of the mesher, and pushing to 5
+        // vectors checks 5 capacities per vertex.
         let count = self.vertices.len();
+        let start = out.positions.len();
+        debug_assert!(
+            [
+                out.normals.len(),
+                out.material_ids.len(),
+                out.material_weights.len(),
+                out.vertex_cubes.len()
+            ]
+            .iter()
+            .all(|&len| len == start)
+        );
         out.positions.reserve(count);
         out.normals.reserve(count);
         out.material_ids.reserve(count);
@@ -345,19 +357,29 @@ impl Scratch {
         out.vertex_cubes.reserve(count);
         let batches = &self.batches;
         let cubes = &self.cubes;
-        for v in &self.vertices {
+        for ((((v, pos), normal), ids), (weights, local)) in self
+            .vertices
+            .iter()
+            .zip(out.positions.spare_capacity_mut())
+            .zip(out.normals.spare_capacity_mut())
+            .zip(out.material_ids.spare_capacity_mut())
+            .zip(
+                out.material_weights
+                    .spare_capacity_mut()
+                    .iter_mut()
+                    .zip(out.vertex_cubes.spare_capacity_mut()),
+            )
+        {
             let cube = &cubes[v.cube as usize];
             let geo = cube.geo as usize;
             let b = &batches[geo / LANES];
             let j = geo % LANES;
-            out.positions
-                .push(Vec3::new(b.pos[0][j], b.pos[1][j], b.pos[2][j]));
-            out.normals
-                .push(Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]));
+            pos.write(Vec3::new(b.pos[0][j], b.pos[1][j], b.pos[2][j]));
+            normal.write(Vec3::new(b.normal[0][j], b.normal[1][j], b.normal[2][j]));
             let set = vertex_set(v.key);
-            out.material_ids.push(set.ids);
+            ids.write(set.ids);
             let mask = cube.mask;
-            out.material_weights.push(if set.len <= 1 {
+            weights.write(if set.len <= 1 {
                 [255, 0, 0, 0]
             } else if mask != 0 && mask & (mask - 1) == 0 {
                 // One contributing material (common): no contributions to sum.
@@ -367,8 +389,18 @@ impl Scratch {
                 let ids = corner_word(&field.material, k, sy, sz);
                 weights_from_words(ids, corner_word(&field.solid, k, sy, sz), &set)
             });
-            out.vertex_cubes
-                .push([b.local[0] + j as i8, b.local[1], b.local[2]]);
+            local.write([b.local[0] + j as i8, b.local[1], b.local[2]]);
+        }
+        // SAFETY: each vector had length `start` and room for `count` more
+        // (reserved above), so each spare capacity holds at least `count`
+        // elements and the zip above, as long as `vertices` (`count`), wrote
+        // the first `count` of every one of them.
+        unsafe {
+            out.positions.set_len(start + count);
+            out.normals.set_len(start + count);
+            out.material_ids.set_len(start + count);
+            out.material_weights.set_len(start + count);
+            out.vertex_cubes.set_len(start + count);
         }
         if options.keep_cube_offsets {
             out.cube_offsets.extend(self.vertices.iter().map(|v| {
