@@ -340,7 +340,10 @@ impl Scratch {
         // vectors checks 5 capacities per vertex.
         let count = self.vertices.len();
         let start = out.positions.len();
-        debug_assert!(
+        // Checked in release too: the `set_len` below relies on it (a caller
+        // that filled the arrays unevenly must not expose uninitialized
+        // elements). Five compares per chunk.
+        assert!(
             [
                 out.normals.len(),
                 out.material_ids.len(),
@@ -348,7 +351,8 @@ impl Scratch {
                 out.vertex_cubes.len()
             ]
             .iter()
-            .all(|&len| len == start)
+            .all(|&len| len == start),
+            "ChunkMesh per-vertex arrays must have equal lengths"
         );
         out.positions.reserve(count);
         out.normals.reserve(count);
