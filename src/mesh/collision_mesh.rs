@@ -36,7 +36,7 @@
 use glam::Vec3;
 
 use super::field::{Neighbourhood, PAD, SampleField};
-use super::surface_nets::owns_no_surface_l0;
+use super::surface_nets::{edge, owns_no_surface_l0};
 use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord};
 use crate::terrain::grid::Grid;
 
@@ -381,15 +381,6 @@ fn push_quad(indices: &mut Vec<[u32; 3]>, v: [u32; 4], facing_plus: bool) {
         indices.push([v[0], v[2], v[1]]);
         indices.push([v[0], v[3], v[2]]);
     }
-}
-
-/// One cube edge `a`–`b`: the linear 0.5 crossing parameter (0 when the edge
-/// does not cross) and 1.0 when it crosses, else 0.0. Same as the render mesher.
-#[inline(always)]
-fn edge(a: f32, b: f32) -> (f32, f32) {
-    let cross = (a >= 128.0) != (b >= 128.0);
-    let t = (127.5 - a) / (b - a);
-    (if cross { t } else { 0.0 }, if cross { 1.0 } else { 0.0 })
 }
 
 /// Position (chunk-local studs) of the vertex of the cube with padded min

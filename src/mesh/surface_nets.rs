@@ -723,10 +723,12 @@ struct BatchGeometry {
     local: [i8; 3],
 }
 
-/// One cube edge `a`–`b`: the linear 0.5 crossing parameter (0 when the edge
-/// does not cross) and 1.0 when it crosses, else 0.0.
+/// One cube edge `a`–`b` (occupancy samples, 0–255): the linear 0.5
+/// crossing parameter (0 when the edge does not cross) and 1.0 when it
+/// crosses, else 0.0. Shared with the collision mesher, whose vertices must
+/// be bit-identical to these.
 #[inline(always)]
-fn edge(a: f32, b: f32) -> (f32, f32) {
+pub(crate) fn edge(a: f32, b: f32) -> (f32, f32) {
     let cross = (a >= 128.0) != (b >= 128.0);
     let t = (127.5 - a) / (b - a);
     (if cross { t } else { 0.0 }, if cross { 1.0 } else { 0.0 })
