@@ -88,26 +88,6 @@ fn vs_main(in: VertexIn) -> VsOut {
     return out;
 }
 
-// Keep in sync with `fog_color` in sky.wgsl.
-fn fog_color(dir: vec3<f32>) -> vec3<f32> {
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
-    let glow = pow(sun, 6.0) * 0.35;
-    return globals.sky_horizon.rgb + globals.sun_color.rgb * glow * 0.3;
-}
-
-// Filmic shoulder (Narkowicz's ACES fit) so sunlit snow does not clip.
-// Keep in sync between terrain.wgsl and sky.wgsl.
-fn tonemap(c: vec3<f32>) -> vec3<f32> {
-    let x = c * 0.8;
-    return clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), vec3<f32>(0.0), vec3<f32>(1.0));
-}
-
-fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
-    let lo = c * 12.92;
-    let hi = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - 0.055;
-    return select(hi, lo, c <= vec3<f32>(0.0031308));
-}
-
 fn hash2(p: vec2<i32>) -> f32 {
     var h = bitcast<u32>(p.x) * 0x27d4eb2du ^ (bitcast<u32>(p.y) * 0x165667b1u);
     h = (h ^ (h >> 15u)) * 0x85ebca6bu;

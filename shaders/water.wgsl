@@ -165,38 +165,6 @@ fn vs_main(in: VertexIn) -> VsOut {
     return out;
 }
 
-// Keep in sync with `fog_color` in sky.wgsl and terrain.wgsl.
-fn fog_color(dir: vec3<f32>) -> vec3<f32> {
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
-    let glow = pow(sun, 6.0) * 0.35;
-    return globals.sky_horizon.rgb + globals.sun_color.rgb * glow * 0.3;
-}
-
-// `sky_color` of sky.wgsl without the sun disk (the glint below stands in for
-// it, anti-aliased by the wave normals). Keep in sync.
-fn sky_color(dir: vec3<f32>) -> vec3<f32> {
-    let up = dir.y;
-    let above = pow(clamp(up, 0.0, 1.0), 0.45);
-    var c = mix(fog_color(dir), globals.sky_zenith.rgb, above);
-    let below = clamp(-up * 4.0, 0.0, 1.0);
-    c = mix(c, globals.sky_horizon.rgb * 0.8, below);
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
-    c += globals.sun_color.rgb * pow(sun, 64.0) * 0.4;
-    return c;
-}
-
-// Keep in sync with terrain.wgsl and sky.wgsl.
-fn tonemap(c: vec3<f32>) -> vec3<f32> {
-    let x = c * 0.8;
-    return clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), vec3<f32>(0.0), vec3<f32>(1.0));
-}
-
-fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
-    let lo = c * 12.92;
-    let hi = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - 0.055;
-    return select(hi, lo, c <= vec3<f32>(0.0031308));
-}
-
 // Studs of water along this fragment's view ray, from the opaque depth
 // `scene_z` behind it (reversed-Z infinite projection: depth = near / view
 // distance along the ray, so the distance to the bed is the water's distance
@@ -244,7 +212,7 @@ fn shade(in: VsOut, thickness: f32) -> vec4<f32> {
     let sun = globals.sun_color.rgb * globals.sun_dir.w;
     let rs = max(dot(r, sun_dir), 0.0);
     let glint = pow(rs, 1200.0) * 90.0 + pow(rs, 160.0) * 3.0;
-    let reflected = sky_color(r) + sun * glint;
+    let reflected = sky_gradient(r) + sun * glint;
 
     // Light scattered by the water body: sun from above plus sky ambient.
     let ambient = globals.sky_zenith.rgb * globals.sky_zenith.w;

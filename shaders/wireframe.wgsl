@@ -77,12 +77,6 @@ fn vs_pull(@builtin(vertex_index) vertex_index: u32, @location(4) chunk_origin_r
     return project(chunk_origin_rel.xyz + pos_in_chunk, normal.w, bary);
 }
 
-fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
-    let lo = c * 12.92;
-    let hi = 1.055 * pow(max(c, vec3<f32>(0.0)), vec3<f32>(1.0 / 2.4)) - 0.055;
-    return select(hi, lo, c <= vec3<f32>(0.0031308));
-}
-
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // Distance to the nearest edge in pixels (0 for polygon-mode lines).

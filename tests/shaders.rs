@@ -1,5 +1,6 @@
 //! Every shader module parses and validates with naga, exactly as the
-//! renderer builds it (with `shaders/globals.wgsl` prepended), so shader
+//! renderer builds it (with `shaders/globals.wgsl` and `shaders/shading.wgsl`
+//! prepended), so shader
 //! mistakes fail `cargo test` without needing a GPU.
 
 use std::path::PathBuf;
@@ -22,7 +23,9 @@ fn shader_files() -> Vec<String> {
 fn every_wgsl_file_is_a_built_module_or_the_shared_globals() {
     for name in shader_files() {
         assert!(
-            name == "globals.wgsl" || shaders::ALL.iter().any(|(n, _)| *n == name),
+            name == "globals.wgsl"
+                || name == "shading.wgsl"
+                || shaders::ALL.iter().any(|(n, _)| *n == name),
             "shaders/{name} is not built by src/render/shaders.rs"
         );
     }
