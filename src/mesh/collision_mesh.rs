@@ -36,7 +36,7 @@
 use glam::Vec3;
 
 use super::field::{Neighbourhood, PAD, SampleField};
-use super::surface_nets::{edge, owns_no_surface_l0};
+use super::surface_nets::{edge, mixed_cubes, owns_no_surface_l0};
 use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord};
 use crate::terrain::grid::Grid;
 
@@ -136,13 +136,7 @@ impl CollisionMesher {
         let cube_mask: u64 = ((1u64 << (N + 1)) - 1) << (PAD - 1);
         for cz in PAD - 1..PAD + N {
             for cy in PAD - 1..PAD + N {
-                let r00 = rows[cy + dim * cz];
-                let r10 = rows[cy + 1 + dim * cz];
-                let r01 = rows[cy + dim * (cz + 1)];
-                let r11 = rows[cy + 1 + dim * (cz + 1)];
-                let any = r00 | r10 | r01 | r11;
-                let all = r00 & r10 & r01 & r11;
-                let mut mixed = (any | (any >> 1)) & !(all & (all >> 1)) & cube_mask;
+                let mut mixed = mixed_cubes(rows, dim, cy, cz) & cube_mask;
                 while mixed != 0 {
                     let cx = mixed.trailing_zeros() as usize;
                     mixed &= mixed - 1;

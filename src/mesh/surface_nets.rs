@@ -260,13 +260,7 @@ impl Scratch {
         let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
         for cz in PAD - 1..PAD + n {
             for cy in PAD - 1..PAD + n {
-                let r00 = rows[cy + dim * cz];
-                let r10 = rows[cy + 1 + dim * cz];
-                let r01 = rows[cy + dim * (cz + 1)];
-                let r11 = rows[cy + 1 + dim * (cz + 1)];
-                let any = r00 | r10 | r01 | r11;
-                let all = r00 & r10 & r01 & r11;
-                let mixed = (any | (any >> 1)) & !(all & (all >> 1)) & cube_mask;
+                let mixed = mixed_cubes(rows, dim, cy, cz) & cube_mask;
                 if mixed != 0 {
                     self.evaluate_row::<D>(
                         field,
@@ -721,6 +715,21 @@ struct BatchGeometry {
     pos: [[f32; LANES]; 3],
     /// Chunk-local min-corner sample of lane 0's cube.
     local: [i8; 3],
+}
+
+/// Bit `x` set for every cube with min corner `(x, cy, cz)` (padded sample
+/// coordinates) whose 8 corners are neither all inside nor all outside, from
+/// the per-row inside bit masks `rows` (`dim` rows per plane). Shared with the
+/// collision mesher, which must find exactly the same surface cubes.
+#[inline(always)]
+pub(crate) fn mixed_cubes(rows: &[u64], dim: usize, cy: usize, cz: usize) -> u64 {
+    let r00 = rows[cy + dim * cz];
+    let r10 = rows[cy + 1 + dim * cz];
+    let r01 = rows[cy + dim * (cz + 1)];
+    let r11 = rows[cy + 1 + dim * (cz + 1)];
+    let any = r00 | r10 | r01 | r11;
+    let all = r00 & r10 & r01 & r11;
+    (any | (any >> 1)) & !(all & (all >> 1))
 }
 
 /// One cube edge `a`–`b` (occupancy samples, 0–255): the linear 0.5
