@@ -167,12 +167,7 @@ impl ChunkBuffers {
     }
 
     fn create_instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("chunk instances"),
-            size: (capacity * std::mem::size_of::<ChunkInstance>()) as u64,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
+        create_instance_buffer(device, "chunk instances", capacity)
     }
 
     /// Uploads exactly the chunks `meshes` reports as changed since the last
@@ -542,6 +537,21 @@ impl ChunkBuffers {
 
 fn cmp_coord(a: ChunkCoord, b: ChunkCoord) -> std::cmp::Ordering {
     (a.0.x, a.0.y, a.0.z).cmp(&(b.0.x, b.0.y, b.0.z))
+}
+
+/// A vertex buffer for `capacity` [`ChunkInstance`]s, written each frame
+/// (terrain and water draw lists).
+pub(super) fn create_instance_buffer(
+    device: &wgpu::Device,
+    label: &str,
+    capacity: usize,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: (capacity * std::mem::size_of::<ChunkInstance>()) as u64,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 #[cfg(test)]

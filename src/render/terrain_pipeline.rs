@@ -53,7 +53,9 @@ pub struct ChunkInstance {
 
 const _: () = assert!(std::mem::size_of::<ChunkInstance>() == 32);
 
-fn pack_snorm8(v: f32) -> i8 {
+/// `v` clamped to `[-1, 1]` as an `Snorm8` (127 steps per unit); also used
+/// by the water vertices.
+pub(crate) fn pack_snorm8(v: f32) -> i8 {
     (v.clamp(-1.0, 1.0) * 127.0).round() as i8
 }
 

@@ -13,7 +13,7 @@ use crate::camera::Camera;
 use crate::mesh::water::WaterMesh;
 use crate::terrain::coords::ChunkCoord;
 
-use super::chunk_buffers::Frustum;
+use super::chunk_buffers::{Frustum, create_instance_buffer};
 use super::terrain_pipeline::ChunkInstance;
 use super::water_pipeline::{WAVE_MAX_DISPLACEMENT_STUDS, WaterVertex};
 
@@ -63,12 +63,7 @@ impl WaterBuffers {
     }
 
     fn create_instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("water instances"),
-            size: (capacity * std::mem::size_of::<ChunkInstance>()) as u64,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
+        create_instance_buffer(device, "water instances", capacity)
     }
 
     /// GPU buffers for `mesh` and their size in bytes; `None` for no water.

@@ -21,7 +21,7 @@ use crate::mesh::water::WaterMesh;
 
 use super::DEPTH_FORMAT;
 use super::globals::GlobalsBinding;
-use super::terrain_pipeline::ChunkInstance;
+use super::terrain_pipeline::{ChunkInstance, pack_snorm8};
 
 /// Seconds after which the waves repeat exactly (every wave makes a whole
 /// number of cycles). The animation time is wrapped to `[0, WAVE_LOOP_SECS)`
@@ -49,10 +49,6 @@ pub struct WaterVertex {
 }
 
 const _: () = assert!(std::mem::size_of::<WaterVertex>() == 20);
-
-fn pack_snorm8(v: f32) -> i8 {
-    (v.clamp(-1.0, 1.0) * 127.0).round() as i8
-}
 
 impl WaterVertex {
     /// Vertex attributes at shader locations 0..=2.
