@@ -17,26 +17,16 @@ use strata::editor::panel::PanelStats;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
 use strata::render::headless::{self, HeadlessRenderer, ScreenshotOptions, WorldSource};
-use strata::render::{FrameSettings, Gpu, Overlay, OverlaySet, WireframeMode};
+use strata::render::{FrameSettings, Overlay, OverlaySet, WireframeMode};
 use strata::terrain::Grid;
 use strata::terrain::coords::ChunkCoord;
 use strata::terrain::generate::GeneratorSettings;
 
+mod common;
+use common::gpu_or_skip;
+
 const W: u32 = 320;
 const H: u32 = 180;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new_headless() {
-        Ok(gpu) => {
-            eprintln!("{test}: adapter {}", gpu.adapter_summary());
-            Some(gpu)
-        }
-        Err(e) => {
-            eprintln!("SKIPPING {test}: no graphics adapter could be created: {e}");
-            None
-        }
-    }
-}
 
 fn small_world() -> WorldSource {
     WorldSource::Generated(GeneratorSettings {

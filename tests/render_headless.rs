@@ -11,26 +11,16 @@ use strata::camera::Camera;
 use strata::editor::panel::PanelStats;
 use strata::pipeline::WorldMeshes;
 use strata::render::headless::{self, HeadlessRenderer};
-use strata::render::{BrushCursor, FrameSettings, Gpu};
+use strata::render::{BrushCursor, FrameSettings};
 use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::edit::BrushMode;
 use strata::terrain::{Cell, Grid, Material};
 
+mod common;
+use common::gpu_or_skip;
+
 const W: u32 = 320;
 const H: u32 = 180;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new_headless() {
-        Ok(gpu) => {
-            eprintln!("{test}: adapter {}", gpu.adapter_summary());
-            Some(gpu)
-        }
-        Err(e) => {
-            eprintln!("SKIPPING {test}: no graphics adapter could be created: {e}");
-            None
-        }
-    }
-}
 
 /// Rolling hills from a tiny local height function, `size` cells square,
 /// starting at cell `offset` (grass on top, rock below, sand in the valleys).

@@ -19,6 +19,9 @@ use strata::render::{FrameSettings, Gpu};
 use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::{Cell, ChunkCoord, Grid, Material};
 
+mod common;
+use common::gpu_or_skip;
+
 const W: u32 = 320;
 const H: u32 = 180;
 /// Pond centre (cells, x and z), radius of the bowl (cells) and water level
@@ -29,19 +32,6 @@ const WATER_ROWS: i32 = 10;
 /// Bed height of the bowl's centre and of the land around it, cells.
 const BED_DEEPEST: f64 = 3.0;
 const LAND: f64 = 12.0;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new_headless() {
-        Ok(gpu) => {
-            eprintln!("{test}: adapter {}", gpu.adapter_summary());
-            Some(gpu)
-        }
-        Err(e) => {
-            eprintln!("SKIPPING {test}: no graphics adapter could be created: {e}");
-            None
-        }
-    }
-}
 
 /// Height of the ground (cells) at cell column `(x, z)`: a sandy bowl,
 /// deepest in the middle, rising to the grass around it.
