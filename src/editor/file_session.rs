@@ -102,15 +102,15 @@ impl FileSession {
         camera: &Camera,
     ) -> (f32, Option<SessionEvent>) {
         let name = self.doc.display_name();
-        let path = self.doc.path().map(|p| p.to_path_buf());
-        let recent = self.recent.paths().to_vec();
         let (height, actions, answer) = {
+            // Borrows disjoint fields: the view reads the document, recent
+            // list and job while the menu updates itself.
             let job = self.job.as_ref().map(|j| (j.label.as_str(), &*j.progress));
             let view = FileMenuView {
                 name: &name,
-                path: path.as_deref(),
+                path: self.doc.path(),
                 dirty: self.doc.is_dirty(grid),
-                recent: &recent,
+                recent: self.recent.paths(),
                 job,
             };
             self.menu.show(ctx, &view)
