@@ -323,3 +323,28 @@ fn undo_and_redo_invalidate_the_same_chunks_as_the_edit() {
         requested
     );
 }
+
+#[test]
+fn a_huge_region_operation_is_rejected_at_once_and_changes_nothing() {
+    // The input that hung a script: clear over ±100000 cells on each axis,
+    // and a fill spanning most of the i32 range (its volume used to wrap).
+    let mut grid = strata::terrain::generate::flat_world(64, 32).unwrap();
+    let before = grid.content_hash();
+    let started = std::time::Instant::now();
+    for bounds in [
+        CellBox::new(IVec3::splat(-100_000), IVec3::splat(100_000)),
+        CellBox::new(IVec3::splat(-2_000_000_000), IVec3::splat(2_000_000_000)),
+    ] {
+        let mut recorder = Recorder::new("clear");
+        let result = recorder.record(&mut grid, bounds, |g| region::clear(g, bounds, false));
+        assert!(result.is_err(), "{bounds:?} must be rejected");
+        assert!(recorder.is_empty());
+        let mut recorder = Recorder::new("fill");
+        let result = recorder.record(&mut grid, bounds, |g| {
+            region::fill(g, bounds, Material::ROCK, 255, false)
+        });
+        assert!(result.is_err(), "{bounds:?} must be rejected");
+    }
+    assert_eq!(grid.content_hash(), before);
+    assert!(started.elapsed().as_secs() < 5, "rejected at once");
+}

@@ -132,8 +132,11 @@ impl CellBox {
         if self.is_empty() {
             return 0;
         }
-        let d = (self.max - self.min).as_i64vec3();
-        (d.x * d.y * d.z) as u64
+        // In i64: a box spanning most of the i32 range must not wrap.
+        let d = self.max.as_i64vec3() - self.min.as_i64vec3();
+        (d.x as u64)
+            .saturating_mul(d.y as u64)
+            .saturating_mul(d.z as u64)
     }
 
     /// Intersection of two boxes (possibly empty).

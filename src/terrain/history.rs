@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::cell::Cell;
 use super::chunk::ChunkCells;
 use super::coords::{CellBox, ChunkCoord};
 use super::grid::{EditReport, Grid, same_content};
@@ -135,11 +136,35 @@ impl Recorder {
         region: CellBox,
         edit: impl FnOnce(&mut Grid) -> Result<EditReport, E>,
     ) -> Result<EditReport, E> {
+        // Only stored chunks need their storage kept: a chunk of `region`
+        // that is not stored was empty. Walking the stored chunks instead of
+        // the region's also keeps a huge (later rejected) region from
+        // looping over billions of chunk coordinates first.
+        let range = region.chunk_range().map(|(lo, hi)| (lo.0, hi.0));
+        let in_region = |c: ChunkCoord| {
+            range.is_some_and(|(lo, hi)| c.0.cmpge(lo).all() && c.0.cmple(hi).all())
+        };
+        let region_chunks = range.map_or(0u128, |(lo, hi)| {
+            let d = hi.as_i64vec3() - lo.as_i64vec3() + 1;
+            d.x as u128 * d.y as u128 * d.z as u128
+        });
         let mut speculative: FxHashMap<ChunkCoord, ChunkCells> = FxHashMap::default();
-        if !region.is_empty() {
+        let mut keep = |coord: ChunkCoord, cells: &ChunkCells| {
+            if !self.before.contains_key(&coord) {
+                speculative.insert(coord, cells.clone());
+            }
+        };
+        // Whichever is fewer: the region's chunks (a brush) or the stored ones.
+        if region_chunks <= grid.chunk_count() as u128 {
             for coord in region.chunks() {
-                if !self.before.contains_key(&coord) {
-                    speculative.insert(coord, grid.chunk_cells(coord));
+                if let Some(chunk) = grid.chunk(coord) {
+                    keep(coord, &chunk.cells);
+                }
+            }
+        } else {
+            for (coord, chunk) in grid.chunks() {
+                if in_region(coord) {
+                    keep(coord, &chunk.cells);
                 }
             }
         }
@@ -152,6 +177,10 @@ impl Recorder {
                 *b = b.union(bounds);
             } else if let Some(cells) = speculative.remove(coord) {
                 self.before.insert(*coord, (cells, *bounds));
+            } else if in_region(*coord) {
+                // Not stored before the edit: it was empty.
+                self.before
+                    .insert(*coord, (ChunkCells::Uniform(Cell::EMPTY), *bounds));
             } else {
                 // Its before-state is unknown: the chunk cannot be undone, so
                 // it is left out of the step and the tool bug is logged.

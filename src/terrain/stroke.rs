@@ -28,7 +28,23 @@ pub enum StrokeError {
     /// A path point with a NaN or infinite component.
     #[error("stroke point {0:?} is not finite")]
     InvalidPoint(DVec3),
+    /// One segment of the path would apply the brush more than
+    /// [`MAX_APPLICATIONS_PER_SEGMENT`] times (a point far off the world).
+    #[error(
+        "stroke segment of {length_studs:.0} studs would apply the brush more than {limit} times"
+    )]
+    SegmentTooLong {
+        /// Length of the segment, studs.
+        length_studs: f64,
+        /// The limit on applications.
+        limit: usize,
+    },
 }
+
+/// Most brush applications one path segment may produce: a 64-cell brush at
+/// the smallest spacing crosses a 4096-cell world in under 2,000, so this
+/// only stops a runaway (a point millions of studs away).
+pub const MAX_APPLICATIONS_PER_SEGMENT: usize = 100_000;
 
 /// Emits brush centres every `spacing` studs along a polyline fed one cursor
 /// position at a time.
@@ -72,10 +88,22 @@ impl StrokeSampler {
     /// every spacing along the straight segments between positions.
     ///
     /// # Errors
-    /// [`StrokeError::InvalidPoint`] for a non-finite point (nothing changes).
+    /// [`StrokeError::InvalidPoint`] for a non-finite point and
+    /// [`StrokeError::SegmentTooLong`] for a segment that would apply the
+    /// brush more than [`MAX_APPLICATIONS_PER_SEGMENT`] times (nothing
+    /// changes either way).
     pub fn advance(&mut self, to: DVec3) -> Result<Vec<DVec3>, StrokeError> {
         if !to.is_finite() {
             return Err(StrokeError::InvalidPoint(to));
+        }
+        if let Some(from) = self.last {
+            let length_studs = from.distance(to);
+            if length_studs / self.spacing_studs > MAX_APPLICATIONS_PER_SEGMENT as f64 {
+                return Err(StrokeError::SegmentTooLong {
+                    length_studs,
+                    limit: MAX_APPLICATIONS_PER_SEGMENT,
+                });
+            }
         }
         let Some(from) = self.last else {
             self.last = Some(to);
@@ -188,5 +216,22 @@ mod tests {
             DVec3::new(1.0, 10.0, 2.0)
         );
         assert!(LockPlane::new(DVec3::ZERO, DVec3::ZERO).is_none());
+    }
+
+    #[test]
+    fn a_segment_to_a_point_far_off_the_world_is_rejected_without_change() {
+        let mut sampler = StrokeSampler::new(64.0, 0.25).unwrap();
+        sampler.advance(DVec3::new(0.0, 60.0, 0.0)).unwrap();
+        // The input that ran away in a script: a path end at 1e15 studs.
+        let far = DVec3::new(1e15, 60.0, 1e15);
+        assert!(matches!(
+            sampler.advance(far),
+            Err(StrokeError::SegmentTooLong { .. })
+        ));
+        // The sampler still continues from the last accepted point.
+        assert_eq!(
+            sampler.advance(DVec3::new(64.0, 60.0, 0.0)).unwrap().len(),
+            1
+        );
     }
 }
