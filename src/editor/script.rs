@@ -325,6 +325,12 @@ fn validate_walk(walk: &WalkScript) -> Result<(), String> {
             ));
         }
     }
+    let total: u64 = walk.steps.iter().map(|s| u64::from(s.frames)).sum();
+    if total > u64::from(MAX_SCRIPT_FRAME) {
+        return Err(format!(
+            "walk steps add up to {total} frames; at most {MAX_SCRIPT_FRAME} in all"
+        ));
+    }
     Ok(())
 }
 
@@ -934,6 +940,14 @@ mod tests {
         assert!(
             err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 1]}]}}"#)
                 .contains("length <= 1")
+        );
+        // The input that ran for hours: 2001 steps of a million frames each.
+        let many = vec![r#"{"frames": 1000000, "move_xz": [1, 0]}"#; 2001].join(",");
+        assert!(
+            err(&format!(
+                r#"{{"strokes": [], "walk": {{"start_xz": [0, 0], "steps": [{many}]}}}}"#
+            ))
+            .contains("at most 1000000 in all")
         );
         assert!(
             err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 0], "run": true}]}}"#)
