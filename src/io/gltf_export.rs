@@ -309,10 +309,45 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
             ),
         });
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| ExportError::write(dir, e))?;
-    }
-    let file = std::fs::File::create(path).map_err(|e| ExportError::write(path, e))?;
+    // All or nothing: a failed export leaves an existing file as it was.
+    super::write_atomically(
+        path,
+        |tmp| {
+            write_glb_file(
+                tmp,
+                path,
+                &parts,
+                &json_bytes,
+                total,
+                bin_len,
+                &view_offsets,
+                &view_lengths,
+            )
+        },
+        |e| ExportError::write(path, e),
+    )?;
+    let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
+    Ok(GlbExport {
+        primitives: parts.len(),
+        vertices: total_vertices as usize,
+        triangles: (total_indices / 3) as usize,
+        file_bytes,
+    })
+}
+
+/// Writes the GLB bytes to `tmp`; errors name `path`, the requested file.
+#[allow(clippy::too_many_arguments)]
+fn write_glb_file(
+    tmp: &Path,
+    path: &Path,
+    parts: &[Part],
+    json_bytes: &[u8],
+    total: u64,
+    bin_len: u64,
+    view_offsets: &[u64],
+    view_lengths: &[u64],
+) -> Result<(), ExportError> {
+    let file = std::fs::File::create(tmp).map_err(|e| ExportError::write(path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let write = |out: &mut BufWriter<std::fs::File>, bytes: &[u8]| {
         out.write_all(bytes)
@@ -324,12 +359,12 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
     write(&mut out, &(total as u32).to_le_bytes())?;
     write(&mut out, &(json_bytes.len() as u32).to_le_bytes())?;
     write(&mut out, &CHUNK_JSON.to_le_bytes())?;
-    write(&mut out, &json_bytes)?;
+    write(&mut out, json_bytes)?;
     write(&mut out, &(bin_len as u32).to_le_bytes())?;
     write(&mut out, &CHUNK_BIN.to_le_bytes())?;
     let mut written = 0u64;
     for view in 0..5 {
-        for part in &parts {
+        for part in parts {
             let mesh = &part.mesh;
             let n = part.vertices;
             match view {
@@ -356,12 +391,5 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
         written += padding;
     }
     debug_assert_eq!(written, bin_len);
-    out.flush().map_err(|e| ExportError::write(path, e))?;
-    let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
-    Ok(GlbExport {
-        primitives: parts.len(),
-        vertices: total_vertices as usize,
-        triangles: (total_indices / 3) as usize,
-        file_bytes,
-    })
+    out.flush().map_err(|e| ExportError::write(path, e))
 }

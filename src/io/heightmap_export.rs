@@ -177,14 +177,18 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
             }
         }
     }
-    if let Some(dir) = png.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| ExportError::write(dir, e))?;
-    }
     let image = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(w, d, pixels)
         .ok_or_else(|| ExportError::write(png, "pixel buffer does not match the image size"))?;
-    image
-        .save_with_format(png, image::ImageFormat::Png)
-        .map_err(|e| ExportError::write(png, e))?;
+    // All or nothing, each file: a failed export leaves existing files as they were.
+    super::write_atomically(
+        png,
+        |tmp| {
+            image
+                .save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(|e| ExportError::write(png, e))
+        },
+        |e| ExportError::write(png, e),
+    )?;
     let stud = CELL_SIZE_STUDS as f64;
     let (min_studs, max_studs) = (lo * stud, hi * stud);
     let sidecar = Sidecar {
@@ -203,7 +207,11 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
     let sidecar_path = crate::terrain::heightmap::sidecar_path(png);
     let json =
         serde_json::to_string_pretty(&sidecar).map_err(|e| ExportError::write(&sidecar_path, e))?;
-    std::fs::write(&sidecar_path, json + "\n").map_err(|e| ExportError::write(&sidecar_path, e))?;
+    super::write_atomically(
+        &sidecar_path,
+        |tmp| std::fs::write(tmp, json + "\n").map_err(|e| ExportError::write(&sidecar_path, e)),
+        |e| ExportError::write(&sidecar_path, e),
+    )?;
     Ok(HeightmapExport {
         png: png.to_path_buf(),
         sidecar: sidecar_path,

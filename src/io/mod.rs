@@ -14,7 +14,51 @@ pub mod gltf_export;
 pub mod heightmap_export;
 pub mod world_file;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// A sibling of `path` to write before renaming it over `path`:
+/// `dir/.name.tmp-PID-N` (unique within the process).
+pub(crate) fn temp_path_for(path: &Path) -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
+}
+
+/// `Err` when `path` exists and is not a regular file (a directory, a
+/// device such as `/dev/full`): replacing it by renaming would destroy it.
+pub(crate) fn check_replaceable(path: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(std::io::Error::other(
+            "exists and is not a regular file; choose a file path",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `path` all or nothing: `write` fills a sibling temporary file,
+/// which then replaces `path` by a rename. On any error the temporary file is
+/// removed and an existing `path` is left as it was. `io_err` turns the
+/// checks' and the rename's I/O errors into `E`.
+pub(crate) fn write_atomically<E>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+    io_err: impl Fn(std::io::Error) -> E,
+) -> Result<(), E> {
+    check_replaceable(path).map_err(&io_err)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(&io_err)?;
+    }
+    let tmp = temp_path_for(path);
+    let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(&io_err));
+    if result.is_err() {
+        // Best effort: the temporary file is nobody's output.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
 
 /// Why an export failed. Messages name the file.
 #[derive(Debug, thiserror::Error)]
@@ -55,5 +99,53 @@ impl ExportError {
             path: path.to_path_buf(),
             message: e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temp() {
+        let dir = std::env::temp_dir().join(format!("strata-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.glb");
+        std::fs::write(&path, b"ORIGINAL").unwrap();
+        // A writer that fails half way (like a full disk during an export).
+        let result: Result<(), std::io::Error> = write_atomically(
+            &path,
+            |tmp| {
+                std::fs::write(tmp, b"PART")?;
+                Err(std::io::Error::other("disk full"))
+            },
+            |e| e,
+        );
+        assert!(result.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"ORIGINAL");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        // A successful write replaces it.
+        write_atomically(&path, |tmp| std::fs::write(tmp, b"NEW"), |e| e).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"NEW");
+        // A device or directory is never replaced.
+        assert!(
+            write_atomically(
+                Path::new("/dev/null"),
+                |tmp| std::fs::write(tmp, b"x"),
+                |e| e
+            )
+            .is_err()
+        );
+        assert!(write_atomically(&dir, |tmp| std::fs::write(tmp, b"x"), |e| e).is_err());
+        assert!(
+            Path::new("/dev/null")
+                .metadata()
+                .is_ok_and(|m| !m.is_file())
+        );
     }
 }

@@ -1136,16 +1136,6 @@ fn stall_for_crash_tests(conn: &Connection) {
     std::thread::sleep(Duration::from_millis(ms));
 }
 
-/// A sibling temporary path for an atomic full save of `path`.
-fn temp_path_for(path: &Path) -> PathBuf {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map_or_else(|| "world".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
-}
-
 /// Writes a complete new world file at `tmp` (which must not exist);
 /// errors name `target`, the file the user asked for.
 fn write_new_file(
@@ -1281,7 +1271,8 @@ impl WorldFile {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| io_err(path, e))?;
         }
-        let tmp = temp_path_for(path);
+        super::check_replaceable(path).map_err(|e| io_err(path, e))?;
+        let tmp = super::temp_path_for(path);
         // A leftover of a killed save by a process that had the same id.
         let _ = std::fs::remove_file(&tmp);
         let written = write_new_file(&tmp, path, &encoded, &meta, world_hash)

@@ -802,10 +802,15 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             path: path.clone(),
             message: e.to_string(),
         })?;
-        std::fs::write(path, json + "\n").map_err(|e| HeadlessError::Write {
+        let err = |e: std::io::Error| HeadlessError::Write {
             path: path.clone(),
             message: e.to_string(),
-        })?;
+        };
+        crate::io::write_atomically(
+            path,
+            |tmp| std::fs::write(tmp, json + "\n").map_err(err),
+            err,
+        )?;
     }
     Ok(out)
 }
@@ -819,9 +824,13 @@ pub fn write_png(path: &Path, img: &image::RgbaImage) -> Result<(), HeadlessErro
         path: path.to_path_buf(),
         message,
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
-    }
-    img.save_with_format(path, image::ImageFormat::Png)
-        .map_err(|e| err(e.to_string()))
+    // All or nothing: a failed write leaves an existing file as it was.
+    crate::io::write_atomically(
+        path,
+        |tmp| {
+            img.save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(|e| err(e.to_string()))
+        },
+        |e| err(e.to_string()),
+    )
 }
