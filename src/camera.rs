@@ -20,6 +20,9 @@
 
 use glam::{DMat3, DVec3, Mat4, Vec3, Vec4Swizzles};
 
+use crate::terrain::Grid;
+use crate::terrain::coords::CELL_SIZE_STUDS;
+
 /// Largest allowed |pitch| in degrees; keeps the view away from the poles where yaw degenerates.
 pub const MAX_PITCH_DEG: f32 = 89.0;
 
@@ -258,6 +261,31 @@ impl Camera {
         let r = self.right().as_dvec3();
         let u = r.cross(f).normalize();
         DMat3::from_cols(r, u, -f)
+    }
+}
+
+/// A camera framing the terrain from above at an angle (see
+/// [`Camera::frame_bounds`]): around `mesh_bounds_world` (`(min, max)`
+/// studs of the shown meshes) when given, else the grid's stored-chunk
+/// bounds, else a default view of the origin. `aspect` is the viewport
+/// width over height.
+pub fn frame_terrain(
+    grid: &Grid,
+    mesh_bounds_world: Option<(DVec3, DVec3)>,
+    aspect: f32,
+) -> Camera {
+    let bounds = mesh_bounds_world.or_else(|| {
+        grid.bounds_cells().map(|b| {
+            let s = CELL_SIZE_STUDS as f64;
+            (b.min.as_dvec3() * s, b.max.as_dvec3() * s)
+        })
+    });
+    match bounds {
+        Some((lo, hi)) => Camera::frame_bounds(lo, hi, aspect),
+        None => Camera {
+            aspect,
+            ..Camera::default()
+        },
     }
 }
 

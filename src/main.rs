@@ -8,13 +8,15 @@ use anyhow::{Context as _, bail};
 use clap::Parser;
 use glam::DVec3;
 
+use strata::app::headless::{self, ScreenshotOptions};
+use strata::app::world_outputs::{self, OpenedWorld};
 use strata::camera::Camera;
-use strata::editor::script::Script;
-use strata::io::world_file::{self, LoadOptions, WorldFile, WorldMeta};
+use strata::io::world_file;
+use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
-use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
+use strata::script::Script;
 use strata::terrain::generate::GeneratorSettings;
 use strata::terrain::heightmap::HeightmapSettings;
 
@@ -339,112 +341,80 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     Ok(WorldSource::Generated(settings))
 }
 
-/// True when the headless run writes the world or an export.
-fn wants_world_output(cli: &Cli) -> bool {
-    cli.save.is_some() || cli.export_glb.is_some() || cli.export_heightmap.is_some()
-}
-
-/// A world opened for `--save` and the exports, before any script.
-struct OpenedWorld {
-    grid: strata::terrain::Grid,
-    meta: WorldMeta,
-    /// The `--world` file, kept open so saving back to it is incremental.
-    file: Option<WorldFile>,
-}
-
-fn open_world(cli: &Cli) -> anyhow::Result<OpenedWorld> {
-    if let Some(path) = world_path(cli) {
-        let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())?;
-        return Ok(OpenedWorld {
-            grid,
-            meta,
-            file: Some(file),
-        });
-    }
-    let source = world_source(cli)?;
-    let meta = match &source {
-        WorldSource::Generated(settings) => WorldMeta::generated(settings),
-        _ => WorldMeta::default(),
-    };
-    Ok(OpenedWorld {
-        grid: source.build()?,
-        meta,
-        file: None,
-    })
-}
-
-/// Applies `script`'s strokes to `grid` in order, without rendering: the
-/// same edits as the headless replay, which applies every stroke at the
-/// start of its frame and drops `centre_xz` strokes onto the surface as it
-/// was when the replay began (meshed by level of detail around the same camera).
-fn apply_script(
-    cli: &Cli,
-    script: &Script,
-    grid: &mut strata::terrain::Grid,
-    camera: Option<Camera>,
-) -> anyhow::Result<usize> {
-    let surface = if script.needs_surface() {
-        let panel_w = if cli.ui {
-            strata::editor::panel::PANEL_WIDTH_POINTS
-        } else {
-            0.0
+/// The headless run: one world, the script applied once (through the
+/// meshing pipeline when a screenshot is drawn), then the screenshot, the
+/// statistics, the save and the exports, all of that same world.
+fn run_headless(cli: &Cli) -> anyhow::Result<()> {
+    let script = cli.script.as_deref().map(Script::load).transpose()?;
+    let camera = initial_camera(cli)?;
+    let world_start = std::time::Instant::now();
+    let mut world = world_outputs::open_world(&world_source(cli)?)?;
+    let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
+    let generator = world.generator();
+    if let Some(output) = &cli.screenshot {
+        let options = ScreenshotOptions {
+            output: output.to_path_buf(),
+            size_px: [cli.size.0, cli.size.1],
+            camera,
+            ui: cli.ui,
+            stats_json: cli.stats_json.clone(),
+            lod: lod_settings(cli)?,
+            script: script.clone(),
+            overlays: overlay_set(cli),
+            time_secs: cli.time_secs,
         };
-        let aspect = (cli.size.0 as f32 - panel_w).max(1.0) / cli.size.1 as f32;
-        let camera = camera.unwrap_or_else(|| {
-            headless::frame_terrain(grid, &strata::pipeline::WorldMeshes::default(), aspect)
-        });
-        let mut streaming = strata::pipeline::TerrainStreaming::new(lod_settings(cli)?);
-        Some(streaming.build_initial(grid, camera.pos_world))
-    } else {
-        None
-    };
-    let generator = match world_source(cli) {
-        Ok(WorldSource::Generated(settings)) if world_path(cli).is_none() => Some(settings),
-        _ => None,
-    };
-    let mut runner = strata::editor::script_runner::ScriptRunner::new(
-        script.history_budget_bytes,
-        generator,
-        surface,
-    );
-    let mut edits = 0;
-    for (index, stroke) in script.strokes.iter().enumerate() {
-        if runner
-            .run(grid, &stroke.action)
-            .with_context(|| format!("stroke {index} (frame {})", stroke.frame))?
-        {
-            edits += 1;
+        let grid = std::mem::take(&mut world.grid);
+        let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
+        world.grid = grid;
+        stats.world_ms = world_ms;
+        if let Some(path) = &options.stats_json {
+            headless::write_stats_json(path, &stats)?;
         }
-    }
-    Ok(edits)
-}
-
-/// `--save`, `--export-glb` and `--export-heightmap`, after the script.
-fn write_world_outputs(
-    cli: &Cli,
-    mut world: OpenedWorld,
-    script: Option<&Script>,
-    camera: Option<Camera>,
-) -> anyhow::Result<()> {
-    if let Some(script) = script {
-        let edits = apply_script(cli, script, &mut world.grid, camera)?;
+        print_render_summary(cli, output, &stats);
+    } else if let Some(script) = &script {
+        let edits = world_outputs::apply_script(script, &mut world.grid, generator)?;
         println!(
             "applied {} strokes ({edits} changed the world)",
             script.strokes.len()
         );
     }
+    write_world_outputs(cli, world, camera)
+}
+
+/// Prints what the screenshot run did.
+fn print_render_summary(cli: &Cli, output: &std::path::Path, stats: &headless::RenderStats) {
+    if cli.script.is_some() {
+        println!(
+            "replayed {} frames, {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; upload p99 {:.2} ms",
+            stats.script_frames,
+            stats.script_edits,
+            stats.edit_to_visible_ms.p50,
+            stats.edit_to_visible_ms.p99,
+            stats.upload_ms.p99
+        );
+    }
+    println!(
+        "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
+        output.display(),
+        stats.width,
+        stats.height,
+        stats.adapter,
+        stats.drawn_chunks,
+        stats.triangles,
+        stats.mesh_ms,
+        stats.render_ms
+    );
+}
+
+/// `--save`, `--export-glb` and `--export-heightmap` of the (edited) world.
+fn write_world_outputs(
+    cli: &Cli,
+    mut world: OpenedWorld,
+    camera: Option<Camera>,
+) -> anyhow::Result<()> {
     if let Some(path) = &cli.save {
-        if let Some(c) = &camera {
-            world.meta.set_camera(c);
-        }
-        let same_file = match (&world.file, world_path(cli)) {
-            (Some(_), Some(from)) => same_path(from, path),
-            _ => false,
-        };
-        let report = match (&mut world.file, same_file) {
-            (Some(file), true) => file.save_incremental(&world.grid, &world.meta)?,
-            _ => WorldFile::save_full(path, &world.grid, &world.meta)?.1,
-        };
+        let opened_from = world_path(cli).map(|p| p.as_path());
+        let report = world_outputs::save_world(&mut world, path, opened_from, camera.as_ref())?;
         println!(
             "saved {} ({} chunks written, {} deleted{}, {} bytes, {:.0} ms)",
             path.display(),
@@ -478,78 +448,6 @@ fn write_world_outputs(
     Ok(())
 }
 
-/// True when `a` and `b` name the same existing file.
-fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-fn run_headless(cli: &Cli) -> anyhow::Result<()> {
-    let script = cli.script.as_deref().map(Script::load).transpose()?;
-    let camera = initial_camera(cli)?;
-    // With outputs the world is built once here (the screenshot renders a
-    // clone, replaying the script itself); without, the renderer builds it.
-    let world = wants_world_output(cli)
-        .then(|| open_world(cli))
-        .transpose()?;
-    if let Some(output) = &cli.screenshot {
-        render_headless(cli, output, &world, script.clone(), camera)?;
-    }
-    if let Some(world) = world {
-        write_world_outputs(cli, world, script.as_ref(), camera)?;
-    }
-    Ok(())
-}
-
-fn render_headless(
-    cli: &Cli,
-    output: &std::path::Path,
-    world: &Option<OpenedWorld>,
-    script: Option<Script>,
-    camera: Option<Camera>,
-) -> anyhow::Result<()> {
-    let options = ScreenshotOptions {
-        output: output.to_path_buf(),
-        size_px: [cli.size.0, cli.size.1],
-        world: match world {
-            Some(w) => WorldSource::Grid(w.grid.clone()),
-            None => world_source(cli)?,
-        },
-        camera,
-        ui: cli.ui,
-        stats_json: cli.stats_json.clone(),
-        lod: lod_settings(cli)?,
-        script,
-        overlays: overlay_set(cli),
-        time_secs: cli.time_secs,
-    };
-    let stats = headless::render_screenshot(&options)?;
-    if cli.script.is_some() {
-        println!(
-            "replayed {} frames, {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; upload p99 {:.2} ms",
-            stats.script_frames,
-            stats.script_edits,
-            stats.edit_to_visible_ms.p50,
-            stats.edit_to_visible_ms.p99,
-            stats.upload_ms.p99
-        );
-    }
-    println!(
-        "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
-        output.display(),
-        stats.width,
-        stats.height,
-        stats.adapter,
-        stats.drawn_chunks,
-        stats.triangles,
-        stats.mesh_ms,
-        stats.render_ms
-    );
-    Ok(())
-}
-
 fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
@@ -560,14 +458,14 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
              out.png to render without a window"
         );
     }
-    let options = strata::editor::EditorOptions {
+    let options = strata::app::EditorOptions {
         world: world_source(cli)?,
         camera: initial_camera(cli)?,
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,
         overlays: overlay_set(cli),
     };
-    strata::editor::run(options).context("the editor stopped with an error")?;
+    strata::app::run(options).context("the editor stopped with an error")?;
     Ok(())
 }
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::{DVec3, IVec3, Vec3};
-use strata::editor::picking::pick;
 use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::{LodSettings, distance_to_chunk_studs};
+use strata::pipeline::picking::pick;
 use strata::pipeline::seam_audit::audit;
 use strata::pipeline::world_meshes::mesh_one;
 use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};

@@ -12,11 +12,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use strata::app::headless::{self, HeadlessRenderer, ScreenshotOptions};
 use strata::camera::Camera;
+use strata::camera::frame_terrain;
 use strata::editor::panel::PanelStats;
+use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
-use strata::render::headless::{self, HeadlessRenderer, ScreenshotOptions, WorldSource};
 use strata::render::{FrameSettings, Overlay, OverlaySet, WireframeMode};
 use strata::terrain::Grid;
 use strata::terrain::coords::ChunkCoord;
@@ -105,8 +107,8 @@ fn every_overlay_changes_the_image() {
     let mut meshes = mixed_levels(&grid);
     let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
     headless.sync_meshes(&mut meshes);
-    let camera = headless::frame_terrain(&grid, &meshes, W as f32 / H as f32);
-    let settings = headless::frame_settings_for(&camera, &meshes);
+    let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
+    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let plain = render(&mut headless, &camera, &settings);
     save(&plain, "overlay-plain.png");
 
@@ -199,8 +201,8 @@ fn skirt_overlays_tint_and_hide_skirts() {
     let mut meshes = WorldMeshes::build(&grid, &coords, |_| 1);
     let mut headless = HeadlessRenderer::new(gpu, [W, H], false).expect("renderer");
     headless.sync_meshes(&mut meshes);
-    let camera = headless::frame_terrain(&grid, &meshes, W as f32 / H as f32);
-    let settings = headless::frame_settings_for(&camera, &meshes);
+    let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
+    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let plain = render(&mut headless, &camera, &settings);
     let tinted = render(&mut headless, &camera, &with(&settings, [Overlay::Skirts]));
     let hidden = render(
@@ -267,7 +269,7 @@ fn barycentric_wireframe_draws_the_same_edges_as_polygon_lines() {
     // patterns can be compared.
     let camera = {
         let meshes = WorldMeshes::build(&grid, &grid.meshing_candidates(), |_| 1);
-        let (lo, hi) = headless::mesh_bounds_world(&meshes).expect("terrain");
+        let (lo, hi) = meshes.bounds_world().expect("terrain");
         let centre = (lo + hi) * 0.5;
         let mut c = Camera::new(
             glam::DVec3::new(centre.x, hi.y + 40.0, centre.z + 60.0),
@@ -294,7 +296,7 @@ fn barycentric_wireframe_draws_the_same_edges_as_polygon_lines() {
         assert_eq!(headless.renderer().wireframe_mode(), mode);
         let mut meshes = WorldMeshes::build(&grid, &grid.meshing_candidates(), |_| 1);
         headless.sync_meshes(&mut meshes);
-        let settings = headless::frame_settings_for(&camera, &meshes);
+        let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
         let plain = render(&mut headless, &camera, &settings);
         let wire = render(
             &mut headless,
@@ -414,7 +416,6 @@ fn lod_tints_differ_between_forced_levels() {
         let options = ScreenshotOptions {
             output: output.clone(),
             size_px: [W, H],
-            world: small_world(),
             camera: None,
             ui: false,
             stats_json: None,
@@ -426,7 +427,7 @@ fn lod_tints_differ_between_forced_levels() {
             overlays,
             time_secs: 0.0,
         };
-        let stats = headless::render_screenshot(&options).expect("screenshot");
+        let stats = headless::render_screenshot(&small_world(), &options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);
         assert_eq!(stats.chunks_by_level[level as usize], stats.nonempty_chunks);
         image::open(&output).expect("png").to_rgba8()

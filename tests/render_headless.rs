@@ -7,10 +7,11 @@
 
 use glam::{DVec3, IVec3};
 
+use strata::app::headless::HeadlessRenderer;
 use strata::camera::Camera;
+use strata::camera::frame_terrain;
 use strata::editor::panel::PanelStats;
 use strata::pipeline::WorldMeshes;
-use strata::render::headless::{self, HeadlessRenderer};
 use strata::render::{BrushCursor, FrameSettings};
 use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::edit::BrushMode;
@@ -79,8 +80,8 @@ fn renders_sky_and_terrain_and_follows_the_camera() {
     assert!(!meshes.is_empty());
     let mut headless = HeadlessRenderer::new(gpu, [W, H], false).expect("renderer");
     headless.sync_meshes(&mut meshes);
-    let camera = headless::frame_terrain(&grid, &meshes, W as f32 / H as f32);
-    let settings = headless::frame_settings_for(&camera, &meshes);
+    let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
+    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let img = render(&mut headless, &camera, &settings);
 
     // Sky: the top rows are bluish (blue channel dominates red).
@@ -204,7 +205,7 @@ fn ui_panel_is_drawn_into_the_image() {
     plain.sync_meshes(&mut meshes);
     let mut meshes2 = WorldMeshes::build_all(&grid);
     with_ui.sync_meshes(&mut meshes2);
-    let camera = headless::frame_terrain(&grid, &meshes, 1.0);
+    let camera = frame_terrain(&grid, meshes.bounds_world(), 1.0);
     let settings = FrameSettings::default();
     let a = render(&mut plain, &camera, &settings);
     let b = render(&mut with_ui, &camera, &settings);

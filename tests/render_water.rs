@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use glam::{DVec3, IVec3};
 
+use strata::app::headless::HeadlessRenderer;
 use strata::camera::Camera;
 use strata::editor::panel::PanelStats;
 use strata::pipeline::world_meshes::mesh_water_one;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
-use strata::render::headless::HeadlessRenderer;
 use strata::render::{FrameSettings, Gpu};
 use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::{Cell, ChunkCoord, Grid, Material};

@@ -18,10 +18,10 @@ use crate::io::world_file::{
 use glam::IVec3;
 
 use crate::camera::Camera;
+use crate::camera::frame_terrain;
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;
-use crate::render::headless::frame_terrain;
 use crate::terrain::cell::Cell;
 use crate::terrain::chunk::ChunkCells;
 use crate::terrain::coords::ChunkCoord;
@@ -102,7 +102,7 @@ fn prepare_view(
     progress.begin_stage("meshing", 0);
     let mut camera = meta
         .camera()
-        .unwrap_or_else(|| frame_terrain(grid, &WorldMeshes::default(), view.aspect));
+        .unwrap_or_else(|| frame_terrain(grid, None, view.aspect));
     camera.aspect = view.aspect;
     let mut streaming = TerrainStreaming::new(view.lod);
     let meshes = streaming.build_initial(grid, camera.pos_world);

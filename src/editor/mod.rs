@@ -2,7 +2,6 @@
 //! picking and sculpting. The only layer (with `render`) that touches
 //! windowing and GUI crates.
 
-pub mod app;
 pub mod document;
 pub mod file_jobs;
 pub mod file_menu;
@@ -10,11 +9,6 @@ pub mod file_session;
 pub mod fly_controls;
 pub mod history_panel;
 pub mod panel;
-pub mod picking;
-pub mod script;
-pub mod script_runner;
 pub mod tool_session;
 pub mod tools_panel;
 pub mod walk;
-
-pub use app::{EditorError, EditorOptions, run};

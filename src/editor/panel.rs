@@ -54,12 +54,36 @@ pub struct PanelStats {
     /// last seam audit (`None` when no audit ran, e.g. the overlay is off).
     pub seam_mismatches: Option<usize>,
     /// The undo history as the history section shows it.
-    pub history: super::history_panel::HistoryView,
+    pub history: crate::terrain::history_view::HistoryView,
     /// True when the clipboard holds a copied region.
     pub has_clipboard: bool,
 }
 
 impl PanelStats {
+    /// The figures of `grid` and its shown `meshes` seen from `camera` on
+    /// `adapter`; frame and pipeline figures start at zero.
+    pub fn of_world(
+        adapter: &str,
+        grid: &crate::terrain::Grid,
+        meshes: &crate::pipeline::WorldMeshes,
+        camera: &crate::camera::Camera,
+    ) -> PanelStats {
+        let (vertices, triangles) = meshes.totals();
+        PanelStats {
+            adapter: adapter.to_string(),
+            chunks: grid.chunk_count(),
+            nonempty_chunks: meshes.len(),
+            drawn_chunks: 0,
+            vertices,
+            triangles,
+            grid_bytes: grid.heap_bytes(),
+            frame_ms: 0.0,
+            mesh_ms: meshes.last_mesh_ms,
+            camera_pos_world: camera.pos_world.to_array(),
+            ..PanelStats::default()
+        }
+    }
+
     /// Copies the pipeline's queue, publication and latency figures.
     pub fn add_pipeline(&mut self, pipeline: &mut crate::pipeline::MeshPipeline) {
         self.queue_len = pipeline.queue_len();

@@ -6,37 +6,32 @@
 
 use glam::{DVec3, IVec3};
 
+use crate::pipeline::picking::PickHit;
+use crate::terrain::brush_stroke::StrokeInProgress;
 use crate::terrain::cell::Material;
 use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
-use crate::terrain::edit::{Brush, BrushOptions, FlattenPlane, apply_tool};
+use crate::terrain::edit::{Brush, FlattenPlane};
+use crate::terrain::edit_command::{EditCommand, EditSession};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
-use crate::terrain::history::{History, Recorder};
-use crate::terrain::region::{self, Clipboard};
-use crate::terrain::stroke::{LockPlane, StrokeSampler};
+use crate::terrain::history::History;
+use crate::terrain::region;
+use crate::terrain::stroke::LockPlane;
 
-use super::picking::PickHit;
 use super::tools_panel::{ToolRequest, ToolSettings};
 
-/// A brush stroke while the mouse button is held.
+/// A brush stroke while the mouse button is held: the shared stroke engine
+/// plus the plane the cursor is locked to.
 struct ActiveStroke {
-    recorder: Recorder,
-    sampler: StrokeSampler,
+    stroke: StrokeInProgress,
     lock: Option<LockPlane>,
-    brush: Brush,
-    options: BrushOptions,
-    applications: usize,
 }
 
-/// Tool state that lives as long as the editor: history, clipboard, stroke.
+/// Tool state that lives as long as the editor: the edit session (history,
+/// clipboard, generator), the stroke in progress and the region drag.
 pub struct ToolSession {
-    /// Undo and redo.
-    pub history: History,
-    /// What Copy copied.
-    pub clipboard: Option<Clipboard>,
-    /// The generator Generate re-runs: the world's own, `None` for worlds
-    /// that were imported or loaded (Generate is then refused).
-    pub generator: Option<GeneratorSettings>,
+    /// History, clipboard and generator; the script runner uses the same type.
+    pub session: EditSession,
     stroke: Option<ActiveStroke>,
     /// Region drag: the cell where it started.
     drag_start: Option<IVec3>,
@@ -46,20 +41,23 @@ impl ToolSession {
     /// A session with an empty history of `budget_bytes`.
     pub fn new(budget_bytes: usize, generator: Option<GeneratorSettings>) -> ToolSession {
         ToolSession {
-            history: History::new(budget_bytes),
-            clipboard: None,
-            generator,
+            session: EditSession::new(budget_bytes, generator),
             stroke: None,
             drag_start: None,
         }
+    }
+
+    /// The undo history.
+    pub fn history(&self) -> &History {
+        &self.session.history
     }
 
     /// Starts over for a newly opened world: an empty history (same budget)
     /// and the new world's generator; the clipboard is kept, so a copy can be
     /// pasted into another world.
     pub fn reset_for_world(&mut self, generator: Option<GeneratorSettings>) {
-        self.history = History::new(self.history.budget_bytes());
-        self.generator = generator;
+        self.session.history = History::new(self.session.history.budget_bytes());
+        self.session.generator = generator;
         self.stroke = None;
         self.drag_start = None;
     }
@@ -87,7 +85,6 @@ impl ToolSession {
     ) -> Result<(), String> {
         if self.stroke.is_none() {
             let Some(hit) = hit else { return Ok(()) };
-            brush.validate().map_err(|e| e.to_string())?;
             let mut options = settings.options();
             let normal = hit.normal.as_dvec3();
             options.flatten_plane = Some(if settings.flatten_fixed_height {
@@ -100,56 +97,35 @@ impl ToolSession {
                     normal,
                 }
             });
-            options.validate(brush.mode).map_err(|e| e.to_string())?;
-            let sampler = StrokeSampler::new(brush.radius_cells, settings.spacing_fraction)
+            let stroke = StrokeInProgress::begin(brush, options, settings.spacing_fraction)
                 .map_err(|e| e.to_string())?;
             self.stroke = Some(ActiveStroke {
-                recorder: Recorder::new(brush.mode.name()),
-                sampler,
+                stroke,
                 lock: settings
                     .plane_lock
                     .then(|| LockPlane::new(hit.pos_world, normal))
                     .flatten(),
-                brush,
-                options,
-                applications: 0,
             });
         }
-        let Some(stroke) = self.stroke.as_mut() else {
+        let Some(active) = self.stroke.as_mut() else {
             return Ok(());
         };
-        let point = match stroke.lock {
+        let point = match active.lock {
             Some(plane) => plane.intersect_ray(ray.0, ray.1),
             None => hit.map(|h| h.pos_world),
         };
         let Some(point) = point else { return Ok(()) };
-        let centres = stroke.sampler.advance(point).map_err(|e| e.to_string())?;
-        for centre in centres {
-            let (b, o) = (stroke.brush, stroke.options);
-            let region = b.region(centre).map_err(|e| e.to_string())?;
-            stroke
-                .recorder
-                .record(grid, region, |g| apply_tool(g, &b, &o, centre))
-                .map_err(|e| e.to_string())?;
-            stroke.applications += 1;
-        }
+        active
+            .stroke
+            .advance(grid, point)
+            .map_err(|e| e.to_string())?;
         Ok(())
     }
 
     /// Ends the stroke: it becomes one undo step.
     pub fn end_stroke(&mut self, grid: &Grid) {
-        if let Some(mut stroke) = self.stroke.take() {
-            let material = if stroke.brush.mode.uses_material() {
-                format!(" ({})", stroke.brush.material.name())
-            } else {
-                String::new()
-            };
-            stroke.recorder.set_label(format!(
-                "{}{material} ×{}",
-                stroke.brush.mode.name(),
-                stroke.applications
-            ));
-            self.history.commit(stroke.recorder, grid);
+        if let Some(active) = self.stroke.take() {
+            active.stroke.finish(&mut self.session.history, grid);
         }
     }
 
@@ -174,14 +150,68 @@ impl ToolSession {
     /// Where a paste would go with the cursor on `hit`: the clipboard's box
     /// (turned as set) centred on the cursor cell horizontally, its floor there.
     pub fn paste_box(&self, hit: &PickHit, quarter_turns: u8) -> Option<CellBox> {
-        let clip = self.clipboard.as_ref()?;
+        let clip = self.session.clipboard.as_ref()?;
         let c = surface_cell(hit);
         let s = clip.rotated(quarter_turns).size();
         let min = IVec3::new(c.x - s.x / 2, c.y, c.z - s.z / 2);
         region::paste_region(clip, min, quarter_turns).ok()
     }
 
-    /// Runs a panel or shortcut request. Every change is one undo step.
+    /// The edit command a panel or shortcut request stands for, from the
+    /// panel's settings (the selection, fill material, paste turn) and the
+    /// surface under the cursor; `Ok(None)` for requests that are not edits.
+    ///
+    /// # Errors
+    /// A message when the request lacks its input (no selection, no cursor
+    /// on the terrain, an empty clipboard).
+    pub fn command_for(
+        &self,
+        request: ToolRequest,
+        settings: &ToolSettings,
+        hit: Option<&PickHit>,
+    ) -> Result<Option<EditCommand>, String> {
+        let need_region = || {
+            settings
+                .region
+                .ok_or("select a region first (B, then drag)")
+        };
+        Ok(Some(match request {
+            ToolRequest::Undo => EditCommand::Undo,
+            ToolRequest::Redo => EditCommand::Redo,
+            ToolRequest::JumpTo(applied_steps) => EditCommand::JumpTo { applied_steps },
+            ToolRequest::SetBudget(_) => return Ok(None),
+            ToolRequest::Fill => EditCommand::Fill {
+                region: need_region()?,
+                material: settings.fill_material,
+                occupancy: settings.fill_occupancy,
+                ignore_water: settings.region_ignore_water,
+            },
+            ToolRequest::Clear => EditCommand::Clear {
+                region: need_region()?,
+                ignore_water: settings.region_ignore_water,
+            },
+            ToolRequest::Generate => EditCommand::Generate {
+                region: need_region()?,
+            },
+            ToolRequest::Copy => EditCommand::Copy {
+                region: need_region()?,
+            },
+            ToolRequest::Paste => {
+                let hit = hit.ok_or("point at the terrain to paste")?;
+                let turns = settings.paste_quarter_turns;
+                let b = self
+                    .paste_box(hit, turns)
+                    .ok_or("copy a region first (Ctrl+C)")?;
+                EditCommand::Paste {
+                    at: b.min,
+                    quarter_turns: turns,
+                }
+            }
+        }))
+    }
+
+    /// Runs a panel or shortcut request through [`EditSession::apply`]
+    /// (the script runner's path too). Every change is one undo step.
     ///
     /// # Errors
     /// A message for rejected input (nothing changed).
@@ -192,98 +222,17 @@ impl ToolSession {
         settings: &ToolSettings,
         hit: Option<&PickHit>,
     ) -> Result<String, String> {
-        let need_region = || {
-            settings
-                .region
-                .ok_or("select a region first (B, then drag)")
-        };
-        let commit = |history: &mut History, rec: Recorder, grid: &Grid| {
-            if history.commit(rec, grid) {
-                "done".to_string()
-            } else {
-                "nothing changed".to_string()
-            }
-        };
-        match request {
-            ToolRequest::Undo => Ok(match self.history.undo(grid) {
-                Some(_) => "undone".into(),
-                None => "nothing to undo".into(),
-            }),
-            ToolRequest::Redo => Ok(match self.history.redo(grid) {
-                Some(_) => "redone".into(),
-                None => "nothing to redo".into(),
-            }),
-            ToolRequest::JumpTo(applied) => {
-                let mut moved = 0;
-                while self.history.undo_len() > applied && self.history.undo(grid).is_some() {
-                    moved += 1;
-                }
-                while self.history.undo_len() < applied && self.history.redo(grid).is_some() {
-                    moved += 1;
-                }
-                Ok(format!("{moved} steps undone or redone"))
-            }
-            ToolRequest::SetBudget(bytes) => {
-                self.history.set_budget_bytes(bytes, grid);
-                Ok(format!("history budget {} MiB", bytes >> 20))
-            }
-            ToolRequest::Fill => {
-                let b = need_region()?;
-                let mut rec = Recorder::new(format!("Fill ({})", settings.fill_material.name()));
-                rec.record(grid, b, |g| {
-                    region::fill(
-                        g,
-                        b,
-                        settings.fill_material,
-                        settings.fill_occupancy,
-                        settings.region_ignore_water,
-                    )
-                })
-                .map_err(|e| e.to_string())?;
-                Ok(commit(&mut self.history, rec, grid))
-            }
-            ToolRequest::Clear => {
-                let b = need_region()?;
-                let mut rec = Recorder::new("Clear");
-                rec.record(grid, b, |g| {
-                    region::clear(g, b, settings.region_ignore_water)
-                })
-                .map_err(|e| e.to_string())?;
-                Ok(commit(&mut self.history, rec, grid))
-            }
-            ToolRequest::Generate => {
-                let b = need_region()?;
-                let mut rec = Recorder::new("Generate");
-                let generator = self
-                    .generator
-                    .clone()
-                    .ok_or("Generate needs a generated world (this one was imported or loaded)")?;
-                rec.record(grid, b, |g| region::generate(g, b, &generator))
-                    .map_err(|e| e.to_string())?;
-                Ok(commit(&mut self.history, rec, grid))
-            }
-            ToolRequest::Copy => {
-                let b = need_region()?;
-                let clip = region::copy(grid, b).map_err(|e| e.to_string())?;
-                let size = clip.size();
-                self.clipboard = Some(clip);
-                Ok(format!("copied {}×{}×{} cells", size.x, size.y, size.z))
-            }
-            ToolRequest::Paste => {
-                let hit = hit.ok_or("point at the terrain to paste")?;
-                let turns = settings.paste_quarter_turns;
-                let b = self
-                    .paste_box(hit, turns)
-                    .ok_or("copy a region first (Ctrl+C)")?;
-                let Some(clip) = self.clipboard.as_ref() else {
-                    return Err("copy a region first (Ctrl+C)".into());
-                };
-                let mut rec = Recorder::new(format!("Paste ({}°)", turns as u32 * 90));
-                rec.record(grid, b, |g| region::paste(g, clip, b.min, turns))
-                    .map_err(|e| e.to_string())?;
-                Ok(commit(&mut self.history, rec, grid))
-            }
+        if let ToolRequest::SetBudget(bytes) = request {
+            self.session.history.set_budget_bytes(bytes, grid);
+            return Ok(format!("history budget {} MiB", bytes >> 20));
         }
+        let Some(command) = self.command_for(request, settings, hit)? else {
+            return Ok(String::new());
+        };
+        self.session
+            .apply(grid, &command)
+            .map(|outcome| outcome.message())
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -369,14 +318,14 @@ mod tests {
             s.stroke(&mut g, brush, &settings, Some(hit_at(20.0, 20.0)), ray)
                 .unwrap();
         }
-        assert_eq!(s.stroke.as_ref().unwrap().applications, 1);
+        assert_eq!(s.stroke.as_ref().unwrap().stroke.applications(), 1);
         s.stroke(&mut g, brush, &settings, Some(hit_at(84.0, 20.0)), ray)
             .unwrap();
-        assert_eq!(s.stroke.as_ref().unwrap().applications, 17);
+        assert_eq!(s.stroke.as_ref().unwrap().stroke.applications(), 17);
         s.end_stroke(&g);
-        assert_eq!(s.history.undo_len(), 1);
+        assert_eq!(s.history().undo_len(), 1);
         assert_eq!(
-            s.history.undo_steps().next().unwrap().label(),
+            s.history().undo_steps().next().unwrap().label(),
             "Paint (Snow) ×17"
         );
         s.request(&mut g, ToolRequest::Undo, &settings, None)
@@ -429,7 +378,7 @@ mod tests {
             g.cell(CellCoord(pb.min + IVec3::new(0, 7, 0))),
             Cell::full(Material::SNOW)
         );
-        assert_eq!(s.history.undo_len(), 2);
+        assert_eq!(s.history().undo_len(), 2);
     }
 
     #[test]
@@ -457,7 +406,7 @@ mod tests {
         assert_eq!(g.content_hash(), original.content_hash());
         tools.region = None;
         assert!(s.request(&mut g, ToolRequest::Clear, &tools, None).is_err());
-        assert_eq!(s.history.undo_len(), 2);
+        assert_eq!(s.history().undo_len(), 2);
     }
 
     #[test]
@@ -482,7 +431,7 @@ mod tests {
         s.request(&mut g, ToolRequest::JumpTo(1), &settings, None)
             .unwrap();
         assert_eq!(g.content_hash(), hashes[1]);
-        assert_eq!((s.history.undo_len(), s.history.redo_len()), (1, 2));
+        assert_eq!((s.history().undo_len(), s.history().redo_len()), (1, 2));
         s.request(&mut g, ToolRequest::JumpTo(3), &settings, None)
             .unwrap();
         assert_eq!(g.content_hash(), hashes[3]);

@@ -13,6 +13,7 @@
 pub mod gltf_export;
 pub mod heightmap_export;
 pub mod world_file;
+pub mod world_source;
 
 use std::path::{Path, PathBuf};
 

@@ -98,6 +98,23 @@ pub fn mesh_one(grid: &Grid, coord: ChunkCoord, level: u8, options: MeshOptions)
 }
 
 impl WorldMeshes {
+    /// World-space bounds `(min, max)` in studs of every mesh, or `None` when empty.
+    pub fn bounds_world(&self) -> Option<(glam::DVec3, glam::DVec3)> {
+        let mut acc: Option<(glam::DVec3, glam::DVec3)> = None;
+        for (coord, mesh) in self.iter() {
+            let Some((lo, hi)) = mesh.bounds_local() else {
+                continue;
+            };
+            let o = coord.origin_world();
+            let (lo, hi) = (o + lo.as_dvec3(), o + hi.as_dvec3());
+            acc = Some(match acc {
+                Some((a, b)) => (a.min(lo), b.max(hi)),
+                None => (lo, hi),
+            });
+        }
+        acc
+    }
+
     /// Meshes every meshing candidate of `grid` at full detail, in parallel.
     pub fn build_all(grid: &Grid) -> WorldMeshes {
         WorldMeshes::build(grid, &grid.meshing_candidates(), |_| 0)

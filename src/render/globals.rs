@@ -134,6 +134,25 @@ impl FrameSettings {
             ..FrameSettings::default()
         }
     }
+
+    /// Settings whose fog suits `camera` looking at terrain whose meshes
+    /// span `mesh_bounds_world` (`(min, max)` studs): light haze over the
+    /// terrain's own extent, more when the camera is far away. Defaults
+    /// without meshes.
+    pub fn for_camera(
+        camera: &crate::camera::Camera,
+        mesh_bounds_world: Option<(glam::DVec3, glam::DVec3)>,
+    ) -> FrameSettings {
+        match mesh_bounds_world {
+            Some((lo, hi)) => {
+                let centre = (lo + hi) * 0.5;
+                let diagonal = (hi - lo).length() as f32;
+                let view = centre.distance(camera.pos_world) as f32;
+                FrameSettings::for_view_distance(view.max(diagonal * 0.6))
+            }
+            None => FrameSettings::default(),
+        }
+    }
 }
 
 /// Sky colours shared by the sky, the fog and the clear colour (linear RGB).

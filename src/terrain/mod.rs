@@ -2,19 +2,21 @@
 //! generation and heightmap import. Plain Rust with no GPU types, so every
 //! rule of the terrain contract can be tested directly.
 
+pub mod brush_stroke;
 pub mod cell;
 pub mod chunk;
 pub mod coords;
 pub mod edit;
+pub mod edit_command;
 pub mod generate;
 pub mod grid;
 pub mod heightmap;
 pub mod history;
+pub mod history_view;
 pub mod noise;
 pub mod region;
 pub mod stroke;
 pub mod water_tools;
-pub mod world_source;
 
 pub use cell::{Cell, Material};
 pub use chunk::{Chunk, ChunkCells};

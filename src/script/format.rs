@@ -59,8 +59,9 @@ use serde::Deserialize;
 use crate::terrain::cell::Material;
 use crate::terrain::coords::CellBox;
 use crate::terrain::edit::{
-    Brush, BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit, FlattenPlane,
+    Brush, BrushMode, BrushOptions, BrushShape, EditError, Falloff, FlattenLimit, FlattenPlane,
 };
+use crate::terrain::edit_command::EditCommand;
 use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
 use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 
@@ -110,45 +111,8 @@ pub struct BrushStroke {
 pub enum StrokeAction {
     /// A brush stroke.
     Brush(BrushStroke),
-    /// Fill a box with a material at an occupancy.
-    Fill {
-        /// The box, cells.
-        region: CellBox,
-        /// Solid or Water.
-        material: Material,
-        /// 1..=255.
-        occupancy: u8,
-        /// Leave water cells as they are.
-        ignore_water: bool,
-    },
-    /// Empty a box.
-    Clear {
-        /// The box, cells.
-        region: CellBox,
-        /// Leave water cells as they are.
-        ignore_water: bool,
-    },
-    /// Copy a box to the clipboard.
-    Copy {
-        /// The box, cells.
-        region: CellBox,
-    },
-    /// Paste the clipboard.
-    Paste {
-        /// Minimum corner of the pasted box, cells.
-        at: IVec3,
-        /// Quarter turns about +Y, 0..=3.
-        quarter_turns: u8,
-    },
-    /// Re-run the world generator in a box.
-    Generate {
-        /// The box, cells.
-        region: CellBox,
-    },
-    /// Undo the newest step.
-    Undo,
-    /// Redo the last undone step.
-    Redo,
+    /// A region or history command (the same commands the window's panel runs).
+    Command(EditCommand),
 }
 
 impl StrokeAction {
@@ -211,31 +175,155 @@ pub struct WalkStep {
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
     /// The file could not be read.
-    #[error("cannot read script {path}: {message}")]
+    #[error("cannot read script {path}: {source}")]
     Read {
         /// The file.
         path: String,
         /// What went wrong.
-        message: String,
+        source: std::io::Error,
     },
     /// Not valid JSON for the format (serde names the line and column).
-    #[error("script {path} is not valid: {message}")]
+    #[error("script {path} is not valid: {source}")]
     Parse {
         /// The file.
         path: String,
         /// What went wrong, with its position.
-        message: String,
+        source: serde_json::Error,
+    },
+    /// A script-wide setting or the walk is out of range.
+    #[error("script {path} is not valid: {source}")]
+    Setting {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        source: SettingError,
     },
     /// A stroke with an invalid value.
-    #[error("script {path}, stroke {index}: {message}")]
+    #[error("script {path}, stroke {index}: {source}")]
     Stroke {
         /// The file.
         path: String,
         /// Index of the stroke in the file (from 0).
         index: usize,
         /// What is wrong.
-        message: String,
+        source: EntryError,
     },
+}
+
+/// A script-wide value out of range.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SettingError {
+    /// `frame_rate_hz` outside 1..=1000.
+    #[error("frame_rate_hz {0} is outside 1..=1000")]
+    FrameRate(f64),
+    /// `history_budget_mib` outside 1..=65536.
+    #[error("history_budget_mib {0} is outside 1..=65536")]
+    HistoryBudget(f64),
+    /// The walk's start is not finite.
+    #[error("walk start_xz must be finite")]
+    WalkStart,
+    /// A walk step's frame count is out of range.
+    #[error("walk step {0}: frames must be 1..={MAX_SCRIPT_FRAME}")]
+    WalkStepFrames(usize),
+    /// A walk step's direction is not finite or longer than 1.
+    #[error("walk step {0}: move_xz must be finite with length <= 1")]
+    WalkStepDirection(usize),
+    /// The walk's steps add up to too many frames.
+    #[error("walk steps add up to {0} frames; at most {MAX_SCRIPT_FRAME} in all")]
+    WalkTooLong(u64),
+}
+
+/// What is wrong with one script entry.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EntryError {
+    /// The tool name is not known.
+    #[error(
+        "unknown tool {0:?} (use add, subtract, add_water, remove_water, grow, erode, smooth, \
+         flatten, paint, replace, fill, clear, copy, paste, generate, undo or redo)"
+    )]
+    UnknownTool(String),
+    /// The frame number is too large.
+    #[error("frame {0} is above {MAX_SCRIPT_FRAME}")]
+    FrameTooLarge(u32),
+    /// A field the entry's tool does not use.
+    #[error("{field} is not used by {tool}")]
+    UnusedField {
+        /// The field's name.
+        field: &'static str,
+        /// The tool's script name.
+        tool: String,
+    },
+    /// `material` (or the Replace target) names no solid material.
+    #[error("{0:?} is not a solid material name")]
+    NotSolidMaterial(String),
+    /// A fill `material` names neither a solid nor water.
+    #[error("{0:?} is not a solid or water material name")]
+    NotFillMaterial(String),
+    /// A brush entry without a centre or path.
+    #[error("missing centre (or centre_xz, path, path_xz)")]
+    MissingCentre,
+    /// More than one of the centre and path fields.
+    #[error("give one of centre, centre_xz, path or path_xz")]
+    SeveralCentres,
+    /// A centre or path point with a non-finite coordinate.
+    #[error("centre and path points must be finite numbers")]
+    NonFinitePoint,
+    /// A path with no point or too many.
+    #[error("a path needs 1 to {MAX_PATH_POINTS} points, not {0}")]
+    PathLength(usize),
+    /// A brush entry without `radius_cells`.
+    #[error("missing radius_cells")]
+    MissingRadius,
+    /// The brush or its options rejected a value.
+    #[error(transparent)]
+    Brush(#[from] EditError),
+    /// An unknown `shape`.
+    #[error("unknown shape {0:?} (use sphere, cube or cylinder)")]
+    UnknownShape(String),
+    /// An unknown `falloff`.
+    #[error("unknown falloff {0:?} (use none, linear or smooth)")]
+    UnknownFalloff(String),
+    /// An unknown `flatten_limit`.
+    #[error("unknown flatten_limit {0:?} (use both, raise_only or lower_only)")]
+    UnknownFlattenLimit(String),
+    /// `replace_from` names no solid material.
+    #[error("replace_from {0:?} is not a solid material name")]
+    NotSolidReplaceFrom(String),
+    /// Replace without `replace_from`.
+    #[error("replace needs replace_from")]
+    MissingReplaceFrom,
+    /// `replace_from` on another tool.
+    #[error("replace_from is only used by replace")]
+    ReplaceFromUnused,
+    /// Flatten fields on another tool.
+    #[error("flatten_height, flatten_normal and flatten_limit are only used by flatten")]
+    FlattenFieldsUnused,
+    /// Both a flatten height and a flatten normal.
+    #[error("give flatten_height or flatten_normal, not both")]
+    FlattenHeightAndNormal,
+    /// `spacing` out of range.
+    #[error("spacing {0} is outside 0.05..=4 (a fraction of the radius)")]
+    Spacing(f32),
+    /// `region_min`..`region_max` holds no cell.
+    #[error("region {min:?}..{max:?} is empty")]
+    EmptyRegion {
+        /// `region_min`, cells.
+        min: [i32; 3],
+        /// `region_max`, cells.
+        max: [i32; 3],
+    },
+    /// A region tool without both corners.
+    #[error("{0} needs region_min and region_max")]
+    MissingRegion(String),
+    /// Fill with occupancy 0.
+    #[error("occupancy must be 1..=255 (use clear to empty)")]
+    ZeroOccupancy,
+    /// Paste without `at`.
+    #[error("paste needs at")]
+    MissingAt,
+    /// `quarter_turns` above 3.
+    #[error("quarter_turns {0} is outside 0..=3")]
+    QuarterTurns(u8),
 }
 
 #[derive(Deserialize)]
@@ -308,28 +396,22 @@ pub fn parse_tool(name: &str) -> Option<BrushMode> {
 
 /// Checks a walk's numbers: finite start, 1..=1 000 000 frames per step,
 /// finite directions no longer than 1.
-fn validate_walk(walk: &WalkScript) -> Result<(), String> {
+fn validate_walk(walk: &WalkScript) -> Result<(), SettingError> {
     if !walk.start_xz.iter().all(|v| v.is_finite()) {
-        return Err("walk start_xz must be finite".into());
+        return Err(SettingError::WalkStart);
     }
     for (i, step) in walk.steps.iter().enumerate() {
         if !(1..=MAX_SCRIPT_FRAME).contains(&step.frames) {
-            return Err(format!(
-                "walk step {i}: frames must be 1..={MAX_SCRIPT_FRAME}"
-            ));
+            return Err(SettingError::WalkStepFrames(i));
         }
         let [x, z] = step.move_xz;
         if !(x.is_finite() && z.is_finite()) || x * x + z * z > 1.0 + 1e-9 {
-            return Err(format!(
-                "walk step {i}: move_xz must be finite with length <= 1"
-            ));
+            return Err(SettingError::WalkStepDirection(i));
         }
     }
     let total: u64 = walk.steps.iter().map(|s| u64::from(s.frames)).sum();
     if total > u64::from(MAX_SCRIPT_FRAME) {
-        return Err(format!(
-            "walk steps add up to {total} frames; at most {MAX_SCRIPT_FRAME} in all"
-        ));
+        return Err(SettingError::WalkTooLong(total));
     }
     Ok(())
 }
@@ -396,7 +478,7 @@ fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
     v
 }
 
-fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, String> {
+fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, EntryError> {
     const REGION_FIELDS: [&str; 5] = [
         "region_min",
         "region_max",
@@ -408,13 +490,16 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
         .into_iter()
         .find(|f| REGION_FIELDS.contains(f))
     {
-        return Err(format!("{f} is not used by {}", mode.script_name()));
+        return Err(EntryError::UnusedField {
+            field: f,
+            tool: mode.script_name().to_string(),
+        });
     }
     let material = match &s.material {
         None => Material::GRASS,
         Some(m) => parse_material(m)
             .filter(|m| m.is_solid())
-            .ok_or_else(|| format!("{m:?} is not a solid material name"))?,
+            .ok_or_else(|| EntryError::NotSolidMaterial(m.clone()))?,
     };
     let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
     let path: Vec<StrokeCentre> = match (&s.centre, &s.centre_xz, &s.path, &s.path_xz) {
@@ -433,7 +518,7 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
             .map(|&[x, z]| StrokeCentre::OnSurface { x, z })
             .collect(),
         (None, None, None, None) => {
-            return Err("missing centre (or centre_xz, path, path_xz)".into());
+            return Err(EntryError::MissingCentre);
         }
         (c, cxz, p, pxz)
             if [c.is_some(), cxz.is_some(), p.is_some(), pxz.is_some()]
@@ -442,17 +527,14 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
                 .count()
                 > 1 =>
         {
-            return Err("give one of centre, centre_xz, path or path_xz".into());
+            return Err(EntryError::SeveralCentres);
         }
-        _ => return Err("centre and path points must be finite numbers".into()),
+        _ => return Err(EntryError::NonFinitePoint),
     };
     if path.is_empty() || path.len() > MAX_PATH_POINTS {
-        return Err(format!(
-            "a path needs 1 to {MAX_PATH_POINTS} points, not {}",
-            path.len()
-        ));
+        return Err(EntryError::PathLength(path.len()));
     }
-    let radius_cells = s.radius_cells.ok_or("missing radius_cells")?;
+    let radius_cells = s.radius_cells.ok_or(EntryError::MissingRadius)?;
     let brush = Brush {
         mode,
         radius_cells,
@@ -460,42 +542,36 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
         material,
         ignore_water: s.ignore_water,
     };
-    brush.validate().map_err(|e| e.to_string())?;
+    brush.validate()?;
     let shape = match &s.shape {
         None => BrushShape::Sphere,
-        Some(n) => parse_shape(n)
-            .ok_or_else(|| format!("unknown shape {n:?} (use sphere, cube or cylinder)"))?,
+        Some(n) => parse_shape(n).ok_or_else(|| EntryError::UnknownShape(n.clone()))?,
     };
     let falloff = match &s.falloff {
         None => Falloff::None,
-        Some(n) => parse_falloff(n)
-            .ok_or_else(|| format!("unknown falloff {n:?} (use none, linear or smooth)"))?,
+        Some(n) => parse_falloff(n).ok_or_else(|| EntryError::UnknownFalloff(n.clone()))?,
     };
     let flatten_limit = match &s.flatten_limit {
         None => FlattenLimit::Both,
-        Some(n) => parse_limit(n).ok_or_else(|| {
-            format!("unknown flatten_limit {n:?} (use both, raise_only or lower_only)")
-        })?,
+        Some(n) => parse_limit(n).ok_or_else(|| EntryError::UnknownFlattenLimit(n.clone()))?,
     };
     let replace_from = match (&s.replace_from, mode) {
         (Some(n), BrushMode::Replace) => parse_material(n)
             .filter(|m| m.is_solid())
-            .ok_or_else(|| format!("replace_from {n:?} is not a solid material name"))?,
-        (None, BrushMode::Replace) => return Err("replace needs replace_from".into()),
-        (Some(_), _) => return Err("replace_from is only used by replace".into()),
+            .ok_or_else(|| EntryError::NotSolidReplaceFrom(n.clone()))?,
+        (None, BrushMode::Replace) => return Err(EntryError::MissingReplaceFrom),
+        (Some(_), _) => return Err(EntryError::ReplaceFromUnused),
         (None, _) => Material::ROCK,
     };
     if mode != BrushMode::Flatten
         && (s.flatten_height.is_some() || s.flatten_normal.is_some() || s.flatten_limit.is_some())
     {
-        return Err(
-            "flatten_height, flatten_normal and flatten_limit are only used by flatten".into(),
-        );
+        return Err(EntryError::FlattenFieldsUnused);
     }
     let first = path[0];
     let flatten_plane = match (s.flatten_height, s.flatten_normal) {
         (Some(_), Some(_)) => {
-            return Err("give flatten_height or flatten_normal, not both".into());
+            return Err(EntryError::FlattenHeightAndNormal);
         }
         (Some(h), None) => Some(FlattenPlane::Height { height_world: h }),
         (None, Some(n)) => match first {
@@ -521,12 +597,10 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
         flatten_limit,
         replace_from,
     };
-    options.validate(mode).map_err(|e| e.to_string())?;
+    options.validate(mode)?;
     let spacing_fraction = s.spacing.unwrap_or(DEFAULT_SPACING_FRACTION);
     if !spacing_fraction.is_finite() || !SPACING_FRACTION_RANGE.contains(&spacing_fraction) {
-        return Err(format!(
-            "spacing {spacing_fraction} is outside 0.05..=4 (a fraction of the radius)"
-        ));
+        return Err(EntryError::Spacing(spacing_fraction));
     }
     Ok(BrushStroke {
         brush,
@@ -538,7 +612,7 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, St
     })
 }
 
-fn parse_region_action(s: &StrokeFile, tool: &str) -> Result<StrokeAction, String> {
+fn parse_region_command(s: &StrokeFile, tool: &str) -> Result<EditCommand, EntryError> {
     let allowed: &[&str] = match tool {
         "fill" => &[
             "region_min",
@@ -553,19 +627,22 @@ fn parse_region_action(s: &StrokeFile, tool: &str) -> Result<StrokeAction, Strin
         _ => &[],
     };
     if let Some(f) = set_fields(s).into_iter().find(|f| !allowed.contains(f)) {
-        return Err(format!("{f} is not used by {tool}"));
+        return Err(EntryError::UnusedField {
+            field: f,
+            tool: tool.to_string(),
+        });
     }
-    let region = || -> Result<CellBox, String> {
+    let region = || -> Result<CellBox, EntryError> {
         match (s.region_min, s.region_max) {
             (Some(a), Some(b)) => {
                 let region = CellBox::new(IVec3::from_array(a), IVec3::from_array(b));
                 if region.is_empty() {
-                    Err(format!("region {a:?}..{b:?} is empty"))
+                    Err(EntryError::EmptyRegion { min: a, max: b })
                 } else {
                     Ok(region)
                 }
             }
-            _ => Err(format!("{tool} needs region_min and region_max")),
+            _ => Err(EntryError::MissingRegion(tool.to_string())),
         }
     };
     Ok(match tool {
@@ -574,32 +651,32 @@ fn parse_region_action(s: &StrokeFile, tool: &str) -> Result<StrokeAction, Strin
                 None => Material::GRASS,
                 Some(m) => parse_material(m)
                     .filter(|m| *m != Material::AIR)
-                    .ok_or_else(|| format!("{m:?} is not a solid or water material name"))?,
+                    .ok_or_else(|| EntryError::NotFillMaterial(m.clone()))?,
             };
             let occupancy = s.occupancy.unwrap_or(255);
             if occupancy == 0 {
-                return Err("occupancy must be 1..=255 (use clear to empty)".into());
+                return Err(EntryError::ZeroOccupancy);
             }
-            StrokeAction::Fill {
+            EditCommand::Fill {
                 region: region()?,
                 material,
                 occupancy,
                 ignore_water: s.ignore_water,
             }
         }
-        "clear" => StrokeAction::Clear {
+        "clear" => EditCommand::Clear {
             region: region()?,
             ignore_water: s.ignore_water,
         },
-        "copy" => StrokeAction::Copy { region: region()? },
-        "generate" => StrokeAction::Generate { region: region()? },
+        "copy" => EditCommand::Copy { region: region()? },
+        "generate" => EditCommand::Generate { region: region()? },
         _ => {
-            let at = s.at.ok_or("paste needs at")?;
+            let at = s.at.ok_or(EntryError::MissingAt)?;
             let quarter_turns = s.quarter_turns.unwrap_or(0);
             if quarter_turns > 3 {
-                return Err(format!("quarter_turns {quarter_turns} is outside 0..=3"));
+                return Err(EntryError::QuarterTurns(quarter_turns));
             }
-            StrokeAction::Paste {
+            EditCommand::Paste {
                 at: IVec3::from_array(at),
                 quarter_turns,
             }
@@ -616,9 +693,9 @@ impl Script {
     /// centre, non-finite numbers, fields a tool does not use, or values out
     /// of range.
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScriptError::Read {
+        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
             path: path.display().to_string(),
-            message: e.to_string(),
+            source,
         })?;
         Script::parse(&text, &path.display().to_string())
     }
@@ -628,63 +705,54 @@ impl Script {
     /// # Errors
     /// As [`Script::load`].
     pub fn parse(text: &str, name: &str) -> Result<Script, ScriptError> {
-        let file: ScriptFile = serde_json::from_str(text).map_err(|e| ScriptError::Parse {
+        let file: ScriptFile = serde_json::from_str(text).map_err(|source| ScriptError::Parse {
             path: name.to_string(),
-            message: e.to_string(),
+            source,
         })?;
+        let setting = |source: SettingError| ScriptError::Setting {
+            path: name.to_string(),
+            source,
+        };
         let frame_rate_hz = file.frame_rate_hz.unwrap_or(DEFAULT_FRAME_RATE_HZ);
         if !(frame_rate_hz.is_finite() && (1.0..=1000.0).contains(&frame_rate_hz)) {
-            return Err(ScriptError::Parse {
-                path: name.to_string(),
-                message: format!("frame_rate_hz {frame_rate_hz} is outside 1..=1000"),
-            });
+            return Err(setting(SettingError::FrameRate(frame_rate_hz)));
         }
         let history_budget_bytes = match file.history_budget_mib {
             None => DEFAULT_HISTORY_BUDGET_BYTES,
             Some(m) if m.is_finite() && (1.0..=65536.0).contains(&m) => {
                 (m * (1u64 << 20) as f64) as usize
             }
-            Some(m) => {
-                return Err(ScriptError::Parse {
-                    path: name.to_string(),
-                    message: format!("history_budget_mib {m} is outside 1..=65536"),
-                });
-            }
+            Some(m) => return Err(setting(SettingError::HistoryBudget(m))),
         };
         let mut strokes = Vec::with_capacity(file.strokes.len());
         for (index, s) in file.strokes.into_iter().enumerate() {
-            let fail = |message: String| ScriptError::Stroke {
+            let fail = |source: EntryError| ScriptError::Stroke {
                 path: name.to_string(),
                 index,
-                message,
+                source,
             };
             if s.frame > MAX_SCRIPT_FRAME {
-                return Err(fail(format!(
-                    "frame {} is above {MAX_SCRIPT_FRAME}",
-                    s.frame
-                )));
+                return Err(fail(EntryError::FrameTooLarge(s.frame)));
             }
             let tool = s.tool.to_ascii_lowercase();
             let action = if let Some(mode) = parse_tool(&tool) {
                 StrokeAction::Brush(parse_brush_stroke(&s, mode).map_err(fail)?)
             } else if REGION_TOOLS.contains(&tool.as_str()) {
-                parse_region_action(&s, &tool).map_err(fail)?
+                StrokeAction::Command(parse_region_command(&s, &tool).map_err(fail)?)
             } else if tool == "undo" || tool == "redo" {
                 if let Some(f) = set_fields(&s).first() {
-                    return Err(fail(format!("{f} is not used by {tool}")));
+                    return Err(fail(EntryError::UnusedField {
+                        field: f,
+                        tool: tool.clone(),
+                    }));
                 }
-                if tool == "undo" {
-                    StrokeAction::Undo
+                StrokeAction::Command(if tool == "undo" {
+                    EditCommand::Undo
                 } else {
-                    StrokeAction::Redo
-                }
+                    EditCommand::Redo
+                })
             } else {
-                return Err(fail(format!(
-                    "unknown tool {:?} (use add, subtract, add_water, remove_water, grow, \
-                     erode, smooth, flatten, paint, replace, fill, clear, copy, paste, \
-                     generate, undo or redo)",
-                    s.tool
-                )));
+                return Err(fail(EntryError::UnknownTool(s.tool.clone())));
             };
             strokes.push(Stroke {
                 frame: s.frame,
@@ -693,10 +761,7 @@ impl Script {
         }
         strokes.sort_by_key(|s| s.frame);
         if let Some(walk) = &file.walk {
-            validate_walk(walk).map_err(|message| ScriptError::Parse {
-                path: name.to_string(),
-                message,
-            })?;
+            validate_walk(walk).map_err(setting)?;
         }
         Ok(Script {
             frame_rate_hz,
@@ -830,22 +895,28 @@ mod tests {
         assert_eq!(replace.brush.material, Material::SLATE);
         assert_eq!(
             s.strokes[7].action,
-            StrokeAction::Fill {
+            StrokeAction::Command(EditCommand::Fill {
                 region: CellBox::new(IVec3::ZERO, IVec3::splat(4)),
                 material: Material::WATER,
                 occupancy: 200,
                 ignore_water: false
-            }
+            })
         );
         assert_eq!(
             s.strokes[10].action,
-            StrokeAction::Paste {
+            StrokeAction::Command(EditCommand::Paste {
                 at: IVec3::new(10, 0, 0),
                 quarter_turns: 3
-            }
+            })
         );
-        assert_eq!(s.strokes[12].action, StrokeAction::Undo);
-        assert_eq!(s.strokes[13].action, StrokeAction::Redo);
+        assert_eq!(
+            s.strokes[12].action,
+            StrokeAction::Command(EditCommand::Undo)
+        );
+        assert_eq!(
+            s.strokes[13].action,
+            StrokeAction::Command(EditCommand::Redo)
+        );
         assert!(s.needs_surface());
     }
 

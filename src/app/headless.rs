@@ -1,55 +1,39 @@
-//! Offscreen rendering: screenshots without a window, for the CLI
-//! (`strata --headless --screenshot out.png`), tests and CI.
-//!
-//! It uses the very same [`Renderer`] as the editor window (MSAA resolve into
-//! an `Rgba8UnormSrgb` texture), optionally draws the editor's egui side panel
-//! on top, and reads the pixels back through a buffer whose rows are padded to
-//! 256 bytes as wgpu requires. Nothing here needs a display server: it runs on
-//! software adapters such as llvmpipe.
+//! The headless run (`strata --headless`): build one world, apply a script
+//! once, render a screenshot through the same renderer as the window, and
+//! write the statistics JSON. Lives above `render` and `editor` because it
+//! composes both: the offscreen target ([`crate::render::offscreen`]) draws
+//! the 3D view and the editor's egui panel is painted over it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use glam::DVec3;
-
-use crate::camera::Camera;
-use crate::editor::panel::{EditorPanel, PanelStats};
-use crate::pipeline::WorldMeshes;
-use crate::terrain::Grid;
-use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::terrain::world_source::WorldSourceError;
-
-use super::egui_pass::EguiPainter;
-use super::script_replay::{ReplayError, ReplayReport, replay_script};
-use super::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
-use crate::editor::script::Script;
-use crate::pipeline::TerrainStreaming;
+use crate::camera::{Camera, frame_terrain};
+use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk};
+use crate::collision::{CollisionCache, TerrainId, UpdateReport, WalkInput};
+use crate::editor::panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
+use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
+use crate::pipeline::{TerrainStreaming, WorldMeshes};
+use crate::render::egui_pass::EguiPainter;
+use crate::render::offscreen::{OffscreenError, OffscreenTarget, check_image_size, write_png};
 use crate::render::overlays::{Overlay, OverlaySet};
+use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
+use crate::script::{ReplayError, ReplayReport, Script, replay_script};
+use crate::terrain::Grid;
+use crate::terrain::generate::GeneratorSettings;
 
-/// Colour format the 3D renderer draws headless frames in (a view of the
-/// [`HEADLESS_STORAGE_FORMAT`] target, so MSAA resolves in linear light).
-pub const HEADLESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub use crate::render::offscreen::MAX_IMAGE_SIDE;
 
-/// Storage format of the headless target; egui draws into this non-sRGB view,
-/// which is the framebuffer kind it prefers. Same bytes as [`HEADLESS_FORMAT`].
-/// (On adapters without `VIEW_FORMATS`, e.g. GL, the target is
-/// [`HEADLESS_FORMAT`] and egui draws into it directly.)
-pub const HEADLESS_STORAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
-
-/// Largest accepted image side, in pixels.
-pub const MAX_IMAGE_SIDE: u32 = 8192;
-
-/// Errors of headless rendering.
+/// Errors of a headless run.
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
     /// No GPU device.
     #[error(transparent)]
     Gpu(#[from] GpuError),
-    /// Image size zero or too large.
-    #[error("image size {0}x{1} is invalid: each side must be 1..={MAX_IMAGE_SIDE} pixels")]
-    InvalidSize(u32, u32),
+    /// The offscreen target could not be made, read back or written.
+    #[error(transparent)]
+    Offscreen(#[from] OffscreenError),
     /// The world could not be generated or imported.
     #[error(transparent)]
     World(#[from] WorldSourceError),
@@ -59,9 +43,6 @@ pub enum HeadlessError {
     /// The script's walk failed.
     #[error("scripted walk failed: {0}")]
     Walk(String),
-    /// Reading the rendered frame back from the GPU failed.
-    #[error("GPU readback failed: {0}")]
-    Readback(String),
     /// Writing an output file failed.
     #[error("cannot write {path}: {message}")]
     Write {
@@ -79,16 +60,10 @@ struct UiOverlay {
     panel: EditorPanel,
 }
 
-/// An offscreen render target plus the renderer that draws into it.
+/// An offscreen target plus, optionally, the editor panel drawn over it:
+/// what a headless screenshot shows.
 pub struct HeadlessRenderer {
-    gpu: Gpu,
-    renderer: Renderer,
-    size_px: [u32; 2],
-    target: wgpu::Texture,
-    target_view: wgpu::TextureView,
-    ui_view: wgpu::TextureView,
-    readback: wgpu::Buffer,
-    padded_bytes_per_row: u32,
+    target: OffscreenTarget,
     ui: Option<UiOverlay>,
 }
 
@@ -110,94 +85,30 @@ impl HeadlessRenderer {
     /// MSAA when supported, optionally with the egui editor panel.
     ///
     /// # Errors
-    /// [`HeadlessError::InvalidSize`] for a zero or oversized image.
+    /// [`HeadlessError::Offscreen`] for a zero or oversized image.
     pub fn new(gpu: Gpu, size_px: [u32; 2], with_ui: bool) -> Result<Self, HeadlessError> {
-        let [w, h] = size_px;
-        let max_side = gpu
-            .device
-            .limits()
-            .max_texture_dimension_2d
-            .min(MAX_IMAGE_SIDE);
-        if w == 0 || h == 0 || w > max_side || h > max_side {
-            return Err(HeadlessError::InvalidSize(w, h));
-        }
-        let samples = gpu.msaa_sample_count(HEADLESS_FORMAT);
-        // Downlevel adapters (GL) cannot reinterpret a texture through another
-        // view format; there egui draws into the sRGB texture directly.
-        let storage_format = if gpu
-            .adapter
-            .get_downlevel_capabilities()
-            .flags
-            .contains(wgpu::DownlevelFlags::VIEW_FORMATS)
-        {
-            HEADLESS_STORAGE_FORMAT
-        } else {
-            HEADLESS_FORMAT
-        };
-        let renderer = Renderer::new(&gpu, HEADLESS_FORMAT, samples);
-        let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("headless target"),
-            size: wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: storage_format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: if storage_format == HEADLESS_FORMAT {
-                &[]
-            } else {
-                &[HEADLESS_FORMAT]
-            },
-        });
-        let target_view = target.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("headless target (sRGB view)"),
-            format: Some(HEADLESS_FORMAT),
-            ..Default::default()
-        });
-        let ui_view = target.create_view(&Default::default());
-        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let padded_bytes_per_row = (4 * w).div_ceil(align) * align;
-        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("headless readback"),
-            size: padded_bytes_per_row as u64 * h as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let target = OffscreenTarget::new(gpu, size_px)?;
         let ui = with_ui.then(|| UiOverlay {
             ctx: egui::Context::default(),
-            painter: EguiPainter::new(&gpu.device, storage_format),
+            painter: EguiPainter::new(&target.gpu().device, target.overlay_format()),
             panel: EditorPanel::default(),
         });
-        Ok(HeadlessRenderer {
-            gpu,
-            renderer,
-            size_px,
-            target,
-            target_view,
-            ui_view,
-            readback,
-            padded_bytes_per_row,
-            ui,
-        })
+        Ok(HeadlessRenderer { target, ui })
     }
 
     /// The GPU this renderer uses.
     pub fn gpu(&self) -> &Gpu {
-        &self.gpu
+        self.target.gpu()
     }
 
     /// The wrapped scene renderer.
     pub fn renderer(&mut self) -> &mut Renderer {
-        &mut self.renderer
+        self.target.renderer()
     }
 
     /// Image size in pixels.
     pub fn size_px(&self) -> [u32; 2] {
-        self.size_px
+        self.target.size_px()
     }
 
     /// True when the egui panel is drawn.
@@ -213,17 +124,19 @@ impl HeadlessRenderer {
 
     /// Uploads the chunks whose mesh changed (see [`Renderer::sync_meshes`]).
     pub fn sync_meshes(&mut self, meshes: &mut WorldMeshes) {
-        self.renderer.sync_meshes(meshes);
+        self.target.renderer().sync_meshes(meshes);
     }
 
     /// The 3D viewport for `stats`: the area right of the editor panel when the
     /// UI is on (runs the egui pass), else the whole image.
     fn layout_ui(&mut self, stats: &PanelStats) -> (ViewportRect, Option<egui::FullOutput>) {
-        let full = ViewportRect::full(self.size_px);
+        let size_px = self.target.size_px();
+        let full = ViewportRect::full(size_px);
+        let max_texture_side = self.target.gpu().device.limits().max_texture_dimension_2d as usize;
         let Some(ui) = self.ui.as_mut() else {
             return (full, None);
         };
-        let [w, h] = self.size_px;
+        let [w, h] = size_px;
         let mut output: Option<egui::FullOutput> = None;
         let mut panel_px = 0.0f32;
         // Two passes: egui lays some widgets out on the first frame it sees
@@ -235,7 +148,7 @@ impl HeadlessRenderer {
                     egui::Pos2::ZERO,
                     egui::vec2(w as f32, h as f32),
                 )),
-                max_texture_side: Some(self.gpu.device.limits().max_texture_dimension_2d as usize),
+                max_texture_side: Some(max_texture_side),
                 time: Some(0.0),
                 focused: true,
                 ..Default::default()
@@ -277,7 +190,7 @@ impl HeadlessRenderer {
     /// editor panel when the UI is on.
     ///
     /// # Errors
-    /// [`HeadlessError::Readback`] when the frame cannot be mapped.
+    /// [`HeadlessError::Offscreen`] when the frame cannot be read back.
     pub fn render(
         &mut self,
         camera: &Camera,
@@ -286,9 +199,11 @@ impl HeadlessRenderer {
     ) -> Result<(image::RgbaImage, FrameReport), HeadlessError> {
         let start = Instant::now();
         let (viewport, first_ui) = self.layout_ui(stats);
+        let gpu_queue = self.target.gpu().queue.clone();
         let draw = self
-            .renderer
-            .prepare(&self.gpu.queue, camera, settings, viewport.size_px());
+            .target
+            .renderer()
+            .prepare(&gpu_queue, camera, settings, viewport.size_px());
         // Lay the panel out again now that the frame's draw statistics are
         // known, keeping the texture updates of the first layout.
         let ui_output = match first_ui {
@@ -307,80 +222,27 @@ impl HeadlessRenderer {
             }
             None => None,
         };
-        let device = &self.gpu.device;
-        let queue = &self.gpu.queue;
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("headless frame"),
-        });
-        self.renderer.render(
-            &mut encoder,
-            &self.target_view,
-            self.size_px,
-            Some(viewport),
-        );
-
-        let mut extra_cmds = Vec::new();
-        if let (Some(ui), Some(mut out)) = (self.ui.as_mut(), ui_output) {
-            out.pixels_per_point = 1.0;
-            extra_cmds = ui.painter.paint(
-                device,
-                queue,
-                &mut encoder,
-                &self.ui_view,
-                self.size_px,
-                &ui.ctx,
-                &mut out,
-            );
-        }
-
-        let [w, h] = self.size_px;
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.target,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.padded_bytes_per_row),
-                    rows_per_image: Some(h),
-                },
-            },
-            wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-        );
-        extra_cmds.push(encoder.finish());
-        queue.submit(extra_cmds);
-
-        let (tx, rx) = std::sync::mpsc::channel();
-        self.readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| HeadlessError::Readback(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| HeadlessError::Readback(e.to_string()))?
-            .map_err(|e| HeadlessError::Readback(e.to_string()))?;
-        let mut pixels = Vec::with_capacity((4 * w * h) as usize);
-        {
-            let view = self
-                .readback
-                .get_mapped_range(..)
-                .map_err(|e| HeadlessError::Readback(e.to_string()))?;
-            for row in view.chunks_exact(self.padded_bytes_per_row as usize) {
-                pixels.extend_from_slice(&row[..(4 * w) as usize]);
-            }
-        }
-        self.readback.unmap();
-        let img = image::RgbaImage::from_raw(w, h, pixels)
-            .ok_or_else(|| HeadlessError::Readback("pixel buffer has the wrong size".into()))?;
+        let size_px = self.target.size_px();
+        let ui = self.ui.as_mut();
+        let img = self
+            .target
+            .render_frame(viewport, |gpu, encoder, overlay_view| {
+                match (ui, ui_output) {
+                    (Some(ui), Some(mut out)) => {
+                        out.pixels_per_point = 1.0;
+                        ui.painter.paint(
+                            &gpu.device,
+                            &gpu.queue,
+                            encoder,
+                            overlay_view,
+                            size_px,
+                            &ui.ctx,
+                            &mut out,
+                        )
+                    }
+                    _ => Vec::new(),
+                }
+            })?;
         Ok((
             img,
             FrameReport {
@@ -393,58 +255,6 @@ impl HeadlessRenderer {
     }
 }
 
-/// World-space bounds `(min, max)` in studs of every mesh in `meshes`, or `None` when empty.
-pub fn mesh_bounds_world(meshes: &WorldMeshes) -> Option<(DVec3, DVec3)> {
-    let mut acc: Option<(DVec3, DVec3)> = None;
-    for (coord, mesh) in meshes.iter() {
-        let Some((lo, hi)) = mesh.bounds_local() else {
-            continue;
-        };
-        let o = coord.origin_world();
-        let (lo, hi) = (o + lo.as_dvec3(), o + hi.as_dvec3());
-        acc = Some(match acc {
-            Some((a, b)) => (a.min(lo), b.max(hi)),
-            None => (lo, hi),
-        });
-    }
-    acc
-}
-
-/// A camera framing the terrain from above at an angle (see
-/// [`Camera::frame_bounds`]), using mesh bounds, else the grid's chunk bounds,
-/// else a default view of the origin.
-pub fn frame_terrain(grid: &Grid, meshes: &WorldMeshes, aspect: f32) -> Camera {
-    let bounds = mesh_bounds_world(meshes).or_else(|| {
-        grid.bounds_cells().map(|b| {
-            let s = CELL_SIZE_STUDS as f64;
-            (b.min.as_dvec3() * s, b.max.as_dvec3() * s)
-        })
-    });
-    match bounds {
-        Some((lo, hi)) => Camera::frame_bounds(lo, hi, aspect),
-        None => Camera {
-            aspect,
-            ..Camera::default()
-        },
-    }
-}
-
-/// Frame settings whose fog suits `camera` looking at `meshes`: light haze
-/// over the terrain's own extent, more when the camera is far away.
-pub fn frame_settings_for(camera: &Camera, meshes: &WorldMeshes) -> FrameSettings {
-    match mesh_bounds_world(meshes) {
-        Some((lo, hi)) => {
-            let centre = (lo + hi) * 0.5;
-            let diagonal = (hi - lo).length() as f32;
-            let view = centre.distance(camera.pos_world) as f32;
-            FrameSettings::for_view_distance(view.max(diagonal * 0.6))
-        }
-        None => FrameSettings::default(),
-    }
-}
-
-pub use crate::terrain::world_source::WorldSource;
-
 /// Everything `strata --headless --screenshot` needs.
 #[derive(Clone, Debug)]
 pub struct ScreenshotOptions {
@@ -452,8 +262,6 @@ pub struct ScreenshotOptions {
     pub output: PathBuf,
     /// Image size `[width, height]` in pixels.
     pub size_px: [u32; 2],
-    /// The world to render.
-    pub world: WorldSource,
     /// Explicit camera; `None` frames the terrain automatically.
     pub camera: Option<Camera>,
     /// Draw the editor panel.
@@ -491,6 +299,9 @@ pub struct RenderStats {
     pub chunks: usize,
     /// Chunks with a non-empty mesh.
     pub nonempty_chunks: usize,
+    /// Content hash of the grid after the script ([`Grid::content_hash`]),
+    /// 16 hex digits: equal for equal cells, whatever the camera.
+    pub world_hash: String,
     /// Stored chunks with uniform storage.
     pub uniform_chunks: usize,
     /// `Grid::heap_bytes()`.
@@ -600,52 +411,58 @@ fn world_collision(
     }
 }
 
-/// Panel statistics from a grid and its meshes.
-pub fn panel_stats(
-    adapter: &str,
-    grid: &Grid,
-    meshes: &WorldMeshes,
-    camera: &Camera,
-) -> PanelStats {
-    let (vertices, triangles) = meshes.totals();
-    PanelStats {
-        adapter: adapter.to_string(),
-        chunks: grid.chunk_count(),
-        nonempty_chunks: meshes.len(),
-        drawn_chunks: 0,
-        vertices,
-        triangles,
-        grid_bytes: grid.heap_bytes(),
-        frame_ms: 0.0,
-        mesh_ms: meshes.last_mesh_ms,
-        camera_pos_world: camera.pos_world.to_array(),
-        ..PanelStats::default()
+/// The generator a world source was made by (serves the script's
+/// `generate` entries), `None` for imported or loaded worlds.
+pub fn generator_of(world: &WorldSource) -> Option<GeneratorSettings> {
+    match world {
+        WorldSource::Generated(g) => Some(g.clone()),
+        _ => None,
     }
 }
 
-/// Builds the world, meshes it, renders one frame and writes the PNG (and
-/// the statistics JSON when asked). The whole `--headless --screenshot` path.
+/// Builds `world`, meshes it, replays the script once, renders one frame
+/// and writes the PNG (and the statistics JSON when asked). The whole
+/// `--headless --screenshot` path for a world given by its source.
 ///
 /// # Errors
 /// [`HeadlessError`] for GPU, world, readback or file errors.
-pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, HeadlessError> {
-    let [w, h] = options.size_px;
-    if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
-        return Err(HeadlessError::InvalidSize(w, h));
-    }
+pub fn render_screenshot(
+    world: &WorldSource,
+    options: &ScreenshotOptions,
+) -> Result<RenderStats, HeadlessError> {
+    check_image_size(options.size_px)?;
     let world_start = Instant::now();
-    let mut grid = options.world.build()?;
+    let grid = world.build()?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
+    let (mut stats, _) = render_world(options, grid, generator_of(world))?;
+    stats.world_ms = world_ms;
+    if let Some(path) = &options.stats_json {
+        write_stats_json(path, &stats)?;
+    }
+    Ok(stats)
+}
+
+/// Renders `grid` (already built) after
+/// replaying `options.script` once on it with `generator` serving
+/// `generate`, writes the PNG, and returns the statistics (without
+/// `world_ms`, and without writing the JSON) and the edited grid, so the
+/// caller can save or export the very world the screenshot shows.
+///
+/// # Errors
+/// [`HeadlessError`] for GPU, replay, readback or file errors.
+pub fn render_world(
+    options: &ScreenshotOptions,
+    mut grid: Grid,
+    generator: Option<GeneratorSettings>,
+) -> Result<(RenderStats, Grid), HeadlessError> {
+    let [w, h] = options.size_px;
+    check_image_size(options.size_px)?;
     // Frame the 3D viewport, which is narrower when the panel is drawn.
-    let panel_w = if options.ui {
-        crate::editor::panel::PANEL_WIDTH_POINTS
-    } else {
-        0.0
-    };
+    let panel_w = if options.ui { PANEL_WIDTH_POINTS } else { 0.0 };
     let aspect = (w as f32 - panel_w).max(1.0) / h as f32;
     let camera = options
         .camera
-        .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
+        .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
     let mut streaming = TerrainStreaming::new(options.lod);
     let mut meshes = streaming.build_initial(&grid, camera.pos_world);
     let mesh_ms = meshes.last_mesh_ms;
@@ -657,7 +474,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
     headless.sync_meshes(&mut meshes);
     let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
 
-    let mut collision_cache = crate::collision::CollisionCache::new();
+    let mut collision_cache = CollisionCache::new();
     let collision_build = options
         .stats_json
         .as_ref()
@@ -668,58 +485,19 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             &mut grid,
             &mut meshes,
             &mut streaming,
-            headless.renderer(),
+            &mut headless.renderer().uploader(),
             camera.pos_world,
-            match &options.world {
-                crate::terrain::world_source::WorldSource::Generated(g) => Some(g.clone()),
-                _ => None,
-            },
+            generator,
         )?,
         None => ReplayReport::default(),
     };
-    let collision = collision_build.and_then(|build| {
-        let after = world_collision(&mut collision_cache, &grid)?;
-        let c = collision_cache.stats();
-        Some(CollisionSummary {
-            colliders: c.colliders,
-            triangles_before_reduction: c.triangles_before_reduction,
-            triangles: c.triangles,
-            reduction_ratio: c.triangles_before_reduction as f64 / c.triangles.max(1) as f64,
-            build_ms: build.ms,
-            last_rebuild_chunks: after.rebuilt_chunks,
-            last_rebuild_ms: if after.rebuilt_chunks > 0 {
-                after.ms
-            } else {
-                0.0
-            },
-        })
-    });
-    let walk = match options.script.as_ref().and_then(|s| s.walk.as_ref()) {
-        Some(walk) => {
-            let segments: Vec<_> = walk
-                .steps
-                .iter()
-                .map(|s| crate::collision::scripted_walk::WalkSegment {
-                    frames: s.frames,
-                    input: crate::collision::WalkInput {
-                        move_xz: glam::DVec2::from_array(s.move_xz),
-                        jump: s.jump,
-                    },
-                })
-                .collect();
-            let stats = crate::collision::scripted_walk::run_walk(
-                &grid,
-                crate::collision::TerrainId(0),
-                walk.start_xz,
-                &segments,
-            )
-            .map_err(|e| HeadlessError::Walk(e.to_string()))?;
-            Some(stats)
-        }
+    let collision =
+        collision_build.and_then(|build| collision_summary(&mut collision_cache, &grid, &build));
+    let walk = match options.script.as_ref() {
+        Some(script) => scripted_walk(script, &grid)?,
         None => None,
     };
-    let pipeline = &mut streaming.pipeline;
-    let mut settings = frame_settings_for(&camera, &meshes);
+    let mut settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     settings.overlays = options.overlays;
     settings.time_secs = options.time_secs;
     // The audit of the shown meshes feeds the statistics, the panel and,
@@ -732,18 +510,19 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         panel.overlays = options.overlays;
         panel.lod = options.lod;
     }
-    let mut stats = panel_stats(&adapter, &grid, &meshes, &camera);
-    stats.add_pipeline(pipeline);
-    stats.add_lod(&meshes, &streaming.lod);
-    stats.seam_mismatches = Some(seam_audit_mismatches);
-    stats.history = replay.history.clone();
+    let pipeline = &mut streaming.pipeline;
+    let mut panel = PanelStats::of_world(&adapter, &grid, &meshes, &camera);
+    panel.add_pipeline(pipeline);
+    panel.add_lod(&meshes, &streaming.lod);
+    panel.seam_mismatches = Some(seam_audit_mismatches);
+    panel.history = replay.history.clone();
     if options.overlays.contains(Overlay::Wireframe) {
         log::info!(
             "wireframe overlay drawn as {}",
             headless.renderer().wireframe_mode().name()
         );
     }
-    let (img, report) = headless.render(&camera, &settings, &stats)?;
+    let (img, report) = headless.render(&camera, &settings, &panel)?;
     write_png(&options.output, &img)?;
 
     let (vertices, triangles) = meshes.totals();
@@ -751,13 +530,14 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         adapter,
         chunks: grid.chunk_count(),
         nonempty_chunks: meshes.len(),
+        world_hash: format!("{:016x}", grid.content_hash()),
         uniform_chunks: grid.uniform_chunk_count(),
         grid_bytes: grid.heap_bytes(),
         world_volume_cells: grid.bounds_cells().map_or(0, |b| b.volume_cells()),
         vertices,
         triangles,
         mesh_ms,
-        world_ms,
+        world_ms: 0.0,
         initial_upload_ms,
         queue_len: pipeline.queue_len(),
         results_published_last_frame: pipeline.stats.results_last_frame,
@@ -797,40 +577,67 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
         collision,
         walk,
     };
-    if let Some(path) = &options.stats_json {
-        let json = serde_json::to_string_pretty(&out).map_err(|e| HeadlessError::Write {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        let err = |e: std::io::Error| HeadlessError::Write {
-            path: path.clone(),
-            message: e.to_string(),
-        };
-        crate::io::write_atomically(
-            path,
-            |tmp| std::fs::write(tmp, json + "\n").map_err(err),
-            err,
-        )?;
-    }
-    Ok(out)
+    Ok((out, grid))
 }
 
-/// Writes `img` as an RGBA PNG, creating the parent directory if needed.
+/// The collision figures after the script: the cache's totals and the
+/// update the script's edits needed (`None` when the world was too large).
+fn collision_summary(
+    cache: &mut CollisionCache,
+    grid: &Grid,
+    build: &UpdateReport,
+) -> Option<CollisionSummary> {
+    let after = world_collision(cache, grid)?;
+    let c = cache.stats();
+    Some(CollisionSummary {
+        colliders: c.colliders,
+        triangles_before_reduction: c.triangles_before_reduction,
+        triangles: c.triangles,
+        reduction_ratio: c.triangles_before_reduction as f64 / c.triangles.max(1) as f64,
+        build_ms: build.ms,
+        last_rebuild_chunks: after.rebuilt_chunks,
+        last_rebuild_ms: if after.rebuilt_chunks > 0 {
+            after.ms
+        } else {
+            0.0
+        },
+    })
+}
+
+/// Runs the script's walk (if it has one) on the edited `grid`.
+fn scripted_walk(script: &Script, grid: &Grid) -> Result<Option<WalkStats>, HeadlessError> {
+    let Some(walk) = script.walk.as_ref() else {
+        return Ok(None);
+    };
+    let segments: Vec<_> = walk
+        .steps
+        .iter()
+        .map(|s| WalkSegment {
+            frames: s.frames,
+            input: WalkInput {
+                move_xz: glam::DVec2::from_array(s.move_xz),
+                jump: s.jump,
+            },
+        })
+        .collect();
+    run_walk(grid, TerrainId(0), walk.start_xz, &segments)
+        .map(Some)
+        .map_err(|e| HeadlessError::Walk(e.to_string()))
+}
+
+/// Writes `stats` as pretty JSON to `path`, all or nothing.
 ///
 /// # Errors
 /// [`HeadlessError::Write`] when the file cannot be written.
-pub fn write_png(path: &Path, img: &image::RgbaImage) -> Result<(), HeadlessError> {
+pub fn write_stats_json(path: &std::path::Path, stats: &RenderStats) -> Result<(), HeadlessError> {
     let err = |message: String| HeadlessError::Write {
         path: path.to_path_buf(),
         message,
     };
-    // All or nothing: a failed write leaves an existing file as it was.
+    let json = serde_json::to_string_pretty(stats).map_err(|e| err(e.to_string()))?;
     crate::io::write_atomically(
         path,
-        |tmp| {
-            img.save_with_format(tmp, image::ImageFormat::Png)
-                .map_err(|e| err(e.to_string()))
-        },
+        |tmp| std::fs::write(tmp, json + "\n").map_err(|e| err(e.to_string())),
         |e| err(e.to_string()),
     )
 }

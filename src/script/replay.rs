@@ -13,13 +13,14 @@ use std::time::{Duration, Instant};
 
 use glam::DVec3;
 
-use crate::editor::script::Script;
-use crate::editor::script_runner::{RunError, ScriptRunner};
-use crate::pipeline::{TerrainStreaming, WorldMeshes};
+use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
+use crate::terrain::history_view::HistoryView;
 
-use super::Renderer;
+use super::format::Script;
+use super::runner::{RunError, ScriptRunner};
+use super::surface::SurfaceSnapshot;
 
 /// Fraction of the frame period after which a replayed frame publishes.
 pub const PUBLISH_POINT: f64 = 0.85;
@@ -64,10 +65,10 @@ pub struct ReplayReport {
     /// The history budget, bytes.
     pub history_budget_bytes: usize,
     /// The history as the panel shows it (for `--ui`).
-    pub history: crate::editor::history_panel::HistoryView,
+    pub history: HistoryView,
 }
 
-/// Replays `script` on `grid`, publishing through `renderer` and keeping
+/// Replays `script` on `grid`, publishing through `uploader` and keeping
 /// `meshes` (the picking copy) current. `camera_pos_world` orders meshing and
 /// chooses levels of detail; `generator` serves `generate` entries. Every
 /// entry (brush strokes, region operations, undo and redo) goes through a
@@ -82,7 +83,7 @@ pub fn replay_script(
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
     streaming: &mut TerrainStreaming,
-    renderer: &mut Renderer,
+    uploader: &mut dyn ChunkUploader,
     camera_pos_world: DVec3,
     generator: Option<GeneratorSettings>,
 ) -> Result<ReplayReport, ReplayError> {
@@ -94,14 +95,15 @@ pub fn replay_script(
     let last_frame = script.last_frame();
     let mut frame: u32 = 0;
     let mut drain_started: Option<Instant> = None;
-    // `centre_xz` strokes land on the surface as it was when the replay began
-    // (like a window stroke, which picks against the surface at its start):
-    // the result then does not depend on how fast earlier strokes were meshed,
-    // and Subtract strokes do not drill down through their own pits.
+    // `centre_xz` strokes land on the full-detail surface as it was when the
+    // replay began (like a window stroke, which picks against the surface at
+    // its start): the result then depends neither on how fast earlier strokes
+    // were meshed nor on the camera, and Subtract strokes do not drill down
+    // through their own pits.
     let mut runner = ScriptRunner::new(
         script.history_budget_bytes,
         generator,
-        script.needs_surface().then(|| meshes.snapshot()),
+        script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
     );
     loop {
         let frame_start = start + period * frame;
@@ -119,9 +121,9 @@ pub fn replay_script(
             }
             next += 1;
         }
-        streaming.begin_frame(grid, meshes, camera_pos_world, &mut renderer.uploader());
+        streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
         sleep_until(frame_start + publish_at);
-        streaming.publish(&mut renderer.uploader(), meshes);
+        streaming.publish(uploader, meshes);
         frame += 1;
         if frame > last_frame && streaming.pipeline.is_idle() {
             break;
@@ -134,12 +136,12 @@ pub fn replay_script(
         }
     }
     report.frames = frame;
-    report.history_steps = runner.history.undo_len();
-    report.history_bytes = runner.history.held_bytes();
-    report.history_peak_bytes = runner.history.peak_held_bytes();
-    report.history_dropped_steps = runner.history.dropped_steps();
-    report.history_budget_bytes = runner.history.budget_bytes();
-    report.history = crate::editor::history_panel::HistoryView::of(&runner.history);
+    report.history_steps = runner.history().undo_len();
+    report.history_bytes = runner.history().held_bytes();
+    report.history_peak_bytes = runner.history().peak_held_bytes();
+    report.history_dropped_steps = runner.history().dropped_steps();
+    report.history_budget_bytes = runner.history().budget_bytes();
+    report.history = HistoryView::of(runner.history());
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(report)
 }

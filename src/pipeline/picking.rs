@@ -58,21 +58,35 @@ pub fn pick(
         if best.is_some_and(|b| b.distance_studs < entry) {
             break;
         }
-        // Work chunk-locally in f32: the ray origin relative to the chunk is small.
-        let origin_local = (origin_world - coord.origin_world()).as_vec3();
-        if let Some((t, n)) = ray_mesh(mesh, origin_local, dir) {
-            let t = t as f64;
-            if t <= max_distance_studs && best.is_none_or(|b| t < b.distance_studs) {
-                best = Some(PickHit {
-                    pos_world: origin_world + dir_d * t,
-                    normal: if n.dot(dir) > 0.0 { -n } else { n },
-                    distance_studs: t,
-                    chunk: coord,
-                });
-            }
+        if let Some(hit) = pick_chunk(mesh, coord, origin_world, dir, max_distance_studs)
+            && best.is_none_or(|b| hit.distance_studs < b.distance_studs)
+        {
+            best = Some(hit);
         }
     }
     best
+}
+
+/// Casts a ray from `origin_world` along the unit vector `dir` up to
+/// `max_distance_studs` against one chunk's mesh `mesh` (chunk `coord`),
+/// without skirts. Returns the nearest hit, or `None`.
+pub fn pick_chunk(
+    mesh: &ChunkMesh,
+    coord: ChunkCoord,
+    origin_world: DVec3,
+    dir: Vec3,
+    max_distance_studs: f64,
+) -> Option<PickHit> {
+    // Work chunk-locally in f32: the ray origin relative to the chunk is small.
+    let origin_local = (origin_world - coord.origin_world()).as_vec3();
+    let (t, n) = ray_mesh(mesh, origin_local, dir)?;
+    let t = t as f64;
+    (t <= max_distance_studs).then(|| PickHit {
+        pos_world: origin_world + dir.as_dvec3() * t,
+        normal: if n.dot(dir) > 0.0 { -n } else { n },
+        distance_studs: t,
+        chunk: coord,
+    })
 }
 
 /// Slab test: entry distance (>= 0) of a ray into an axis-aligned box, if it

@@ -4,7 +4,7 @@
 //!
 //! Each frame: move the camera, run the panel, pick the surface under the
 //! cursor (CPU ray cast against the displayed meshes), run the current tool
-//! ([`super::tool_session::ToolSession`]: brush strokes sampled by distance
+//! ([`crate::editor::tool_session::ToolSession`]: brush strokes sampled by distance
 //! along the cursor path, region selection and paste, undo and redo, each
 //! stroke or operation one history step), re-mesh exactly the chunks the
 //! edits reached, upload exactly those, then draw terrain and panel.
@@ -21,28 +21,29 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::camera::Camera;
+use crate::camera::{Camera, frame_terrain};
+use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
-use crate::render::headless::{frame_settings_for, frame_terrain, panel_stats};
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
+use crate::terrain::edit_command::EditCommand;
 use crate::terrain::grid::Grid;
-use crate::terrain::history::{DEFAULT_HISTORY_BUDGET_BYTES, Recorder};
-use crate::terrain::world_source::{WorldSource, WorldSourceError};
+use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::history_view::HistoryView;
 
-use super::document::{Document, RecentFiles};
-use super::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
-use super::file_session::{FileSession, SessionEvent};
-use super::fly_controls::FlyControls;
-use super::panel::{EditorPanel, PanelStats, SeaAction};
-use super::picking::{PickHit, pick};
-use super::tool_session::{ToolSession, sample_material};
-use super::tools_panel::{ActiveTool, Shortcut, ToolRequest};
-use super::walk::WalkMode;
+use crate::editor::document::{Document, RecentFiles};
+use crate::editor::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
+use crate::editor::file_session::{FileSession, SessionEvent};
+use crate::editor::fly_controls::FlyControls;
+use crate::editor::panel::{EditorPanel, PanelStats, SeaAction};
+use crate::editor::tool_session::{ToolSession, sample_material};
+use crate::editor::tools_panel::{ActiveTool, Shortcut, ToolRequest};
+use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
+use crate::pipeline::picking::{PickHit, pick};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
@@ -107,7 +108,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let camera = options
         .camera
         .or(stored_camera)
-        .unwrap_or_else(|| frame_terrain(&grid, &WorldMeshes::default(), aspect));
+        .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
     // Generate re-runs the world's own generator (also for a saved generated world).
     let generator = doc.meta.generator.clone();
     let mut streaming = TerrainStreaming::new(options.lod);
@@ -400,7 +401,7 @@ impl App {
         let camera = self
             .options
             .camera
-            .unwrap_or_else(|| frame_terrain(&self.grid, &self.meshes, aspect));
+            .unwrap_or_else(|| frame_terrain(&self.grid, self.meshes.bounds_world(), aspect));
         let adapter = gpu.adapter_summary();
         log::info!("editor window on {adapter}, {samples}x MSAA, {format:?}");
         Ok(WindowState {
@@ -458,7 +459,7 @@ impl WindowState {
             *BRUSH_RADIUS_RANGE_CELLS.start(),
             *BRUSH_RADIUS_RANGE_CELLS.end(),
         );
-        if let Some(s) = super::tools_panel::shortcut(code, self.modifiers) {
+        if let Some(s) = crate::editor::tools_panel::shortcut(code, self.modifiers) {
             match self.panel.tools.apply_shortcut(s) {
                 Some(Shortcut::Tool(mode)) => self.panel.tool = mode,
                 Some(Shortcut::Focus) => self.focus_requested = true,
@@ -509,7 +510,7 @@ impl WindowState {
         }
 
         // Panel first: it decides the 3D viewport.
-        let mut stats: PanelStats = panel_stats(&self.adapter, grid, meshes, &self.camera);
+        let mut stats = PanelStats::of_world(&self.adapter, grid, meshes, &self.camera);
         stats.frame_ms = self.frame_ms;
         stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
@@ -518,18 +519,18 @@ impl WindowState {
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             stats.seam_mismatches = self.renderer.seam_audit().count();
         }
-        stats.history = super::history_panel::HistoryView::of(&tools.history);
-        stats.has_clipboard = tools.clipboard.is_some();
+        stats.history = HistoryView::of(tools.history());
+        stats.has_clipboard = tools.session.clipboard.is_some();
         // Region selection and paste preview, drawn over the 3D view.
         let mut boxes = Vec::new();
         if let Some(b) = self.panel.tools.region {
-            boxes.push((b, super::tools_panel::SELECTION_COLOR));
+            boxes.push((b, crate::editor::tools_panel::SELECTION_COLOR));
         }
         if self.panel.tools.active == ActiveTool::Paste
             && let Some(hit) = self.hit
             && let Some(b) = tools.paste_box(&hit, self.panel.tools.paste_quarter_turns)
         {
-            boxes.push((b, super::tools_panel::PASTE_COLOR));
+            boxes.push((b, crate::editor::tools_panel::PASTE_COLOR));
         }
         let (box_camera, box_viewport) = (self.camera, self.viewport);
         let raw_input = self.egui_state.take_egui_input(&self.window);
@@ -545,7 +546,7 @@ impl WindowState {
             bar_points = bar;
             session_event = event;
             panel_points = panel.show(ctx, &stats);
-            super::tools_panel::draw_boxes(
+            crate::editor::tools_panel::draw_boxes(
                 ctx,
                 &box_camera,
                 [
@@ -644,7 +645,7 @@ impl WindowState {
             &mut self.renderer.uploader(),
         );
 
-        let mut settings: FrameSettings = frame_settings_for(&self.camera, meshes);
+        let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
         settings.brush = self
             .hit
             .filter(|_| self.panel.tools.active == ActiveTool::Brush)
@@ -762,23 +763,18 @@ impl WindowState {
             glam::IVec3::new(cell.x - half, bottom, cell.z - half),
             glam::IVec3::new(cell.x + half, level_cells.ceil() as i32 + 1, cell.z + half),
         );
-        let mut rec = Recorder::new(match action {
-            SeaAction::Fill => "Sea level",
-            SeaAction::Evaporate => "Evaporate",
-        });
-        let result = rec.record(grid, region, |grid| match action {
-            SeaAction::Fill => {
-                crate::terrain::water_tools::fill_sea_level(grid, region, level_cells)
-            }
-            SeaAction::Evaporate => {
-                crate::terrain::water_tools::evaporate(grid, region, level_cells)
-            }
-        });
-        match result {
-            Ok(_) => {
-                tools.history.commit(rec, grid);
-            }
-            Err(e) => log::warn!("sea level not applied: {e}"),
+        let command = match action {
+            SeaAction::Fill => EditCommand::FillSeaLevel {
+                region,
+                level_cells,
+            },
+            SeaAction::Evaporate => EditCommand::Evaporate {
+                region,
+                level_cells,
+            },
+        };
+        if let Err(e) = tools.session.apply(grid, &command) {
+            log::warn!("sea level not applied: {e}");
         }
     }
 

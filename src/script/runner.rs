@@ -1,20 +1,23 @@
 //! Runs parsed script entries on a grid: brush strokes sampled along their
 //! path, region operations, undo and redo, each recorded as one history step.
 //! Shared by the headless replay (which also meshes and draws) and by
-//! `--save`/export runs, so both produce the same world.
+//! `--save`/export runs, so both produce the same world. Commands go through
+//! the same [`EditSession`] as the window's panel, strokes through the same
+//! [`StrokeInProgress`] as the window's brush.
 
-use glam::{DVec3, Vec3};
+use glam::DVec3;
 
-use crate::pipeline::WorldMeshes;
-use crate::terrain::edit::{BrushMode, EditError, FlattenPlane, apply_tool};
+use crate::terrain::brush_stroke::{BrushStrokeError, StrokeInProgress};
+use crate::terrain::edit::{BrushMode, FlattenPlane};
+use crate::terrain::edit_command::{CommandError, EditSession};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
-use crate::terrain::history::{History, Recorder};
-use crate::terrain::region::{self, Clipboard, RegionError};
-use crate::terrain::stroke::{LockPlane, StrokeError, StrokeSampler};
+use crate::terrain::history::History;
+use crate::terrain::region::Clipboard;
+use crate::terrain::stroke::LockPlane;
 
-use super::picking::pick;
-use super::script::{BrushStroke, StrokeAction, StrokeCentre};
+use super::format::{BrushStroke, StrokeAction, StrokeCentre};
+use super::surface::SurfaceSnapshot;
 
 /// Why a script entry could not be applied. The grid is unchanged by the
 /// failing entry.
@@ -28,47 +31,40 @@ pub enum RunError {
         /// World z, studs.
         z: f64,
     },
-    /// The brush rejected an application.
+    /// The brush or the stroke rejected an application.
     #[error(transparent)]
-    Brush(#[from] EditError),
-    /// Bad stroke spacing or point.
+    Stroke(#[from] BrushStrokeError),
+    /// A region or history command was rejected.
     #[error(transparent)]
-    Stroke(#[from] StrokeError),
-    /// A region operation was rejected.
-    #[error(transparent)]
-    Region(#[from] RegionError),
-    /// Paste before any copy.
-    #[error("paste with an empty clipboard (copy a region first)")]
-    EmptyClipboard,
-    /// Generate on a world that was not made by the generator.
-    #[error("generate needs a generated world (this one was imported or loaded)")]
-    NoGenerator,
+    Command(#[from] CommandError),
 }
 
-/// Script execution state: the history, the clipboard and what `*_xz`
-/// points are dropped onto.
+/// Script execution state: the edit session (history, clipboard,
+/// generator) and the surface `*_xz` points are dropped onto.
 pub struct ScriptRunner {
-    /// The undo history every entry is recorded in.
-    pub history: History,
-    clipboard: Option<Clipboard>,
-    generator: Option<GeneratorSettings>,
-    surface: Option<WorldMeshes>,
+    /// History, clipboard and generator, as in the window.
+    pub session: EditSession,
+    surface: Option<SurfaceSnapshot>,
 }
 
 impl ScriptRunner {
     /// A runner with an empty history of `budget_bytes`; `generator` serves
-    /// `generate`, `surface` (the meshes when the replay began) serves `*_xz` points.
+    /// `generate`; `surface` (the grid's full-detail surface when the script
+    /// began, see [`SurfaceSnapshot`]) serves `*_xz` points.
     pub fn new(
         budget_bytes: usize,
         generator: Option<GeneratorSettings>,
-        surface: Option<WorldMeshes>,
+        surface: Option<SurfaceSnapshot>,
     ) -> ScriptRunner {
         ScriptRunner {
-            history: History::new(budget_bytes),
-            clipboard: None,
-            generator,
+            session: EditSession::new(budget_bytes, generator),
             surface,
         }
+    }
+
+    /// The undo history every entry is recorded in.
+    pub fn history(&self) -> &History {
+        &self.session.history
     }
 
     /// Applies one entry; returns true when the grid changed.
@@ -76,74 +72,48 @@ impl ScriptRunner {
     /// # Errors
     /// [`RunError`]; the grid is unchanged by a failing entry.
     pub fn run(&mut self, grid: &mut Grid, action: &StrokeAction) -> Result<bool, RunError> {
-        let mut rec = Recorder::new(label(action));
         match action {
-            StrokeAction::Brush(stroke) => {
-                if let Err(e) = self.brush_stroke(grid, stroke, &mut rec) {
-                    // Put back what earlier applications of this stroke did.
-                    rec.revert(grid);
-                    return Err(e);
-                }
-            }
-            StrokeAction::Fill {
-                region: b,
-                material,
-                occupancy,
-                ignore_water,
-            } => {
-                rec.record(grid, *b, |g| {
-                    region::fill(g, *b, *material, *occupancy, *ignore_water)
-                })?;
-            }
-            StrokeAction::Clear {
-                region: b,
-                ignore_water,
-            } => {
-                rec.record(grid, *b, |g| region::clear(g, *b, *ignore_water))?;
-            }
-            StrokeAction::Copy { region: b } => {
-                self.clipboard = Some(region::copy(grid, *b)?);
-                return Ok(false);
-            }
-            StrokeAction::Paste { at, quarter_turns } => {
-                let clip = self.clipboard.as_ref().ok_or(RunError::EmptyClipboard)?;
-                let b = region::paste_region(clip, *at, *quarter_turns)?;
-                rec.record(grid, b, |g| region::paste(g, clip, *at, *quarter_turns))?;
-            }
-            StrokeAction::Generate { region: b } => {
-                let settings = self.generator.as_ref().ok_or(RunError::NoGenerator)?;
-                rec.record(grid, *b, |g| region::generate(g, *b, settings))?;
-            }
-            StrokeAction::Undo => {
-                return Ok(self.history.undo(grid).is_some_and(|r| r.is_change()));
-            }
-            StrokeAction::Redo => {
-                return Ok(self.history.redo(grid).is_some_and(|r| r.is_change()));
-            }
+            StrokeAction::Brush(stroke) => self.brush_stroke(grid, stroke),
+            StrokeAction::Command(command) => Ok(self.session.apply(grid, command)?.changed_grid()),
         }
-        Ok(self.history.commit(rec, grid))
     }
 
     /// A `*_xz` point dropped onto the initial surface: point and normal.
-    fn drop_onto_surface(&self, x: f64, z: f64) -> Result<(DVec3, DVec3), RunError> {
+    fn drop_onto_surface(&mut self, x: f64, z: f64) -> Result<(DVec3, DVec3), RunError> {
         self.surface
-            .as_ref()
-            .and_then(|s| pick(s, DVec3::new(x, 1.0e6, z), -Vec3::Y, 2.0e6))
-            .map(|hit| (hit.pos_world, hit.normal.as_dvec3()))
+            .as_mut()
+            .and_then(|s| s.drop_onto(x, z))
             .ok_or(RunError::NoSurface { x, z })
     }
 
-    fn brush_stroke(
-        &self,
+    /// One brush stroke as one undo step; a stroke that fails midway is
+    /// reverted.
+    fn brush_stroke(&mut self, grid: &mut Grid, stroke: &BrushStroke) -> Result<bool, RunError> {
+        let mut active: Option<StrokeInProgress> = None;
+        let result = self.paint_path(grid, stroke, &mut active);
+        match (result, active) {
+            (Ok(()), Some(active)) => Ok(active.finish(&mut self.session.history, grid)),
+            (Ok(()), None) => Ok(false),
+            (Err(e), active) => {
+                // Put back what earlier applications of this stroke did.
+                if let Some(active) = active {
+                    active.abandon(grid);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Applies `stroke` along its path; the stroke starts at the first point
+    /// (where the plane lock and a picked Flatten plane are taken).
+    fn paint_path(
+        &mut self,
         grid: &mut Grid,
         stroke: &BrushStroke,
-        rec: &mut Recorder,
+        active: &mut Option<StrokeInProgress>,
     ) -> Result<(), RunError> {
-        let brush = stroke.brush;
-        let mut options = stroke.options;
-        let mut sampler = StrokeSampler::new(brush.radius_cells, stroke.spacing_fraction)?;
         let mut lock: Option<LockPlane> = None;
-        for (i, point) in stroke.path.iter().enumerate() {
+        for point in &stroke.path {
             let (pos, normal) = match (*point, lock) {
                 (StrokeCentre::World(p), None) => (p, DVec3::Y),
                 (StrokeCentre::World(p), Some(plane)) => (plane.project(p), plane.normal),
@@ -155,33 +125,22 @@ impl ScriptRunner {
                     plane.normal,
                 ),
             };
-            if i == 0 {
+            if active.is_none() {
                 if stroke.plane_lock {
                     lock = LockPlane::new(pos, normal);
                 }
-                if brush.mode == BrushMode::Flatten {
-                    options.flatten_plane = Some(match options.flatten_plane {
-                        Some(FlattenPlane::Height { height_world }) => {
-                            FlattenPlane::Height { height_world }
-                        }
-                        Some(FlattenPlane::Picked { normal: n, .. }) => FlattenPlane::Picked {
-                            point_world: pos,
-                            normal: n,
-                        },
-                        None if stroke.flatten_from_pick => FlattenPlane::Picked {
-                            point_world: pos,
-                            normal,
-                        },
-                        None => FlattenPlane::Picked {
-                            point_world: pos,
-                            normal: DVec3::Y,
-                        },
-                    });
+                let mut options = stroke.options;
+                if stroke.brush.mode == BrushMode::Flatten {
+                    options.flatten_plane = Some(flatten_plane(stroke, pos, normal));
                 }
+                *active = Some(StrokeInProgress::begin(
+                    stroke.brush,
+                    options,
+                    stroke.spacing_fraction,
+                )?);
             }
-            for centre in sampler.advance(pos)? {
-                let region = brush.region(centre)?;
-                rec.record(grid, region, |g| apply_tool(g, &brush, &options, centre))?;
+            if let Some(active) = active.as_mut() {
+                active.advance(grid, pos)?;
             }
         }
         Ok(())
@@ -189,39 +148,38 @@ impl ScriptRunner {
 
     /// The clipboard, if something was copied.
     pub fn clipboard(&self) -> Option<&Clipboard> {
-        self.clipboard.as_ref()
+        self.session.clipboard.as_ref()
     }
 }
 
-/// A history label for an entry, e.g. `"Paint (Sand)"`.
-pub fn label(action: &StrokeAction) -> String {
-    match action {
-        StrokeAction::Brush(b) => {
-            let mode = b.brush.mode;
-            if mode.uses_material() {
-                format!("{} ({})", mode.name(), b.brush.material.name())
-            } else {
-                mode.name().to_string()
-            }
-        }
-        StrokeAction::Fill { material, .. } => format!("Fill ({})", material.name()),
-        StrokeAction::Clear { .. } => "Clear".into(),
-        StrokeAction::Copy { .. } => "Copy".into(),
-        StrokeAction::Paste { quarter_turns, .. } => {
-            format!("Paste ({}°)", *quarter_turns as u32 * 90)
-        }
-        StrokeAction::Generate { .. } => "Generate".into(),
-        StrokeAction::Undo => "Undo".into(),
-        StrokeAction::Redo => "Redo".into(),
+/// The Flatten plane of a stroke whose first point is `pos` with surface
+/// normal `normal`: a fixed height stays; a given normal takes the point;
+/// otherwise the picked plane (with `flatten_from_pick`) or a level one.
+fn flatten_plane(stroke: &BrushStroke, pos: DVec3, normal: DVec3) -> FlattenPlane {
+    match stroke.options.flatten_plane {
+        Some(FlattenPlane::Height { height_world }) => FlattenPlane::Height { height_world },
+        Some(FlattenPlane::Picked { normal: n, .. }) => FlattenPlane::Picked {
+            point_world: pos,
+            normal: n,
+        },
+        None if stroke.flatten_from_pick => FlattenPlane::Picked {
+            point_world: pos,
+            normal,
+        },
+        None => FlattenPlane::Picked {
+            point_world: pos,
+            normal: DVec3::Y,
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::editor::script::Script;
+    use crate::script::format::Script;
     use crate::terrain::cell::{Cell, Material};
     use crate::terrain::coords::{CellBox, CellCoord};
+    use crate::terrain::edit_command::EditCommand;
     use glam::IVec3;
 
     fn floor() -> Grid {
@@ -272,8 +230,8 @@ mod tests {
         assert_eq!(h[7], h[2]);
         assert_eq!(g.cell(CellCoord::new(1, 9, 1)), Cell::full(Material::SNOW));
         assert_eq!(g.cell(CellCoord::new(31, 9, 31)), Cell::EMPTY);
-        assert_eq!(runner.history.undo_len(), 2);
-        assert_eq!(runner.history.redo_len(), 1);
+        assert_eq!(runner.history().undo_len(), 2);
+        assert_eq!(runner.history().redo_len(), 1);
     }
 
     #[test]
@@ -290,23 +248,23 @@ mod tests {
         let mut runner = ScriptRunner::new(1 << 20, None, None);
         let e = runner.run(&mut g, &script.strokes[0].action).unwrap_err();
         assert!(matches!(e, RunError::NoSurface { .. }));
-        let generate = StrokeAction::Generate {
+        let generate = StrokeAction::Command(EditCommand::Generate {
             region: CellBox::new(IVec3::ZERO, IVec3::ONE),
-        };
+        });
         assert!(matches!(
             runner.run(&mut g, &generate),
-            Err(RunError::NoGenerator)
+            Err(RunError::Command(CommandError::NoGenerator))
         ));
-        let paste = StrokeAction::Paste {
+        let paste = StrokeAction::Command(EditCommand::Paste {
             at: IVec3::ZERO,
             quarter_turns: 0,
-        };
+        });
         assert!(matches!(
             runner.run(&mut g, &paste),
-            Err(RunError::EmptyClipboard)
+            Err(RunError::Command(CommandError::EmptyClipboard))
         ));
         assert_eq!(g.content_hash(), before);
-        assert_eq!(runner.history.undo_len(), 0);
+        assert_eq!(runner.history().undo_len(), 0);
     }
 
     #[test]

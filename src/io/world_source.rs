@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::generate::{GenerateError, GeneratorSettings, generate_world};
-use super::grid::Grid;
-use super::heightmap::{HeightmapSettings, ImportError, import_heightmap};
+use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
+use crate::terrain::grid::Grid;
+use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap};
 
 /// The source of a world.
 #[derive(Clone, Debug)]
@@ -38,7 +38,7 @@ pub enum WorldSourceError {
     Import(#[from] ImportError),
     /// The world file could not be loaded (the message names the file).
     #[error(transparent)]
-    Load(#[from] crate::io::world_file::WorldFileError),
+    Load(#[from] super::world_file::WorldFileError),
 }
 
 impl WorldSource {
@@ -53,7 +53,7 @@ impl WorldSource {
             WorldSource::Generated(settings) => generate_world(settings)?,
             WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
             WorldSource::File(path) => {
-                crate::io::world_file::load(path, crate::io::world_file::LoadOptions::default())?.0
+                super::world_file::load(path, super::world_file::LoadOptions::default())?.0
             }
             WorldSource::Grid(grid) => grid.clone(),
         })

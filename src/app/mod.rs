@@ -1,0 +1,11 @@
+//! The application layer, above `render` and `editor`: the window's event
+//! loop ([`window`]) and the headless run ([`headless`]), which both compose
+//! the world, the meshing pipeline, the renderer and the editor panel. Lower
+//! layers never import this one, so `render` stays GPU work only and
+//! `editor` stays the tools and panels.
+
+pub mod headless;
+pub mod window;
+pub mod world_outputs;
+
+pub use window::{EditorError, EditorOptions, run};

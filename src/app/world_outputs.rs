@@ -1,0 +1,129 @@
+//! What a headless run does with its one world besides drawing it: open it
+//! (keeping a world file open so saving back is incremental), apply a
+//! script without rendering, and save it. The screenshot path and the
+//! save/export path share the world, so a script is applied exactly once.
+
+use std::path::Path;
+
+use crate::camera::Camera;
+use crate::io::world_file::{LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta};
+use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
+use crate::terrain::Grid;
+use crate::terrain::generate::GeneratorSettings;
+
+/// A world opened for a headless run.
+pub struct OpenedWorld {
+    /// The cells.
+    pub grid: Grid,
+    /// What the world file stores besides cells (camera, generator).
+    pub meta: WorldMeta,
+    /// The world file it came from, kept open so saving back to it is incremental.
+    pub file: Option<WorldFile>,
+}
+
+impl OpenedWorld {
+    /// The generator the world was made by (serves `generate`), if any.
+    pub fn generator(&self) -> Option<GeneratorSettings> {
+        self.meta.generator.clone()
+    }
+}
+
+/// Why a headless script could not be applied.
+#[derive(Debug, thiserror::Error)]
+#[error("stroke {index} (frame {frame}): {source}")]
+pub struct ApplyScriptError {
+    /// Index of the failing entry in frame order.
+    pub index: usize,
+    /// Its frame.
+    pub frame: u32,
+    /// Why.
+    pub source: RunError,
+}
+
+/// Opens `source`: a world file is opened and kept open; any other source
+/// is built, with the generator's settings in its meta when generated.
+///
+/// # Errors
+/// [`WorldSourceError`] when the world cannot be built or loaded.
+pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError> {
+    if let WorldSource::File(path) = source {
+        let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())?;
+        return Ok(OpenedWorld {
+            grid,
+            meta,
+            file: Some(file),
+        });
+    }
+    let meta = match source {
+        WorldSource::Generated(settings) => WorldMeta::generated(settings),
+        _ => WorldMeta::default(),
+    };
+    Ok(OpenedWorld {
+        grid: source.build()?,
+        meta,
+        file: None,
+    })
+}
+
+/// Applies `script`'s entries to `grid` in order, without meshing or
+/// drawing: the same edits as the headless replay (both drop `*_xz` points
+/// onto the full-detail surface as it was before the first entry). Returns
+/// the entries that changed the grid.
+///
+/// # Errors
+/// [`ApplyScriptError`] naming the first entry that failed; entries before
+/// it stay applied.
+pub fn apply_script(
+    script: &Script,
+    grid: &mut Grid,
+    generator: Option<GeneratorSettings>,
+) -> Result<usize, ApplyScriptError> {
+    let surface = script.needs_surface().then(|| SurfaceSnapshot::of(grid));
+    let mut runner = ScriptRunner::new(script.history_budget_bytes, generator, surface);
+    let mut edits = 0;
+    for (index, stroke) in script.strokes.iter().enumerate() {
+        let changed = runner
+            .run(grid, &stroke.action)
+            .map_err(|source| ApplyScriptError {
+                index,
+                frame: stroke.frame,
+                source,
+            })?;
+        if changed {
+            edits += 1;
+        }
+    }
+    Ok(edits)
+}
+
+/// Saves `world` to `path` with `camera` (if any) in its meta:
+/// incrementally when `path` is the file the world was opened from, else a
+/// full save.
+///
+/// # Errors
+/// [`WorldFileError`] when the file cannot be written; a failed save leaves
+/// an existing file as it was.
+pub fn save_world(
+    world: &mut OpenedWorld,
+    path: &Path,
+    opened_from: Option<&Path>,
+    camera: Option<&Camera>,
+) -> Result<SaveReport, WorldFileError> {
+    if let Some(c) = camera {
+        world.meta.set_camera(c);
+    }
+    let same_file = opened_from.is_some_and(|from| same_path(from, path));
+    match (&mut world.file, same_file) {
+        (Some(file), true) => file.save_incremental(&world.grid, &world.meta),
+        _ => Ok(WorldFile::save_full(path, &world.grid, &world.meta)?.1),
+    }
+}
+
+/// True when `a` and `b` name the same existing file.
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

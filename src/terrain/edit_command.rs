@@ -1,0 +1,416 @@
+//! One path for every region and history command: the window's panel and
+//! shortcuts and the script runner both build an [`EditCommand`] and run it
+//! through [`EditSession::apply`], so labels, undo steps and behaviour
+//! cannot drift between them. Brush strokes, which grow over many frames,
+//! go through [`super::brush_stroke::StrokeInProgress`] instead.
+
+use glam::IVec3;
+
+use super::cell::Material;
+use super::coords::CellBox;
+use super::generate::GeneratorSettings;
+use super::grid::Grid;
+use super::history::{History, Recorder};
+use super::region::{self, Clipboard, RegionError};
+use super::water_tools::{self, SeaLevelError};
+
+/// A region or history operation on the grid. Every variant that changes
+/// cells becomes one undo step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EditCommand {
+    /// Fill a box with a material at an occupancy.
+    Fill {
+        /// The box, cells.
+        region: CellBox,
+        /// Solid or Water.
+        material: Material,
+        /// 1..=255.
+        occupancy: u8,
+        /// Leave water cells as they are.
+        ignore_water: bool,
+    },
+    /// Empty a box.
+    Clear {
+        /// The box, cells.
+        region: CellBox,
+        /// Leave water cells as they are.
+        ignore_water: bool,
+    },
+    /// Copy a box to the clipboard (changes no cell).
+    Copy {
+        /// The box, cells.
+        region: CellBox,
+    },
+    /// Paste the clipboard.
+    Paste {
+        /// Minimum corner of the pasted box, cells.
+        at: IVec3,
+        /// Quarter turns about +Y, 0..=3.
+        quarter_turns: u8,
+    },
+    /// Re-run the world generator in a box.
+    Generate {
+        /// The box, cells.
+        region: CellBox,
+    },
+    /// Fill the air of a box with water up to a level (the Sea level tool).
+    FillSeaLevel {
+        /// The box, cells.
+        region: CellBox,
+        /// Water surface height, cells.
+        level_cells: f64,
+    },
+    /// Remove the water of a box down to a level (the Evaporate tool).
+    Evaporate {
+        /// The box, cells.
+        region: CellBox,
+        /// Height above which water is removed, cells.
+        level_cells: f64,
+    },
+    /// Undo the newest step.
+    Undo,
+    /// Redo the last undone step.
+    Redo,
+    /// Undo or redo until `applied_steps` steps are applied (a click in the
+    /// history list).
+    JumpTo {
+        /// Undo steps applied afterwards.
+        applied_steps: usize,
+    },
+}
+
+impl EditCommand {
+    /// The history label of the step the command records, e.g. `"Fill (Sand)"`.
+    pub fn label(&self) -> String {
+        match self {
+            EditCommand::Fill { material, .. } => format!("Fill ({})", material.name()),
+            EditCommand::Clear { .. } => "Clear".into(),
+            EditCommand::Copy { .. } => "Copy".into(),
+            EditCommand::Paste { quarter_turns, .. } => {
+                format!("Paste ({}°)", u32::from(*quarter_turns) * 90)
+            }
+            EditCommand::Generate { .. } => "Generate".into(),
+            EditCommand::FillSeaLevel { .. } => "Sea level".into(),
+            EditCommand::Evaporate { .. } => "Evaporate".into(),
+            EditCommand::Undo => "Undo".into(),
+            EditCommand::Redo => "Redo".into(),
+            EditCommand::JumpTo { .. } => "Jump in history".into(),
+        }
+    }
+}
+
+/// Why a command was refused. The grid and the history are unchanged.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum CommandError {
+    /// The region operation rejected its input.
+    #[error(transparent)]
+    Region(#[from] RegionError),
+    /// The sea level or evaporate tool rejected its input.
+    #[error(transparent)]
+    Water(#[from] SeaLevelError),
+    /// Paste before any copy.
+    #[error("the clipboard is empty (copy a region first)")]
+    EmptyClipboard,
+    /// Generate on a world that was not made by the generator.
+    #[error("generate needs a generated world (this one was imported or loaded)")]
+    NoGenerator,
+}
+
+/// What a command did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandOutcome {
+    /// An editing command ran: `changed` when it changed cells (and so
+    /// became an undo step).
+    Edited {
+        /// Cells changed.
+        changed: bool,
+    },
+    /// The clipboard now holds a box of this size, cells.
+    Copied {
+        /// `[x, y, z]` cells.
+        size_cells: IVec3,
+    },
+    /// Undo or redo: `None` when there was no step to move over, else
+    /// whether the step changed cells.
+    Stepped {
+        /// True for undo, false for redo.
+        undo: bool,
+        /// `Some(changed)` when a step was undone or redone.
+        changed: Option<bool>,
+    },
+    /// A history jump moved over this many steps.
+    Jumped {
+        /// Steps undone or redone.
+        moved_steps: usize,
+    },
+}
+
+impl CommandOutcome {
+    /// True when the grid's cells changed.
+    pub fn changed_grid(&self) -> bool {
+        match *self {
+            CommandOutcome::Edited { changed } => changed,
+            CommandOutcome::Copied { .. } => false,
+            CommandOutcome::Stepped { changed, .. } => changed == Some(true),
+            CommandOutcome::Jumped { moved_steps } => moved_steps > 0,
+        }
+    }
+
+    /// A short status line for the artist, e.g. `"nothing to undo"`.
+    pub fn message(&self) -> String {
+        match *self {
+            CommandOutcome::Edited { changed: true } => "done".into(),
+            CommandOutcome::Edited { changed: false } => "nothing changed".into(),
+            CommandOutcome::Copied { size_cells: s } => {
+                format!("copied {}×{}×{} cells", s.x, s.y, s.z)
+            }
+            CommandOutcome::Stepped {
+                undo: true,
+                changed,
+            } => if changed.is_some() {
+                "undone"
+            } else {
+                "nothing to undo"
+            }
+            .into(),
+            CommandOutcome::Stepped {
+                undo: false,
+                changed,
+            } => if changed.is_some() {
+                "redone"
+            } else {
+                "nothing to redo"
+            }
+            .into(),
+            CommandOutcome::Jumped { moved_steps } => {
+                format!("{moved_steps} steps undone or redone")
+            }
+        }
+    }
+}
+
+/// The editing state every command runs against: the undo history, the
+/// clipboard and the generator Generate re-runs.
+#[derive(Debug)]
+pub struct EditSession {
+    /// Undo and redo.
+    pub history: History,
+    /// What Copy copied.
+    pub clipboard: Option<Clipboard>,
+    /// The generator Generate re-runs: the world's own, `None` for worlds
+    /// that were imported or loaded (Generate is then refused).
+    pub generator: Option<GeneratorSettings>,
+}
+
+impl EditSession {
+    /// A session with an empty history of `budget_bytes` and no clipboard.
+    pub fn new(budget_bytes: usize, generator: Option<GeneratorSettings>) -> EditSession {
+        EditSession {
+            history: History::new(budget_bytes),
+            clipboard: None,
+            generator,
+        }
+    }
+
+    /// Runs `command` on `grid`; an editing command becomes one undo step
+    /// labelled [`EditCommand::label`] when it changes cells.
+    ///
+    /// # Errors
+    /// [`CommandError`] for rejected input; the grid and history are then unchanged.
+    pub fn apply(
+        &mut self,
+        grid: &mut Grid,
+        command: &EditCommand,
+    ) -> Result<CommandOutcome, CommandError> {
+        let mut rec = Recorder::new(command.label());
+        match *command {
+            EditCommand::Fill {
+                region: b,
+                material,
+                occupancy,
+                ignore_water,
+            } => {
+                rec.record(grid, b, |g| {
+                    region::fill(g, b, material, occupancy, ignore_water)
+                })?;
+            }
+            EditCommand::Clear {
+                region: b,
+                ignore_water,
+            } => {
+                rec.record(grid, b, |g| region::clear(g, b, ignore_water))?;
+            }
+            EditCommand::Copy { region: b } => {
+                let clip = region::copy(grid, b)?;
+                let size_cells = clip.size();
+                self.clipboard = Some(clip);
+                return Ok(CommandOutcome::Copied { size_cells });
+            }
+            EditCommand::Paste { at, quarter_turns } => {
+                let clip = self
+                    .clipboard
+                    .as_ref()
+                    .ok_or(CommandError::EmptyClipboard)?;
+                let b = region::paste_region(clip, at, quarter_turns)?;
+                rec.record(grid, b, |g| region::paste(g, clip, at, quarter_turns))?;
+            }
+            EditCommand::Generate { region: b } => {
+                let settings = self.generator.as_ref().ok_or(CommandError::NoGenerator)?;
+                rec.record(grid, b, |g| region::generate(g, b, settings))?;
+            }
+            EditCommand::FillSeaLevel {
+                region: b,
+                level_cells,
+            } => {
+                rec.record(grid, b, |g| water_tools::fill_sea_level(g, b, level_cells))?;
+            }
+            EditCommand::Evaporate {
+                region: b,
+                level_cells,
+            } => {
+                rec.record(grid, b, |g| water_tools::evaporate(g, b, level_cells))?;
+            }
+            EditCommand::Undo => {
+                let changed = self.history.undo(grid).map(|r| r.is_change());
+                return Ok(CommandOutcome::Stepped {
+                    undo: true,
+                    changed,
+                });
+            }
+            EditCommand::Redo => {
+                let changed = self.history.redo(grid).map(|r| r.is_change());
+                return Ok(CommandOutcome::Stepped {
+                    undo: false,
+                    changed,
+                });
+            }
+            EditCommand::JumpTo { applied_steps } => {
+                return Ok(CommandOutcome::Jumped {
+                    moved_steps: self.jump_to(grid, applied_steps),
+                });
+            }
+        }
+        Ok(CommandOutcome::Edited {
+            changed: self.history.commit(rec, grid),
+        })
+    }
+
+    /// Undoes or redoes until `applied_steps` undo steps are applied (or
+    /// the history runs out); returns the steps moved over.
+    fn jump_to(&mut self, grid: &mut Grid, applied_steps: usize) -> usize {
+        let mut moved = 0;
+        while self.history.undo_len() > applied_steps && self.history.undo(grid).is_some() {
+            moved += 1;
+        }
+        while self.history.undo_len() < applied_steps && self.history.redo(grid).is_some() {
+            moved += 1;
+        }
+        moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::Cell;
+    use crate::terrain::coords::CellCoord;
+
+    fn boxed(lo: i32, hi: i32) -> CellBox {
+        CellBox::new(IVec3::splat(lo), IVec3::splat(hi))
+    }
+
+    #[test]
+    fn fill_copy_paste_undo_redo_and_jump() {
+        let mut grid = Grid::new();
+        let mut session = EditSession::new(1 << 24, None);
+        let fill = EditCommand::Fill {
+            region: boxed(0, 4),
+            material: Material::SAND,
+            occupancy: 255,
+            ignore_water: false,
+        };
+        let out = session.apply(&mut grid, &fill).unwrap();
+        assert_eq!(out, CommandOutcome::Edited { changed: true });
+        assert_eq!(
+            session.history.undo_steps().last().unwrap().label(),
+            "Fill (Sand)"
+        );
+        // The same fill again changes nothing and records no step.
+        let out = session.apply(&mut grid, &fill).unwrap();
+        assert_eq!(out, CommandOutcome::Edited { changed: false });
+        assert_eq!(session.history.undo_len(), 1);
+        let copied = session
+            .apply(
+                &mut grid,
+                &EditCommand::Copy {
+                    region: boxed(0, 4),
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            copied,
+            CommandOutcome::Copied {
+                size_cells: IVec3::splat(4)
+            }
+        );
+        let paste = EditCommand::Paste {
+            at: IVec3::new(10, 0, 0),
+            quarter_turns: 1,
+        };
+        assert!(session.apply(&mut grid, &paste).unwrap().changed_grid());
+        assert_eq!(
+            grid.cell(CellCoord::new(11, 1, 1)),
+            Cell::full(Material::SAND)
+        );
+        let undo = session.apply(&mut grid, &EditCommand::Undo).unwrap();
+        assert_eq!(undo.message(), "undone");
+        assert_eq!(grid.cell(CellCoord::new(11, 1, 1)), Cell::EMPTY);
+        let jump = session
+            .apply(&mut grid, &EditCommand::JumpTo { applied_steps: 0 })
+            .unwrap();
+        assert_eq!(jump, CommandOutcome::Jumped { moved_steps: 1 });
+        assert_eq!(grid.cell(CellCoord::new(1, 1, 1)), Cell::EMPTY);
+        let jump = session
+            .apply(&mut grid, &EditCommand::JumpTo { applied_steps: 2 })
+            .unwrap();
+        assert_eq!(jump, CommandOutcome::Jumped { moved_steps: 2 });
+        assert_eq!(
+            grid.cell(CellCoord::new(11, 1, 1)),
+            Cell::full(Material::SAND)
+        );
+        let redo = session.apply(&mut grid, &EditCommand::Redo).unwrap();
+        assert_eq!(redo.message(), "nothing to redo");
+    }
+
+    #[test]
+    fn refused_commands_change_nothing() {
+        let mut grid = Grid::new();
+        let mut session = EditSession::new(1 << 24, None);
+        let before = grid.content_hash();
+        let paste = EditCommand::Paste {
+            at: IVec3::ZERO,
+            quarter_turns: 0,
+        };
+        assert_eq!(
+            session.apply(&mut grid, &paste),
+            Err(CommandError::EmptyClipboard)
+        );
+        let generate = EditCommand::Generate {
+            region: boxed(0, 1),
+        };
+        assert_eq!(
+            session.apply(&mut grid, &generate),
+            Err(CommandError::NoGenerator)
+        );
+        let empty = EditCommand::Clear {
+            region: boxed(3, 3),
+            ignore_water: false,
+        };
+        assert!(matches!(
+            session.apply(&mut grid, &empty),
+            Err(CommandError::Region(RegionError::Empty(_)))
+        ));
+        assert_eq!(grid.content_hash(), before);
+        assert_eq!(session.history.undo_len(), 0);
+    }
+}
