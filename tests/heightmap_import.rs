@@ -1,36 +1,15 @@
 //! Imports the real Jacksboro fault DEM (shared/data) with the default
 //! settings and checks its extent, orientation and relief.
 
+mod common;
+use common::dem_path;
+
 use std::path::PathBuf;
 
 use strata::terrain::heightmap::{
     BEDROCK_CELLS, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};
-
-/// The DEM in the project's shared data folder: `$STRATA_SHARED_DIR`, else
-/// `shared/` beside the checkout, else the workplace's `/work/shared`.
-/// `None` (and a loud note) when none holds it, e.g. a clone made elsewhere.
-fn dem_path() -> Option<PathBuf> {
-    let candidates = std::env::var_os("STRATA_SHARED_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-            PathBuf::from("/work/shared"),
-        ]);
-    for dir in candidates {
-        let path = dir.join("data/jacksboro_fault_dem.png");
-        if path.exists() {
-            return Some(path);
-        }
-    }
-    eprintln!(
-        "SKIPPED: the Jacksboro DEM (shared/data/jacksboro_fault_dem.png) is not beside \
-         this checkout; set STRATA_SHARED_DIR to the shared folder to run this test"
-    );
-    None
-}
 
 /// Surface height of a column from its top solid cell: `y + occupancy / 255`.
 fn surface_height(grid: &Grid, x: i32, z: i32) -> Option<f64> {

@@ -5,6 +5,9 @@
 //! the caller's grid, saves killed half-way (a child `strata` process), and
 //! the glTF and heightmap exports.
 
+mod common;
+use common::dem_path;
+
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,28 +54,6 @@ fn test_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create test dir");
     dir
-}
-
-/// The Jacksboro DEM in the shared data folder, like `tests/heightmap_import.rs`.
-fn dem_path() -> Option<PathBuf> {
-    let candidates = std::env::var_os("STRATA_SHARED_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-            PathBuf::from("/work/shared"),
-        ]);
-    for dir in candidates {
-        let path = dir.join("data/jacksboro_fault_dem.png");
-        if path.exists() {
-            return Some(path);
-        }
-    }
-    eprintln!(
-        "SKIPPED: the Jacksboro DEM (shared/data/jacksboro_fault_dem.png) is not beside \
-         this checkout; set STRATA_SHARED_DIR to the shared folder to run this test"
-    );
-    None
 }
 
 fn brush(mode: BrushMode, radius_cells: f32) -> Brush {

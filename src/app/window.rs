@@ -440,6 +440,17 @@ impl App {
     }
 }
 
+/// What one egui pass produced.
+struct UiFrame {
+    output: egui::FullOutput,
+    /// Width of the side panel, points.
+    panel_points: f32,
+    /// Height of the menu bar, points.
+    bar_points: f32,
+    /// What the File menu asked for this frame.
+    session_event: Option<SessionEvent>,
+}
+
 impl WindowState {
     /// The surface point at the centre of the view, if any (where walk mode
     /// starts when the camera is not above terrain).
@@ -495,6 +506,62 @@ impl WindowState {
         tools: &mut ToolSession,
     ) -> bool {
         let now = Instant::now();
+        self.move_camera(grid, now);
+        // Panel first: it decides the 3D viewport.
+        let stats = self.panel_stats(grid, meshes, streaming, tools);
+        let mut ui = self.run_ui(grid, meshes, streaming, session, tools, &stats);
+        if ui.session_event.is_none() {
+            ui.session_event = session.poll(grid, &self.camera, now);
+        }
+        match ui.session_event.take() {
+            Some(SessionEvent::Quit) => {
+                ui.output.textures_delta.clear();
+                return true;
+            }
+            Some(SessionEvent::ReplaceWorld(world)) => {
+                // Undo steps and strokes belong to the world that is closing.
+                tools.reset_for_world(world.meta.generator.clone());
+                self.replace_world(*world, grid, meshes, streaming);
+            }
+            None => {}
+        }
+        let title = session.window_title(grid);
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+        self.egui_state
+            .handle_platform_output(&self.window, std::mem::take(&mut ui.output.platform_output));
+        self.place_viewport(&ui);
+        self.pick_and_edit(grid, meshes, streaming, session, tools, now);
+        // Whatever changed the grid this frame (brush, later undo or tools)
+        // reaches the workers through the grid's change tracking.
+        streaming.begin_frame(
+            grid,
+            meshes,
+            self.camera.pos_world,
+            &mut self.renderer.uploader(),
+        );
+        let settings = self.frame_settings(meshes, now);
+        // Initial uploads (whole world) and pipeline publication, just before drawing.
+        self.renderer.sync_meshes(meshes);
+        streaming.publish(&mut self.renderer.uploader(), meshes);
+        if self.panel.overlays.contains(Overlay::SeamAudit) {
+            self.renderer.update_seam_audit(meshes, now);
+        }
+        self.renderer.prepare(
+            &self.gpu.queue,
+            &self.camera,
+            &settings,
+            self.viewport.size_px(),
+        );
+        self.draw(&mut ui.output);
+        false
+    }
+
+    /// Moves the camera for the time since the last frame: walking, or
+    /// flying (with optional collision).
+    fn move_camera(&mut self, grid: &Grid, now: Instant) {
         let frame_secs = now.duration_since(self.last_frame).as_secs_f32();
         self.frame_ms = frame_secs * 1e3;
         // Movement uses at most a quarter second per frame, so a stall does not teleport the camera.
@@ -508,8 +575,16 @@ impl WindowState {
             self.controls.update(&mut self.camera, dt_secs);
             self.walk.collide_fly(grid, before, &mut self.camera);
         }
+    }
 
-        // Panel first: it decides the 3D viewport.
+    /// The figures the panel's statistics section shows this frame.
+    fn panel_stats(
+        &self,
+        grid: &Grid,
+        meshes: &WorldMeshes,
+        streaming: &mut TerrainStreaming,
+        tools: &ToolSession,
+    ) -> PanelStats {
         let mut stats = PanelStats::of_world(&self.adapter, grid, meshes, &self.camera);
         stats.frame_ms = self.frame_ms;
         stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
@@ -521,6 +596,20 @@ impl WindowState {
         }
         stats.history = HistoryView::of(tools.history());
         stats.has_clipboard = tools.session.clipboard.is_some();
+        stats
+    }
+
+    /// Runs the egui pass: the File menu bar and dialogs, the side panel,
+    /// the region and paste boxes over the 3D view, and the walk window.
+    fn run_ui(
+        &mut self,
+        grid: &mut Grid,
+        meshes: &WorldMeshes,
+        streaming: &mut TerrainStreaming,
+        session: &mut FileSession,
+        tools: &ToolSession,
+        stats: &PanelStats,
+    ) -> UiFrame {
         // Region selection and paste preview, drawn over the 3D view.
         let mut boxes = Vec::new();
         if let Some(b) = self.panel.tools.region {
@@ -541,11 +630,11 @@ impl WindowState {
         panel.lod = streaming.lod.settings;
         let walk = &mut self.walk;
         let camera = self.camera;
-        let mut egui_out = self.egui_ctx.run_pass(raw_input, |ctx| {
+        let output = self.egui_ctx.run_pass(raw_input, |ctx| {
             let (bar, event) = session.ui(ctx, grid, &camera);
             bar_points = bar;
             session_event = event;
-            panel_points = panel.show(ctx, &stats);
+            panel_points = panel.show(ctx, stats);
             crate::editor::tools_panel::draw_boxes(
                 ctx,
                 &box_camera,
@@ -577,31 +666,20 @@ impl WindowState {
             lod: streaming.lod.settings,
             aspect: self.camera.aspect,
         };
-        if session_event.is_none() {
-            session_event = session.poll(grid, &self.camera, now);
+        UiFrame {
+            output,
+            panel_points,
+            bar_points,
+            session_event,
         }
-        match session_event {
-            Some(SessionEvent::Quit) => {
-                egui_out.textures_delta.clear();
-                return true;
-            }
-            Some(SessionEvent::ReplaceWorld(world)) => {
-                // Undo steps and strokes belong to the world that is closing.
-                tools.reset_for_world(world.meta.generator.clone());
-                self.replace_world(*world, grid, meshes, streaming);
-            }
-            None => {}
-        }
-        let title = session.window_title(grid);
-        if title != self.title {
-            self.window.set_title(&title);
-            self.title = title;
-        }
-        self.egui_state
-            .handle_platform_output(&self.window, std::mem::take(&mut egui_out.platform_output));
+    }
+
+    /// The 3D viewport: right of the side panel, below the menu bar.
+    fn place_viewport(&mut self, ui: &UiFrame) {
         let [w, h] = [self.config.width, self.config.height];
-        let panel_px = (panel_points * egui_out.pixels_per_point).clamp(0.0, w as f32 - 1.0);
-        let bar_px = (bar_points * egui_out.pixels_per_point).clamp(0.0, h as f32 - 1.0);
+        let ppp = ui.output.pixels_per_point;
+        let panel_px = (ui.panel_points * ppp).clamp(0.0, w as f32 - 1.0);
+        let bar_px = (ui.bar_points * ppp).clamp(0.0, h as f32 - 1.0);
         self.viewport = ViewportRect {
             x: panel_px,
             y: bar_px,
@@ -609,8 +687,19 @@ impl WindowState {
             height: h as f32 - bar_px,
         };
         self.camera.aspect = self.viewport.width / self.viewport.height.max(1.0);
+    }
 
-        // Brush cursor and sculpting.
+    /// Picks the surface under the cursor (against the surface as it was
+    /// when a stroke began) and runs the tools and the sea-level action.
+    fn pick_and_edit(
+        &mut self,
+        grid: &mut Grid,
+        meshes: &WorldMeshes,
+        streaming: &TerrainStreaming,
+        session: &FileSession,
+        tools: &mut ToolSession,
+        now: Instant,
+    ) {
         if !self.sculpting {
             self.stroke_surface = None;
         } else if self.stroke_surface.is_none() {
@@ -636,15 +725,11 @@ impl WindowState {
         if let Some(action) = self.panel.sea_action.take() {
             self.apply_sea_level(grid, tools, action);
         }
-        // Whatever changed the grid this frame (brush, later undo or tools)
-        // reaches the workers through the grid's change tracking.
-        streaming.begin_frame(
-            grid,
-            meshes,
-            self.camera.pos_world,
-            &mut self.renderer.uploader(),
-        );
+    }
 
+    /// This frame's settings: fog for the view, the brush cursor, the
+    /// overlays and the water's animation time.
+    fn frame_settings(&self, meshes: &WorldMeshes, now: Instant) -> FrameSettings {
         let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
         settings.brush = self
             .hit
@@ -656,36 +741,31 @@ impl WindowState {
                 shape: self.panel.tools.shape,
                 falloff: self.panel.tools.falloff,
             });
-        // Initial uploads (whole world) and pipeline publication, just before drawing.
-        self.renderer.sync_meshes(meshes);
-        streaming.publish(&mut self.renderer.uploader(), meshes);
         settings.overlays = self.panel.overlays;
         // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
         settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
             % f64::from(crate::render::water_pipeline::WAVE_LOOP_SECS))
             as f32;
-        if self.panel.overlays.contains(Overlay::SeamAudit) {
-            self.renderer.update_seam_audit(meshes, now);
-        }
-        self.renderer.prepare(
-            &self.gpu.queue,
-            &self.camera,
-            &settings,
-            self.viewport.size_px(),
-        );
+        settings
+    }
 
+    /// Draws the prepared 3D view and the egui output into the window's
+    /// next surface texture and presents it (skips the frame when the
+    /// surface is outdated, lost or not ready).
+    fn draw(&mut self, egui_out: &mut egui::FullOutput) {
+        let [w, h] = [self.config.width, self.config.height];
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)
             | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface.configure(&self.gpu.device, &self.config);
                 egui_out.textures_delta.clear();
-                return false;
+                return;
             }
             other => {
                 log::debug!("skipping frame: {other:?}");
                 egui_out.textures_delta.clear();
-                return false;
+                return;
             }
         };
         let view = frame
@@ -706,13 +786,12 @@ impl WindowState {
             &view,
             [w, h],
             &self.egui_ctx,
-            &mut egui_out,
+            egui_out,
         );
         cmds.push(encoder.finish());
         self.gpu.queue.submit(cmds);
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
-        false
     }
 
     /// Swaps in a world a file job finished: its grid, its meshes and

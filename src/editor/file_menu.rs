@@ -472,197 +472,209 @@ impl FileMenu {
         let Some(mut dialog) = self.dialog.take() else {
             return;
         };
-        let mut keep = true;
         let title = match &dialog {
             Dialog::New { .. } => "New world",
             Dialog::Path { purpose, .. } => purpose.title(),
             Dialog::Import { .. } => "Import heightmap",
         };
+        let mut keep = true;
         egui::Window::new(title)
             .collapsible(false)
             .resizable(false)
             .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-            .show(ctx, |ui| match &mut dialog {
-                Dialog::New {
-                    seed,
-                    size_cells,
-                    preset,
-                } => {
-                    egui::Grid::new("new_world").num_columns(2).show(ui, |ui| {
-                        ui.label("Preset");
-                        egui::ComboBox::from_id_salt("preset")
-                            .selected_text(preset.name())
-                            .show_ui(ui, |ui| {
-                                for p in WorldPreset::ALL {
-                                    ui.selectable_value(preset, p, p.name());
-                                }
-                            });
-                        ui.end_row();
-                        ui.label("Seed");
-                        ui.add_enabled(
-                            *preset == WorldPreset::Generated,
-                            egui::TextEdit::singleline(seed).desired_width(120.0),
-                        );
-                        ui.end_row();
-                        ui.label("Size");
-                        egui::ComboBox::from_id_salt("size")
-                            .selected_text(format!("{size_cells} cells"))
-                            .show_ui(ui, |ui| {
-                                for s in NEW_WORLD_SIZES_CELLS {
-                                    ui.selectable_value(
-                                        size_cells,
-                                        s,
-                                        format!("{s} × {s} cells ({} studs)", s * 4),
-                                    );
-                                }
-                            });
-                        ui.end_row();
-                    });
-                    let parsed = seed.trim().parse::<u64>();
-                    if parsed.is_err() {
-                        ui.colored_label(egui::Color32::LIGHT_RED, "The seed must be a whole number ≥ 0");
+            .show(ctx, |ui| {
+                keep = match &mut dialog {
+                    Dialog::New {
+                        seed,
+                        size_cells,
+                        preset,
+                    } => new_world_dialog_ui(ui, seed, size_cells, preset, actions),
+                    Dialog::Path { purpose, path } => {
+                        self.path_dialog_ui(ui, *purpose, path, actions)
                     }
-                    ui.horizontal(|ui| {
-                        if ui.add_enabled(parsed.is_ok(), egui::Button::new("Create")).clicked() {
-                            if let Ok(seed) = parsed {
-                                actions.push(FileAction::New(
-                                    GeneratorSettings {
-                                        seed,
-                                        size_cells: *size_cells,
-                                    },
-                                    *preset,
-                                ));
-                            }
-                            keep = false;
-                        }
-                        if ui.button("Cancel").clicked() {
-                            keep = false;
-                        }
-                    });
-                }
-                Dialog::Path { purpose, path } => {
-                    let purpose = *purpose;
-                    ui.horizontal(|ui| {
-                        ui.label("File");
-                        let edit = ui.add(egui::TextEdit::singleline(path).desired_width(360.0));
-                        if edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) && !path.trim().is_empty() {
-                            actions.push(path_action(purpose, path));
-                            keep = false;
-                        }
-                    });
-                    let current = path.clone();
-                    ui.horizontal(|ui| {
-                        self.browse_button(
-                            ui,
-                            BrowseTarget::PathDialog,
-                            purpose.title(),
-                            purpose.extension(),
-                            purpose.saves(),
-                            &current,
-                        );
-                        let ok = if purpose.saves() { "Save" } else { "Open" };
-                        if ui.add_enabled(!current.trim().is_empty(), egui::Button::new(ok)).clicked() {
-                            actions.push(path_action(purpose, &current));
-                            keep = false;
-                        }
-                        if ui.button("Cancel").clicked() {
-                            keep = false;
-                        }
-                    });
-                }
-                Dialog::Import {
-                    path,
-                    cells_per_pixel,
-                    vertical_scale,
-                    base_height_cells,
-                    base_material,
-                    sea_level,
-                    into_world,
-                    offset_x_chunks,
-                    offset_z_chunks,
-                } => {
-                    let current = path.clone();
-                    ui.horizontal(|ui| {
-                        ui.label("PNG");
-                        ui.add(egui::TextEdit::singleline(path).desired_width(300.0));
-                    });
-                    self.browse_button(ui, BrowseTarget::ImportFile, "Import heightmap", "png", false, &current);
-                    ui.label("A JSON sidecar beside the PNG sets the elevation range and pixel spacing.");
-                    egui::Grid::new("import").num_columns(2).show(ui, |ui| {
-                        ui.label("Cells per pixel");
-                        ui.add(egui::DragValue::new(cells_per_pixel).range(0.125..=64.0).speed(0.05));
-                        ui.end_row();
-                        ui.label("Vertical scale");
-                        ui.add(egui::DragValue::new(vertical_scale).range(0.05..=50.0).speed(0.05));
-                        ui.end_row();
-                        ui.label("Base material");
-                        egui::ComboBox::from_id_salt("base_material")
-                            .selected_text(base_material.map_or("Layered rock", |m| m.name()))
-                            .show_ui(ui, |ui| {
-                                ui.selectable_value(base_material, None, "Layered rock");
-                                for m in Material::solids() {
-                                    ui.selectable_value(base_material, Some(m), m.name());
-                                }
-                            });
-                        ui.end_row();
-                        ui.label("Base height");
-                        ui.add(egui::DragValue::new(base_height_cells).range(-1024..=1024).suffix(" cells"));
-                        ui.end_row();
-                        let mut sea = sea_level.is_some();
-                        ui.checkbox(&mut sea, "Sea level");
-                        let mut value = sea_level.unwrap_or(0.0);
-                        ui.add_enabled(sea, egui::DragValue::new(&mut value).speed(1.0))
-                            .on_hover_text("Elevation (metres with a sidecar, else 0–1) below which air becomes water");
-                        *sea_level = sea.then_some(value);
-                        ui.end_row();
-                        ui.label("Placement");
-                        ui.vertical(|ui| {
-                            ui.radio_value(into_world, false, "New world");
-                            ui.radio_value(into_world, true, "Into this world, replacing the columns it covers");
-                        });
-                        ui.end_row();
-                        if *into_world {
-                            ui.label("Offset (chunks)");
-                            ui.horizontal(|ui| {
-                                ui.add(egui::DragValue::new(offset_x_chunks).prefix("x "));
-                                ui.add(egui::DragValue::new(offset_z_chunks).prefix("z "));
-                            });
-                            ui.end_row();
-                        }
-                    });
-                    ui.horizontal(|ui| {
-                        if ui.add_enabled(!current.trim().is_empty(), egui::Button::new("Import")).clicked() {
-                            let settings = HeightmapSettings {
-                                cells_per_pixel: *cells_per_pixel,
-                                vertical_scale: *vertical_scale,
-                                base_height_cells: *base_height_cells,
-                                sea_level_m: *sea_level,
-                                base_material: *base_material,
-                            };
-                            let placement = if *into_world {
-                                ImportPlacement::IntoWorld {
-                                    offset_x_chunks: *offset_x_chunks,
-                                    offset_z_chunks: *offset_z_chunks,
-                                }
-                            } else {
-                                ImportPlacement::NewWorld
-                            };
-                            actions.push(FileAction::Import(
-                                PathBuf::from(current.trim()),
-                                settings,
-                                placement,
-                            ));
-                            keep = false;
-                        }
-                        if ui.button("Cancel").clicked() {
-                            keep = false;
-                        }
-                    });
-                }
+                    import @ Dialog::Import { .. } => self.import_dialog_ui(ui, import, actions),
+                };
             });
         if keep {
             self.dialog = Some(dialog);
         }
+    }
+
+    /// File ▸ Open / Save As / Export: a path field, Browse…, OK and Cancel.
+    /// Returns false when the dialog closes.
+    fn path_dialog_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        purpose: PathPurpose,
+        path: &mut String,
+        actions: &mut Vec<FileAction>,
+    ) -> bool {
+        let mut keep = true;
+        ui.horizontal(|ui| {
+            ui.label("File");
+            let edit = ui.add(egui::TextEdit::singleline(path).desired_width(360.0));
+            if edit.lost_focus()
+                && ui.input(|i| i.key_pressed(Key::Enter))
+                && !path.trim().is_empty()
+            {
+                actions.push(path_action(purpose, path));
+                keep = false;
+            }
+        });
+        let current = path.clone();
+        ui.horizontal(|ui| {
+            self.browse_button(
+                ui,
+                BrowseTarget::PathDialog,
+                purpose.title(),
+                purpose.extension(),
+                purpose.saves(),
+                &current,
+            );
+            let ok = if purpose.saves() { "Save" } else { "Open" };
+            if ui
+                .add_enabled(!current.trim().is_empty(), egui::Button::new(ok))
+                .clicked()
+            {
+                actions.push(path_action(purpose, &current));
+                keep = false;
+            }
+            if ui.button("Cancel").clicked() {
+                keep = false;
+            }
+        });
+        keep
+    }
+
+    /// File ▸ Import Heightmap: the file, the import settings and where the
+    /// terrain goes. Returns false when the dialog closes.
+    fn import_dialog_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        dialog: &mut Dialog,
+        actions: &mut Vec<FileAction>,
+    ) -> bool {
+        let Dialog::Import {
+            path,
+            cells_per_pixel,
+            vertical_scale,
+            base_height_cells,
+            base_material,
+            sea_level,
+            into_world,
+            offset_x_chunks,
+            offset_z_chunks,
+        } = dialog
+        else {
+            return true;
+        };
+        let mut keep = true;
+        let current = path.clone();
+        ui.horizontal(|ui| {
+            ui.label("PNG");
+            ui.add(egui::TextEdit::singleline(path).desired_width(300.0));
+        });
+        self.browse_button(
+            ui,
+            BrowseTarget::ImportFile,
+            "Import heightmap",
+            "png",
+            false,
+            &current,
+        );
+        ui.label("A JSON sidecar beside the PNG sets the elevation range and pixel spacing.");
+        egui::Grid::new("import").num_columns(2).show(ui, |ui| {
+            ui.label("Cells per pixel");
+            ui.add(
+                egui::DragValue::new(cells_per_pixel)
+                    .range(0.125..=64.0)
+                    .speed(0.05),
+            );
+            ui.end_row();
+            ui.label("Vertical scale");
+            ui.add(
+                egui::DragValue::new(vertical_scale)
+                    .range(0.05..=50.0)
+                    .speed(0.05),
+            );
+            ui.end_row();
+            ui.label("Base material");
+            egui::ComboBox::from_id_salt("base_material")
+                .selected_text(base_material.map_or("Layered rock", |m| m.name()))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(base_material, None, "Layered rock");
+                    for m in Material::solids() {
+                        ui.selectable_value(base_material, Some(m), m.name());
+                    }
+                });
+            ui.end_row();
+            ui.label("Base height");
+            ui.add(
+                egui::DragValue::new(base_height_cells)
+                    .range(-1024..=1024)
+                    .suffix(" cells"),
+            );
+            ui.end_row();
+            let mut sea = sea_level.is_some();
+            ui.checkbox(&mut sea, "Sea level");
+            let mut value = sea_level.unwrap_or(0.0);
+            ui.add_enabled(sea, egui::DragValue::new(&mut value).speed(1.0))
+                .on_hover_text(
+                    "Elevation (metres with a sidecar, else 0–1) below which air becomes water",
+                );
+            *sea_level = sea.then_some(value);
+            ui.end_row();
+            ui.label("Placement");
+            ui.vertical(|ui| {
+                ui.radio_value(into_world, false, "New world");
+                ui.radio_value(
+                    into_world,
+                    true,
+                    "Into this world, replacing the columns it covers",
+                );
+            });
+            ui.end_row();
+            if *into_world {
+                ui.label("Offset (chunks)");
+                ui.horizontal(|ui| {
+                    ui.add(egui::DragValue::new(offset_x_chunks).prefix("x "));
+                    ui.add(egui::DragValue::new(offset_z_chunks).prefix("z "));
+                });
+                ui.end_row();
+            }
+        });
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(!current.trim().is_empty(), egui::Button::new("Import"))
+                .clicked()
+            {
+                let settings = HeightmapSettings {
+                    cells_per_pixel: *cells_per_pixel,
+                    vertical_scale: *vertical_scale,
+                    base_height_cells: *base_height_cells,
+                    sea_level_m: *sea_level,
+                    base_material: *base_material,
+                };
+                let placement = if *into_world {
+                    ImportPlacement::IntoWorld {
+                        offset_x_chunks: *offset_x_chunks,
+                        offset_z_chunks: *offset_z_chunks,
+                    }
+                } else {
+                    ImportPlacement::NewWorld
+                };
+                actions.push(FileAction::Import(
+                    PathBuf::from(current.trim()),
+                    settings,
+                    placement,
+                ));
+                keep = false;
+            }
+            if ui.button("Cancel").clicked() {
+                keep = false;
+            }
+        });
+        keep
     }
 
     fn unsaved_prompt(
@@ -847,6 +859,76 @@ fn default_path(name: &str) -> String {
         .unwrap_or_else(|_| PathBuf::from(name))
         .display()
         .to_string()
+}
+
+/// File ▸ New: preset, seed and size, Create and Cancel. Returns false
+/// when the dialog closes.
+fn new_world_dialog_ui(
+    ui: &mut egui::Ui,
+    seed: &mut String,
+    size_cells: &mut u32,
+    preset: &mut WorldPreset,
+    actions: &mut Vec<FileAction>,
+) -> bool {
+    let mut keep = true;
+    egui::Grid::new("new_world").num_columns(2).show(ui, |ui| {
+        ui.label("Preset");
+        egui::ComboBox::from_id_salt("preset")
+            .selected_text(preset.name())
+            .show_ui(ui, |ui| {
+                for p in WorldPreset::ALL {
+                    ui.selectable_value(preset, p, p.name());
+                }
+            });
+        ui.end_row();
+        ui.label("Seed");
+        ui.add_enabled(
+            *preset == WorldPreset::Generated,
+            egui::TextEdit::singleline(seed).desired_width(120.0),
+        );
+        ui.end_row();
+        ui.label("Size");
+        egui::ComboBox::from_id_salt("size")
+            .selected_text(format!("{size_cells} cells"))
+            .show_ui(ui, |ui| {
+                for s in NEW_WORLD_SIZES_CELLS {
+                    ui.selectable_value(
+                        size_cells,
+                        s,
+                        format!("{s} × {s} cells ({} studs)", s * 4),
+                    );
+                }
+            });
+        ui.end_row();
+    });
+    let parsed = seed.trim().parse::<u64>();
+    if parsed.is_err() {
+        ui.colored_label(
+            egui::Color32::LIGHT_RED,
+            "The seed must be a whole number ≥ 0",
+        );
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(parsed.is_ok(), egui::Button::new("Create"))
+            .clicked()
+        {
+            if let Ok(seed) = parsed {
+                actions.push(FileAction::New(
+                    GeneratorSettings {
+                        seed,
+                        size_cells: *size_cells,
+                    },
+                    *preset,
+                ));
+            }
+            keep = false;
+        }
+        if ui.button("Cancel").clicked() {
+            keep = false;
+        }
+    });
+    keep
 }
 
 #[cfg(test)]
