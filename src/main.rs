@@ -1,5 +1,6 @@
 //! The `strata` binary: the windowed editor, or `--headless` offscreen
 //! screenshots for CI and tools. Errors become `anyhow` messages here only.
+#![warn(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -245,7 +245,6 @@ impl Scratch {
         out: &mut ChunkMesh,
     ) {
         let dim = if D == 0 { field.dim } else { D };
-        let n = field.n;
         if self.cube_slot.len() != dim * dim * dim {
             self.cube_slot = vec![NO_SLOT; dim * dim * dim];
         }
@@ -253,9 +252,30 @@ impl Scratch {
         self.batches.clear();
         self.batch_offsets.clear();
         self.vertices.clear();
-        let rows = &field.inside_rows[..dim * dim];
         let stud_scale = CELL_SIZE_STUDS * field.spacing_cells as f32;
 
+        self.find_surface_cubes::<D>(field, options, dim, stud_scale);
+        if self.cubes.is_empty() {
+            // No surface cube, so no crossing edge either.
+            return;
+        }
+        self.emit_quads(field, dim, out);
+        self.write_vertices(field, options, out);
+    }
+
+    /// Pass 1: evaluates every surface cube (padded min corner in
+    /// `PAD-1 ..= PAD+n-1` on each axis) into `self.cubes`, its vertex
+    /// geometry into `self.batches`.
+    #[inline(always)]
+    fn find_surface_cubes<const D: usize>(
+        &mut self,
+        field: &SampleField,
+        options: MeshOptions,
+        dim: usize,
+        stud_scale: f32,
+    ) {
+        let n = field.n;
+        let rows = &field.inside_rows[..dim * dim];
         // Pass 1: cubes with padded min corner in PAD-1 ..= PAD+n-1 on each axis.
         let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
         for cz in PAD - 1..PAD + n {
@@ -272,11 +292,14 @@ impl Scratch {
                 }
             }
         }
-        if self.cubes.is_empty() {
-            // No surface cube, so no crossing edge either.
-            return;
-        }
+    }
 
+    /// Pass 2: the quads of the owned crossing edges (lower sample in
+    /// `PAD..PAD+n`), appended to `out.indices` with their vertex records.
+    #[inline(always)]
+    fn emit_quads(&mut self, field: &SampleField, dim: usize, out: &mut ChunkMesh) {
+        let n = field.n;
+        let rows = &field.inside_rows[..dim * dim];
         // Pass 2: quads of the owned crossing edges (lower sample in PAD..PAD+n).
         let own_mask: u64 = ((1u64 << n) - 1) << PAD;
         let mut em = Emitter {
@@ -327,7 +350,12 @@ impl Scratch {
                 }
             }
         }
+    }
 
+    /// Output: the per-vertex arrays of `out` from the vertex records, in
+    /// emission order, then the skirt start markers.
+    #[inline(always)]
+    fn write_vertices(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
         // Output: per-vertex arrays from the vertex records, in emission order.
         // Written straight into reserved capacity: zero-filling ~35 bytes per
         // vertex first (`resize`) cost ~3% of the mesher, and pushing to 5

@@ -1,0 +1,117 @@
+//! Scripts give one world whatever the camera: `*_xz` points drop onto the
+//! full-detail surface computed from the cells, not onto the displayed
+//! level-of-detail meshes, so the replay (any camera, any forced level) and
+//! the render-less run (`--save` without a screenshot) agree, and points far
+//! beyond the draw distance still find the terrain.
+
+use std::sync::Arc;
+
+use glam::DVec3;
+use strata::app::world_outputs::apply_script;
+use strata::mesh::ChunkMesh;
+use strata::pipeline::lod::LodSettings;
+use strata::pipeline::{ChunkUploader, TerrainStreaming};
+use strata::script::{Script, replay_script};
+use strata::terrain::ChunkCoord;
+use strata::terrain::generate::{GeneratorSettings, generate_world};
+
+struct NoGpu;
+impl ChunkUploader for NoGpu {
+    fn stage(&mut self, _: ChunkCoord, _: u8, _: &Arc<ChunkMesh>) {}
+    fn promote(&mut self, _: &[ChunkCoord]) {}
+    fn evict(&mut self, _: &[ChunkCoord]) {}
+}
+
+fn settings() -> GeneratorSettings {
+    GeneratorSettings {
+        seed: 7,
+        size_cells: 256,
+    }
+}
+
+/// Strokes that all drop onto the surface: a subtract path, an add, a
+/// flatten from the picked plane and a paint, on a 256-cell (1024-stud) world.
+const SCRIPT: &str = r#"{"frame_rate_hz": 240, "strokes": [
+    {"frame": 0, "tool": "subtract", "path_xz": [[200, 300], [700, 420]],
+     "radius_cells": 6, "strength": 0.8},
+    {"frame": 1, "tool": "add", "centre_xz": [512, 512], "radius_cells": 9,
+     "material": "snow"},
+    {"frame": 2, "tool": "flatten", "centre_xz": [800, 200], "radius_cells": 7},
+    {"frame": 3, "tool": "paint", "path_xz": [[100, 900], [900, 880]],
+     "radius_cells": 5, "strength": 1, "material": "sand"}
+]}"#;
+
+/// The world hash after replaying `script` through the meshing pipeline
+/// with the camera at `camera_world` and `lod`.
+fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 {
+    let mut grid = generate_world(&settings()).expect("world");
+    let mut streaming = TerrainStreaming::new(lod);
+    let mut meshes = streaming.build_initial(&grid, camera_world);
+    replay_script(
+        script,
+        &mut grid,
+        &mut meshes,
+        &mut streaming,
+        &mut NoGpu,
+        camera_world,
+        Some(settings()),
+    )
+    .expect("replay");
+    grid.content_hash()
+}
+
+#[test]
+fn one_world_for_every_camera_level_and_for_the_render_less_run() {
+    let script = Script::parse(SCRIPT, "surface.json").expect("script");
+    let mut plain = generate_world(&settings()).expect("world");
+    let before = plain.content_hash();
+    let edits = apply_script(&script, &mut plain, Some(settings())).expect("applies");
+    assert_eq!(edits, 4);
+    let expected = plain.content_hash();
+    assert_ne!(expected, before);
+
+    // Close and low, high and far (coarse levels), and at full detail only.
+    let near = DVec3::new(512.0, 300.0, 512.0);
+    let far = DVec3::new(-3000.0, 2500.0, -3000.0);
+    let full = LodSettings {
+        force_level: Some(0),
+        ..LodSettings::default()
+    };
+    let coarsest = LodSettings {
+        force_level: Some(3),
+        ..LodSettings::default()
+    };
+    assert_eq!(
+        replayed_hash(&script, near, LodSettings::default()),
+        expected
+    );
+    assert_eq!(
+        replayed_hash(&script, far, LodSettings::default()),
+        expected
+    );
+    assert_eq!(replayed_hash(&script, near, full), expected);
+    assert_eq!(replayed_hash(&script, far, coarsest), expected);
+}
+
+#[test]
+fn a_point_beyond_the_draw_distance_still_finds_the_terrain() {
+    // The camera 10,000 studs away with a 2,000-stud draw distance: no mesh
+    // of the world is shown, yet the stroke lands on the surface.
+    let script = Script::parse(
+        r#"{"strokes": [{"frame": 0, "tool": "add", "centre_xz": [512, 512],
+            "radius_cells": 6, "material": "snow"}]}"#,
+        "far.json",
+    )
+    .expect("script");
+    let lod = LodSettings {
+        draw_distance_studs: 2000.0,
+        ..LodSettings::default()
+    };
+    let camera = DVec3::new(10_512.0, 400.0, 512.0);
+    let untouched = generate_world(&settings()).expect("world").content_hash();
+    let edited = replayed_hash(&script, camera, lod);
+    assert_ne!(edited, untouched);
+    let mut plain = generate_world(&settings()).expect("world");
+    apply_script(&script, &mut plain, None).expect("applies");
+    assert_eq!(plain.content_hash(), edited);
+}
