@@ -31,7 +31,7 @@ use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, Viewpor
 use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
 use crate::terrain::grid::Grid;
 use crate::terrain::history::{DEFAULT_HISTORY_BUDGET_BYTES, Recorder};
-use crate::terrain::world_source::{WorldSource, WorldSourceError};
+use crate::io::world_source::{WorldSource, WorldSourceError};
 
 use super::document::{Document, RecentFiles};
 use super::file_jobs::{LoadedWorld, PreparedView, ViewSetup};

@@ -9,10 +9,13 @@
 //! - [`heightmap_export`]: the top surface as a 16-bit grayscale PNG with a
 //!   JSON sidecar that the heightmap importer reads back.
 //! - [`gltf_export`]: the full-detail surface as binary glTF 2.0 (`.glb`).
+//! - [`world_source`]: where a world comes from (generator, heightmap,
+//!   world file or a given grid), turned into a grid.
 
 pub mod gltf_export;
 pub mod heightmap_export;
 pub mod world_file;
+pub mod world_source;
 
 use std::path::{Path, PathBuf};
 

@@ -17,7 +17,7 @@ use crate::editor::panel::{EditorPanel, PanelStats};
 use crate::pipeline::WorldMeshes;
 use crate::terrain::Grid;
 use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::terrain::world_source::WorldSourceError;
+use crate::io::world_source::WorldSourceError;
 
 use super::egui_pass::EguiPainter;
 use super::script_replay::{ReplayError, ReplayReport, replay_script};
@@ -443,7 +443,7 @@ pub fn frame_settings_for(camera: &Camera, meshes: &WorldMeshes) -> FrameSetting
     }
 }
 
-pub use crate::terrain::world_source::WorldSource;
+pub use crate::io::world_source::WorldSource;
 
 /// Everything `strata --headless --screenshot` needs.
 #[derive(Clone, Debug)]
@@ -671,7 +671,7 @@ pub fn render_screenshot(options: &ScreenshotOptions) -> Result<RenderStats, Hea
             headless.renderer(),
             camera.pos_world,
             match &options.world {
-                crate::terrain::world_source::WorldSource::Generated(g) => Some(g.clone()),
+                crate::io::world_source::WorldSource::Generated(g) => Some(g.clone()),
                 _ => None,
             },
         )?,

@@ -14,7 +14,6 @@ pub mod noise;
 pub mod region;
 pub mod stroke;
 pub mod water_tools;
-pub mod world_source;
 
 pub use cell::{Cell, Material};
 pub use chunk::{Chunk, ChunkCells};
