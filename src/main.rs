@@ -16,7 +16,7 @@ use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::heightmap::HeightmapSettings;
+use strata::io::heightmap_import::HeightmapSettings;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

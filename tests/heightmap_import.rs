@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use strata::terrain::heightmap::{
+use strata::io::heightmap_import::{
     BEDROCK_CELLS, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};

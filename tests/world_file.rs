@@ -22,7 +22,7 @@ use strata::io::world_file::{
 use strata::pipeline::WorldMeshes;
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::heightmap::{HeightmapSettings, import_heightmap, read_heightmap};
+use strata::io::heightmap_import::{HeightmapSettings, import_heightmap, read_heightmap};
 use strata::terrain::{CellCoord, ChunkCoord, Grid, Material};
 
 /// The default world, generated once for the tests that need it.

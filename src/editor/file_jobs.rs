@@ -29,7 +29,7 @@ use crate::terrain::generate::{
     GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
 };
 use crate::terrain::grid::Grid;
-use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap_with_progress};
+use crate::io::heightmap_import::{HeightmapSettings, ImportError, import_heightmap_with_progress};
 
 use super::document::GridState;
 

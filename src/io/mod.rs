@@ -8,12 +8,15 @@
 //!   saves, incremental saves of only the changed chunks, and verified loads.
 //! - [`heightmap_export`]: the top surface as a 16-bit grayscale PNG with a
 //!   JSON sidecar that the heightmap importer reads back.
+//! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
+//!   a grid from it.
 //! - [`gltf_export`]: the full-detail surface as binary glTF 2.0 (`.glb`).
 //! - [`world_source`]: where a world comes from (generator, heightmap,
 //!   world file or a given grid), turned into a grid.
 
 pub mod gltf_export;
 pub mod heightmap_export;
+pub mod heightmap_import;
 pub mod world_file;
 pub mod world_source;
 

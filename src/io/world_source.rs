@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::grid::Grid;
-use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap};
+use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 
 /// The source of a world.
 #[derive(Clone, Debug)]
