@@ -10,13 +10,13 @@ use glam::DVec3;
 
 use strata::camera::Camera;
 use strata::editor::script::Script;
+use strata::io::heightmap_import::HeightmapSettings;
 use strata::io::world_file::{self, LoadOptions, WorldFile, WorldMeta};
 use strata::pipeline::lod::LodSettings;
 use strata::render::headless::{self, ScreenshotOptions, WorldSource};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::terrain::generate::GeneratorSettings;
-use strata::io::heightmap_import::HeightmapSettings;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

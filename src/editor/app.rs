@@ -22,6 +22,7 @@ use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
+use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
@@ -31,7 +32,6 @@ use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, Viewpor
 use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
 use crate::terrain::grid::Grid;
 use crate::terrain::history::{DEFAULT_HISTORY_BUDGET_BYTES, Recorder};
-use crate::io::world_source::{WorldSource, WorldSourceError};
 
 use super::document::{Document, RecentFiles};
 use super::file_jobs::{LoadedWorld, PreparedView, ViewSetup};

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::grid::Grid;
-use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 
 /// The source of a world.
 #[derive(Clone, Debug)]

@@ -14,10 +14,10 @@ use glam::DVec3;
 
 use crate::camera::Camera;
 use crate::editor::panel::{EditorPanel, PanelStats};
+use crate::io::world_source::WorldSourceError;
 use crate::pipeline::WorldMeshes;
 use crate::terrain::Grid;
 use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::io::world_source::WorldSourceError;
 
 use super::egui_pass::EguiPainter;
 use super::script_replay::{ReplayError, ReplayReport, replay_script};
