@@ -27,13 +27,11 @@
 
 use std::path::PathBuf;
 
-use rayon::prelude::*;
-
 use super::cell::Material;
-use super::chunk::ChunkCells;
-use super::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
+use super::coords::CHUNK_SIZE_CELLS;
 use super::generate::{
-    ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, min_3x3, ramp_for_slope, slope_3x3,
+    ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, fill_chunk_columns, min_3x3,
+    ramp_for_slope, slope_3x3,
 };
 use super::grid::Grid;
 use crate::progress::Progress;
@@ -431,29 +429,15 @@ pub fn grid_from_heightmap_with_progress(
     let layout = Layout::new(map, settings)?;
     let chunks_x = (layout.width_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
     let chunks_z = (layout.depth_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
-    let columns: Vec<(i32, i32)> = (0..chunks_z as i32)
-        .flat_map(|cz| (0..chunks_x as i32).map(move |cx| (cx, cz)))
-        .collect();
-    let strata = Strata::new(0);
-    progress.begin_stage("importing", columns.len() as u64);
-    let chunks: Vec<(ChunkCoord, ChunkCells)> = columns
-        .par_iter()
-        .flat_map_iter(|&(cx, cz)| {
-            if progress.is_cancelled() {
-                return Vec::new();
-            }
-            let table = column_table(&layout, settings, &map.samples, cx, cz);
-            let (lo, hi) = table.chunk_y_range();
-            let column = (lo..hi)
-                .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(&strata, cy)))
-                .filter(|(_, cells)| !cells.is_all_empty())
-                .collect::<Vec<_>>();
-            progress.advance(1);
-            column
-        })
-        .collect();
-    progress.check().map_err(|_| ImportError::Cancelled)?;
-    Ok(Grid::from_chunks(chunks))
+    fill_chunk_columns(
+        chunks_x as i32,
+        chunks_z as i32,
+        &Strata::new(0),
+        "importing",
+        progress,
+        |cx, cz| column_table(&layout, settings, &map.samples, cx, cz),
+    )
+    .map_err(|_| ImportError::Cancelled)
 }
 
 /// Column specs of chunk column `(cx, cz)`.
