@@ -50,7 +50,6 @@ mod codec;
 mod error;
 mod schema;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -435,8 +434,8 @@ fn stall_for_crash_tests(conn: &Connection) {
     std::thread::sleep(Duration::from_millis(ms));
 }
 
-/// Writes a complete new world file at `tmp` (which must not exist);
-/// errors name `target`, the file the user asked for.
+/// Writes a complete new world file at `tmp` (which must not exist), for
+/// [`super::write_atomically`]; errors name `target`, the file the user asked for.
 fn write_new_file(
     tmp: &Path,
     target: &Path,
@@ -458,26 +457,9 @@ fn write_new_file(
     write_meta(&tx, meta, world_hash).map_err(|e| sqlite_err(target, e))?;
     stall_for_crash_tests(&tx);
     tx.commit().map_err(|e| sqlite_err(target, e))?;
-    conn.close().map_err(|(_, e)| sqlite_err(target, e))?;
-    // synchronous = OFF skipped SQLite's fsync: make the bytes durable before
-    // the rename makes them the world.
-    File::open(tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| io_err(target, e))
-}
-
-/// Flushes a directory entry change (the rename) to disk where the platform allows.
-fn sync_parent_dir(path: &Path) {
-    #[cfg(unix)]
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        // Best effort: the rename itself already happened atomically.
-        let _ = File::open(dir).and_then(|d| d.sync_all());
-    }
+    // synchronous = OFF skipped SQLite's fsync: `write_atomically` fsyncs
+    // the file before the rename makes it the world.
+    conn.close().map_err(|(_, e)| sqlite_err(target, e))
 }
 
 /// The size of `path`, 0 when it cannot be read.
@@ -561,21 +543,11 @@ impl WorldFile {
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
         let meta = stamped(meta);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| io_err(path, e))?;
-        }
-        super::check_replaceable(path).map_err(|e| io_err(path, e))?;
-        let tmp = super::temp_path_for(path);
-        // A leftover of a killed save by a process that had the same id.
-        let _ = std::fs::remove_file(&tmp);
-        let written = write_new_file(&tmp, path, &encoded, &meta, world_hash)
-            .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
-        if let Err(e) = written {
-            // Best effort: the temporary file is not part of any world.
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        sync_parent_dir(path);
+        super::write_atomically(
+            path,
+            |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
+            |e| io_err(path, e),
+        )?;
         let conn = open_existing(path)?;
         let file = WorldFile {
             path: path.to_path_buf(),
