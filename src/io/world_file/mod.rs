@@ -51,7 +51,7 @@ mod error;
 mod schema;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use glam::IVec3;
 use rayon::prelude::*;
@@ -74,14 +74,17 @@ use schema::{open_existing, read_meta_table, require_table, write_meta};
 /// allocate without bound.
 pub const MAX_CHUNKS: usize = 1 << 18;
 
-/// Environment variable for crash tests only: when set to a number of
-/// milliseconds, every save stops for that long just before it commits
-/// (after writing its rows and flushing written pages to the file), after
-/// printing [`SAVE_STALL_MESSAGE`] to stderr, so a test can kill the process
-/// in the middle of a save.
+/// Environment variable for crash tests, read only in builds with the
+/// `test-hooks` cargo feature (off by default; the crate's tests turn it on):
+/// when set to a number of milliseconds, every save stops for that long just
+/// before it commits (after writing its rows and flushing written pages to
+/// the file), after printing [`SAVE_STALL_MESSAGE`] to stderr, so a test can
+/// kill the process in the middle of a save.
+#[cfg(feature = "test-hooks")]
 pub const SAVE_STALL_ENV: &str = "STRATA_TEST_SAVE_STALL_MS";
 
 /// The line [`SAVE_STALL_ENV`] makes a save print before it stalls.
+#[cfg(feature = "test-hooks")]
 pub const SAVE_STALL_MESSAGE: &str = "strata: save stalled before commit";
 
 /// Largest chunk coordinate magnitude whose cells stay on the `i32` lattice.
@@ -421,6 +424,7 @@ fn write_chunks(tx: &rusqlite::Transaction<'_>, chunks: &[EncodedChunk]) -> rusq
 
 /// The crash-test hook (see [`SAVE_STALL_ENV`]): flushes the pages written so
 /// far to the file, announces itself and sleeps, all inside the transaction.
+#[cfg(feature = "test-hooks")]
 fn stall_for_crash_tests(conn: &Connection) {
     let Some(ms) = std::env::var(SAVE_STALL_ENV)
         .ok()
@@ -431,8 +435,12 @@ fn stall_for_crash_tests(conn: &Connection) {
     // Best effort: the hook only makes an interrupted save more realistic.
     let _ = conn.cache_flush();
     eprintln!("{SAVE_STALL_MESSAGE}");
-    std::thread::sleep(Duration::from_millis(ms));
+    std::thread::sleep(std::time::Duration::from_millis(ms));
 }
+
+/// Without the `test-hooks` feature a save never stalls.
+#[cfg(not(feature = "test-hooks"))]
+fn stall_for_crash_tests(_conn: &Connection) {}
 
 /// Writes a complete new world file at `tmp` (which must not exist), for
 /// [`super::write_atomically`]; errors name `target`, the file the user asked for.
