@@ -1,8 +1,8 @@
 //! Heightmap to grid: an in-memory elevation model ([`Heightmap`], samples
 //! plus an optional [`HeightmapSidecar`] giving its real-world spacing and
 //! elevation range) becomes a grid. Reading the PNG and its JSON sidecar is
-//! file decoding and lives in [`crate::io::heightmap_import`]; the terrain
-//! core only builds from samples.
+//! file decoding and lives in `io::heightmap_import` (above this layer); the
+//! terrain core only builds from samples.
 //!
 //! # Why it works this way
 //! Cells are cubes, but DEM pixels are often not square (the Jacksboro DEM is
@@ -23,7 +23,6 @@
 //! row 0 of the PNG is the `z = 0` edge. The terrain is solid from
 //! `y = base_height_cells` up to its surface; the lowest elevation lies
 //! [`BEDROCK_CELLS`] above the base so every column has ground.
-//!
 
 use std::path::PathBuf;
 
