@@ -12,6 +12,7 @@ use glam::DVec3;
 use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::world_outputs::{self, OpenedWorld};
 use strata::camera::Camera;
+use strata::io::heightmap_import::HeightmapSettings;
 use strata::io::world_file;
 use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
@@ -19,7 +20,6 @@ use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
 use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::heightmap::HeightmapSettings;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,9 +4,7 @@
 mod common;
 use common::dem_path;
 
-use std::path::PathBuf;
-
-use strata::terrain::heightmap::{
+use strata::io::heightmap_import::{
     BEDROCK_CELLS, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};

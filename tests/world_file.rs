@@ -18,6 +18,7 @@ use glam::DVec3;
 use strata::io::ExportError;
 use strata::io::gltf_export::export_glb;
 use strata::io::heightmap_export::export_heightmap;
+use strata::io::heightmap_import::{HeightmapSettings, import_heightmap, read_heightmap};
 use strata::io::world_file::{
     self, DENSE_CHUNK_BYTES, FORMAT_VERSION, LoadOptions, SAVE_STALL_ENV, SAVE_STALL_MESSAGE,
     WorldFile, WorldFileError, WorldMeta,
@@ -25,7 +26,6 @@ use strata::io::world_file::{
 use strata::pipeline::WorldMeshes;
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::heightmap::{HeightmapSettings, import_heightmap, read_heightmap};
 use strata::terrain::{CellCoord, ChunkCoord, Grid, Material};
 
 /// The default world, generated once for the tests that need it.

@@ -19,6 +19,7 @@ use glam::IVec3;
 
 use crate::camera::Camera;
 use crate::camera::frame_terrain;
+use crate::io::heightmap_import::{HeightmapSettings, ImportError, import_heightmap_with_progress};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;
@@ -29,7 +30,6 @@ use crate::terrain::generate::{
     GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
 };
 use crate::terrain::grid::Grid;
-use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap_with_progress};
 
 use super::document::GridState;
 

@@ -14,10 +14,10 @@ use std::time::SystemTime;
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
+use crate::io::heightmap_import::HeightmapSettings;
 use crate::progress::Progress;
 use crate::terrain::cell::Material;
 use crate::terrain::generate::{DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings};
-use crate::terrain::heightmap::HeightmapSettings;
 
 use super::file_jobs::{ImportPlacement, WorldPreset};
 

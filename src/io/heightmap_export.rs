@@ -1,6 +1,6 @@
 //! Heightmap export: the top surface of a world as a 16-bit grayscale PNG
 //! with a JSON sidecar, in the format the heightmap importer reads
-//! ([`crate::terrain::heightmap`]), so a world can round-trip through other
+//! ([`crate::io::heightmap_import`]), so a world can round-trip through other
 //! terrain tools.
 //!
 //! # What is exported
@@ -204,7 +204,7 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
         max_elevation_m: max_studs,
         encoding: "16-bit grayscale PNG; elevation_m = min_elevation_m + value/65535*(max_elevation_m-min_elevation_m); row 0 is north",
     };
-    let sidecar_path = crate::terrain::heightmap::sidecar_path(png);
+    let sidecar_path = super::heightmap_import::sidecar_path(png);
     let json =
         serde_json::to_string_pretty(&sidecar).map_err(|e| ExportError::write(&sidecar_path, e))?;
     super::write_atomically(

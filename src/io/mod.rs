@@ -8,10 +8,15 @@
 //!   saves, incremental saves of only the changed chunks, and verified loads.
 //! - [`heightmap_export`]: the top surface as a 16-bit grayscale PNG with a
 //!   JSON sidecar that the heightmap importer reads back.
+//! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
+//!   a grid from it.
 //! - [`gltf_export`]: the full-detail surface as binary glTF 2.0 (`.glb`).
+//! - [`world_source`]: where a world comes from (generator, heightmap,
+//!   world file or a given grid), turned into a grid.
 
 pub mod gltf_export;
 pub mod heightmap_export;
+pub mod heightmap_import;
 pub mod world_file;
 pub mod world_source;
 
@@ -39,10 +44,17 @@ pub(crate) fn check_replaceable(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Writes `path` all or nothing: `write` fills a sibling temporary file,
-/// which then replaces `path` by a rename. On any error the temporary file is
-/// removed and an existing `path` is left as it was. `io_err` turns the
-/// checks' and the rename's I/O errors into `E`.
+/// Writes `path` all or nothing, and durably: `write` fills a sibling
+/// temporary file (which does not exist when it is called), the file is
+/// fsynced, renamed over `path`, and the parent directory is fsynced so the
+/// rename survives a power loss. Missing parent directories are created. On
+/// any error the temporary file is removed and an existing `path` is left as
+/// it was; a `path` that exists and is not a regular file (a directory, a
+/// device) is never replaced. `io_err` turns the checks', the fsync's and
+/// the rename's I/O errors into `E`.
+///
+/// The one atomic write of the crate: world saves, exports, screenshots and
+/// stats all go through it.
 pub(crate) fn write_atomically<E>(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), E>,
@@ -53,12 +65,40 @@ pub(crate) fn write_atomically<E>(
         std::fs::create_dir_all(dir).map_err(&io_err)?;
     }
     let tmp = temp_path_for(path);
-    let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(&io_err));
-    if result.is_err() {
-        // Best effort: the temporary file is nobody's output.
-        let _ = std::fs::remove_file(&tmp);
+    // A leftover of a killed write by an earlier process that had the same id.
+    let _ = std::fs::remove_file(&tmp);
+    let result = write(&tmp).and_then(|()| {
+        sync_file(&tmp)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(&io_err)
+    });
+    match result {
+        Ok(()) => sync_parent_dir(path),
+        Err(_) => {
+            // Best effort: the temporary file is nobody's output.
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
     result
+}
+
+/// Flushes a written file's bytes to disk before it replaces anything.
+fn sync_file(path: &Path) -> std::io::Result<()> {
+    std::fs::File::open(path).and_then(|f| f.sync_all())
+}
+
+/// Flushes a directory entry change (the rename) to disk where the platform allows.
+fn sync_parent_dir(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        // Best effort: the rename itself already happened atomically.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
 }
 
 /// Why an export failed. Messages name the file.

@@ -1,12 +1,13 @@
 //! Where a world comes from: the default generator, a heightmap import, a
 //! saved world file, or a grid built by the caller. One place that turns a choice into a [`Grid`],
-//! shared by the window, headless screenshots and tests.
+//! shared by the window, headless screenshots and tests. It lives in `io`
+//! because loading a saved world reads files; the terrain core does not.
 
 use std::path::PathBuf;
 
+use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::grid::Grid;
-use crate::terrain::heightmap::{HeightmapSettings, ImportError, import_heightmap};
 
 /// The source of a world.
 #[derive(Clone, Debug)]

@@ -38,7 +38,7 @@ use super::chunk::ChunkCells;
 use super::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, ChunkCoord, local_index};
 use super::grid::Grid;
 use super::noise::{fbm, hash1, lerp, perlin2, ridged, smoothstep, sub_seed, unit_f64};
-use crate::progress::Progress;
+use crate::progress::{Cancelled, Progress};
 use glam::IVec3;
 
 /// Global water level, in cells: every empty cell with `y < WATER_LEVEL_CELLS`
@@ -173,29 +173,16 @@ pub fn generate_world_with_progress(
     settings.validate()?;
     let terrain = Terrain::new(settings);
     let chunks_per_side = (settings.size_cells / CHUNK_SIZE_CELLS as u32) as i32;
-    let columns: Vec<(i32, i32)> = (0..chunks_per_side)
-        .flat_map(|cz| (0..chunks_per_side).map(move |cx| (cx, cz)))
-        .collect();
     let strata = Strata::new(settings.seed);
-    progress.begin_stage("generating", columns.len() as u64);
-    let chunks: Vec<(ChunkCoord, ChunkCells)> = columns
-        .par_iter()
-        .flat_map_iter(|&(cx, cz)| {
-            if progress.is_cancelled() {
-                return Vec::new();
-            }
-            let table = terrain.column_table(cx, cz);
-            let (lo, hi) = table.chunk_y_range();
-            let column = (lo..hi)
-                .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(&strata, cy)))
-                .filter(|(_, cells)| !cells.is_all_empty())
-                .collect::<Vec<_>>();
-            progress.advance(1);
-            column
-        })
-        .collect();
-    progress.check().map_err(|_| GenerateError::Cancelled)?;
-    Ok(Grid::from_chunks(chunks))
+    fill_chunk_columns(
+        chunks_per_side,
+        chunks_per_side,
+        &strata,
+        "generating",
+        progress,
+        |cx, cz| terrain.column_table(cx, cz),
+    )
+    .map_err(|_| GenerateError::Cancelled)
 }
 
 /// A flat world for sculpting from scratch: columns `[0, size_cells)²`,
@@ -288,6 +275,47 @@ pub fn lake_centre_cells(settings: &GeneratorSettings) -> (f64, f64) {
 // ---------------------------------------------------------------------------
 // Column filling, shared with heightmap import.
 // ---------------------------------------------------------------------------
+
+/// Builds the grid of the chunk columns `[0, chunks_x) × [0, chunks_z)` in
+/// parallel (rayon): `table` gives each column's [`ColumnTable`], whose
+/// non-empty chunks are filled with `strata`. Counts one unit per column in
+/// `progress` (stage `stage`) and stops early when it is cancelled. The one
+/// column → chunk fill of world generation and heightmap import, so both
+/// assemble identical grids from identical columns.
+///
+/// # Errors
+/// [`Cancelled`] when `progress` was cancelled; no grid is built.
+pub(crate) fn fill_chunk_columns(
+    chunks_x: i32,
+    chunks_z: i32,
+    strata: &Strata,
+    stage: &'static str,
+    progress: &Progress,
+    table: impl Fn(i32, i32) -> ColumnTable + Sync,
+) -> Result<Grid, Cancelled> {
+    let columns: Vec<(i32, i32)> = (0..chunks_z)
+        .flat_map(|cz| (0..chunks_x).map(move |cx| (cx, cz)))
+        .collect();
+    progress.begin_stage(stage, columns.len() as u64);
+    let chunks: Vec<(ChunkCoord, ChunkCells)> = columns
+        .par_iter()
+        .flat_map_iter(|&(cx, cz)| {
+            if progress.is_cancelled() {
+                return Vec::new();
+            }
+            let table = table(cx, cz);
+            let (lo, hi) = table.chunk_y_range();
+            let column = (lo..hi)
+                .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(strata, cy)))
+                .filter(|(_, cells)| !cells.is_all_empty())
+                .collect::<Vec<_>>();
+            progress.advance(1);
+            column
+        })
+        .collect();
+    progress.check()?;
+    Ok(Grid::from_chunks(chunks))
+}
 
 /// Thickness of one rock stratum, in cells.
 const STRATUM_CELLS: f64 = 3.0;

@@ -1,5 +1,6 @@
 //! The terrain core: cells, chunks, the sparse grid and its edits, world
-//! generation and heightmap import. Plain Rust with no GPU types, so every
+//! generation and grids built from in-memory heightmaps (file decoding is
+//! in `io`). Plain Rust with no GPU types, so every
 //! rule of the terrain contract can be tested directly.
 
 pub mod brush_stroke;

@@ -1,0 +1,634 @@
+//! Heightmap import from files: reads a grayscale PNG elevation model and its
+//! optional JSON sidecar into an in-memory [`Heightmap`], then builds the grid
+//! with [`crate::terrain::heightmap`]. Decoding lives here so the terrain core
+//! never touches files or image codecs.
+//!
+//! # Sidecar
+//! `<stem>.json` next to `<stem>.png`, with fields `spacing_x_m`,
+//! `spacing_y_m` (pixel size east–west and north–south, metres),
+//! `min_elevation_m`, `max_elevation_m` (elevation of pixel values 0 and the
+//! maximum value) and optionally `width`, `height` (pixels, checked against
+//! the PNG). Other fields are ignored. Pixel value `v` of a `B`-bit image is
+//! `min + v / (2^B − 1) · (max − min)` metres.
+
+use std::fs::File;
+use std::io::{BufReader, ErrorKind};
+use std::path::{Path, PathBuf};
+
+use image::ImageDecoder;
+
+use crate::progress::Progress;
+use crate::terrain::grid::Grid;
+pub use crate::terrain::heightmap::{
+    BEDROCK_CELLS, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError, MAX_SIDE_PX,
+};
+use crate::terrain::heightmap::{check_settings, grid_from_heightmap_with_progress};
+
+/// Reads a PNG heightmap and its optional sidecar `<stem>.json`.
+///
+/// Accepts 8- and 16-bit grayscale (with or without alpha, which is
+/// ignored), and RGB/RGBA images whose pixels are all gray (R = G = B).
+///
+/// # Errors
+/// [`ImportError::NotFound`], [`ImportError::Io`], [`ImportError::Decode`],
+/// [`ImportError::UnsupportedColor`], [`ImportError::ZeroSize`],
+/// [`ImportError::ImageTooLarge`] (checked from the header, before decoding)
+/// and [`ImportError::Sidecar`].
+pub fn read_heightmap(path: &Path) -> Result<Heightmap, ImportError> {
+    let file = File::open(path).map_err(|source| match source.kind() {
+        ErrorKind::NotFound => ImportError::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => ImportError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    let decode_err = |e: image::ImageError| ImportError::Decode {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let decoder = image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(decode_err)?;
+    let (width_px, height_px) = decoder.dimensions();
+    if width_px == 0 || height_px == 0 {
+        return Err(ImportError::ZeroSize {
+            width_px,
+            height_px,
+        });
+    }
+    if width_px > MAX_SIDE_PX || height_px > MAX_SIDE_PX {
+        return Err(ImportError::ImageTooLarge {
+            width_px,
+            height_px,
+            limit_px: MAX_SIDE_PX,
+        });
+    }
+    let color = decoder.color_type();
+    let image = image::DynamicImage::from_decoder(decoder).map_err(decode_err)?;
+    let unsupported = || ImportError::UnsupportedColor {
+        path: path.to_path_buf(),
+        color: format!("{color:?}"),
+    };
+    let normalized: Vec<f64> = match image {
+        image::DynamicImage::ImageLuma8(img) => {
+            img.pixels().map(|p| p.0[0] as f64 / 255.0).collect()
+        }
+        image::DynamicImage::ImageLumaA8(img) => {
+            img.pixels().map(|p| p.0[0] as f64 / 255.0).collect()
+        }
+        image::DynamicImage::ImageLuma16(img) => {
+            img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect()
+        }
+        image::DynamicImage::ImageLumaA16(img) => {
+            img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect()
+        }
+        image::DynamicImage::ImageRgb8(img) => {
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 255.0)
+                .ok_or_else(unsupported)?
+        }
+        image::DynamicImage::ImageRgba8(img) => {
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 255.0)
+                .ok_or_else(unsupported)?
+        }
+        image::DynamicImage::ImageRgb16(img) => {
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 65535.0)
+                .ok_or_else(unsupported)?
+        }
+        image::DynamicImage::ImageRgba16(img) => {
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 65535.0)
+                .ok_or_else(unsupported)?
+        }
+        _ => return Err(unsupported()),
+    };
+    let sidecar = read_sidecar(path, width_px, height_px)?;
+    let samples = match &sidecar {
+        Some(s) => {
+            let range = s.max_elevation_m - s.min_elevation_m;
+            normalized
+                .into_iter()
+                .map(|n| s.min_elevation_m + n * range)
+                .collect()
+        }
+        None => normalized,
+    };
+    Ok(Heightmap {
+        width_px,
+        height_px,
+        samples,
+        sidecar,
+    })
+}
+
+/// Normalized values of gray RGB pixels, or `None` when any pixel is coloured.
+fn gray_only<T: Copy + PartialEq + Into<f64>>(
+    pixels: impl Iterator<Item = [T; 3]>,
+    max: f64,
+) -> Option<Vec<f64>> {
+    pixels
+        .map(|[r, g, b]| (r == g && g == b).then(|| r.into() / max))
+        .collect()
+}
+
+/// The sidecar path of a PNG: same directory and stem, extension `json`.
+pub fn sidecar_path(png_path: &Path) -> PathBuf {
+    png_path.with_extension("json")
+}
+
+/// Reads and validates the sidecar next to `png_path`; `Ok(None)` when there is none.
+fn read_sidecar(
+    png_path: &Path,
+    width_px: u32,
+    height_px: u32,
+) -> Result<Option<HeightmapSidecar>, ImportError> {
+    let path = sidecar_path(png_path);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ImportError::Io { path, source }),
+    };
+    let bad = |message: String| ImportError::Sidecar {
+        path: path.clone(),
+        message,
+    };
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let number = |name: &str| -> Result<f64, ImportError> {
+        match json.get(name) {
+            None => Err(bad(format!("missing field `{name}`"))),
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| bad(format!("field `{name}` must be a number, got {v}"))),
+        }
+    };
+    let pixels = |name: &str| -> Result<Option<u32>, ImportError> {
+        match json.get(name) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| bad(format!("field `{name}` must be a pixel count, got {v}"))),
+        }
+    };
+    let sidecar = HeightmapSidecar {
+        spacing_x_m: number("spacing_x_m")?,
+        spacing_y_m: number("spacing_y_m")?,
+        min_elevation_m: number("min_elevation_m")?,
+        max_elevation_m: number("max_elevation_m")?,
+        width: pixels("width")?,
+        height: pixels("height")?,
+    };
+    for (name, value) in [
+        ("spacing_x_m", sidecar.spacing_x_m),
+        ("spacing_y_m", sidecar.spacing_y_m),
+    ] {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(bad(format!(
+                "field `{name}` must be a positive number of metres, got {value}"
+            )));
+        }
+    }
+    for (name, value) in [
+        ("min_elevation_m", sidecar.min_elevation_m),
+        ("max_elevation_m", sidecar.max_elevation_m),
+    ] {
+        if !value.is_finite() {
+            return Err(bad(format!(
+                "field `{name}` must be a finite number of metres, got {value}"
+            )));
+        }
+    }
+    if sidecar.max_elevation_m < sidecar.min_elevation_m {
+        return Err(bad(format!(
+            "field `max_elevation_m` ({}) is below `min_elevation_m` ({})",
+            sidecar.max_elevation_m, sidecar.min_elevation_m
+        )));
+    }
+    for (name, given, actual) in [
+        ("width", sidecar.width, width_px),
+        ("height", sidecar.height, height_px),
+    ] {
+        if let Some(given) = given
+            && given != actual
+        {
+            return Err(bad(format!(
+                "field `{name}` is {given} but the PNG has {actual} pixels"
+            )));
+        }
+    }
+    Ok(Some(sidecar))
+}
+
+/// Imports the PNG at `path` (and its sidecar) as a fresh grid.
+///
+/// # Errors
+/// Everything [`read_heightmap`] and
+/// [`crate::terrain::heightmap::grid_from_heightmap`] report.
+pub fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
+    import_heightmap_with_progress(path, settings, &Progress::new())
+}
+
+/// [`import_heightmap`], counting chunk columns built in `progress` (stage
+/// "importing") and stopping early when it is cancelled.
+///
+/// # Errors
+/// As [`import_heightmap`], and [`ImportError::Cancelled`].
+pub fn import_heightmap_with_progress(
+    path: &Path,
+    settings: &HeightmapSettings,
+    progress: &Progress,
+) -> Result<Grid, ImportError> {
+    check_settings(settings)?;
+    progress.begin_stage("reading heightmap", 0);
+    let map = read_heightmap(path)?;
+    progress.check().map_err(|_| ImportError::Cancelled)?;
+    grid_from_heightmap_with_progress(&map, settings, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::heightmap::grid_from_heightmap;
+    use crate::terrain::{Cell, CellCoord, Material};
+
+    /// A fresh scratch directory for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("strata-heightmap-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write_png16(path: &Path, width: u32, height: u32, values: &[u16]) {
+        image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(width, height, values.to_vec())
+            .unwrap()
+            .save(path)
+            .unwrap();
+    }
+
+    fn write_png8(path: &Path, width: u32, height: u32, values: &[u8]) {
+        image::GrayImage::from_raw(width, height, values.to_vec())
+            .unwrap()
+            .save(path)
+            .unwrap();
+    }
+
+    fn unit_settings() -> HeightmapSettings {
+        HeightmapSettings {
+            cells_per_pixel: 1.0,
+            vertical_scale: 1.0,
+            base_height_cells: 0,
+            sea_level_m: None,
+            base_material: None,
+        }
+    }
+
+    #[test]
+    fn base_material_replaces_the_rock_body_and_must_be_solid() {
+        let dir = scratch("base-material");
+        let png = dir.join("ridge.png");
+        // A 64-cell rise: deep body rows under the ridge.
+        write_png8(&png, 3, 1, &[0, 255, 0]);
+        let settings = HeightmapSettings {
+            base_material: Some(Material::SLATE),
+            ..unit_settings()
+        };
+        let grid = import_heightmap(&png, &settings).unwrap();
+        // The body: every solid cell more than 4 rows below the ridge's top
+        // (the surface and soil rows above keep their own materials).
+        let column: Vec<_> = (0..80)
+            .map(|y| grid.cell(crate::terrain::coords::CellCoord(glam::IVec3::new(1, y, 0))))
+            .collect();
+        let top = column.iter().rposition(|c| !c.is_empty()).unwrap();
+        assert!(top > 40, "the ridge is tall");
+        for (y, cell) in column.iter().enumerate().take(top - 4) {
+            assert_eq!(cell.material(), Material::SLATE, "row {y}");
+        }
+        for bad in [Material::WATER, Material::AIR] {
+            let settings = HeightmapSettings {
+                base_material: Some(bad),
+                ..unit_settings()
+            };
+            assert!(matches!(
+                import_heightmap(&png, &settings),
+                Err(ImportError::InvalidSetting {
+                    name: "base_material",
+                    ..
+                })
+            ));
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_column_has_exact_occupancies() {
+        let dir = scratch("exact16");
+        let png = dir.join("map.png");
+        write_png16(&png, 2, 2, &[25; 4]);
+        // 4 m cells; value v is v metres, so 25 m = 6.25 cells above the 4-cell bedrock.
+        std::fs::write(
+            dir.join("map.json"),
+            r#"{"spacing_x_m": 4, "spacing_y_m": 4, "min_elevation_m": 0, "max_elevation_m": 65535}"#,
+        )
+        .unwrap();
+        let grid = import_heightmap(&png, &unit_settings()).unwrap();
+        for (x, z) in [(0, 0), (1, 1)] {
+            for y in 0..10 {
+                assert_eq!(grid.cell(CellCoord::new(x, y, z)).occupancy(), 255, "y {y}");
+            }
+            let top = grid.cell(CellCoord::new(x, 10, z));
+            assert_eq!(top.occupancy(), 64);
+            assert!(top.material().is_solid());
+            assert_eq!(grid.cell(CellCoord::new(x, 11, z)), Cell::EMPTY);
+        }
+        assert_eq!(
+            grid.cell(CellCoord::new(0, 0, 0)),
+            Cell::full(Material::ROCK)
+        );
+        assert_eq!(
+            grid.cell(CellCoord::new(0, 10, 0)).material(),
+            Material::MUD
+        );
+        assert_eq!(grid.cell(CellCoord::new(2, 0, 0)), Cell::EMPTY);
+        assert_eq!(grid.cell(CellCoord::new(0, 0, 2)), Cell::EMPTY);
+        assert_eq!(grid.cell(CellCoord::new(0, -1, 0)), Cell::EMPTY);
+    }
+
+    #[test]
+    fn eight_bit_without_sidecar_resamples_bilinearly() {
+        let dir = scratch("eight");
+        let png = dir.join("ramp.png");
+        write_png8(&png, 3, 1, &[0, 51, 255]);
+        let settings = HeightmapSettings {
+            cells_per_pixel: 2.0,
+            ..unit_settings()
+        };
+        let map = read_heightmap(&png).unwrap();
+        assert_eq!(
+            (map.width_px, map.height_px, map.sidecar.as_ref()),
+            (3, 1, None)
+        );
+        assert_eq!(map.samples, vec![0.0, 0.2, 1.0]);
+        let grid = grid_from_heightmap(&map, &settings).unwrap();
+        // 6 × 2 cells. Where Surface Nets puts each column's surface: the
+        // linear 0.5 crossing above its highest inside sample.
+        let surface = |x: i32| {
+            let solid = |y: i32| grid.cell(CellCoord::new(x, y, 0)).solid_occupancy() as f64;
+            let y = (0..100).rev().find(|&y| solid(y) >= 128.0).unwrap();
+            y as f64 + 0.5 + (solid(y) - 127.5) / (solid(y) - solid(y + 1))
+        };
+        // Column 0 samples pixel 0 (clamped): surface at 4 cells.
+        assert!((surface(0) - 4.0).abs() < 0.02, "{}", surface(0));
+        // Column 2 samples u = 0.75: 0.15 × 64 cells = 9.6, surface 13.6.
+        assert!((surface(2) - 13.6).abs() < 0.02, "{}", surface(2));
+        // Column 5 samples pixel 2: full value, surface exactly 68.
+        assert!((surface(5) - 68.0).abs() < 0.02, "{}", surface(5));
+        assert_eq!(grid.cell(CellCoord::new(5, 60, 0)).occupancy(), 255);
+        assert_eq!(grid.cell(CellCoord::new(5, 71, 0)), Cell::EMPTY);
+        assert_eq!(grid.cell(CellCoord::new(6, 0, 0)), Cell::EMPTY);
+        assert_eq!(grid.cell(CellCoord::new(0, 0, 2)), Cell::EMPTY);
+    }
+
+    #[test]
+    fn sidecar_spacing_sets_the_depth() {
+        let dir = scratch("spacing");
+        let png = dir.join("tall.png");
+        write_png16(&png, 4, 4, &[1000; 16]);
+        std::fs::write(
+            dir.join("tall.json"),
+            r#"{"spacing_x_m": 10, "spacing_y_m": 20, "min_elevation_m": 0, "max_elevation_m": 100, "width": 4, "height": 4}"#,
+        )
+        .unwrap();
+        let extent = |cells_per_pixel| {
+            let grid = import_heightmap(
+                &png,
+                &HeightmapSettings {
+                    cells_per_pixel,
+                    ..unit_settings()
+                },
+            )
+            .unwrap();
+            let (mut w, mut d) = (0, 0);
+            while grid.cell(CellCoord::new(w, 0, 0)).occupancy() > 0 {
+                w += 1;
+            }
+            while grid.cell(CellCoord::new(0, 0, d)).occupancy() > 0 {
+                d += 1;
+            }
+            (w, d)
+        };
+        assert_eq!(extent(1.0), (4, 8));
+        assert_eq!(extent(2.5), (10, 20));
+    }
+
+    #[test]
+    fn coastline_with_bathymetry_floods_below_zero_elevation() {
+        // A 16-bit coast: -120 m offshore (x = 0) rising to +360 m inland
+        // (x = 63), 30 m pixels, sea level at 0 m.
+        let dir = scratch("coast16");
+        let png = dir.join("coast.png");
+        let (w, h) = (64u32, 8u32);
+        let values: Vec<u16> = (0..h)
+            .flat_map(|_| (0..w).map(|x| (x as f64 / (w - 1) as f64 * 65535.0).round() as u16))
+            .collect();
+        write_png16(&png, w, h, &values);
+        std::fs::write(
+            dir.join("coast.json"),
+            r#"{"spacing_x_m": 30.0, "spacing_y_m": 30.0, "min_elevation_m": -120.0,
+                "max_elevation_m": 360.0}"#,
+        )
+        .unwrap();
+        let settings = HeightmapSettings {
+            sea_level_m: Some(0.0),
+            ..HeightmapSettings::default()
+        };
+        let grid = import_heightmap(&png, &settings).unwrap();
+        // The water surface: top water cell of each column (x in cells) along z = 4.
+        let water_top = |x: i32| {
+            (0..256)
+                .rev()
+                .find(|&y| grid.cell(CellCoord::new(x, y, 4)).water_occupancy() > 0)
+                .map(|y| {
+                    y as f64 + grid.cell(CellCoord::new(x, y, 4)).water_occupancy() as f64 / 255.0
+                })
+        };
+        // Offshore columns hold water, all with the same flat top.
+        let offshore = water_top(2).expect("the sea covers the shallow shelf");
+        for x in 0..20 {
+            let top = water_top(x).expect("offshore water");
+            assert!(
+                (top - offshore).abs() < 1.0 / 255.0 + 1e-9,
+                "column {x}: {top} vs {offshore}"
+            );
+        }
+        // Elevation 0 m is a quarter of the way inland: x ≈ 0.25 · 63 px · 2 cells.
+        let shore_x = (0.25 * 63.0 * 2.0) as i32;
+        // Well inland, no water at all.
+        for x in shore_x + 8..120 {
+            assert_eq!(water_top(x), None, "column {x}");
+        }
+        // Water never sits inside solid: every water cell has no solid.
+        for x in 0..shore_x {
+            for y in 0..64 {
+                let c = grid.cell(CellCoord::new(x, y, 4));
+                assert!(c.water_occupancy() == 0 || !c.material().is_solid());
+            }
+        }
+    }
+
+    #[test]
+    fn sea_level_fills_low_columns_with_water() {
+        let dir = scratch("sea");
+        let png = dir.join("coast.png");
+        write_png8(&png, 2, 1, &[0, 255]);
+        let settings = HeightmapSettings {
+            sea_level_m: Some(0.1),
+            ..unit_settings()
+        };
+        let grid = import_heightmap(&png, &settings).unwrap();
+        // Water level 4 + 0.1 × 64 = 10.4 cells; column 0's surface is at 4,
+        // next to a sheer rise, so its fractional band is the tallest allowed
+        // (4 cells) and its top cell (row 5) is solid: round(0.125 · 255) = 32.
+        assert_eq!(grid.cell(CellCoord::new(0, 5, 0)).occupancy(), 32);
+        assert!(grid.cell(CellCoord::new(0, 5, 0)).material().is_solid());
+        assert_eq!(
+            grid.cell(CellCoord::new(0, 6, 0)),
+            Cell::full(Material::WATER)
+        );
+        assert_eq!(
+            grid.cell(CellCoord::new(0, 10, 0)),
+            Cell::new(Material::WATER, 102)
+        );
+        assert_eq!(grid.cell(CellCoord::new(0, 11, 0)), Cell::EMPTY);
+        assert!(grid.cell(CellCoord::new(1, 20, 0)).material().is_solid());
+    }
+
+    #[test]
+    fn file_errors_have_their_own_variants() {
+        let dir = scratch("errors");
+        let missing = dir.join("missing.png");
+        assert!(
+            matches!(read_heightmap(&missing), Err(ImportError::NotFound { path }) if path == missing)
+        );
+
+        let text = dir.join("text.png");
+        std::fs::write(&text, "not a png").unwrap();
+        assert!(matches!(
+            read_heightmap(&text),
+            Err(ImportError::Decode { .. })
+        ));
+
+        let truncated = dir.join("truncated.png");
+        write_png8(&truncated, 8, 8, &[7; 64]);
+        let bytes = std::fs::read(&truncated).unwrap();
+        std::fs::write(&truncated, &bytes[..bytes.len() - 20]).unwrap();
+        assert!(matches!(
+            read_heightmap(&truncated),
+            Err(ImportError::Decode { .. })
+        ));
+
+        let colour = dir.join("colour.png");
+        image::RgbImage::from_raw(2, 1, vec![10, 200, 30, 5, 5, 5])
+            .unwrap()
+            .save(&colour)
+            .unwrap();
+        let err = read_heightmap(&colour).unwrap_err();
+        assert!(matches!(err, ImportError::UnsupportedColor { .. }), "{err}");
+        assert!(err.to_string().contains("Rgb8"), "{err}");
+
+        let gray_rgb = dir.join("gray_rgb.png");
+        image::RgbImage::from_raw(2, 1, vec![0, 0, 0, 255, 255, 255])
+            .unwrap()
+            .save(&gray_rgb)
+            .unwrap();
+        assert_eq!(read_heightmap(&gray_rgb).unwrap().samples, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn bad_sidecars_name_the_file_and_field() {
+        let dir = scratch("sidecar");
+        let png = dir.join("dem.png");
+        write_png8(&png, 2, 2, &[1; 4]);
+        let json = dir.join("dem.json");
+        let check = |text: &str, needle: &str| {
+            std::fs::write(&json, text).unwrap();
+            let err = read_heightmap(&png).unwrap_err();
+            assert!(
+                matches!(&err, ImportError::Sidecar { path, .. } if *path == json),
+                "{err}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.contains(needle) && message.contains("dem.json"),
+                "{message}"
+            );
+        };
+        check(
+            r#"{"spacing_x_m": 1, "min_elevation_m": 0, "max_elevation_m": 1}"#,
+            "spacing_y_m",
+        );
+        check(
+            r#"{"spacing_x_m": -1, "spacing_y_m": 1, "min_elevation_m": 0, "max_elevation_m": 1}"#,
+            "spacing_x_m",
+        );
+        check(
+            r#"{"spacing_x_m": 1, "spacing_y_m": 1, "min_elevation_m": 9, "max_elevation_m": 1}"#,
+            "max_elevation_m",
+        );
+        check(
+            r#"{"spacing_x_m": 1, "spacing_y_m": 1, "min_elevation_m": 0, "max_elevation_m": 1, "width": 3}"#,
+            "width",
+        );
+        check(r#"{"spacing_x_m": "wide"}"#, "spacing_x_m");
+        check(r#"{"spacing_x_m": 1"#, "line 1");
+    }
+
+    /// A PNG whose header claims 20000 × 20000 pixels is refused from the
+    /// header alone.
+    #[test]
+    fn huge_png_header_is_refused() {
+        fn crc32(bytes: &[u8]) -> u32 {
+            let mut crc = 0xFFFF_FFFFu32;
+            for &b in bytes {
+                crc ^= b as u32;
+                for _ in 0..8 {
+                    crc = if crc & 1 != 0 {
+                        (crc >> 1) ^ 0xEDB8_8320
+                    } else {
+                        crc >> 1
+                    };
+                }
+            }
+            !crc
+        }
+        fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            let mut body = kind.to_vec();
+            body.extend_from_slice(data);
+            out.extend_from_slice(&body);
+            out.extend_from_slice(&crc32(&body).to_be_bytes());
+        }
+        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+        let mut ihdr = Vec::new();
+        ihdr.extend_from_slice(&20_000u32.to_be_bytes());
+        ihdr.extend_from_slice(&20_000u32.to_be_bytes());
+        ihdr.extend_from_slice(&[16, 0, 0, 0, 0]);
+        chunk(&mut png, b"IHDR", &ihdr);
+        chunk(&mut png, b"IDAT", &[0x78, 0x9C, 0x03, 0x00]);
+        chunk(&mut png, b"IEND", &[]);
+        let dir = scratch("huge");
+        let path = dir.join("huge.png");
+        std::fs::write(&path, png).unwrap();
+        let err = read_heightmap(&path).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ImportError::ImageTooLarge {
+                    width_px: 20_000,
+                    height_px: 20_000,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! The error type of world files, and the helpers that map SQLite and
+//! operating-system errors onto it. One enum for every failure, so callers
+//! can match on what went wrong and every message names the file.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::codec::DENSE_CHUNK_BYTES;
+use crate::terrain::coords::ChunkCoord;
+
+/// Why a world file could not be read or written. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldFileError {
+    /// The operation was cancelled ([`Progress::cancel`](crate::progress::Progress::cancel)): a load built no
+    /// grid, a save left the file as it was.
+    #[error("{operation} of world file {path} was cancelled")]
+    Cancelled {
+        /// The file.
+        path: PathBuf,
+        /// "loading" or "saving".
+        operation: &'static str,
+    },
+    /// The file does not exist.
+    #[error("world file {path} does not exist")]
+    NotFound {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An operating-system error reading or writing the file.
+    #[error("cannot access world file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file is not an SQLite database (wrong header, or empty).
+    #[error("{path} is not a Strata world: {detail}")]
+    NotSqlite {
+        /// The file.
+        path: PathBuf,
+        /// What was found instead.
+        detail: String,
+    },
+    /// The file is shorter than its header says: it was cut off.
+    #[error("world file {path} is truncated: {actual_bytes} bytes of {expected_bytes}")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Size the header promises.
+        expected_bytes: u64,
+        /// Size on disk.
+        actual_bytes: u64,
+    },
+    /// SQLite reports the database as malformed.
+    #[error("world file {path} is corrupt: {message}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite (or the loader) reported.
+        message: String,
+    },
+    /// An SQLite database written by some other application.
+    #[error(
+        "{path} is an SQLite database but not a Strata world (application id {application_id:#x})"
+    )]
+    NotAWorld {
+        /// The file.
+        path: PathBuf,
+        /// Its `PRAGMA application_id`.
+        application_id: i32,
+    },
+    /// A required table is missing.
+    #[error("world file {path} has no `{table}` table")]
+    MissingTable {
+        /// The file.
+        path: PathBuf,
+        /// The table.
+        table: &'static str,
+    },
+    /// Written by a newer Strata.
+    #[error("world file {path}: format {found} is newer than this Strata ({supported})")]
+    NewerFormat {
+        /// The file.
+        path: PathBuf,
+        /// The file's format version.
+        found: u64,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// A metadata entry is missing or malformed.
+    #[error("world file {path}: bad metadata `{key}`: {message}")]
+    BadMeta {
+        /// The file.
+        path: PathBuf,
+        /// The `meta` key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// More chunk rows than [`MAX_CHUNKS`](super::MAX_CHUNKS).
+    #[error("world file {path} holds {count} chunks, more than the limit of {limit}")]
+    TooManyChunks {
+        /// The file.
+        path: PathBuf,
+        /// Rows in `chunks`.
+        count: u64,
+        /// [`MAX_CHUNKS`](super::MAX_CHUNKS).
+        limit: usize,
+    },
+    /// A chunk's data cannot be decoded (unknown tag, bad zstd frame, wrong
+    /// size, unknown material).
+    #[error("world file {path}: chunk {} has invalid data: {reason}", fmt_coord(*coord))]
+    InvalidChunk {
+        /// The file.
+        path: PathBuf,
+        /// The chunk.
+        coord: ChunkCoord,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A chunk's compressed data would decompress to more than
+    /// [`DENSE_CHUNK_BYTES`] (a decompression bomb); nothing was allocated for it.
+    #[error(
+        "world file {path}: chunk {} would decompress to {} bytes, more than a chunk's {DENSE_CHUNK_BYTES}",
+        fmt_coord(*coord),
+        claimed_bytes.map_or_else(|| "more".to_string(), |n| n.to_string())
+    )]
+    ChunkTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The chunk.
+        coord: ChunkCoord,
+        /// The size the frame declares, when it declares one.
+        claimed_bytes: Option<u64>,
+    },
+    /// Chunks whose cells do not match their stored hash.
+    #[error("world file {path}: {} chunk(s) fail their content hash: {}", coords.len(), fmt_coords(coords))]
+    BadChunk {
+        /// The file.
+        path: PathBuf,
+        /// Every chunk that failed, in (z, y, x) order.
+        coords: Vec<ChunkCoord>,
+    },
+    /// Every chunk verifies but the grid does not match the stored world hash
+    /// (rows missing or added).
+    #[error("world file {path}: world hash {actual:016x} does not match the stored {stored:016x}")]
+    WorldHashMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Hash in `meta`.
+        stored: u64,
+        /// Hash of the loaded grid.
+        actual: u64,
+    },
+    /// Any other SQLite error (locked, disk full, read-only, …).
+    #[error("world file {path}: {source}")]
+    Sqlite {
+        /// The file.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
+}
+
+/// A chunk coordinate as `(x, y, z)`.
+pub(super) fn fmt_coord(c: ChunkCoord) -> String {
+    format!("({}, {}, {})", c.0.x, c.0.y, c.0.z)
+}
+
+/// The first few of `coords`, and how many more there are.
+fn fmt_coords(coords: &[ChunkCoord]) -> String {
+    const SHOWN: usize = 8;
+    let mut s: Vec<String> = coords.iter().take(SHOWN).map(|c| fmt_coord(*c)).collect();
+    if coords.len() > SHOWN {
+        s.push(format!("and {} more", coords.len() - SHOWN));
+    }
+    s.join(", ")
+}
+
+/// Maps an SQLite error to the most specific [`WorldFileError`].
+pub(super) fn sqlite_err(path: &Path, e: rusqlite::Error) -> WorldFileError {
+    use rusqlite::ErrorCode;
+    let path = path.to_path_buf();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => WorldFileError::NotSqlite {
+            path,
+            detail: "the file does not start with an SQLite header".to_string(),
+        },
+        Some(ErrorCode::DatabaseCorrupt) => WorldFileError::Corrupt {
+            path,
+            message: e.to_string(),
+        },
+        _ => WorldFileError::Sqlite { path, source: e },
+    }
+}
+
+/// Maps an I/O error on `path` to [`WorldFileError::NotFound`] or
+/// [`WorldFileError::Io`].
+pub(super) fn io_err(path: &Path, source: std::io::Error) -> WorldFileError {
+    if source.kind() == ErrorKind::NotFound {
+        WorldFileError::NotFound {
+            path: path.to_path_buf(),
+        }
+    } else {
+        WorldFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

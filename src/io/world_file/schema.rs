@@ -1,0 +1,366 @@
+//! The file's schema: creating the tables of a new file, recognising a
+//! Strata world when opening one (SQLite header, truncation, application id,
+//! tables), and the `meta` table with [`WorldMeta`]. Kept apart from the
+//! load and save flow so the format's rules are read in one place.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{ErrorKind, Read as _};
+use std::path::Path;
+use std::time::Duration;
+
+use glam::DVec3;
+use rusqlite::{Connection, OpenFlags, params};
+
+use super::error::{WorldFileError, io_err, sqlite_err};
+use crate::camera::{Camera, MAX_PITCH_DEG};
+use crate::terrain::generate::GeneratorSettings;
+
+/// The format this build writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// `PRAGMA application_id` of a world file: the bytes `"STRA"`.
+pub const APPLICATION_ID: i32 = 0x5354_5241;
+
+/// SQLite page size of new files. Blobs average about 2 KiB; 4 KiB pages
+/// keep the slack per row small.
+const PAGE_SIZE: u32 = 4096;
+
+/// The tables of a new file.
+const SCHEMA: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE chunks (
+    x INTEGER NOT NULL,
+    y INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, y, z)
+);
+";
+
+/// Sets up a fresh file: page size, no journal and no fsync (a new file is
+/// written to a temporary path, and the rename is the commit), and the
+/// application id.
+pub(super) fn configure_new_file(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!(
+        "PRAGMA page_size = {PAGE_SIZE};
+         PRAGMA journal_mode = OFF;
+         PRAGMA synchronous = OFF;
+         PRAGMA application_id = {APPLICATION_ID};"
+    ))
+}
+
+/// Creates the `meta` and `chunks` tables.
+pub(super) fn create_tables(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(SCHEMA)
+}
+
+/// What a world file records besides its chunks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorldMeta {
+    /// Generator settings, when the world was generated (absent for imports).
+    pub generator: Option<GeneratorSettings>,
+    /// The editor camera `[x, y, z, yaw_deg, pitch_deg]` (studs, degrees).
+    pub camera: Option<[f64; 5]>,
+    /// When the world was first saved (Unix seconds). A save writes the
+    /// current time when this is 0.
+    pub created_unix: u64,
+    /// When the world was last saved (Unix seconds); every save sets it.
+    pub modified_unix: u64,
+}
+
+impl WorldMeta {
+    /// Metadata for a generated world.
+    pub fn generated(settings: &GeneratorSettings) -> WorldMeta {
+        WorldMeta {
+            generator: Some(settings.clone()),
+            ..WorldMeta::default()
+        }
+    }
+
+    /// The stored editor camera as a [`Camera`] (default lens), if any.
+    pub fn camera(&self) -> Option<Camera> {
+        self.camera
+            .map(|[x, y, z, yaw, pitch]| Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32))
+    }
+
+    /// Records `camera`'s position and orientation.
+    pub fn set_camera(&mut self, camera: &Camera) {
+        let p = camera.pos_world;
+        self.camera = Some([
+            p.x,
+            p.y,
+            p.z,
+            camera.yaw_deg as f64,
+            camera.pitch_deg as f64,
+        ]);
+    }
+}
+
+/// Opens an existing world file read-write (so SQLite can roll back the hot
+/// journal an interrupted save left) and runs the first query, which is where
+/// SQLite notices a file that is not a database.
+pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
+    let md = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+    if md.is_dir() {
+        return Err(WorldFileError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(ErrorKind::IsADirectory, "is a directory"),
+        });
+    }
+    if md.len() == 0 {
+        return Err(WorldFileError::NotSqlite {
+            path: path.to_path_buf(),
+            detail: "the file is empty".to_string(),
+        });
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_err(path, e))?;
+    conn.busy_timeout(Duration::from_secs(5))
+        .map_err(|e| sqlite_err(path, e))?;
+    let first: Result<i32, _> = conn.query_row("PRAGMA application_id", [], |r| r.get(0));
+    let application_id = match first {
+        Ok(id) => id,
+        Err(e) => {
+            check_truncation(path)?;
+            return Err(sqlite_err(path, e));
+        }
+    };
+    check_truncation(path)?;
+    if application_id != APPLICATION_ID {
+        return Err(WorldFileError::NotAWorld {
+            path: path.to_path_buf(),
+            application_id,
+        });
+    }
+    Ok(conn)
+}
+
+/// Compares the size the SQLite header promises with the file's size.
+fn check_truncation(path: &Path) -> Result<(), WorldFileError> {
+    let mut header = [0u8; 100];
+    let mut file = File::open(path).map_err(|e| io_err(path, e))?;
+    let actual = file.metadata().map_err(|e| io_err(path, e))?.len();
+    let mut read = 0;
+    while read < header.len() {
+        match file.read(&mut header[read..]) {
+            Ok(0) => break,
+            Ok(n) => read += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(path, e)),
+        }
+    }
+    if read < header.len() || &header[..16] != b"SQLite format 3\0" {
+        return Err(WorldFileError::NotSqlite {
+            path: path.to_path_buf(),
+            detail: "the file does not start with an SQLite header".to_string(),
+        });
+    }
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65536u64,
+        n => n as u64,
+    };
+    let pages = u32::from_be_bytes([header[28], header[29], header[30], header[31]]) as u64;
+    // The in-header page count is valid when the change counter (offset 24)
+    // equals the version-valid-for number (offset 92), as SQLite writes it.
+    let valid = header[24..28] == header[92..96];
+    let expected = page_size * pages;
+    if valid && expected > actual {
+        return Err(WorldFileError::Truncated {
+            path: path.to_path_buf(),
+            expected_bytes: expected,
+            actual_bytes: actual,
+        });
+    }
+    Ok(())
+}
+
+/// Checks that `table` exists.
+pub(super) fn require_table(
+    conn: &Connection,
+    path: &Path,
+    table: &'static str,
+) -> Result<(), WorldFileError> {
+    let n: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |r| r.get(0),
+        )
+        .map_err(|e| sqlite_err(path, e))?;
+    if n == 0 {
+        return Err(WorldFileError::MissingTable {
+            path: path.to_path_buf(),
+            table,
+        });
+    }
+    Ok(())
+}
+
+/// Metadata read from a file, with its stored world hash.
+pub(super) struct StoredMeta {
+    /// The metadata.
+    pub(super) meta: WorldMeta,
+    /// The stored world hash.
+    pub(super) world_hash: u64,
+}
+
+/// Reads and validates the `meta` table (format version first).
+pub(super) fn read_meta_table(
+    conn: &Connection,
+    path: &Path,
+) -> Result<StoredMeta, WorldFileError> {
+    require_table(conn, path, "meta")?;
+    let mut map: HashMap<String, String> = HashMap::new();
+    {
+        let mut stmt = conn
+            .prepare("SELECT key, value FROM meta")
+            .map_err(|e| sqlite_err(path, e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| sqlite_err(path, e))?;
+        for row in rows {
+            let (k, v) = row.map_err(|e| match e {
+                rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..) => WorldFileError::BadMeta {
+                    path: path.to_path_buf(),
+                    key: "?".to_string(),
+                    message: format!("a key or value is not text: {e}"),
+                },
+                e => sqlite_err(path, e),
+            })?;
+            map.insert(k, v);
+        }
+    }
+    let bad = |key: &str, message: String| WorldFileError::BadMeta {
+        path: path.to_path_buf(),
+        key: key.to_string(),
+        message,
+    };
+    let get = |key: &str| {
+        map.get(key)
+            .map(String::as_str)
+            .ok_or_else(|| bad(key, "missing".to_string()))
+    };
+    let number = |key: &str| -> Result<u64, WorldFileError> {
+        let v = get(key)?;
+        v.trim()
+            .parse::<u64>()
+            .map_err(|_| bad(key, format!("{v:?} is not a whole number")))
+    };
+    let found = number("format_version")?;
+    if found > FORMAT_VERSION as u64 {
+        return Err(WorldFileError::NewerFormat {
+            path: path.to_path_buf(),
+            found,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if found == 0 {
+        return Err(bad(
+            "format_version",
+            "0 is not a format version".to_string(),
+        ));
+    }
+    let hash_text = get("world_hash")?;
+    let world_hash = u64::from_str_radix(hash_text.trim(), 16)
+        .map_err(|_| bad("world_hash", format!("{hash_text:?} is not 16 hex digits")))?;
+    let created_unix = number("created_unix")?;
+    let modified_unix = number("modified_unix")?;
+    let generator = match map.get("generator") {
+        None => None,
+        Some(text) => {
+            let v: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| bad("generator", e.to_string()))?;
+            let field = |name: &str| {
+                v.get(name)
+                    .and_then(serde_json::Value::as_u64)
+                    .ok_or_else(|| {
+                        bad(
+                            "generator",
+                            format!("field `{name}` must be a whole number"),
+                        )
+                    })
+            };
+            let settings = GeneratorSettings {
+                seed: field("seed")?,
+                size_cells: u32::try_from(field("size_cells")?)
+                    .map_err(|_| bad("generator", "size_cells is too large".to_string()))?,
+            };
+            settings
+                .validate()
+                .map_err(|e| bad("generator", e.to_string()))?;
+            Some(settings)
+        }
+    };
+    let camera = match map.get("camera") {
+        None => None,
+        Some(text) => {
+            let c: [f64; 5] = serde_json::from_str(text).map_err(|e| {
+                bad(
+                    "camera",
+                    format!("expected [x, y, z, yaw_deg, pitch_deg]: {e}"),
+                )
+            })?;
+            if !c.iter().all(|v| v.is_finite()) || c[4].abs() > MAX_PITCH_DEG as f64 {
+                return Err(bad(
+                    "camera",
+                    format!("{c:?} has a non-finite value or a pitch beyond ±{MAX_PITCH_DEG}°"),
+                ));
+            }
+            Some(c)
+        }
+    };
+    Ok(StoredMeta {
+        meta: WorldMeta {
+            generator,
+            camera,
+            created_unix,
+            modified_unix,
+        },
+        world_hash,
+    })
+}
+
+/// The `meta` rows for `meta` and `world_hash`.
+fn meta_rows(meta: &WorldMeta, world_hash: u64) -> Vec<(&'static str, Option<String>)> {
+    vec![
+        ("format_version", Some(FORMAT_VERSION.to_string())),
+        ("world_hash", Some(format!("{world_hash:016x}"))),
+        ("created_unix", Some(meta.created_unix.to_string())),
+        ("modified_unix", Some(meta.modified_unix.to_string())),
+        (
+            "writer",
+            Some(format!("strata {}", env!("CARGO_PKG_VERSION"))),
+        ),
+        (
+            "generator",
+            meta.generator.as_ref().map(|g| {
+                serde_json::json!({ "seed": g.seed, "size_cells": g.size_cells }).to_string()
+            }),
+        ),
+        (
+            "camera",
+            meta.camera
+                .map(|c| serde_json::Value::from(c.to_vec()).to_string()),
+        ),
+    ]
+}
+
+/// Writes (inserts or replaces, or deletes when `None`) every meta row.
+pub(super) fn write_meta(
+    tx: &rusqlite::Transaction<'_>,
+    meta: &WorldMeta,
+    world_hash: u64,
+) -> rusqlite::Result<()> {
+    let mut put = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    let mut del = tx.prepare("DELETE FROM meta WHERE key = ?1")?;
+    for (key, value) in meta_rows(meta, world_hash) {
+        match value {
+            Some(v) => put.execute(params![key, v])?,
+            None => del.execute(params![key])?,
+        };
+    }
+    Ok(())
+}
