@@ -1,5 +1,6 @@
-//! Per-frame uniforms shared by the sky and terrain pipelines (bind group 0),
-//! and the user-facing [`FrameSettings`] they are built from.
+//! Per-frame uniforms shared by every pipeline (bind group 0): how the
+//! [`GlobalUniforms`] (defined in [`super::gpu_data`]) are built from the
+//! user-facing [`FrameSettings`], and their buffer and bind group.
 //!
 //! Everything positional is camera-relative (spec §1): the brush centre and
 //! the matrices are relative to `camera.pos_world`, computed in `f64` and cast
@@ -10,49 +11,10 @@ use glam::{DVec3, Mat4, Vec3};
 use crate::camera::Camera;
 use crate::terrain::edit::{BrushMode, BrushShape, Falloff};
 
+use super::gpu_data::WAVE_LOOP_SECS;
 use super::overlays::OverlaySet;
-use super::water_pipeline::WAVE_LOOP_SECS;
 
-/// GPU mirror of `struct Globals` in `shaders/globals.wgsl` (prepended to
-/// every shader module). Keep in sync. Colours are linear RGB.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GlobalUniforms {
-    /// Camera-relative world (studs) → clip, reversed-Z infinite perspective.
-    pub clip_from_world: [[f32; 4]; 4],
-    /// Inverse of `clip_from_world`.
-    pub world_from_clip: [[f32; 4]; 4],
-    /// xyz: unit direction toward the sun (world); w: sun intensity.
-    pub sun_dir: [f32; 4],
-    /// rgb: sun colour; w: diffuse wrap in `[0, 1]`.
-    pub sun_color: [f32; 4],
-    /// rgb: sky colour at the zenith; w: ambient strength from the sky.
-    pub sky_zenith: [f32; 4],
-    /// rgb: horizon colour, which is also the fog colour; w unused.
-    pub sky_horizon: [f32; 4],
-    /// rgb: ambient light from below (hemisphere bottom); w unused.
-    pub ground_ambient: [f32; 4],
-    /// x: fog density (1/studs); y: maximum fog amount; z: height falloff (1/studs); w: camera height (studs).
-    pub fog: [f32; 4],
-    /// xyz: brush centre relative to the camera (studs); w: radius (studs).
-    pub brush: [f32; 4],
-    /// rgb: brush colour; w: 0 when no brush is drawn, else its style code
-    /// ([`BrushCursor::style_code`], 1..=9).
-    pub brush_color: [f32; 4],
-    /// x, y: viewport size in pixels; z, w: their reciprocals.
-    pub viewport: [f32; 4],
-    /// x: 1 when shaders must sRGB-encode their output (non-sRGB target); yzw unused.
-    pub options: [u32; 4],
-    /// x: the debug overlays that are on, an [`OverlaySet`] (bit `i` =
-    /// `Overlay::ALL[i]`); yzw unused.
-    pub overlays: [u32; 4],
-    /// x: animation time in seconds, wrapped to `[0, WAVE_LOOP_SECS)` (the
-    /// water's waves repeat exactly after that, so the wrap is seamless and
-    /// the shader never sees a large time); yzw unused.
-    pub time: [f32; 4],
-}
-
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 12 * 16);
+pub use super::gpu_data::GlobalUniforms;
 
 /// The brush cursor as the terrain shader draws it.
 #[derive(Clone, Copy, Debug, PartialEq)]

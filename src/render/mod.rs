@@ -14,12 +14,20 @@
 //!
 //! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`],
 //! [`water_pipeline`], [`wireframe_pipeline`] and [`line_pipeline`] (the last
-//! two draw debug overlays); shared per-frame uniforms (including the
-//! animation time) in [`globals`]; chunk buffers and culling in
-//! [`chunk_buffers`] and, for water, [`water_buffers`]; textures in [`material_textures`]; device
-//! creation in [`gpu`]; the debug overlays' switches, tints and seam audit in
-//! [`overlays`]; offscreen rendering, screenshots and the egui overlay in
-//! [`headless`].
+//! two draw debug overlays), all built from the shared depth, multisample
+//! and colour-target state in [`pipeline_state`]; every struct the GPU reads
+//! (uniforms, vertices, instances) in [`gpu_data`]; shared per-frame
+//! uniforms (including the animation time) built in [`globals`]; chunk
+//! buffers in [`chunk_buffers`] and, for water, [`water_buffers`], both
+//! culled and sorted by [`culling`] and writing an [`instance_buffer`];
+//! textures in [`material_textures`]; device creation in [`gpu`]; the debug
+//! overlays' switches, tints and seam audit in [`overlays`]; offscreen
+//! rendering, screenshots and the egui overlay in [`headless`].
+//!
+//! The modules form a DAG: [`gpu_data`], [`pipeline_state`], [`culling`],
+//! [`overlays`] and [`gpu`] import nothing else from `render/`; buffers
+//! import those; pipelines import buffers; only this file (the
+//! [`Renderer`]) imports the pipelines.
 //!
 //! Debug overlays are chosen per frame in [`FrameSettings::overlays`]; the
 //! `seam-audit` markers come from [`Renderer::update_seam_audit`], which the
@@ -68,13 +76,17 @@
 //! thickness (no visible bed in shallow water, no soft shoreline).
 
 pub mod chunk_buffers;
+pub mod culling;
 pub mod egui_pass;
 pub mod globals;
 pub mod gpu;
+pub mod gpu_data;
 pub mod headless;
+pub mod instance_buffer;
 pub mod line_pipeline;
 pub mod material_textures;
 pub mod overlays;
+pub mod pipeline_state;
 pub mod script_replay;
 pub mod shaders;
 pub mod sky_pipeline;
@@ -88,6 +100,7 @@ pub use globals::{BrushCursor, FrameSettings, GlobalUniforms};
 pub use gpu::{Gpu, GpuError};
 pub use material_textures::MaterialTextures;
 pub use overlays::{Overlay, OverlaySet, SeamAuditOverlay, WireframeMode};
+pub use pipeline_state::{DEPTH_CLEAR, DEPTH_FORMAT};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -107,12 +120,6 @@ use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
 use water_pipeline::WaterPipeline;
 use wireframe_pipeline::WireframePipeline;
-
-/// Depth buffer format of every Strata pass: reversed-Z, cleared to 0, compare `Greater`.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-
-/// Depth clear value for reversed-Z (infinitely far).
-pub const DEPTH_CLEAR: f32 = 0.0;
 
 /// A sub-rectangle of the colour target in physical pixels (top-left origin),
 /// e.g. the area of a window not covered by UI panels.

@@ -204,7 +204,7 @@ impl WireframeMode {
     /// `POLYGON_MODE_LINE`, else barycentric). The environment variable
     /// `STRATA_WIREFRAME=barycentric` (or `lines`) overrides the choice when
     /// the adapter supports it.
-    pub fn for_gpu(gpu: &super::Gpu) -> WireframeMode {
+    pub fn for_gpu(gpu: &super::gpu::Gpu) -> WireframeMode {
         let lines = gpu
             .device
             .features()
