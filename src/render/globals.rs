@@ -32,7 +32,7 @@ pub struct BrushCursor {
 }
 
 impl BrushCursor {
-    /// The code the shader decodes from `brush_color.w`: `1 + shape + 3 · falloff`
+    /// The code the shader decodes from `GlobalUniforms::brush_style`: `1 + shape + 3 · falloff`
     /// (shape: sphere 0, cube 1, cylinder 2; falloff: none 0, linear 1, smooth 2).
     pub fn style_code(&self) -> f32 {
         let shape = match self.shape {
@@ -132,10 +132,6 @@ pub fn wrap_wave_time(time_secs: f32) -> f32 {
     if t >= WAVE_LOOP_SECS { 0.0 } else { t }
 }
 
-fn v4(v: [f32; 3], w: f32) -> [f32; 4] {
-    [v[0], v[1], v[2], w]
-}
-
 impl GlobalUniforms {
     /// Builds the uniforms for `camera` over a `viewport_px` = `[width, height]` viewport.
     /// `encode_srgb` is true when the colour target is not an sRGB format.
@@ -149,7 +145,8 @@ impl GlobalUniforms {
         let (w, h) = (viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32);
         cam.aspect = w / h;
         let clip_from_world: Mat4 = cam.clip_from_world();
-        let (brush, brush_color) = match settings.brush {
+        let (brush_centre_rel, brush_radius_studs, brush_color, brush_style) = match settings.brush
+        {
             Some(b) => {
                 let c = cam.relative(b.centre_world);
                 let col = match b.mode {
@@ -161,34 +158,43 @@ impl GlobalUniforms {
                     BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
                 (
-                    [c.x, c.y, c.z, b.radius_studs.max(0.0)],
-                    v4(col, b.style_code()),
+                    [c.x, c.y, c.z],
+                    b.radius_studs.max(0.0),
+                    col,
+                    b.style_code(),
                 )
             }
-            None => ([0.0; 4], [0.0; 4]),
+            None => ([0.0; 3], 0.0, [0.0; 3], 0.0),
         };
         let sun = settings.sun_dir.try_normalize().unwrap_or(Vec3::Y);
         let fog_density = 1.0 / settings.fog_distance_studs.max(1.0);
         GlobalUniforms {
             clip_from_world: clip_from_world.to_cols_array_2d(),
             world_from_clip: clip_from_world.inverse().to_cols_array_2d(),
-            sun_dir: v4(sun.to_array(), 2.3),
-            sun_color: v4(palette::SUN, 0.25),
-            sky_zenith: v4(palette::SKY_ZENITH, 1.3),
-            sky_horizon: v4(palette::SKY_HORIZON, 0.0),
-            ground_ambient: v4(palette::GROUND_AMBIENT, 0.0),
-            fog: [
-                fog_density,
-                settings.fog_max.clamp(0.0, 1.0),
-                1.0 / 1500.0,
-                camera.pos_world.y as f32,
-            ],
-            brush,
+            sun_dir: sun.to_array(),
+            sun_intensity: 2.3,
+            sun_color: palette::SUN,
+            diffuse_wrap: 0.25,
+            sky_zenith: palette::SKY_ZENITH,
+            sky_ambient: 1.3,
+            sky_horizon: palette::SKY_HORIZON,
+            _pad0: 0.0,
+            ground_ambient: palette::GROUND_AMBIENT,
+            _pad1: 0.0,
+            fog_density,
+            fog_max: settings.fog_max.clamp(0.0, 1.0),
+            fog_height_falloff: 1.0 / 1500.0,
+            camera_height_studs: camera.pos_world.y as f32,
+            brush_centre_rel,
+            brush_radius_studs,
             brush_color,
-            viewport: [w, h, 1.0 / w, 1.0 / h],
-            options: [u32::from(encode_srgb), 0, 0, 0],
-            overlays: [settings.overlays.bits(), 0, 0, 0],
-            time: [wrap_wave_time(settings.time_secs), 0.0, 0.0, 0.0],
+            brush_style,
+            viewport_size_px: [w, h],
+            viewport_inv_size_px: [1.0 / w, 1.0 / h],
+            encode_srgb: u32::from(encode_srgb),
+            overlay_bits: settings.overlays.bits(),
+            time_secs: wrap_wave_time(settings.time_secs),
+            _pad2: 0.0,
         }
     }
 }

@@ -35,6 +35,11 @@ pub fn pack_snorm8(v: f32) -> i8 {
 
 /// Mirrors `struct Globals` in `shaders/globals.wgsl` (prepended to every
 /// shader module). Colours are linear RGB.
+///
+/// Uniform layout: a `vec3<f32>` is 16-byte aligned, so each `[f32; 3]` here
+/// starts at a multiple of 16 and is followed by one `f32`, a named scalar
+/// or a `_pad*` field that the WGSL struct has too; the size is a multiple
+/// of 16.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GlobalUniforms {
@@ -42,37 +47,61 @@ pub struct GlobalUniforms {
     pub clip_from_world: [[f32; 4]; 4],
     /// Inverse of `clip_from_world`.
     pub world_from_clip: [[f32; 4]; 4],
-    /// xyz: unit direction toward the sun (world); w: sun intensity.
-    pub sun_dir: [f32; 4],
-    /// rgb: sun colour; w: diffuse wrap in `[0, 1]`.
-    pub sun_color: [f32; 4],
-    /// rgb: sky colour at the zenith; w: ambient strength from the sky.
-    pub sky_zenith: [f32; 4],
-    /// rgb: horizon colour, which is also the fog colour; w unused.
-    pub sky_horizon: [f32; 4],
-    /// rgb: ambient light from below (hemisphere bottom); w unused.
-    pub ground_ambient: [f32; 4],
-    /// x: fog density (1/studs); y: maximum fog amount; z: height falloff (1/studs); w: camera height (studs).
-    pub fog: [f32; 4],
-    /// xyz: brush centre relative to the camera (studs); w: radius (studs).
-    pub brush: [f32; 4],
-    /// rgb: brush colour; w: 0 when no brush is drawn, else its style code
+    /// Unit direction toward the sun (world).
+    pub sun_dir: [f32; 3],
+    /// Sun intensity (multiplies `sun_color`).
+    pub sun_intensity: f32,
+    /// Sun colour.
+    pub sun_color: [f32; 3],
+    /// Diffuse wrap in `[0, 1]` (how far light wraps past the terminator).
+    pub diffuse_wrap: f32,
+    /// Sky colour at the zenith.
+    pub sky_zenith: [f32; 3],
+    /// Ambient strength from the sky (multiplies `sky_zenith`).
+    pub sky_ambient: f32,
+    /// Horizon colour, which is also the fog colour.
+    pub sky_horizon: [f32; 3],
+    /// Padding (the next `vec3` is 16-byte aligned).
+    pub _pad0: f32,
+    /// Ambient light from below (hemisphere bottom).
+    pub ground_ambient: [f32; 3],
+    /// Padding (keeps the fog scalars in their own 16 bytes).
+    pub _pad1: f32,
+    /// Fog density, 1/studs.
+    pub fog_density: f32,
+    /// Maximum fog amount in `[0, 1]`.
+    pub fog_max: f32,
+    /// Fog height falloff, 1/studs.
+    pub fog_height_falloff: f32,
+    /// Camera height in world studs (for the height fog).
+    pub camera_height_studs: f32,
+    /// Brush centre relative to the camera, studs.
+    pub brush_centre_rel: [f32; 3],
+    /// Brush radius, studs.
+    pub brush_radius_studs: f32,
+    /// Brush colour.
+    pub brush_color: [f32; 3],
+    /// 0 when no brush is drawn, else its style code
     /// ([`super::BrushCursor::style_code`], 1..=9).
-    pub brush_color: [f32; 4],
-    /// x, y: viewport size in pixels; z, w: their reciprocals.
-    pub viewport: [f32; 4],
-    /// x: 1 when shaders must sRGB-encode their output (non-sRGB target); yzw unused.
-    pub options: [u32; 4],
-    /// x: the debug overlays that are on, an [`super::OverlaySet`] (bit `i` =
-    /// `Overlay::ALL[i]`); yzw unused.
-    pub overlays: [u32; 4],
-    /// x: animation time in seconds, wrapped to `[0, WAVE_LOOP_SECS)` (the
+    pub brush_style: f32,
+    /// Viewport size in pixels.
+    pub viewport_size_px: [f32; 2],
+    /// Reciprocals of `viewport_size_px`.
+    pub viewport_inv_size_px: [f32; 2],
+    /// 1 when shaders must sRGB-encode their output (non-sRGB target), else 0.
+    pub encode_srgb: u32,
+    /// The debug overlays that are on, an [`super::OverlaySet`] (bit `i` =
+    /// `Overlay::ALL[i]`).
+    pub overlay_bits: u32,
+    /// Animation time in seconds, wrapped to `[0, WAVE_LOOP_SECS)` (the
     /// water's waves repeat exactly after that, so the wrap is seamless and
-    /// the shader never sees a large time); yzw unused.
-    pub time: [f32; 4],
+    /// the shader never sees a large time).
+    pub time_secs: f32,
+    /// Padding to a multiple of 16 bytes.
+    pub _pad2: f32,
 }
 
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 12 * 16);
+const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 10 * 16);
 
 // ---------------------------------------------------------------------------
 // Terrain (also read by the wireframe overlay)
