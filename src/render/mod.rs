@@ -24,10 +24,16 @@
 //! overlays' switches, tints and seam audit in [`overlays`]; offscreen
 //! rendering, screenshots and the egui overlay in [`headless`].
 //!
-//! The modules form a DAG: [`gpu_data`], [`pipeline_state`], [`culling`],
-//! [`overlays`] and [`gpu`] import nothing else from `render/`; buffers
-//! import those; pipelines import buffers; only this file (the
-//! [`Renderer`]) imports the pipelines.
+//! The modules import each other without cycles, lowest first:
+//! [`gpu_data`], [`pipeline_state`], [`culling`], [`shaders`] and
+//! [`material_textures`] import nothing from `render/`; [`gpu`] and
+//! [`overlays`] only device and overlay state; [`globals`] and the buffers
+//! ([`instance_buffer`], [`water_buffers`], [`chunk_buffers`]) those below;
+//! the pipelines import the buffers they draw; only this file (the
+//! [`Renderer`]) imports the pipelines. No module imports this file's items
+//! (the depth constants live in [`pipeline_state`] and are re-exported),
+//! except [`headless`] and [`script_replay`], which are moving out of
+//! `render/`.
 //!
 //! Debug overlays are chosen per frame in [`FrameSettings::overlays`]; the
 //! `seam-audit` markers come from [`Renderer::update_seam_audit`], which the
