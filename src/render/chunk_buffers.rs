@@ -31,11 +31,14 @@ use crate::mesh::water::WaterMesh;
 use crate::pipeline::WorldMeshes;
 use crate::terrain::coords::ChunkCoord;
 
-use super::culling::{DrawOrder, Frustum, cull_and_sort};
+use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
 use super::instance_buffer::InstanceBuffer;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::water_buffers::WaterBuffers;
+
+/// Moved to [`super::culling`]; re-exported so the old path keeps working.
+pub use super::culling::Frustum;
 
 /// GPU copy of one chunk's mesh.
 pub struct ChunkGpu {
