@@ -2,37 +2,61 @@
 // module's source when it is built (src/render/shaders.rs), so this is the one
 // WGSL definition of `Globals`.
 //
-// Keep in sync with `GlobalUniforms` in src/render/globals.rs.
+// Keep in sync with `GlobalUniforms` in src/render/gpu_data.rs (checked by
+// tests/gpu_layout.rs). Colours are linear RGB. A vec3 is 16-byte aligned, so
+// each is followed by one scalar: a named one, or an explicit `_pad*` that
+// keeps the next member where the Rust struct has it.
 struct Globals {
     // Camera-relative world (studs) -> clip, reversed-Z infinite perspective.
     clip_from_world: mat4x4<f32>,
     // Inverse of clip_from_world (for view rays).
     world_from_clip: mat4x4<f32>,
-    // xyz: unit direction toward the sun (world); w: sun intensity.
-    sun_dir: vec4<f32>,
-    // rgb: linear sun colour; w: diffuse wrap (0..1).
-    sun_color: vec4<f32>,
-    // rgb: linear sky colour at the zenith; w: ambient strength from the sky.
-    sky_zenith: vec4<f32>,
-    // rgb: linear horizon colour = fog colour; w: unused.
-    sky_horizon: vec4<f32>,
-    // rgb: linear ambient from the ground (hemisphere bottom); w: unused.
-    ground_ambient: vec4<f32>,
-    // x: fog density (1/studs); y: max fog amount; z: height falloff (1/studs); w: camera height (studs).
-    fog: vec4<f32>,
-    // xyz: brush centre, camera-relative studs; w: brush radius (studs).
-    brush: vec4<f32>,
-    // rgb: linear brush colour; w: 1 when the brush is shown.
-    brush_color: vec4<f32>,
-    // x, y: viewport size in pixels; z, w: reciprocals.
-    viewport: vec4<f32>,
-    // x: 1 when the shader must sRGB-encode (non-sRGB target); yzw: unused.
-    options: vec4<u32>,
-    // x: debug overlay bits (`OverlaySet` in src/render/overlays.rs); yzw: unused.
-    overlays: vec4<u32>,
-    // x: animation time in seconds, wrapped to [0, WAVE_LOOP_SECS) (water waves
-    // repeat exactly after that); yzw: unused.
-    time: vec4<f32>,
+    // Unit direction toward the sun (world).
+    sun_dir: vec3<f32>,
+    // Sun intensity (multiplies sun_color).
+    sun_intensity: f32,
+    // Sun colour.
+    sun_color: vec3<f32>,
+    // Diffuse wrap (0..1).
+    diffuse_wrap: f32,
+    // Sky colour at the zenith.
+    sky_zenith: vec3<f32>,
+    // Ambient strength from the sky (multiplies sky_zenith).
+    sky_ambient: f32,
+    // Horizon colour = fog colour.
+    sky_horizon: vec3<f32>,
+    _pad0: f32,
+    // Ambient from the ground (hemisphere bottom).
+    ground_ambient: vec3<f32>,
+    _pad1: f32,
+    // Fog density (1/studs).
+    fog_density: f32,
+    // Maximum fog amount.
+    fog_max: f32,
+    // Fog height falloff (1/studs).
+    fog_height_falloff: f32,
+    // Camera height (world studs).
+    camera_height_studs: f32,
+    // Brush centre, camera-relative studs.
+    brush_centre_rel: vec3<f32>,
+    // Brush radius (studs).
+    brush_radius_studs: f32,
+    // Brush colour.
+    brush_color: vec3<f32>,
+    // 0 when no brush is shown, else its style code (1 + shape + 3 * falloff).
+    brush_style: f32,
+    // Viewport size in pixels.
+    viewport_size_px: vec2<f32>,
+    // Reciprocals of viewport_size_px.
+    viewport_inv_size_px: vec2<f32>,
+    // 1 when the shader must sRGB-encode (non-sRGB target).
+    encode_srgb: u32,
+    // Debug overlay bits (`OverlaySet` in src/render/overlays.rs).
+    overlay_bits: u32,
+    // Animation time in seconds, wrapped to [0, WAVE_LOOP_SECS) (water waves
+    // repeat exactly after that).
+    time_secs: f32,
+    _pad2: f32,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

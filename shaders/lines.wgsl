@@ -6,7 +6,7 @@
 // `Globals` and its binding come from globals.wgsl, prepended when the
 // module is built (src/render/shaders.rs).
 
-// Keep in sync with `LineVertex` in src/render/line_pipeline.rs.
+// Keep in sync with `LineVertex` in src/render/gpu_data.rs.
 struct VertexIn {
     // Camera-relative position, studs.
     @location(0) pos_rel: vec3<f32>,
@@ -38,10 +38,10 @@ fn vs_main(in: VertexIn) -> VsOut {
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // Fade with distance, relative to the fog distance (1 / fog.x).
-    let fog_distance = 1.0 / max(globals.fog.x, 1e-6);
+    let fog_distance = 1.0 / max(globals.fog_density, 1e-6);
     let fade = mix(1.0, 0.15, smoothstep(0.05 * fog_distance, 0.5 * fog_distance, in.dist));
     var color = srgb_to_linear(in.color.rgb);
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         color = linear_to_srgb(color);
     }
     return vec4<f32>(color, in.color.a * fade);
@@ -51,7 +51,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
 @fragment
 fn fs_on_top(in: VsOut) -> @location(0) vec4<f32> {
     var color = srgb_to_linear(in.color.rgb);
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         color = linear_to_srgb(color);
     }
     return vec4<f32>(color, in.color.a);

@@ -7,9 +7,9 @@
 // The horizon colour in direction `dir`, brightened toward the sun: the fog
 // colour of the terrain and water, and the sky's colour at the horizon.
 fn fog_color(dir: vec3<f32>) -> vec3<f32> {
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
+    let sun = max(dot(dir, globals.sun_dir), 0.0);
     let glow = pow(sun, 6.0) * 0.35;
-    return globals.sky_horizon.rgb + globals.sun_color.rgb * glow * 0.3;
+    return globals.sky_horizon + globals.sun_color * glow * 0.3;
 }
 
 // The sky in direction `dir` without the sun's disk: horizon to zenith, a
@@ -18,11 +18,11 @@ fn fog_color(dir: vec3<f32>) -> vec3<f32> {
 fn sky_gradient(dir: vec3<f32>) -> vec3<f32> {
     let up = dir.y;
     let above = pow(clamp(up, 0.0, 1.0), 0.45);
-    var c = mix(fog_color(dir), globals.sky_zenith.rgb, above);
+    var c = mix(fog_color(dir), globals.sky_zenith, above);
     let below = clamp(-up * 4.0, 0.0, 1.0);
-    c = mix(c, globals.sky_horizon.rgb * 0.8, below);
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
-    c += globals.sun_color.rgb * pow(sun, 64.0) * 0.4;
+    c = mix(c, globals.sky_horizon * 0.8, below);
+    let sun = max(dot(dir, globals.sun_dir), 0.0);
+    c += globals.sun_color * pow(sun, 64.0) * 0.4;
     return c;
 }
 

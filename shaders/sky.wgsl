@@ -22,9 +22,9 @@ fn vs_main(@builtin(vertex_index) index: u32) -> VsOut {
 
 // The sky with the sun's disk (shading.wgsl has the rest).
 fn sky_color(dir: vec3<f32>) -> vec3<f32> {
-    let sun = max(dot(dir, globals.sun_dir.xyz), 0.0);
+    let sun = max(dot(dir, globals.sun_dir), 0.0);
     let disk = smoothstep(0.9994, 0.9997, sun);
-    return sky_gradient(dir) + globals.sun_color.rgb * (disk * 4.0);
+    return sky_gradient(dir) + globals.sun_color * (disk * 4.0);
 }
 
 @fragment
@@ -34,7 +34,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let p = globals.world_from_clip * vec4<f32>(in.ndc, 1.0, 1.0);
     let dir = normalize(p.xyz / p.w);
     var c = tonemap(sky_color(dir));
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         c = linear_to_srgb(c);
     }
     return vec4<f32>(c, 1.0);

@@ -24,7 +24,7 @@ const DETAIL_PERIOD_STUDS: f32 = 32.0;
 const MACRO_PERIOD_STUDS: f32 = 64.0;
 const CHUNK_SIZE_STUDS: f32 = 128.0;
 
-// Overlay bits of `globals.overlays.x`. Keep in sync with `Overlay::bit` in
+// Overlay bits of `globals.overlay_bits`. Keep in sync with `Overlay::bit` in
 // src/render/overlays.rs (bit i = Overlay::ALL[i]).
 const OVERLAY_LOD: u32 = 1u;
 const OVERLAY_SKIRTS: u32 = 8u;
@@ -41,7 +41,7 @@ const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
 // Keep in sync with REMESH_FLASH_SECS in src/render/overlays.rs.
 const REMESH_FLASH_SECS: f32 = 0.5;
 
-// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/terrain_pipeline.rs.
+// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,
@@ -208,27 +208,27 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     albedo *= mix(vec3<f32>(0.92, 1.04, 0.96), vec3<f32>(1.07, 0.98, 0.9), m3);
 
     // Sun (wrapped Lambert) plus hemispherical sky ambient.
-    let sun_dir = globals.sun_dir.xyz;
-    let wrap = globals.sun_color.w;
+    let sun_dir = globals.sun_dir;
+    let wrap = globals.diffuse_wrap;
     let ndl = dot(n, sun_dir);
     let diffuse = max((ndl + wrap) / (1.0 + wrap), 0.0);
     let hemi = n.y * 0.5 + 0.5;
-    let ambient = mix(globals.ground_ambient.rgb, globals.sky_zenith.rgb * globals.sky_zenith.w, hemi);
-    var color = albedo * (globals.sun_color.rgb * globals.sun_dir.w * diffuse + ambient);
+    let ambient = mix(globals.ground_ambient, globals.sky_zenith * globals.sky_ambient, hemi);
+    var color = albedo * (globals.sun_color * globals.sun_intensity * diffuse + ambient);
 
     // Distance fog toward the horizon colour, thinner with altitude.
     let dist = length(in.pos_rel);
     let view_dir = in.pos_rel / max(dist, 1e-4);
-    let height = globals.fog.w + in.pos_rel.y;
-    let height_factor = exp(-max(height, 0.0) * globals.fog.z);
-    let fd = dist * globals.fog.x;
-    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog.y;
+    let height = globals.camera_height_studs + in.pos_rel.y;
+    let height_factor = exp(-max(height, 0.0) * globals.fog_height_falloff);
+    let fd = dist * globals.fog_density;
+    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog_max;
     color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
 
     color = tonemap(color);
 
     // Debug overlays, after tone mapping so their colours stay exact.
-    let overlays = globals.overlays.x;
+    let overlays = globals.overlay_bits;
     if (overlays & OVERLAY_LOD) != 0u {
         var tints = LEVEL_TINTS;
         color = overlay_tint(color, tints[clamp(in.chunk_coord.w, 0, 3)], 0.6);
@@ -249,11 +249,11 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // falloff. brush_color.w encodes 1 + shape + 3 * falloff (shape: sphere,
     // cube, cylinder; falloff: none, linear, smooth). Drawn after fog and
     // tone mapping so it keeps its exact UI colour at any distance.
-    if globals.brush_color.w > 0.5 {
-        let code = u32(globals.brush_color.w + 0.5) - 1u;
+    if globals.brush_style > 0.5 {
+        let code = u32(globals.brush_style + 0.5) - 1u;
         let shape = code % 3u;
         let falloff = code / 3u;
-        let o = in.pos_rel - globals.brush.xyz;
+        let o = in.pos_rel - globals.brush_centre_rel;
         var d = length(o);
         if shape == 1u {
             d = max(max(abs(o.x), abs(o.y)), abs(o.z));
@@ -261,7 +261,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
             d = max(length(o.xz), abs(o.y));
         }
         let fw = max(fwidth(d), 1e-4);
-        let r = globals.brush.w;
+        let r = globals.brush_radius_studs;
         let band = max(r * 0.06, 2.0 * fw);
         let outer = 1.0 - smoothstep(r - fw, r, d);
         let inner = smoothstep(r - band - fw, r - band, d);
@@ -274,10 +274,10 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
             weight = 1.0 - t * t * (3.0 - 2.0 * t);
         }
         let inside = outer * (0.06 + 0.3 * weight);
-        color = mix(color, globals.brush_color.rgb, max(ring * 0.9, inside));
+        color = mix(color, globals.brush_color, max(ring * 0.9, inside));
     }
 
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         color = linear_to_srgb(color);
     }
     return vec4<f32>(color, 1.0);

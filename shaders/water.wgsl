@@ -33,7 +33,7 @@
 
 const PI: f32 = 3.14159265;
 const CHUNK_SIZE_STUDS: f32 = 128.0;
-// Keep in sync with WAVE_LOOP_SECS in src/render/water_pipeline.rs.
+// Keep in sync with WAVE_LOOP_SECS in src/render/gpu_data.rs.
 const WAVE_LOOP_SECS: f32 = 60.0;
 // Horizontal (Gerstner) displacement relative to the height amplitude.
 const GERSTNER_Q: f32 = 0.6;
@@ -43,7 +43,7 @@ const GERSTNER_Q: f32 = 0.6;
 // w = whole cycles per WAVE_LOOP_SECS. Wavelengths 40, 36, 26 and 18 studs,
 // mostly downwind along +x; periods follow deep-water dispersion.
 // Keep the amplitude sum in sync with WAVE_MAX_DISPLACEMENT_STUDS in
-// src/render/water_pipeline.rs.
+// src/render/gpu_data.rs.
 const WAVES = array<vec4<f32>, 4>(
     vec4<f32>(3.0, 1.0, 0.45, 19.0),
     vec4<f32>(3.0, -2.0, 0.35, 20.0),
@@ -76,8 +76,8 @@ const FRESNEL_F0: f32 = 0.02;
 // Water thickness assumed where no depth is available (fs_main_flat).
 const FLAT_THICKNESS_STUDS: f32 = 6.0;
 
-// Keep in sync with `WaterVertex` in src/render/water_pipeline.rs and
-// `ChunkInstance` in src/render/terrain_pipeline.rs.
+// Keep in sync with `WaterVertex` in src/render/gpu_data.rs and
+// `ChunkInstance` in src/render/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,
@@ -152,7 +152,7 @@ fn vs_main(in: VertexIn) -> VsOut {
     var p = in.pos_in_chunk;
     // Only the top sheet moves (side faces have fade 0 anyway).
     if in.normal_fade.y > 0.5 {
-        p += wave_offset(p.xz, globals.time.x, fade);
+        p += wave_offset(p.xz, globals.time_secs, fade);
     }
     let pos_rel = in.chunk_origin_rel.xyz + p;
     var out: VsOut;
@@ -181,7 +181,7 @@ fn thickness_from_depth(frag_z: f32, scene_z: f32, dist: f32) -> f32 {
 fn shade(in: VsOut, thickness: f32) -> vec4<f32> {
     let dist = length(in.pos_rel);
     let view_dir = in.pos_rel / max(dist, 1e-4);
-    let t = globals.time.x;
+    let t = globals.time_secs;
 
     // Wave normal on the sheet; side faces keep their own. Ripples fade out
     // with distance, where they would only shimmer.
@@ -208,14 +208,14 @@ fn shade(in: VsOut, thickness: f32) -> vec4<f32> {
     let fresnel = FRESNEL_F0 + (1.0 - FRESNEL_F0) * pow(1.0 - cos_v, 5.0);
     var r = reflect(view_dir, n);
     r.y = abs(r.y);
-    let sun_dir = globals.sun_dir.xyz;
-    let sun = globals.sun_color.rgb * globals.sun_dir.w;
+    let sun_dir = globals.sun_dir;
+    let sun = globals.sun_color * globals.sun_intensity;
     let rs = max(dot(r, sun_dir), 0.0);
     let glint = pow(rs, 1200.0) * 90.0 + pow(rs, 160.0) * 3.0;
     let reflected = sky_gradient(r) + sun * glint;
 
     // Light scattered by the water body: sun from above plus sky ambient.
-    let ambient = globals.sky_zenith.rgb * globals.sky_zenith.w;
+    let ambient = globals.sky_zenith * globals.sky_ambient;
     let body = SCATTER_COLOR * (sun * max(sun_dir.y, 0.0) * 0.7 + ambient * 0.8);
 
     // Over the bed: bed · transmit · (1 − F) + body · (1 − transmit) · (1 − F)
@@ -226,14 +226,14 @@ fn shade(in: VsOut, thickness: f32) -> vec4<f32> {
     var color = (body * w_body + reflected * fresnel) / max(alpha, 1e-4);
 
     // Distance fog toward the horizon colour, as on the terrain.
-    let height = globals.fog.w + in.pos_rel.y;
-    let height_factor = exp(-max(height, 0.0) * globals.fog.z);
-    let fd = dist * globals.fog.x;
-    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog.y;
+    let height = globals.camera_height_studs + in.pos_rel.y;
+    let height_factor = exp(-max(height, 0.0) * globals.fog_height_falloff);
+    let fd = dist * globals.fog_density;
+    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog_max;
     color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
 
     color = tonemap(color);
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         color = linear_to_srgb(color);
     }
     return vec4<f32>(color, clamp(alpha * shore, 0.0, 1.0));

@@ -21,7 +21,7 @@
 @group(1) @binding(0) var<storage, read> vertex_words: array<u32>;
 @group(1) @binding(1) var<storage, read> indices: array<u32>;
 
-// Keep in sync with `TerrainVertex` in src/render/terrain_pipeline.rs.
+// Keep in sync with `TerrainVertex` in src/render/gpu_data.rs.
 const WORDS_PER_VERTEX: u32 = 6u;
 // Keep in sync with `Overlay::bit` in src/render/overlays.rs.
 const OVERLAY_SKIRTS: u32 = 8u;
@@ -29,7 +29,7 @@ const OVERLAY_SKIRTS: u32 = 8u;
 const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
 const LINE_COLOR: vec3<f32> = vec3<f32>(0.01, 0.012, 0.02);
 
-// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/terrain_pipeline.rs.
+// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,
@@ -86,14 +86,14 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // Far away triangles are a few pixels wide: fade so the mesh stays readable.
     alpha *= mix(0.8, 0.25, smoothstep(400.0, 4000.0, in.dist));
     var color = LINE_COLOR;
-    if (globals.overlays.x & OVERLAY_SKIRTS) != 0u && in.skirt > 0.001 {
+    if (globals.overlay_bits & OVERLAY_SKIRTS) != 0u && in.skirt > 0.001 {
         color = SKIRT_TINT;
         alpha = min(alpha * 1.3, 1.0);
     }
     if alpha <= 0.002 {
         discard;
     }
-    if globals.options.x == 1u {
+    if globals.encode_srgb == 1u {
         color = linear_to_srgb(color);
     }
     return vec4<f32>(color, clamp(alpha, 0.0, 1.0));

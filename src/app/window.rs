@@ -744,7 +744,7 @@ impl WindowState {
         settings.overlays = self.panel.overlays;
         // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
         settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
-            % f64::from(crate::render::water_pipeline::WAVE_LOOP_SECS))
+            % f64::from(crate::render::gpu_data::WAVE_LOOP_SECS))
             as f32;
         settings
     }

@@ -5,8 +5,10 @@
 //! changed are re-uploaded, and chunks whose mesh is gone are dropped, so an
 //! edit costs GPU traffic proportional to what it touched. Each frame the
 //! chunks are culled on the CPU against the view frustum (chunk mesh bounds,
-//! camera-relative) and sorted front to back, which lets early depth testing
-//! skip hidden fragments (valuable on software rasterizers).
+//! camera-relative; see [`super::culling`]) and sorted front to back, which
+//! lets early depth testing skip hidden fragments (valuable on software
+//! rasterizers). Also here: the conversion of a CPU chunk mesh into
+//! [`TerrainVertex`]es.
 //!
 //! Each chunk's water surface lives in [`WaterBuffers`] beside its terrain:
 //! uploaded from the same change list, staged and promoted in the same step
@@ -19,7 +21,7 @@
 
 use std::time::Instant;
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap;
 use wgpu::util::DeviceExt;
 
@@ -29,9 +31,14 @@ use crate::mesh::water::WaterMesh;
 use crate::pipeline::WorldMeshes;
 use crate::terrain::coords::ChunkCoord;
 
+use super::culling::{DrawOrder, cull_and_sort};
+use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
+use super::instance_buffer::InstanceBuffer;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
-use super::terrain_pipeline::{ChunkInstance, TerrainVertex};
 use super::water_buffers::WaterBuffers;
+
+/// Moved to [`super::culling`]; re-exported so the old path keeps working.
+pub use super::culling::Frustum;
 
 /// GPU copy of one chunk's mesh.
 pub struct ChunkGpu {
@@ -90,8 +97,7 @@ pub struct ChunkBuffers {
     chunks: FxHashMap<ChunkCoord, ChunkGpu>,
     /// Uploaded but not yet drawn (`None`: the chunk's removal is staged).
     staged: FxHashMap<ChunkCoord, Option<ChunkGpu>>,
-    instance_buffer: wgpu::Buffer,
-    instance_capacity: usize,
+    instance_buffer: InstanceBuffer,
     /// Chunks to draw this frame; draw `i` uses instance `i`.
     draws: Vec<ChunkCoord>,
     /// This frame's instances, `instances[i]` for `draws[i]`.
@@ -105,42 +111,38 @@ pub struct ChunkBuffers {
     water: WaterBuffers,
 }
 
-/// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
-/// Reversed-Z infinite projection: the far plane is at infinity and is omitted.
-#[derive(Clone, Copy, Debug)]
-pub struct Frustum {
-    planes: [Vec4; 5],
-}
-
-impl Frustum {
-    /// Extracts the planes from a camera-relative `clip_from_world` (Gribb–Hartmann).
-    pub fn from_clip_from_world(m: Mat4) -> Frustum {
-        let (r0, r1, r2, r3) = (m.row(0), m.row(1), m.row(2), m.row(3));
-        Frustum {
-            // Left, right, bottom, top, near (reversed-Z: z <= w).
-            planes: [r3 + r0, r3 - r0, r3 + r1, r3 - r1, r3 - r2],
-        }
-    }
-
-    /// True when the box `[min, max]` (camera-relative studs) may be visible.
-    pub fn intersects_aabb(&self, min: Vec3, max: Vec3) -> bool {
-        self.planes.iter().all(|p| {
-            let n = p.truncate();
-            let v = Vec3::select(n.cmpge(Vec3::ZERO), max, min);
-            n.dot(v) + p.w >= 0.0
-        })
+impl TerrainVertex {
+    /// Converts a CPU chunk mesh into GPU vertices (same order, same count);
+    /// vertices from `mesh.skirt_start_vertex` on are marked as skirts.
+    pub fn from_mesh(mesh: &ChunkMesh) -> Vec<TerrainVertex> {
+        let skirt_start = mesh.skirt_start_vertex as usize;
+        (0..mesh.positions.len())
+            .map(|i| {
+                let p = mesh.positions[i];
+                let n = mesh.normals.get(i).copied().unwrap_or(glam::Vec3::Y);
+                let mark = if i >= skirt_start { SKIRT_MARK } else { 0 };
+                TerrainVertex {
+                    pos_in_chunk: p.to_array(),
+                    normal: [pack_snorm8(n.x), pack_snorm8(n.y), pack_snorm8(n.z), mark],
+                    material_ids: mesh.material_ids.get(i).copied().unwrap_or([2; 4]),
+                    material_weights: mesh
+                        .material_weights
+                        .get(i)
+                        .copied()
+                        .unwrap_or([255, 0, 0, 0]),
+                }
+            })
+            .collect()
     }
 }
 
 impl ChunkBuffers {
     /// An empty set.
     pub fn new(device: &wgpu::Device) -> Self {
-        let instance_capacity = 256;
         ChunkBuffers {
             chunks: FxHashMap::default(),
             staged: FxHashMap::default(),
-            instance_buffer: Self::create_instance_buffer(device, instance_capacity),
-            instance_capacity,
+            instance_buffer: InstanceBuffer::new(device, "chunk instances", 256),
             draws: Vec::new(),
             instances: Vec::new(),
             extra_usage: wgpu::BufferUsages::empty(),
@@ -164,10 +166,6 @@ impl ChunkBuffers {
     /// promotions, removals), e.g. to re-run the seam audit only then.
     pub fn revision(&self) -> u64 {
         self.revision
-    }
-
-    fn create_instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
-        create_instance_buffer(device, "chunk instances", capacity)
     }
 
     /// Uploads exactly the chunks `meshes` reports as changed since the last
@@ -373,50 +371,29 @@ impl ChunkBuffers {
         draw_distance_studs: f32,
         now: Instant,
     ) -> DrawStats {
-        let max_d2 = draw_distance_studs * draw_distance_studs;
         let frustum = Frustum::from_clip_from_world(clip_from_world);
-        let mut visible: Vec<(f32, ChunkCoord, ChunkInstance)> = Vec::new();
-        for (&coord, gpu) in &self.chunks {
-            // f64 subtraction first, one cast: exact near the camera (spec §1).
-            let origin_rel = (coord.origin_world() - camera.pos_world).as_vec3();
-            let (lo, hi) = (
-                origin_rel + gpu.bounds_local.0,
-                origin_rel + gpu.bounds_local.1,
-            );
-            // Nearest point of the box to the camera (the origin).
-            let nearest = Vec3::ZERO.clamp(lo, hi);
-            if nearest.length_squared() > max_d2 || !frustum.intersects_aabb(lo, hi) {
-                continue;
-            }
-            let centre = (lo + hi) * 0.5;
-            let age = gpu.promoted_at.map_or(AGE_NEVER_PROMOTED_SECS, |t| {
-                now.saturating_duration_since(t)
-                    .as_secs_f32()
-                    .min(AGE_NEVER_PROMOTED_SECS)
-            });
-            visible.push((
-                centre.length_squared(),
-                coord,
+        let visible = cull_and_sort(
+            &self.chunks,
+            |gpu| gpu.bounds_local,
+            camera.pos_world,
+            &frustum,
+            draw_distance_studs,
+            DrawOrder::FrontToBack,
+            |coord, origin_rel, gpu| {
+                let age = gpu.promoted_at.map_or(AGE_NEVER_PROMOTED_SECS, |t| {
+                    now.saturating_duration_since(t)
+                        .as_secs_f32()
+                        .min(AGE_NEVER_PROMOTED_SECS)
+                });
                 ChunkInstance {
                     chunk_origin_rel: [origin_rel.x, origin_rel.y, origin_rel.z, age],
                     chunk_coord: [coord.0.x, coord.0.y, coord.0.z, i32::from(gpu.level)],
-                },
-            ));
-        }
-        visible.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| cmp_coord(a.1, b.1)));
-        if visible.len() > self.instance_capacity {
-            self.instance_capacity = visible.len().next_power_of_two();
-            self.instance_buffer = Self::create_instance_buffer(device, self.instance_capacity);
-        }
-        self.instances = visible.iter().map(|v| v.2).collect();
-        if !self.instances.is_empty() {
-            queue.write_buffer(
-                &self.instance_buffer,
-                0,
-                bytemuck::cast_slice(&self.instances),
-            );
-        }
-        self.draws = visible.iter().map(|v| v.1).collect();
+                }
+            },
+        );
+        self.instances = visible.iter().map(|v| v.item).collect();
+        self.instance_buffer.write(device, queue, &self.instances);
+        self.draws = visible.iter().map(|v| v.coord).collect();
         let water = self
             .water
             .prepare(device, queue, camera, &frustum, draw_distance_studs);
@@ -446,7 +423,7 @@ impl ChunkBuffers {
         if self.draws.is_empty() {
             return;
         }
-        pass.set_vertex_buffer(1, self.instance_buffer.slice(..));
+        pass.set_vertex_buffer(1, self.instance_buffer.buffer().slice(..));
         for (i, coord) in self.draws.iter().enumerate() {
             let Some(gpu) = self.chunks.get(coord) else {
                 continue;
@@ -514,7 +491,7 @@ impl ChunkBuffers {
         if self.draws.is_empty() {
             return;
         }
-        pass.set_vertex_buffer(0, self.instance_buffer.slice(..));
+        pass.set_vertex_buffer(0, self.instance_buffer.buffer().slice(..));
         for (i, coord) in self.draws.iter().enumerate() {
             let Some((gpu, bind_group)) = self
                 .chunks
@@ -535,49 +512,21 @@ impl ChunkBuffers {
     }
 }
 
-fn cmp_coord(a: ChunkCoord, b: ChunkCoord) -> std::cmp::Ordering {
-    (a.0.x, a.0.y, a.0.z).cmp(&(b.0.x, b.0.y, b.0.z))
-}
-
-/// A vertex buffer for `capacity` [`ChunkInstance`]s, written each frame
-/// (terrain and water draw lists).
-pub(super) fn create_instance_buffer(
-    device: &wgpu::Device,
-    label: &str,
-    capacity: usize,
-) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: (capacity * std::mem::size_of::<ChunkInstance>()) as u64,
-        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::DVec3;
 
     #[test]
-    fn frustum_keeps_boxes_in_front_and_drops_boxes_behind() {
-        let cam = Camera::new(DVec3::new(1.0e6, 0.0, 0.0), 0.0, 0.0);
-        let f = Frustum::from_clip_from_world(cam.clip_from_world());
-        // In front (−Z).
-        assert!(f.intersects_aabb(
-            Vec3::new(-10.0, -10.0, -200.0),
-            Vec3::new(10.0, 10.0, -100.0)
-        ));
-        // Behind.
-        assert!(!f.intersects_aabb(Vec3::new(-10.0, -10.0, 100.0), Vec3::new(10.0, 10.0, 200.0)));
-        // Far to the side.
-        assert!(!f.intersects_aabb(
-            Vec3::new(5000.0, -10.0, -200.0),
-            Vec3::new(5010.0, 10.0, -100.0)
-        ));
-        // Around the camera.
-        assert!(f.intersects_aabb(Vec3::splat(-1.0), Vec3::splat(1.0)));
-        // Very far in front (infinite far plane).
-        assert!(f.intersects_aabb(Vec3::new(-1.0, -1.0, -1.0e7), Vec3::new(1.0, 1.0, -0.9e7)));
+    fn skirt_vertices_are_marked() {
+        let mut mesh = ChunkMesh::default();
+        for i in 0..5 {
+            mesh.positions.push(glam::Vec3::splat(i as f32));
+            mesh.normals.push(glam::Vec3::Y);
+        }
+        mesh.skirt_start_vertex = 3;
+        let v = TerrainVertex::from_mesh(&mesh);
+        let marks: Vec<i8> = v.iter().map(|v| v.normal[3]).collect();
+        assert_eq!(marks, [0, 0, 0, SKIRT_MARK, SKIRT_MARK]);
+        assert_eq!(v[0].normal[1], 127);
     }
 }

@@ -1,5 +1,6 @@
-//! Per-frame uniforms shared by the sky and terrain pipelines (bind group 0),
-//! and the user-facing [`FrameSettings`] they are built from.
+//! Per-frame uniforms shared by every pipeline (bind group 0): how the
+//! [`GlobalUniforms`] (defined in [`super::gpu_data`]) are built from the
+//! user-facing [`FrameSettings`], and their buffer and bind group.
 //!
 //! Everything positional is camera-relative (spec §1): the brush centre and
 //! the matrices are relative to `camera.pos_world`, computed in `f64` and cast
@@ -10,49 +11,10 @@ use glam::{DVec3, Mat4, Vec3};
 use crate::camera::Camera;
 use crate::terrain::edit::{BrushMode, BrushShape, Falloff};
 
+use super::gpu_data::WAVE_LOOP_SECS;
 use super::overlays::OverlaySet;
-use super::water_pipeline::WAVE_LOOP_SECS;
 
-/// GPU mirror of `struct Globals` in `shaders/globals.wgsl` (prepended to
-/// every shader module). Keep in sync. Colours are linear RGB.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GlobalUniforms {
-    /// Camera-relative world (studs) → clip, reversed-Z infinite perspective.
-    pub clip_from_world: [[f32; 4]; 4],
-    /// Inverse of `clip_from_world`.
-    pub world_from_clip: [[f32; 4]; 4],
-    /// xyz: unit direction toward the sun (world); w: sun intensity.
-    pub sun_dir: [f32; 4],
-    /// rgb: sun colour; w: diffuse wrap in `[0, 1]`.
-    pub sun_color: [f32; 4],
-    /// rgb: sky colour at the zenith; w: ambient strength from the sky.
-    pub sky_zenith: [f32; 4],
-    /// rgb: horizon colour, which is also the fog colour; w unused.
-    pub sky_horizon: [f32; 4],
-    /// rgb: ambient light from below (hemisphere bottom); w unused.
-    pub ground_ambient: [f32; 4],
-    /// x: fog density (1/studs); y: maximum fog amount; z: height falloff (1/studs); w: camera height (studs).
-    pub fog: [f32; 4],
-    /// xyz: brush centre relative to the camera (studs); w: radius (studs).
-    pub brush: [f32; 4],
-    /// rgb: brush colour; w: 0 when no brush is drawn, else its style code
-    /// ([`BrushCursor::style_code`], 1..=9).
-    pub brush_color: [f32; 4],
-    /// x, y: viewport size in pixels; z, w: their reciprocals.
-    pub viewport: [f32; 4],
-    /// x: 1 when shaders must sRGB-encode their output (non-sRGB target); yzw unused.
-    pub options: [u32; 4],
-    /// x: the debug overlays that are on, an [`OverlaySet`] (bit `i` =
-    /// `Overlay::ALL[i]`); yzw unused.
-    pub overlays: [u32; 4],
-    /// x: animation time in seconds, wrapped to `[0, WAVE_LOOP_SECS)` (the
-    /// water's waves repeat exactly after that, so the wrap is seamless and
-    /// the shader never sees a large time); yzw unused.
-    pub time: [f32; 4],
-}
-
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 12 * 16);
+pub use super::gpu_data::GlobalUniforms;
 
 /// The brush cursor as the terrain shader draws it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,7 +32,7 @@ pub struct BrushCursor {
 }
 
 impl BrushCursor {
-    /// The code the shader decodes from `brush_color.w`: `1 + shape + 3 · falloff`
+    /// The code the shader decodes from `GlobalUniforms::brush_style`: `1 + shape + 3 · falloff`
     /// (shape: sphere 0, cube 1, cylinder 2; falloff: none 0, linear 1, smooth 2).
     pub fn style_code(&self) -> f32 {
         let shape = match self.shape {
@@ -189,10 +151,6 @@ pub fn wrap_wave_time(time_secs: f32) -> f32 {
     if t >= WAVE_LOOP_SECS { 0.0 } else { t }
 }
 
-fn v4(v: [f32; 3], w: f32) -> [f32; 4] {
-    [v[0], v[1], v[2], w]
-}
-
 impl GlobalUniforms {
     /// Builds the uniforms for `camera` over a `viewport_px` = `[width, height]` viewport.
     /// `encode_srgb` is true when the colour target is not an sRGB format.
@@ -206,7 +164,8 @@ impl GlobalUniforms {
         let (w, h) = (viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32);
         cam.aspect = w / h;
         let clip_from_world: Mat4 = cam.clip_from_world();
-        let (brush, brush_color) = match settings.brush {
+        let (brush_centre_rel, brush_radius_studs, brush_color, brush_style) = match settings.brush
+        {
             Some(b) => {
                 let c = cam.relative(b.centre_world);
                 let col = match b.mode {
@@ -218,34 +177,43 @@ impl GlobalUniforms {
                     BrushMode::RemoveWater => palette::BRUSH_REMOVE_WATER,
                 };
                 (
-                    [c.x, c.y, c.z, b.radius_studs.max(0.0)],
-                    v4(col, b.style_code()),
+                    [c.x, c.y, c.z],
+                    b.radius_studs.max(0.0),
+                    col,
+                    b.style_code(),
                 )
             }
-            None => ([0.0; 4], [0.0; 4]),
+            None => ([0.0; 3], 0.0, [0.0; 3], 0.0),
         };
         let sun = settings.sun_dir.try_normalize().unwrap_or(Vec3::Y);
         let fog_density = 1.0 / settings.fog_distance_studs.max(1.0);
         GlobalUniforms {
             clip_from_world: clip_from_world.to_cols_array_2d(),
             world_from_clip: clip_from_world.inverse().to_cols_array_2d(),
-            sun_dir: v4(sun.to_array(), 2.3),
-            sun_color: v4(palette::SUN, 0.25),
-            sky_zenith: v4(palette::SKY_ZENITH, 1.3),
-            sky_horizon: v4(palette::SKY_HORIZON, 0.0),
-            ground_ambient: v4(palette::GROUND_AMBIENT, 0.0),
-            fog: [
-                fog_density,
-                settings.fog_max.clamp(0.0, 1.0),
-                1.0 / 1500.0,
-                camera.pos_world.y as f32,
-            ],
-            brush,
+            sun_dir: sun.to_array(),
+            sun_intensity: 2.3,
+            sun_color: palette::SUN,
+            diffuse_wrap: 0.25,
+            sky_zenith: palette::SKY_ZENITH,
+            sky_ambient: 1.3,
+            sky_horizon: palette::SKY_HORIZON,
+            _pad0: 0.0,
+            ground_ambient: palette::GROUND_AMBIENT,
+            _pad1: 0.0,
+            fog_density,
+            fog_max: settings.fog_max.clamp(0.0, 1.0),
+            fog_height_falloff: 1.0 / 1500.0,
+            camera_height_studs: camera.pos_world.y as f32,
+            brush_centre_rel,
+            brush_radius_studs,
             brush_color,
-            viewport: [w, h, 1.0 / w, 1.0 / h],
-            options: [u32::from(encode_srgb), 0, 0, 0],
-            overlays: [settings.overlays.bits(), 0, 0, 0],
-            time: [wrap_wave_time(settings.time_secs), 0.0, 0.0, 0.0],
+            brush_style,
+            viewport_size_px: [w, h],
+            viewport_inv_size_px: [1.0 / w, 1.0 / h],
+            encode_srgb: u32::from(encode_srgb),
+            overlay_bits: settings.overlays.bits(),
+            time_secs: wrap_wave_time(settings.time_secs),
+            _pad2: 0.0,
         }
     }
 }

@@ -183,7 +183,7 @@ impl Gpu {
     /// supports 4×, else 1.
     pub fn msaa_sample_count(&self, color_format: wgpu::TextureFormat) -> u32 {
         let color = self.format_features(color_format);
-        let depth = self.format_features(super::DEPTH_FORMAT);
+        let depth = self.format_features(super::pipeline_state::DEPTH_FORMAT);
         let ok = color.flags.sample_count_supported(4)
             && color
                 .flags

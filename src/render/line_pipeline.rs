@@ -6,37 +6,10 @@
 
 use glam::{DVec3, Vec3};
 
-use super::DEPTH_FORMAT;
 use super::globals::GlobalsBinding;
+use super::pipeline_state;
 
-/// One line-list vertex. Keep in sync with `VertexIn` in `shaders/lines.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct LineVertex {
-    /// Camera-relative position in studs (`Float32x3`).
-    pub pos_rel: [f32; 3],
-    /// sRGB colour and linear alpha (`Unorm8x4`).
-    pub color: [u8; 4],
-}
-
-const _: () = assert!(std::mem::size_of::<LineVertex>() == 16);
-
-impl LineVertex {
-    /// Vertex attributes at shader locations 0..=1.
-    pub const ATTRIBUTES: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![
-        0 => Float32x3,
-        1 => Unorm8x4,
-    ];
-
-    /// Vertex buffer layout (slot 0, per vertex).
-    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<LineVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &Self::ATTRIBUTES,
-        }
-    }
-}
+pub use super::gpu_data::LineVertex;
 
 /// Colour of chunk bound lines (sRGB + alpha).
 pub const CHUNK_LINE_COLOR: [u8; 4] = [250, 250, 235, 200];
@@ -122,7 +95,7 @@ pub struct LinePipeline {
 
 impl LinePipeline {
     /// Builds both pipelines for `target_format` with `sample_count` samples
-    /// and a [`DEPTH_FORMAT`] reversed-Z depth buffer.
+    /// and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer.
     pub fn new(
         device: &wgpu::Device,
         globals: &GlobalsBinding,
@@ -152,27 +125,13 @@ impl LinePipeline {
                     topology: wgpu::PrimitiveTopology::LineList,
                     ..Default::default()
                 },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(false),
-                    depth_compare: Some(compare),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: wgpu::MultisampleState {
-                    count: sample_count,
-                    mask: !0,
-                    alpha_to_coverage_enabled: false,
-                },
+                depth_stencil: Some(pipeline_state::reversed_z_depth(false, compare)),
+                multisample: pipeline_state::multisample(sample_count),
                 fragment: Some(wgpu::FragmentState {
                     module: &shader,
                     entry_point: Some(fragment_entry),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: target_format,
-                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(pipeline_state::alpha_blended_target(target_format))],
                 }),
                 multiview_mask: None,
                 cache: None,

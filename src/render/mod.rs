@@ -14,12 +14,25 @@
 //!
 //! One file per pipeline: [`sky_pipeline`], [`terrain_pipeline`],
 //! [`water_pipeline`], [`wireframe_pipeline`] and [`line_pipeline`] (the last
-//! two draw debug overlays); shared per-frame uniforms (including the
-//! animation time) in [`globals`]; chunk buffers and culling in
-//! [`chunk_buffers`] and, for water, [`water_buffers`]; textures in [`material_textures`]; device
-//! creation in [`gpu`]; the debug overlays' switches, tints and seam audit in
-//! [`overlays`]; offscreen rendering, screenshots and the egui overlay in
-//! [`headless`].
+//! two draw debug overlays), all built from the shared depth, multisample
+//! and colour-target state in [`pipeline_state`]; every struct the GPU reads
+//! (uniforms, vertices, instances) in [`gpu_data`]; shared per-frame
+//! uniforms (including the animation time) built in [`globals`]; chunk
+//! buffers in [`chunk_buffers`] and, for water, [`water_buffers`], both
+//! culled and sorted by [`culling`] and writing an [`instance_buffer`];
+//! textures in [`material_textures`]; device creation in [`gpu`]; the debug
+//! overlays' switches, tints and seam audit in [`overlays`]; the offscreen
+//! target, its readback and PNG writing in [`offscreen`].
+//!
+//! The modules import each other without cycles, lowest first:
+//! [`gpu_data`], [`pipeline_state`], [`culling`], [`shaders`] and
+//! [`material_textures`] import nothing from `render/`; [`gpu`] and
+//! [`overlays`] only device and overlay state; [`globals`] and the buffers
+//! ([`instance_buffer`], [`water_buffers`], [`chunk_buffers`]) those below;
+//! the pipelines import the buffers they draw; only this file (the
+//! [`Renderer`]) imports the pipelines. No module imports this file's items
+//! (the depth constants live in [`pipeline_state`] and are re-exported),
+//! except [`offscreen`], which sits on top: it owns a [`Renderer`].
 //!
 //! Debug overlays are chosen per frame in [`FrameSettings::overlays`]; the
 //! `seam-audit` markers come from [`Renderer::update_seam_audit`], which the
@@ -68,13 +81,17 @@
 //! thickness (no visible bed in shallow water, no soft shoreline).
 
 pub mod chunk_buffers;
+pub mod culling;
 pub mod egui_pass;
 pub mod globals;
 pub mod gpu;
+pub mod gpu_data;
+pub mod instance_buffer;
 pub mod line_pipeline;
 pub mod material_textures;
 pub mod offscreen;
 pub mod overlays;
+pub mod pipeline_state;
 pub mod shaders;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
@@ -87,6 +104,7 @@ pub use globals::{BrushCursor, FrameSettings, GlobalUniforms};
 pub use gpu::{Gpu, GpuError};
 pub use material_textures::MaterialTextures;
 pub use overlays::{Overlay, OverlaySet, SeamAuditOverlay, WireframeMode};
+pub use pipeline_state::{DEPTH_CLEAR, DEPTH_FORMAT};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -106,12 +124,6 @@ use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
 use water_pipeline::WaterPipeline;
 use wireframe_pipeline::WireframePipeline;
-
-/// Depth buffer format of every Strata pass: reversed-Z, cleared to 0, compare `Greater`.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-
-/// Depth clear value for reversed-Z (infinitely far).
-pub const DEPTH_CLEAR: f32 = 0.0;
 
 /// A sub-rectangle of the colour target in physical pixels (top-left origin),
 /// e.g. the area of a window not covered by UI panels.

@@ -1,6 +1,6 @@
 //! Debug overlays that make levels of detail, chunk ownership, skirts, seams
 //! and republication visible: which exist ([`Overlay`]), the bit set the
-//! shaders read ([`OverlaySet`], in `GlobalUniforms::overlays`), the level
+//! shaders read ([`OverlaySet`], in `GlobalUniforms::overlay_bits`), the level
 //! tints shared by the shader and the panel legend, how the wireframe is
 //! drawn on this adapter ([`WireframeMode`]), and the throttled seam audit
 //! whose mismatches are drawn as markers ([`SeamAuditOverlay`]).
@@ -111,7 +111,7 @@ impl Overlay {
 }
 
 /// A set of [`Overlay`]s as one `u32` bit set (bit `i` = `Overlay::ALL[i]`),
-/// exactly as the shaders read it from `GlobalUniforms::overlays[0]`.
+/// exactly as the shaders read it from `GlobalUniforms::overlay_bits`.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct OverlaySet(u32);
@@ -204,7 +204,7 @@ impl WireframeMode {
     /// `POLYGON_MODE_LINE`, else barycentric). The environment variable
     /// `STRATA_WIREFRAME=barycentric` (or `lines`) overrides the choice when
     /// the adapter supports it.
-    pub fn for_gpu(gpu: &super::Gpu) -> WireframeMode {
+    pub fn for_gpu(gpu: &super::gpu::Gpu) -> WireframeMode {
         let lines = gpu
             .device
             .features()

@@ -2,8 +2,8 @@
 //! in the frame, without depth test or write, whose horizon colour is the
 //! terrain's fog colour so distant terrain dissolves into the sky.
 
-use super::DEPTH_FORMAT;
 use super::globals::GlobalsBinding;
+use super::pipeline_state;
 
 /// The fullscreen sky pipeline.
 pub struct SkyPipeline {
@@ -12,7 +12,7 @@ pub struct SkyPipeline {
 
 impl SkyPipeline {
     /// Builds the pipeline for `target_format` with `sample_count` samples; it
-    /// is compatible with a [`DEPTH_FORMAT`] depth attachment but ignores it.
+    /// is compatible with a [`pipeline_state::DEPTH_FORMAT`] depth attachment but ignores it.
     pub fn new(
         device: &wgpu::Device,
         globals: &GlobalsBinding,
@@ -38,27 +38,16 @@ impl SkyPipeline {
                 buffers: &[],
             },
             primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Always),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                mask: !0,
-                alpha_to_coverage_enabled: false,
-            },
+            depth_stencil: Some(pipeline_state::reversed_z_depth(
+                false,
+                wgpu::CompareFunction::Always,
+            )),
+            multisample: pipeline_state::multisample(sample_count),
             fragment: Some(wgpu::FragmentState {
                 module: &shader,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: target_format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
+                targets: &[Some(pipeline_state::opaque_target(target_format))],
             }),
             multiview_mask: None,
             cache: None,

@@ -11,11 +11,11 @@
 //! the depth test keeps hidden edges hidden, and a depth bias keeps visible
 //! ones from fighting with the surface they lie on.
 
-use super::DEPTH_FORMAT;
 use super::chunk_buffers::ChunkBuffers;
 use super::globals::GlobalsBinding;
+use super::gpu_data::{ChunkInstance, TerrainVertex};
 use super::overlays::WireframeMode;
-use super::terrain_pipeline::{ChunkInstance, TerrainVertex};
+use super::pipeline_state;
 
 /// The wireframe overlay pipeline for one [`WireframeMode`].
 pub struct WireframePipeline {
@@ -28,7 +28,7 @@ pub struct WireframePipeline {
 impl WireframePipeline {
     /// Builds the pipeline for `mode` (nothing for
     /// [`WireframeMode::Unavailable`]), for `target_format` with
-    /// `sample_count` samples and a [`DEPTH_FORMAT`] reversed-Z depth buffer.
+    /// `sample_count` samples and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer.
     pub fn new(
         device: &wgpu::Device,
         globals: &GlobalsBinding,
@@ -99,33 +99,22 @@ impl WireframePipeline {
                 conservative: false,
             },
             depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
                 // Reversed-Z: nearer is greater; equal passes where the edge
                 // lies on the surface it belongs to, and the positive bias
                 // pulls it toward the camera past neighbouring triangles.
-                depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
-                stencil: Default::default(),
                 bias: wgpu::DepthBiasState {
                     constant: 8,
                     slope_scale: 1.0,
                     clamp: 0.0,
                 },
+                ..pipeline_state::reversed_z_depth(false, wgpu::CompareFunction::GreaterEqual)
             }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                mask: !0,
-                alpha_to_coverage_enabled: false,
-            },
+            multisample: pipeline_state::multisample(sample_count),
             fragment: Some(wgpu::FragmentState {
                 module: &shader,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: target_format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
+                targets: &[Some(pipeline_state::alpha_blended_target(target_format))],
             }),
             multiview_mask: None,
             cache: None,
