@@ -3,9 +3,10 @@
 //! recently opened files.
 //!
 //! "Unsaved" is exact, not a flag someone must remember to set: the document
-//! records the grid state (generation, revision) its file holds, and any edit
-//! moves the grid's revision past it. No egui or winit here, so the rules are
-//! unit-tested.
+//! records the grid state its file holds (generation, revision and a
+//! copy-on-write snapshot of the cells), and compares content, not only
+//! revisions: undoing back to the saved cells is clean again. No egui or
+//! winit here, so the rules are unit-tested.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -23,12 +24,30 @@ pub const RECENT_FILES_MAX: usize = 8;
 /// [`data_dir`].
 pub const UNTITLED_RECOVERY_NAME: &str = "untitled.recovery.strata";
 
-/// A grid state: `(generation, revision)`.
-pub type GridState = (u64, u64);
+/// A grid as a file holds it: its `(generation, revision)` and a
+/// copy-on-write snapshot of its cells (no cell is copied; the chunks'
+/// storage is shared until the live grid edits them).
+#[derive(Clone, Debug)]
+pub struct GridState {
+    /// `(generation, revision)` when the state was taken.
+    pub revision: (u64, u64),
+    cells: Grid,
+}
+
+impl GridState {
+    /// True when `grid` holds exactly these cells: the same revision, or
+    /// (after edits and undos) the same content.
+    pub fn matches(&self, grid: &Grid) -> bool {
+        self.revision == (grid.generation(), grid.revision()) || grid.same_cells(&self.cells)
+    }
+}
 
 /// The state of `grid` as a [`GridState`].
 pub fn grid_state(grid: &Grid) -> GridState {
-    (grid.generation(), grid.revision())
+    GridState {
+        revision: (grid.generation(), grid.revision()),
+        cells: grid.clone(),
+    }
 }
 
 /// The open world's file and save state.
@@ -45,6 +64,9 @@ pub struct Document {
     /// The grid state the recovery file holds.
     autosaved: Option<GridState>,
     last_autosave: Instant,
+    /// [`Document::is_dirty`]'s answer for a grid `(generation, revision)`,
+    /// so the content comparison runs once per revision, not every frame.
+    dirty_cache: std::cell::Cell<Option<((u64, u64), bool)>>,
 }
 
 impl Document {
@@ -58,6 +80,7 @@ impl Document {
             saved: Some(grid_state(grid)),
             autosaved: None,
             last_autosave: Instant::now(),
+            dirty_cache: std::cell::Cell::new(None),
         }
     }
 
@@ -71,6 +94,7 @@ impl Document {
             saved: None,
             autosaved: None,
             last_autosave: Instant::now(),
+            dirty_cache: std::cell::Cell::new(None),
         }
     }
 
@@ -90,6 +114,7 @@ impl Document {
             saved: clean.then(|| grid_state(grid)),
             autosaved: None,
             last_autosave: Instant::now(),
+            dirty_cache: std::cell::Cell::new(None),
         }
     }
 
@@ -100,7 +125,15 @@ impl Document {
 
     /// True when `grid` differs from what the file holds.
     pub fn is_dirty(&self, grid: &Grid) -> bool {
-        self.saved != Some(grid_state(grid))
+        let key = (grid.generation(), grid.revision());
+        if let Some((k, dirty)) = self.dirty_cache.get()
+            && k == key
+        {
+            return dirty;
+        }
+        let dirty = !self.saved.as_ref().is_some_and(|s| s.matches(grid));
+        self.dirty_cache.set(Some((key, dirty)));
+        dirty
     }
 
     /// The file name, or "Untitled".
@@ -141,6 +174,7 @@ impl Document {
         self.path = Some(path);
         self.file = Some(file);
         self.saved = Some(state);
+        self.dirty_cache.set(None);
     }
 
     /// Where autosave writes this world's recovery copy: beside the world
@@ -156,10 +190,10 @@ impl Document {
     /// neither the file nor the recovery copy holds, and `interval` has
     /// passed since the last autosave (or since the document was opened).
     pub fn autosave_due(&self, grid: &Grid, now: Instant, interval: Duration) -> bool {
-        let state = Some(grid_state(grid));
-        self.saved != state
-            && self.autosaved != state
-            && now.saturating_duration_since(self.last_autosave) >= interval
+        let holds = |s: &Option<GridState>| s.as_ref().is_some_and(|s| s.matches(grid));
+        now.saturating_duration_since(self.last_autosave) >= interval
+            && !holds(&self.saved)
+            && !holds(&self.autosaved)
     }
 
     /// Records that the recovery copy now holds `state` (or that an autosave
@@ -312,6 +346,36 @@ mod tests {
             doc.take_file_for(&path).is_none(),
             "the handle is lent once"
         );
+    }
+
+    #[test]
+    fn undoing_back_to_the_saved_cells_is_clean_again() {
+        // The input that showed it: an edit, Ctrl+Z, and the title still
+        // said unsaved because the revision had moved on.
+        let mut grid = small_grid();
+        let doc = Document::untitled(&grid, WorldMeta::default());
+        let mut history = crate::terrain::history::History::new(1 << 20);
+        let mut rec = crate::terrain::history::Recorder::new("Clear");
+        let b = CellBox::new(IVec3::ZERO, IVec3::ONE);
+        rec.record(&mut grid, b, |g| g.edit_region(b, |_, _| Cell::EMPTY))
+            .unwrap();
+        history.commit(rec, &grid);
+        assert!(doc.is_dirty(&grid));
+        history.undo(&mut grid).unwrap();
+        assert!(!doc.is_dirty(&grid), "undo restored the saved cells");
+        assert_eq!(doc.window_title(&grid), "Untitled — Strata");
+        history.redo(&mut grid).unwrap();
+        assert!(doc.is_dirty(&grid));
+        // Painting a cell back by hand (new storage, same content) is clean too.
+        grid.edit_region(b, |_, _| Cell::full(Material::ROCK))
+            .unwrap();
+        assert!(!doc.is_dirty(&grid));
+        // A world that gained a chunk differs even where the old ones match.
+        grid.edit_region(CellBox::new(IVec3::splat(40), IVec3::splat(41)), |_, _| {
+            Cell::full(Material::SAND)
+        })
+        .unwrap();
+        assert!(doc.is_dirty(&grid));
     }
 
     #[test]

@@ -25,6 +25,18 @@ pub enum ChunkCells {
 }
 
 impl ChunkCells {
+    /// True when both hold the same 32768 cells, whatever their storage
+    /// form. Shared storage (the same `Arc`, as after an undo) is equal
+    /// without reading a cell.
+    pub fn same_cells(&self, other: &ChunkCells) -> bool {
+        match (self, other) {
+            (ChunkCells::Uniform(a), ChunkCells::Uniform(b)) => a == b,
+            (ChunkCells::Dense(a), ChunkCells::Dense(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
+            (ChunkCells::Uniform(u), ChunkCells::Dense(d))
+            | (ChunkCells::Dense(d), ChunkCells::Uniform(u)) => d.iter().all(|c| c == u),
+        }
+    }
+
     /// Dense storage from a 32768-cell vector, compacted to [`ChunkCells::Uniform`]
     /// when every cell is equal.
     ///

@@ -233,6 +233,27 @@ impl Grid {
         v
     }
 
+    /// True when `self` and `other` hold the same cells in every chunk
+    /// (generation and revision aside): what an undo back to a saved state
+    /// gives. Chunks sharing storage compare without reading cells, so this
+    /// costs one map lookup per stored chunk plus the chunks that differ.
+    /// A chunk that is not stored counts as empty.
+    pub fn same_cells(&self, other: &Grid) -> bool {
+        let empty = ChunkCells::Uniform(Cell::EMPTY);
+        let covers = |a: &Grid, b: &Grid| {
+            a.chunks
+                .iter()
+                .all(|(coord, chunk)| match b.chunks.get(coord) {
+                    Some(o) => chunk.cells.same_cells(&o.cells),
+                    None => chunk.cells.same_cells(&empty),
+                })
+        };
+        covers(self, other)
+            && other.chunks.iter().all(|(coord, chunk)| {
+                self.chunks.contains_key(coord) || chunk.cells.same_cells(&empty)
+            })
+    }
+
     /// Bounds of the stored chunks in cells, or `None` for an empty grid.
     pub fn bounds_cells(&self) -> Option<CellBox> {
         let mut it = self.chunks.keys();
