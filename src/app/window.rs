@@ -41,6 +41,7 @@ use crate::editor::fly_controls::FlyControls;
 use crate::editor::panel::{EditorPanel, PanelStats, SeaAction};
 use crate::editor::tool_session::{ToolSession, sample_material};
 use crate::editor::tools_panel::{ActiveTool, Shortcut, ToolRequest};
+use crate::editor::ui_pointer::ui_claims_pointer;
 use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::pipeline::picking::{PickHit, pick};
@@ -304,7 +305,9 @@ impl ApplicationHandler for App {
                 ..
             } => {
                 let pressed = button_state == ElementState::Pressed;
-                let over_ui = response.consumed || state.egui_ctx.egui_wants_pointer_input();
+                let over_ui = response.consumed
+                    || state.egui_ctx.egui_wants_pointer_input()
+                    || state.ui_claims_pointer(self.session.is_modal_open());
                 match button {
                     MouseButton::Left if pressed && !over_ui && state.modifiers.alt_key() => {
                         state.sample_requested = true;
@@ -510,6 +513,7 @@ impl WindowState {
         // Panel first: it decides the 3D viewport.
         let stats = self.panel_stats(grid, meshes, streaming, tools);
         let mut ui = self.run_ui(grid, meshes, streaming, session, tools, &stats);
+        self.drop_presses_the_ui_took(session.is_modal_open());
         if ui.session_event.is_none() {
             ui.session_event = session.poll(grid, &self.camera, now);
         }
@@ -557,6 +561,28 @@ impl WindowState {
         );
         self.draw(&mut ui.output);
         false
+    }
+
+    /// See [`ui_claims_pointer`].
+    fn ui_claims_pointer(&self, modal_open: bool) -> bool {
+        ui_claims_pointer(&self.egui_ctx, self.cursor_px, self.viewport, modal_open)
+    }
+
+    /// After this frame's egui pass (whose hover state is current): a press
+    /// that landed on the UI, or while a dialog, menu or popup is open, is
+    /// dropped before it reaches the tools. A stroke already under way
+    /// goes on until its button is released.
+    fn drop_presses_the_ui_took(&mut self, modal_open: bool) {
+        let pending = self.press_pending || self.sample_requested;
+        if pending
+            && (self.egui_ctx.is_pointer_over_egui()
+                || self.egui_ctx.egui_is_using_pointer()
+                || self.ui_claims_pointer(modal_open))
+        {
+            self.press_pending = false;
+            self.sample_requested = false;
+            self.sculpting = false;
+        }
     }
 
     /// Moves the camera for the time since the last frame: walking, or

@@ -268,13 +268,30 @@ impl FileMenu {
             });
             height = response.response.rect.height();
         });
+        // Escape closes the topmost: the "save changes first?" prompt
+        // (as Cancel), else the open dialog. (egui closes menus and popups
+        // on Escape itself.)
+        let escape = ctx.input(|i| i.key_pressed(Key::Escape));
+        if escape && self.pending.is_none() {
+            self.dialog = None;
+        }
         self.dialogs(ctx, &mut actions);
-        let answer = self.unsaved_prompt(ctx, view);
+        let answer = self.unsaved_prompt(ctx, view, escape);
         self.notices(ctx, &mut actions);
         if let Some((label, progress)) = view.job {
             progress_window(ctx, label, progress, &mut actions);
         }
         (height, actions, answer)
+    }
+
+    /// True while a dialog or prompt of the File menu waits for the user
+    /// (New, Open, Save As, Import, an export path, "save changes first?",
+    /// damaged chunks, recovery): clicks must not reach the tools then.
+    pub fn is_modal_open(&self) -> bool {
+        self.dialog.is_some()
+            || self.pending.is_some()
+            || self.bad_chunks.is_some()
+            || self.recovery.is_some()
     }
 
     /// Takes the action that waited for "save changes first?".
@@ -681,6 +698,7 @@ impl FileMenu {
         &mut self,
         ctx: &egui::Context,
         view: &FileMenuView<'_>,
+        escape: bool,
     ) -> Option<UnsavedAnswer> {
         let pending = self.pending.as_ref()?;
         let verb = match pending {
@@ -705,6 +723,9 @@ impl FileMenu {
                 }
             });
         });
+        if escape {
+            answer = Some(UnsavedAnswer::Cancel);
+        }
         if answer == Some(UnsavedAnswer::Cancel) {
             self.pending = None;
         }
@@ -965,5 +986,66 @@ mod tests {
             !FileAction::Import(PathBuf::from("a"), HeightmapSettings::default(), into)
                 .replaces_world()
         );
+    }
+
+    /// One File-menu pass with `events` (e.g. a key press); returns what it asked for.
+    fn show_with(
+        menu: &mut FileMenu,
+        ctx: &egui::Context,
+        events: Vec<egui::Event>,
+    ) -> (Vec<FileAction>, Option<UnsavedAnswer>) {
+        let view = FileMenuView {
+            name: "w.strata",
+            path: None,
+            dirty: true,
+            recent: &[],
+            job: None,
+        };
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(800.0, 600.0),
+            )),
+            events,
+            ..Default::default()
+        };
+        let mut result = (Vec::new(), None);
+        let mut out = ctx.run_pass(input, |ctx| {
+            let (_, actions, answer) = menu.show(ctx, &view);
+            result = (actions, answer);
+        });
+        out.textures_delta.clear();
+        result
+    }
+
+    fn escape() -> egui::Event {
+        egui::Event::Key {
+            key: Key::Escape,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: Modifiers::NONE,
+        }
+    }
+
+    #[test]
+    fn dialogs_and_prompts_are_modal_and_escape_closes_them() {
+        let ctx = egui::Context::default();
+        let mut menu = FileMenu::default();
+        assert!(!menu.is_modal_open());
+        menu.open_save_as(None);
+        assert!(menu.is_modal_open(), "Save As takes the clicks");
+        show_with(&mut menu, &ctx, vec![]);
+        assert!(menu.is_modal_open());
+        let (actions, _) = show_with(&mut menu, &ctx, vec![escape()]);
+        assert!(actions.is_empty(), "Escape saves nothing");
+        assert!(!menu.is_modal_open(), "Escape closed the dialog");
+
+        // "Save changes first?": Escape answers Cancel.
+        menu.pending = Some(FileAction::Quit);
+        assert!(menu.is_modal_open());
+        let (_, answer) = show_with(&mut menu, &ctx, vec![escape()]);
+        assert_eq!(answer, Some(UnsavedAnswer::Cancel));
+        assert!(!menu.is_modal_open());
     }
 }

@@ -93,6 +93,12 @@ impl FileSession {
         self.doc.window_title(grid)
     }
 
+    /// True while a File dialog or prompt is open (see
+    /// [`FileMenu::is_modal_open`]): the viewport takes no clicks then.
+    pub fn is_modal_open(&self) -> bool {
+        self.menu.is_modal_open()
+    }
+
     /// Draws the menu bar and windows; carries out what the user asked for.
     /// Returns the bar's height in points and an event for the editor.
     pub fn ui(

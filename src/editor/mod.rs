@@ -11,4 +11,5 @@ pub mod history_panel;
 pub mod panel;
 pub mod tool_session;
 pub mod tools_panel;
+pub mod ui_pointer;
 pub mod walk;
