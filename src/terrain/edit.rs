@@ -488,6 +488,20 @@ impl Neighbourhood {
         Self::FACES.iter().any(|&o| !self.get(cell + o).is_inside())
     }
 
+    /// True when any of the 26 neighbours of `cell` (faces, edges and
+    /// corners) is outside the solid surface: the cell is then a corner of
+    /// a surface cube, and its material shows on the surface (spec §6).
+    fn any_neighbour_outside(&self, cell: IVec3) -> bool {
+        (-1..=1).any(|dz| {
+            (-1..=1).any(|dy| {
+                (-1..=1).any(|dx| {
+                    (dx, dy, dz) != (0, 0, 0)
+                        && !self.get(cell + IVec3::new(dx, dy, dz)).is_inside()
+                })
+            })
+        })
+    }
+
     /// Mean solid occupancy over the 3×3×3 block around `cell`.
     fn mean_solid(&self, cell: IVec3) -> f64 {
         let mut sum = 0u32;
@@ -802,12 +816,16 @@ fn flatten_cell(
 }
 
 /// Paint: recolours exposed solid cells, dithered by the weighted field.
+/// Exposed means any of the 26 neighbours is outside: a full cell beside a
+/// terrain step touches the air only along an edge or a corner, yet its
+/// material shows on the surface (it used to stay as a one-cell line of the
+/// old material).
 fn paint_cell(brush: &Brush, nb: &Neighbourhood, at: &CellSample) -> Cell {
     let (old, solid) = (at.old, at.solid());
     let c = at.cell.0;
     if !old.material().is_solid()
         || old.material() == brush.material
-        || (solid >= 255.0 && !nb.any_face_outside(c))
+        || (solid >= 255.0 && !nb.any_neighbour_outside(c))
         || dither(c, at.salt) >= at.field * at.weight
     {
         return old;
@@ -1293,23 +1311,90 @@ mod tests {
                     if a != b {
                         painted += 1;
                         assert_eq!(b.material(), Material::SAND);
-                        // Every painted cell touches the outside through a face.
-                        let exposed = [
-                            (1, 0, 0),
-                            (-1, 0, 0),
-                            (0, 1, 0),
-                            (0, -1, 0),
-                            (0, 0, 1),
-                            (0, 0, -1),
-                        ]
-                        .iter()
-                        .any(|(dx, dy, dz)| occ(&before, x + dx, y + dy, z + dz) < 128);
+                        // Every painted cell touches the outside through a
+                        // face, an edge or a corner.
+                        let exposed = (-1..=1).any(|dx| {
+                            (-1..=1).any(|dy| {
+                                (-1..=1).any(|dz| occ(&before, x + dx, y + dy, z + dz) < 128)
+                            })
+                        });
                         assert!(exposed, "cell {x},{y},{z} is buried");
                     }
                 }
             }
         }
         assert!(painted > 20, "only {painted} cells painted");
+    }
+
+    #[test]
+    fn full_strength_paint_covers_the_cells_beside_a_terrain_step() {
+        // The input that showed it: a one-cell step in grass; the full cell
+        // at the foot of the step touches the air only along an edge.
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::splat(-12), IVec3::new(12, 0, 12)),
+            |c, _| {
+                if c.0.y >= -1 && c.0.x >= 0 {
+                    Cell::full(Material::GRASS)
+                } else if c.0.y < -1 {
+                    Cell::full(Material::DIRT)
+                } else {
+                    Cell::EMPTY
+                }
+            },
+        )
+        .unwrap();
+        g.edit_region(
+            CellBox::new(IVec3::new(-12, -2, -12), IVec3::new(12, -1, 12)),
+            |_, _| Cell::full(Material::GRASS),
+        )
+        .unwrap();
+        let before = g.clone();
+        let paint = Brush {
+            strength: 1.0,
+            material: Material::MUD,
+            ..tool(BrushMode::Paint, 4.0)
+        };
+        apply_tool(
+            &mut g,
+            &paint,
+            &opts(BrushShape::Cube, Falloff::None),
+            DVec3::new(0.5, -1.0, 0.5) * CELL_SIZE_STUDS as f64,
+        )
+        .unwrap();
+        let mut checked = 0;
+        for x in -3..=3 {
+            for y in -4..=2 {
+                for z in -3..=3 {
+                    let c = CellCoord::new(x, y, z);
+                    let cell = before.cell(c);
+                    let exposed = (-1..=1).any(|dx| {
+                        (-1..=1).any(|dy| {
+                            (-1..=1).any(|dz| {
+                                before
+                                    .cell(CellCoord::new(x + dx, y + dy, z + dz))
+                                    .occupancy()
+                                    < 128
+                            })
+                        })
+                    });
+                    if cell.material().is_solid() && exposed {
+                        checked += 1;
+                        assert_eq!(
+                            g.cell(c).material(),
+                            Material::MUD,
+                            "surface cell {x},{y},{z} kept {:?}",
+                            cell.material()
+                        );
+                    }
+                }
+            }
+        }
+        // The foot of the step (x = -1, y = -2) is among them.
+        assert!(checked > 40, "{checked}");
+        assert_eq!(g.cell(CellCoord::new(-1, -2, 0)).material(), Material::MUD);
+        // Buried cells keep their material.
+        assert_eq!(g.cell(CellCoord::new(0, -4, 0)).material(), Material::DIRT);
     }
 
     #[test]
