@@ -205,6 +205,20 @@ fn check_savable(
     Ok(())
 }
 
+/// How many chunks a file holds after `batch` is written into it: the
+/// `known` rows (`None` when the save rewrites everything), plus the batch's
+/// chunks, minus its removed ones (the same sum the new world hash is made
+/// of).
+fn chunk_count_after(known: Option<&FxHashMap<ChunkCoord, u64>>, batch: &SaveBatch) -> usize {
+    let mut after: FxHashSet<ChunkCoord> =
+        known.map_or_else(FxHashSet::default, |k| k.keys().copied().collect());
+    after.extend(batch.chunks.iter().map(|(c, _)| *c));
+    for c in &batch.removed {
+        after.remove(c);
+    }
+    after.len()
+}
+
 /// Every stored chunk of `grid` in (z, y, x) order, sharing its storage.
 fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
     grid.sorted_coords()
@@ -760,18 +774,11 @@ impl WorldFile {
         let start = Instant::now();
         let path = self.path.clone();
         let full = batch.full || self.synced.is_none();
-        // The chunks the file holds afterwards: the known ones (unless the
-        // save rewrites everything), plus the written, minus the removed.
-        let mut after: FxHashSet<ChunkCoord> = match (&self.synced, full) {
-            (Some(s), false) => s.hashes.keys().copied().collect(),
-            _ => FxHashSet::default(),
+        let known = match (&self.synced, full) {
+            (Some(s), false) => Some(&s.hashes),
+            _ => None,
         };
-        after.extend(batch.chunks.iter().map(|(c, _)| *c));
-        for c in &batch.removed {
-            after.remove(c);
-        }
-        check_savable(&path, &batch.chunks, after.len())?;
-        drop(after);
+        check_savable(&path, &batch.chunks, chunk_count_after(known, &batch))?;
         let encoded = encode_chunks(&path, &batch.chunks, progress)?;
         let mut hashes = match (&self.synced, full) {
             (Some(s), false) => s.hashes.clone(),
@@ -898,6 +905,27 @@ fn stamped(meta: &WorldMeta) -> WorldMeta {
 mod tests {
     use super::*;
     use crate::terrain::cell::{Cell, Material};
+
+    #[test]
+    fn chunk_count_after_a_batch_adds_new_chunks_and_drops_removed_ones() {
+        let c = |x| ChunkCoord::new(x, 0, 0);
+        let known: FxHashMap<ChunkCoord, u64> =
+            [(c(1), 1), (c(2), 2), (c(3), 3)].into_iter().collect();
+        let rock = ChunkCells::Uniform(Cell::full(Material::ROCK));
+        let batch = SaveBatch {
+            generation: 1,
+            revision: 2,
+            full: false,
+            // One rewritten, one new.
+            chunks: vec![(c(2), rock.clone()), (c(4), rock)],
+            // One known, one the file never held.
+            removed: vec![c(3), c(5)],
+        };
+        assert_eq!(chunk_count_after(Some(&known), &batch), 3);
+        assert_eq!(chunk_count_after(None, &batch), 2);
+        assert!(chunk_count_fits(MAX_CHUNKS as u64));
+        assert!(!chunk_count_fits(MAX_CHUNKS as u64 + 1));
+    }
 
     #[test]
     fn world_hash_from_chunk_hashes_equals_grid_content_hash() {
