@@ -823,7 +823,7 @@ fn a_flipped_bit_in_a_zstd_frame_reads_as_damage_not_as_a_bomb() {
                 coord: c, reason, ..
             } => {
                 assert_eq!(c, coord);
-                let msg = format!("{reason}");
+                let msg = reason;
                 assert!(!msg.contains("would decompress"), "{msg}");
             }
             // Decoded, but to other cells: the hash says so.
