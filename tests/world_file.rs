@@ -14,19 +14,22 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use glam::DVec3;
+use glam::{DVec3, IVec3};
 use strata::io::ExportError;
 use strata::io::gltf_export::export_glb;
 use strata::io::heightmap_export::export_heightmap;
 use strata::io::heightmap_import::{HeightmapSettings, import_heightmap, read_heightmap};
 use strata::io::world_file::{
-    self, DENSE_CHUNK_BYTES, FORMAT_VERSION, LoadOptions, SAVE_STALL_ENV, SAVE_STALL_MESSAGE,
-    WorldFile, WorldFileError, WorldMeta,
+    self, DENSE_CHUNK_BYTES, FORMAT_VERSION, LoadOptions, MAX_CHUNKS, SAVE_STALL_ENV,
+    SAVE_STALL_MESSAGE, WorldFile, WorldFileError, WorldMeta,
 };
 use strata::pipeline::WorldMeshes;
+use strata::terrain::coords::{MAX_CELL_COORD, MAX_CHUNK_COORD, MIN_CELL_COORD, MIN_CHUNK_COORD};
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
+use strata::terrain::edit_command::{CommandError, EditCommand, EditSession};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::{CellCoord, ChunkCoord, Grid, Material};
+use strata::terrain::region::RegionError;
+use strata::terrain::{Cell, CellBox, CellCoord, ChunkCells, ChunkCoord, Grid, Material};
 
 /// The default world, generated once for the tests that need it.
 fn default_world() -> &'static Grid {
@@ -559,6 +562,356 @@ fn decompression_bombs_are_refused_without_allocating() {
     .expect("lenient load");
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(grid.chunk_count(), s.grid.chunk_count() - 1);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile and huge input: what saves must reopen, what loads must be whole
+
+/// A box of cells from `min` (inclusive) to `max` (exclusive).
+fn cells(min: [i32; 3], max: [i32; 3]) -> CellBox {
+    CellBox::new(IVec3::from_array(min), IVec3::from_array(max))
+}
+
+fn fill(region: CellBox, material: Material) -> EditCommand {
+    EditCommand::Fill {
+        region,
+        material,
+        occupancy: 255,
+        ignore_water: false,
+    }
+}
+
+/// Loads `path` and checks it holds `grid`.
+fn assert_reopens_as(path: &Path, grid: &Grid) {
+    let (_, loaded, _, report) =
+        WorldFile::open(path, LoadOptions::default()).expect("the saved world reopens");
+    assert_eq!(loaded.content_hash(), grid.content_hash());
+    assert_eq!(report.chunks, grid.chunk_count());
+}
+
+#[test]
+fn a_fill_off_the_lattice_is_refused_and_its_ends_save_and_reopen() {
+    let dir = test_dir("lattice_ends");
+    let path = dir.join("ends.strata");
+    let mut grid = Grid::new();
+    let mut session = EditSession::new(1 << 26, None);
+    // The script Fill whose save could not be reopened: refused by the edit.
+    let far = fill(
+        cells([-2147483648, 0, 0], [-2147483600, 8, 8]),
+        Material::ROCK,
+    );
+    let err = session.apply(&mut grid, &far).unwrap_err();
+    assert!(
+        matches!(err, CommandError::Region(RegionError::OutsideLattice(_))),
+        "{err}"
+    );
+    assert!(err.to_string().contains("leaves the cell lattice"), "{err}");
+    assert_eq!(grid.revision(), 0);
+    assert_eq!(session.history.undo_len(), 0);
+    // The extreme valid cells on both ends, on every axis.
+    let (lo, hi) = (MIN_CELL_COORD, MAX_CELL_COORD);
+    for region in [
+        cells([lo; 3], [lo + 8; 3]),
+        cells([hi - 7; 3], [hi + 1; 3]),
+        cells([lo, hi - 3, 0], [lo + 4, hi + 1, 4]),
+    ] {
+        let out = session
+            .apply(&mut grid, &fill(region, Material::SAND))
+            .unwrap();
+        assert!(out.changed_grid());
+    }
+    let corners = [
+        ChunkCoord::new(MIN_CHUNK_COORD, MIN_CHUNK_COORD, MIN_CHUNK_COORD),
+        ChunkCoord::new(MAX_CHUNK_COORD, MAX_CHUNK_COORD, MAX_CHUNK_COORD),
+        ChunkCoord::new(MIN_CHUNK_COORD, MAX_CHUNK_COORD, 0),
+    ];
+    for c in corners {
+        assert!(grid.chunk(c).is_some(), "{c:?}");
+    }
+    let (mut file, _) = WorldFile::save_full(&path, &grid, &WorldMeta::default()).expect("save");
+    assert_reopens_as(&path, &grid);
+    assert_eq!(
+        grid.cell(CellCoord::new(hi, hi, hi)),
+        Cell::full(Material::SAND)
+    );
+    // An incremental save into the same file, at the other corners.
+    for region in [
+        cells([hi - 3, lo, lo], [hi + 1, lo + 4, lo + 4]),
+        cells([lo; 3], [lo + 2; 3]),
+    ] {
+        session
+            .apply(&mut grid, &fill(region, Material::ROCK))
+            .unwrap();
+    }
+    let report = file
+        .save_incremental(&grid, &WorldMeta::default())
+        .expect("incremental save");
+    assert!(!report.full);
+    assert_eq!(report.chunks_written, 2);
+    drop(file);
+    assert_reopens_as(&path, &grid);
+
+    // A grid that holds a chunk off the lattice by another route than an
+    // edit (the shape an import could build): saving refuses before writing.
+    let off = ChunkCoord::new(MAX_CHUNK_COORD + 1, 0, 0);
+    let bad = Grid::from_chunks([
+        (
+            ChunkCoord::new(0, 0, 0),
+            ChunkCells::Uniform(Cell::full(Material::ROCK)),
+        ),
+        (off, ChunkCells::Uniform(Cell::full(Material::ROCK))),
+    ]);
+    let new_path = dir.join("off.strata");
+    let err = WorldFile::save_full(&new_path, &bad, &WorldMeta::default()).unwrap_err();
+    assert!(
+        matches!(err, WorldFileError::ChunkOutsideLattice { coord, .. } if coord == off),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("outside the cell lattice"),
+        "{err}"
+    );
+    assert!(!new_path.exists());
+    let (mut file, ..) = WorldFile::open(&path, LoadOptions::default()).expect("open");
+    let err = file
+        .save_incremental(&bad, &WorldMeta::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, WorldFileError::ChunkOutsideLattice { .. }),
+        "{err}"
+    );
+    drop(file);
+    assert_reopens_as(&path, &grid);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "stray files");
+}
+
+#[test]
+fn chunk_rows_off_the_lattice_are_refused_without_wrapping() {
+    let s = saved_small_world("rows_off_lattice");
+    let (coord, _, _) = s.rows()[0].clone();
+    let c = coord.0;
+    for (axis, value) in [
+        ("x", i64::MIN),
+        ("x", i64::MAX),
+        ("y", i64::MIN),
+        ("z", i64::from(MIN_CHUNK_COORD) - 1),
+        ("x", i64::from(MAX_CHUNK_COORD) + 1),
+        ("y", i64::from(i32::MIN) / 32),
+    ] {
+        s.sql(
+            &format!("UPDATE chunks SET {axis} = ?1 WHERE x = ?2 AND y = ?3 AND z = ?4"),
+            rusqlite::params![value, c.x, c.y, c.z],
+        );
+        for options in [
+            LoadOptions::default(),
+            LoadOptions {
+                skip_bad_chunks: true,
+            },
+        ] {
+            let err = world_file::load(&s.path, options).map(|_| ()).unwrap_err();
+            let msg = err.to_string();
+            assert!(matches!(err, WorldFileError::Corrupt { .. }), "{msg}");
+            assert!(msg.contains("outside the cell lattice"), "{msg}");
+            assert!(msg.contains(&value.to_string()), "{msg}");
+        }
+        assert_eq!(s.grid.content_hash(), s.hash);
+        s.sql(
+            &format!("UPDATE chunks SET {axis} = ?1 WHERE {axis} = ?2"),
+            rusqlite::params![
+                i64::from(
+                    c[match axis {
+                        "x" => 0,
+                        "y" => 1,
+                        _ => 2,
+                    }]
+                ),
+                value
+            ],
+        );
+    }
+    // Put back, the file loads again: the ends of the range are rows a
+    // save could have written.
+    world_file::load(&s.path, LoadOptions::default()).expect("restored file loads");
+}
+
+#[test]
+fn duplicate_chunk_rows_and_meta_keys_are_refused() {
+    let s = saved_small_world("duplicate_rows");
+    let (coord, _, _) = s.rows()[3].clone();
+    let conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    // The same columns without the primary key, so a row can be stored twice.
+    conn.execute_batch(
+        "CREATE TABLE loose (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL, \
+         hash INTEGER NOT NULL, data BLOB NOT NULL);
+         INSERT INTO loose SELECT * FROM chunks;
+         DROP TABLE chunks;
+         ALTER TABLE loose RENAME TO chunks;",
+    )
+    .expect("rebuild chunks");
+    drop(conn);
+    world_file::load(&s.path, LoadOptions::default()).expect("still loads before the duplicate");
+    s.sql(
+        "INSERT INTO chunks SELECT * FROM chunks WHERE x = ?1 AND y = ?2 AND z = ?3",
+        [coord.0.x, coord.0.y, coord.0.z],
+    );
+    let err = s.load_err();
+    assert!(
+        matches!(err, WorldFileError::DuplicateChunk { coord: c, .. } if c == coord),
+        "{err}"
+    );
+    assert!(err.to_string().contains("more than one row"), "{err}");
+
+    let s = saved_small_world("duplicate_meta");
+    let conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    conn.execute_batch(
+        "CREATE TABLE loose (key TEXT NOT NULL, value TEXT NOT NULL);
+         INSERT INTO loose SELECT * FROM meta;
+         DROP TABLE meta;
+         ALTER TABLE loose RENAME TO meta;",
+    )
+    .expect("rebuild meta");
+    drop(conn);
+    world_file::load(&s.path, LoadOptions::default()).expect("still loads before the duplicate");
+    s.sql(
+        "INSERT INTO meta (key, value) VALUES ('world_hash', '0000000000000000')",
+        [],
+    );
+    let err = s.load_err();
+    assert!(
+        matches!(&err, WorldFileError::BadMeta { key, .. } if key == "world_hash"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("more than one row"), "{err}");
+}
+
+#[test]
+fn a_flipped_bit_in_a_zstd_frame_reads_as_damage_not_as_a_bomb() {
+    let s = saved_small_world("zstd_flip");
+    let (coord, _, blob) = s
+        .rows()
+        .into_iter()
+        .find(|(_, _, b)| b[0] == 1 && b.len() > 200)
+        .expect("a dense chunk");
+    let set_blob = |blob: &[u8]| {
+        s.sql(
+            "UPDATE chunks SET data = ?1 WHERE x = ?2 AND y = ?3 AND z = ?4",
+            rusqlite::params![blob, coord.0.x, coord.0.y, coord.0.z],
+        )
+    };
+    // The frame's declared size (2 bytes at blob offset 6, stored as
+    // size − 256): one low bit set makes it declare a few bytes more.
+    assert_eq!(blob[5] >> 6, 1, "2-byte content size");
+    let mut flipped = Vec::new();
+    for bit in 0..8 {
+        let mut bad = blob.clone();
+        bad[6] ^= 1 << bit;
+        flipped.push(bad);
+    }
+    // And bits all through the compressed data.
+    for at in (12..blob.len()).step_by(blob.len() / 12) {
+        let mut bad = blob.clone();
+        bad[at] ^= 0x04;
+        flipped.push(bad);
+    }
+    for bad in &flipped {
+        set_blob(bad);
+        let Err(err) = world_file::load(&s.path, LoadOptions::default()) else {
+            continue; // a flip that decodes to the same cells
+        };
+        match err {
+            WorldFileError::InvalidChunk {
+                coord: c, reason, ..
+            } => {
+                assert_eq!(c, coord);
+                let msg = reason;
+                assert!(!msg.contains("would decompress"), "{msg}");
+            }
+            // Decoded, but to other cells: the hash says so.
+            WorldFileError::BadChunk { coords, .. } => assert_eq!(coords, vec![coord]),
+            other => panic!("a flipped bit must read as damage: {other}"),
+        }
+    }
+    set_blob(&flipped[0]);
+    let err = s.load_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!(
+            "chunk ({}, {}, {}) is damaged",
+            coord.0.x, coord.0.y, coord.0.z
+        )),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("declares {} bytes", DENSE_CHUNK_BYTES + 1)),
+        "{msg}"
+    );
+    let (_, _, report) = world_file::load(
+        &s.path,
+        LoadOptions {
+            skip_bad_chunks: true,
+        },
+    )
+    .expect("lenient load");
+    assert!(
+        report.skipped[0].reason.starts_with("damaged: "),
+        "{:?}",
+        report.skipped
+    );
+    set_blob(&blob);
+    world_file::load(&s.path, LoadOptions::default()).expect("restored chunk loads");
+}
+
+#[test]
+fn saves_over_the_chunk_limit_are_refused_before_writing() {
+    assert!(world_file::chunk_count_fits(MAX_CHUNKS as u64));
+    assert!(!world_file::chunk_count_fits(MAX_CHUNKS as u64 + 1));
+    let dir = test_dir("too_many_chunks");
+    // Just over the limit, in uniform chunks (no cell arrays): the shape of
+    // 65 fills of 512³ cells.
+    let rock = ChunkCells::Uniform(Cell::full(Material::ROCK));
+    let side = 1 << 9;
+    let coord = |i: usize| {
+        ChunkCoord::new(
+            (i % side) as i32,
+            (i / side / side) as i32,
+            (i / side % side) as i32,
+        )
+    };
+    let huge = Grid::from_chunks((0..=MAX_CHUNKS).map(|i| (coord(i), rock.clone())));
+    assert_eq!(huge.chunk_count(), MAX_CHUNKS + 1);
+    let path = dir.join("huge.strata");
+    let err = WorldFile::save_full(&path, &huge, &WorldMeta::default()).unwrap_err();
+    assert!(
+        matches!(err, WorldFileError::WorldTooLarge { count, limit, .. }
+            if count == MAX_CHUNKS + 1 && limit == MAX_CHUNKS),
+        "{err}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("nothing was written") && msg.contains(&MAX_CHUNKS.to_string()),
+        "{msg}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing written"
+    );
+
+    // Into the user's own file, through the incremental path (a handle on
+    // another grid rewrites every chunk): the file keeps its world.
+    let s = saved_small_world("too_many_chunks_incremental");
+    let (mut file, ..) = WorldFile::open(&s.path, LoadOptions::default()).expect("open");
+    let err = file
+        .save_incremental(&huge, &WorldMeta::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, WorldFileError::WorldTooLarge { count, .. } if count == MAX_CHUNKS + 1),
+        "{err}"
+    );
+    drop(file);
+    let (loaded, _, _) = world_file::load(&s.path, LoadOptions::default()).expect("load");
+    assert_eq!(loaded.content_hash(), s.hash);
+    assert_eq!(loaded.chunk_count(), s.grid.chunk_count());
 }
 
 // ---------------------------------------------------------------------------

@@ -18,6 +18,57 @@ pub const CELL_SIZE_STUDS: f32 = 4.0;
 /// Studs spanned by one chunk along each axis (128).
 pub const CHUNK_SIZE_STUDS: f32 = CELL_SIZE_STUDS * CHUNK_SIZE_CELLS as f32;
 
+// The valid lattice: the one definition that edits, saving and loading all
+// check against. It is half the `i32` range on every axis (cells
+// −2^30..2^30, chunks −2^25..2^25), so any arithmetic a tool does next to a
+// valid cell (a chunk's exclusive maximum, the cells one chunk beyond a
+// mesh's border, a brush's reach, a paste's size) stays far from `i32`
+// overflow, and every chunk a valid cell lies in can be saved and reopened.
+
+/// Smallest chunk coordinate of the valid lattice, on every axis (−2^25).
+pub const MIN_CHUNK_COORD: i32 = -(1 << 25);
+/// Largest chunk coordinate of the valid lattice, on every axis (2^25 − 1).
+pub const MAX_CHUNK_COORD: i32 = (1 << 25) - 1;
+/// Smallest cell coordinate of the valid lattice, on every axis (−2^30):
+/// the minimum cell of chunk [`MIN_CHUNK_COORD`].
+pub const MIN_CELL_COORD: i32 = MIN_CHUNK_COORD * CHUNK_SIZE_CELLS;
+/// Largest cell coordinate of the valid lattice, on every axis (2^30 − 1):
+/// the maximum cell of chunk [`MAX_CHUNK_COORD`].
+pub const MAX_CELL_COORD: i32 = (MAX_CHUNK_COORD + 1) * CHUNK_SIZE_CELLS - 1;
+/// Every valid cell, as an inclusive-exclusive box.
+pub const LATTICE_CELLS: CellBox = CellBox::new(
+    IVec3::splat(MIN_CELL_COORD),
+    IVec3::splat(MAX_CELL_COORD + 1),
+);
+
+/// True when a chunk coordinate component (as read from a file, any `i64`)
+/// lies on the valid lattice: a range check, so no value wraps.
+pub fn chunk_component_on_lattice(v: i64) -> bool {
+    (i64::from(MIN_CHUNK_COORD)..=i64::from(MAX_CHUNK_COORD)).contains(&v)
+}
+
+/// A box of cells that leaves the valid lattice ([`LATTICE_CELLS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "region from {} to {} (exclusive) leaves the cell lattice: every cell must lie within \
+     {MIN_CELL_COORD}..={MAX_CELL_COORD} on each axis",
+    .0.min, .0.max
+)]
+pub struct OutsideLattice(pub CellBox);
+
+/// Checks that every cell of `region` lies on the valid lattice (an empty
+/// box passes: it holds no cell).
+///
+/// # Errors
+/// [`OutsideLattice`] naming the box otherwise.
+pub fn check_on_lattice(region: &CellBox) -> Result<(), OutsideLattice> {
+    if region.is_empty() || LATTICE_CELLS.contains_box(region) {
+        Ok(())
+    } else {
+        Err(OutsideLattice(*region))
+    }
+}
+
 /// A cell coordinate on the global lattice. Cell `(i, j, k)` covers
 /// `[4i, 4i + 4)` studs on each axis; its sample point is `4·(i + 0.5)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -52,6 +103,11 @@ impl CellCoord {
         local_index(self.local())
     }
 
+    /// True when the cell lies on the valid lattice ([`LATTICE_CELLS`]).
+    pub fn is_on_lattice(self) -> bool {
+        LATTICE_CELLS.contains(self)
+    }
+
     /// World-space position of the cell's sample point (its centre), in studs.
     pub fn sample_point_world(self) -> glam::DVec3 {
         (self.0.as_dvec3() + glam::DVec3::splat(0.5)) * CELL_SIZE_STUDS as f64
@@ -68,6 +124,24 @@ impl ChunkCoord {
     /// Builds a chunk coordinate from its three components.
     pub const fn new(x: i32, y: i32, z: i32) -> Self {
         Self(IVec3::new(x, y, z))
+    }
+
+    /// The chunk at `(x, y, z)` as read from a file, when every component
+    /// lies on the valid lattice (`None` otherwise, never a wrapped value).
+    pub fn from_i64(x: i64, y: i64, z: i64) -> Option<Self> {
+        if [x, y, z].into_iter().all(chunk_component_on_lattice) {
+            // In range, so each fits in an `i32`.
+            Some(Self::new(x as i32, y as i32, z as i32))
+        } else {
+            None
+        }
+    }
+
+    /// True when every component lies in
+    /// [`MIN_CHUNK_COORD`]`..=`[`MAX_CHUNK_COORD`].
+    pub fn is_on_lattice(self) -> bool {
+        self.0.cmpge(IVec3::splat(MIN_CHUNK_COORD)).all()
+            && self.0.cmple(IVec3::splat(MAX_CHUNK_COORD)).all()
     }
 
     /// The global coordinate of this chunk's minimum cell.
@@ -168,6 +242,12 @@ impl CellBox {
         cell.0.cmpge(self.min).all() && cell.0.cmplt(self.max).all()
     }
 
+    /// True when every cell of `other` lies inside this box (always for an
+    /// empty `other`).
+    pub fn contains_box(&self, other: &CellBox) -> bool {
+        other.is_empty() || (other.min.cmpge(self.min).all() && other.max.cmple(self.max).all())
+    }
+
     /// Chunks overlapping the box, inclusive range of chunk coordinates
     /// `(min_chunk, max_chunk)`; `None` when the box is empty.
     pub fn chunk_range(&self) -> Option<(ChunkCoord, ChunkCoord)> {
@@ -223,6 +303,57 @@ mod tests {
             vec![ChunkCoord::new(-1, 0, 0), ChunkCoord::new(0, 0, 0)]
         );
         assert_eq!(CellBox::new(IVec3::ZERO, IVec3::ZERO).chunks().count(), 0);
+    }
+
+    #[test]
+    fn the_lattice_is_one_range_of_cells_and_chunks() {
+        assert_eq!(MIN_CELL_COORD, -(1 << 30));
+        assert_eq!(MAX_CELL_COORD, (1 << 30) - 1);
+        let lo = CellCoord::new(MIN_CELL_COORD, MIN_CELL_COORD, MIN_CELL_COORD);
+        let hi = CellCoord::new(MAX_CELL_COORD, MAX_CELL_COORD, MAX_CELL_COORD);
+        assert!(lo.is_on_lattice() && hi.is_on_lattice());
+        assert_eq!(lo.chunk(), ChunkCoord(IVec3::splat(MIN_CHUNK_COORD)));
+        assert_eq!(hi.chunk(), ChunkCoord(IVec3::splat(MAX_CHUNK_COORD)));
+        assert!(lo.chunk().is_on_lattice() && hi.chunk().is_on_lattice());
+        assert!(!CellCoord::new(MIN_CELL_COORD - 1, 0, 0).is_on_lattice());
+        assert!(!CellCoord::new(0, MAX_CELL_COORD + 1, 0).is_on_lattice());
+        assert!(!CellCoord::new(i32::MIN, 0, 0).chunk().is_on_lattice());
+        assert!(!ChunkCoord::new(0, 0, MAX_CHUNK_COORD + 1).is_on_lattice());
+        // Chunk boxes at both ends stay representable.
+        assert_eq!(
+            ChunkCoord(IVec3::splat(MAX_CHUNK_COORD)).cell_box().max,
+            LATTICE_CELLS.max
+        );
+        // Rows read from a file: range checks, no wrapping.
+        for bad in [
+            i64::MIN,
+            i64::MAX,
+            i64::from(MIN_CHUNK_COORD) - 1,
+            i64::from(MAX_CHUNK_COORD) + 1,
+            i64::from(i32::MIN),
+        ] {
+            assert!(!chunk_component_on_lattice(bad), "{bad}");
+            assert_eq!(ChunkCoord::from_i64(bad, 0, 0), None);
+            assert_eq!(ChunkCoord::from_i64(0, 0, bad), None);
+        }
+        assert_eq!(
+            ChunkCoord::from_i64(MIN_CHUNK_COORD.into(), 0, MAX_CHUNK_COORD.into()),
+            Some(ChunkCoord::new(MIN_CHUNK_COORD, 0, MAX_CHUNK_COORD))
+        );
+        // Boxes: inside, touching the ends, or leaving them.
+        let edge = CellBox::new(lo.0, lo.0 + IVec3::splat(8));
+        assert_eq!(check_on_lattice(&edge), Ok(()));
+        assert_eq!(check_on_lattice(&LATTICE_CELLS), Ok(()));
+        let out = CellBox::new(IVec3::new(i32::MIN, 0, 0), IVec3::new(-2147483600, 8, 8));
+        let err = check_on_lattice(&out).unwrap_err();
+        assert_eq!(err, OutsideLattice(out));
+        assert!(err.to_string().contains("leaves the cell lattice"), "{err}");
+        let past_max = CellBox::new(IVec3::ZERO, IVec3::new(1, MAX_CELL_COORD + 2, 1));
+        assert!(check_on_lattice(&past_max).is_err());
+        assert_eq!(
+            check_on_lattice(&CellBox::new(IVec3::MIN, IVec3::MIN)),
+            Ok(())
+        );
     }
 
     #[test]

@@ -29,7 +29,9 @@
 use glam::{DVec3, IVec3};
 
 use super::cell::{Cell, Material};
-use super::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
+use super::coords::{
+    CELL_SIZE_STUDS, CellBox, CellCoord, LATTICE_CELLS, MAX_CELL_COORD, MIN_CELL_COORD,
+};
 use super::grid::{EditReport, Grid, GridError};
 
 /// Smallest and largest brush radius, in cells.
@@ -313,8 +315,13 @@ pub enum EditError {
     /// Strength not finite or outside `(0, 1]`.
     #[error("brush strength {0} is outside (0, 1]")]
     InvalidStrength(f32),
-    /// Centre with a NaN or infinite component, or beyond the `i32` cell lattice.
-    #[error("brush centre {0:?} is not a finite position on the cell lattice")]
+    /// Centre with a NaN or infinite component, or so far out that the
+    /// brush would reach cells off the valid lattice
+    /// ([`crate::terrain::coords::LATTICE_CELLS`]).
+    #[error(
+        "brush centre {0:?} (studs) is not a finite position whose brush stays on the cell \
+         lattice (cells {MIN_CELL_COORD}..={MAX_CELL_COORD} on each axis)"
+    )]
     InvalidCentre(DVec3),
     /// Material is Air or Water, or unknown.
     #[error("brush material {0} is not a solid material")]
@@ -355,14 +362,20 @@ impl Brush {
     /// Every shape lies within the cube of half-size `radius + 1` cells.
     pub fn region(&self, centre_world: DVec3) -> Result<CellBox, EditError> {
         self.validate()?;
-        let limit = (i32::MAX / 2) as f64 * CELL_SIZE_STUDS as f64;
-        if !centre_world.is_finite() || centre_world.abs().max_element() > limit {
+        if !centre_world.is_finite() {
             return Err(EditError::InvalidCentre(centre_world));
         }
         let centre_cells = centre_world / CELL_SIZE_STUDS as f64;
         let reach = self.radius_cells as f64 + 1.0;
         let lo = (centre_cells - DVec3::splat(reach)).floor();
         let hi = (centre_cells + DVec3::splat(reach)).ceil();
+        // Compared in f64, before any conversion could saturate a far value
+        // into range: every cell the brush can reach must be on the lattice.
+        if lo.min_element() < f64::from(LATTICE_CELLS.min.x)
+            || hi.max_element() > f64::from(LATTICE_CELLS.max.x)
+        {
+            return Err(EditError::InvalidCentre(centre_world));
+        }
         Ok(CellBox::new(
             IVec3::new(lo.x as i32, lo.y as i32, lo.z as i32),
             IVec3::new(hi.x as i32, hi.y as i32, hi.z as i32),
@@ -1024,6 +1037,30 @@ mod tests {
         assert!(apply_brush(&mut g, &brush(BrushMode::Add), DVec3::splat(1e300)).is_err());
         assert_eq!(g.revision(), 0);
         assert_eq!(g.chunk_count(), 0);
+    }
+
+    #[test]
+    fn brushes_stay_on_the_lattice() {
+        let mut g = Grid::new();
+        let b = brush(BrushMode::Add);
+        let studs = |cell: f64| cell * CELL_SIZE_STUDS as f64;
+        // Centred on the last cells: the reach crosses the lattice's ends.
+        for centre in [
+            DVec3::new(studs(MIN_CELL_COORD as f64), 0.0, 0.0),
+            DVec3::new(0.0, studs(MAX_CELL_COORD as f64 + 0.5), 0.0),
+            DVec3::new(studs(i32::MIN as f64), 0.0, 0.0),
+        ] {
+            let err = apply_brush(&mut g, &b, centre).unwrap_err();
+            assert_eq!(err, EditError::InvalidCentre(centre));
+            assert!(err.to_string().contains("lattice"), "{err}");
+        }
+        assert_eq!(g.revision(), 0);
+        // Far enough inside, the brush reaches the last cells.
+        let reach = b.radius_cells as f64 + 1.0;
+        let centre = DVec3::splat(studs(MAX_CELL_COORD as f64 + 1.0 - reach));
+        let region = b.region(centre).unwrap();
+        assert_eq!(region.max, LATTICE_CELLS.max);
+        assert!(apply_brush(&mut g, &b, centre).unwrap().is_change());
     }
 
     fn tool(mode: BrushMode, radius_cells: f32) -> Brush {

@@ -13,7 +13,9 @@ use rustc_hash::FxHashMap;
 
 use super::cell::Cell;
 use super::chunk::{Chunk, ChunkCells};
-use super::coords::{CHUNK_SIZE_CELLS, CellBox, CellCoord, ChunkCoord};
+use super::coords::{
+    CHUNK_SIZE_CELLS, CellBox, CellCoord, ChunkCoord, OutsideLattice, check_on_lattice,
+};
 
 /// How many chunk removals the grid remembers for [`Grid::changes_since`].
 pub const REMOVAL_LOG_CAPACITY: usize = 4096;
@@ -77,6 +79,10 @@ pub enum GridError {
         /// The limit.
         limit: u64,
     },
+    /// An edit region with cells off the valid lattice
+    /// ([`crate::terrain::coords::LATTICE_CELLS`]).
+    #[error(transparent)]
+    OutsideLattice(#[from] OutsideLattice),
 }
 
 /// The differing cells of one chunk found by an edit's first pass: the chunk,
@@ -323,7 +329,8 @@ impl Grid {
     ///
     /// # Errors
     /// [`GridError::RegionTooLarge`] when the region holds more than
-    /// [`MAX_EDIT_VOLUME_CELLS`] cells; the grid is unchanged.
+    /// [`MAX_EDIT_VOLUME_CELLS`] cells, [`GridError::OutsideLattice`] when
+    /// it has cells off the valid lattice; the grid is unchanged.
     pub fn edit_region(
         &mut self,
         region: CellBox,
@@ -336,6 +343,7 @@ impl Grid {
                 limit: MAX_EDIT_VOLUME_CELLS,
             });
         }
+        check_on_lattice(&region)?;
         // Pass 1: compute the differing cells of every chunk without writing.
         let mut pending: Vec<PendingChunkEdit> = Vec::new();
         for coord in region.chunks() {

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::cell::{Cell, Material};
 use super::chunk::ChunkCells;
-use super::coords::{CellBox, ChunkCoord};
+use super::coords::{CellBox, CellCoord, ChunkCoord, OutsideLattice, check_on_lattice};
 use super::generate::{GeneratorSettings, generate_chunk};
 use super::grid::{EditReport, Grid, GridError, MAX_EDIT_VOLUME_CELLS};
 
@@ -37,18 +37,25 @@ pub enum RegionError {
         /// The limit.
         limit: u64,
     },
-    /// Paste position so far out that the box leaves the `i32` lattice.
+    /// Paste position off the valid cell lattice.
     #[error("paste position {0} is outside the cell lattice")]
     InvalidPosition(IVec3),
+    /// A box with cells off the valid lattice
+    /// ([`crate::terrain::coords::LATTICE_CELLS`]).
+    #[error(transparent)]
+    OutsideLattice(#[from] OutsideLattice),
     /// The grid refused the region (too large).
     #[error(transparent)]
     Grid(#[from] GridError),
 }
 
+/// The checks every region tool makes before touching the grid: a box that
+/// holds cells, all of them on the valid lattice, and not too many.
 fn check_region(region: CellBox) -> Result<(), RegionError> {
     if region.is_empty() {
         return Err(RegionError::Empty(region));
     }
+    check_on_lattice(&region)?;
     let volume_cells = region.volume_cells();
     if volume_cells > MAX_EDIT_VOLUME_CELLS {
         return Err(GridError::RegionTooLarge {
@@ -64,8 +71,8 @@ fn check_region(region: CellBox) -> Result<(), RegionError> {
 /// With `ignore_water`, water cells keep their value.
 ///
 /// # Errors
-/// [`RegionError`] for an empty or too large box, Air or an unknown material,
-/// or zero occupancy.
+/// [`RegionError`] for an empty or too large box or one off the lattice, Air
+/// or an unknown material, or zero occupancy.
 pub fn fill(
     grid: &mut Grid,
     region: CellBox,
@@ -93,7 +100,7 @@ pub fn fill(
 /// Empties every cell of `region`; with `ignore_water`, water stays.
 ///
 /// # Errors
-/// [`RegionError`] for an empty or too large box.
+/// [`RegionError`] for an empty or too large box, or one off the lattice.
 pub fn clear(
     grid: &mut Grid,
     region: CellBox,
@@ -158,11 +165,13 @@ impl Clipboard {
 /// Copies the cells of `region`.
 ///
 /// # Errors
-/// [`RegionError`] for an empty box or one above [`MAX_CLIPBOARD_VOLUME_CELLS`].
+/// [`RegionError`] for an empty box, one off the lattice or one above
+/// [`MAX_CLIPBOARD_VOLUME_CELLS`].
 pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
     if region.is_empty() {
         return Err(RegionError::Empty(region));
     }
+    check_on_lattice(&region)?;
     let volume_cells = region.volume_cells();
     if volume_cells > MAX_CLIPBOARD_VOLUME_CELLS {
         return Err(RegionError::ClipboardTooLarge {
@@ -175,7 +184,7 @@ pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
     for z in region.min.z..region.max.z {
         for y in region.min.y..region.max.y {
             for x in region.min.x..region.max.x {
-                cells.push(grid.cell(super::coords::CellCoord::new(x, y, z)));
+                cells.push(grid.cell(CellCoord::new(x, y, z)));
             }
         }
     }
@@ -186,7 +195,8 @@ pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
 /// minimum corner at `min_cell`.
 ///
 /// # Errors
-/// [`RegionError::InvalidPosition`] when the box leaves the `i32` lattice.
+/// [`RegionError::InvalidPosition`] when `min_cell` is off the lattice,
+/// [`RegionError::OutsideLattice`] when the rest of the box leaves it.
 pub fn paste_region(
     clipboard: &Clipboard,
     min_cell: IVec3,
@@ -198,18 +208,21 @@ pub fn paste_region(
     } else {
         s
     };
-    let limit = i32::MAX / 2;
-    if min_cell.abs().max_element() > limit {
+    if !CellCoord(min_cell).is_on_lattice() {
         return Err(RegionError::InvalidPosition(min_cell));
     }
-    Ok(CellBox::new(min_cell, min_cell + size))
+    // On the lattice, `min_cell` is within 2^30 of zero and a clipboard
+    // axis at most 2^24 cells, so the sum cannot overflow.
+    let region = CellBox::new(min_cell, min_cell + size);
+    check_on_lattice(&region)?;
+    Ok(region)
 }
 
 /// Writes `clipboard`, turned `quarter_turns` × 90° about +Y, with its
 /// minimum corner at `min_cell` (every cell of the box, empty ones too).
 ///
 /// # Errors
-/// [`RegionError`] for a position off the lattice.
+/// [`RegionError`] for a position or box off the lattice.
 pub fn paste(
     grid: &mut Grid,
     clipboard: &Clipboard,
@@ -226,7 +239,7 @@ pub fn paste(
 /// [`generate_chunk`] gives it for `settings`.
 ///
 /// # Errors
-/// [`RegionError`] for an empty or too large box.
+/// [`RegionError`] for an empty or too large box, or one off the lattice.
 pub fn generate(
     grid: &mut Grid,
     region: CellBox,
@@ -245,7 +258,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::coords::CellCoord;
+    use crate::terrain::coords::{MAX_CELL_COORD, MIN_CELL_COORD};
 
     fn b(min: [i32; 3], max: [i32; 3]) -> CellBox {
         CellBox::new(IVec3::from_array(min), IVec3::from_array(max))
@@ -361,5 +374,67 @@ mod tests {
             Err(RegionError::ClipboardTooLarge { .. })
         ));
         assert_eq!(g.revision(), 0);
+    }
+
+    #[test]
+    fn region_tools_refuse_boxes_off_the_lattice_and_accept_its_ends() {
+        let settings = GeneratorSettings {
+            seed: 3,
+            size_cells: 64,
+        };
+        let mut g = Grid::new();
+        // The script Fill that used to save a file that could not reopen.
+        let far = b([i32::MIN, 0, 0], [-2147483600, 8, 8]);
+        let past_max = b([MAX_CELL_COORD - 3, 0, 0], [MAX_CELL_COORD + 2, 4, 4]);
+        let below_min = b([0, MIN_CELL_COORD - 1, 0], [4, MIN_CELL_COORD + 3, 4]);
+        for region in [far, past_max, below_min] {
+            let refused = || RegionError::OutsideLattice(OutsideLattice(region));
+            assert_eq!(
+                fill(&mut g, region, Material::ROCK, 255, false),
+                Err(refused())
+            );
+            assert_eq!(clear(&mut g, region, false), Err(refused()));
+            assert_eq!(copy(&g, region), Err(refused()));
+            assert_eq!(generate(&mut g, region, &settings), Err(refused()));
+            assert!(refused().to_string().contains("leaves the cell lattice"));
+        }
+        // The grid itself refuses such an edit too (brushes and water tools).
+        assert_eq!(
+            g.edit_region(far, |_, _| Cell::full(Material::ROCK)),
+            Err(GridError::OutsideLattice(OutsideLattice(far)))
+        );
+        let clip = Clipboard {
+            size: IVec3::splat(4),
+            cells: vec![Cell::full(Material::SAND); 64],
+        };
+        assert_eq!(
+            paste(&mut g, &clip, IVec3::new(i32::MIN, 0, 0), 0),
+            Err(RegionError::InvalidPosition(IVec3::new(i32::MIN, 0, 0)))
+        );
+        let near_max = IVec3::new(0, MAX_CELL_COORD - 2, 0);
+        assert!(matches!(
+            paste(&mut g, &clip, near_max, 0),
+            Err(RegionError::OutsideLattice(_))
+        ));
+        assert_eq!(g.revision(), 0);
+        assert_eq!(g.chunk_count(), 0);
+        // The extreme valid cells on both ends can be edited.
+        let lo = b([MIN_CELL_COORD; 3], [MIN_CELL_COORD + 4; 3]);
+        let hi = b([MAX_CELL_COORD - 3; 3], [MAX_CELL_COORD + 1; 3]);
+        fill(&mut g, lo, Material::ROCK, 255, false).unwrap();
+        paste(&mut g, &clip, IVec3::splat(MAX_CELL_COORD - 3), 0).unwrap();
+        assert_eq!(
+            g.cell(CellCoord::new(
+                MAX_CELL_COORD,
+                MAX_CELL_COORD,
+                MAX_CELL_COORD
+            )),
+            Cell::full(Material::SAND)
+        );
+        assert_eq!(
+            copy(&g, hi).unwrap().get(IVec3::splat(3)),
+            Cell::full(Material::SAND)
+        );
+        assert_eq!(g.chunk_count(), 2);
     }
 }

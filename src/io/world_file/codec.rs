@@ -93,10 +93,10 @@ pub(super) fn encode_chunks(
 /// Why one chunk failed to load.
 #[derive(Debug)]
 pub(super) enum ChunkFault {
-    /// Undecodable data, and why.
+    /// Undecodable data (damaged, or not a chunk encoding), and why.
     Invalid(String),
-    /// A frame that would decompress to more than a chunk (the size it
-    /// declares, when it declares one).
+    /// A well-formed frame that would decompress to more than a chunk (a
+    /// decompression bomb; the size it declares, when it declares one).
     TooLarge(Option<u64>),
     /// Decoded cells whose hash is not the stored one.
     HashMismatch {
@@ -111,7 +111,7 @@ impl ChunkFault {
     /// The fault as a sentence fragment for [`super::SkippedChunk::reason`].
     pub(super) fn describe(&self) -> String {
         match self {
-            ChunkFault::Invalid(reason) => format!("invalid data: {reason}"),
+            ChunkFault::Invalid(reason) => format!("damaged: {reason}"),
             ChunkFault::TooLarge(Some(n)) => {
                 format!("would decompress to {n} bytes, more than {DENSE_CHUNK_BYTES}")
             }
@@ -130,7 +130,55 @@ const ZSTD_DST_TOO_SMALL: usize =
     (zstd::zstd_safe::zstd_sys::ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall as usize)
         .wrapping_neg();
 
-/// Decodes a `data` blob. Never allocates more than one chunk's bytes.
+/// The most bytes one zstd block decompresses to (128 KiB).
+const ZSTD_BLOCK_MAX_BYTES: u64 = 128 * 1024;
+
+/// Length of a zstd frame's header (magic number included), from its frame
+/// header descriptor; `None` when the frame is too short to have one.
+fn zstd_frame_header_len(frame: &[u8]) -> Option<usize> {
+    let descriptor = *frame.get(4)?;
+    let single_segment = descriptor & 0x20 != 0;
+    let dictionary_id = [0, 1, 2, 4][usize::from(descriptor & 0x03)];
+    let content_size = match descriptor >> 6 {
+        0 => usize::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    Some(4 + 1 + usize::from(!single_segment) + dictionary_id + content_size)
+}
+
+/// The most bytes a zstd frame's blocks can decompress to, read from the
+/// block headers alone (raw and RLE blocks say their size, a compressed one
+/// makes at most [`ZSTD_BLOCK_MAX_BYTES`]); `None` when the blocks do not
+/// parse. A frame that really decompresses to `n` bytes has a bound of at
+/// least `n`, so a header declaring more than the bound is damaged.
+fn zstd_output_bound(frame: &[u8]) -> Option<u64> {
+    let mut at = zstd_frame_header_len(frame)?;
+    let mut bound = 0u64;
+    loop {
+        let h = frame.get(at..at.checked_add(3)?)?;
+        let header = u32::from(h[0]) | u32::from(h[1]) << 8 | u32::from(h[2]) << 16;
+        let size = (header >> 3) as usize;
+        let (makes, stored) = match (header >> 1) & 0x03 {
+            0 => (size as u64, size),
+            1 => (size as u64, 1),
+            2 => (ZSTD_BLOCK_MAX_BYTES, size),
+            _ => return None,
+        };
+        bound = bound.saturating_add(makes);
+        at = at.checked_add(3 + stored)?;
+        if at > frame.len() {
+            return None;
+        }
+        if header & 1 != 0 {
+            return Some(bound);
+        }
+    }
+}
+
+/// Decodes a `data` blob. Allocates at most one chunk's bytes, plus one
+/// zstd block's for a frame that declares slightly more than a chunk.
 pub(super) fn decode_blob(blob: &[u8]) -> Result<ChunkCells, ChunkFault> {
     let invalid = |s: String| ChunkFault::Invalid(s);
     match blob.split_first() {
@@ -144,65 +192,103 @@ pub(super) fn decode_blob(blob: &[u8]) -> Result<ChunkCells, ChunkFault> {
                 blob.len()
             ))),
         },
-        Some((&TAG_DENSE_ZSTD, frame)) => {
-            use zstd::zstd_safe;
-            match zstd_safe::get_frame_content_size(frame) {
-                Err(_) => return Err(invalid("not a zstd frame".to_string())),
-                Ok(Some(n)) if n > DENSE_CHUNK_BYTES as u64 => {
-                    return Err(ChunkFault::TooLarge(Some(n)));
-                }
-                Ok(Some(n)) if n != DENSE_CHUNK_BYTES as u64 => {
-                    return Err(invalid(format!(
-                        "zstd frame holds {n} bytes, not {DENSE_CHUNK_BYTES}"
-                    )));
-                }
-                // The declared size is right, or undeclared: decoding into a
-                // buffer of exactly one chunk bounds the output either way.
-                Ok(_) => {}
-            }
-            match zstd_safe::find_frame_compressed_size(frame) {
-                Ok(n) if n == frame.len() => {}
-                Ok(n) => {
-                    return Err(invalid(format!(
-                        "{} bytes after the zstd frame",
-                        frame.len() - n
-                    )));
-                }
-                Err(code) => {
-                    return Err(invalid(format!(
-                        "zstd: {}",
-                        zstd_safe::get_error_name(code)
-                    )));
-                }
-            }
-            let mut planes = vec![0u8; DENSE_CHUNK_BYTES];
-            let mut dctx = zstd_safe::DCtx::create();
-            match dctx.decompress(&mut planes[..], frame) {
-                Ok(n) if n == DENSE_CHUNK_BYTES => {}
-                Ok(n) => {
-                    return Err(invalid(format!(
-                        "zstd frame holds {n} bytes, not {DENSE_CHUNK_BYTES}"
-                    )));
-                }
-                Err(code) if code == ZSTD_DST_TOO_SMALL => return Err(ChunkFault::TooLarge(None)),
-                Err(code) => {
-                    return Err(invalid(format!(
-                        "zstd: {}",
-                        zstd_safe::get_error_name(code)
-                    )));
-                }
-            }
-            let (materials, occupancy) = planes.split_at(CHUNK_VOLUME_CELLS);
-            let mut cells = Vec::with_capacity(CHUNK_VOLUME_CELLS);
-            for (i, (&m, &o)) in materials.iter().zip(occupancy).enumerate() {
-                let cell = Cell::from_bytes([m, o])
-                    .ok_or_else(|| invalid(format!("unknown material id {m} in cell {i}")))?;
-                cells.push(cell);
-            }
-            Ok(ChunkCells::from_dense(cells))
-        }
+        Some((&TAG_DENSE_ZSTD, frame)) => decode_dense(frame),
         Some((tag, _)) => Err(invalid(format!("unknown encoding tag {tag}"))),
     }
+}
+
+/// Decodes the zstd frame of a dense chunk.
+///
+/// Every frame this build writes declares exactly [`DENSE_CHUNK_BYTES`], so
+/// a frame that declares that size but does not decode to it, or declares
+/// more than its blocks can hold, was damaged on disk (a flipped bit) and is
+/// reported as [`ChunkFault::Invalid`]. Only a well-formed frame that really
+/// holds more than a chunk (or declares no size and overflows one) is a
+/// decompression bomb, [`ChunkFault::TooLarge`].
+fn decode_dense(frame: &[u8]) -> Result<ChunkCells, ChunkFault> {
+    use zstd::zstd_safe;
+    let invalid = |s: String| ChunkFault::Invalid(s);
+    let zstd_error = |code: usize| zstd_safe::get_error_name(code);
+    let declared = match zstd_safe::get_frame_content_size(frame) {
+        Err(_) => return Err(invalid("not a zstd frame".to_string())),
+        Ok(declared) => declared,
+    };
+    match zstd_safe::find_frame_compressed_size(frame) {
+        Ok(n) if n == frame.len() => {}
+        Ok(n) => {
+            return Err(invalid(format!(
+                "{} bytes after the zstd frame",
+                frame.len() - n
+            )));
+        }
+        Err(code) => {
+            return Err(invalid(format!(
+                "the zstd frame does not parse (zstd: {})",
+                zstd_error(code)
+            )));
+        }
+    }
+    match declared {
+        Some(n) if n == DENSE_CHUNK_BYTES as u64 => {}
+        Some(n) if n < DENSE_CHUNK_BYTES as u64 => {
+            return Err(invalid(format!(
+                "the zstd frame declares {n} bytes, not {DENSE_CHUNK_BYTES}"
+            )));
+        }
+        Some(n) => {
+            let bound = zstd_output_bound(frame).unwrap_or(0);
+            if bound < n {
+                return Err(invalid(format!(
+                    "the zstd frame declares {n} bytes but its blocks hold at most {bound}"
+                )));
+            }
+            // Slightly more than a chunk is what a flipped bit in the
+            // declared size looks like: decode it (one block more than a
+            // chunk, at most) to tell a damaged header from real data.
+            if n <= DENSE_CHUNK_BYTES as u64 + ZSTD_BLOCK_MAX_BYTES {
+                let mut out = vec![0u8; n as usize];
+                if let Err(code) = zstd_safe::DCtx::create().decompress(&mut out[..], frame) {
+                    return Err(invalid(format!(
+                        "the zstd frame declares {n} bytes but its data does not decode to \
+                         them (zstd: {})",
+                        zstd_error(code)
+                    )));
+                }
+            }
+            return Err(ChunkFault::TooLarge(Some(n)));
+        }
+        // Undeclared: decoding into a buffer of exactly one chunk bounds the
+        // output.
+        None => {}
+    }
+    let mut planes = vec![0u8; DENSE_CHUNK_BYTES];
+    let mut dctx = zstd_safe::DCtx::create();
+    match dctx.decompress(&mut planes[..], frame) {
+        Ok(n) if n == DENSE_CHUNK_BYTES => {}
+        Ok(n) => {
+            return Err(invalid(format!(
+                "the zstd frame holds {n} bytes, not {DENSE_CHUNK_BYTES}"
+            )));
+        }
+        Err(code) if code == ZSTD_DST_TOO_SMALL && declared.is_none() => {
+            return Err(ChunkFault::TooLarge(None));
+        }
+        Err(code) => {
+            return Err(invalid(format!(
+                "the zstd frame declares {DENSE_CHUNK_BYTES} bytes but its data does not \
+                 decode to them (zstd: {})",
+                zstd_error(code)
+            )));
+        }
+    }
+    let (materials, occupancy) = planes.split_at(CHUNK_VOLUME_CELLS);
+    let mut cells = Vec::with_capacity(CHUNK_VOLUME_CELLS);
+    for (i, (&m, &o)) in materials.iter().zip(occupancy).enumerate() {
+        let cell = Cell::from_bytes([m, o])
+            .ok_or_else(|| invalid(format!("unknown material id {m} in cell {i}")))?;
+        cells.push(cell);
+    }
+    Ok(ChunkCells::from_dense(cells))
 }
 
 #[cfg(test)]
@@ -266,6 +352,63 @@ mod tests {
             refused + changed > blob.len(),
             "{refused} refused, {changed} changed"
         );
+    }
+
+    /// A dense chunk's blob with varied cells.
+    fn dense_blob() -> Vec<u8> {
+        let mut dense = vec![Cell::EMPTY; CHUNK_VOLUME_CELLS];
+        for (i, c) in dense.iter_mut().enumerate() {
+            let y = (i / 32) % 32;
+            if y < 9 + i % 13 {
+                *c = Cell::new(Material((2 + i / 2048 % 5) as u8), (40 + i % 200) as u8);
+            }
+        }
+        encode_cells(&ChunkCells::from_dense(dense)).unwrap()
+    }
+
+    #[test]
+    fn every_single_bit_flip_reads_as_damage_never_as_a_bomb() {
+        let blob = dense_blob();
+        for i in 0..blob.len() {
+            for bit in 0..8 {
+                let mut bad = blob.clone();
+                bad[i] ^= 1 << bit;
+                if let Err(fault @ ChunkFault::TooLarge(_)) = decode_blob(&bad) {
+                    panic!("flip of bit {bit} in byte {i}: {}", fault.describe());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_declared_size_just_over_a_chunk_with_a_chunk_of_data_is_damage() {
+        let blob = dense_blob();
+        let frame = &blob[1..];
+        // Single-segment frame, 2-byte content size (stored as size − 256).
+        assert_eq!(frame[4] >> 6, 1);
+        assert_ne!(frame[4] & 0x20, 0);
+        for declared in [DENSE_CHUNK_BYTES + 1, DENSE_CHUNK_BYTES + 128] {
+            let mut bad = blob.clone();
+            bad[6..8].copy_from_slice(&((declared - 256) as u16).to_le_bytes());
+            match decode_blob(&bad) {
+                Err(ChunkFault::Invalid(reason)) => {
+                    assert!(
+                        reason.contains(&format!("declares {declared} bytes")),
+                        "{reason}"
+                    );
+                    assert!(reason.contains("does not decode"), "{reason}");
+                }
+                other => panic!("{:?}", other.map(|_| ())),
+            }
+        }
+        // A flipped bit in the compressed data overflows the declared size.
+        let mut bad = blob.clone();
+        let at = blob.len() / 2;
+        bad[at] ^= 0x40;
+        if let Err(fault) = decode_blob(&bad) {
+            assert!(matches!(fault, ChunkFault::Invalid(_)), "{fault:?}");
+            assert!(fault.describe().starts_with("damaged: "), "{fault:?}");
+        }
     }
 
     #[test]

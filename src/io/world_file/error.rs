@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::codec::DENSE_CHUNK_BYTES;
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
 
 /// Why a world file could not be read or written. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -108,9 +108,50 @@ pub enum WorldFileError {
         /// [`MAX_CHUNKS`](super::MAX_CHUNKS).
         limit: usize,
     },
-    /// A chunk's data cannot be decoded (unknown tag, bad zstd frame, wrong
-    /// size, unknown material).
-    #[error("world file {path}: chunk {} has invalid data: {reason}", fmt_coord(*coord))]
+    /// Two chunk rows with the same coordinate (the file's schema was
+    /// changed to allow it): which one is the world cannot be told.
+    #[error(
+        "world file {path} is corrupt: chunk {} is stored in more than one row",
+        fmt_coord(*coord)
+    )]
+    DuplicateChunk {
+        /// The file.
+        path: PathBuf,
+        /// The chunk.
+        coord: ChunkCoord,
+    },
+    /// A save of a world with more chunks than a world file may hold
+    /// ([`MAX_CHUNKS`](super::MAX_CHUNKS), the limit loading enforces);
+    /// nothing was written.
+    #[error(
+        "cannot save world file {path}: the world has {count} chunks, more than the {limit} a \
+         world file may hold (nothing was written; clear some terrain and save again)"
+    )]
+    WorldTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Chunks the saved file would hold.
+        count: usize,
+        /// [`MAX_CHUNKS`](super::MAX_CHUNKS).
+        limit: usize,
+    },
+    /// A save of a chunk off the valid lattice
+    /// ([`LATTICE_CELLS`](crate::terrain::coords::LATTICE_CELLS)), which
+    /// loading would refuse; nothing was written.
+    #[error(
+        "cannot save world file {path}: chunk {} lies outside the cell lattice (chunks \
+         {MIN_CHUNK_COORD}..={MAX_CHUNK_COORD} on each axis; nothing was written)",
+        fmt_coord(*coord)
+    )]
+    ChunkOutsideLattice {
+        /// The file.
+        path: PathBuf,
+        /// The first such chunk, in (z, y, x) order.
+        coord: ChunkCoord,
+    },
+    /// A chunk's data cannot be decoded (unknown tag, damaged zstd frame,
+    /// wrong size, unknown material).
+    #[error("world file {path}: chunk {} is damaged: {reason}", fmt_coord(*coord))]
     InvalidChunk {
         /// The file.
         path: PathBuf,

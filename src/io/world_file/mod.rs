@@ -37,8 +37,12 @@
 //! never trusts a size from the file: blobs longer than any valid encoding
 //! are rejected unread, a zstd frame must declare at most 65536 bytes and is
 //! decoded into a fixed 65536-byte buffer, and the number of chunks is capped
-//! by [`MAX_CHUNKS`]. No input makes the loader panic, and loading only ever
-//! builds a new [`Grid`].
+//! by [`MAX_CHUNKS`]; chunk coordinates must lie on the valid lattice
+//! ([`crate::terrain::coords::LATTICE_CELLS`]) and each appear once, and
+//! each `meta` key once. No input makes the loader panic, and loading only
+//! ever builds a new [`Grid`]. Saving refuses, before writing anything, a
+//! grid that loading would refuse (too many chunks, or a chunk off the
+//! lattice), so every saved world reopens.
 //!
 //! Full saves write a sibling temporary file and rename it over the target;
 //! incremental saves run in one SQLite transaction on the open file. Either
@@ -56,11 +60,11 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use glam::IVec3;
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::progress::Progress;
 use crate::terrain::chunk::ChunkCells;
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
+use crate::terrain::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
 use crate::terrain::grid::{Changes, Grid};
 pub use codec::DENSE_CHUNK_BYTES;
 use codec::{ChunkFault, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks};
@@ -71,8 +75,17 @@ use schema::{open_existing, read_meta_table, require_table, write_meta};
 
 /// Most chunks a world file may hold: twice the chunks of the largest
 /// generated world (4096² cells), so a hostile file cannot make the loader
-/// allocate without bound.
+/// allocate without bound. Saving refuses a world over it
+/// ([`WorldFileError::WorldTooLarge`]) for the same reason loading refuses a
+/// file over it ([`WorldFileError::TooManyChunks`]): see [`chunk_count_fits`].
 pub const MAX_CHUNKS: usize = 1 << 18;
+
+/// True when a world of `count` chunks fits in a world file
+/// (`count <= MAX_CHUNKS`): the one test both saving and loading apply, so
+/// whatever saves also reopens.
+pub fn chunk_count_fits(count: u64) -> bool {
+    count <= MAX_CHUNKS as u64
+}
 
 /// Environment variable for crash tests, read only in builds with the
 /// `test-hooks` cargo feature (off by default; the crate's tests turn it on):
@@ -86,9 +99,6 @@ pub const SAVE_STALL_ENV: &str = "STRATA_TEST_SAVE_STALL_MS";
 /// The line [`SAVE_STALL_ENV`] makes a save print before it stalls.
 #[cfg(feature = "test-hooks")]
 pub const SAVE_STALL_MESSAGE: &str = "strata: save stalled before commit";
-
-/// Largest chunk coordinate magnitude whose cells stay on the `i32` lattice.
-const MAX_CHUNK_COORD: i64 = (i32::MAX as i64 + 1) / CHUNK_SIZE_CELLS as i64 - 1;
 
 /// Options for [`load`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -171,6 +181,44 @@ pub fn world_hash_from_chunk_hashes(hashes: &FxHashMap<ChunkCoord, u64>) -> u64 
     h.digest()
 }
 
+/// Refuses, before anything is written, a save that loading would refuse:
+/// a chunk off the valid lattice among `chunks` (the ones the save writes),
+/// or more than [`MAX_CHUNKS`] chunks in the saved file (`count`).
+fn check_savable(
+    path: &Path,
+    chunks: &[(ChunkCoord, ChunkCells)],
+    count: usize,
+) -> Result<(), WorldFileError> {
+    if let Some((coord, _)) = chunks.iter().find(|(c, _)| !c.is_on_lattice()) {
+        return Err(WorldFileError::ChunkOutsideLattice {
+            path: path.to_path_buf(),
+            coord: *coord,
+        });
+    }
+    if !chunk_count_fits(count as u64) {
+        return Err(WorldFileError::WorldTooLarge {
+            path: path.to_path_buf(),
+            count,
+            limit: MAX_CHUNKS,
+        });
+    }
+    Ok(())
+}
+
+/// How many chunks a file holds after `batch` is written into it: the
+/// `known` rows (`None` when the save rewrites everything), plus the batch's
+/// chunks, minus its removed ones (the same sum the new world hash is made
+/// of).
+fn chunk_count_after(known: Option<&FxHashMap<ChunkCoord, u64>>, batch: &SaveBatch) -> usize {
+    let mut after: FxHashSet<ChunkCoord> =
+        known.map_or_else(FxHashSet::default, |k| k.keys().copied().collect());
+    after.extend(batch.chunks.iter().map(|(c, _)| *c));
+    for c in &batch.removed {
+        after.remove(c);
+    }
+    after.len()
+}
+
 /// Every stored chunk of `grid` in (z, y, x) order, sharing its storage.
 fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
     grid.sorted_coords()
@@ -195,14 +243,15 @@ pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
 /// it is longer than any valid encoding and was not read).
 type ChunkRow = (ChunkCoord, u64, Result<Vec<u8>, usize>);
 
-/// Reads every chunk row, refusing more than [`MAX_CHUNKS`] and
-/// coordinates off the cell lattice.
+/// Reads every chunk row, refusing more than [`MAX_CHUNKS`], coordinates
+/// off the valid lattice ([`ChunkCoord::from_i64`], the same range edits and
+/// saves check) and a coordinate stored twice.
 fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, WorldFileError> {
     require_table(conn, path, "chunks")?;
     let count: i64 = conn
         .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
         .map_err(|e| sqlite_err(path, e))?;
-    if count as u64 > MAX_CHUNKS as u64 {
+    if !chunk_count_fits(count.max(0) as u64) {
         return Err(WorldFileError::TooManyChunks {
             path: path.to_path_buf(),
             count: count as u64,
@@ -223,18 +272,25 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
         message,
     };
     let mut out = Vec::with_capacity(count.max(0) as usize);
+    let mut seen: FxHashSet<ChunkCoord> = FxHashSet::default();
     while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
         let int = |i: usize| -> Result<i64, WorldFileError> {
             row.get::<_, i64>(i)
                 .map_err(|e| corrupt(format!("chunk row column {i} is not an integer: {e}")))
         };
         let (x, y, z, hash, len) = (int(0)?, int(1)?, int(2)?, int(3)?, int(4)?);
-        if [x, y, z].iter().any(|v| v.abs() > MAX_CHUNK_COORD) {
+        let Some(coord) = ChunkCoord::from_i64(x, y, z) else {
             return Err(corrupt(format!(
-                "chunk row ({x}, {y}, {z}) lies outside the cell lattice"
+                "chunk row ({x}, {y}, {z}) lies outside the cell lattice (chunks \
+                 {MIN_CHUNK_COORD}..={MAX_CHUNK_COORD} on each axis)"
             )));
+        };
+        if !seen.insert(coord) {
+            return Err(WorldFileError::DuplicateChunk {
+                path: path.to_path_buf(),
+                coord,
+            });
         }
-        let coord = ChunkCoord(IVec3::new(x as i32, y as i32, z as i32));
         let blob = match row.get_ref(5).map_err(|e| sqlite_err(path, e))? {
             rusqlite::types::ValueRef::Blob(b) => Ok(b.to_vec()),
             rusqlite::types::ValueRef::Null => Err(len.max(0) as usize),
@@ -262,7 +318,8 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
 /// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
 /// [`WorldFileError::Corrupt`], [`WorldFileError::NotAWorld`],
 /// [`WorldFileError::MissingTable`], [`WorldFileError::NewerFormat`],
-/// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`]; and,
+/// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`],
+/// [`WorldFileError::DuplicateChunk`]; and,
 /// unless [`LoadOptions::skip_bad_chunks`], [`WorldFileError::ChunkTooLarge`],
 /// [`WorldFileError::InvalidChunk`], [`WorldFileError::BadChunk`] (listing
 /// every chunk whose hash fails) and [`WorldFileError::WorldHashMismatch`].
@@ -507,8 +564,11 @@ impl WorldFile {
     /// drop it and use the returned one.
     ///
     /// # Errors
-    /// [`WorldFileError::Io`] or [`WorldFileError::Sqlite`] when the file
-    /// cannot be written; `path` is then unchanged.
+    /// [`WorldFileError::WorldTooLarge`] or
+    /// [`WorldFileError::ChunkOutsideLattice`] for a grid that loading would
+    /// refuse, before anything is written; [`WorldFileError::Io`] or
+    /// [`WorldFileError::Sqlite`] when the file cannot be written. `path` is
+    /// then unchanged.
     pub fn save_full(
         path: &Path,
         grid: &Grid,
@@ -546,6 +606,7 @@ impl WorldFile {
         progress: &Progress,
     ) -> Result<(WorldFile, SaveReport), WorldFileError> {
         let start = Instant::now();
+        check_savable(path, &batch.chunks, batch.chunks.len())?;
         let encoded = encode_chunks(path, &batch.chunks, progress)?;
         let hashes: FxHashMap<ChunkCoord, u64> =
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
@@ -633,8 +694,11 @@ impl WorldFile {
     /// [`WorldFile::write_batch`].
     ///
     /// # Errors
-    /// [`WorldFileError::Sqlite`] or [`WorldFileError::Io`]; the file then
-    /// still holds the previous save, and the handle still knows it.
+    /// [`WorldFileError::WorldTooLarge`] or
+    /// [`WorldFileError::ChunkOutsideLattice`] for a grid that loading would
+    /// refuse (checked before anything is written), [`WorldFileError::Sqlite`]
+    /// or [`WorldFileError::Io`]; the file then still holds the previous
+    /// save, and the handle still knows it.
     pub fn save_incremental(
         &mut self,
         grid: &Grid,
@@ -684,9 +748,9 @@ impl WorldFile {
     /// store the older state).
     ///
     /// # Errors
-    /// [`WorldFileError::Sqlite`] or [`WorldFileError::Io`]; the file then
-    /// still holds the previous save, and the handle still knows it (the next
-    /// batch includes these chunks again).
+    /// As [`WorldFile::save_incremental`]; the file then still holds the
+    /// previous save, and the handle still knows it (the next batch includes
+    /// these chunks again).
     pub fn write_batch(
         &mut self,
         batch: SaveBatch,
@@ -710,6 +774,11 @@ impl WorldFile {
         let start = Instant::now();
         let path = self.path.clone();
         let full = batch.full || self.synced.is_none();
+        let known = match (&self.synced, full) {
+            (Some(s), false) => Some(&s.hashes),
+            _ => None,
+        };
+        check_savable(&path, &batch.chunks, chunk_count_after(known, &batch))?;
         let encoded = encode_chunks(&path, &batch.chunks, progress)?;
         let mut hashes = match (&self.synced, full) {
             (Some(s), false) => s.hashes.clone(),
@@ -836,6 +905,27 @@ fn stamped(meta: &WorldMeta) -> WorldMeta {
 mod tests {
     use super::*;
     use crate::terrain::cell::{Cell, Material};
+
+    #[test]
+    fn chunk_count_after_a_batch_adds_new_chunks_and_drops_removed_ones() {
+        let c = |x| ChunkCoord::new(x, 0, 0);
+        let known: FxHashMap<ChunkCoord, u64> =
+            [(c(1), 1), (c(2), 2), (c(3), 3)].into_iter().collect();
+        let rock = ChunkCells::Uniform(Cell::full(Material::ROCK));
+        let batch = SaveBatch {
+            generation: 1,
+            revision: 2,
+            full: false,
+            // One rewritten, one new.
+            chunks: vec![(c(2), rock.clone()), (c(4), rock)],
+            // One known, one the file never held.
+            removed: vec![c(3), c(5)],
+        };
+        assert_eq!(chunk_count_after(Some(&known), &batch), 3);
+        assert_eq!(chunk_count_after(None, &batch), 2);
+        assert!(chunk_count_fits(MAX_CHUNKS as u64));
+        assert!(!chunk_count_fits(MAX_CHUNKS as u64 + 1));
+    }
 
     #[test]
     fn world_hash_from_chunk_hashes_equals_grid_content_hash() {

@@ -206,7 +206,8 @@ pub(super) struct StoredMeta {
     pub(super) world_hash: u64,
 }
 
-/// Reads and validates the `meta` table (format version first).
+/// Reads and validates the `meta` table (format version first); a key
+/// stored twice is refused.
 pub(super) fn read_meta_table(
     conn: &Connection,
     path: &Path,
@@ -230,6 +231,15 @@ pub(super) fn read_meta_table(
                 },
                 e => sqlite_err(path, e),
             })?;
+            if map.contains_key(&k) {
+                // Only a file whose schema was changed can hold this: which
+                // value counts cannot be told, so neither is trusted.
+                return Err(WorldFileError::BadMeta {
+                    path: path.to_path_buf(),
+                    key: k,
+                    message: "stored in more than one row".to_string(),
+                });
+            }
             map.insert(k, v);
         }
     }
