@@ -1,0 +1,325 @@
+//! A bounded mutation fuzzer for the world loader and its chunk codec.
+//!
+//! Starts from a small valid world file and, input by input, mutates it the
+//! ways a damaged or hostile file differs from a good one: chunk blobs with
+//! flipped, overwritten, truncated, extended, spliced or random bytes (with
+//! the stored hash left stale or made to match), chunk coordinates anywhere
+//! in `i64` (the lattice's edges and beyond), hashes, duplicated and deleted
+//! rows, meta values (numbers, huge strings, JSON), and raw bytes of the
+//! SQLite file itself. Every input must load or fail with an error, within
+//! [`MAX_LOAD`], and never panic.
+//!
+//! It runs for `STRATA_FUZZ_SECS` seconds (default 5, so CI stays quick);
+//! `STRATA_FUZZ_SECS=3600 cargo test --release --test fuzz_world_file --
+//! --nocapture` is the long run. Inputs are deterministic per index: a
+//! finding prints the index to reproduce it with `STRATA_FUZZ_FROM`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use glam::IVec3;
+use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
+use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::{Cell, CellBox, Material};
+
+/// Longest one load of a (small) mutated file may take.
+const MAX_LOAD: Duration = Duration::from_secs(2);
+
+/// xorshift64*: small, deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, one_in: u64) -> bool {
+        self.next() % one_in == 0
+    }
+}
+
+/// One chunk row of the base file.
+#[derive(Clone)]
+struct Row {
+    x: i64,
+    y: i64,
+    z: i64,
+    hash: i64,
+    data: Vec<u8>,
+}
+
+/// The valid world every input starts from: a few chunk columns with dense
+/// and uniform chunks, water and an edit, saved once.
+fn base_world(dir: &Path) -> PathBuf {
+    let settings = GeneratorSettings {
+        seed: 3,
+        size_cells: 64,
+    };
+    let mut grid = generate_world(&settings).expect("world");
+    grid.edit_region(
+        CellBox::new(IVec3::new(4, 30, 4), IVec3::new(40, 44, 20)),
+        |c, _| {
+            if c.0.y > 38 {
+                Cell::full(Material::WATER)
+            } else {
+                Cell::new(Material::SAND, 128)
+            }
+        },
+    )
+    .expect("edit");
+    let path = dir.join("base.strata");
+    WorldFile::save_full(&path, &grid, &WorldMeta::generated(&settings)).expect("save");
+    path
+}
+
+fn read_rows(path: &Path) -> (Vec<Row>, Vec<(String, String)>) {
+    let conn = rusqlite::Connection::open(path).expect("open base");
+    let mut stmt = conn
+        .prepare("SELECT x, y, z, hash, data FROM chunks")
+        .expect("chunks");
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(Row {
+                x: r.get(0)?,
+                y: r.get(1)?,
+                z: r.get(2)?,
+                hash: r.get(3)?,
+                data: r.get(4)?,
+            })
+        })
+        .expect("query")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("rows");
+    let mut stmt = conn.prepare("SELECT key, value FROM meta").expect("meta");
+    let meta = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("meta rows");
+    (rows, meta)
+}
+
+/// Interesting coordinates: the lattice's edges and `i64`'s.
+fn wild_coordinate(rng: &mut Rng) -> i64 {
+    const EDGES: [i64; 10] = [
+        i64::MIN,
+        i64::MAX,
+        0,
+        -1,
+        67_108_863,
+        -67_108_864,
+        67_108_864,
+        -67_108_865,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ];
+    if rng.chance(2) {
+        EDGES[rng.below(EDGES.len())].wrapping_add(rng.below(3) as i64 - 1)
+    } else {
+        rng.next() as i64 >> rng.below(64)
+    }
+}
+
+/// Mutates one blob in place.
+fn mutate_blob(rng: &mut Rng, blob: &mut Vec<u8>, donor: &[u8]) {
+    match rng.below(7) {
+        0 => {
+            for _ in 0..1 + rng.below(4) {
+                if !blob.is_empty() {
+                    let i = rng.below(blob.len());
+                    blob[i] ^= 1 << rng.below(8);
+                }
+            }
+        }
+        1 => {
+            if !blob.is_empty() {
+                let i = rng.below(blob.len());
+                blob[i] = rng.next() as u8;
+            }
+        }
+        2 => blob.truncate(rng.below(blob.len() + 1)),
+        3 => {
+            let extra = rng.below(64);
+            blob.extend((0..extra).map(|_| rng.next() as u8));
+        }
+        4 => {
+            let at = rng.below(blob.len() + 1);
+            let from = rng.below(donor.len() + 1);
+            let len = rng.below(donor.len() - from + 1);
+            blob.splice(at..at, donor[from..from + len].iter().copied());
+        }
+        5 => {
+            let len = rng.below(200);
+            *blob = (0..len).map(|_| rng.next() as u8).collect();
+        }
+        _ => {
+            // A header byte (the storage kind) changed.
+            if !blob.is_empty() {
+                blob[0] = rng.next() as u8;
+            }
+        }
+    }
+}
+
+/// Writes input `index`: the base rows and meta, mutated, into `path`.
+fn write_input(index: u64, base: &Path, rows: &[Row], meta: &[(String, String)], path: &Path) {
+    let mut rng = Rng::new(index);
+    std::fs::copy(base, path).expect("copy base");
+    let kind = rng.below(10);
+    if kind == 9 {
+        // Raw bytes of the SQLite file.
+        let mut bytes = std::fs::read(path).expect("read copy");
+        for _ in 0..1 + rng.below(8) {
+            let i = rng.below(bytes.len());
+            bytes[i] = rng.next() as u8;
+        }
+        if rng.chance(4) {
+            bytes.truncate(rng.below(bytes.len()));
+        }
+        std::fs::write(path, bytes).expect("write mutated file");
+        return;
+    }
+    let conn = rusqlite::Connection::open(path).expect("open copy");
+    let pick = |rng: &mut Rng| rows[rng.below(rows.len())].clone();
+    let key = |r: &Row| (r.x, r.y, r.z);
+    let update = |conn: &rusqlite::Connection, old: (i64, i64, i64), r: &Row| {
+        // A coordinate change may collide with another row's key: then the
+        // row is left as it was (the table's primary key forbids it).
+        let _ = conn.execute(
+            "UPDATE chunks SET x = ?1, y = ?2, z = ?3, hash = ?4, data = ?5 \
+             WHERE x = ?6 AND y = ?7 AND z = ?8",
+            rusqlite::params![r.x, r.y, r.z, r.hash, r.data, old.0, old.1, old.2],
+        );
+    };
+    for _ in 0..1 + rng.below(3) {
+        match kind {
+            0..=3 => {
+                let mut r = pick(&mut rng);
+                let old = key(&r);
+                let donor = pick(&mut rng).data;
+                mutate_blob(&mut rng, &mut r.data, &donor);
+                if rng.chance(3) {
+                    r.hash = rng.next() as i64;
+                }
+                update(&conn, old, &r);
+            }
+            4 => {
+                let mut r = pick(&mut rng);
+                let old = key(&r);
+                match rng.below(3) {
+                    0 => r.x = wild_coordinate(&mut rng),
+                    1 => r.y = wild_coordinate(&mut rng),
+                    _ => r.z = wild_coordinate(&mut rng),
+                }
+                update(&conn, old, &r);
+            }
+            5 => {
+                let r = pick(&mut rng);
+                let _ = conn.execute(
+                    "DELETE FROM chunks WHERE x = ?1 AND y = ?2 AND z = ?3",
+                    rusqlite::params![r.x, r.y, r.z],
+                );
+            }
+            6 => {
+                // Another row with the same blob (a copy elsewhere).
+                let r = pick(&mut rng);
+                let _ = conn.execute(
+                    "INSERT INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    rusqlite::params![wild_coordinate(&mut rng), r.y, r.z, r.hash, r.data],
+                );
+            }
+            7 => {
+                let (k, v) = &meta[rng.below(meta.len())];
+                let value = match rng.below(5) {
+                    0 => String::new(),
+                    1 => (rng.next() as i64).to_string(),
+                    2 => "9".repeat(rng.below(400)),
+                    3 => format!(
+                        "{{\"seed\": {}, \"size_cells\": {}}}",
+                        rng.next(),
+                        rng.next()
+                    ),
+                    _ => {
+                        let mut v = v.clone().into_bytes();
+                        if !v.is_empty() {
+                            let i = rng.below(v.len());
+                            v[i] = b' ' + (rng.next() % 90) as u8;
+                        }
+                        String::from_utf8_lossy(&v).into_owned()
+                    }
+                };
+                let _ = conn.execute(
+                    "UPDATE meta SET value = ?1 WHERE key = ?2",
+                    rusqlite::params![value, k],
+                );
+            }
+            _ => {
+                let r = pick(&mut rng);
+                let _ = conn.execute(
+                    "UPDATE chunks SET hash = ?1 WHERE x = ?2 AND y = ?3 AND z = ?4",
+                    rusqlite::params![rng.next() as i64, r.x, r.y, r.z],
+                );
+            }
+        }
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn mutated_world_files_load_or_fail_cleanly_in_bounded_time() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz_world_file");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("fuzz dir");
+    let base = base_world(&dir);
+    let (rows, meta) = read_rows(&base);
+    assert!(rows.len() > 4 && !meta.is_empty());
+    let budget = Duration::from_secs(env_u64("STRATA_FUZZ_SECS", 5));
+    let first = env_u64("STRATA_FUZZ_FROM", 0);
+    let input = dir.join("input.strata");
+    let start = Instant::now();
+    let (mut index, mut loaded, mut refused) = (first, 0u64, 0u64);
+    let mut slowest = Duration::ZERO;
+    while start.elapsed() < budget || index == first {
+        // A journal or temp file left by a previous input must not leak in.
+        for name in ["input.strata-journal", "input.strata-wal"] {
+            let _ = std::fs::remove_file(dir.join(name));
+        }
+        write_input(index, &base, &rows, &meta, &input);
+        let t = Instant::now();
+        let result = std::panic::catch_unwind(|| load(&input, LoadOptions::default()));
+        let took = t.elapsed();
+        slowest = slowest.max(took);
+        match result {
+            Ok(Ok(_)) => loaded += 1,
+            Ok(Err(_)) => refused += 1,
+            Err(_) => panic!("input {index} panicked the loader (STRATA_FUZZ_FROM={index})"),
+        }
+        assert!(
+            took <= MAX_LOAD,
+            "input {index} took {took:?} to load (STRATA_FUZZ_FROM={index})"
+        );
+        index += 1;
+    }
+    eprintln!(
+        "fuzzed {} inputs in {:.1} s: {loaded} loaded, {refused} refused with an error, \
+         slowest load {slowest:?}",
+        index - first,
+        start.elapsed().as_secs_f64()
+    );
+}
