@@ -283,7 +283,9 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 #[test]
 fn mutated_world_files_load_or_fail_cleanly_in_bounded_time() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz_world_file");
+    // Per process, so a long run and a CI run can share the target dir.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("fuzz_world_file-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("fuzz dir");
     let base = base_world(&dir);
@@ -322,4 +324,5 @@ fn mutated_world_files_load_or_fail_cleanly_in_bounded_time() {
         index - first,
         start.elapsed().as_secs_f64()
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
