@@ -601,6 +601,22 @@ pub(crate) fn min_3x3(h: &[[f64; 3]; 3]) -> f64 {
     h.iter().flatten().fold(f64::INFINITY, |a, &b| a.min(b))
 }
 
+/// Extra surface-material rows a column needs where a neighbour's surface
+/// lies lower: the rows between its own surface row and its lowest
+/// neighbour's are the side of a step, and the surface cubes at the
+/// neighbour's crossing take their corners from them. Counted from the
+/// column's own surface row alone, those corners were soil, and every
+/// slope showed a stripe of dirt per cell row (the grass read as terraces).
+pub(crate) fn surface_rows_exposed_by_step(h: &[[f64; 3]; 3]) -> i32 {
+    let own = h[1][1].floor();
+    let lowest = min_3x3(h).floor();
+    ((own - lowest) as i32).clamp(0, MAX_STEP_SURFACE_ROWS)
+}
+
+/// Most extra surface rows [`surface_rows_exposed_by_step`] adds (cliffs
+/// steeper than this show strata, not a surface material).
+pub(crate) const MAX_STEP_SURFACE_ROWS: i32 = 4;
+
 /// Rows of margin below the lowest neighbouring surface that still show
 /// strata: Surface Nets samples reach a cell or two below a cliff's foot.
 pub(crate) const STRATA_MARGIN_CELLS: i32 = 2;
@@ -817,7 +833,7 @@ impl Terrain {
             ramp_cells: ramp_for_slope(slope),
             floor_y: 0,
             surface,
-            surface_cells,
+            surface_cells: surface_cells + surface_rows_exposed_by_step(n),
             soil,
             soil_cells,
             strata_floor_y: min_3x3(n).floor() as i32 - STRATA_MARGIN_CELLS,

@@ -30,7 +30,7 @@ use super::cell::Material;
 use super::coords::CHUNK_SIZE_CELLS;
 use super::generate::{
     ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, fill_chunk_columns, min_3x3,
-    ramp_for_slope, slope_3x3,
+    ramp_for_slope, slope_3x3, surface_rows_exposed_by_step,
 };
 use super::grid::Grid;
 use crate::progress::Progress;
@@ -524,7 +524,7 @@ fn column_spec(layout: &Layout, settings: &HeightmapSettings, n: &[[f64; 3]; 3])
         ramp_cells: ramp_for_slope(slope),
         floor_y: settings.base_height_cells,
         surface,
-        surface_cells: 2,
+        surface_cells: 2 + surface_rows_exposed_by_step(n),
         soil,
         soil_cells,
         strata_floor_y,
