@@ -20,7 +20,128 @@ pub mod heightmap_import;
 pub mod world_file;
 pub mod world_source;
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+/// Why [`read_bounded`] or [`open_bounded`] refused or failed to read a file.
+#[derive(Debug, thiserror::Error)]
+pub enum BoundedReadError {
+    /// Opening, inspecting or reading the file failed (e.g. it does not exist).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The path (after following symlinks) is a FIFO, a device, a directory
+    /// or a socket: reading it could block forever or never end.
+    #[error("it is a {kind}, not a regular file")]
+    NotRegularFile {
+        /// What it is, e.g. "FIFO" or "character device".
+        kind: &'static str,
+    },
+    /// The file is larger than the reader's limit.
+    #[error("it is {size_bytes} bytes, more than the limit of {limit_bytes} bytes")]
+    TooLarge {
+        /// The file's size (or the bytes read before the limit was hit).
+        size_bytes: u64,
+        /// The limit.
+        limit_bytes: u64,
+    },
+}
+
+impl BoundedReadError {
+    /// True when the file does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, BoundedReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// A name for what a non-regular file is, for messages.
+fn file_kind(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "FIFO";
+        }
+        if file_type.is_char_device() {
+            return "character device";
+        }
+        if file_type.is_block_device() {
+            return "block device";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
+    }
+    if file_type.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
+}
+
+/// Checks that `path` is a regular file (following symlinks) of at most
+/// `max_bytes` before anything is read, then opens it; the returned reader
+/// stops after `max_bytes` (so a file that grows is still bounded). The
+/// opened file is checked again, so a path swapped for a device after the
+/// first check is refused too.
+///
+/// # Errors
+/// [`BoundedReadError`]: I/O errors (a missing file has kind `NotFound`),
+/// a FIFO, device, directory or socket, or a file above `max_bytes`.
+pub fn open_bounded(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<std::io::Take<std::fs::File>, BoundedReadError> {
+    let check = |meta: std::fs::Metadata| {
+        if !meta.is_file() {
+            return Err(BoundedReadError::NotRegularFile {
+                kind: file_kind(meta.file_type()),
+            });
+        }
+        if meta.len() > max_bytes {
+            return Err(BoundedReadError::TooLarge {
+                size_bytes: meta.len(),
+                limit_bytes: max_bytes,
+            });
+        }
+        Ok(())
+    };
+    // Before opening: opening a FIFO blocks until a writer appears.
+    check(std::fs::metadata(path)?)?;
+    let file = std::fs::File::open(path)?;
+    check(file.metadata()?)?;
+    Ok(file.take(max_bytes))
+}
+
+/// Reads all of `path`, a regular file of at most `max_bytes` (see
+/// [`open_bounded`]); the file type and size are checked before reading, so
+/// `/dev/zero`, a FIFO or a huge file is refused at once.
+///
+/// # Errors
+/// As [`open_bounded`], and [`BoundedReadError::TooLarge`] for a file that
+/// grew past `max_bytes` while it was read.
+pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, BoundedReadError> {
+    let mut reader = open_bounded(path, max_bytes)?;
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes)?;
+    // One more byte past the limit means the file grew while it was read.
+    let mut probe = [0u8; 1];
+    if reader.into_inner().read(&mut probe)? > 0 {
+        return Err(BoundedReadError::TooLarge {
+            size_bytes: bytes.len() as u64 + 1,
+            limit_bytes: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text.
+///
+/// # Errors
+/// As [`read_bounded`]; invalid UTF-8 is an [`std::io::ErrorKind::InvalidData`] I/O error.
+pub fn read_bounded_to_string(path: &Path, max_bytes: u64) -> Result<String, BoundedReadError> {
+    String::from_utf8(read_bounded(path, max_bytes)?)
+        .map_err(|e| BoundedReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
 
 /// A sibling of `path` to write before renaming it over `path`:
 /// `dir/.name.tmp-PID-N` (unique within the process).
