@@ -143,6 +143,107 @@ pub fn read_bounded_to_string(path: &Path, max_bytes: u64) -> Result<String, Bou
         .map_err(|e| BoundedReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
+/// Why an output path cannot be written (see [`check_output_path`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputPathError {
+    /// The path names no file (`/`, `..`, a path ending in `..`).
+    #[error("cannot write {path}: it names no file")]
+    NoFileName {
+        /// The output path.
+        path: PathBuf,
+    },
+    /// The path exists and is not a regular file (a directory, a device).
+    #[error("cannot write {path}: it is a {kind}, not a regular file")]
+    NotAFile {
+        /// The output path.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// The nearest existing ancestor of the path is not a directory.
+    #[error("cannot write {path}: {dir} is not a directory")]
+    ParentNotADirectory {
+        /// The output path.
+        path: PathBuf,
+        /// Its nearest existing ancestor.
+        dir: PathBuf,
+    },
+    /// No file can be created in the directory the output would go in.
+    #[error("cannot write {path}: cannot create a file in {dir}: {source}")]
+    NotWritable {
+        /// The output path.
+        path: PathBuf,
+        /// The directory probed.
+        dir: PathBuf,
+        /// Why the probe file could not be created.
+        source: std::io::Error,
+    },
+}
+
+/// Checks, before a long run, that `path` can be written the way
+/// [`write_atomically`] writes it: it names a file, is not an existing
+/// directory or device, and its nearest existing ancestor directory accepts
+/// a new file (probed by creating and removing an empty hidden file there;
+/// missing directories below it would be created by the write).
+///
+/// # Errors
+/// [`OutputPathError`] naming the path and the reason.
+pub fn check_output_path(path: &Path) -> Result<(), OutputPathError> {
+    let owned = || path.to_path_buf();
+    if path.file_name().is_none() {
+        return Err(OutputPathError::NoFileName { path: owned() });
+    }
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(OutputPathError::NotAFile {
+            path: owned(),
+            kind: file_kind(meta.file_type()),
+        });
+    }
+    let mut dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let meta = loop {
+        match std::fs::metadata(&dir) {
+            Ok(meta) => break meta,
+            Err(_) => match dir.parent() {
+                Some(up) if !up.as_os_str().is_empty() => dir = up.to_path_buf(),
+                _ => {
+                    break std::fs::metadata(".").map_err(|source| {
+                        OutputPathError::NotWritable {
+                            path: owned(),
+                            dir: PathBuf::from("."),
+                            source,
+                        }
+                    })?;
+                }
+            },
+        }
+    };
+    if !meta.is_dir() {
+        return Err(OutputPathError::ParentNotADirectory { path: owned(), dir });
+    }
+    let probe = temp_path_for(&dir.join("strata-write-probe"));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            // Best effort: an empty hidden file is all that could be left.
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(source) => Err(OutputPathError::NotWritable {
+            path: owned(),
+            dir,
+            source,
+        }),
+    }
+}
+
 /// A sibling of `path` to write before renaming it over `path`:
 /// `dir/.name.tmp-PID-N` (unique within the process).
 pub(crate) fn temp_path_for(path: &Path) -> PathBuf {
@@ -309,5 +410,53 @@ mod tests {
                 .metadata()
                 .is_ok_and(|m| !m.is_file())
         );
+    }
+
+    #[test]
+    fn output_paths_are_checked_before_a_run() {
+        let dir = std::env::temp_dir().join(format!("strata-outpath-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(check_output_path(&dir.join("stats.json")).is_ok());
+        // Missing directories are created by the write.
+        assert!(check_output_path(&dir.join("new/sub/stats.json")).is_ok());
+        assert!(!dir.join("new").exists(), "the check creates nothing");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no probe left");
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(
+            check_output_path(&file).is_ok(),
+            "an existing file is replaced"
+        );
+        assert!(matches!(
+            check_output_path(&file.join("stats.json")),
+            Err(OutputPathError::ParentNotADirectory { .. })
+        ));
+        assert!(matches!(
+            check_output_path(&dir),
+            Err(OutputPathError::NotAFile {
+                kind: "directory",
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/dev/null")),
+            Err(OutputPathError::NotAFile {
+                kind: "character device",
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/dev/full/stats.json")),
+            Err(OutputPathError::ParentNotADirectory { .. })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/")),
+            Err(OutputPathError::NoFileName { .. })
+        ));
+        let e = check_output_path(Path::new("/proc/strata-stats.json")).unwrap_err();
+        assert!(matches!(e, OutputPathError::NotWritable { .. }), "{e}");
+        assert!(e.to_string().contains("/proc/strata-stats.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

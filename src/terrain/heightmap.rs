@@ -219,7 +219,8 @@ pub enum ImportError {
     /// The relief would exceed [`MAX_RELIEF_CELLS`], or the terrain would
     /// leave the `i32` lattice.
     #[error(
-        "terrain relief of {relief_cells} cells above base {base_height_cells} exceeds the limit of {limit_cells} cells; lower vertical_scale"
+        "terrain relief of {} cells above base {base_height_cells} exceeds the limit of {limit_cells} cells; lower vertical_scale",
+        cell_count(*relief_cells)
     )]
     TerrainTooTall {
         /// Relief in cells.
@@ -253,7 +254,9 @@ pub enum ImportError {
 /// A cell count for messages: whole numbers up to 10¹⁵, then scientific
 /// notation; never a saturated integer.
 fn cell_count(cells: f64) -> String {
-    if !cells.is_finite() {
+    if cells.is_nan() {
+        "an undefined number of".to_string()
+    } else if !cells.is_finite() {
         format!("more than {:.1e}", f64::MAX)
     } else if cells < 1e15 {
         format!("{cells:.0}")
@@ -395,8 +398,14 @@ impl Layout {
         // The relief that gets built: the samples' range (which may exceed the sidecar's).
         let max_sample = map.samples.iter().copied().fold(reference, f64::max);
         let min_sample = map.samples.iter().copied().fold(reference, f64::min);
-        let relief_cells =
-            BEDROCK_CELLS + (max_sample - min_sample.min(reference)) * vertical_cells_per_unit;
+        let range = max_sample - min_sample.min(reference);
+        // A flat map has no relief even when the scale overflowed (0 × ∞).
+        let relief_cells = BEDROCK_CELLS
+            + if range > 0.0 {
+                range * vertical_cells_per_unit
+            } else {
+                0.0
+            };
         let base = settings.base_height_cells as f64;
         let too_tall = !relief_cells.is_finite()
             || relief_cells > MAX_RELIEF_CELLS
@@ -703,5 +712,46 @@ mod tests {
             grid_from_heightmap(&nan, &unit_settings()),
             Err(ImportError::InvalidHeightmap(_))
         ));
+    }
+
+    /// Tiny sidecar spacings and huge scales overflow in `f64`, never into a
+    /// saturated integer, and the message gives the real size.
+    #[test]
+    fn overflowing_sizes_are_reported_as_they_are() {
+        let map = |spacing_x_m: f64, spacing_y_m: f64| Heightmap {
+            width_px: 2,
+            height_px: 2,
+            samples: vec![0.0, 1.0, 2.0, 3.0],
+            sidecar: Some(HeightmapSidecar {
+                spacing_x_m,
+                spacing_y_m,
+                min_elevation_m: 0.0,
+                max_elevation_m: 3.0,
+                width: None,
+                height: None,
+            }),
+        };
+        let settings = HeightmapSettings::default();
+        let message = |m: &Heightmap| grid_from_heightmap(m, &settings).unwrap_err().to_string();
+        let tall = message(&map(1e-308, 1.0));
+        assert!(tall.contains("4 × more than 1.8e308 cells"), "{tall}");
+        let deep = message(&map(1e-300, 1e-300));
+        assert!(deep.contains("relief of 1.800e301 cells"), "{deep}");
+        for m in [tall, deep] {
+            assert!(!m.contains(&u64::MAX.to_string()), "{m}");
+        }
+        let wide = grid_from_heightmap(
+            &Heightmap {
+                sidecar: None,
+                ..map(1.0, 1.0)
+            },
+            &HeightmapSettings {
+                cells_per_pixel: 1e30,
+                ..settings.clone()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(wide.contains("2.000e30 × 2.000e30 cells"), "{wide}");
     }
 }
