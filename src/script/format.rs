@@ -47,6 +47,10 @@
 //!
 //! `undo` and `redo` take no other field.
 //!
+//! Loading refuses, before anything runs: a file that is not a regular file
+//! or is above [`MAX_SCRIPT_FILE_BYTES`], more than [`MAX_SCRIPT_WORK_CELLS`]
+//! of estimated work, and a replay longer than [`MAX_REPLAY_SECONDS`].
+//!
 //! An optional `"walk"` (see [`WalkScript`]) walks a capsule character
 //! across the terrain after the strokes:
 //! `"walk": {"start_xz": [8.0, 2048.0], "steps": [{"frames": 600, "move_xz": [1, 0]}]}`.
