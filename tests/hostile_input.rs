@@ -281,3 +281,144 @@ fn fifo_and_device_heightmaps_and_sidecars_are_refused_before_reading() {
     // The good map still imports.
     assert!(import_heightmap(&good, &HeightmapSettings::default()).is_ok());
 }
+
+/// Runs the `strata` binary with `args`; kills it after 10 s. Returns
+/// whether it succeeded, its stderr and how long it ran.
+fn run_strata(args: &[&str]) -> (bool, String, Duration) {
+    use std::io::Read as _;
+    let start = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("strata {args:?} ran for more than 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.success(), stderr, start.elapsed())
+}
+
+/// The binary refuses each hostile input before building a world or
+/// writing any file, in well under 2 s, with the reason.
+#[cfg(unix)]
+#[test]
+fn the_cli_refuses_hostile_input_before_running() {
+    let dir = scratch("cli");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let save = out.join("world.strata");
+    let save = save.to_str().unwrap();
+    let fifo = dir.join("script.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let slow = dir.join("slow.json");
+    std::fs::write(
+        &slow,
+        r#"{"strokes":[{"frame":0,"tool":"smooth","path":[[0,200,1024],[2048,200,1024]],"radius_cells":64,"spacing":0.05}]}"#,
+    )
+    .unwrap();
+    let huge = dir.join("huge.png");
+    write_zero_png16(&huge, 16384);
+    let small = dir.join("small.png");
+    write_zero_png16(&small, 4);
+    let ws = ["--headless", "--world-size", "64", "--save", save];
+    fn with<'a>(ws: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        ws.iter().chain(extra).copied().collect()
+    }
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            with(&ws, &["--script", "/dev/zero"]),
+            "/dev/zero: it is a character device",
+        ),
+        (
+            with(&ws, &["--script", fifo.to_str().unwrap()]),
+            "it is a FIFO",
+        ),
+        (
+            with(&ws, &["--script", slow.to_str().unwrap()]),
+            "about 3.38e8 cells of brush work",
+        ),
+        (
+            with(&ws, &["--stats-json", "/proc/strata-stats.json"]),
+            "invalid --stats-json",
+        ),
+        (
+            with(&ws, &["--export-glb", "/dev/full/x.glb"]),
+            "/dev/full is not a directory",
+        ),
+        (
+            vec!["--headless", "--seed", "-5", "--save", save],
+            "the seed must be a whole number",
+        ),
+        (
+            vec!["--headless", "--world-size", "-20", "--save", save],
+            "positive whole number",
+        ),
+        (
+            vec![
+                "--headless",
+                "--heightmap",
+                huge.to_str().unwrap(),
+                "--save",
+                save,
+            ],
+            "terrain of 32768 × 32768 cells",
+        ),
+        (
+            vec![
+                "--headless",
+                "--heightmap",
+                small.to_str().unwrap(),
+                "--cells-per-pixel",
+                "1e30",
+                "--save",
+                save,
+            ],
+            "4.000e30 × 4.000e30 cells",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (ok, stderr, took) = run_strata(&args);
+        println!("{:.0} ms: {}", took.as_secs_f64() * 1e3, stderr.trim());
+        assert!(!ok, "{args:?} succeeded");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("18446744073709551615 "), "{stderr}");
+        assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+        assert_eq!(
+            std::fs::read_dir(&out).unwrap().count(),
+            0,
+            "{args:?} wrote a file"
+        );
+    }
+    // A negative sea level is a value, not a flag.
+    let (ok, stderr, _) = run_strata(&[
+        "--headless",
+        "--heightmap",
+        small.to_str().unwrap(),
+        "--sea-level",
+        "-20",
+        "--save",
+        save,
+    ]);
+    assert!(ok, "{stderr}");
+}
