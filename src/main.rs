@@ -53,6 +53,42 @@ fn parse_time(s: &str) -> Result<f32, String> {
         .ok_or_else(|| format!("{s:?} is not a finite number of seconds"))
 }
 
+/// `--seed N`: a whole number from 0 to `u64::MAX` (negative numbers reach
+/// this parser, so the message says why they are refused).
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "the seed must be a whole number from 0 to {}, got {s:?}",
+            u64::MAX
+        )
+    })
+}
+
+/// `--world-size CELLS`: a positive whole number (the generator then checks
+/// the multiple of 32 and the maximum).
+fn parse_world_size(s: &str) -> Result<u32, String> {
+    let refuse = || {
+        format!(
+            "the world size must be a positive whole number of cells (a multiple of 32 up to {}), \
+             got {s:?}",
+            strata::terrain::generate::MAX_SIZE_CELLS
+        )
+    };
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 => u32::try_from(n).map_err(|_| refuse()),
+        _ => Err(refuse()),
+    }
+}
+
+/// `--sea-level ELEVATION`: any finite number, negative ones included.
+fn parse_elevation(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("the sea level must be a finite elevation, got {s:?}"))
+}
+
 /// Camera `X,Y,Z,YAW_DEG,PITCH_DEG`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct CameraArg {
@@ -145,8 +181,8 @@ struct Cli {
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
     size: Size,
 
-    /// World generator seed.
-    #[arg(long, value_name = "N", conflicts_with = "heightmap")]
+    /// World generator seed (a whole number from 0 to 2^64 - 1).
+    #[arg(long, value_name = "N", conflicts_with = "heightmap", allow_hyphen_values = true, value_parser = parse_seed)]
     seed: Option<u64>,
 
     /// Import a heightmap PNG instead of generating a world.
@@ -177,12 +213,13 @@ struct Cli {
         long,
         value_name = "ELEVATION",
         requires = "heightmap",
-        allow_negative_numbers = true
+        allow_hyphen_values = true,
+        value_parser = parse_elevation
     )]
     sea_level: Option<f64>,
 
     /// Generated world extent along x and z, in cells (a multiple of 32).
-    #[arg(long, value_name = "CELLS", conflicts_with = "heightmap")]
+    #[arg(long, value_name = "CELLS", conflicts_with = "heightmap", allow_hyphen_values = true, value_parser = parse_world_size)]
     world_size: Option<u32>,
 
     /// Camera position (studs) and orientation (degrees); default frames the terrain.
@@ -346,6 +383,7 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
 /// meshing pipeline when a screenshot is drawn), then the screenshot, the
 /// statistics, the save and the exports, all of that same world.
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
+    check_output_paths(cli)?;
     let script = cli.script.as_deref().map(Script::load).transpose()?;
     let camera = initial_camera(cli)?;
     let world_start = std::time::Instant::now();
@@ -380,6 +418,56 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     write_world_outputs(cli, world, camera)
+}
+
+/// Every file the headless run would write, checked before anything runs
+/// (so a long replay never ends with a screenshot written and the stats
+/// refused): each can be written, and no two are the same file.
+fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
+    let mut outputs: Vec<(&str, PathBuf)> = Vec::new();
+    for (flag, path) in [
+        ("--screenshot", &cli.screenshot),
+        ("--stats-json", &cli.stats_json),
+        ("--save", &cli.save),
+        ("--export-glb", &cli.export_glb),
+        ("--export-heightmap", &cli.export_heightmap),
+    ] {
+        if let Some(path) = path {
+            outputs.push((flag, path.clone()));
+        }
+    }
+    if let Some(png) = &cli.export_heightmap {
+        outputs.push((
+            "--export-heightmap (sidecar)",
+            strata::io::heightmap_import::sidecar_path(png),
+        ));
+    }
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        strata::io::check_output_path(path).with_context(|| format!("invalid {flag}"))?;
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| same_file(p, path)) {
+            bail!(
+                "{flag} and {other} both write {}; give them different files",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` name the same file (compared by their absolute
+/// parent directory and file name, so the file need not exist yet).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let key = |p: &std::path::Path| {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        (
+            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+            p.file_name().map(|n| n.to_os_string()),
+        )
+    };
+    key(a) == key(b)
 }
 
 /// Prints what the screenshot run did.
@@ -518,5 +606,146 @@ mod tests {
     fn cli_definition_is_valid() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn negative_numbers_parse_where_allowed_and_are_refused_with_the_reason() {
+        let cli = Cli::try_parse_from(["strata", "--heightmap", "m.png", "--sea-level", "-20"])
+            .expect("a negative sea level");
+        assert_eq!(cli.sea_level, Some(-20.0));
+        let cli = Cli::try_parse_from(["strata", "--heightmap", "m.png", "--sea-level=-0.5"])
+            .expect("a negative sea level with =");
+        assert_eq!(cli.sea_level, Some(-0.5));
+        let cli = Cli::try_parse_from(["strata", "--seed", "7", "--world-size", "256"])
+            .expect("seed and size");
+        assert_eq!((cli.seed, cli.world_size), (Some(7), Some(256)));
+        for (args, needle) in [
+            (
+                &["--seed", "-5"][..],
+                "the seed must be a whole number from 0 to",
+            ),
+            (&["--seed", "1.5"][..], "got \"1.5\""),
+            (
+                &["--world-size", "-20"][..],
+                "the world size must be a positive whole number",
+            ),
+            (&["--world-size", "0"][..], "positive"),
+            (
+                &["--world-size", "99999999999"][..],
+                "positive whole number",
+            ),
+            (
+                &["--heightmap", "m.png", "--sea-level", "-inf"][..],
+                "finite elevation",
+            ),
+            (
+                &["--heightmap", "m.png", "--sea-level", "nan"][..],
+                "finite elevation",
+            ),
+        ] {
+            let err = Cli::try_parse_from(std::iter::once("strata").chain(args.iter().copied()))
+                .expect_err("refused");
+            let message = err.to_string();
+            assert!(
+                message.contains(needle) && !message.contains("unexpected argument"),
+                "{args:?}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_scales_report_the_real_terrain_size() {
+        let cli = Cli::try_parse_from([
+            "strata",
+            "--heightmap",
+            "m.png",
+            "--cells-per-pixel",
+            "1e30",
+        ])
+        .expect("parses");
+        let WorldSource::Heightmap { settings, .. } = world_source(&cli).expect("settings") else {
+            panic!("a heightmap source");
+        };
+        let map = strata::terrain::heightmap::Heightmap {
+            width_px: 4,
+            height_px: 2,
+            samples: vec![0.0; 8],
+            sidecar: None,
+        };
+        let err = strata::terrain::heightmap::grid_from_heightmap(&map, &settings)
+            .expect_err("too large");
+        let message = err.to_string();
+        assert!(
+            message.contains("4.000e30 × 2.000e30 cells")
+                && !message.contains("18446744073709551615"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn unwritable_outputs_are_refused_before_the_run() {
+        let dir = std::env::temp_dir().join(format!("strata-cli-outputs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let shot = dir.join("shot.png");
+        let shot = shot.to_str().expect("utf-8 path");
+        let check = |extra: &[&str]| {
+            let cli = Cli::try_parse_from(
+                ["strata", "--headless", "--screenshot", shot]
+                    .into_iter()
+                    .chain(extra.iter().copied()),
+            )
+            .expect("parses");
+            check_output_paths(&cli).map_err(|e| error_message(&e))
+        };
+        assert_eq!(check(&[]), Ok(()));
+        let stats = dir.join("stats.json");
+        assert_eq!(
+            check(&["--stats-json", stats.to_str().expect("utf-8")]),
+            Ok(())
+        );
+        for (args, needle) in [
+            (
+                &["--stats-json", "/proc/strata-stats.json"][..],
+                "invalid --stats-json: cannot write /proc/strata-stats.json: cannot create a file in /proc",
+            ),
+            (
+                &["--stats-json", "/dev/full/stats.json"][..],
+                "/dev/full is not a directory",
+            ),
+            (
+                &["--save", "/dev/null"][..],
+                "invalid --save: cannot write /dev/null: it is a character device",
+            ),
+            (&["--export-glb", "/tmp"][..], "it is a directory"),
+            (
+                &["--export-heightmap", "/dev/full/h.png"][..],
+                "invalid --export-heightmap",
+            ),
+            (
+                &["--stats-json", shot][..],
+                "--stats-json and --screenshot both write",
+            ),
+        ] {
+            let err = check(args).expect_err("refused");
+            assert!(err.contains(needle), "{args:?}: {err}");
+        }
+        // The heightmap export's sidecar may not be another output either.
+        let png = dir.join("h.png");
+        let json = dir.join("h.json");
+        let err = check(&[
+            "--export-heightmap",
+            png.to_str().expect("utf-8"),
+            "--stats-json",
+            json.to_str().expect("utf-8"),
+        ])
+        .expect_err("sidecar clash");
+        assert!(err.contains("both write"), "{err}");
+        assert_eq!(
+            std::fs::read_dir(&dir).map(|d| d.count()).ok(),
+            Some(0),
+            "nothing written"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -128,7 +128,9 @@ fn absurd_scale_is_refused_before_building() {
         ..HeightmapSettings::default()
     };
     match import_heightmap(&dem, &settings) {
-        Err(ImportError::TerrainTooLarge { width_cells, .. }) => assert_eq!(width_cells, 403 * 64),
+        Err(ImportError::TerrainTooLarge { width_cells, .. }) => {
+            assert_eq!(width_cells, 403.0 * 64.0)
+        }
         other => panic!("expected TerrainTooLarge, got {other:?}"),
     }
 }

@@ -11,44 +11,95 @@
 //! the PNG). Other fields are ignored. Pixel value `v` of a `B`-bit image is
 //! `min + v / (2^B − 1) · (max − min)` metres.
 
-use std::fs::File;
 use std::io::{BufReader, ErrorKind};
 use std::path::{Path, PathBuf};
 
 use image::ImageDecoder;
 
+use super::{BoundedReadError, open_bounded, read_bounded_to_string};
 use crate::progress::Progress;
 use crate::terrain::grid::Grid;
 pub use crate::terrain::heightmap::{
     BEDROCK_CELLS, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError, MAX_SIDE_PX,
 };
-use crate::terrain::heightmap::{check_settings, grid_from_heightmap_with_progress};
+use crate::terrain::heightmap::{
+    check_settings, grid_from_heightmap_with_progress, terrain_extent_cells,
+};
+
+/// Largest heightmap PNG that is read, bytes (1 GiB: twice an
+/// incompressible 16-bit grayscale PNG of [`MAX_SIDE_PX`]² pixels).
+pub const MAX_HEIGHTMAP_FILE_BYTES: u64 = 1 << 30;
+
+/// Largest sidecar that is read, bytes (64 KiB; a sidecar is a few lines).
+pub const MAX_SIDECAR_FILE_BYTES: u64 = 64 << 10;
+
+/// Memory the PNG decoder may allocate besides the decoded image, bytes.
+const DECODER_SLACK_BYTES: u64 = 64 << 20;
 
 /// Reads a PNG heightmap and its optional sidecar `<stem>.json`.
 ///
 /// Accepts 8- and 16-bit grayscale (with or without alpha, which is
 /// ignored), and RGB/RGBA images whose pixels are all gray (R = G = B).
+/// Both files must be regular files (after following symlinks) within
+/// [`MAX_HEIGHTMAP_FILE_BYTES`] and [`MAX_SIDECAR_FILE_BYTES`], checked
+/// before they are read; the decoder's memory is limited to the image the
+/// header announces.
 ///
 /// # Errors
-/// [`ImportError::NotFound`], [`ImportError::Io`], [`ImportError::Decode`],
-/// [`ImportError::UnsupportedColor`], [`ImportError::ZeroSize`],
-/// [`ImportError::ImageTooLarge`] (checked from the header, before decoding)
-/// and [`ImportError::Sidecar`].
+/// [`ImportError::NotFound`], [`ImportError::Io`],
+/// [`ImportError::NotRegularFile`], [`ImportError::FileTooLarge`],
+/// [`ImportError::Decode`], [`ImportError::UnsupportedColor`],
+/// [`ImportError::ZeroSize`], [`ImportError::ImageTooLarge`] (checked from
+/// the header, before decoding) and [`ImportError::Sidecar`].
 pub fn read_heightmap(path: &Path) -> Result<Heightmap, ImportError> {
-    let file = File::open(path).map_err(|source| match source.kind() {
-        ErrorKind::NotFound => ImportError::NotFound {
-            path: path.to_path_buf(),
+    read_heightmap_checked(path, None)
+}
+
+/// [`read_heightmap`] for an import with `settings`: the terrain's size
+/// (from the PNG header, the sidecar and `settings`) is checked before any
+/// pixel is decoded, so an oversized map costs neither time nor memory.
+///
+/// # Errors
+/// As [`read_heightmap`], and [`ImportError::InvalidSetting`] and
+/// [`ImportError::TerrainTooLarge`] before decoding.
+pub fn read_heightmap_for(
+    path: &Path,
+    settings: &HeightmapSettings,
+) -> Result<Heightmap, ImportError> {
+    read_heightmap_checked(path, Some(settings))
+}
+
+/// An [`ImportError`] for a refused or failed bounded read of `path`.
+fn read_error(path: &Path, e: BoundedReadError) -> ImportError {
+    let path = path.to_path_buf();
+    match e {
+        BoundedReadError::Io(source) if source.kind() == ErrorKind::NotFound => {
+            ImportError::NotFound { path }
+        }
+        BoundedReadError::Io(source) => ImportError::Io { path, source },
+        BoundedReadError::NotRegularFile { kind } => ImportError::NotRegularFile { path, kind },
+        BoundedReadError::TooLarge {
+            size_bytes,
+            limit_bytes,
+        } => ImportError::FileTooLarge {
+            path,
+            size_bytes,
+            limit_bytes,
         },
-        _ => ImportError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-    })?;
+    }
+}
+
+fn read_heightmap_checked(
+    path: &Path,
+    settings: Option<&HeightmapSettings>,
+) -> Result<Heightmap, ImportError> {
+    let file = open_bounded(path, MAX_HEIGHTMAP_FILE_BYTES).map_err(|e| read_error(path, e))?;
     let decode_err = |e: image::ImageError| ImportError::Decode {
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    let decoder = image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(decode_err)?;
+    let mut decoder =
+        image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(decode_err)?;
     let (width_px, height_px) = decoder.dimensions();
     if width_px == 0 || height_px == 0 {
         return Err(ImportError::ZeroSize {
@@ -63,6 +114,16 @@ pub fn read_heightmap(path: &Path) -> Result<Heightmap, ImportError> {
             limit_px: MAX_SIDE_PX,
         });
     }
+    // The sidecar and the terrain size before any pixel is decoded.
+    let sidecar = read_sidecar(path, width_px, height_px)?;
+    if let Some(settings) = settings {
+        terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings)?;
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE_PX);
+    limits.max_image_height = Some(MAX_SIDE_PX);
+    limits.max_alloc = Some(decoder.total_bytes().saturating_add(DECODER_SLACK_BYTES));
+    decoder.set_limits(limits).map_err(decode_err)?;
     let color = decoder.color_type();
     let image = image::DynamicImage::from_decoder(decoder).map_err(decode_err)?;
     let unsupported = || ImportError::UnsupportedColor {
@@ -100,7 +161,6 @@ pub fn read_heightmap(path: &Path) -> Result<Heightmap, ImportError> {
         }
         _ => return Err(unsupported()),
     };
-    let sidecar = read_sidecar(path, width_px, height_px)?;
     let samples = match &sidecar {
         Some(s) => {
             let range = s.max_elevation_m - s.min_elevation_m;
@@ -141,10 +201,10 @@ fn read_sidecar(
     height_px: u32,
 ) -> Result<Option<HeightmapSidecar>, ImportError> {
     let path = sidecar_path(png_path);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read_bounded_to_string(&path, MAX_SIDECAR_FILE_BYTES) {
         Ok(text) => text,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ImportError::Io { path, source }),
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(read_error(&path, e)),
     };
     let bad = |message: String| ImportError::Sidecar {
         path: path.clone(),
@@ -239,7 +299,7 @@ pub fn import_heightmap_with_progress(
 ) -> Result<Grid, ImportError> {
     check_settings(settings)?;
     progress.begin_stage("reading heightmap", 0);
-    let map = read_heightmap(path)?;
+    let map = read_heightmap_for(path, settings)?;
     progress.check().map_err(|_| ImportError::Cancelled)?;
     grid_from_heightmap_with_progress(&map, settings, progress)
 }

@@ -20,7 +20,229 @@ pub mod heightmap_import;
 pub mod world_file;
 pub mod world_source;
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+/// Why [`read_bounded`] or [`open_bounded`] refused or failed to read a file.
+#[derive(Debug, thiserror::Error)]
+pub enum BoundedReadError {
+    /// Opening, inspecting or reading the file failed (e.g. it does not exist).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The path (after following symlinks) is a FIFO, a device, a directory
+    /// or a socket: reading it could block forever or never end.
+    #[error("it is a {kind}, not a regular file")]
+    NotRegularFile {
+        /// What it is, e.g. "FIFO" or "character device".
+        kind: &'static str,
+    },
+    /// The file is larger than the reader's limit.
+    #[error("it is {size_bytes} bytes, more than the limit of {limit_bytes} bytes")]
+    TooLarge {
+        /// The file's size (or the bytes read before the limit was hit).
+        size_bytes: u64,
+        /// The limit.
+        limit_bytes: u64,
+    },
+}
+
+impl BoundedReadError {
+    /// True when the file does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, BoundedReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// A name for what a non-regular file is, for messages.
+fn file_kind(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "FIFO";
+        }
+        if file_type.is_char_device() {
+            return "character device";
+        }
+        if file_type.is_block_device() {
+            return "block device";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
+    }
+    if file_type.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
+}
+
+/// Checks that `path` is a regular file (following symlinks) of at most
+/// `max_bytes` before anything is read, then opens it; the returned reader
+/// stops after `max_bytes` (so a file that grows is still bounded). The
+/// opened file is checked again, so a path swapped for a device after the
+/// first check is refused too.
+///
+/// # Errors
+/// [`BoundedReadError`]: I/O errors (a missing file has kind `NotFound`),
+/// a FIFO, device, directory or socket, or a file above `max_bytes`.
+pub fn open_bounded(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<std::io::Take<std::fs::File>, BoundedReadError> {
+    let check = |meta: std::fs::Metadata| {
+        if !meta.is_file() {
+            return Err(BoundedReadError::NotRegularFile {
+                kind: file_kind(meta.file_type()),
+            });
+        }
+        if meta.len() > max_bytes {
+            return Err(BoundedReadError::TooLarge {
+                size_bytes: meta.len(),
+                limit_bytes: max_bytes,
+            });
+        }
+        Ok(())
+    };
+    // Before opening: opening a FIFO blocks until a writer appears.
+    check(std::fs::metadata(path)?)?;
+    let file = std::fs::File::open(path)?;
+    check(file.metadata()?)?;
+    Ok(file.take(max_bytes))
+}
+
+/// Reads all of `path`, a regular file of at most `max_bytes` (see
+/// [`open_bounded`]); the file type and size are checked before reading, so
+/// `/dev/zero`, a FIFO or a huge file is refused at once.
+///
+/// # Errors
+/// As [`open_bounded`], and [`BoundedReadError::TooLarge`] for a file that
+/// grew past `max_bytes` while it was read.
+pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, BoundedReadError> {
+    let mut reader = open_bounded(path, max_bytes)?;
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes)?;
+    // One more byte past the limit means the file grew while it was read.
+    let mut probe = [0u8; 1];
+    if reader.into_inner().read(&mut probe)? > 0 {
+        return Err(BoundedReadError::TooLarge {
+            size_bytes: bytes.len() as u64 + 1,
+            limit_bytes: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text.
+///
+/// # Errors
+/// As [`read_bounded`]; invalid UTF-8 is an [`std::io::ErrorKind::InvalidData`] I/O error.
+pub fn read_bounded_to_string(path: &Path, max_bytes: u64) -> Result<String, BoundedReadError> {
+    String::from_utf8(read_bounded(path, max_bytes)?)
+        .map_err(|e| BoundedReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
+/// Why an output path cannot be written (see [`check_output_path`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputPathError {
+    /// The path names no file (`/`, `..`, a path ending in `..`).
+    #[error("cannot write {path}: it names no file")]
+    NoFileName {
+        /// The output path.
+        path: PathBuf,
+    },
+    /// The path exists and is not a regular file (a directory, a device).
+    #[error("cannot write {path}: it is a {kind}, not a regular file")]
+    NotAFile {
+        /// The output path.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// The nearest existing ancestor of the path is not a directory.
+    #[error("cannot write {path}: {dir} is not a directory")]
+    ParentNotADirectory {
+        /// The output path.
+        path: PathBuf,
+        /// Its nearest existing ancestor.
+        dir: PathBuf,
+    },
+    /// No file can be created in the directory the output would go in.
+    #[error("cannot write {path}: cannot create a file in {dir}: {source}")]
+    NotWritable {
+        /// The output path.
+        path: PathBuf,
+        /// The directory probed.
+        dir: PathBuf,
+        /// Why the probe file could not be created.
+        source: std::io::Error,
+    },
+}
+
+/// Checks, before a long run, that `path` can be written the way
+/// [`write_atomically`] writes it: it names a file, is not an existing
+/// directory or device, and its nearest existing ancestor directory accepts
+/// a new file (probed by creating and removing an empty hidden file there;
+/// missing directories below it would be created by the write).
+///
+/// # Errors
+/// [`OutputPathError`] naming the path and the reason.
+pub fn check_output_path(path: &Path) -> Result<(), OutputPathError> {
+    let owned = || path.to_path_buf();
+    if path.file_name().is_none() {
+        return Err(OutputPathError::NoFileName { path: owned() });
+    }
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(OutputPathError::NotAFile {
+            path: owned(),
+            kind: file_kind(meta.file_type()),
+        });
+    }
+    let mut dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let meta = loop {
+        match std::fs::metadata(&dir) {
+            Ok(meta) => break meta,
+            Err(_) => match dir.parent() {
+                Some(up) if !up.as_os_str().is_empty() => dir = up.to_path_buf(),
+                _ => {
+                    break std::fs::metadata(".").map_err(|source| {
+                        OutputPathError::NotWritable {
+                            path: owned(),
+                            dir: PathBuf::from("."),
+                            source,
+                        }
+                    })?;
+                }
+            },
+        }
+    };
+    if !meta.is_dir() {
+        return Err(OutputPathError::ParentNotADirectory { path: owned(), dir });
+    }
+    let probe = temp_path_for(&dir.join("strata-write-probe"));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            // Best effort: an empty hidden file is all that could be left.
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(source) => Err(OutputPathError::NotWritable {
+            path: owned(),
+            dir,
+            source,
+        }),
+    }
+}
 
 /// A sibling of `path` to write before renaming it over `path`:
 /// `dir/.name.tmp-PID-N` (unique within the process).
@@ -188,5 +410,53 @@ mod tests {
                 .metadata()
                 .is_ok_and(|m| !m.is_file())
         );
+    }
+
+    #[test]
+    fn output_paths_are_checked_before_a_run() {
+        let dir = std::env::temp_dir().join(format!("strata-outpath-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(check_output_path(&dir.join("stats.json")).is_ok());
+        // Missing directories are created by the write.
+        assert!(check_output_path(&dir.join("new/sub/stats.json")).is_ok());
+        assert!(!dir.join("new").exists(), "the check creates nothing");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no probe left");
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(
+            check_output_path(&file).is_ok(),
+            "an existing file is replaced"
+        );
+        assert!(matches!(
+            check_output_path(&file.join("stats.json")),
+            Err(OutputPathError::ParentNotADirectory { .. })
+        ));
+        assert!(matches!(
+            check_output_path(&dir),
+            Err(OutputPathError::NotAFile {
+                kind: "directory",
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/dev/null")),
+            Err(OutputPathError::NotAFile {
+                kind: "character device",
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/dev/full/stats.json")),
+            Err(OutputPathError::ParentNotADirectory { .. })
+        ));
+        assert!(matches!(
+            check_output_path(Path::new("/")),
+            Err(OutputPathError::NoFileName { .. })
+        ));
+        let e = check_output_path(Path::new("/proc/strata-stats.json")).unwrap_err();
+        assert!(matches!(e, OutputPathError::NotWritable { .. }), "{e}");
+        assert!(e.to_string().contains("/proc/strata-stats.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -47,6 +47,10 @@
 //!
 //! `undo` and `redo` take no other field.
 //!
+//! Loading refuses, before anything runs: a file that is not a regular file
+//! or is above [`MAX_SCRIPT_FILE_BYTES`], more than [`MAX_SCRIPT_WORK_CELLS`]
+//! of estimated work, and a replay longer than [`MAX_REPLAY_SECONDS`].
+//!
 //! An optional `"walk"` (see [`WalkScript`]) walks a capsule character
 //! across the terrain after the strokes:
 //! `"walk": {"start_xz": [8.0, 2048.0], "steps": [{"frames": 600, "move_xz": [1, 0]}]}`.
@@ -57,7 +61,7 @@ use glam::{DVec3, IVec3};
 use serde::Deserialize;
 
 use crate::terrain::cell::Material;
-use crate::terrain::coords::CellBox;
+use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox};
 use crate::terrain::edit::{
     Brush, BrushMode, BrushOptions, BrushShape, EditError, Falloff, FlattenLimit, FlattenPlane,
 };
@@ -73,6 +77,31 @@ pub const MAX_SCRIPT_FRAME: u32 = 1_000_000;
 
 /// Most points a stroke path may have.
 pub const MAX_PATH_POINTS: usize = 10_000;
+
+/// Most cells of brush work all of a script's entries may cost, estimated
+/// when the script is parsed (see [`Script::estimated_work_cells`]): a brush
+/// application costs its bounding box, `(2 × radius)³` cells, and a stroke
+/// applies the brush once plus once every `spacing × radius` along its path;
+/// `generate` costs its box; `fill`, `clear` and `copy` cost their box times
+/// [`COPY_CELL_COST`], a paste the largest copy, an undo or redo the largest
+/// entry times [`COPY_CELL_COST`]. Measured: a Smooth stroke of radius 64 along
+/// 2048 studs at spacing 0.05 (3.4 × 10⁸ cells) took 42 s in the test build
+/// on a shared 2-core machine, about 10⁷ cells a second, so 3 × 10⁸ cells is
+/// about half a minute of brush work (less in a release build); the shipped
+/// 1000-stroke session estimates 8.4 × 10⁷.
+pub const MAX_SCRIPT_WORK_CELLS: f64 = 3.0e8;
+
+/// Cost of a cell that a fill, clear, copy, paste, undo or redo writes,
+/// relative to a brush cell: a 512³ fill with its undo and redo took 1.8 s,
+/// about 16 times faster per cell than a brush (and than `generate`).
+pub const COPY_CELL_COST: f64 = 1.0 / 16.0;
+
+/// Longest a replay may last in real time, seconds: its last frame divided
+/// by `frame_rate_hz` (one hour).
+pub const MAX_REPLAY_SECONDS: f64 = 3600.0;
+
+/// Largest script file that is read, bytes (16 MiB).
+pub const MAX_SCRIPT_FILE_BYTES: u64 = 16 << 20;
 
 /// Where a brush application is centred.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,8 +208,9 @@ pub enum ScriptError {
     Read {
         /// The file.
         path: String,
-        /// What went wrong.
-        source: std::io::Error,
+        /// What went wrong: an I/O error, not a regular file (a FIFO, a
+        /// device such as `/dev/zero`), or above [`MAX_SCRIPT_FILE_BYTES`].
+        source: crate::io::BoundedReadError,
     },
     /// Not valid JSON for the format (serde names the line and column).
     #[error("script {path} is not valid: {source}")]
@@ -231,6 +261,36 @@ pub enum SettingError {
     /// The walk's steps add up to too many frames.
     #[error("walk steps add up to {0} frames; at most {MAX_SCRIPT_FRAME} in all")]
     WalkTooLong(u64),
+    /// The entries would cost more than [`MAX_SCRIPT_WORK_CELLS`] cells of brush work.
+    #[error(
+        "the strokes would cost about {cells:.2e} cells of brush work in all (stroke \
+         {heaviest_index}: about {heaviest_cells:.2e} cells in {heaviest_applications:.0} brush \
+         applications); at most {MAX_SCRIPT_WORK_CELLS:.0e} cells per script"
+    )]
+    TooMuchWork {
+        /// Estimated cells of brush work of all entries.
+        cells: f64,
+        /// Index in the file of the costliest entry.
+        heaviest_index: usize,
+        /// Its estimated cells.
+        heaviest_cells: f64,
+        /// Its brush applications (0 for a region or history command).
+        heaviest_applications: f64,
+    },
+    /// The replay would last longer than [`MAX_REPLAY_SECONDS`].
+    #[error(
+        "the last stroke is on frame {last_frame} at {frame_rate_hz} Hz: the replay would take \
+         {seconds:.0} s ({hours:.1} hours); at most {MAX_REPLAY_SECONDS:.0} s",
+        hours = seconds / 3600.0
+    )]
+    ReplayTooLong {
+        /// The last stroke's frame.
+        last_frame: u32,
+        /// The script's frame rate.
+        frame_rate_hz: f64,
+        /// `last_frame / frame_rate_hz`.
+        seconds: f64,
+    },
 }
 
 /// What is wrong with one script entry.
@@ -442,6 +502,75 @@ fn parse_limit(name: &str) -> Option<FlattenLimit> {
         "lower_only" => Some(FlattenLimit::LowerOnly),
         _ => None,
     }
+}
+
+/// Estimated work of one entry whose paste and history costs are not yet
+/// known: `(cells, brush applications)`.
+fn own_work(action: &StrokeAction) -> (f64, f64) {
+    match action {
+        StrokeAction::Brush(b) => {
+            let length_studs: f64 = b
+                .path
+                .windows(2)
+                .map(|w| match (w[0], w[1]) {
+                    (StrokeCentre::World(a), StrokeCentre::World(c)) => a.distance(c),
+                    (
+                        StrokeCentre::OnSurface { x: ax, z: az },
+                        StrokeCentre::OnSurface { x, z },
+                    ) => (x - ax).hypot(z - az),
+                    // Mixed kinds only come from hand-built strokes; no length counted.
+                    _ => 0.0,
+                })
+                .sum();
+            let radius = f64::from(b.brush.radius_cells);
+            let spacing_studs = f64::from(b.spacing_fraction) * radius * f64::from(CELL_SIZE_STUDS);
+            let applications = 1.0 + length_studs / spacing_studs;
+            (applications * (2.0 * radius).powi(3), applications)
+        }
+        StrokeAction::Command(EditCommand::Generate { region }) => {
+            (region.volume_cells() as f64, 0.0)
+        }
+        StrokeAction::Command(
+            EditCommand::Fill { region, .. }
+            | EditCommand::Clear { region, .. }
+            | EditCommand::Copy { region },
+        ) => (region.volume_cells() as f64 * COPY_CELL_COST, 0.0),
+        StrokeAction::Command(_) => (0.0, 0.0),
+    }
+}
+
+/// A script's estimated work (see [`MAX_SCRIPT_WORK_CELLS`]): total cells,
+/// and the index, cells and brush applications of the costliest entry.
+fn estimate_work<'a>(
+    actions: impl Iterator<Item = &'a StrokeAction> + Clone,
+) -> (f64, usize, f64, f64) {
+    let mut largest_copy = 0.0f64;
+    let mut largest = 0.0f64;
+    for action in actions.clone() {
+        let (cells, _) = own_work(action);
+        largest = largest.max(cells);
+        if let StrokeAction::Command(EditCommand::Copy { .. }) = action {
+            largest_copy = largest_copy.max(cells);
+        }
+    }
+    // A paste writes at most the largest box copied (`largest_copy`, a copy
+    // cost already); an undo or redo copies back at most the cells of the
+    // largest step.
+    let undo_cells = largest * COPY_CELL_COST;
+    let mut total = 0.0;
+    let mut heaviest = (0usize, 0.0f64, 0.0f64);
+    for (index, action) in actions.enumerate() {
+        let (cells, applications) = match action {
+            StrokeAction::Command(EditCommand::Paste { .. }) => (largest_copy, 0.0),
+            StrokeAction::Command(EditCommand::Undo | EditCommand::Redo) => (undo_cells, 0.0),
+            _ => own_work(action),
+        };
+        total += cells;
+        if cells > heaviest.1 {
+            heaviest = (index, cells, applications);
+        }
+    }
+    (total, heaviest.0, heaviest.1, heaviest.2)
 }
 
 const REGION_TOOLS: [&str; 5] = ["fill", "clear", "copy", "paste", "generate"];
@@ -685,7 +814,8 @@ fn parse_region_command(s: &StrokeFile, tool: &str) -> Result<EditCommand, Entry
 }
 
 impl Script {
-    /// Reads and validates a script file.
+    /// Reads and validates a script file: a regular file (after following
+    /// symlinks) of at most [`MAX_SCRIPT_FILE_BYTES`], checked before reading.
     ///
     /// # Errors
     /// [`ScriptError`] naming the file (and the stroke) for unreadable files,
@@ -693,10 +823,13 @@ impl Script {
     /// centre, non-finite numbers, fields a tool does not use, or values out
     /// of range.
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text =
+            crate::io::read_bounded_to_string(path, MAX_SCRIPT_FILE_BYTES).map_err(|source| {
+                ScriptError::Read {
+                    path: path.display().to_string(),
+                    source,
+                }
+            })?;
         Script::parse(&text, &path.display().to_string())
     }
 
@@ -759,7 +892,26 @@ impl Script {
                 action,
             });
         }
+        let (cells, heaviest_index, heaviest_cells, heaviest_applications) =
+            estimate_work(strokes.iter().map(|s| &s.action));
+        if cells.is_nan() || cells > MAX_SCRIPT_WORK_CELLS {
+            return Err(setting(SettingError::TooMuchWork {
+                cells,
+                heaviest_index,
+                heaviest_cells,
+                heaviest_applications,
+            }));
+        }
         strokes.sort_by_key(|s| s.frame);
+        let last_frame = strokes.last().map_or(0, |s| s.frame);
+        let seconds = f64::from(last_frame) / frame_rate_hz;
+        if seconds > MAX_REPLAY_SECONDS {
+            return Err(setting(SettingError::ReplayTooLong {
+                last_frame,
+                frame_rate_hz,
+                seconds,
+            }));
+        }
         if let Some(walk) = &file.walk {
             validate_walk(walk).map_err(setting)?;
         }
@@ -769,6 +921,12 @@ impl Script {
             strokes,
             walk: file.walk,
         })
+    }
+
+    /// The estimated cells of brush work of all entries, at most
+    /// [`MAX_SCRIPT_WORK_CELLS`] for a parsed script.
+    pub fn estimated_work_cells(&self) -> f64 {
+        estimate_work(self.strokes.iter().map(|s| &s.action)).0
     }
 
     /// The last frame with a stroke (0 for an empty script).
@@ -1024,5 +1182,172 @@ mod tests {
             err(r#"{"strokes": [], "walk": {"start_xz": [0, 0], "steps": [{"frames": 1, "move_xz": [1, 0], "run": true}]}}"#)
                 .contains("unknown field")
         );
+    }
+
+    /// Runs `f` on a thread and fails unless it returns within 2 s (so a
+    /// read that blocks fails the test instead of hanging it).
+    fn within_2s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> (T, f64) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let start = std::time::Instant::now();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        let value = rx
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .expect("finished within 2 s");
+        (value, start.elapsed().as_secs_f64())
+    }
+
+    /// The three inputs of the issue that ran for hours or days are refused
+    /// at parse time, with the estimate in the message.
+    #[test]
+    fn unbounded_work_and_replay_time_are_refused_up_front() {
+        // 10,000 points zig-zagging across a 4096-cell world, Smooth radius
+        // 64 at spacing 0.05: ~15 hours of brush work.
+        let points: Vec<String> = (0..MAX_PATH_POINTS)
+            .map(|i| {
+                let x = if i % 2 == 0 { 16.0 } else { 16368.0 };
+                format!("[{x}, {:.1}]", i as f64 * 1.6)
+            })
+            .collect();
+        let long = format!(
+            r#"{{"strokes": [{{"frame": 0, "tool": "smooth", "radius_cells": 64, "spacing": 0.05, "path_xz": [{}]}}]}}"#,
+            points.join(", ")
+        );
+        assert!(long.len() > 150_000, "{}", long.len());
+        // Two points across a 4096-cell world at radius 64.
+        let two = r#"{"strokes":[{"frame":0,"tool":"smooth","path":[[0,300,2048],[16384,300,2048]],"radius_cells":64,"spacing":0.05}]}"#;
+        assert!(two.len() <= 130);
+        // Two points 2048 studs apart at radius 64: measured 42 s of work.
+        let measured = r#"{"strokes":[{"frame":0,"tool":"smooth","path":[[0,200,1024],[2048,200,1024]],"radius_cells":64,"spacing":0.05}]}"#;
+        // One stroke on frame 1,000,000 at 1 Hz: 11.6 days in real time.
+        let late = r#"{"frame_rate_hz": 1, "strokes": [{"frame": 1000000, "tool": "add", "centre": [0, 0, 0], "radius_cells": 4}]}"#;
+        for (text, needles) in [
+            (long, &["e13 cells", "stroke 0", "at most 3e8"][..]),
+            (
+                measured.to_string(),
+                &["about 3.38e8 cells", "161 brush applications"][..],
+            ),
+            (
+                two.to_string(),
+                &["about 2.69e9 cells", "1281 brush applications"][..],
+            ),
+            (
+                late.to_string(),
+                &[
+                    "frame 1000000 at 1 Hz",
+                    "1000000 s",
+                    "277.8 hours",
+                    "at most 3600 s",
+                ][..],
+            ),
+        ] {
+            let (result, secs) = within_2s(move || Script::parse(&text, "hostile.json"));
+            let message = result.unwrap_err().to_string();
+            assert!(secs < 2.0, "{secs} s");
+            println!("refused in {:.1} ms: {message}", secs * 1e3);
+            for needle in needles {
+                assert!(message.contains(needle), "{needle:?} not in {message}");
+            }
+        }
+        // A thousand largest fills, or one fill undone and redone a thousand
+        // times, are bounded the same way.
+        let fills = vec![
+            r#"{"frame": 0, "tool": "fill", "region_min": [0, 0, 0], "region_max": [512, 512, 512]}"#;
+            1000
+        ]
+        .join(",");
+        let e = Script::parse(&format!(r#"{{"strokes": [{fills}]}}"#), "f").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ScriptError::Setting {
+                    source: SettingError::TooMuchWork { .. },
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let storm =
+            vec![r#"{"frame": 1, "tool": "undo"}, {"frame": 1, "tool": "redo"}"#; 500].join(",");
+        let e = Script::parse(
+            &format!(r#"{{"strokes": [{{"frame": 0, "tool": "fill", "region_min": [0, 0, 0], "region_max": [512, 512, 512]}}, {storm}]}}"#),
+            "u",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cells of brush work in all"), "{e}");
+        // One largest fill with its undo and redo is cheap and allowed.
+        assert!(Script::parse(
+            r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [0, 0, 0], "region_max": [512, 512, 512]},
+                {"frame": 1, "tool": "undo"}, {"frame": 2, "tool": "redo"}]}"#,
+            "ok"
+        )
+        .is_ok());
+        // Real work stays allowed: radius 64 across half a 4096-cell world
+        // at the default spacing, and an hour of replay.
+        let across = Script::parse(
+            r#"{"strokes":[{"frame":216000,"tool":"smooth","path":[[0,300,2048],[8192,300,2048]],"radius_cells":64}]}"#,
+            "ok",
+        )
+        .unwrap();
+        assert!(across.estimated_work_cells() < MAX_SCRIPT_WORK_CELLS);
+    }
+
+    #[test]
+    fn shipped_scripts_are_well_within_the_work_budget() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scripts");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let script = Script::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                let cells = script.estimated_work_cells();
+                println!("{}: about {cells:.2e} cells", path.display());
+                assert!(cells < MAX_SCRIPT_WORK_CELLS / 2.0, "{}", path.display());
+            }
+        }
+    }
+
+    /// Devices, FIFOs, symlinks to devices and oversize files are refused
+    /// before anything is read.
+    #[cfg(unix)]
+    #[test]
+    fn unbounded_script_files_are_refused_before_reading() {
+        let dir = std::env::temp_dir().join(format!("strata-script-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let link = dir.join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let big = dir.join("big.json");
+        // Sparse: no bytes written, 16 MiB + 1 long.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_SCRIPT_FILE_BYTES + 1)
+            .unwrap();
+        for (path, needle) in [
+            (std::path::PathBuf::from("/dev/zero"), "character device"),
+            (std::path::PathBuf::from("/dev/urandom"), "character device"),
+            (link, "character device"),
+            (fifo, "FIFO"),
+            (dir.clone(), "directory"),
+            (big, "16777217 bytes, more than the limit of 16777216"),
+        ] {
+            let shown = path.display().to_string();
+            let (result, secs) = within_2s(move || Script::load(&path));
+            let e = result.unwrap_err();
+            println!("{shown}: refused in {:.2} ms: {e}", secs * 1e3);
+            assert!(matches!(e, ScriptError::Read { .. }), "{e}");
+            let message = e.to_string();
+            assert!(
+                message.contains(needle) && message.contains(&shown),
+                "{message}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -182,20 +182,45 @@ pub enum ImportError {
     },
     /// The terrain would exceed [`MAX_SIDE_CELLS`] on a side.
     #[error(
-        "terrain of {width_cells} × {depth_cells} cells exceeds the limit of {limit_cells} cells per side; lower cells_per_pixel"
+        "terrain of {} × {} cells exceeds the limit of {limit_cells} cells per side; lower cells_per_pixel",
+        cell_count(*width_cells),
+        cell_count(*depth_cells)
     )]
     TerrainTooLarge {
-        /// Extent along x, cells.
-        width_cells: u64,
-        /// Extent along z, cells.
-        depth_cells: u64,
+        /// Extent along x, cells (computed in `f64`, so never saturated;
+        /// infinite only beyond `f64::MAX`).
+        width_cells: f64,
+        /// Extent along z, cells (as `width_cells`).
+        depth_cells: f64,
         /// The limit.
         limit_cells: u64,
+    },
+    /// The PNG or the sidecar is not a regular file (a FIFO, a device, a
+    /// directory), checked before it is opened for reading.
+    #[error("cannot read {path}: it is a {kind}, not a regular file")]
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+        /// What it is, e.g. "FIFO".
+        kind: &'static str,
+    },
+    /// The PNG or the sidecar is larger than its reader's limit.
+    #[error(
+        "cannot read {path}: it is {size_bytes} bytes, more than the limit of {limit_bytes} bytes"
+    )]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, bytes.
+        size_bytes: u64,
+        /// The limit, bytes.
+        limit_bytes: u64,
     },
     /// The relief would exceed [`MAX_RELIEF_CELLS`], or the terrain would
     /// leave the `i32` lattice.
     #[error(
-        "terrain relief of {relief_cells} cells above base {base_height_cells} exceeds the limit of {limit_cells} cells; lower vertical_scale"
+        "terrain relief of {} cells above base {base_height_cells} exceeds the limit of {limit_cells} cells; lower vertical_scale",
+        cell_count(*relief_cells)
     )]
     TerrainTooTall {
         /// Relief in cells.
@@ -224,6 +249,52 @@ pub enum ImportError {
     /// A [`Heightmap`] built by hand is inconsistent (sample count, non-finite samples).
     #[error("invalid heightmap: {0}")]
     InvalidHeightmap(String),
+}
+
+/// A cell count for messages: whole numbers up to 10¹⁵, then scientific
+/// notation; never a saturated integer.
+fn cell_count(cells: f64) -> String {
+    if cells.is_nan() {
+        "an undefined number of".to_string()
+    } else if !cells.is_finite() {
+        format!("more than {:.1e}", f64::MAX)
+    } else if cells < 1e15 {
+        format!("{cells:.0}")
+    } else {
+        format!("{cells:.3e}")
+    }
+}
+
+/// The terrain's extent `(width_cells, depth_cells)` for a `width_px` ×
+/// `height_px` map with `sidecar` under `settings`, checked against
+/// [`MAX_SIDE_CELLS`]: what the importer checks from the PNG header and the
+/// sidecar before decoding any pixel.
+///
+/// # Errors
+/// [`ImportError::InvalidSetting`] and [`ImportError::TerrainTooLarge`].
+pub fn terrain_extent_cells(
+    width_px: u32,
+    height_px: u32,
+    sidecar: Option<&HeightmapSidecar>,
+    settings: &HeightmapSettings,
+) -> Result<(f64, f64), ImportError> {
+    let (cpp, _) = settings_scales(settings)?;
+    let extent = |px: u32, factor: f64| ((px as f64 * factor).round()).max(1.0);
+    let (width_cells, depth_cells) = match sidecar {
+        Some(s) => (
+            extent(width_px, cpp),
+            extent(height_px, cpp * (s.spacing_y_m / s.spacing_x_m)),
+        ),
+        None => (extent(width_px, cpp), extent(height_px, cpp)),
+    };
+    if !(width_cells <= MAX_SIDE_CELLS as f64 && depth_cells <= MAX_SIDE_CELLS as f64) {
+        return Err(ImportError::TerrainTooLarge {
+            width_cells,
+            depth_cells,
+            limit_cells: MAX_SIDE_CELLS,
+        });
+    }
+    Ok((width_cells, depth_cells))
 }
 
 /// Checks `settings` before anything is read or built.
@@ -315,33 +386,26 @@ impl Layout {
                 "sample {i} is not finite"
             )));
         }
-        let (aspect, vertical_cells_per_unit, reference, top) = match &map.sidecar {
+        let (vertical_cells_per_unit, reference, top) = match &map.sidecar {
             Some(s) => {
                 let cell_size_m = s.spacing_x_m / cpp;
-                (
-                    s.spacing_y_m / s.spacing_x_m,
-                    vs / cell_size_m,
-                    s.min_elevation_m,
-                    s.max_elevation_m,
-                )
+                (vs / cell_size_m, s.min_elevation_m, s.max_elevation_m)
             }
-            None => (1.0, NORMALIZED_RELIEF_CELLS * vs, 0.0, 1.0),
+            None => (NORMALIZED_RELIEF_CELLS * vs, 0.0, 1.0),
         };
-        let extent = |px: u32, factor: f64| ((px as f64 * factor).round()).max(1.0);
-        let width_cells = extent(w, cpp);
-        let depth_cells = extent(h, cpp * aspect);
-        if !(width_cells <= MAX_SIDE_CELLS as f64 && depth_cells <= MAX_SIDE_CELLS as f64) {
-            return Err(ImportError::TerrainTooLarge {
-                width_cells: width_cells.min(u64::MAX as f64) as u64,
-                depth_cells: depth_cells.min(u64::MAX as f64) as u64,
-                limit_cells: MAX_SIDE_CELLS,
-            });
-        }
+        let (width_cells, depth_cells) =
+            terrain_extent_cells(w, h, map.sidecar.as_ref(), settings)?;
         // The relief that gets built: the samples' range (which may exceed the sidecar's).
         let max_sample = map.samples.iter().copied().fold(reference, f64::max);
         let min_sample = map.samples.iter().copied().fold(reference, f64::min);
-        let relief_cells =
-            BEDROCK_CELLS + (max_sample - min_sample.min(reference)) * vertical_cells_per_unit;
+        let range = max_sample - min_sample.min(reference);
+        // A flat map has no relief even when the scale overflowed (0 × ∞).
+        let relief_cells = BEDROCK_CELLS
+            + if range > 0.0 {
+                range * vertical_cells_per_unit
+            } else {
+                0.0
+            };
         let base = settings.base_height_cells as f64;
         let too_tall = !relief_cells.is_finite()
             || relief_cells > MAX_RELIEF_CELLS
@@ -592,8 +656,8 @@ mod tests {
         assert!(matches!(
             with(|s| s.cells_per_pixel = 100.0),
             ImportError::TerrainTooLarge {
-                width_cells: 20_000,
-                depth_cells: 10_000,
+                width_cells: 20_000.0,
+                depth_cells: 10_000.0,
                 ..
             }
         ));
@@ -648,5 +712,46 @@ mod tests {
             grid_from_heightmap(&nan, &unit_settings()),
             Err(ImportError::InvalidHeightmap(_))
         ));
+    }
+
+    /// Tiny sidecar spacings and huge scales overflow in `f64`, never into a
+    /// saturated integer, and the message gives the real size.
+    #[test]
+    fn overflowing_sizes_are_reported_as_they_are() {
+        let map = |spacing_x_m: f64, spacing_y_m: f64| Heightmap {
+            width_px: 2,
+            height_px: 2,
+            samples: vec![0.0, 1.0, 2.0, 3.0],
+            sidecar: Some(HeightmapSidecar {
+                spacing_x_m,
+                spacing_y_m,
+                min_elevation_m: 0.0,
+                max_elevation_m: 3.0,
+                width: None,
+                height: None,
+            }),
+        };
+        let settings = HeightmapSettings::default();
+        let message = |m: &Heightmap| grid_from_heightmap(m, &settings).unwrap_err().to_string();
+        let tall = message(&map(1e-308, 1.0));
+        assert!(tall.contains("4 × more than 1.8e308 cells"), "{tall}");
+        let deep = message(&map(1e-300, 1e-300));
+        assert!(deep.contains("relief of 1.800e301 cells"), "{deep}");
+        for m in [tall, deep] {
+            assert!(!m.contains(&u64::MAX.to_string()), "{m}");
+        }
+        let wide = grid_from_heightmap(
+            &Heightmap {
+                sidecar: None,
+                ..map(1.0, 1.0)
+            },
+            &HeightmapSettings {
+                cells_per_pixel: 1e30,
+                ..settings.clone()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(wide.contains("2.000e30 × 2.000e30 cells"), "{wide}");
     }
 }

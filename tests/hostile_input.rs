@@ -1,0 +1,424 @@
+//! Hostile and huge heightmap input: a 16384² 16-bit PNG that decodes to
+//! gigabytes, and sidecars or PNGs that are FIFOs or devices. Each is
+//! refused within 2 s, from the header and the file type, without decoding
+//! or reading. Own test binary, so the peak-memory check sees no other test.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use strata::io::heightmap_import::{
+    HeightmapSettings, ImportError, import_heightmap, read_heightmap, sidecar_path,
+};
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// CRC-32 (PNG chunks), table driven.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (n, entry) in table.iter_mut().enumerate() {
+        let mut c = n as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *entry = c;
+    }
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc = table[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let mut body = kind.to_vec();
+    body.extend_from_slice(data);
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&crc32(&body).to_be_bytes());
+}
+
+/// Deflate bits, least significant first.
+#[derive(Default)]
+struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, value: u64, count: u32) {
+        self.acc |= value << self.n;
+        self.n += count;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+    /// A Huffman code (written most significant bit first).
+    fn code(&mut self, code: u64, count: u32) {
+        let reversed = code.reverse_bits() >> (64 - count);
+        self.put(reversed, count);
+    }
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// A zlib stream of `n` zero bytes: one fixed-Huffman block of a literal 0
+/// and back-references of 258 bytes at distance 1 (13 bits per 258 bytes),
+/// built without holding the `n` bytes.
+fn zlib_zeros(n: u64) -> Vec<u8> {
+    let mut bits = Bits::default();
+    bits.put(1, 1); // BFINAL
+    bits.put(1, 2); // BTYPE = fixed Huffman
+    let literal_zero = |bits: &mut Bits| bits.code(0x30, 8);
+    literal_zero(&mut bits);
+    let mut left = n - 1;
+    while left >= 258 {
+        bits.code(0xC5, 8); // length code 285: 258 bytes
+        bits.code(0, 5); // distance code 0: distance 1
+        left -= 258;
+    }
+    for _ in 0..left {
+        literal_zero(&mut bits);
+    }
+    bits.code(0, 7); // end of block
+    let mut out = vec![0x78, 0x01];
+    out.extend(bits.finish());
+    // Adler-32 of n zero bytes: a = 1, b = n.
+    let adler = (((n % 65521) as u32) << 16) | 1;
+    out.extend_from_slice(&adler.to_be_bytes());
+    out
+}
+
+/// A valid `side` × `side` 16-bit grayscale PNG of zeros, written without
+/// holding the image (3.4 MB for 16384², which holds 512 MiB of pixels).
+fn write_zero_png16(path: &Path, side: u32) {
+    let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&side.to_be_bytes());
+    ihdr.extend_from_slice(&side.to_be_bytes());
+    ihdr.extend_from_slice(&[16, 0, 0, 0, 0]);
+    chunk(&mut png, b"IHDR", &ihdr);
+    // Each row: filter byte 0 and 2 bytes per pixel.
+    let raw = side as u64 * (1 + 2 * side as u64);
+    chunk(&mut png, b"IDAT", &zlib_zeros(raw));
+    chunk(&mut png, b"IEND", &[]);
+    std::fs::write(path, png).unwrap();
+}
+
+/// Peak resident memory of this process so far, bytes (`VmHWM`).
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/self/status");
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .expect("a number of kB");
+    kib * 1024
+}
+
+/// Runs `f` on a thread and fails unless it returns within 2 s.
+fn within_2s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> (T, Duration) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let start = Instant::now();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    let value = rx
+        .recv_timeout(Duration::from_secs(2))
+        .expect("finished within 2 s");
+    (value, start.elapsed())
+}
+
+#[test]
+fn the_zero_png_writer_makes_a_valid_png() {
+    let dir = scratch("small");
+    let png = dir.join("zeros.png");
+    write_zero_png16(&png, 300);
+    let map = read_heightmap(&png).unwrap();
+    assert_eq!((map.width_px, map.height_px), (300, 300));
+    assert!(map.samples.iter().all(|&s| s == 0.0));
+}
+
+/// 16384² 16-bit pixels decode to 512 MiB (and 2 GiB of samples); at the
+/// default 2 cells per pixel the terrain is 32768 cells a side, so it is
+/// refused from the header before any pixel is decoded.
+#[test]
+fn a_huge_heightmap_is_refused_from_its_header_without_decoding() {
+    let dir = scratch("huge16");
+    let png = dir.join("huge.png");
+    let start = Instant::now();
+    write_zero_png16(&png, 16384);
+    let bytes = std::fs::metadata(&png).unwrap().len();
+    println!(
+        "wrote a 16384² 16-bit PNG of {bytes} bytes in {:.0} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    let before = peak_rss_bytes();
+    let (result, took) = within_2s({
+        let png = png.clone();
+        move || import_heightmap(&png, &HeightmapSettings::default())
+    });
+    let after = peak_rss_bytes();
+    let err = result.unwrap_err();
+    println!(
+        "refused in {:.1} ms, peak RSS {} -> {} MB: {err}",
+        took.as_secs_f64() * 1e3,
+        before >> 20,
+        after >> 20
+    );
+    assert!(
+        matches!(
+            err,
+            ImportError::TerrainTooLarge {
+                width_cells: 32768.0,
+                depth_cells: 32768.0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("32768 × 32768 cells"), "{err}");
+    assert!(
+        after - before < 200 << 20,
+        "peak memory grew by {} MB",
+        (after - before) >> 20
+    );
+}
+
+/// A FIFO as the PNG or as the sidecar, and a sidecar symlinked to
+/// `/dev/zero`, are refused by their file type instead of blocking forever
+/// or reading without end.
+#[cfg(unix)]
+#[test]
+fn fifo_and_device_heightmaps_and_sidecars_are_refused_before_reading() {
+    let dir = scratch("special");
+    let mkfifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    let fifo_png = dir.join("fifo.png");
+    mkfifo(&fifo_png);
+    let good = dir.join("small.png");
+    write_zero_png16(&good, 4);
+    let fifo_sidecar_png = dir.join("fifo-sidecar.png");
+    std::fs::copy(&good, &fifo_sidecar_png).unwrap();
+    mkfifo(&sidecar_path(&fifo_sidecar_png));
+    let zero_sidecar_png = dir.join("zero-sidecar.png");
+    std::fs::copy(&good, &zero_sidecar_png).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", sidecar_path(&zero_sidecar_png)).unwrap();
+    let big_sidecar_png = dir.join("big-sidecar.png");
+    std::fs::copy(&good, &big_sidecar_png).unwrap();
+    std::fs::File::create(sidecar_path(&big_sidecar_png))
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    for (png, bad, needle) in [
+        (fifo_png.clone(), fifo_png, "FIFO"),
+        (
+            PathBuf::from("/dev/zero"),
+            PathBuf::from("/dev/zero"),
+            "character device",
+        ),
+        (
+            fifo_sidecar_png.clone(),
+            sidecar_path(&fifo_sidecar_png),
+            "FIFO",
+        ),
+        (
+            zero_sidecar_png.clone(),
+            sidecar_path(&zero_sidecar_png),
+            "character device",
+        ),
+        (
+            big_sidecar_png.clone(),
+            sidecar_path(&big_sidecar_png),
+            "more than the limit of 65536 bytes",
+        ),
+    ] {
+        let (result, took) = within_2s({
+            let png = png.clone();
+            move || import_heightmap(&png, &HeightmapSettings::default())
+        });
+        let err = result.unwrap_err();
+        println!(
+            "{}: refused in {:.2} ms: {err}",
+            png.display(),
+            took.as_secs_f64() * 1e3
+        );
+        assert!(
+            matches!(
+                &err,
+                ImportError::NotRegularFile { path, .. } | ImportError::FileTooLarge { path, .. }
+                    if *path == bad
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains(needle), "{err}");
+    }
+    // The good map still imports.
+    assert!(import_heightmap(&good, &HeightmapSettings::default()).is_ok());
+}
+
+/// Runs the `strata` binary with `args`; kills it after 10 s. Returns
+/// whether it succeeded, its stderr and how long it ran.
+fn run_strata(args: &[&str]) -> (bool, String, Duration) {
+    use std::io::Read as _;
+    let start = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("strata {args:?} ran for more than 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.success(), stderr, start.elapsed())
+}
+
+/// The binary refuses each hostile input before building a world or
+/// writing any file, in well under 2 s, with the reason.
+#[cfg(unix)]
+#[test]
+fn the_cli_refuses_hostile_input_before_running() {
+    let dir = scratch("cli");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let save = out.join("world.strata");
+    let save = save.to_str().unwrap();
+    let fifo = dir.join("script.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let slow = dir.join("slow.json");
+    std::fs::write(
+        &slow,
+        r#"{"strokes":[{"frame":0,"tool":"smooth","path":[[0,200,1024],[2048,200,1024]],"radius_cells":64,"spacing":0.05}]}"#,
+    )
+    .unwrap();
+    let huge = dir.join("huge.png");
+    write_zero_png16(&huge, 16384);
+    let small = dir.join("small.png");
+    write_zero_png16(&small, 4);
+    let ws = ["--headless", "--world-size", "64", "--save", save];
+    fn with<'a>(ws: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        ws.iter().chain(extra).copied().collect()
+    }
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            with(&ws, &["--script", "/dev/zero"]),
+            "/dev/zero: it is a character device",
+        ),
+        (
+            with(&ws, &["--script", fifo.to_str().unwrap()]),
+            "it is a FIFO",
+        ),
+        (
+            with(&ws, &["--script", slow.to_str().unwrap()]),
+            "about 3.38e8 cells of brush work",
+        ),
+        (
+            with(&ws, &["--stats-json", "/proc/strata-stats.json"]),
+            "invalid --stats-json",
+        ),
+        (
+            with(&ws, &["--export-glb", "/dev/full/x.glb"]),
+            "/dev/full is not a directory",
+        ),
+        (
+            vec!["--headless", "--seed", "-5", "--save", save],
+            "the seed must be a whole number",
+        ),
+        (
+            vec!["--headless", "--world-size", "-20", "--save", save],
+            "positive whole number",
+        ),
+        (
+            vec![
+                "--headless",
+                "--heightmap",
+                huge.to_str().unwrap(),
+                "--save",
+                save,
+            ],
+            "terrain of 32768 × 32768 cells",
+        ),
+        (
+            vec![
+                "--headless",
+                "--heightmap",
+                small.to_str().unwrap(),
+                "--cells-per-pixel",
+                "1e30",
+                "--save",
+                save,
+            ],
+            "4.000e30 × 4.000e30 cells",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (ok, stderr, took) = run_strata(&args);
+        println!("{:.0} ms: {}", took.as_secs_f64() * 1e3, stderr.trim());
+        assert!(!ok, "{args:?} succeeded");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("18446744073709551615 "), "{stderr}");
+        assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+        assert_eq!(
+            std::fs::read_dir(&out).unwrap().count(),
+            0,
+            "{args:?} wrote a file"
+        );
+    }
+    // A negative sea level is a value, not a flag.
+    let (ok, stderr, _) = run_strata(&[
+        "--headless",
+        "--heightmap",
+        small.to_str().unwrap(),
+        "--sea-level",
+        "-20",
+        "--save",
+        save,
+    ]);
+    assert!(ok, "{stderr}");
+}
