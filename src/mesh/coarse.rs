@@ -159,6 +159,59 @@ fn compute_block_summaries(data: &[Cell], level: u8) -> Arc<[BlockSummary]> {
     out.into()
 }
 
+/// Vote weight of an exposed solid cell in the one-cell shell around a
+/// block, relative to a buried cell of the block itself.
+pub const SHELL_EXPOSED_VOTE_WEIGHT: u32 = EXPOSED_VOTE_WEIGHT / 2;
+
+/// The material of a mixed block from `cells`: the block with a two-cell
+/// border, `w` cells on a side (x fastest). Solid cells vote with their
+/// occupancy: exposed cells of the block (a face neighbour is not inside)
+/// [`EXPOSED_VOTE_WEIGHT`] times, buried ones once, and exposed cells of
+/// the one-cell shell around the block [`SHELL_EXPOSED_VOTE_WEIGHT`] times.
+/// The shell matters just under the surface: a block whose cells are all
+/// buried (the row above it holds the surface) would otherwise take the
+/// soil's material, and coarse levels showed it as contour rings where
+/// level 0 shows grass. Largest vote wins, ties to the lower id.
+fn vote_block_material(cells: &[Cell], w: usize, votes: &mut [u32; Material::COUNT]) -> u8 {
+    let at = |x: usize, y: usize, z: usize| cells[(z * w + y) * w + x];
+    let block = 2..w - 2;
+    votes.fill(0);
+    for z in 1..w - 1 {
+        for y in 1..w - 1 {
+            for x in 1..w - 1 {
+                let c = at(x, y, z);
+                let occ = c.solid_occupancy() as u32;
+                if occ == 0 {
+                    continue;
+                }
+                let exposed = !at(x - 1, y, z).is_inside()
+                    || !at(x + 1, y, z).is_inside()
+                    || !at(x, y - 1, z).is_inside()
+                    || !at(x, y + 1, z).is_inside()
+                    || !at(x, y, z - 1).is_inside()
+                    || !at(x, y, z + 1).is_inside();
+                let in_block = block.contains(&x) && block.contains(&y) && block.contains(&z);
+                let weight = match (in_block, exposed) {
+                    (true, true) => EXPOSED_VOTE_WEIGHT,
+                    (true, false) => 1,
+                    (false, true) => SHELL_EXPOSED_VOTE_WEIGHT,
+                    (false, false) => continue,
+                };
+                if let Some(v) = votes.get_mut(c.material().0 as usize) {
+                    *v += weight * occ;
+                }
+            }
+        }
+    }
+    let mut best = 0usize;
+    for (id, &v) in votes.iter().enumerate() {
+        if v > votes[best] {
+            best = id;
+        }
+    }
+    best as u8
+}
+
 /// Fills `field` with the coarse samples of `level` (1..=3) for the chunk
 /// whose 3×3×3 neighbourhood is `hood`. Level 0 delegates to
 /// [`SampleField::gather_l0_from`].
@@ -212,67 +265,39 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                 field.water[i] = water;
                 field.material[i] = match sum.material {
                     MIXED => {
-                        // The block plus a one-cell border, copied locally so the
+                        // The block plus a two-cell border, copied locally so the
                         // exposure tests are plain array reads: the inner run of
-                        // each row comes from the block's own chunk, only the two
+                        // each row comes from the block's own chunk, only the
                         // border cells may lie in a neighbour.
-                        let w = (s + 2) as usize;
-                        let mut local_cells = [Cell::EMPTY; 10 * 10 * 10];
+                        const B: i32 = 2;
+                        let w = (s + 2 * B) as usize;
+                        let mut local_cells = [Cell::EMPTY; 12 * 12 * 12];
                         for z in 0..w {
                             for y in 0..w {
                                 let row = (z * w + y) * w;
-                                let p = base + IVec3::new(-1, y as i32 - 1, z as i32 - 1);
-                                local_cells[row] = cell_at(hood, p);
-                                local_cells[row + w - 1] =
-                                    cell_at(hood, p + IVec3::new(s + 1, 0, 0));
-                                let inner = local + IVec3::new(0, y as i32 - 1, z as i32 - 1);
+                                let p = base + IVec3::new(-B, y as i32 - B, z as i32 - B);
+                                for x in (0..B).chain(s + B..s + 2 * B) {
+                                    local_cells[row + x as usize] =
+                                        cell_at(hood, p + IVec3::new(x, 0, 0));
+                                }
+                                let inner = local + IVec3::new(0, y as i32 - B, z as i32 - B);
                                 let in_chunk = inner.y >= 0
                                     && inner.y < CHUNK_SIZE_CELLS
                                     && inner.z >= 0
                                     && inner.z < CHUNK_SIZE_CELLS;
+                                let run = row + B as usize..row + (B + s) as usize;
                                 if in_chunk {
                                     let start = crate::terrain::coords::local_index(inner);
-                                    local_cells[row + 1..row + 1 + s as usize]
+                                    local_cells[run]
                                         .copy_from_slice(&data[start..start + s as usize]);
                                 } else {
-                                    for x in 0..s {
-                                        local_cells[row + 1 + x as usize] =
-                                            cell_at(hood, p + IVec3::new(x + 1, 0, 0));
+                                    for (x, cell) in local_cells[run].iter_mut().enumerate() {
+                                        *cell = cell_at(hood, p + IVec3::new(B + x as i32, 0, 0));
                                     }
                                 }
                             }
                         }
-                        let at = |x: usize, y: usize, z: usize| local_cells[(z * w + y) * w + x];
-                        votes.fill(0);
-                        for z in 1..w - 1 {
-                            for y in 1..w - 1 {
-                                for x in 1..w - 1 {
-                                    let c = at(x, y, z);
-                                    let occ = c.solid_occupancy() as u32;
-                                    if occ == 0 {
-                                        continue;
-                                    }
-                                    let exposed = !at(x - 1, y, z).is_inside()
-                                        || !at(x + 1, y, z).is_inside()
-                                        || !at(x, y - 1, z).is_inside()
-                                        || !at(x, y + 1, z).is_inside()
-                                        || !at(x, y, z - 1).is_inside()
-                                        || !at(x, y, z + 1).is_inside();
-                                    let weight = if exposed { EXPOSED_VOTE_WEIGHT } else { 1 };
-                                    if let Some(v) = votes.get_mut(c.material().0 as usize) {
-                                        *v += weight * occ;
-                                    }
-                                }
-                            }
-                        }
-                        // Largest vote, ties to the lower id.
-                        let mut best = 0usize;
-                        for (id, &v) in votes.iter().enumerate() {
-                            if v > votes[best] {
-                                best = id;
-                            }
-                        }
-                        best as u8
+                        vote_block_material(&local_cells[..w * w * w], w, &mut votes)
                     }
                     m => m,
                 };
@@ -371,5 +396,34 @@ mod tests {
         let j = f.index(PAD, PAD, PAD);
         assert_eq!(f.material[j], Material::ROCK.0);
         assert_eq!(f.solid[j], 255);
+    }
+
+    #[test]
+    fn a_block_just_under_a_grass_surface_takes_the_grass() {
+        // The input that showed it (contour rings at levels 1 and 2): the
+        // surface row (y = 4, inside at occupancy 200) lies just above a
+        // level-2 block whose top row is grass and whose other rows are dirt.
+        // All of the block's cells are buried, so the vote used to pick dirt,
+        // and the solid block below the surface sample coloured the surface.
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-8, -8, -8), IVec3::new(40, 5, 40)),
+            |c, _| match c.0.y {
+                4 => Cell::new(Material::GRASS, 200),
+                3 => Cell::full(Material::GRASS),
+                _ => Cell::full(Material::DIRT),
+            },
+        )
+        .unwrap();
+        let f = field_of(&g, 2);
+        // Sample y index 0 covers cells y 0..4: all full, all buried.
+        let j = f.index(PAD + 1, PAD, PAD + 1);
+        assert_eq!(f.solid[j], 255);
+        assert_eq!(Material(f.material[j]), Material::GRASS);
+        // The surface sample above is grass too, and deep blocks stay soil.
+        let i = f.index(PAD + 1, PAD + 1, PAD + 1);
+        assert_eq!(Material(f.material[i]), Material::GRASS);
+        let deep = f.index(PAD + 1, PAD - 1, PAD + 1);
+        assert_eq!(Material(f.material[deep]), Material::DIRT);
     }
 }
