@@ -561,6 +561,79 @@ fn decompression_bombs_are_refused_without_allocating() {
     assert_eq!(grid.chunk_count(), s.grid.chunk_count() - 1);
 }
 
+/// Peak resident memory of this process so far (`VmHWM`), KiB (Linux only).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_generated_column_and_other_foreign_schema_objects_are_refused_before_any_row_is_read() {
+    // The hostile world: `chunks.data` is a generated column that makes
+    // SQLite build an 800 MB value for every row read (16 s and 2.3 GB for
+    // these 10 rows before the schema check).
+    let s = saved_small_world("generated_column");
+    let conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    conn.execute_batch(
+        "ALTER TABLE chunks RENAME TO old_chunks;
+         CREATE TABLE chunks (
+             x INTEGER NOT NULL,
+             y INTEGER NOT NULL,
+             z INTEGER NOT NULL,
+             hash INTEGER NOT NULL,
+             data BLOB GENERATED ALWAYS AS (CAST(hex(zeroblob(400000000)) AS BLOB)) VIRTUAL,
+             PRIMARY KEY (x, y, z)
+         );
+         INSERT INTO chunks (x, y, z, hash) SELECT x, y, z, hash FROM old_chunks LIMIT 10;
+         DROP TABLE old_chunks;
+         VACUUM;",
+    )
+    .expect("build the hostile file");
+    drop(conn);
+    let bytes = std::fs::metadata(&s.path).unwrap().len();
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    let open_err = WorldFile::open(&s.path, LoadOptions::default())
+        .map(|_| ())
+        .expect_err("open must refuse it too");
+    let meta_err = world_file::read_meta(&s.path).expect_err("so must read_meta");
+    let elapsed = start.elapsed();
+    println!(
+        "generated-column world ({bytes} bytes): refused in {:.1} ms (load, open and read_meta); \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        elapsed.as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    for e in [&err, &open_err, &meta_err] {
+        assert!(
+            matches!(e, WorldFileError::UnexpectedSchema { detail, .. }
+                if detail.contains("chunks") && detail.contains("GENERATED")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("is not a Strata world: unexpected schema"), "{e}");
+    }
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+
+    // Triggers, views, extra tables and indexes are refused the same way.
+    for (name, sql) in [
+        ("trigger", "CREATE TRIGGER t AFTER UPDATE ON meta BEGIN SELECT 1; END"),
+        ("view", "CREATE VIEW v AS SELECT * FROM chunks"),
+        ("table", "CREATE TABLE extra (a)"),
+        ("index", "CREATE INDEX by_hash ON chunks (hash)"),
+    ] {
+        let s = saved_small_world(&format!("schema_{name}"));
+        s.sql(sql, []);
+        let err = s.load_err();
+        assert!(
+            matches!(&err, WorldFileError::UnexpectedSchema { detail, .. }
+                if detail.contains(&format!("unexpected {name}"))),
+            "{name}: {err}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Interrupted saves
 

@@ -70,6 +70,17 @@ pub enum WorldFileError {
         /// Its `PRAGMA application_id`.
         application_id: i32,
     },
+    /// An SQLite database with Strata's application id whose schema is not
+    /// exactly a world's (extra tables, views, triggers or indexes, or a
+    /// table declared differently, e.g. with a generated column). Refused
+    /// before any row is read.
+    #[error("{path} is not a Strata world: unexpected schema: {detail}")]
+    UnexpectedSchema {
+        /// The file.
+        path: PathBuf,
+        /// The first difference found.
+        detail: String,
+    },
     /// A required table is missing.
     #[error("world file {path} has no `{table}` table")]
     MissingTable {
