@@ -369,6 +369,7 @@ fn a_missing_chunk_row_fails_the_world_hash() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -487,6 +488,7 @@ fn flipped_bytes_in_chunk_blobs_fail_with_their_coordinates() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -554,6 +556,7 @@ fn decompression_bombs_are_refused_without_allocating() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -632,6 +635,109 @@ fn a_generated_column_and_other_foreign_schema_objects_are_refused_before_any_ro
             "{name}: {err}"
         );
     }
+}
+
+/// A world file of `rows` chunk rows that all hold the same valid dense
+/// chunk (one rock cell, a blob of a few dozen bytes that decodes to
+/// `DENSE_CHUNK_BYTES`), each with its correct chunk hash.
+fn dense_chunk_bomb(name: &str, rows: usize) -> Saved {
+    let mut cells = vec![strata::terrain::cell::Cell::EMPTY; 32 * 32 * 32];
+    cells[0] = strata::terrain::cell::Cell::full(Material::ROCK);
+    let chunk = strata::terrain::chunk::ChunkCells::from_dense(cells);
+    let grid = Grid::from_chunks([(ChunkCoord::new(0, 0, 0), chunk)]);
+    let path = test_dir(name).join("world.strata");
+    WorldFile::save_full(&path, &grid, &WorldMeta::default()).expect("save");
+    let s = Saved {
+        hash: grid.content_hash(),
+        grid,
+        path,
+    };
+    let (_, hash, blob) = s.rows()[0].clone();
+    assert!(blob[0] == 1 && blob.len() < 64, "{} bytes", blob.len());
+    let mut conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    let tx = conn.transaction().unwrap();
+    {
+        let mut put = tx
+            .prepare("INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .unwrap();
+        for i in 0..rows as i32 {
+            put.execute(rusqlite::params![i % 64, i / 64 % 64, i / 4096, hash, blob])
+                .unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    s
+}
+
+#[test]
+fn many_rows_of_one_small_dense_chunk_are_refused_before_decoding() {
+    // The realistic bomb: as many rows as a world may hold (an 18 MB file
+    // that would decode to 16 GiB) is refused by the default budget up front.
+    let start = std::time::Instant::now();
+    let s = dense_chunk_bomb("dense_bomb", world_file::MAX_CHUNKS);
+    let built = start.elapsed();
+    let bytes = std::fs::metadata(&s.path).unwrap().len();
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    let elapsed = start.elapsed();
+    println!(
+        "dense-chunk bomb ({bytes} bytes, {} rows, built in {:.0} ms): refused in {:.1} ms; \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        world_file::MAX_CHUNKS,
+        built.as_secs_f64() * 1e3,
+        elapsed.as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    let expected = world_file::MAX_CHUNKS as u64 * DENSE_CHUNK_BYTES as u64;
+    assert!(
+        matches!(err, WorldFileError::TooMuchChunkData { dense_chunks, bytes, limit, .. }
+            if dense_chunks == world_file::MAX_CHUNKS as u64 && bytes == expected
+                && limit == world_file::MAX_DECODED_BYTES),
+        "{err}"
+    );
+    assert!(err.to_string().contains("more than the limit"), "{err}");
+    // Lenient loads and open are bounded the same way.
+    let lenient = LoadOptions {
+        skip_bad_chunks: true,
+        ..LoadOptions::default()
+    };
+    assert!(matches!(
+        world_file::load(&s.path, lenient).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { .. })
+    ));
+    assert!(matches!(
+        WorldFile::open(&s.path, LoadOptions::default()).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { .. })
+    ));
+
+    // A budget given in the options: 100 dense chunks fit, 101 do not.
+    let s = dense_chunk_bomb("dense_budget", 101);
+    let budget = |chunks: u64| LoadOptions {
+        max_decoded_bytes: Some(chunks * DENSE_CHUNK_BYTES as u64),
+        ..LoadOptions::default()
+    };
+    assert!(matches!(
+        world_file::load(&s.path, budget(100)).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { dense_chunks: 101, limit, .. })
+            if limit == 100 * DENSE_CHUNK_BYTES as u64
+    ));
+    // Within the budget every chunk verifies; only the world hash (of the
+    // one-chunk world the rows were copied into) fails.
+    assert!(matches!(
+        world_file::load(&s.path, budget(101)).map(|_| ()),
+        Err(WorldFileError::WorldHashMismatch { .. })
+    ));
+    let (grid, _, report) = world_file::load(
+        &s.path,
+        LoadOptions {
+            skip_bad_chunks: true,
+            ..budget(101)
+        },
+    )
+    .expect("lenient load within the budget");
+    assert_eq!((grid.chunk_count(), report.chunks), (101, 101));
+    assert!(report.skipped.is_empty() && !report.world_hash_ok);
 }
 
 // ---------------------------------------------------------------------------

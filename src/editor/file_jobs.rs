@@ -297,7 +297,10 @@ pub fn open_world(
         format!("Opening {name}"),
         JobKind::ReplaceWorld,
         move |progress| {
-            let options = LoadOptions { skip_bad_chunks };
+            let options = LoadOptions {
+                skip_bad_chunks,
+                ..LoadOptions::default()
+            };
             let (file, grid, meta, report) =
                 match WorldFile::open_with_progress(&path, options, progress) {
                     Ok(opened) => opened,

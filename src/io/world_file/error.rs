@@ -119,6 +119,21 @@ pub enum WorldFileError {
         /// [`MAX_CHUNKS`](super::MAX_CHUNKS).
         limit: usize,
     },
+    /// The chunks would decode to more cell data than the load's budget
+    /// ([`LoadOptions::max_decoded_bytes`](super::LoadOptions::max_decoded_bytes)); refused before that memory is used.
+    #[error(
+        "world file {path}: {dense_chunks} dense chunks would decode to {bytes} bytes, more than the limit of {limit} bytes"
+    )]
+    TooMuchChunkData {
+        /// The file.
+        path: PathBuf,
+        /// Dense chunks counted (all of the file's, or those kept so far).
+        dense_chunks: u64,
+        /// Bytes they decode to.
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// A chunk's data cannot be decoded (unknown tag, bad zstd frame, wrong
     /// size, unknown material).
     #[error("world file {path}: chunk {} has invalid data: {reason}", fmt_coord(*coord))]

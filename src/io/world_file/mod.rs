@@ -74,6 +74,16 @@ use schema::{open_existing, read_meta_table, require_table, write_meta};
 /// allocate without bound.
 pub const MAX_CHUNKS: usize = 1 << 18;
 
+/// Most bytes of decoded dense chunks a load keeps by default
+/// ([`LoadOptions::max_decoded_bytes`]): 4 GiB, 65536 dense chunks of
+/// [`DENSE_CHUNK_BYTES`], about twice the dense chunks of the largest
+/// generated world. A file of many small rows that each decode to a dense
+/// chunk is refused before it is decoded instead of exhausting memory.
+pub const MAX_DECODED_BYTES: u64 = 4 << 30;
+
+/// Chunk rows read, decoded and verified together (in parallel) by a load.
+const LOAD_BATCH_ROWS: usize = 512;
+
 /// Environment variable for crash tests, read only in builds with the
 /// `test-hooks` cargo feature (off by default; the crate's tests turn it on):
 /// when set to a number of milliseconds, every save stops for that long just
@@ -97,6 +107,11 @@ pub struct LoadOptions {
     /// [`LoadReport::skipped`] (also tolerating a world hash mismatch),
     /// instead of failing on the first damaged chunk.
     pub skip_bad_chunks: bool,
+    /// Most bytes of decoded chunk cells the load may keep
+    /// ([`DENSE_CHUNK_BYTES`] per dense chunk); `None` means
+    /// [`MAX_DECODED_BYTES`]. A world over it fails with
+    /// [`WorldFileError::TooMuchChunkData`] before any chunk is decoded.
+    pub max_decoded_bytes: Option<u64>,
 }
 
 /// A chunk [`load`] left out under [`LoadOptions::skip_bad_chunks`].
@@ -195,12 +210,27 @@ pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
 /// it is longer than any valid encoding and was not read).
 type ChunkRow = (ChunkCoord, u64, Result<Vec<u8>, usize>);
 
-/// Reads every chunk row, refusing more than [`MAX_CHUNKS`] and
-/// coordinates off the cell lattice.
-fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, WorldFileError> {
+/// Reads every chunk row, refusing more than [`MAX_CHUNKS`], more dense
+/// rows than `max_decoded_bytes` can hold (before any is read), and
+/// coordinates off the cell lattice. Rows are handed to `sink`
+/// [`LOAD_BATCH_ROWS`] at a time, so only one batch of blobs is in memory;
+/// `begin(count)` is called with the number of rows before the first batch.
+fn read_chunk_rows(
+    conn: &Connection,
+    path: &Path,
+    max_decoded_bytes: u64,
+    begin: impl FnOnce(u64),
+    mut sink: impl FnMut(Vec<ChunkRow>) -> Result<(), WorldFileError>,
+) -> Result<(), WorldFileError> {
     require_table(conn, path, "chunks")?;
-    let count: i64 = conn
-        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+    // `length` reads no blob. Uniform blobs are 3 bytes; every longer one
+    // decodes to a dense chunk or is refused.
+    let (count, dense): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(CASE WHEN length(data) > 3 THEN 1 END) FROM chunks",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .map_err(|e| sqlite_err(path, e))?;
     if count as u64 > MAX_CHUNKS as u64 {
         return Err(WorldFileError::TooManyChunks {
@@ -209,6 +239,16 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
             limit: MAX_CHUNKS,
         });
     }
+    let dense_bytes = (dense.max(0) as u64).saturating_mul(DENSE_CHUNK_BYTES as u64);
+    if dense_bytes > max_decoded_bytes {
+        return Err(WorldFileError::TooMuchChunkData {
+            path: path.to_path_buf(),
+            dense_chunks: dense.max(0) as u64,
+            bytes: dense_bytes,
+            limit: max_decoded_bytes,
+        });
+    }
+    begin(count.max(0) as u64);
     let mut stmt = conn
         .prepare(
             "SELECT x, y, z, hash, length(data), \
@@ -222,7 +262,7 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
         path: path.to_path_buf(),
         message,
     };
-    let mut out = Vec::with_capacity(count.max(0) as usize);
+    let mut out = Vec::with_capacity(LOAD_BATCH_ROWS);
     while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
         let int = |i: usize| -> Result<i64, WorldFileError> {
             row.get::<_, i64>(i)
@@ -247,8 +287,17 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
             }
         };
         out.push((coord, hash as u64, blob));
+        if out.len() == LOAD_BATCH_ROWS {
+            sink(std::mem::replace(
+                &mut out,
+                Vec::with_capacity(LOAD_BATCH_ROWS),
+            ))?;
+        }
     }
-    Ok(out)
+    if !out.is_empty() {
+        sink(out)?;
+    }
+    Ok(())
 }
 
 /// Loads a world file into a new grid, verifying every chunk hash and the
@@ -262,7 +311,9 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
 /// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
 /// [`WorldFileError::Corrupt`], [`WorldFileError::NotAWorld`],
 /// [`WorldFileError::MissingTable`], [`WorldFileError::NewerFormat`],
-/// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`]; and,
+/// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`],
+/// [`WorldFileError::UnexpectedSchema`],
+/// [`WorldFileError::TooMuchChunkData`]; and,
 /// unless [`LoadOptions::skip_bad_chunks`], [`WorldFileError::ChunkTooLarge`],
 /// [`WorldFileError::InvalidChunk`], [`WorldFileError::BadChunk`] (listing
 /// every chunk whose hash fails) and [`WorldFileError::WorldHashMismatch`].
@@ -298,55 +349,92 @@ fn load_from(
     let start = Instant::now();
     progress.begin_stage("reading", 0);
     let stored = read_meta_table(conn, path)?;
-    let rows = read_chunk_rows(conn, path)?;
+    let budget = options.max_decoded_bytes.unwrap_or(MAX_DECODED_BYTES);
     let cancelled = || WorldFileError::Cancelled {
         path: path.to_path_buf(),
         operation: "loading",
     };
-    progress.check().map_err(|_| cancelled())?;
-    progress.begin_stage("loading", rows.len() as u64);
-    let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
-        .into_par_iter()
-        .map(|(coord, stored_hash, blob)| {
-            progress.advance(1);
-            if progress.is_cancelled() {
-                return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
-            }
-            let cells = match blob {
-                Err(len) => Err(ChunkFault::Invalid(format!(
-                    "{len} bytes of data, longer than any chunk encoding"
-                ))),
-                Ok(blob) => decode_blob(&blob).and_then(|cells| {
-                    let actual = cells.content_hash();
-                    if actual == stored_hash {
-                        Ok(cells)
-                    } else {
-                        Err(ChunkFault::HashMismatch {
-                            stored: stored_hash,
-                            actual,
-                        })
-                    }
-                }),
-            };
-            (coord, stored_hash, cells)
-        })
-        .collect();
-    progress.check().map_err(|_| cancelled())?;
-    let mut chunks = Vec::with_capacity(decoded.len());
+    let mut chunks = Vec::new();
     let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
-    for (coord, hash, result) in decoded {
-        match result {
-            // Empty chunks are never stored; one in a file is dropped like
-            // `Grid::from_chunks` drops it, and left out of the world hash.
-            Ok(cells) if cells.is_all_empty() => {}
-            Ok(cells) => {
-                hashes.insert(coord, hash);
-                chunks.push((coord, cells));
+    let mut kept_bytes: u64 = 0;
+    // Each batch is decoded and verified before the next is read: a load
+    // without `skip_bad_chunks` stops at the first undecodable chunk, keeps
+    // no cells once a chunk has failed its hash (it only lists the others
+    // that fail), and never keeps more than `budget` bytes of cells.
+    read_chunk_rows(
+        conn,
+        path,
+        budget,
+        |count| progress.begin_stage("loading", count),
+        |rows| {
+            progress.check().map_err(|_| cancelled())?;
+            let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
+                .into_par_iter()
+                .map(|(coord, stored_hash, blob)| {
+                    progress.advance(1);
+                    if progress.is_cancelled() {
+                        return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
+                    }
+                    let cells = match blob {
+                        Err(len) => Err(ChunkFault::Invalid(format!(
+                            "{len} bytes of data, longer than any chunk encoding"
+                        ))),
+                        Ok(blob) => decode_blob(&blob).and_then(|cells| {
+                            let actual = cells.content_hash();
+                            if actual == stored_hash {
+                                Ok(cells)
+                            } else {
+                                Err(ChunkFault::HashMismatch {
+                                    stored: stored_hash,
+                                    actual,
+                                })
+                            }
+                        }),
+                    };
+                    (coord, stored_hash, cells)
+                })
+                .collect();
+            progress.check().map_err(|_| cancelled())?;
+            for (coord, hash, result) in decoded {
+                match result {
+                    // Empty chunks are never stored; one in a file is dropped like
+                    // `Grid::from_chunks` drops it, and left out of the world hash.
+                    Ok(cells) if cells.is_all_empty() => {}
+                    // A strict load that already failed keeps nothing more.
+                    Ok(_) if !options.skip_bad_chunks && !faults.is_empty() => {}
+                    Ok(cells) => {
+                        if !matches!(cells, ChunkCells::Uniform(_)) {
+                            kept_bytes += DENSE_CHUNK_BYTES as u64;
+                            if kept_bytes > budget {
+                                return Err(WorldFileError::TooMuchChunkData {
+                                    path: path.to_path_buf(),
+                                    dense_chunks: kept_bytes / DENSE_CHUNK_BYTES as u64,
+                                    bytes: kept_bytes,
+                                    limit: budget,
+                                });
+                            }
+                        }
+                        hashes.insert(coord, hash);
+                        chunks.push((coord, cells));
+                    }
+                    Err(fault) => {
+                        let undecodable = !matches!(fault, ChunkFault::HashMismatch { .. });
+                        faults.push((coord, fault));
+                        if !options.skip_bad_chunks {
+                            // The load fails: free the cells kept so far.
+                            chunks = Vec::new();
+                            if undecodable {
+                                return Err(first_fault(path, std::mem::take(&mut faults)));
+                            }
+                        }
+                    }
+                }
             }
-            Err(fault) => faults.push((coord, fault)),
-        }
-    }
+            Ok(())
+        },
+    )?;
+    progress.check().map_err(|_| cancelled())?;
     faults.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
     let mut report = LoadReport::default();
     if options.skip_bad_chunks {
