@@ -903,19 +903,76 @@ fn interrupted_full_save_leaves_the_previous_file() {
         "--save".as_ref(),
         target.as_os_str(),
     ]);
+    // What is left of the killed save is a temporary sibling, never the target.
+    let leftovers = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".target.strata.tmp-")
+            })
+            .count()
+    };
+    assert_eq!(leftovers(), 1);
     let (loaded, _, _) = world_file::load(&target, LoadOptions::default()).expect("load target");
     assert_eq!(loaded.content_hash(), other.content_hash());
-    // What is left of the killed save is a temporary sibling, never the target.
-    let leftovers = std::fs::read_dir(&dir)
+    // Opening the target removed the dead process's leftover.
+    assert_eq!(leftovers(), 0);
+}
+
+/// The process id of a process that has exited.
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("reap true");
+    pid
+}
+
+#[test]
+fn stale_temp_files_of_killed_saves_are_removed_on_open_and_save() {
+    let s = saved_small_world("stale_temps");
+    let dir = s.path.parent().unwrap().to_path_buf();
+    let dead = dead_pid();
+    let own = std::process::id();
+    let put = |name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, vec![7u8; 4096]).unwrap();
+        p
+    };
+    let stale = put(&format!(".world.strata.tmp-{dead}-0"));
+    let stale_journal_like = put(&format!(".world.strata.tmp-{dead}-12"));
+    // This process's own (a save in progress on another thread) and other
+    // names (another world's, and files that only look similar) are kept.
+    let live = put(&format!(".world.strata.tmp-{own}-99"));
+    let other_world = put(&format!(".other.strata.tmp-{dead}-0"));
+    let not_ours = put(&format!(".world.strata.tmp-{dead}-0.bak"));
+    // A live process id (init) with a fresh file is kept; two days old, it
+    // is stale (the id may have been reused).
+    let fresh_init = put(".world.strata.tmp-1-3");
+    let old_init = put(".world.strata.tmp-1-4");
+    let two_days = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old_init)
         .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with(".target.strata.tmp-")
-        })
-        .count();
-    assert_eq!(leftovers, 1);
+        .set_modified(two_days)
+        .unwrap();
+
+    let (file, _, _, _) = WorldFile::open(&s.path, LoadOptions::default()).expect("open");
+    drop(file);
+    for p in [&stale, &stale_journal_like, &old_init] {
+        assert!(!p.exists(), "{} was kept", p.display());
+    }
+    for p in [&live, &other_world, &not_ours, &fresh_init] {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    // A full save removes them too (and keeps the live one).
+    let stale = put(&format!(".world.strata.tmp-{dead}-5"));
+    WorldFile::save_full(&s.path, &s.grid, &WorldMeta::default()).expect("save");
+    assert!(!stale.exists());
+    assert!(live.exists() && fresh_init.exists());
 }
 
 // ---------------------------------------------------------------------------

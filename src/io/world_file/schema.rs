@@ -203,7 +203,8 @@ impl WorldMeta {
 /// journal an interrupted save left) on a hardened connection (see
 /// [`harden`]), runs the first query, which is where SQLite notices a file
 /// that is not a database, and checks the schema ([`verify_schema`]) before
-/// anything reads a row.
+/// anything reads a row. Stale temporary files of killed full saves of
+/// `path` are removed first ([`crate::io::remove_stale_temps`]).
 pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
     let md = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if md.is_dir() {
@@ -212,6 +213,8 @@ pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
             source: std::io::Error::new(ErrorKind::IsADirectory, "is a directory"),
         });
     }
+    // Leftovers of killed full saves of this world (best effort).
+    crate::io::remove_stale_temps(path);
     if md.len() == 0 {
         return Err(WorldFileError::NotSqlite {
             path: path.to_path_buf(),
