@@ -838,10 +838,13 @@ fn interrupted_incremental_save_leaves_the_previous_world() {
         before,
         "the stall flushed no page"
     );
-    let (loaded, meta, _) = world_file::load(&path, LoadOptions::default()).expect("load");
+    let (loaded, meta, report) = world_file::load(&path, LoadOptions::default()).expect("load");
     assert_eq!(loaded.content_hash(), grid.content_hash());
     assert_eq!(meta.generator, Some(small_settings()));
     assert!(!journal.exists(), "the journal was rolled back");
+    let recovery = report.journal_recovery.expect("the rollback is reported");
+    assert_eq!(recovery.journal, journal);
+    assert!(recovery.file_copy.exists() && recovery.journal_copy.exists());
 
     // The same command without the stall saves the script's edits incrementally.
     let out = Command::new(env!("CARGO_BIN_EXE_strata"))
@@ -869,6 +872,88 @@ fn interrupted_incremental_save_leaves_the_previous_world() {
     assert!(stdout.contains("2 changed the world"), "{stdout}");
     let (loaded, _, _) = world_file::load(&path, LoadOptions::default()).expect("load");
     assert_eq!(loaded.content_hash(), edited.content_hash());
+}
+
+#[test]
+fn a_journal_that_does_not_belong_to_the_file_never_costs_the_user_the_file() {
+    // A crashed incremental save leaves `a.strata-journal`; the user then
+    // restores `a.strata` from a backup of another world.
+    let dir = test_dir("foreign_journal");
+    let path = dir.join("a.strata");
+    let grid = small_world();
+    WorldFile::save_full(&path, &grid, &WorldMeta::generated(&small_settings())).expect("save");
+    let script = write_script(&dir, &grid);
+    run_and_kill_mid_save(&[
+        "--headless".as_ref(),
+        "--world".as_ref(),
+        path.as_os_str(),
+        "--script".as_ref(),
+        script.as_os_str(),
+        "--save".as_ref(),
+        path.as_os_str(),
+    ]);
+    let journal = dir.join("a.strata-journal");
+    let journal_bytes = std::fs::read(&journal).expect("the killed save left a journal");
+    let backup_world = generate_world(&GeneratorSettings {
+        seed: 99,
+        size_cells: 64,
+    })
+    .unwrap();
+    let backup = dir.join("backup.strata");
+    WorldFile::save_full(&backup, &backup_world, &WorldMeta::default()).expect("save backup");
+    let restored = std::fs::read(&backup).unwrap();
+    std::fs::write(&path, &restored).unwrap();
+
+    // Opening rolls the journal in (SQLite cannot tell it is foreign), but
+    // only after keeping untouched copies, and says so, loaded or not.
+    let recovery = match WorldFile::open(&path, LoadOptions::default()) {
+        Ok((_, _, _, report)) => report.journal_recovery.expect("a notice"),
+        Err(WorldFileError::AfterJournalRollback { recovery, source }) => {
+            let msg = WorldFileError::AfterJournalRollback {
+                recovery: recovery.clone(),
+                source,
+            }
+            .to_string();
+            assert!(msg.contains(&recovery.file_copy.display().to_string()), "{msg}");
+            assert!(msg.contains(&path.display().to_string()), "{msg}");
+            *recovery
+        }
+        Err(other) => panic!("no notice of the rollback: {other}"),
+    };
+    assert!(!journal.exists());
+    assert_eq!(recovery.path, path);
+    assert_eq!(recovery.journal, journal);
+    assert_eq!(recovery.file_copy, dir.join("a.strata.before-recovery"));
+    assert_eq!(std::fs::read(&recovery.file_copy).unwrap(), restored);
+    assert_eq!(std::fs::read(&recovery.journal_copy).unwrap(), journal_bytes);
+    assert!(recovery.to_string().contains("before-recovery"), "{recovery}");
+    // The copy is the restored world, intact.
+    let (copy, _, report) =
+        world_file::load(&recovery.file_copy, LoadOptions::default()).expect("load the copy");
+    assert_eq!(copy.content_hash(), backup_world.content_hash());
+    assert!(report.journal_recovery.is_none());
+
+    // The same again: the first copies are kept, the new ones get new names.
+    std::fs::write(&path, &restored).unwrap();
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    let second = match world_file::load(&path, LoadOptions::default()) {
+        Ok((_, _, report)) => report.journal_recovery.expect("a notice"),
+        Err(WorldFileError::AfterJournalRollback { recovery, .. }) => *recovery,
+        Err(other) => panic!("no notice of the rollback: {other}"),
+    };
+    assert_eq!(second.file_copy, dir.join("a.strata.before-recovery-2"));
+    assert_eq!(std::fs::read(&second.file_copy).unwrap(), restored);
+    assert_eq!(std::fs::read(&recovery.file_copy).unwrap(), restored);
+
+    // A full save over a file with a journal beside it drops that journal
+    // (it belonged to the replaced file) instead of rolling it into the new one.
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    WorldFile::save_full(&path, &backup_world, &WorldMeta::default()).expect("save");
+    assert!(!journal.exists());
+    let (loaded, _, report) = world_file::load(&path, LoadOptions::default()).expect("load");
+    assert_eq!(loaded.content_hash(), backup_world.content_hash());
+    assert!(report.journal_recovery.is_none());
+    assert!(!dir.join("a.strata.before-recovery-3").exists());
 }
 
 /// The brush a script stroke makes (material Grass by default).

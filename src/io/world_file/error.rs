@@ -179,6 +179,34 @@ pub enum WorldFileError {
         /// Hash of the loaded grid.
         actual: u64,
     },
+    /// A leftover journal lies beside the file, and no copy of the file (or
+    /// journal) could be kept before SQLite rolls the journal back into it;
+    /// the file was not opened and is unchanged.
+    #[error(
+        "world file {path} has a leftover journal {}; cannot keep a copy at {} before it is rolled back, so the file was not opened: {source}",
+        journal.display(),
+        copy.display()
+    )]
+    RecoveryCopy {
+        /// The file.
+        path: PathBuf,
+        /// The journal.
+        journal: PathBuf,
+        /// The copy that could not be written.
+        copy: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Opening or loading failed after SQLite rolled a leftover journal back
+    /// into the file; untouched copies of the file and the journal as they
+    /// were are kept ([`JournalRecovery`](super::JournalRecovery)).
+    #[error("{source} (note: {recovery})")]
+    AfterJournalRollback {
+        /// What was rolled back and where the copies are.
+        recovery: Box<super::JournalRecovery>,
+        /// The error.
+        source: Box<WorldFileError>,
+    },
     /// Any other SQLite error (locked, disk full, read-only, …).
     #[error("world file {path}: {source}")]
     Sqlite {

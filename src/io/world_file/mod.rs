@@ -48,6 +48,7 @@
 
 mod codec;
 mod error;
+mod journal;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -66,6 +67,8 @@ pub use codec::DENSE_CHUNK_BYTES;
 use codec::{ChunkFault, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks};
 pub use error::WorldFileError;
 use error::{fmt_coord, io_err, sqlite_err};
+pub use journal::JournalRecovery;
+use journal::noting;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 use schema::{open_existing, read_meta_table, require_table, write_meta};
 
@@ -135,6 +138,10 @@ pub struct LoadReport {
     pub world_hash_ok: bool,
     /// Wall time of the load, ms.
     pub elapsed_ms: f64,
+    /// A leftover journal that opening the file rolled back into it, and
+    /// where the untouched copies of the file and journal were kept: a
+    /// notice for the user (the editor shows it, the command line prints it).
+    pub journal_recovery: Option<JournalRecovery>,
 }
 
 /// What a save wrote.
@@ -201,9 +208,13 @@ fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
 /// Every file-level [`WorldFileError`] ([`WorldFileError::NotFound`],
 /// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
 /// [`WorldFileError::NewerFormat`], [`WorldFileError::BadMeta`], …).
+///
+/// Like every open, it rolls back a leftover journal after keeping copies
+/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`] or [`load`],
+/// whose report carries the notice, when the world is about to be loaded.
 pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
-    let conn = open_existing(path)?;
-    Ok(read_meta_table(&conn, path)?.meta)
+    let (conn, recovery) = open_existing(path)?;
+    noting(&recovery, read_meta_table(&conn, path).map(|m| m.meta))
 }
 
 /// A chunk row as read: coordinate, stored hash, and the blob (`None` when
@@ -334,8 +345,10 @@ pub fn load_with_progress(
     options: LoadOptions,
     progress: &Progress,
 ) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
-    let conn = open_existing(path)?;
-    let (grid, meta, report, _) = load_from(&conn, path, options, progress)?;
+    let (conn, recovery) = open_existing(path)?;
+    let (grid, meta, mut report, _) =
+        noting(&recovery, load_from(&conn, path, options, progress))?;
+    report.journal_recovery = recovery;
     Ok((grid, meta, report))
 }
 
@@ -644,7 +657,19 @@ impl WorldFile {
             |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
             |e| io_err(path, e),
         )?;
-        let conn = open_existing(path)?;
+        // A journal beside the replaced file belonged to it (an interrupted
+        // incremental save of the old world): rolled into the new file it
+        // would corrupt it.
+        let journal = journal::with_suffix(path, "-journal");
+        match std::fs::remove_file(&journal) {
+            Ok(()) => log::info!(
+                "removed {}, the journal of the replaced file",
+                journal.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&journal, e)),
+        }
+        let (conn, _) = open_existing(path)?;
         let file = WorldFile {
             path: path.to_path_buf(),
             conn,
@@ -689,8 +714,10 @@ impl WorldFile {
         options: LoadOptions,
         progress: &Progress,
     ) -> Result<(WorldFile, Grid, WorldMeta, LoadReport), WorldFileError> {
-        let conn = open_existing(path)?;
-        let (grid, meta, report, hashes) = load_from(&conn, path, options, progress)?;
+        let (conn, recovery) = open_existing(path)?;
+        let (grid, meta, mut report, hashes) =
+            noting(&recovery, load_from(&conn, path, options, progress))?;
+        report.journal_recovery = recovery;
         let clean = report.skipped.is_empty() && report.world_hash_ok;
         let synced = clean.then(|| SyncedState {
             generation: grid.generation(),

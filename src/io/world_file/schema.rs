@@ -14,6 +14,7 @@ use rusqlite::{Connection, OpenFlags, params};
 
 use super::codec::MAX_BLOB_BYTES;
 use super::error::{WorldFileError, io_err, sqlite_err};
+use super::journal::{JournalRecovery, keep_copies_before_rollback, noting};
 use crate::camera::{Camera, MAX_PITCH_DEG};
 use crate::terrain::generate::GeneratorSettings;
 
@@ -205,7 +206,14 @@ impl WorldMeta {
 /// that is not a database, and checks the schema ([`verify_schema`]) before
 /// anything reads a row. Stale temporary files of killed full saves of
 /// `path` are removed first ([`crate::io::remove_stale_temps`]).
-pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
+///
+/// When a hot journal lies beside the file, untouched copies of the file and
+/// the journal are kept first ([`keep_copies_before_rollback`]) and returned
+/// as a [`JournalRecovery`]; errors after that are wrapped in
+/// [`WorldFileError::AfterJournalRollback`].
+pub(super) fn open_existing(
+    path: &Path,
+) -> Result<(Connection, Option<JournalRecovery>), WorldFileError> {
     let md = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if md.is_dir() {
         return Err(WorldFileError::Io {
@@ -221,6 +229,13 @@ pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
             detail: "the file is empty".to_string(),
         });
     }
+    let recovery = keep_copies_before_rollback(path)?;
+    let conn = noting(&recovery, connect(path))?;
+    Ok((conn, recovery))
+}
+
+/// The body of [`open_existing`] after the journal check.
+fn connect(path: &Path) -> Result<Connection, WorldFileError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_err(path, e))?;
     conn.busy_timeout(Duration::from_secs(5))
