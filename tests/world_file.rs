@@ -954,6 +954,22 @@ fn a_journal_that_does_not_belong_to_the_file_never_costs_the_user_the_file() {
     assert_eq!(loaded.content_hash(), backup_world.content_hash());
     assert!(report.journal_recovery.is_none());
     assert!(!dir.join("a.strata.before-recovery-3").exists());
+
+    // The command line tells the user too (on stderr, loaded or not).
+    std::fs::write(&path, &restored).unwrap();
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless".as_ref(), "--world".as_ref(), path.as_os_str()])
+        .args(["--save".as_ref(), dir.join("out.strata").as_os_str()])
+        .output()
+        .expect("run strata");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let third = dir.join("a.strata.before-recovery-3");
+    assert!(
+        stderr.contains("rolled back") && stderr.contains(&third.display().to_string()),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&third).unwrap(), restored);
 }
 
 /// The brush a script stroke makes (material Grass by default).

@@ -280,6 +280,20 @@ pub fn world_file_error(e: WorldFileError) -> JobError {
             path: path.clone(),
             message: e.to_string(),
         },
+        // Damaged chunks after a journal rollback: still offer to skip them
+        // (the message says where the copies of the file are).
+        WorldFileError::AfterJournalRollback { ref source, .. }
+            if matches!(**source, WorldFileError::BadChunk { .. }) =>
+        {
+            let path = match &**source {
+                WorldFileError::BadChunk { path, .. } => path.clone(),
+                _ => PathBuf::new(),
+            };
+            JobError::BadChunks {
+                path,
+                message: e.to_string(),
+            }
+        }
         other => JobError::Failed(other.to_string()),
     }
 }
