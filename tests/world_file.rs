@@ -711,6 +711,25 @@ fn many_rows_of_one_small_dense_chunk_are_refused_before_decoding() {
         Err(WorldFileError::TooMuchChunkData { .. })
     ));
 
+    // Under the budget (4096 rows, 256 MiB of cells): the rows' stored
+    // hashes do not add up to the world hash, so the strict load verifies
+    // every chunk but keeps none of them, and fails on the world hash.
+    let s = dense_chunk_bomb("dense_doomed", 4096);
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    println!(
+        "dense-chunk rows under the budget ({} bytes, 4096 rows): {err} in {:.0} ms; \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        std::fs::metadata(&s.path).unwrap().len(),
+        start.elapsed().as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    assert!(
+        matches!(err, WorldFileError::WorldHashMismatch { stored, .. } if stored == s.hash),
+        "{err}"
+    );
+
     // A budget given in the options: 100 dense chunks fit, 101 do not.
     let s = dense_chunk_bomb("dense_budget", 101);
     let budget = |chunks: u64| LoadOptions {

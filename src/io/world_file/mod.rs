@@ -230,7 +230,7 @@ fn read_chunk_rows(
     conn: &Connection,
     path: &Path,
     max_decoded_bytes: u64,
-    begin: impl FnOnce(u64),
+    begin: impl FnOnce(u64) -> Result<(), WorldFileError>,
     mut sink: impl FnMut(Vec<ChunkRow>) -> Result<(), WorldFileError>,
 ) -> Result<(), WorldFileError> {
     require_table(conn, path, "chunks")?;
@@ -259,7 +259,7 @@ fn read_chunk_rows(
             limit: max_decoded_bytes,
         });
     }
-    begin(count.max(0) as u64);
+    begin(count.max(0) as u64)?;
     let mut stmt = conn
         .prepare(
             "SELECT x, y, z, hash, length(data), \
@@ -309,6 +309,37 @@ fn read_chunk_rows(
         sink(out)?;
     }
     Ok(())
+}
+
+/// The world hash of the rows' stored chunk hashes, leaving out rows that
+/// hold an empty uniform chunk (as the loader drops them): what the stored
+/// world hash must be when every chunk verifies. Reads no dense blob. `None`
+/// when a row is odd (the load reports it).
+fn world_hash_of_stored_rows(conn: &Connection) -> Option<u64> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT x, y, z, hash FROM chunks WHERE NOT (length(data) = 3 \
+             AND substr(data, 1, 1) = x'00' AND substr(data, 3, 1) = x'00')",
+        )
+        .ok()?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })
+        .ok()?;
+    let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
+    for row in rows {
+        let (x, y, z, hash) = row.ok()?;
+        let coord = |v: i64| i32::try_from(v).ok();
+        let c = ChunkCoord(IVec3::new(coord(x)?, coord(y)?, coord(z)?));
+        hashes.insert(c, hash as u64);
+    }
+    Some(world_hash_from_chunk_hashes(&hashes))
 }
 
 /// Loads a world file into a new grid, verifying every chunk hash and the
@@ -371,6 +402,10 @@ fn load_from(
     let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
     let mut kept_bytes: u64 = 0;
+    // Set when a strict load is known to fail its world hash (rows missing,
+    // added or re-hashed): every chunk is still checked, so the error is the
+    // same, but no cells are kept.
+    let doomed = std::cell::Cell::new(false);
     // Each batch is decoded and verified before the next is read: a load
     // without `skip_bad_chunks` stops at the first undecodable chunk, keeps
     // no cells once a chunk has failed its hash (it only lists the others
@@ -379,7 +414,15 @@ fn load_from(
         conn,
         path,
         budget,
-        |count| progress.begin_stage("loading", count),
+        |count| {
+            // After the row count and budget checks: at most MAX_CHUNKS rows.
+            doomed.set(
+                !options.skip_bad_chunks
+                    && world_hash_of_stored_rows(conn).is_some_and(|h| h != stored.world_hash),
+            );
+            progress.begin_stage("loading", count);
+            Ok(())
+        },
         |rows| {
             progress.check().map_err(|_| cancelled())?;
             let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
@@ -416,6 +459,10 @@ fn load_from(
                     Ok(cells) if cells.is_all_empty() => {}
                     // A strict load that already failed keeps nothing more.
                     Ok(_) if !options.skip_bad_chunks && !faults.is_empty() => {}
+                    // Known to fail its world hash: verified, not kept.
+                    Ok(_) if doomed.get() => {
+                        hashes.insert(coord, hash);
+                    }
                     Ok(cells) => {
                         if !matches!(cells, ChunkCells::Uniform(_)) {
                             kept_bytes += DENSE_CHUNK_BYTES as u64;
