@@ -40,6 +40,18 @@
 //! by [`MAX_CHUNKS`]. No input makes the loader panic, and loading only ever
 //! builds a new [`Grid`].
 //!
+//! A file to open is untrusted: the connection is hardened as SQLite advises
+//! (defensive mode, `trusted_schema = OFF`, no triggers or views, a length
+//! limit just above a chunk blob) and the schema must be exactly a world's
+//! before any row is read, so no generated column or trigger can run. The
+//! decoded cells are bounded by [`LoadOptions::max_decoded_bytes`] (dense
+//! rows are counted before any is decoded), chunks are decoded and verified
+//! in batches as they are read, and a strict load stops at the first
+//! undecodable chunk and fails before decoding when the rows' stored hashes
+//! cannot add up to the world hash. A leftover journal is rolled back only
+//! after untouched copies of the file and the journal are kept
+//! ([`JournalRecovery`]).
+//!
 //! Full saves write a sibling temporary file and rename it over the target;
 //! incremental saves run in one SQLite transaction on the open file. Either
 //! way a failed or interrupted save leaves the previous file as it was (an
@@ -311,15 +323,15 @@ fn read_chunk_rows(
     Ok(())
 }
 
-/// The world hash of the rows' stored chunk hashes, leaving out rows that
-/// hold an empty uniform chunk (as the loader drops them): what the stored
-/// world hash must be when every chunk verifies. Reads no dense blob. `None`
-/// when a row is odd (the load reports it).
-fn world_hash_of_stored_rows(conn: &Connection) -> Option<u64> {
+/// The world hashes of the rows' stored chunk hashes, of every row and of
+/// the rows that do not hold an empty uniform chunk (the loader drops
+/// those). Reads no dense blob. `None` when a row is odd (the load then
+/// reports it).
+fn world_hashes_of_stored_rows(conn: &Connection) -> Option<(u64, u64)> {
     let mut stmt = conn
         .prepare(
-            "SELECT x, y, z, hash FROM chunks WHERE NOT (length(data) = 3 \
-             AND substr(data, 1, 1) = x'00' AND substr(data, 3, 1) = x'00')",
+            "SELECT x, y, z, hash, length(data) = 3 AND substr(data, 1, 1) = x'00' \
+             AND substr(data, 3, 1) = x'00' FROM chunks",
         )
         .ok()?;
     let rows = stmt
@@ -329,17 +341,25 @@ fn world_hash_of_stored_rows(conn: &Connection) -> Option<u64> {
                 r.get::<_, i64>(1)?,
                 r.get::<_, i64>(2)?,
                 r.get::<_, i64>(3)?,
+                r.get::<_, bool>(4)?,
             ))
         })
         .ok()?;
-    let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
+    let mut all: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
+    let mut non_empty: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     for row in rows {
-        let (x, y, z, hash) = row.ok()?;
+        let (x, y, z, hash, empty) = row.ok()?;
         let coord = |v: i64| i32::try_from(v).ok();
         let c = ChunkCoord(IVec3::new(coord(x)?, coord(y)?, coord(z)?));
-        hashes.insert(c, hash as u64);
+        all.insert(c, hash as u64);
+        if !empty {
+            non_empty.insert(c, hash as u64);
+        }
     }
-    Some(world_hash_from_chunk_hashes(&hashes))
+    Some((
+        world_hash_from_chunk_hashes(&all),
+        world_hash_from_chunk_hashes(&non_empty),
+    ))
 }
 
 /// Loads a world file into a new grid, verifying every chunk hash and the
@@ -402,10 +422,6 @@ fn load_from(
     let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
     let mut kept_bytes: u64 = 0;
-    // Set when a strict load is known to fail its world hash (rows missing,
-    // added or re-hashed): every chunk is still checked, so the error is the
-    // same, but no cells are kept.
-    let doomed = std::cell::Cell::new(false);
     // Each batch is decoded and verified before the next is read: a load
     // without `skip_bad_chunks` stops at the first undecodable chunk, keeps
     // no cells once a chunk has failed its hash (it only lists the others
@@ -415,11 +431,22 @@ fn load_from(
         path,
         budget,
         |count| {
-            // After the row count and budget checks: at most MAX_CHUNKS rows.
-            doomed.set(
-                !options.skip_bad_chunks
-                    && world_hash_of_stored_rows(conn).is_some_and(|h| h != stored.world_hash),
-            );
+            // After the row count and budget checks (at most MAX_CHUNKS
+            // rows): a strict load whose rows' stored hashes cannot add up
+            // to the world hash (rows missing, added or re-hashed; neither
+            // counting every row nor leaving out empty ones) fails now,
+            // before any chunk is decoded.
+            if !options.skip_bad_chunks
+                && let Some((all, non_empty)) = world_hashes_of_stored_rows(conn)
+                && all != stored.world_hash
+                && non_empty != stored.world_hash
+            {
+                return Err(WorldFileError::WorldHashMismatch {
+                    path: path.to_path_buf(),
+                    stored: stored.world_hash,
+                    actual: non_empty,
+                });
+            }
             progress.begin_stage("loading", count);
             Ok(())
         },
@@ -459,10 +486,6 @@ fn load_from(
                     Ok(cells) if cells.is_all_empty() => {}
                     // A strict load that already failed keeps nothing more.
                     Ok(_) if !options.skip_bad_chunks && !faults.is_empty() => {}
-                    // Known to fail its world hash: verified, not kept.
-                    Ok(_) if doomed.get() => {
-                        hashes.insert(coord, hash);
-                    }
                     Ok(cells) => {
                         if !matches!(cells, ChunkCells::Uniform(_)) {
                             kept_bytes += DENSE_CHUNK_BYTES as u64;
