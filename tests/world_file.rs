@@ -615,13 +615,20 @@ fn a_generated_column_and_other_foreign_schema_objects_are_refused_before_any_ro
                 if detail.contains("chunks") && detail.contains("GENERATED")),
             "{e}"
         );
-        assert!(e.to_string().contains("is not a Strata world: unexpected schema"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("is not a Strata world: unexpected schema"),
+            "{e}"
+        );
     }
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
 
     // Triggers, views, extra tables and indexes are refused the same way.
     for (name, sql) in [
-        ("trigger", "CREATE TRIGGER t AFTER UPDATE ON meta BEGIN SELECT 1; END"),
+        (
+            "trigger",
+            "CREATE TRIGGER t AFTER UPDATE ON meta BEGIN SELECT 1; END",
+        ),
         ("view", "CREATE VIEW v AS SELECT * FROM chunks"),
         ("table", "CREATE TABLE extra (a)"),
         ("index", "CREATE INDEX by_hash ON chunks (hash)"),
@@ -658,7 +665,9 @@ fn dense_chunk_bomb(name: &str, rows: usize) -> Saved {
     let tx = conn.transaction().unwrap();
     {
         let mut put = tx
-            .prepare("INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .prepare(
+                "INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
             .unwrap();
         for i in 0..rows as i32 {
             put.execute(rusqlite::params![i % 64, i / 64 % 64, i / 4096, hash, blob])
@@ -729,7 +738,11 @@ fn many_rows_of_one_small_dense_chunk_are_refused_before_decoding() {
         matches!(err, WorldFileError::WorldHashMismatch { stored, .. } if stored == s.hash),
         "{err}"
     );
-    assert!(start.elapsed() < Duration::from_secs(1), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
 
     // A budget given in the options: 100 dense chunks fit, 101 do not.
     let s = dense_chunk_bomb("dense_budget", 101);
@@ -934,7 +947,10 @@ fn a_journal_that_does_not_belong_to_the_file_never_costs_the_user_the_file() {
                 source,
             }
             .to_string();
-            assert!(msg.contains(&recovery.file_copy.display().to_string()), "{msg}");
+            assert!(
+                msg.contains(&recovery.file_copy.display().to_string()),
+                "{msg}"
+            );
             assert!(msg.contains(&path.display().to_string()), "{msg}");
             *recovery
         }
@@ -945,8 +961,14 @@ fn a_journal_that_does_not_belong_to_the_file_never_costs_the_user_the_file() {
     assert_eq!(recovery.journal, journal);
     assert_eq!(recovery.file_copy, dir.join("a.strata.before-recovery"));
     assert_eq!(std::fs::read(&recovery.file_copy).unwrap(), restored);
-    assert_eq!(std::fs::read(&recovery.journal_copy).unwrap(), journal_bytes);
-    assert!(recovery.to_string().contains("before-recovery"), "{recovery}");
+    assert_eq!(
+        std::fs::read(&recovery.journal_copy).unwrap(),
+        journal_bytes
+    );
+    assert!(
+        recovery.to_string().contains("before-recovery"),
+        "{recovery}"
+    );
     // The copy is the restored world, intact.
     let (copy, _, report) =
         world_file::load(&recovery.file_copy, LoadOptions::default()).expect("load the copy");

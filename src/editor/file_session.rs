@@ -340,7 +340,8 @@ impl FileSession {
                         .as_ref()
                         .and_then(|r| r.journal_recovery.as_ref())
                     {
-                        self.menu.show_message(format!("Recovered: {recovery}."), true);
+                        self.menu
+                            .show_message(format!("Recovered: {recovery}."), true);
                     }
                     if let Some(report) = &world.report
                         && !report.skipped.is_empty()

@@ -397,8 +397,7 @@ pub fn load_with_progress(
     progress: &Progress,
 ) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
     let (conn, recovery) = open_existing(path)?;
-    let (grid, meta, mut report, _) =
-        noting(&recovery, load_from(&conn, path, options, progress))?;
+    let (grid, meta, mut report, _) = noting(&recovery, load_from(&conn, path, options, progress))?;
     report.journal_recovery = recovery;
     Ok((grid, meta, report))
 }

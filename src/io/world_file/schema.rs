@@ -82,7 +82,8 @@ fn schema_rows(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<SchemaRo
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?.map(|s| collapse_whitespace(&s)),
+            r.get::<_, Option<String>>(3)?
+                .map(|s| collapse_whitespace(&s)),
         ))
     })?;
     rows.collect()
