@@ -13,7 +13,6 @@ use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::world_outputs::{self, OpenedWorld};
 use strata::camera::Camera;
 use strata::io::heightmap_import::HeightmapSettings;
-use strata::io::world_file;
 use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::render::material_textures;
@@ -328,15 +327,12 @@ fn world_path(cli: &Cli) -> Option<&PathBuf> {
     cli.world.as_ref().or(cli.world_file.as_ref())
 }
 
-/// `--camera`, else the camera stored in the world file being opened.
-fn initial_camera(cli: &Cli) -> anyhow::Result<Option<Camera>> {
-    if let Some(c) = cli.camera {
-        return Ok(Some(Camera::new(c.pos, c.yaw_deg, c.pitch_deg)));
-    }
-    match world_path(cli) {
-        Some(path) => Ok(world_file::read_meta(path)?.camera()),
-        None => Ok(None),
-    }
+/// `--camera`; without it the editor uses the camera stored in the world
+/// file it opens (reading it here would open the file once more, and that
+/// first open would roll back a leftover journal without the notice).
+fn initial_camera(cli: &Cli) -> Option<Camera> {
+    cli.camera
+        .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg))
 }
 
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
@@ -385,10 +381,16 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     check_output_paths(cli)?;
     let script = cli.script.as_deref().map(Script::load).transpose()?;
-    let camera = initial_camera(cli)?;
     let world_start = std::time::Instant::now();
     let mut world = world_outputs::open_world(&world_source(cli)?)?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
+    if let Some(recovery) = &world.journal_recovery {
+        eprintln!("strata: recovered: {recovery}");
+    }
+    // `--camera`, else the camera stored in the world just opened (read
+    // from the open world, so no earlier open rolls back a leftover journal
+    // without the notice above).
+    let camera = initial_camera(cli).or_else(|| world.meta.camera());
     let generator = world.generator();
     if let Some(output) = &cli.screenshot {
         let options = ScreenshotOptions {
@@ -549,7 +551,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
     }
     let options = strata::app::EditorOptions {
         world: world_source(cli)?,
-        camera: initial_camera(cli)?,
+        camera: initial_camera(cli),
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,
         overlays: overlay_set(cli),

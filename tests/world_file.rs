@@ -372,6 +372,7 @@ fn a_missing_chunk_row_fails_the_world_hash() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -490,6 +491,7 @@ fn flipped_bytes_in_chunk_blobs_fail_with_their_coordinates() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -557,11 +559,221 @@ fn decompression_bombs_are_refused_without_allocating() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(grid.chunk_count(), s.grid.chunk_count() - 1);
+}
+
+/// Peak resident memory of this process so far (`VmHWM`), KiB (Linux only).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_generated_column_and_other_foreign_schema_objects_are_refused_before_any_row_is_read() {
+    // The hostile world: `chunks.data` is a generated column that makes
+    // SQLite build an 800 MB value for every row read (16 s and 2.3 GB for
+    // these 10 rows before the schema check).
+    let s = saved_small_world("generated_column");
+    let conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    conn.execute_batch(
+        "ALTER TABLE chunks RENAME TO old_chunks;
+         CREATE TABLE chunks (
+             x INTEGER NOT NULL,
+             y INTEGER NOT NULL,
+             z INTEGER NOT NULL,
+             hash INTEGER NOT NULL,
+             data BLOB GENERATED ALWAYS AS (CAST(hex(zeroblob(400000000)) AS BLOB)) VIRTUAL,
+             PRIMARY KEY (x, y, z)
+         );
+         INSERT INTO chunks (x, y, z, hash) SELECT x, y, z, hash FROM old_chunks LIMIT 10;
+         DROP TABLE old_chunks;
+         VACUUM;",
+    )
+    .expect("build the hostile file");
+    drop(conn);
+    let bytes = std::fs::metadata(&s.path).unwrap().len();
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    let open_err = WorldFile::open(&s.path, LoadOptions::default())
+        .map(|_| ())
+        .expect_err("open must refuse it too");
+    let meta_err = world_file::read_meta(&s.path).expect_err("so must read_meta");
+    let elapsed = start.elapsed();
+    println!(
+        "generated-column world ({bytes} bytes): refused in {:.1} ms (load, open and read_meta); \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        elapsed.as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    for e in [&err, &open_err, &meta_err] {
+        assert!(
+            matches!(e, WorldFileError::UnexpectedSchema { detail, .. }
+                if detail.contains("chunks") && detail.contains("GENERATED")),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("is not a Strata world: unexpected schema"),
+            "{e}"
+        );
+    }
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+
+    // Triggers, views, extra tables and indexes are refused the same way.
+    for (name, sql) in [
+        (
+            "trigger",
+            "CREATE TRIGGER t AFTER UPDATE ON meta BEGIN SELECT 1; END",
+        ),
+        ("view", "CREATE VIEW v AS SELECT * FROM chunks"),
+        ("table", "CREATE TABLE extra (a)"),
+        ("index", "CREATE INDEX by_hash ON chunks (hash)"),
+    ] {
+        let s = saved_small_world(&format!("schema_{name}"));
+        s.sql(sql, []);
+        let err = s.load_err();
+        assert!(
+            matches!(&err, WorldFileError::UnexpectedSchema { detail, .. }
+                if detail.contains(&format!("unexpected {name}"))),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// A world file of `rows` chunk rows that all hold the same valid dense
+/// chunk (one rock cell, a blob of a few dozen bytes that decodes to
+/// `DENSE_CHUNK_BYTES`), each with its correct chunk hash.
+fn dense_chunk_bomb(name: &str, rows: usize) -> Saved {
+    let mut cells = vec![strata::terrain::cell::Cell::EMPTY; 32 * 32 * 32];
+    cells[0] = strata::terrain::cell::Cell::full(Material::ROCK);
+    let chunk = strata::terrain::chunk::ChunkCells::from_dense(cells);
+    let grid = Grid::from_chunks([(ChunkCoord::new(0, 0, 0), chunk)]);
+    let path = test_dir(name).join("world.strata");
+    WorldFile::save_full(&path, &grid, &WorldMeta::default()).expect("save");
+    let s = Saved {
+        hash: grid.content_hash(),
+        grid,
+        path,
+    };
+    let (_, hash, blob) = s.rows()[0].clone();
+    assert!(blob[0] == 1 && blob.len() < 64, "{} bytes", blob.len());
+    let mut conn = rusqlite::Connection::open(&s.path).expect("open with sqlite");
+    let tx = conn.transaction().unwrap();
+    {
+        let mut put = tx
+            .prepare(
+                "INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .unwrap();
+        for i in 0..rows as i32 {
+            put.execute(rusqlite::params![i % 64, i / 64 % 64, i / 4096, hash, blob])
+                .unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    s
+}
+
+#[test]
+fn many_rows_of_one_small_dense_chunk_are_refused_before_decoding() {
+    // The realistic bomb: as many rows as a world may hold (an 18 MB file
+    // that would decode to 16 GiB) is refused by the default budget up front.
+    let start = std::time::Instant::now();
+    let s = dense_chunk_bomb("dense_bomb", world_file::MAX_CHUNKS);
+    let built = start.elapsed();
+    let bytes = std::fs::metadata(&s.path).unwrap().len();
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    let elapsed = start.elapsed();
+    println!(
+        "dense-chunk bomb ({bytes} bytes, {} rows, built in {:.0} ms): refused in {:.1} ms; \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        world_file::MAX_CHUNKS,
+        built.as_secs_f64() * 1e3,
+        elapsed.as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    let expected = world_file::MAX_CHUNKS as u64 * DENSE_CHUNK_BYTES as u64;
+    assert!(
+        matches!(err, WorldFileError::TooMuchChunkData { dense_chunks, bytes, limit, .. }
+            if dense_chunks == world_file::MAX_CHUNKS as u64 && bytes == expected
+                && limit == world_file::MAX_DECODED_BYTES),
+        "{err}"
+    );
+    assert!(err.to_string().contains("more than the limit"), "{err}");
+    // Lenient loads and open are bounded the same way.
+    let lenient = LoadOptions {
+        skip_bad_chunks: true,
+        ..LoadOptions::default()
+    };
+    assert!(matches!(
+        world_file::load(&s.path, lenient).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { .. })
+    ));
+    assert!(matches!(
+        WorldFile::open(&s.path, LoadOptions::default()).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { .. })
+    ));
+
+    // Under the budget (4096 rows, 256 MiB of cells): the rows' stored
+    // hashes do not add up to the world hash, so the strict load fails on
+    // the world hash before decoding any chunk.
+    let s = dense_chunk_bomb("dense_doomed", 4096);
+    let before_kib = peak_rss_kib();
+    let start = std::time::Instant::now();
+    let err = s.load_err();
+    println!(
+        "dense-chunk rows under the budget ({} bytes, 4096 rows): {err} in {:.0} ms; \
+         peak RSS {before_kib:?} KiB before, {:?} KiB after",
+        std::fs::metadata(&s.path).unwrap().len(),
+        start.elapsed().as_secs_f64() * 1e3,
+        peak_rss_kib()
+    );
+    assert!(
+        matches!(err, WorldFileError::WorldHashMismatch { stored, .. } if stored == s.hash),
+        "{err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+
+    // A budget given in the options: 100 dense chunks fit, 101 do not.
+    let s = dense_chunk_bomb("dense_budget", 101);
+    let budget = |chunks: u64| LoadOptions {
+        max_decoded_bytes: Some(chunks * DENSE_CHUNK_BYTES as u64),
+        ..LoadOptions::default()
+    };
+    assert!(matches!(
+        world_file::load(&s.path, budget(100)).map(|_| ()),
+        Err(WorldFileError::TooMuchChunkData { dense_chunks: 101, limit, .. })
+            if limit == 100 * DENSE_CHUNK_BYTES as u64
+    ));
+    // Within the budget every chunk verifies; only the world hash (of the
+    // one-chunk world the rows were copied into) fails.
+    assert!(matches!(
+        world_file::load(&s.path, budget(101)).map(|_| ()),
+        Err(WorldFileError::WorldHashMismatch { .. })
+    ));
+    let (grid, _, report) = world_file::load(
+        &s.path,
+        LoadOptions {
+            skip_bad_chunks: true,
+            ..budget(101)
+        },
+    )
+    .expect("lenient load within the budget");
+    assert_eq!((grid.chunk_count(), report.chunks), (101, 101));
+    assert!(report.skipped.is_empty() && !report.world_hash_ok);
 }
 
 // ---------------------------------------------------------------------------
@@ -706,6 +918,7 @@ fn chunk_rows_off_the_lattice_are_refused_without_wrapping() {
             LoadOptions::default(),
             LoadOptions {
                 skip_bad_chunks: true,
+                ..LoadOptions::default()
             },
         ] {
             let err = world_file::load(&s.path, options).map(|_| ()).unwrap_err();
@@ -849,6 +1062,7 @@ fn a_flipped_bit_in_a_zstd_frame_reads_as_damage_not_as_a_bomb() {
         &s.path,
         LoadOptions {
             skip_bad_chunks: true,
+            ..LoadOptions::default()
         },
     )
     .expect("lenient load");
@@ -1012,10 +1226,13 @@ fn interrupted_incremental_save_leaves_the_previous_world() {
         before,
         "the stall flushed no page"
     );
-    let (loaded, meta, _) = world_file::load(&path, LoadOptions::default()).expect("load");
+    let (loaded, meta, report) = world_file::load(&path, LoadOptions::default()).expect("load");
     assert_eq!(loaded.content_hash(), grid.content_hash());
     assert_eq!(meta.generator, Some(small_settings()));
     assert!(!journal.exists(), "the journal was rolled back");
+    let recovery = report.journal_recovery.expect("the rollback is reported");
+    assert_eq!(recovery.journal, journal);
+    assert!(recovery.file_copy.exists() && recovery.journal_copy.exists());
 
     // The same command without the stall saves the script's edits incrementally.
     let out = Command::new(env!("CARGO_BIN_EXE_strata"))
@@ -1043,6 +1260,113 @@ fn interrupted_incremental_save_leaves_the_previous_world() {
     assert!(stdout.contains("2 changed the world"), "{stdout}");
     let (loaded, _, _) = world_file::load(&path, LoadOptions::default()).expect("load");
     assert_eq!(loaded.content_hash(), edited.content_hash());
+}
+
+#[test]
+fn a_journal_that_does_not_belong_to_the_file_never_costs_the_user_the_file() {
+    // A crashed incremental save leaves `a.strata-journal`; the user then
+    // restores `a.strata` from a backup of another world.
+    let dir = test_dir("foreign_journal");
+    let path = dir.join("a.strata");
+    let grid = small_world();
+    WorldFile::save_full(&path, &grid, &WorldMeta::generated(&small_settings())).expect("save");
+    let script = write_script(&dir, &grid);
+    run_and_kill_mid_save(&[
+        "--headless".as_ref(),
+        "--world".as_ref(),
+        path.as_os_str(),
+        "--script".as_ref(),
+        script.as_os_str(),
+        "--save".as_ref(),
+        path.as_os_str(),
+    ]);
+    let journal = dir.join("a.strata-journal");
+    let journal_bytes = std::fs::read(&journal).expect("the killed save left a journal");
+    let backup_world = generate_world(&GeneratorSettings {
+        seed: 99,
+        size_cells: 64,
+    })
+    .unwrap();
+    let backup = dir.join("backup.strata");
+    WorldFile::save_full(&backup, &backup_world, &WorldMeta::default()).expect("save backup");
+    let restored = std::fs::read(&backup).unwrap();
+    std::fs::write(&path, &restored).unwrap();
+
+    // Opening rolls the journal in (SQLite cannot tell it is foreign), but
+    // only after keeping untouched copies, and says so, loaded or not.
+    let recovery = match WorldFile::open(&path, LoadOptions::default()) {
+        Ok((_, _, _, report)) => report.journal_recovery.expect("a notice"),
+        Err(WorldFileError::AfterJournalRollback { recovery, source }) => {
+            let msg = WorldFileError::AfterJournalRollback {
+                recovery: recovery.clone(),
+                source,
+            }
+            .to_string();
+            assert!(
+                msg.contains(&recovery.file_copy.display().to_string()),
+                "{msg}"
+            );
+            assert!(msg.contains(&path.display().to_string()), "{msg}");
+            *recovery
+        }
+        Err(other) => panic!("no notice of the rollback: {other}"),
+    };
+    assert!(!journal.exists());
+    assert_eq!(recovery.path, path);
+    assert_eq!(recovery.journal, journal);
+    assert_eq!(recovery.file_copy, dir.join("a.strata.before-recovery"));
+    assert_eq!(std::fs::read(&recovery.file_copy).unwrap(), restored);
+    assert_eq!(
+        std::fs::read(&recovery.journal_copy).unwrap(),
+        journal_bytes
+    );
+    assert!(
+        recovery.to_string().contains("before-recovery"),
+        "{recovery}"
+    );
+    // The copy is the restored world, intact.
+    let (copy, _, report) =
+        world_file::load(&recovery.file_copy, LoadOptions::default()).expect("load the copy");
+    assert_eq!(copy.content_hash(), backup_world.content_hash());
+    assert!(report.journal_recovery.is_none());
+
+    // The same again: the first copies are kept, the new ones get new names.
+    std::fs::write(&path, &restored).unwrap();
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    let second = match world_file::load(&path, LoadOptions::default()) {
+        Ok((_, _, report)) => report.journal_recovery.expect("a notice"),
+        Err(WorldFileError::AfterJournalRollback { recovery, .. }) => *recovery,
+        Err(other) => panic!("no notice of the rollback: {other}"),
+    };
+    assert_eq!(second.file_copy, dir.join("a.strata.before-recovery-2"));
+    assert_eq!(std::fs::read(&second.file_copy).unwrap(), restored);
+    assert_eq!(std::fs::read(&recovery.file_copy).unwrap(), restored);
+
+    // A full save over a file with a journal beside it drops that journal
+    // (it belonged to the replaced file) instead of rolling it into the new one.
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    WorldFile::save_full(&path, &backup_world, &WorldMeta::default()).expect("save");
+    assert!(!journal.exists());
+    let (loaded, _, report) = world_file::load(&path, LoadOptions::default()).expect("load");
+    assert_eq!(loaded.content_hash(), backup_world.content_hash());
+    assert!(report.journal_recovery.is_none());
+    assert!(!dir.join("a.strata.before-recovery-3").exists());
+
+    // The command line tells the user too (on stderr, loaded or not).
+    std::fs::write(&path, &restored).unwrap();
+    std::fs::write(&journal, &journal_bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless".as_ref(), "--world".as_ref(), path.as_os_str()])
+        .args(["--save".as_ref(), dir.join("out.strata").as_os_str()])
+        .output()
+        .expect("run strata");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let third = dir.join("a.strata.before-recovery-3");
+    assert!(
+        stderr.contains("rolled back") && stderr.contains(&third.display().to_string()),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&third).unwrap(), restored);
 }
 
 /// The brush a script stroke makes (material Grass by default).
@@ -1077,19 +1401,76 @@ fn interrupted_full_save_leaves_the_previous_file() {
         "--save".as_ref(),
         target.as_os_str(),
     ]);
+    // What is left of the killed save is a temporary sibling, never the target.
+    let leftovers = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".target.strata.tmp-")
+            })
+            .count()
+    };
+    assert_eq!(leftovers(), 1);
     let (loaded, _, _) = world_file::load(&target, LoadOptions::default()).expect("load target");
     assert_eq!(loaded.content_hash(), other.content_hash());
-    // What is left of the killed save is a temporary sibling, never the target.
-    let leftovers = std::fs::read_dir(&dir)
+    // Opening the target removed the dead process's leftover.
+    assert_eq!(leftovers(), 0);
+}
+
+/// The process id of a process that has exited.
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("reap true");
+    pid
+}
+
+#[test]
+fn stale_temp_files_of_killed_saves_are_removed_on_open_and_save() {
+    let s = saved_small_world("stale_temps");
+    let dir = s.path.parent().unwrap().to_path_buf();
+    let dead = dead_pid();
+    let own = std::process::id();
+    let put = |name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, vec![7u8; 4096]).unwrap();
+        p
+    };
+    let stale = put(&format!(".world.strata.tmp-{dead}-0"));
+    let stale_journal_like = put(&format!(".world.strata.tmp-{dead}-12"));
+    // This process's own (a save in progress on another thread) and other
+    // names (another world's, and files that only look similar) are kept.
+    let live = put(&format!(".world.strata.tmp-{own}-99"));
+    let other_world = put(&format!(".other.strata.tmp-{dead}-0"));
+    let not_ours = put(&format!(".world.strata.tmp-{dead}-0.bak"));
+    // A live process id (init) with a fresh file is kept; two days old, it
+    // is stale (the id may have been reused).
+    let fresh_init = put(".world.strata.tmp-1-3");
+    let old_init = put(".world.strata.tmp-1-4");
+    let two_days = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old_init)
         .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with(".target.strata.tmp-")
-        })
-        .count();
-    assert_eq!(leftovers, 1);
+        .set_modified(two_days)
+        .unwrap();
+
+    let (file, _, _, _) = WorldFile::open(&s.path, LoadOptions::default()).expect("open");
+    drop(file);
+    for p in [&stale, &stale_journal_like, &old_init] {
+        assert!(!p.exists(), "{} was kept", p.display());
+    }
+    for p in [&live, &other_world, &not_ours, &fresh_init] {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    // A full save removes them too (and keeps the live one).
+    let stale = put(&format!(".world.strata.tmp-{dead}-5"));
+    WorldFile::save_full(&s.path, &s.grid, &WorldMeta::default()).expect("save");
+    assert!(!stale.exists());
+    assert!(live.exists() && fresh_init.exists());
 }
 
 // ---------------------------------------------------------------------------

@@ -151,8 +151,12 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
 fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>), EditorError> {
     Ok(match source {
         WorldSource::File(path) => {
-            let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())
+            let (file, grid, meta, report) = WorldFile::open(path, LoadOptions::default())
                 .map_err(|e| EditorError::World(WorldSourceError::Load(e)))?;
+            if let Some(recovery) = report.journal_recovery {
+                // Before the window exists: the terminal and the log say it.
+                eprintln!("strata: recovered: {recovery}");
+            }
             let camera = meta.camera();
             let doc = Document::opened(path.clone(), Some(file), &grid, meta);
             (grid, doc, camera)

@@ -6,7 +6,9 @@
 use std::path::Path;
 
 use crate::camera::Camera;
-use crate::io::world_file::{LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta};
+use crate::io::world_file::{
+    JournalRecovery, LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta,
+};
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
 use crate::terrain::Grid;
@@ -20,6 +22,9 @@ pub struct OpenedWorld {
     pub meta: WorldMeta,
     /// The world file it came from, kept open so saving back to it is incremental.
     pub file: Option<WorldFile>,
+    /// A leftover journal that opening the file rolled back into it (with
+    /// the copies kept first), for the caller to tell the user.
+    pub journal_recovery: Option<JournalRecovery>,
 }
 
 impl OpenedWorld {
@@ -48,11 +53,12 @@ pub struct ApplyScriptError {
 /// [`WorldSourceError`] when the world cannot be built or loaded.
 pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError> {
     if let WorldSource::File(path) = source {
-        let (file, grid, meta, _) = WorldFile::open(path, LoadOptions::default())?;
+        let (file, grid, meta, report) = WorldFile::open(path, LoadOptions::default())?;
         return Ok(OpenedWorld {
             grid,
             meta,
             file: Some(file),
+            journal_recovery: report.journal_recovery,
         });
     }
     let meta = match source {
@@ -63,6 +69,7 @@ pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError>
         grid: source.build()?,
         meta,
         file: None,
+        journal_recovery: None,
     })
 }
 

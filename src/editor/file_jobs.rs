@@ -280,6 +280,20 @@ pub fn world_file_error(e: WorldFileError) -> JobError {
             path: path.clone(),
             message: e.to_string(),
         },
+        // Damaged chunks after a journal rollback: still offer to skip them
+        // (the message says where the copies of the file are).
+        WorldFileError::AfterJournalRollback { ref source, .. }
+            if matches!(**source, WorldFileError::BadChunk { .. }) =>
+        {
+            let path = match &**source {
+                WorldFileError::BadChunk { path, .. } => path.clone(),
+                _ => PathBuf::new(),
+            };
+            JobError::BadChunks {
+                path,
+                message: e.to_string(),
+            }
+        }
         other => JobError::Failed(other.to_string()),
     }
 }
@@ -297,7 +311,10 @@ pub fn open_world(
         format!("Opening {name}"),
         JobKind::ReplaceWorld,
         move |progress| {
-            let options = LoadOptions { skip_bad_chunks };
+            let options = LoadOptions {
+                skip_bad_chunks,
+                ..LoadOptions::default()
+            };
             let (file, grid, meta, report) =
                 match WorldFile::open_with_progress(&path, options, progress) {
                     Ok(opened) => opened,

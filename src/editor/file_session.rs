@@ -341,6 +341,14 @@ impl FileSession {
                         &world.grid,
                         world.meta.clone(),
                     );
+                    if let Some(recovery) = world
+                        .report
+                        .as_ref()
+                        .and_then(|r| r.journal_recovery.as_ref())
+                    {
+                        self.menu
+                            .show_message(format!("Recovered: {recovery}."), true);
+                    }
                     if let Some(report) = &world.report
                         && !report.skipped.is_empty()
                     {

@@ -255,6 +255,81 @@ pub(crate) fn temp_path_for(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
 }
 
+/// Age past which a temporary file of [`temp_path_for`]'s naming is stale
+/// even when a process with its id is running (the id may have been reused).
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// The process id in `file_name` when it is a temporary name that
+/// [`temp_path_for`] makes for a file named `name` (`.name.tmp-PID-N`).
+fn temp_file_pid(file_name: &str, name: &str) -> Option<u32> {
+    let rest = file_name
+        .strip_prefix('.')?
+        .strip_prefix(name)?
+        .strip_prefix(".tmp-")?;
+    let (pid, n) = rest.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(n) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is running: `Some` where the platform can tell
+/// (Linux, through `/proc`), `None` elsewhere.
+fn process_running(pid: u32) -> Option<bool> {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return None;
+    }
+    Some(proc.join(pid.to_string()).exists())
+}
+
+/// Removes the temporary siblings of `path` that killed writes left behind
+/// (`.NAME.tmp-PID-N` for `path`'s NAME, see [`temp_path_for`]): those of a
+/// process that is no longer running, and any older than a day (the id may
+/// have been reused; where the platform cannot tell whether a process runs,
+/// age alone decides). This process's own are kept unless that old: another
+/// thread may be writing one. Best effort: returns the files removed.
+pub(crate) fn remove_stale_temps(path: &Path) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let own = std::process::id();
+    let mut removed = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let file_name = entry.file_name();
+        let Some(pid) = temp_file_pid(&file_name.to_string_lossy(), &name) else {
+            continue;
+        };
+        let Ok(md) = entry.metadata() else { continue };
+        if !md.is_file() {
+            continue;
+        }
+        let old = md
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        let dead = pid != own && process_running(pid) == Some(false);
+        if (old || dead) && std::fs::remove_file(entry.path()).is_ok() {
+            log::info!(
+                "removed {}, left by an interrupted write of {}",
+                entry.path().display(),
+                path.display()
+            );
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
 /// `Err` when `path` exists and is not a regular file (a directory, a
 /// device such as `/dev/full`): replacing it by renaming would destroy it.
 pub(crate) fn check_replaceable(path: &Path) -> std::io::Result<()> {
@@ -272,7 +347,8 @@ pub(crate) fn check_replaceable(path: &Path) -> std::io::Result<()> {
 /// rename survives a power loss. Missing parent directories are created. On
 /// any error the temporary file is removed and an existing `path` is left as
 /// it was; a `path` that exists and is not a regular file (a directory, a
-/// device) is never replaced. `io_err` turns the checks', the fsync's and
+/// device) is never replaced. Stale temporary files of earlier, killed
+/// writes of `path` are removed first ([`remove_stale_temps`]). `io_err` turns the checks', the fsync's and
 /// the rename's I/O errors into `E`.
 ///
 /// The one atomic write of the crate: world saves, exports, screenshots and
@@ -286,6 +362,8 @@ pub(crate) fn write_atomically<E>(
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(&io_err)?;
     }
+    // Leftovers of killed writes of `path` by processes that are gone.
+    remove_stale_temps(path);
     let tmp = temp_path_for(path);
     // A leftover of a killed write by an earlier process that had the same id.
     let _ = std::fs::remove_file(&tmp);

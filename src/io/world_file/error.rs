@@ -70,6 +70,17 @@ pub enum WorldFileError {
         /// Its `PRAGMA application_id`.
         application_id: i32,
     },
+    /// An SQLite database with Strata's application id whose schema is not
+    /// exactly a world's (extra tables, views, triggers or indexes, or a
+    /// table declared differently, e.g. with a generated column). Refused
+    /// before any row is read.
+    #[error("{path} is not a Strata world: unexpected schema: {detail}")]
+    UnexpectedSchema {
+        /// The file.
+        path: PathBuf,
+        /// The first difference found.
+        detail: String,
+    },
     /// A required table is missing.
     #[error("world file {path} has no `{table}` table")]
     MissingTable {
@@ -149,6 +160,21 @@ pub enum WorldFileError {
         /// The first such chunk, in (z, y, x) order.
         coord: ChunkCoord,
     },
+    /// The chunks would decode to more cell data than the load's budget
+    /// ([`LoadOptions::max_decoded_bytes`](super::LoadOptions::max_decoded_bytes)); refused before that memory is used.
+    #[error(
+        "world file {path}: {dense_chunks} dense chunks would decode to {bytes} bytes, more than the limit of {limit} bytes"
+    )]
+    TooMuchChunkData {
+        /// The file.
+        path: PathBuf,
+        /// Dense chunks counted (all of the file's, or those kept so far).
+        dense_chunks: u64,
+        /// Bytes they decode to.
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// A chunk's data cannot be decoded (unknown tag, damaged zstd frame,
     /// wrong size, unknown material).
     #[error("world file {path}: chunk {} is damaged: {reason}", fmt_coord(*coord))]
@@ -193,6 +219,34 @@ pub enum WorldFileError {
         stored: u64,
         /// Hash of the loaded grid.
         actual: u64,
+    },
+    /// A leftover journal lies beside the file, and no copy of the file (or
+    /// journal) could be kept before SQLite rolls the journal back into it;
+    /// the file was not opened and is unchanged.
+    #[error(
+        "world file {path} has a leftover journal {}; cannot keep a copy at {} before it is rolled back, so the file was not opened: {source}",
+        journal.display(),
+        copy.display()
+    )]
+    RecoveryCopy {
+        /// The file.
+        path: PathBuf,
+        /// The journal.
+        journal: PathBuf,
+        /// The copy that could not be written.
+        copy: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Opening or loading failed after SQLite rolled a leftover journal back
+    /// into the file; untouched copies of the file and the journal as they
+    /// were are kept ([`JournalRecovery`](super::JournalRecovery)).
+    #[error("{source} (note: {recovery})")]
+    AfterJournalRollback {
+        /// What was rolled back and where the copies are.
+        recovery: Box<super::JournalRecovery>,
+        /// The error.
+        source: Box<WorldFileError>,
     },
     /// Any other SQLite error (locked, disk full, read-only, …).
     #[error("world file {path}: {source}")]

@@ -44,6 +44,18 @@
 //! grid that loading would refuse (too many chunks, or a chunk off the
 //! lattice), so every saved world reopens.
 //!
+//! A file to open is untrusted: the connection is hardened as SQLite advises
+//! (defensive mode, `trusted_schema = OFF`, no triggers or views, a length
+//! limit just above a chunk blob) and the schema must be exactly a world's
+//! before any row is read, so no generated column or trigger can run. The
+//! decoded cells are bounded by [`LoadOptions::max_decoded_bytes`] (dense
+//! rows are counted before any is decoded), chunks are decoded and verified
+//! in batches as they are read, and a strict load stops at the first
+//! undecodable chunk and fails before decoding when the rows' stored hashes
+//! cannot add up to the world hash. A leftover journal is rolled back only
+//! after untouched copies of the file and the journal are kept
+//! ([`JournalRecovery`]).
+//!
 //! Full saves write a sibling temporary file and rename it over the target;
 //! incremental saves run in one SQLite transaction on the open file. Either
 //! way a failed or interrupted save leaves the previous file as it was (an
@@ -52,6 +64,7 @@
 
 mod codec;
 mod error;
+mod journal;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -70,6 +83,8 @@ pub use codec::DENSE_CHUNK_BYTES;
 use codec::{ChunkFault, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks};
 pub use error::WorldFileError;
 use error::{fmt_coord, io_err, sqlite_err};
+pub use journal::JournalRecovery;
+use journal::noting;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 use schema::{open_existing, read_meta_table, require_table, write_meta};
 
@@ -86,6 +101,16 @@ pub const MAX_CHUNKS: usize = 1 << 18;
 pub fn chunk_count_fits(count: u64) -> bool {
     count <= MAX_CHUNKS as u64
 }
+
+/// Most bytes of decoded dense chunks a load keeps by default
+/// ([`LoadOptions::max_decoded_bytes`]): 4 GiB, 65536 dense chunks of
+/// [`DENSE_CHUNK_BYTES`], about twice the dense chunks of the largest
+/// generated world. A file of many small rows that each decode to a dense
+/// chunk is refused before it is decoded instead of exhausting memory.
+pub const MAX_DECODED_BYTES: u64 = 4 << 30;
+
+/// Chunk rows read, decoded and verified together (in parallel) by a load.
+const LOAD_BATCH_ROWS: usize = 512;
 
 /// Environment variable for crash tests, read only in builds with the
 /// `test-hooks` cargo feature (off by default; the crate's tests turn it on):
@@ -107,6 +132,11 @@ pub struct LoadOptions {
     /// [`LoadReport::skipped`] (also tolerating a world hash mismatch),
     /// instead of failing on the first damaged chunk.
     pub skip_bad_chunks: bool,
+    /// Most bytes of decoded chunk cells the load may keep
+    /// ([`DENSE_CHUNK_BYTES`] per dense chunk); `None` means
+    /// [`MAX_DECODED_BYTES`]. A world over it fails with
+    /// [`WorldFileError::TooMuchChunkData`] before any chunk is decoded.
+    pub max_decoded_bytes: Option<u64>,
 }
 
 /// A chunk [`load`] left out under [`LoadOptions::skip_bad_chunks`].
@@ -130,6 +160,10 @@ pub struct LoadReport {
     pub world_hash_ok: bool,
     /// Wall time of the load, ms.
     pub elapsed_ms: f64,
+    /// A leftover journal that opening the file rolled back into it, and
+    /// where the untouched copies of the file and journal were kept: a
+    /// notice for the user (the editor shows it, the command line prints it).
+    pub journal_recovery: Option<JournalRecovery>,
 }
 
 /// What a save wrote.
@@ -234,22 +268,41 @@ fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
 /// Every file-level [`WorldFileError`] ([`WorldFileError::NotFound`],
 /// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
 /// [`WorldFileError::NewerFormat`], [`WorldFileError::BadMeta`], …).
+///
+/// Like every open, it rolls back a leftover journal after keeping copies
+/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`] or [`load`],
+/// whose report carries the notice, when the world is about to be loaded.
 pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
-    let conn = open_existing(path)?;
-    Ok(read_meta_table(&conn, path)?.meta)
+    let (conn, recovery) = open_existing(path)?;
+    noting(&recovery, read_meta_table(&conn, path).map(|m| m.meta))
 }
 
 /// A chunk row as read: coordinate, stored hash, and the blob (`None` when
 /// it is longer than any valid encoding and was not read).
 type ChunkRow = (ChunkCoord, u64, Result<Vec<u8>, usize>);
 
-/// Reads every chunk row, refusing more than [`MAX_CHUNKS`], coordinates
-/// off the valid lattice ([`ChunkCoord::from_i64`], the same range edits and
-/// saves check) and a coordinate stored twice.
-fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, WorldFileError> {
+/// Reads every chunk row, refusing more than [`MAX_CHUNKS`], more dense
+/// rows than `max_decoded_bytes` can hold (before any is read),
+/// coordinates off the valid lattice ([`ChunkCoord::from_i64`], the same
+/// range edits and saves check) and a coordinate stored twice. Rows are handed to `sink`
+/// [`LOAD_BATCH_ROWS`] at a time, so only one batch of blobs is in memory;
+/// `begin(count)` is called with the number of rows before the first batch.
+fn read_chunk_rows(
+    conn: &Connection,
+    path: &Path,
+    max_decoded_bytes: u64,
+    begin: impl FnOnce(u64) -> Result<(), WorldFileError>,
+    mut sink: impl FnMut(Vec<ChunkRow>) -> Result<(), WorldFileError>,
+) -> Result<(), WorldFileError> {
     require_table(conn, path, "chunks")?;
-    let count: i64 = conn
-        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+    // `length` reads no blob. Uniform blobs are 3 bytes; every longer one
+    // decodes to a dense chunk or is refused.
+    let (count, dense): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(CASE WHEN length(data) > 3 THEN 1 END) FROM chunks",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .map_err(|e| sqlite_err(path, e))?;
     if !chunk_count_fits(count.max(0) as u64) {
         return Err(WorldFileError::TooManyChunks {
@@ -258,6 +311,16 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
             limit: MAX_CHUNKS,
         });
     }
+    let dense_bytes = (dense.max(0) as u64).saturating_mul(DENSE_CHUNK_BYTES as u64);
+    if dense_bytes > max_decoded_bytes {
+        return Err(WorldFileError::TooMuchChunkData {
+            path: path.to_path_buf(),
+            dense_chunks: dense.max(0) as u64,
+            bytes: dense_bytes,
+            limit: max_decoded_bytes,
+        });
+    }
+    begin(count.max(0) as u64)?;
     let mut stmt = conn
         .prepare(
             "SELECT x, y, z, hash, length(data), \
@@ -271,7 +334,7 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
         path: path.to_path_buf(),
         message,
     };
-    let mut out = Vec::with_capacity(count.max(0) as usize);
+    let mut out = Vec::with_capacity(LOAD_BATCH_ROWS);
     let mut seen: FxHashSet<ChunkCoord> = FxHashSet::default();
     while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
         let int = |i: usize| -> Result<i64, WorldFileError> {
@@ -303,8 +366,56 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
             }
         };
         out.push((coord, hash as u64, blob));
+        if out.len() == LOAD_BATCH_ROWS {
+            sink(std::mem::replace(
+                &mut out,
+                Vec::with_capacity(LOAD_BATCH_ROWS),
+            ))?;
+        }
     }
-    Ok(out)
+    if !out.is_empty() {
+        sink(out)?;
+    }
+    Ok(())
+}
+
+/// The world hashes of the rows' stored chunk hashes, of every row and of
+/// the rows that do not hold an empty uniform chunk (the loader drops
+/// those). Reads no dense blob. `None` when a row is odd (the load then
+/// reports it).
+fn world_hashes_of_stored_rows(conn: &Connection) -> Option<(u64, u64)> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT x, y, z, hash, length(data) = 3 AND substr(data, 1, 1) = x'00' \
+             AND substr(data, 3, 1) = x'00' FROM chunks",
+        )
+        .ok()?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, bool>(4)?,
+            ))
+        })
+        .ok()?;
+    let mut all: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
+    let mut non_empty: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
+    for row in rows {
+        let (x, y, z, hash, empty) = row.ok()?;
+        let coord = |v: i64| i32::try_from(v).ok();
+        let c = ChunkCoord(IVec3::new(coord(x)?, coord(y)?, coord(z)?));
+        all.insert(c, hash as u64);
+        if !empty {
+            non_empty.insert(c, hash as u64);
+        }
+    }
+    Some((
+        world_hash_from_chunk_hashes(&all),
+        world_hash_from_chunk_hashes(&non_empty),
+    ))
 }
 
 /// Loads a world file into a new grid, verifying every chunk hash and the
@@ -320,6 +431,8 @@ fn read_chunk_rows(conn: &Connection, path: &Path) -> Result<Vec<ChunkRow>, Worl
 /// [`WorldFileError::MissingTable`], [`WorldFileError::NewerFormat`],
 /// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`],
 /// [`WorldFileError::DuplicateChunk`]; and,
+/// [`WorldFileError::UnexpectedSchema`],
+/// [`WorldFileError::TooMuchChunkData`]; and,
 /// unless [`LoadOptions::skip_bad_chunks`], [`WorldFileError::ChunkTooLarge`],
 /// [`WorldFileError::InvalidChunk`], [`WorldFileError::BadChunk`] (listing
 /// every chunk whose hash fails) and [`WorldFileError::WorldHashMismatch`].
@@ -340,8 +453,9 @@ pub fn load_with_progress(
     options: LoadOptions,
     progress: &Progress,
 ) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
-    let conn = open_existing(path)?;
-    let (grid, meta, report, _) = load_from(&conn, path, options, progress)?;
+    let (conn, recovery) = open_existing(path)?;
+    let (grid, meta, mut report, _) = noting(&recovery, load_from(&conn, path, options, progress))?;
+    report.journal_recovery = recovery;
     Ok((grid, meta, report))
 }
 
@@ -355,55 +469,111 @@ fn load_from(
     let start = Instant::now();
     progress.begin_stage("reading", 0);
     let stored = read_meta_table(conn, path)?;
-    let rows = read_chunk_rows(conn, path)?;
+    let budget = options.max_decoded_bytes.unwrap_or(MAX_DECODED_BYTES);
     let cancelled = || WorldFileError::Cancelled {
         path: path.to_path_buf(),
         operation: "loading",
     };
-    progress.check().map_err(|_| cancelled())?;
-    progress.begin_stage("loading", rows.len() as u64);
-    let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
-        .into_par_iter()
-        .map(|(coord, stored_hash, blob)| {
-            progress.advance(1);
-            if progress.is_cancelled() {
-                return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
-            }
-            let cells = match blob {
-                Err(len) => Err(ChunkFault::Invalid(format!(
-                    "{len} bytes of data, longer than any chunk encoding"
-                ))),
-                Ok(blob) => decode_blob(&blob).and_then(|cells| {
-                    let actual = cells.content_hash();
-                    if actual == stored_hash {
-                        Ok(cells)
-                    } else {
-                        Err(ChunkFault::HashMismatch {
-                            stored: stored_hash,
-                            actual,
-                        })
-                    }
-                }),
-            };
-            (coord, stored_hash, cells)
-        })
-        .collect();
-    progress.check().map_err(|_| cancelled())?;
-    let mut chunks = Vec::with_capacity(decoded.len());
+    let mut chunks = Vec::new();
     let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
-    for (coord, hash, result) in decoded {
-        match result {
-            // Empty chunks are never stored; one in a file is dropped like
-            // `Grid::from_chunks` drops it, and left out of the world hash.
-            Ok(cells) if cells.is_all_empty() => {}
-            Ok(cells) => {
-                hashes.insert(coord, hash);
-                chunks.push((coord, cells));
+    let mut kept_bytes: u64 = 0;
+    // Each batch is decoded and verified before the next is read: a load
+    // without `skip_bad_chunks` stops at the first undecodable chunk, keeps
+    // no cells once a chunk has failed its hash (it only lists the others
+    // that fail), and never keeps more than `budget` bytes of cells.
+    read_chunk_rows(
+        conn,
+        path,
+        budget,
+        |count| {
+            // After the row count and budget checks (at most MAX_CHUNKS
+            // rows): a strict load whose rows' stored hashes cannot add up
+            // to the world hash (rows missing, added or re-hashed; neither
+            // counting every row nor leaving out empty ones) fails now,
+            // before any chunk is decoded.
+            if !options.skip_bad_chunks
+                && let Some((all, non_empty)) = world_hashes_of_stored_rows(conn)
+                && all != stored.world_hash
+                && non_empty != stored.world_hash
+            {
+                return Err(WorldFileError::WorldHashMismatch {
+                    path: path.to_path_buf(),
+                    stored: stored.world_hash,
+                    actual: non_empty,
+                });
             }
-            Err(fault) => faults.push((coord, fault)),
-        }
-    }
+            progress.begin_stage("loading", count);
+            Ok(())
+        },
+        |rows| {
+            progress.check().map_err(|_| cancelled())?;
+            let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
+                .into_par_iter()
+                .map(|(coord, stored_hash, blob)| {
+                    progress.advance(1);
+                    if progress.is_cancelled() {
+                        return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
+                    }
+                    let cells = match blob {
+                        Err(len) => Err(ChunkFault::Invalid(format!(
+                            "{len} bytes of data, longer than any chunk encoding"
+                        ))),
+                        Ok(blob) => decode_blob(&blob).and_then(|cells| {
+                            let actual = cells.content_hash();
+                            if actual == stored_hash {
+                                Ok(cells)
+                            } else {
+                                Err(ChunkFault::HashMismatch {
+                                    stored: stored_hash,
+                                    actual,
+                                })
+                            }
+                        }),
+                    };
+                    (coord, stored_hash, cells)
+                })
+                .collect();
+            progress.check().map_err(|_| cancelled())?;
+            for (coord, hash, result) in decoded {
+                match result {
+                    // Empty chunks are never stored; one in a file is dropped like
+                    // `Grid::from_chunks` drops it, and left out of the world hash.
+                    Ok(cells) if cells.is_all_empty() => {}
+                    // A strict load that already failed keeps nothing more.
+                    Ok(_) if !options.skip_bad_chunks && !faults.is_empty() => {}
+                    Ok(cells) => {
+                        if !matches!(cells, ChunkCells::Uniform(_)) {
+                            kept_bytes += DENSE_CHUNK_BYTES as u64;
+                            if kept_bytes > budget {
+                                return Err(WorldFileError::TooMuchChunkData {
+                                    path: path.to_path_buf(),
+                                    dense_chunks: kept_bytes / DENSE_CHUNK_BYTES as u64,
+                                    bytes: kept_bytes,
+                                    limit: budget,
+                                });
+                            }
+                        }
+                        hashes.insert(coord, hash);
+                        chunks.push((coord, cells));
+                    }
+                    Err(fault) => {
+                        let undecodable = !matches!(fault, ChunkFault::HashMismatch { .. });
+                        faults.push((coord, fault));
+                        if !options.skip_bad_chunks {
+                            // The load fails: free the cells kept so far.
+                            chunks = Vec::new();
+                            if undecodable {
+                                return Err(first_fault(path, std::mem::take(&mut faults)));
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(())
+        },
+    )?;
+    progress.check().map_err(|_| cancelled())?;
     faults.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
     let mut report = LoadReport::default();
     if options.skip_bad_chunks {
@@ -617,7 +787,19 @@ impl WorldFile {
             |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
             |e| io_err(path, e),
         )?;
-        let conn = open_existing(path)?;
+        // A journal beside the replaced file belonged to it (an interrupted
+        // incremental save of the old world): rolled into the new file it
+        // would corrupt it.
+        let journal = journal::with_suffix(path, "-journal");
+        match std::fs::remove_file(&journal) {
+            Ok(()) => log::info!(
+                "removed {}, the journal of the replaced file",
+                journal.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&journal, e)),
+        }
+        let (conn, _) = open_existing(path)?;
         let file = WorldFile {
             path: path.to_path_buf(),
             conn,
@@ -662,8 +844,10 @@ impl WorldFile {
         options: LoadOptions,
         progress: &Progress,
     ) -> Result<(WorldFile, Grid, WorldMeta, LoadReport), WorldFileError> {
-        let conn = open_existing(path)?;
-        let (grid, meta, report, hashes) = load_from(&conn, path, options, progress)?;
+        let (conn, recovery) = open_existing(path)?;
+        let (grid, meta, mut report, hashes) =
+            noting(&recovery, load_from(&conn, path, options, progress))?;
+        report.journal_recovery = recovery;
         let clean = report.skipped.is_empty() && report.world_hash_ok;
         let synced = clean.then(|| SyncedState {
             generation: grid.generation(),

@@ -12,7 +12,9 @@ use std::time::Duration;
 use glam::DVec3;
 use rusqlite::{Connection, OpenFlags, params};
 
+use super::codec::MAX_BLOB_BYTES;
 use super::error::{WorldFileError, io_err, sqlite_err};
+use super::journal::{JournalRecovery, keep_copies_before_rollback, noting};
 use crate::camera::{Camera, MAX_PITCH_DEG};
 use crate::terrain::generate::GeneratorSettings;
 
@@ -38,6 +40,107 @@ CREATE TABLE chunks (
     PRIMARY KEY (x, y, z)
 );
 ";
+
+/// Longest string or blob SQLite may build on a connection to an existing
+/// world (`SQLITE_LIMIT_LENGTH`): just above the longest chunk blob the
+/// loader reads (and far above any valid `meta` value, which are a few
+/// hundred bytes at most), so no expression in a hostile file can make
+/// SQLite build a huge value.
+pub(super) const MAX_VALUE_BYTES: usize = MAX_BLOB_BYTES + 4096;
+
+/// Configures a connection to an existing (so untrusted) file as SQLite
+/// advises for such databases: defensive mode, untrusted schema, no triggers
+/// or views, a low length limit, and cell size checks. Runs no query on the
+/// file.
+fn harden(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::config::DbConfig;
+    use rusqlite::limits::Limit;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_TRIGGER, false)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_VIEW, false)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES as i32)?;
+    conn.execute_batch("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON;")
+}
+
+/// One row of `sqlite_schema`: type, name, table name, and the `CREATE`
+/// statement with runs of whitespace collapsed (`None` for automatic indexes).
+type SchemaRow = (String, String, String, Option<String>);
+
+/// `text` with every run of whitespace replaced by one space.
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `sqlite_schema` rows of `conn`, sorted (at most `limit` of them).
+fn schema_rows(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<SchemaRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit as i64], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?
+                .map(|s| collapse_whitespace(&s)),
+        ))
+    })?;
+    rows.collect()
+}
+
+/// The schema rows of a world, taken from an in-memory database built from
+/// [`SCHEMA`] so they match what SQLite stores byte for byte.
+fn expected_schema_rows() -> rusqlite::Result<Vec<SchemaRow>> {
+    let conn = Connection::open_in_memory()?;
+    conn.execute_batch(SCHEMA)?;
+    schema_rows(&conn, 16)
+}
+
+/// Checks that the file's schema is exactly a world's, before any row is
+/// read: the `meta` and `chunks` tables declared exactly as [`SCHEMA`]
+/// declares them (so no generated column, default or constraint that could
+/// run an expression), their automatic index, and nothing else (no other
+/// table, index, view or trigger).
+///
+/// # Errors
+/// [`WorldFileError::MissingTable`] when `meta` or `chunks` is missing, else
+/// [`WorldFileError::UnexpectedSchema`] naming the first difference.
+pub(super) fn verify_schema(conn: &Connection, path: &Path) -> Result<(), WorldFileError> {
+    let expected = expected_schema_rows().map_err(|e| sqlite_err(path, e))?;
+    // A few more rows than expected are enough to name an extra one.
+    let found = schema_rows(conn, expected.len() + 8).map_err(|e| sqlite_err(path, e))?;
+    for table in ["meta", "chunks"] {
+        if !found.iter().any(|(t, n, _, _)| t == "table" && n == table) {
+            return Err(WorldFileError::MissingTable {
+                path: path.to_path_buf(),
+                table,
+            });
+        }
+    }
+    let unexpected = |detail: String| WorldFileError::UnexpectedSchema {
+        path: path.to_path_buf(),
+        detail,
+    };
+    for row in &found {
+        let (kind, name, _, sql) = row;
+        match expected.iter().find(|(k, n, _, _)| k == kind && n == name) {
+            None => return Err(unexpected(format!("unexpected {kind} `{name}`"))),
+            Some(want) if want != row => {
+                return Err(unexpected(format!(
+                    "{kind} `{name}` is declared as `{}`, not `{}`",
+                    sql.as_deref().unwrap_or(""),
+                    want.3.as_deref().unwrap_or("")
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((kind, name, _, _)) = expected.iter().find(|e| !found.contains(e)) {
+        return Err(unexpected(format!("no {kind} `{name}`")));
+    }
+    Ok(())
+}
 
 /// Sets up a fresh file: page size, no journal and no fsync (a new file is
 /// written to a temporary path, and the rename is the commit), and the
@@ -99,9 +202,19 @@ impl WorldMeta {
 }
 
 /// Opens an existing world file read-write (so SQLite can roll back the hot
-/// journal an interrupted save left) and runs the first query, which is where
-/// SQLite notices a file that is not a database.
-pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
+/// journal an interrupted save left) on a hardened connection (see
+/// [`harden`]), runs the first query, which is where SQLite notices a file
+/// that is not a database, and checks the schema ([`verify_schema`]) before
+/// anything reads a row. Stale temporary files of killed full saves of
+/// `path` are removed first ([`crate::io::remove_stale_temps`]).
+///
+/// When a hot journal lies beside the file, untouched copies of the file and
+/// the journal are kept first ([`keep_copies_before_rollback`]) and returned
+/// as a [`JournalRecovery`]; errors after that are wrapped in
+/// [`WorldFileError::AfterJournalRollback`].
+pub(super) fn open_existing(
+    path: &Path,
+) -> Result<(Connection, Option<JournalRecovery>), WorldFileError> {
     let md = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if md.is_dir() {
         return Err(WorldFileError::Io {
@@ -109,16 +222,26 @@ pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
             source: std::io::Error::new(ErrorKind::IsADirectory, "is a directory"),
         });
     }
+    // Leftovers of killed full saves of this world (best effort).
+    crate::io::remove_stale_temps(path);
     if md.len() == 0 {
         return Err(WorldFileError::NotSqlite {
             path: path.to_path_buf(),
             detail: "the file is empty".to_string(),
         });
     }
+    let recovery = keep_copies_before_rollback(path)?;
+    let conn = noting(&recovery, connect(path))?;
+    Ok((conn, recovery))
+}
+
+/// The body of [`open_existing`] after the journal check.
+fn connect(path: &Path) -> Result<Connection, WorldFileError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_err(path, e))?;
     conn.busy_timeout(Duration::from_secs(5))
         .map_err(|e| sqlite_err(path, e))?;
+    harden(&conn).map_err(|e| sqlite_err(path, e))?;
     let first: Result<i32, _> = conn.query_row("PRAGMA application_id", [], |r| r.get(0));
     let application_id = match first {
         Ok(id) => id,
@@ -134,6 +257,7 @@ pub(super) fn open_existing(path: &Path) -> Result<Connection, WorldFileError> {
             application_id,
         });
     }
+    verify_schema(&conn, path)?;
     Ok(conn)
 }
 
