@@ -44,7 +44,7 @@ impl Rng {
         (self.next() % n.max(1) as u64) as usize
     }
     fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
+        self.next().is_multiple_of(one_in)
     }
 }
 

@@ -31,7 +31,7 @@ pub const UNTITLED_RECOVERY_NAME: &str = "untitled.recovery.strata";
 pub struct GridState {
     /// `(generation, revision)` when the state was taken.
     pub revision: (u64, u64),
-    cells: Grid,
+    cells: Box<Grid>,
 }
 
 impl GridState {
@@ -46,7 +46,7 @@ impl GridState {
 pub fn grid_state(grid: &Grid) -> GridState {
     GridState {
         revision: (grid.generation(), grid.revision()),
-        cells: grid.clone(),
+        cells: Box::new(grid.clone()),
     }
 }
 

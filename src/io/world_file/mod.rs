@@ -405,8 +405,8 @@ fn world_hashes_of_stored_rows(conn: &Connection) -> Option<(u64, u64)> {
     let mut non_empty: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
     for row in rows {
         let (x, y, z, hash, empty) = row.ok()?;
-        let coord = |v: i64| i32::try_from(v).ok();
-        let c = ChunkCoord(IVec3::new(coord(x)?, coord(y)?, coord(z)?));
+        // A row off the lattice is "odd": the row reader names it.
+        let c = ChunkCoord::from_i64(x, y, z)?;
         all.insert(c, hash as u64);
         if !empty {
             non_empty.insert(c, hash as u64);
