@@ -17,6 +17,10 @@ use crate::terrain::grid::Grid;
 /// Default time between autosaves of a world with unsaved changes.
 pub const DEFAULT_AUTOSAVE_INTERVAL: Duration = Duration::from_secs(5 * 60);
 
+/// Largest `recent.json` read: 8 paths fit in a few KiB; a FIFO, a device
+/// or a huge file there is ignored instead of blocking or filling memory.
+pub const MAX_RECENT_FILE_BYTES: u64 = 64 * 1024;
+
 /// Most entries kept in the recent-files list.
 pub const RECENT_FILES_MAX: usize = 8;
 
@@ -264,7 +268,7 @@ impl RecentFiles {
     pub fn load(store: Option<PathBuf>) -> RecentFiles {
         let paths = store
             .as_deref()
-            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|p| crate::io::read_bounded(p, MAX_RECENT_FILE_BYTES).ok())
             .and_then(|bytes| serde_json::from_slice::<Vec<PathBuf>>(&bytes).ok())
             .unwrap_or_default();
         RecentFiles { paths, store }
@@ -459,5 +463,18 @@ mod tests {
                 .paths()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_recent_list_that_is_a_device_or_too_large_is_ignored() {
+        let dir = scratch("recent-hostile");
+        assert!(
+            RecentFiles::load(Some(PathBuf::from("/dev/zero")))
+                .paths()
+                .is_empty()
+        );
+        let big = dir.join("recent.json");
+        std::fs::write(&big, vec![b' '; MAX_RECENT_FILE_BYTES as usize + 1]).unwrap();
+        assert!(RecentFiles::load(Some(big)).paths().is_empty());
     }
 }
