@@ -252,6 +252,11 @@ struct Cli {
     #[arg(long, value_name = "FILE.json", requires = "headless")]
     script: Option<PathBuf>,
 
+    /// Replay a `--script` without drawing its frames: edit-to-visible then
+    /// ends at publication (meshing and upload only), not at a drawn frame.
+    #[arg(long, requires = "script")]
+    no_replay_frames: bool,
+
     /// Animation time in seconds for the headless frame (water waves), so
     /// screenshots are reproducible.
     #[arg(long = "time", value_name = "SECONDS", default_value_t = 0.0, requires = "headless", allow_negative_numbers = true, value_parser = parse_time)]
@@ -403,6 +408,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             script: script.clone(),
             overlays: overlay_set(cli),
             time_secs: cli.time_secs,
+            replay_frames: !cli.no_replay_frames,
         };
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
@@ -476,12 +482,19 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 fn print_render_summary(cli: &Cli, output: &std::path::Path, stats: &headless::RenderStats) {
     if cli.script.is_some() {
         println!(
-            "replayed {} frames, {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; upload p99 {:.2} ms",
+            "replayed {} frames ({} drawn, p50 {:.0} ms), {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; \
+             to full detail p99 {:.1} ms; published p99 {:.1} ms; upload p99 {:.2} ms; stale {} of {} meshed",
             stats.script_frames,
+            stats.presented_frames,
+            stats.present_ms.p50,
             stats.script_edits,
             stats.edit_to_visible_ms.p50,
             stats.edit_to_visible_ms.p99,
-            stats.upload_ms.p99
+            stats.edit_to_full_detail_ms.p99,
+            stats.edit_to_published_ms.p99,
+            stats.upload_ms.p99,
+            stats.stale_results,
+            stats.meshed_results,
         );
     }
     println!(

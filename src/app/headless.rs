@@ -14,12 +14,12 @@ use crate::editor::panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
-use crate::pipeline::{TerrainStreaming, WorldMeshes};
+use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::offscreen::{OffscreenError, OffscreenTarget, check_image_size, write_png};
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
-use crate::script::{ReplayError, ReplayReport, Script, replay_script};
+use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, replay_script};
 use crate::terrain::Grid;
 use crate::terrain::generate::GeneratorSettings;
 
@@ -277,6 +277,9 @@ pub struct ScreenshotOptions {
     /// Animation time in seconds (`--time`, default 0): the water's waves at
     /// that moment, so screenshots are reproducible.
     pub time_secs: f32,
+    /// Draw the replay's frames that show something new (edit latencies end
+    /// at their presentation); when false they end at publication.
+    pub replay_frames: bool,
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -324,8 +327,23 @@ pub struct RenderStats {
     pub results_published_last_frame: usize,
     /// Upload time of the last replayed frame, ms.
     pub upload_ms_last_frame: f64,
-    /// Edit-to-visible latency over the scripted session, ms.
+    /// Edit to the presentation of the first frame that shows it (any
+    /// level, previews included; upload and draw included), over the
+    /// scripted session, ms.
     pub edit_to_visible_ms: LatencySummary,
+    /// Edit to the presentation of the first frame that shows it at every
+    /// chunk's requested level of detail, ms.
+    pub edit_to_full_detail_ms: LatencySummary,
+    /// Edit to the publication step that made it visible (meshing and
+    /// upload, without the frame's draw), ms.
+    pub edit_to_published_ms: LatencySummary,
+    /// Draw-and-present time of the replayed frames that showed something new, ms.
+    pub present_ms: UploadSummary,
+    /// Replayed frames presented (those that showed something new).
+    pub presented_frames: u32,
+    /// Whether those frames were drawn (false with `--no-replay-frames`:
+    /// latencies then end at publication).
+    pub replay_frames_drawn: bool,
     /// Per-frame upload time over frames that uploaded, ms.
     pub upload_ms: UploadSummary,
     /// Most results published in one frame.
@@ -338,8 +356,15 @@ pub struct RenderStats {
     pub lod_scan_ms: ScanSummary,
     /// Boundary vertices on which equal-level neighbours disagree (must be 0).
     pub seam_audit_mismatches: usize,
-    /// Worker results dropped because a newer request replaced them.
+    /// Worker results that arrived from the workers (kept or dropped).
+    pub meshed_results: usize,
+    /// Of those, coarser editor-only previews.
+    pub preview_results: usize,
+    /// Worker results dropped on arrival because a better one was already
+    /// shown or held (work thrown away).
     pub stale_results: usize,
+    /// Worker items skipped before meshing because a better result already existed.
+    pub skipped_items: usize,
     /// Frames replayed by `--script` (0 without a script).
     pub script_frames: u32,
     /// Strokes of the script that changed the grid.
@@ -442,6 +467,54 @@ pub fn render_screenshot(
     Ok(stats)
 }
 
+/// Draws the frames of a replay that show something new, at the output
+/// size with the output's overlays and panel (read back, so a frame counts
+/// as presented once the GPU has finished it).
+struct HeadlessReplayTarget<'a> {
+    headless: &'a mut HeadlessRenderer,
+    camera: Camera,
+    options: &'a ScreenshotOptions,
+    /// Panel figures of the world before the replay (intermediate frames
+    /// show the panel, not up-to-date statistics).
+    panel: PanelStats,
+}
+
+impl ReplayTarget for HeadlessReplayTarget<'_> {
+    fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
+        Box::new(self.headless.renderer().uploader())
+    }
+
+    fn present(
+        &mut self,
+        meshes: &WorldMeshes,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        if !self.options.replay_frames {
+            return Ok(());
+        }
+        let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
+        settings.overlays = self.options.overlays;
+        settings.time_secs = self.options.time_secs;
+        self.headless
+            .render(&self.camera, &settings, &self.panel)
+            .map(|_| ())
+            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+    }
+}
+
+/// `{"last", "p50", "p99", "max"}` of per-frame times, ms.
+fn present_summary(values_ms: &[f64]) -> UploadSummary {
+    let mut samples = crate::pipeline::stats::Samples::default();
+    for &v in values_ms {
+        samples.push(v);
+    }
+    UploadSummary {
+        last: samples.last(),
+        p50: samples.quantile(0.5),
+        p99: samples.quantile(0.99),
+        max: samples.max(),
+    }
+}
+
 /// Renders `grid` (already built) after
 /// replaying `options.script` once on it with `generator` serving
 /// `generate`, writes the PNG, and returns the statistics (without
@@ -480,15 +553,23 @@ pub fn render_world(
         .as_ref()
         .and_then(|_| world_collision(&mut collision_cache, &grid));
     let replay = match &options.script {
-        Some(script) => replay_script(
-            script,
-            &mut grid,
-            &mut meshes,
-            &mut streaming,
-            &mut headless.renderer().uploader(),
-            camera.pos_world,
-            generator,
-        )?,
+        Some(script) => {
+            let mut target = HeadlessReplayTarget {
+                panel: PanelStats::of_world(&adapter, &grid, &meshes, &camera),
+                headless: &mut headless,
+                camera,
+                options,
+            };
+            replay_script(
+                script,
+                &mut grid,
+                &mut meshes,
+                &mut streaming,
+                &mut target,
+                camera.pos_world,
+                generator,
+            )?
+        }
         None => ReplayReport::default(),
     };
     let collision =
@@ -543,6 +624,11 @@ pub fn render_world(
         results_published_last_frame: pipeline.stats.results_last_frame,
         upload_ms_last_frame: pipeline.stats.upload_ms_last_frame,
         edit_to_visible_ms: pipeline.stats.latency_summary(),
+        edit_to_full_detail_ms: pipeline.stats.full_detail_summary(),
+        edit_to_published_ms: pipeline.stats.published_summary(),
+        present_ms: present_summary(&replay.present_ms),
+        presented_frames: replay.presented_frames,
+        replay_frames_drawn: options.replay_frames,
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
         triangles_by_level: meshes.triangles_by_level(),
@@ -553,7 +639,10 @@ pub fn render_world(
             max: streaming.lod_scan_ms.max(),
             count: streaming.lod_scan_ms.count(),
         },
+        meshed_results: pipeline.stats.meshed_results,
+        preview_results: pipeline.stats.preview_results,
         stale_results: pipeline.stats.stale_results,
+        skipped_items: pipeline.skipped_items(),
         script_frames: replay.frames,
         script_edits: replay.edits,
         script_ms: replay.replay_ms,

@@ -563,7 +563,10 @@ impl WindowState {
             &settings,
             self.viewport.size_px(),
         );
-        self.draw(&mut ui.output);
+        if self.draw(&mut ui.output) {
+            // Edit latencies end here: the frame that shows them is presented.
+            streaming.pipeline.frame_presented(Instant::now());
+        }
         false
     }
 
@@ -781,8 +784,8 @@ impl WindowState {
 
     /// Draws the prepared 3D view and the egui output into the window's
     /// next surface texture and presents it (skips the frame when the
-    /// surface is outdated, lost or not ready).
-    fn draw(&mut self, egui_out: &mut egui::FullOutput) {
+    /// surface is outdated, lost or not ready). Returns whether a frame was presented.
+    fn draw(&mut self, egui_out: &mut egui::FullOutput) -> bool {
         let [w, h] = [self.config.width, self.config.height];
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)
@@ -790,12 +793,12 @@ impl WindowState {
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface.configure(&self.gpu.device, &self.config);
                 egui_out.textures_delta.clear();
-                return;
+                return false;
             }
             other => {
                 log::debug!("skipping frame: {other:?}");
                 egui_out.textures_delta.clear();
-                return;
+                return false;
             }
         };
         let view = frame
@@ -822,6 +825,7 @@ impl WindowState {
         self.gpu.queue.submit(cmds);
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
+        true
     }
 
     /// Swaps in a world a file job finished: its grid, its meshes and

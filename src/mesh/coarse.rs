@@ -27,15 +27,6 @@ pub fn samples_per_axis(level: u8) -> usize {
     CHUNK_SIZE_CELLS as usize >> level
 }
 
-/// The cell at chunk-local position `p` (any position within the 3×3×3
-/// neighbourhood, i.e. each component in `-32..64`).
-#[inline]
-fn cell_at(hood: &Neighbourhood, p: IVec3) -> Cell {
-    let n = CHUNK_SIZE_CELLS;
-    let chunk = IVec3::new(p.x.div_euclid(n), p.y.div_euclid(n), p.z.div_euclid(n));
-    hood.get(chunk).get(p - chunk * n)
-}
-
 impl Neighbourhood {
     /// True when all 27 chunks are uniform and on the same side of the
     /// surface: no level can find a crossing anywhere in the padded region.
@@ -159,6 +150,32 @@ fn compute_block_summaries(data: &[Cell], level: u8) -> Arc<[BlockSummary]> {
     out.into()
 }
 
+/// Copies the `out.len()` cells of the x-row starting at chunk-local `p`
+/// (anywhere in the neighbourhood) into `out`, one slice per chunk crossed.
+fn copy_row(hood: &Neighbourhood, p: IVec3, out: &mut [Cell]) {
+    let n = CHUNK_SIZE_CELLS;
+    let cy = p.y.div_euclid(n);
+    let cz = p.z.div_euclid(n);
+    let (ly, lz) = (p.y - cy * n, p.z - cz * n);
+    let mut x = p.x;
+    let mut done = 0usize;
+    while done < out.len() {
+        let cx = x.div_euclid(n);
+        let lx = x - cx * n;
+        let len = ((n - lx) as usize).min(out.len() - done);
+        let dst = &mut out[done..done + len];
+        match hood.get(IVec3::new(cx, cy, cz)) {
+            ChunkCells::Uniform(c) => dst.fill(*c),
+            ChunkCells::Dense(data) => {
+                let start = crate::terrain::coords::local_index(IVec3::new(lx, ly, lz));
+                dst.copy_from_slice(&data[start..start + len]);
+            }
+        }
+        done += len;
+        x += len as i32;
+    }
+}
+
 /// Vote weight of an exposed solid cell in the one-cell shell around a
 /// block, relative to a buried cell of the block itself.
 pub const SHELL_EXPOSED_VOTE_WEIGHT: u32 = EXPOSED_VOTE_WEIGHT / 2;
@@ -173,25 +190,51 @@ pub const SHELL_EXPOSED_VOTE_WEIGHT: u32 = EXPOSED_VOTE_WEIGHT / 2;
 /// soil's material, and coarse levels showed it as contour rings where
 /// level 0 shows grass. Largest vote wins, ties to the lower id.
 fn vote_block_material(cells: &[Cell], w: usize, votes: &mut [u32; Material::COUNT]) -> u8 {
-    let at = |x: usize, y: usize, z: usize| cells[(z * w + y) * w + x];
+    debug_assert!(w <= 16 && cells.len() >= w * w * w);
+    // One bit per cell of each (y, z) row: inside, and exposed (computed
+    // with shifts and the neighbouring rows, not six reads per cell).
+    let mut inside = [0u16; 16 * 16];
+    for (r, row) in cells[..w * w * w].chunks_exact(w).enumerate() {
+        let mut bits = 0u16;
+        for (x, c) in row.iter().enumerate() {
+            bits |= u16::from(c.is_inside()) << x;
+        }
+        inside[r] = bits;
+    }
+    let interior_x: u16 = ((1u16 << (w - 1)) - 1) & !1;
+    let block_x: u16 = ((1u16 << (w - 2)) - 1) & !3;
     let block = 2..w - 2;
     votes.fill(0);
     for z in 1..w - 1 {
         for y in 1..w - 1 {
-            for x in 1..w - 1 {
-                let c = at(x, y, z);
+            let r = z * w + y;
+            let row = inside[r];
+            let surrounded = (row << 1)
+                & (row >> 1)
+                & inside[r - 1]
+                & inside[r + 1]
+                & inside[r - w]
+                & inside[r + w];
+            let exposed = !surrounded & interior_x;
+            let row_in_block = block.contains(&y) && block.contains(&z);
+            let cells_row = &cells[r * w..r * w + w];
+            // Voters: block cells (exposed or buried) in block rows, and
+            // exposed cells of the one-cell shell.
+            let mut mask = exposed;
+            if row_in_block {
+                mask |= block_x;
+            }
+            while mask != 0 {
+                let x = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let c = cells_row[x];
                 let occ = c.solid_occupancy() as u32;
                 if occ == 0 {
                     continue;
                 }
-                let exposed = !at(x - 1, y, z).is_inside()
-                    || !at(x + 1, y, z).is_inside()
-                    || !at(x, y - 1, z).is_inside()
-                    || !at(x, y + 1, z).is_inside()
-                    || !at(x, y, z - 1).is_inside()
-                    || !at(x, y, z + 1).is_inside();
-                let in_block = block.contains(&x) && block.contains(&y) && block.contains(&z);
-                let weight = match (in_block, exposed) {
+                let is_exposed = exposed & (1 << x) != 0;
+                let in_block = row_in_block && block_x & (1 << x) != 0;
+                let weight = match (in_block, is_exposed) {
                     (true, true) => EXPOSED_VOTE_WEIGHT,
                     (true, false) => 1,
                     (false, true) => SHELL_EXPOSED_VOTE_WEIGHT,
@@ -276,25 +319,7 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                             for y in 0..w {
                                 let row = (z * w + y) * w;
                                 let p = base + IVec3::new(-B, y as i32 - B, z as i32 - B);
-                                for x in (0..B).chain(s + B..s + 2 * B) {
-                                    local_cells[row + x as usize] =
-                                        cell_at(hood, p + IVec3::new(x, 0, 0));
-                                }
-                                let inner = local + IVec3::new(0, y as i32 - B, z as i32 - B);
-                                let in_chunk = inner.y >= 0
-                                    && inner.y < CHUNK_SIZE_CELLS
-                                    && inner.z >= 0
-                                    && inner.z < CHUNK_SIZE_CELLS;
-                                let run = row + B as usize..row + (B + s) as usize;
-                                if in_chunk {
-                                    let start = crate::terrain::coords::local_index(inner);
-                                    local_cells[run]
-                                        .copy_from_slice(&data[start..start + s as usize]);
-                                } else {
-                                    for (x, cell) in local_cells[run].iter_mut().enumerate() {
-                                        *cell = cell_at(hood, p + IVec3::new(B + x as i32, 0, 0));
-                                    }
-                                }
+                                copy_row(hood, p, &mut local_cells[row..row + w]);
                             }
                         }
                         vote_block_material(&local_cells[..w * w * w], w, &mut votes)
@@ -319,6 +344,83 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-cell definition of the vote (six neighbour reads per cell),
+    /// against which the bitmask version is checked.
+    fn vote_reference(cells: &[Cell], w: usize) -> u8 {
+        let at = |x: usize, y: usize, z: usize| cells[(z * w + y) * w + x];
+        let block = 2..w - 2;
+        let mut votes = [0u32; Material::COUNT];
+        for z in 1..w - 1 {
+            for y in 1..w - 1 {
+                for x in 1..w - 1 {
+                    let c = at(x, y, z);
+                    let occ = c.solid_occupancy() as u32;
+                    if occ == 0 {
+                        continue;
+                    }
+                    let exposed = !at(x - 1, y, z).is_inside()
+                        || !at(x + 1, y, z).is_inside()
+                        || !at(x, y - 1, z).is_inside()
+                        || !at(x, y + 1, z).is_inside()
+                        || !at(x, y, z - 1).is_inside()
+                        || !at(x, y, z + 1).is_inside();
+                    let in_block = block.contains(&x) && block.contains(&y) && block.contains(&z);
+                    let weight = match (in_block, exposed) {
+                        (true, true) => EXPOSED_VOTE_WEIGHT,
+                        (true, false) => 1,
+                        (false, true) => SHELL_EXPOSED_VOTE_WEIGHT,
+                        (false, false) => continue,
+                    };
+                    votes[c.material().0 as usize] += weight * occ;
+                }
+            }
+        }
+        let mut best = 0usize;
+        for (id, &v) in votes.iter().enumerate() {
+            if v > votes[best] {
+                best = id;
+            }
+        }
+        best as u8
+    }
+
+    #[test]
+    fn bitmask_vote_matches_the_per_cell_definition() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let solids = [Material::GRASS, Material::ROCK, Material::SAND, Material::MUD];
+        let mut votes = [0u32; Material::COUNT];
+        for w in [6usize, 8, 12] {
+            for _ in 0..400 {
+                // Terrain-like blocks: a noisy surface height, materials by depth.
+                let top = (next() % w as u64) as usize;
+                let cells: Vec<Cell> = (0..w * w * w)
+                    .map(|i| {
+                        let y = (i / w) % w;
+                        let r = next();
+                        let below = y + (r % 3) as usize <= top + 1;
+                        if !below {
+                            return Cell::EMPTY;
+                        }
+                        let m = solids[((r >> 8) % solids.len() as u64) as usize];
+                        let occ = if r % 5 == 0 { (r >> 16) as u8 } else { 255 };
+                        Cell::new(m, occ)
+                    })
+                    .collect();
+                assert_eq!(
+                    vote_block_material(&cells, w, &mut votes),
+                    vote_reference(&cells, w),
+                    "w {w}"
+                );
+            }
+        }
+    }
     use crate::terrain::coords::{CellBox, ChunkCoord};
     use crate::terrain::grid::Grid;
 

@@ -1,31 +1,38 @@
 //! Background meshing and budgeted, crack-free publication (spec §3, §7, §8).
 //!
 //! ```text
-//!  grid edits ──changes_since──▶ requests (serial per chunk, grouped by edit)
-//!        ▲                              │ nearest first, ≤ 32 chunks a batch
+//!  grid edits ──changes_since──▶ requests (serial per chunk; one edit batch,
+//!        ▲                        with an epoch, per frame's edits)
+//!        │                              │ edits first, nearest first,
+//!        │                              │ batches of ≤ 32 chunks / ~6 ms
 //!        │                              ▼
 //!   main thread ◀── bounded channel ◀── rayon workers mesh selective snapshots
-//!        │
-//!        └─▶ each frame: accept results whose serial is still current, upload
-//!            (stage) at most 32 and stop after 2 ms, then make visible every
-//!            group whose chunks are all staged — all in the same frame.
+//!        │                              (items a better result made moot are skipped)
+//!        └─▶ each frame: keep useful results, choose what may show together
+//!            (publication.rs), upload at most 32 and stop after 2 ms, and
+//!            make each fully uploaded component visible in one step.
 //! ```
 //!
-//! Why groups: an edit near a chunk border changes the surface on both sides.
-//! If one side were shown before the other, the border would crack for a
-//! frame, so the chunks one edit dirtied become visible together, and a later
-//! edit that re-dirties a chunk of an unpublished group merges the groups.
-//! The old meshes stay drawn until then, so nothing ever disappears.
+//! Why batches and epochs: an edit near a chunk border changes the surface on
+//! both sides. If one side showed it before the other, the border would crack
+//! for a frame, so each frame's edits become visible atomically over the
+//! chunks they dirtied (see [`super::publication`]). The old meshes stay drawn
+//! until then, so nothing ever disappears.
 //!
-//! Why serials: workers finish in any order. A result is accepted only if its
-//! serial is still the chunk's current one, so an older job can never overwrite
-//! a newer edit.
+//! Why serials: workers finish in any order. A result never replaces a
+//! better one: it must be newer content (epoch), a real level over a preview,
+//! or answer a newer request — an older job can never overwrite a newer edit.
+//!
+//! Previews: when the edited chunks' full-detail work queued ahead would take
+//! longer than [`PREVIEW_BACKLOG_MS`], each edited chunk is first meshed two
+//! levels coarser (editor-only; skirts keep it hole-free against its
+//! neighbours) and replaced by its own level as soon as that is ready.
 //!
 //! The state machine is plain Rust; the GPU side is reached through
 //! [`ChunkUploader`], and time through an injectable clock, so every rule is
 //! tested deterministically.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,36 +42,66 @@ use glam::DVec3;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::mesh::ChunkMesh;
+use crate::mesh::MeshOptions;
+use crate::mesh::water::WaterMesh;
 use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::{Changes, Grid};
 
 use super::invalidation::chunks_reading_at_levels;
+use super::lod::LEVEL_COUNT;
+use super::publication::{Candidate, Component, EditBatch, ResultKey, choose_components};
 use super::stats::PipelineStats;
 use super::world_meshes::{WorldMeshes, mesh_one, mesh_water_one};
-use crate::mesh::MeshOptions;
-use crate::mesh::water::WaterMesh;
 
 /// Most chunks one worker batch meshes.
 pub const MAX_BATCH_CHUNKS: usize = 32;
+/// Estimated meshing time after which a worker batch takes no further chunk, ms.
+pub const BATCH_BUDGET_MS: f64 = 6.0;
 /// Most results uploaded (staged) in one frame.
 pub const MAX_RESULTS_PER_FRAME: usize = 32;
 /// Upload time after which a frame starts no further upload.
 pub const UPLOAD_BUDGET: Duration = Duration::from_millis(2);
 /// Capacity of the worker → main-thread result channel.
 pub const RESULT_CHANNEL_CAPACITY: usize = 512;
+/// Queued full-detail work on edited chunks (per worker thread) above which
+/// edited chunks are first meshed as coarser previews, ms.
+pub const PREVIEW_BACKLOG_MS: f64 = 40.0;
+/// Levels a preview is coarser than the chunk's requested level.
+pub const PREVIEW_LEVEL_STEP: u8 = 2;
+/// Most results one chunk holds while waiting to be shown.
+pub const MAX_CANDIDATES_PER_CHUNK: usize = 4;
+/// Starting estimates of one chunk's meshing time per level, ms (refined
+/// from measured jobs as the session runs).
+const INITIAL_COST_MS: [f64; LEVEL_COUNT] = [3.0, 0.8, 0.25, 0.08];
 
 /// One chunk of a worker batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JobItem {
     /// The chunk to mesh.
     pub coord: ChunkCoord,
-    /// The request serial the result must carry.
+    /// The request serial the result answers.
     pub serial: u64,
+    /// Epoch of the newest edit batch of the chunk when the job was taken:
+    /// the snapshot shows exactly the edits up to it.
+    pub epoch: u64,
     /// Level of detail (0 = full detail; coarser levels come with LOD).
     pub level: u8,
+    /// A coarser editor-only preview (replaced by `level` of the request later).
+    pub preview: bool,
     /// Also re-mesh the chunk's water (an edit dirtied it; level-only
     /// requests reuse the water mesh).
     pub water: bool,
+}
+
+impl JobItem {
+    /// The rank its result will have.
+    pub fn key(&self) -> ResultKey {
+        ResultKey {
+            epoch: self.epoch,
+            full: !self.preview,
+            serial: self.serial,
+        }
+    }
 }
 
 /// A batch of chunks to mesh from a selective snapshot of the grid.
@@ -79,30 +116,41 @@ pub struct MeshJob {
 impl MeshJob {
     /// Meshes every item (on the calling thread).
     pub fn run(&self) -> Vec<MeshResult> {
-        self.run_current(|_| true)
+        self.run_useful(|_| true)
     }
 
-    /// Meshes the items for which `is_current` holds, skipping those a newer
-    /// request has already replaced (their results would be rejected anyway).
-    pub fn run_current(&self, is_current: impl Fn(&JobItem) -> bool) -> Vec<MeshResult> {
+    /// Meshes the items for which `is_useful` holds, skipping those a better
+    /// result already made moot (they would be dropped on arrival).
+    pub fn run_useful(&self, is_useful: impl Fn(&JobItem) -> bool) -> Vec<MeshResult> {
         self.items
             .iter()
-            .filter(|item| is_current(item))
-            .map(|item| MeshResult {
-                coord: item.coord,
-                serial: item.serial,
-                level: item.level,
-                mesh: Arc::new(mesh_one(
-                    &self.snapshot,
-                    item.coord,
-                    item.level,
-                    MeshOptions::default(),
-                )),
-                water: item
-                    .water
-                    .then(|| Arc::new(mesh_water_one(&self.snapshot, item.coord))),
-            })
+            .filter(|item| is_useful(item))
+            .map(|item| self.mesh_item(item))
             .collect()
+    }
+
+    /// Meshes one item of this job from its snapshot.
+    pub fn mesh_item(&self, item: &JobItem) -> MeshResult {
+        let start = Instant::now();
+        let mesh = Arc::new(mesh_one(
+            &self.snapshot,
+            item.coord,
+            item.level,
+            MeshOptions::default(),
+        ));
+        let water = item
+            .water
+            .then(|| Arc::new(mesh_water_one(&self.snapshot, item.coord)));
+        MeshResult {
+            coord: item.coord,
+            serial: item.serial,
+            epoch: item.epoch,
+            level: item.level,
+            preview: item.preview,
+            mesh,
+            water,
+            mesh_ms: start.elapsed().as_secs_f64() * 1e3,
+        }
     }
 }
 
@@ -113,12 +161,29 @@ pub struct MeshResult {
     pub coord: ChunkCoord,
     /// Serial of the request this answers.
     pub serial: u64,
+    /// Edit epoch its snapshot shows (see [`JobItem::epoch`]).
+    pub epoch: u64,
     /// Level of detail it was meshed at.
     pub level: u8,
+    /// Whether it is a coarser editor-only preview.
+    pub preview: bool,
     /// The mesh; empty when the chunk owns no surface.
     pub mesh: Arc<ChunkMesh>,
     /// The chunk's new water surface, or `None` when the request kept it.
     pub water: Option<Arc<WaterMesh>>,
+    /// Worker time spent meshing it, ms.
+    pub mesh_ms: f64,
+}
+
+impl MeshResult {
+    /// Its rank among the chunk's results.
+    pub fn key(&self) -> ResultKey {
+        ResultKey {
+            epoch: self.epoch,
+            full: !self.preview,
+            serial: self.serial,
+        }
+    }
 }
 
 /// The GPU side of publication.
@@ -147,47 +212,101 @@ pub struct PublishReport {
     pub upload_ms: f64,
     /// Chunks made visible this frame.
     pub promoted_chunks: usize,
-    /// Groups made visible this frame.
+    /// Components (sets shown together) made visible this frame.
     pub promoted_groups: usize,
 }
 
+/// What a worker reports for one item.
 #[derive(Debug)]
-struct Pending {
-    serial: u64,
-    level: u8,
-    group: u64,
-    /// Serial of the job in flight for this chunk, if any.
-    dispatched: Option<u64>,
-    /// The current serial's result, uploaded and waiting for its group.
-    staged: Option<Arc<ChunkMesh>>,
-    /// Its water, when the request re-meshed water.
-    staged_water: Option<Arc<WaterMesh>>,
-    /// The water must be re-meshed (an edit touched it); kept by later
-    /// level-only requests until a result with water is staged.
-    water_dirty: bool,
+enum WorkerMessage {
+    /// The item was meshed.
+    Meshed(MeshResult),
+    /// The item was skipped (a better result already existed).
+    Skipped(JobItem),
 }
 
-#[derive(Debug, Default)]
-struct Group {
-    members: FxHashSet<ChunkCoord>,
-    edit_times: Vec<Instant>,
+/// What workers may skip, per pending chunk (shared with them).
+#[derive(Clone, Copy, Debug)]
+struct SkipRule {
+    /// Results of requests older than this belong to finished work.
+    min_serial: u64,
+    /// Best result shown or held.
+    best: ResultKey,
+}
+
+impl SkipRule {
+    fn is_useful(&self, key: ResultKey) -> bool {
+        key.serial >= self.min_serial && key > self.best
+    }
+}
+
+#[derive(Debug)]
+struct ChunkWork {
+    /// Serial of the newest request.
+    serial: u64,
+    /// Results of older serials are moot (they predate this work).
+    min_serial: u64,
+    /// Requested level.
+    level: u8,
+    /// Serial of the last full-level dispatch.
+    dispatched: Option<u64>,
+    /// A full-level job of this chunk is on the workers: the next one waits
+    /// for it, so edits made meanwhile coalesce into one job.
+    full_running: bool,
+    /// Epoch of the last preview dispatch (0: none).
+    preview_epoch: u64,
+    /// Epoch of the newest edit batch touching the chunk (0: none).
+    edit_epoch: u64,
+    /// The water must be re-meshed (an edit touched it); kept by later
+    /// level-only requests until a result with water that shows the newest
+    /// edit is shown.
+    water_dirty: bool,
+    /// Rank of what is shown (default: whatever was there before this work).
+    shown: ResultKey,
+    /// Results waiting to be shown, ascending by key.
+    candidates: Vec<Candidate>,
+    /// Key of the candidate sitting in the uploader's staging slot, if any.
+    gpu_staged: Option<ResultKey>,
+    /// Part of a component being uploaded.
+    busy: bool,
+}
+
+impl ChunkWork {
+    fn best_key(&self) -> ResultKey {
+        self.candidates.last().map_or(self.shown, |c| c.key.max(self.shown))
+    }
+
+    /// The chunk has an edit it does not show yet.
+    fn edit_pending(&self) -> bool {
+        self.edit_epoch > self.shown.epoch
+    }
+}
+
+/// A component being uploaded: chunks and the candidate each will show.
+#[derive(Debug)]
+struct Staging {
+    members: Vec<(ChunkCoord, Candidate)>,
+    next: usize,
 }
 
 /// Requests, workers and publication of chunk meshes.
 #[derive(Debug)]
 pub struct MeshPipeline {
     reader: Option<(u64, u64)>,
-    pending: FxHashMap<ChunkCoord, Pending>,
-    groups: FxHashMap<u64, Group>,
-    ready: VecDeque<MeshResult>,
+    work: FxHashMap<ChunkCoord, ChunkWork>,
+    batches: BTreeMap<u64, EditBatch>,
+    staging: VecDeque<Staging>,
+    /// Results arrived since the last choice of components.
+    choice_stale: bool,
     next_serial: u64,
-    next_group: u64,
-    tx: SyncSender<MeshResult>,
-    rx: Receiver<MeshResult>,
+    epoch: u64,
+    tx: SyncSender<WorkerMessage>,
+    rx: Receiver<WorkerMessage>,
     in_flight: Arc<AtomicUsize>,
-    /// Current serial per pending chunk, shared with workers so they skip
-    /// items a newer request replaced while the batch waited or ran.
-    current_serials: Arc<Mutex<FxHashMap<ChunkCoord, u64>>>,
+    skip_rules: Arc<Mutex<FxHashMap<ChunkCoord, SkipRule>>>,
+    /// Items workers skipped because a better result was already there.
+    skipped_items: Arc<AtomicUsize>,
+    cost_ms: [f64; LEVEL_COUNT],
     max_in_flight_batches: usize,
     /// Statistics over the session.
     pub stats: PipelineStats,
@@ -206,15 +325,18 @@ impl MeshPipeline {
         let (tx, rx) = sync_channel(RESULT_CHANNEL_CAPACITY);
         MeshPipeline {
             reader: None,
-            pending: FxHashMap::default(),
-            groups: FxHashMap::default(),
-            ready: VecDeque::new(),
+            work: FxHashMap::default(),
+            batches: BTreeMap::new(),
+            staging: VecDeque::new(),
+            choice_stale: false,
             next_serial: 1,
-            next_group: 1,
+            epoch: 0,
             tx,
             rx,
             in_flight: Arc::new(AtomicUsize::new(0)),
-            current_serials: Arc::new(Mutex::new(FxHashMap::default())),
+            skip_rules: Arc::new(Mutex::new(FxHashMap::default())),
+            skipped_items: Arc::new(AtomicUsize::new(0)),
+            cost_ms: INITIAL_COST_MS,
             max_in_flight_batches: (rayon::current_num_threads() * 2).max(2),
             stats: PipelineStats::default(),
         }
@@ -226,9 +348,9 @@ impl MeshPipeline {
         self.reader = Some((grid.generation(), grid.revision()));
     }
 
-    /// Chunks with a request not yet made visible.
+    /// Chunks with a request not yet fulfilled.
     pub fn queue_len(&self) -> usize {
-        self.pending.len()
+        self.work.len()
     }
 
     /// Worker batches running or queued on the thread pool.
@@ -238,50 +360,95 @@ impl MeshPipeline {
 
     /// True when nothing is requested, running or waiting to be published.
     pub fn is_idle(&self) -> bool {
-        self.pending.is_empty() && self.ready.is_empty() && self.in_flight_batches() == 0
+        self.work.is_empty() && self.staging.is_empty() && self.in_flight_batches() == 0
     }
 
-    /// Edits made but not yet fully visible.
+    /// Edits made but not yet visible.
     pub fn pending_edits(&self) -> usize {
-        self.groups.values().map(|g| g.edit_times.len()).sum()
+        self.batches
+            .values()
+            .filter(|b| !b.unseen.is_empty())
+            .map(|b| b.edit_times.len())
+            .sum()
     }
 
     /// The level `coord` is requested at, if it has a pending request.
     pub fn pending_level(&self, coord: ChunkCoord) -> Option<u8> {
-        self.pending.get(&coord).map(|p| p.level)
-    }
-
-    /// Forgets the pending request of `coord` (e.g. it left the retention
-    /// range); its group no longer waits for it and late results are dropped.
-    pub fn cancel(&mut self, coord: ChunkCoord) {
-        if let Some(p) = self.pending.remove(&coord) {
-            if let Some(group) = self.groups.get_mut(&p.group) {
-                group.members.remove(&coord);
-                if group.members.is_empty() {
-                    self.groups.remove(&p.group);
-                }
-            }
-            self.current_serials
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&coord);
-        }
+        self.work.get(&coord).map(|w| w.level)
     }
 
     /// The current request serial of `coord`, if it has one.
     pub fn serial_of(&self, coord: ChunkCoord) -> Option<u64> {
-        self.pending.get(&coord).map(|p| p.serial)
+        self.work.get(&coord).map(|w| w.serial)
+    }
+
+    /// Items workers skipped so far because a better result already existed.
+    pub fn skipped_items(&self) -> usize {
+        self.skipped_items.load(Ordering::Acquire)
+    }
+
+    fn lock_rules(&self) -> std::sync::MutexGuard<'_, FxHashMap<ChunkCoord, SkipRule>> {
+        self.skip_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets the request of `coord` (e.g. it left the retention range); the
+    /// edits waiting for it no longer do, and late results are dropped.
+    pub fn cancel(&mut self, coord: ChunkCoord) {
+        if self.work.remove(&coord).is_none() {
+            return;
+        }
+        self.lock_rules().remove(&coord);
+        for staging in &mut self.staging {
+            if let Some(i) = staging.members.iter().position(|(c, _)| *c == coord) {
+                staging.members.remove(i);
+                if staging.next > i {
+                    staging.next -= 1;
+                }
+            }
+        }
+        self.staging.retain(|s| !s.members.is_empty());
+        let now = Instant::now();
+        let mut done: Vec<u64> = Vec::new();
+        for batch in self.batches.values_mut() {
+            let was_unseen = batch.unseen.remove(&coord);
+            let was_coarse = batch.coarse.remove(&coord);
+            if was_unseen && batch.unseen.is_empty() && batch.shown_any {
+                self.stats.record_published(&batch.edit_times, now);
+            }
+            if was_coarse && batch.coarse.is_empty() {
+                if batch.shown_any {
+                    self.stats.record_full_detail(&batch.edit_times, now);
+                }
+                done.push(batch.epoch);
+            }
+        }
+        for e in done {
+            self.batches.remove(&e);
+        }
+        self.choice_stale = true;
+    }
+
+    /// Drops every request, held result and tracked edit (the grid was
+    /// replaced); results still on their way are dropped when they arrive.
+    fn reset_requests(&mut self) {
+        self.work.clear();
+        self.batches.clear();
+        self.staging.clear();
+        self.lock_rules().clear();
+        self.choice_stale = false;
     }
 
     /// Reads what changed in `grid` since the last call and requests new
     /// meshes, each chunk at its current level (pending request, else shown
     /// mesh in `meshes`, else 0): for an incremental change, the chunks whose
     /// padded reads at their level the changed extents touch (spec §8) — plus
-    /// all 26 neighbours of a removed chunk — as one group stamped with `now`;
-    /// on a full refresh, every meshing candidate. Chunks for which `keep` is
-    /// false (outside the preload range) are not requested, and their shown
-    /// mesh, now outdated, is discarded from `meshes`. Returns the number of
-    /// chunks requested.
+    /// all 26 neighbours of a removed chunk — as one edit batch stamped with
+    /// `now`; on a full refresh, every meshing candidate. Chunks for which
+    /// `keep` is false (outside the preload range) are not requested, and
+    /// their shown mesh, now outdated, is discarded from `meshes`. Returns the
+    /// number of chunks requested.
     pub fn sync_grid(
         &mut self,
         grid: &Grid,
@@ -295,20 +462,21 @@ impl MeshPipeline {
         };
         let since = self.reader.map_or(0, |(_, r)| r);
         self.reader = Some((grid.generation(), grid.revision()));
-        let level_of = |c: ChunkCoord| {
-            self.pending
-                .get(&c)
-                .map(|p| p.level)
-                .or_else(|| meshes.level_of(c))
-                .unwrap_or(0)
-        };
         let mut set: FxHashSet<ChunkCoord> = FxHashSet::default();
         let full = match changes {
             Changes::FullRefresh => {
+                self.reset_requests();
                 set.extend(grid.meshing_candidates());
                 true
             }
             Changes::Incremental { changed, removed } => {
+                let level_of = |c: ChunkCoord| {
+                    self.work
+                        .get(&c)
+                        .map(|w| w.level)
+                        .or_else(|| meshes.level_of(c))
+                        .unwrap_or(0)
+                };
                 for coord in changed {
                     let extent = grid.changed_extent_since(coord, since);
                     set.extend(chunks_reading_at_levels(&extent, level_of));
@@ -324,7 +492,13 @@ impl MeshPipeline {
         let mut outside: Vec<ChunkCoord> = Vec::new();
         for coord in set {
             if keep(coord) {
-                coords.push((coord, level_of(coord)));
+                let level = self
+                    .work
+                    .get(&coord)
+                    .map(|w| w.level)
+                    .or_else(|| meshes.level_of(coord))
+                    .unwrap_or(0);
+                coords.push((coord, level));
             } else {
                 outside.push(coord);
             }
@@ -335,16 +509,14 @@ impl MeshPipeline {
         coords.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
         let n = coords.len();
         if full {
-            for item in coords {
-                self.request_levels([item], None, true);
-            }
+            self.request_levels(coords, None, true);
         } else if n > 0 {
             self.request_levels(coords, Some(now), true);
         }
         n
     }
 
-    /// Requests new meshes of `coords` at `level` as one group (see
+    /// Requests new meshes of `coords` at `level` (see
     /// [`MeshPipeline::request_levels`]).
     pub fn request(
         &mut self,
@@ -356,119 +528,172 @@ impl MeshPipeline {
         self.request_levels(coords.into_iter().map(|c| (c, level)), edit_time, water);
     }
 
-    /// Requests new meshes of chunks, each at its own level, as one group
-    /// (made visible together). Each chunk gets a fresh serial, so results of
-    /// earlier requests for it are rejected; a group that shared a chunk with
-    /// this one and is not yet visible merges into it. `edit_time` (when the
-    /// change was made) feeds the edit-to-visible latency. `water` marks the
-    /// chunks' water as changed; a request without it (a level change) keeps
-    /// water work an earlier, still pending request queued.
+    /// Requests new meshes of chunks, each at its own level. Each chunk gets
+    /// a fresh serial. With `edit_time` (when the change was made) the chunks
+    /// form one edit batch with a new epoch: it becomes visible atomically
+    /// and feeds the edit-to-visible and edit-to-full-detail latencies.
+    /// Without it (a level change) no batch is made. `water` marks the
+    /// chunks' water as changed; a request without it keeps water work an
+    /// earlier, still pending request queued.
     pub fn request_levels(
         &mut self,
         items: impl IntoIterator<Item = (ChunkCoord, u8)>,
         edit_time: Option<Instant>,
         water: bool,
     ) {
-        let group_id = self.next_group;
-        self.next_group += 1;
-        let mut group = Group {
-            members: FxHashSet::default(),
-            edit_times: edit_time.into_iter().collect(),
-        };
-        for (coord, level) in items {
-            if let Some(old) = self.pending.get(&coord)
-                && old.group != group_id
-                && let Some(old_group) = self.groups.remove(&old.group)
-            {
-                for &m in &old_group.members {
-                    if let Some(p) = self.pending.get_mut(&m) {
-                        p.group = group_id;
-                    }
-                }
-                group.members.extend(old_group.members);
-                group.edit_times.extend(old_group.edit_times);
+        let epoch = match edit_time {
+            Some(_) => {
+                self.epoch += 1;
+                Some(self.epoch)
             }
+            None => None,
+        };
+        let mut members: FxHashSet<ChunkCoord> = FxHashSet::default();
+        let mut rules = self
+            .skip_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (coord, level) in items {
             let serial = self.next_serial;
             self.next_serial += 1;
-            let dispatched = self.pending.get(&coord).and_then(|p| p.dispatched);
-            let water_dirty = water || self.pending.get(&coord).is_some_and(|p| p.water_dirty);
-            self.pending.insert(
+            let work = self.work.entry(coord).or_insert_with(|| ChunkWork {
+                serial,
+                min_serial: serial,
+                level,
+                dispatched: None,
+                full_running: false,
+                preview_epoch: 0,
+                edit_epoch: 0,
+                water_dirty: false,
+                shown: ResultKey::default(),
+                candidates: Vec::new(),
+                gpu_staged: None,
+                busy: false,
+            });
+            work.serial = serial;
+            work.level = level;
+            work.water_dirty |= water;
+            if let Some(e) = epoch {
+                work.edit_epoch = e;
+            }
+            rules.insert(
                 coord,
-                Pending {
-                    serial,
-                    level,
-                    group: group_id,
-                    dispatched,
-                    staged: None,
-                    staged_water: None,
-                    water_dirty,
+                SkipRule {
+                    min_serial: work.min_serial,
+                    best: work.best_key(),
                 },
             );
-            group.members.insert(coord);
+            members.insert(coord);
         }
-        if !group.members.is_empty() {
-            let mut current = self
-                .current_serials
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            for m in &group.members {
-                if let Some(p) = self.pending.get(m) {
-                    current.insert(*m, p.serial);
-                }
-            }
-            drop(current);
-            self.groups.insert(group_id, group);
+        drop(rules);
+        if let (Some(e), Some(t)) = (epoch, edit_time)
+            && !members.is_empty()
+        {
+            self.batches.insert(e, EditBatch::new(e, &members, vec![t]));
         }
+        self.choice_stale = true;
     }
 
-    /// Takes up to `max_batches` batches of requests whose current serial has
-    /// not been dispatched, nearest to `camera_pos_world` first, each with a
-    /// selective snapshot of `grid`. Marks them dispatched.
+    /// Estimated full-detail work queued on edited chunks, per worker thread, ms.
+    fn edit_backlog_ms(&self) -> f64 {
+        let queued: f64 = self
+            .work
+            .values()
+            .filter(|w| w.edit_pending() && w.dispatched != Some(w.serial) && !w.full_running)
+            .map(|w| self.cost_ms[usize::from(w.level).min(LEVEL_COUNT - 1)])
+            .sum();
+        let running = self.in_flight_batches() as f64 * BATCH_BUDGET_MS;
+        (queued + running) / rayon::current_num_threads().max(1) as f64
+    }
+
+    /// Takes up to `max_batches` batches of work not yet dispatched, each
+    /// with a selective snapshot of `grid`, and marks it dispatched: previews
+    /// of edited chunks first (only while the edit backlog exceeds
+    /// [`PREVIEW_BACKLOG_MS`]), then edited chunks, then other requests
+    /// (level changes, refreshes), each class nearest to `camera_pos_world`
+    /// first. Takes nothing while `grid` has changes this pipeline has not
+    /// read (a snapshot must show exactly the edits its epoch names).
     pub fn take_jobs(
         &mut self,
         grid: &Grid,
         camera_pos_world: DVec3,
         max_batches: usize,
     ) -> Vec<MeshJob> {
-        if max_batches == 0 {
+        if max_batches == 0 || self.reader != Some((grid.generation(), grid.revision())) {
             return Vec::new();
         }
+        let previews = self.edit_backlog_ms() > PREVIEW_BACKLOG_MS;
         let half = CHUNK_SIZE_STUDS as f64 * 0.5;
-        let mut todo: Vec<(f64, ChunkCoord)> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| p.dispatched != Some(p.serial))
-            .map(|(&c, _)| {
-                let centre = c.origin_world() + DVec3::splat(half);
-                (centre.distance_squared(camera_pos_world), c)
-            })
-            .collect();
+        // (class, distance², coord, preview)
+        let mut todo: Vec<(u8, f64, ChunkCoord, bool)> = Vec::new();
+        for (&coord, w) in &self.work {
+            let centre = coord.origin_world() + DVec3::splat(half);
+            let d2 = centre.distance_squared(camera_pos_world);
+            let full_due = w.dispatched != Some(w.serial) && !w.full_running;
+            if previews
+                && full_due
+                && w.edit_pending()
+                && usize::from(w.level) + 1 < LEVEL_COUNT
+                && w.preview_epoch < w.edit_epoch
+                && w.best_key().epoch < w.edit_epoch
+            {
+                todo.push((0, d2, coord, true));
+            }
+            if full_due {
+                todo.push((if w.edit_pending() { 1 } else { 2 }, d2, coord, false));
+            }
+        }
         todo.sort_by(|a, b| {
-            a.0.total_cmp(&b.0)
-                .then_with(|| (a.1.0.z, a.1.0.y, a.1.0.x).cmp(&(b.1.0.z, b.1.0.y, b.1.0.x)))
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.total_cmp(&b.1))
+                .then_with(|| (a.2.0.z, a.2.0.y, a.2.0.x).cmp(&(b.2.0.z, b.2.0.y, b.2.0.x)))
         });
-        todo.truncate(max_batches.saturating_mul(MAX_BATCH_CHUNKS));
         // Spread small workloads over the worker threads (a single edit's
         // chunks would otherwise mesh one after another on one thread); large
-        // ones use full batches of MAX_BATCH_CHUNKS.
+        // ones fill batches up to the chunk and time limits.
         let threads = rayon::current_num_threads().max(1);
         let per_batch = todo.len().div_ceil(threads).clamp(1, MAX_BATCH_CHUNKS);
-        todo.chunks(per_batch)
-            .take(max_batches)
-            .map(|batch| {
-                let items: Vec<JobItem> = batch
-                    .iter()
-                    .filter_map(|&(_, coord)| {
-                        let p = self.pending.get_mut(&coord)?;
-                        p.dispatched = Some(p.serial);
-                        Some(JobItem {
-                            coord,
-                            serial: p.serial,
-                            level: p.level,
-                            water: p.water_dirty,
-                        })
-                    })
-                    .collect();
+        let mut batches: Vec<Vec<JobItem>> = Vec::new();
+        let mut current: Vec<JobItem> = Vec::new();
+        let mut current_ms = 0.0;
+        for (_, _, coord, preview) in todo {
+            if current.len() >= per_batch || current_ms >= BATCH_BUDGET_MS {
+                batches.push(std::mem::take(&mut current));
+                current_ms = 0.0;
+                if batches.len() >= max_batches {
+                    break;
+                }
+            }
+            let Some(w) = self.work.get_mut(&coord) else {
+                continue;
+            };
+            let level = if preview {
+                (w.level + PREVIEW_LEVEL_STEP).min(LEVEL_COUNT as u8 - 1)
+            } else {
+                w.level
+            };
+            if preview {
+                w.preview_epoch = w.edit_epoch;
+            } else {
+                w.dispatched = Some(w.serial);
+                w.full_running = true;
+            }
+            current_ms += self.cost_ms[usize::from(level)];
+            current.push(JobItem {
+                coord,
+                serial: w.serial,
+                epoch: w.edit_epoch,
+                level,
+                preview,
+                water: w.water_dirty,
+            });
+        }
+        if !current.is_empty() && batches.len() < max_batches {
+            batches.push(current);
+        }
+        batches
+            .into_iter()
+            .map(|items| {
                 let coords: Vec<ChunkCoord> = items.iter().map(|i| i.coord).collect();
                 MeshJob {
                     items,
@@ -487,17 +712,26 @@ impl MeshPipeline {
         for job in self.take_jobs(grid, camera_pos_world, free) {
             let tx = self.tx.clone();
             let in_flight = Arc::clone(&self.in_flight);
-            let current = Arc::clone(&self.current_serials);
+            let rules = Arc::clone(&self.skip_rules);
+            let skipped = Arc::clone(&self.skipped_items);
             in_flight.fetch_add(1, Ordering::AcqRel);
             rayon::spawn(move || {
-                let is_current = |item: &JobItem| {
-                    let serials = current.lock().unwrap_or_else(PoisonError::into_inner);
-                    serials.get(&item.coord) == Some(&item.serial)
+                let is_useful = |item: &JobItem| {
+                    let rules = rules.lock().unwrap_or_else(PoisonError::into_inner);
+                    rules
+                        .get(&item.coord)
+                        .is_some_and(|r| r.is_useful(item.key()))
                 };
-                for result in job.run_current(is_current) {
+                for item in &job.items {
+                    let message = if is_useful(item) {
+                        WorkerMessage::Meshed(job.mesh_item(item))
+                    } else {
+                        skipped.fetch_add(1, Ordering::AcqRel);
+                        WorkerMessage::Skipped(*item)
+                    };
                     // Blocks while the channel is full (bounded); a closed
                     // channel means the pipeline is gone and results are moot.
-                    if tx.send(result).is_err() {
+                    if tx.send(message).is_err() {
                         break;
                     }
                 }
@@ -508,26 +742,74 @@ impl MeshPipeline {
 
     /// Moves finished worker results from the channel into the pipeline.
     pub fn receive(&mut self) {
-        while let Ok(result) = self.rx.try_recv() {
-            self.submit_result(result);
+        while let Ok(message) = self.rx.try_recv() {
+            match message {
+                WorkerMessage::Meshed(result) => {
+                    self.submit_result(result);
+                }
+                WorkerMessage::Skipped(item) => self.job_returned(item.coord, item.preview),
+            }
         }
     }
 
-    /// Accepts `result` when its serial is still the chunk's current one;
-    /// otherwise drops it (a newer request replaced it). Returns whether it
-    /// was accepted.
-    pub fn submit_result(&mut self, result: MeshResult) -> bool {
-        let current = self
-            .pending
-            .get(&result.coord)
-            .is_some_and(|p| p.serial == result.serial);
-        if current {
-            self.stats.accepted_results += 1;
-            self.ready.push_back(result);
-        } else {
-            self.stats.stale_results += 1;
+    /// A job item of `coord` came back (meshed or skipped): a full-level one
+    /// frees the chunk for its next full job.
+    fn job_returned(&mut self, coord: ChunkCoord, preview: bool) {
+        if !preview && let Some(w) = self.work.get_mut(&coord) {
+            w.full_running = false;
         }
-        current
+    }
+
+    /// Keeps `result` when it can still be shown: its chunk is pending, it
+    /// answers a request of the current work, and it beats what the chunk
+    /// shows and every held result of the same content. Otherwise drops it
+    /// (counted as stale). Returns whether it was kept.
+    pub fn submit_result(&mut self, result: MeshResult) -> bool {
+        self.job_returned(result.coord, result.preview);
+        self.stats.meshed_results += 1;
+        if result.preview {
+            self.stats.preview_results += 1;
+        }
+        let level = usize::from(result.level).min(LEVEL_COUNT - 1);
+        if result.mesh_ms.is_finite() && result.mesh_ms > 0.0 {
+            self.cost_ms[level] = 0.8 * self.cost_ms[level] + 0.2 * result.mesh_ms;
+        }
+        let key = result.key();
+        let Some(w) = self.work.get_mut(&result.coord) else {
+            self.stats.stale_results += 1;
+            return false;
+        };
+        let same_content_better = w
+            .candidates
+            .iter()
+            .any(|c| c.key.epoch == key.epoch && c.key >= key);
+        if key.serial < w.min_serial || key <= w.shown || same_content_better {
+            self.stats.stale_results += 1;
+            return false;
+        }
+        // Held results of the same content it beats are moot.
+        w.candidates.retain(|c| c.key.epoch != key.epoch);
+        let at = w.candidates.partition_point(|c| c.key < key);
+        w.candidates.insert(
+            at,
+            Candidate {
+                key,
+                level: result.level,
+                mesh: result.mesh,
+                water: result.water,
+            },
+        );
+        if w.candidates.len() > MAX_CANDIDATES_PER_CHUNK {
+            w.candidates.remove(0);
+        }
+        let rule = SkipRule {
+            min_serial: w.min_serial,
+            best: w.best_key(),
+        };
+        self.lock_rules().insert(result.coord, rule);
+        self.stats.accepted_results += 1;
+        self.choice_stale = true;
+        true
     }
 
     /// One frame of publication with the wall clock: see [`MeshPipeline::publish_with_clock`].
@@ -539,11 +821,13 @@ impl MeshPipeline {
         self.publish_with_clock(uploader, meshes, &mut Instant::now)
     }
 
-    /// One frame of publication: uploads accepted results in arrival order
-    /// (at most [`MAX_RESULTS_PER_FRAME`], and none once [`UPLOAD_BUDGET`] has
-    /// elapsed, checked before each upload), then makes visible every group
-    /// whose chunks are all uploaded, updating `meshes` (the CPU picking copy)
-    /// in the same step. `clock` gives the current time.
+    /// One frame of publication: chooses which held results may show
+    /// together (when new ones arrived), uploads them component by component
+    /// (at most [`MAX_RESULTS_PER_FRAME`], none once [`UPLOAD_BUDGET`] has
+    /// elapsed, checked before each upload), makes each fully uploaded
+    /// component visible at once, updating `meshes` (the CPU picking copy)
+    /// in the same step, and with time to spare uploads the best held result
+    /// of other chunks ahead of their turn. `clock` gives the current time.
     pub fn publish_with_clock(
         &mut self,
         uploader: &mut dyn ChunkUploader,
@@ -552,28 +836,75 @@ impl MeshPipeline {
     ) -> PublishReport {
         let start = clock();
         let mut report = PublishReport::default();
-        let mut touched_groups: FxHashSet<u64> = FxHashSet::default();
-        while report.staged < MAX_RESULTS_PER_FRAME && clock().duration_since(start) < UPLOAD_BUDGET
-        {
-            let Some(result) = self.ready.pop_front() else {
+        if self.choice_stale {
+            self.choice_stale = false;
+            self.start_components();
+        }
+        let within_budget = |report: &PublishReport, clock: &mut dyn FnMut() -> Instant| {
+            report.staged < MAX_RESULTS_PER_FRAME && clock().duration_since(start) < UPLOAD_BUDGET
+        };
+        // Upload components in order; show each one whose members are all up.
+        while let Some(mut staging) = self.staging.pop_front() {
+            while staging.next < staging.members.len() {
+                let (coord, cand) = &staging.members[staging.next];
+                let already = self
+                    .work
+                    .get(coord)
+                    .is_some_and(|w| w.gpu_staged == Some(cand.key));
+                if !already {
+                    if !within_budget(&report, clock) {
+                        break;
+                    }
+                    uploader.stage(*coord, cand.level, &cand.mesh);
+                    if let Some(water) = &cand.water {
+                        uploader.stage_water(*coord, water);
+                    }
+                    if let Some(w) = self.work.get_mut(coord) {
+                        w.gpu_staged = Some(cand.key);
+                    }
+                    report.staged += 1;
+                }
+                staging.next += 1;
+            }
+            if staging.next < staging.members.len() {
+                self.staging.push_front(staging);
                 break;
-            };
-            let Some(p) = self.pending.get_mut(&result.coord) else {
-                self.stats.stale_results += 1;
-                continue;
-            };
-            if p.serial != result.serial {
-                self.stats.stale_results += 1;
-                continue;
             }
-            uploader.stage(result.coord, result.level, &result.mesh);
-            if let Some(water) = &result.water {
-                uploader.stage_water(result.coord, water);
+            let now = clock();
+            self.promote(staging, uploader, meshes, now, &mut report);
+        }
+        // Spare budget: upload ahead the best held result of idle chunks,
+        // so their component needs no upload when it is chosen.
+        if self.staging.is_empty() {
+            let mut ahead: Vec<ChunkCoord> = self
+                .work
+                .iter()
+                .filter(|(_, w)| {
+                    !w.busy
+                        && w.candidates
+                            .last()
+                            .is_some_and(|c| w.gpu_staged != Some(c.key))
+                })
+                .map(|(c, _)| *c)
+                .collect();
+            ahead.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+            for coord in ahead {
+                if !within_budget(&report, clock) {
+                    break;
+                }
+                let Some(w) = self.work.get_mut(&coord) else {
+                    continue;
+                };
+                let Some(cand) = w.candidates.last() else {
+                    continue;
+                };
+                uploader.stage(coord, cand.level, &cand.mesh);
+                if let Some(water) = &cand.water {
+                    uploader.stage_water(coord, water);
+                }
+                w.gpu_staged = Some(cand.key);
+                report.staged += 1;
             }
-            p.staged = Some(result.mesh);
-            p.staged_water = result.water;
-            touched_groups.insert(p.group);
-            report.staged += 1;
         }
         let end = clock();
         report.upload_ms = if report.staged > 0 {
@@ -581,53 +912,6 @@ impl MeshPipeline {
         } else {
             0.0
         };
-
-        let mut complete: Vec<u64> = touched_groups
-            .into_iter()
-            .filter(|g| {
-                self.groups.get(g).is_some_and(|group| {
-                    group
-                        .members
-                        .iter()
-                        .all(|m| self.pending.get(m).is_some_and(|p| p.staged.is_some()))
-                })
-            })
-            .collect();
-        complete.sort_unstable();
-        for g in complete {
-            let Some(group) = self.groups.remove(&g) else {
-                continue;
-            };
-            let mut members: Vec<ChunkCoord> = group.members.into_iter().collect();
-            members.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
-            uploader.promote(&members);
-            {
-                let mut current = self
-                    .current_serials
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                for coord in &members {
-                    current.remove(coord);
-                }
-            }
-            for coord in &members {
-                if let Some(p) = self.pending.remove(coord)
-                    && let Some(mesh) = p.staged
-                {
-                    meshes.set_published(*coord, p.level, mesh, p.staged_water);
-                }
-            }
-            let visible_at = clock();
-            for t in group.edit_times {
-                self.stats
-                    .edit_to_visible
-                    .push(visible_at.duration_since(t).as_secs_f64() * 1e3);
-            }
-            report.promoted_chunks += members.len();
-            report.promoted_groups += 1;
-            self.stats.groups_published += 1;
-        }
-
         self.stats.results_last_frame = report.staged;
         self.stats.upload_ms_last_frame = report.upload_ms;
         self.stats.max_results_per_frame = self.stats.max_results_per_frame.max(report.staged);
@@ -635,5 +919,125 @@ impl MeshPipeline {
             self.stats.upload.push(report.upload_ms);
         }
         report
+    }
+
+    /// Chooses components from the held results of chunks not already being
+    /// uploaded and queues them for upload.
+    fn start_components(&mut self) {
+        let busy: FxHashSet<ChunkCoord> = self
+            .work
+            .iter()
+            .filter(|(_, w)| w.busy)
+            .map(|(c, _)| *c)
+            .collect();
+        let candidates: FxHashMap<ChunkCoord, &[Candidate]> = self
+            .work
+            .iter()
+            .filter(|(_, w)| !w.candidates.is_empty())
+            .map(|(c, w)| (*c, w.candidates.as_slice()))
+            .collect();
+        let components: Vec<Component> = choose_components(
+            self.batches.values().filter(|b| !b.unseen.is_empty()),
+            &candidates,
+            &busy,
+        );
+        drop(candidates);
+        for component in components {
+            let mut members = Vec::with_capacity(component.len());
+            for (coord, i) in component {
+                if let Some(w) = self.work.get_mut(&coord) {
+                    w.busy = true;
+                    members.push((coord, w.candidates[i].clone()));
+                }
+            }
+            self.staging.push_back(Staging { members, next: 0 });
+        }
+    }
+
+    /// Shows an uploaded component: promotes it on the GPU, updates the
+    /// picking copy, the chunks' work and the edit batches it completes.
+    fn promote(
+        &mut self,
+        done: Staging,
+        uploader: &mut dyn ChunkUploader,
+        meshes: &mut WorldMeshes,
+        now: Instant,
+        report: &mut PublishReport,
+    ) {
+        let coords: Vec<ChunkCoord> = done.members.iter().map(|(c, _)| *c).collect();
+        uploader.promote(&coords);
+        let mut finished: Vec<ChunkCoord> = Vec::new();
+        for (coord, cand) in done.members {
+            let Some(w) = self.work.get_mut(&coord) else {
+                continue;
+            };
+            w.busy = false;
+            w.gpu_staged = None;
+            w.shown = cand.key;
+            w.candidates.retain(|c| c.key > cand.key);
+            if cand.water.is_some() && cand.key.epoch >= w.edit_epoch {
+                w.water_dirty = false;
+            }
+            if cand.key.full && cand.key.serial == w.serial {
+                finished.push(coord);
+            }
+            meshes.set_published(coord, cand.level, cand.mesh, cand.water);
+            self.mark_shown(coord, cand.key, now);
+        }
+        {
+            let mut rules = self.lock_rules();
+            for coord in &coords {
+                match self.work.get(coord) {
+                    Some(w) if !finished.contains(coord) => {
+                        rules.insert(
+                            *coord,
+                            SkipRule {
+                                min_serial: w.min_serial,
+                                best: w.best_key(),
+                            },
+                        );
+                    }
+                    _ => {
+                        rules.remove(coord);
+                    }
+                }
+            }
+        }
+        for coord in finished {
+            self.work.remove(&coord);
+        }
+        self.choice_stale = true;
+        report.promoted_chunks += coords.len();
+        report.promoted_groups += 1;
+        self.stats.groups_published += 1;
+    }
+
+    /// `coord` now shows `key`: updates the batches up to its epoch, records
+    /// the edits that became visible or reached full detail.
+    fn mark_shown(&mut self, coord: ChunkCoord, key: ResultKey, now: Instant) {
+        let mut done: Vec<u64> = Vec::new();
+        for batch in self.batches.range_mut(..=key.epoch).map(|(_, b)| b) {
+            if batch.unseen.remove(&coord) {
+                batch.shown_any = true;
+                if batch.unseen.is_empty() {
+                    self.stats.record_published(&batch.edit_times, now);
+                }
+            }
+            if key.full && batch.coarse.remove(&coord) && batch.coarse.is_empty() {
+                self.stats.record_full_detail(&batch.edit_times, now);
+                done.push(batch.epoch);
+            }
+        }
+        for e in done {
+            self.batches.remove(&e);
+        }
+    }
+
+    /// The frame that shows everything published so far was presented at
+    /// `at` (drawn and handed to the display, or read back headless): the
+    /// edits published since the last call get their edit-to-visible and
+    /// edit-to-full-detail samples.
+    pub fn frame_presented(&mut self, at: Instant) {
+        self.stats.frame_presented(at);
     }
 }

@@ -6,6 +6,7 @@ pub mod invalidation;
 pub mod lod;
 pub mod mesh_pipeline;
 pub mod picking;
+pub mod publication;
 pub mod seam_audit;
 pub mod stats;
 pub mod streaming;

@@ -1,5 +1,10 @@
-//! Session statistics of the meshing pipeline: edit-to-visible latency and
-//! per-frame upload time, as last value and percentiles over the session.
+//! Session statistics of the meshing pipeline: edit-to-visible and
+//! edit-to-full-detail latency (to the presentation of the first frame that
+//! shows the edit), publication latency, per-frame upload time, and how much
+//! worker output was thrown away — as last value and percentiles over the
+//! session.
+
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -51,7 +56,7 @@ impl Samples {
     }
 }
 
-/// `{"last", "p50", "p99", "count"}` of edit-to-visible latency, in ms.
+/// `{"last", "p50", "p99", "count"}` of an edit latency, in ms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct LatencySummary {
     /// Latency of the most recently published edit.
@@ -80,8 +85,15 @@ pub struct UploadSummary {
 /// Pipeline statistics for the panel and `--stats-json`.
 #[derive(Clone, Debug, Default)]
 pub struct PipelineStats {
-    /// Edit-to-visible latency samples (one per edit), ms.
+    /// Edit to the presentation of the first frame showing it (at any level,
+    /// previews included), one sample per edit, ms.
     pub edit_to_visible: Samples,
+    /// Edit to the presentation of the first frame showing it at every
+    /// chunk's requested level (no previews left), ms.
+    pub edit_to_full_detail: Samples,
+    /// Edit to the publication step that made it visible (meshing and upload
+    /// only, without drawing the frame), ms.
+    pub edit_to_published: Samples,
     /// Upload time of each frame that uploaded at least one result, ms.
     pub upload: Samples,
     /// Most results published (staged) in one frame.
@@ -90,23 +102,68 @@ pub struct PipelineStats {
     pub results_last_frame: usize,
     /// Upload time of the last frame, ms (0 when it uploaded nothing).
     pub upload_ms_last_frame: f64,
-    /// Worker results dropped because a newer request replaced them.
+    /// Worker results that arrived (kept or not).
+    pub meshed_results: usize,
+    /// Of those, coarser editor previews.
+    pub preview_results: usize,
+    /// Worker results dropped on arrival because a better one was already
+    /// shown or held (work thrown away).
     pub stale_results: usize,
-    /// Worker results accepted.
+    /// Worker results kept.
     pub accepted_results: usize,
-    /// Chunk groups made visible.
+    /// Sets of chunks made visible together.
     pub groups_published: usize,
+    /// Edit times published but not yet presented.
+    awaiting_visible: Vec<Instant>,
+    /// Edit times at full detail but not yet presented.
+    awaiting_full_detail: Vec<Instant>,
 }
 
 impl PipelineStats {
-    /// Edit-to-visible summary.
-    pub fn latency_summary(&mut self) -> LatencySummary {
-        LatencySummary {
-            last: self.edit_to_visible.last(),
-            p50: self.edit_to_visible.quantile(0.5),
-            p99: self.edit_to_visible.quantile(0.99),
-            count: self.edit_to_visible.count(),
+    /// The edits made at `edit_times` became visible in the publication at `now`.
+    pub fn record_published(&mut self, edit_times: &[Instant], now: Instant) {
+        for &t in edit_times {
+            self.edit_to_published
+                .push(now.duration_since(t).as_secs_f64() * 1e3);
         }
+        self.awaiting_visible.extend_from_slice(edit_times);
+    }
+
+    /// The edits made at `edit_times` reached full detail at `now`.
+    pub fn record_full_detail(&mut self, edit_times: &[Instant], _now: Instant) {
+        self.awaiting_full_detail.extend_from_slice(edit_times);
+    }
+
+    /// Edits published but not yet presented.
+    pub fn awaiting_presentation(&self) -> usize {
+        self.awaiting_visible.len() + self.awaiting_full_detail.len()
+    }
+
+    /// A frame showing everything published so far was presented at `at`.
+    pub fn frame_presented(&mut self, at: Instant) {
+        for t in self.awaiting_visible.drain(..) {
+            self.edit_to_visible
+                .push(at.duration_since(t).as_secs_f64() * 1e3);
+        }
+        for t in self.awaiting_full_detail.drain(..) {
+            self.edit_to_full_detail
+                .push(at.duration_since(t).as_secs_f64() * 1e3);
+        }
+    }
+
+    /// Edit-to-visible summary (to presentation).
+    pub fn latency_summary(&mut self) -> LatencySummary {
+        summary(&mut self.edit_to_visible)
+    }
+
+    /// Edit-to-full-detail summary (to presentation).
+    pub fn full_detail_summary(&mut self) -> LatencySummary {
+        summary(&mut self.edit_to_full_detail)
+    }
+
+    /// Edit-to-publication summary (meshing and upload only).
+    pub fn published_summary(&mut self) -> LatencySummary {
+        summary(&mut self.edit_to_published)
     }
 
     /// Per-frame upload summary.
@@ -117,6 +174,15 @@ impl PipelineStats {
             p99: self.upload.quantile(0.99),
             max: self.upload.max(),
         }
+    }
+}
+
+fn summary(samples: &mut Samples) -> LatencySummary {
+    LatencySummary {
+        last: samples.last(),
+        p50: samples.quantile(0.5),
+        p99: samples.quantile(0.99),
+        count: samples.count(),
     }
 }
 

@@ -1,19 +1,22 @@
 //! Replays a [`Script`] frame by frame through the real edit → pipeline →
-//! GPU upload path, without drawing intermediate frames.
+//! GPU upload → draw path.
 //!
-//! Each replayed frame models one editor frame at the script's frame rate:
-//! at the frame start the frame's strokes are applied to the grid, the
-//! pipeline reads the changes and dispatches workers; at [`PUBLISH_POINT`]
-//! of the frame (where the window publishes, after input, UI and picking and
-//! before drawing) finished meshes are uploaded within the 2 ms budget and
-//! complete groups become visible; then the replay waits for the next frame.
+//! A script's frame numbers are input timestamps (frame / frame rate). Each
+//! replayed frame models one editor frame: at its start the strokes whose
+//! time has come are applied to the grid (several per frame when frames run
+//! long, as a window receives them), the pipeline reads the changes and
+//! dispatches workers; at [`PUBLISH_POINT`] of the frame period (where the
+//! window publishes, after input, UI and picking) finished meshes are
+//! uploaded within the 2 ms budget and complete sets become visible; then,
+//! when something new became visible, the [`ReplayTarget`] draws and
+//! presents the frame, and the edits it shows get their latency samples.
 //! Frames are paced in real time so latencies are wall-clock milliseconds.
 
 use std::time::{Duration, Instant};
 
 use glam::DVec3;
 
-use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
+use crate::pipeline::{ChunkUploader, PublishReport, TerrainStreaming, WorldMeshes};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 use crate::terrain::history_view::HistoryView;
@@ -43,6 +46,70 @@ pub enum ReplayError {
     /// The pipeline did not finish within [`DRAIN_TIMEOUT`] after the last stroke.
     #[error("meshing did not finish within {0:?} after the last stroke")]
     DrainTimeout(Duration),
+    /// A frame could not be drawn or presented.
+    #[error("frame {frame} could not be presented: {source}")]
+    Present {
+        /// The replayed frame.
+        frame: u32,
+        /// Why.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// Where a replay publishes meshes and presents frames.
+pub trait ReplayTarget {
+    /// The GPU side of publication.
+    fn uploader(&mut self) -> Box<dyn ChunkUploader + '_>;
+    /// Draws a frame of what is published now and returns once it has been
+    /// presented (its GPU work finished).
+    ///
+    /// # Errors
+    /// Whatever kept the frame from being drawn.
+    fn present(
+        &mut self,
+        meshes: &WorldMeshes,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
+}
+
+/// A target that uploads but draws nothing (tests, and runs without an
+/// image): presentation is taken to happen right after publication, so
+/// edit-to-visible equals edit-to-publication.
+pub struct UploadOnly<'a>(pub &'a mut dyn ChunkUploader);
+
+impl ReplayTarget for UploadOnly<'_> {
+    fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
+        Box::new(Reborrow(&mut *self.0))
+    }
+    fn present(&mut self, _: &WorldMeshes) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        Ok(())
+    }
+}
+
+/// Forwards to a borrowed uploader.
+struct Reborrow<'a>(&'a mut dyn ChunkUploader);
+
+impl ChunkUploader for Reborrow<'_> {
+    fn stage(
+        &mut self,
+        coord: crate::terrain::coords::ChunkCoord,
+        level: u8,
+        mesh: &std::sync::Arc<crate::mesh::ChunkMesh>,
+    ) {
+        self.0.stage(coord, level, mesh);
+    }
+    fn promote(&mut self, coords: &[crate::terrain::coords::ChunkCoord]) {
+        self.0.promote(coords);
+    }
+    fn evict(&mut self, coords: &[crate::terrain::coords::ChunkCoord]) {
+        self.0.evict(coords);
+    }
+    fn stage_water(
+        &mut self,
+        coord: crate::terrain::coords::ChunkCoord,
+        water: &std::sync::Arc<crate::mesh::water::WaterMesh>,
+    ) {
+        self.0.stage_water(coord, water);
+    }
 }
 
 /// What a replay did.
@@ -50,6 +117,10 @@ pub enum ReplayError {
 pub struct ReplayReport {
     /// Frames replayed, including the drain frames after the last stroke.
     pub frames: u32,
+    /// Frames drawn and presented (those that showed something new).
+    pub presented_frames: u32,
+    /// Draw-and-present time of each presented frame, ms.
+    pub present_ms: Vec<f64>,
     /// Strokes that changed the grid.
     pub edits: usize,
     /// Wall time of the whole replay, ms.
@@ -68,22 +139,23 @@ pub struct ReplayReport {
     pub history: HistoryView,
 }
 
-/// Replays `script` on `grid`, publishing through `uploader` and keeping
-/// `meshes` (the picking copy) current. `camera_pos_world` orders meshing and
-/// chooses levels of detail; `generator` serves `generate` entries. Every
-/// entry (brush strokes, region operations, undo and redo) goes through a
-/// [`ScriptRunner`] and so through the history, and reaches the meshing
-/// pipeline through the grid's change tracking like a window edit.
+/// Replays `script` on `grid`, publishing and presenting through `target`
+/// and keeping `meshes` (the picking copy) current. `camera_pos_world`
+/// orders meshing and chooses levels of detail; `generator` serves
+/// `generate` entries. Every entry (brush strokes, region operations, undo
+/// and redo) goes through a [`ScriptRunner`] and so through the history, and
+/// reaches the meshing pipeline through the grid's change tracking like a
+/// window edit.
 ///
 /// # Errors
-/// [`ReplayError`] for a stroke that cannot be applied or a pipeline that
-/// does not drain.
+/// [`ReplayError`] for a stroke that cannot be applied, a frame that cannot
+/// be presented, or a pipeline that does not drain.
 pub fn replay_script(
     script: &Script,
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
     streaming: &mut TerrainStreaming,
-    uploader: &mut dyn ChunkUploader,
+    target: &mut dyn ReplayTarget,
     camera_pos_world: DVec3,
     generator: Option<GeneratorSettings>,
 ) -> Result<ReplayReport, ReplayError> {
@@ -92,8 +164,8 @@ pub fn replay_script(
     let start = Instant::now();
     let mut report = ReplayReport::default();
     let mut next = 0usize;
-    let last_frame = script.last_frame();
     let mut frame: u32 = 0;
+    let mut frame_start = start;
     let mut drain_started: Option<Instant> = None;
     // `centre_xz` strokes land on the full-detail surface as it was when the
     // replay began (like a window stroke, which picks against the surface at
@@ -106,29 +178,50 @@ pub fn replay_script(
         script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
     );
     loop {
-        let frame_start = start + period * frame;
         sleep_until(frame_start);
-        while next < script.strokes.len() && script.strokes[next].frame == frame {
-            let changed = runner
-                .run(grid, &script.strokes[next].action)
-                .map_err(|source| ReplayError::Stroke {
-                    index: next,
-                    frame,
-                    source,
-                })?;
+        // Input timestamps: every stroke whose time has come.
+        let due_frame = (frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz
+            + 1e-9)
+            .floor() as u64;
+        while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame
+        {
+            let stroke = &script.strokes[next];
+            let changed =
+                runner
+                    .run(grid, &stroke.action)
+                    .map_err(|source| ReplayError::Stroke {
+                        index: next,
+                        frame: stroke.frame,
+                        source,
+                    })?;
             if changed {
                 report.edits += 1;
             }
             next += 1;
         }
-        streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
+        streaming.begin_frame(grid, meshes, camera_pos_world, &mut *target.uploader());
         sleep_until(frame_start + publish_at);
-        streaming.publish(uploader, meshes);
+        let published: PublishReport = streaming.publish(&mut *target.uploader(), meshes);
+        if published.promoted_chunks > 0 || streaming.pipeline.stats.awaiting_presentation() > 0 {
+            let drawn = Instant::now();
+            target
+                .present(meshes)
+                .map_err(|source| ReplayError::Present { frame, source })?;
+            let presented = Instant::now();
+            streaming.pipeline.frame_presented(presented);
+            report.presented_frames += 1;
+            report
+                .present_ms
+                .push(presented.duration_since(drawn).as_secs_f64() * 1e3);
+        }
         frame += 1;
-        if frame > last_frame && streaming.pipeline.is_idle() {
+        // The next frame starts a period after this one, or now if this one ran long.
+        frame_start = (frame_start + period).max(Instant::now());
+        let strokes_done = next >= script.strokes.len();
+        if strokes_done && streaming.pipeline.is_idle() {
             break;
         }
-        if frame > last_frame {
+        if strokes_done {
             let since = *drain_started.get_or_insert_with(Instant::now);
             if since.elapsed() > DRAIN_TIMEOUT {
                 return Err(ReplayError::DrainTimeout(DRAIN_TIMEOUT));

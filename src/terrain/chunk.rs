@@ -155,38 +155,36 @@ fn uniform_value(cells: &[Cell]) -> Option<Cell> {
     cells.iter().all(|&c| c == first).then_some(first)
 }
 
-/// A ring of the most recent edits' local bounds, newest last.
+/// The most recent edits' local bounds. When it is full, the two oldest
+/// entries merge into one (the union of their boxes, stamped with the newer
+/// revision): the answer for an old reader may grow, never miss an edit, and
+/// a stroke of many brush applications keeps a tight bound instead of
+/// falling back to the whole chunk.
 #[derive(Clone, Debug, Default)]
 pub struct EditHistory {
-    entries: [(u64, CellBox); EDIT_HISTORY_LEN],
-    len: usize,
-    next: usize,
-    /// Revision of the newest edit that fell out of the ring (0: none did).
-    forgotten_revision: u64,
+    /// Oldest first; at most [`EDIT_HISTORY_LEN`].
+    entries: Vec<(u64, CellBox)>,
 }
 
 impl EditHistory {
     /// Records the local bounds (chunk-local cells, `0..=32`) of an edit at `revision`.
     pub fn push(&mut self, revision: u64, bounds_local: CellBox) {
-        if self.len == EDIT_HISTORY_LEN {
-            self.forgotten_revision = self.forgotten_revision.max(self.entries[self.next].0);
+        if self.entries.len() == EDIT_HISTORY_LEN {
+            let (_, oldest) = self.entries.remove(0);
+            let (_, next) = &mut self.entries[0];
+            *next = next.union(&oldest);
         }
-        self.entries[self.next] = (revision, bounds_local);
-        self.next = (self.next + 1) % EDIT_HISTORY_LEN;
-        self.len = (self.len + 1).min(EDIT_HISTORY_LEN);
+        self.entries.push((revision, bounds_local));
     }
 
-    /// The union of the bounds of edits newer than `since_revision`, or `None`
-    /// when the history no longer reaches back that far (the caller must then
-    /// treat the whole chunk as changed). Returns an empty box when no recorded
-    /// edit is newer.
+    /// A box holding every cell changed by edits newer than `since_revision`
+    /// (exact while the history holds those edits separately; a superset
+    /// once older entries merged). An empty box when no recorded edit is
+    /// newer. Always `Some` (kept for callers that treat `None` as "the whole
+    /// chunk").
     pub fn changed_since(&self, since_revision: u64) -> Option<CellBox> {
-        // An evicted edit newer than the reader's revision is unknown to us.
-        if self.forgotten_revision > since_revision {
-            return None;
-        }
         let mut out = CellBox::new(IVec3::ZERO, IVec3::ZERO);
-        for &(rev, bounds) in &self.entries[..self.len] {
+        for &(rev, bounds) in &self.entries {
             if rev > since_revision {
                 out = out.union(&bounds);
             }
@@ -275,8 +273,19 @@ mod tests {
             Some(CellBox::new(IVec3::new(1, 0, 0), IVec3::new(7, 1, 1)))
         );
         h.push(7, b(7));
-        // Revision 1 fell out of the ring: a reader at 0 can no longer be answered.
-        assert_eq!(h.changed_since(0), None);
-        assert!(h.changed_since(1).is_some());
+        // Revisions 1 and 2 merged (stamped 2): every reader still gets a
+        // box holding all edits since its revision, a reader at 1 a superset.
+        let all = CellBox::new(IVec3::new(1, 0, 0), IVec3::new(8, 1, 1));
+        assert_eq!(h.changed_since(0), Some(all));
+        assert_eq!(h.changed_since(1), Some(all));
+        assert_eq!(
+            h.changed_since(2),
+            Some(CellBox::new(IVec3::new(3, 0, 0), IVec3::new(8, 1, 1)))
+        );
+        // A long stroke along x keeps a tight bound (not the whole chunk).
+        for rev in 8..=40 {
+            h.push(rev, b(7));
+        }
+        assert_eq!(h.changed_since(0), Some(all));
     }
 }
