@@ -80,7 +80,7 @@ pub fn outline(size: IVec3, cell: impl Fn(IVec3) -> Cell) -> CellOutline {
             }
         }
     }
-    let s = CELL_SIZE_STUDS as f32;
+    let s = CELL_SIZE_STUDS;
     let to_segment = |(lo, axis): &EdgeKey| {
         let mut hi = *lo;
         hi[*axis as usize] += 1;
