@@ -28,6 +28,7 @@ use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
+use crate::terrain::box_handles::pick_tolerance_rad;
 use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
 use crate::terrain::edit_command::EditCommand;
 use crate::terrain::grid::Grid;
@@ -39,8 +40,11 @@ use crate::editor::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
 use crate::editor::file_session::{FileSession, SessionEvent};
 use crate::editor::fly_controls::FlyControls;
 use crate::editor::panel::{EditorPanel, PanelStats, SeaAction};
+use crate::editor::previews::ToolPreviews;
 use crate::editor::tool_session::{ToolSession, sample_material};
-use crate::editor::tools_panel::{ActiveTool, Shortcut, ToolRequest};
+use crate::editor::tools_panel::{
+    ActiveTool, HANDLE_PICK_RADIUS_PX, HandleView, Shortcut, ToolRequest,
+};
 use crate::editor::ui_pointer::ui_claims_pointer;
 use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
@@ -228,6 +232,8 @@ struct WindowState {
     last_stroke_apply: Option<Instant>,
     /// Walk mode and fly-camera collision (see `walk.rs`).
     walk: WalkMode,
+    /// The paste preview's cached outline and the Flatten plane preview.
+    previews: ToolPreviews,
 }
 
 impl ApplicationHandler for App {
@@ -442,6 +448,7 @@ impl App {
             press_pending: false,
             last_stroke_apply: None,
             walk: WalkMode::default(),
+            previews: ToolPreviews::default(),
             gpu,
         })
     }
@@ -551,6 +558,10 @@ impl WindowState {
             &mut self.renderer.uploader(),
         );
         let settings = self.frame_settings(meshes, now);
+        let previews = self
+            .previews
+            .frame_previews(tools, &self.panel, self.hit.as_ref());
+        self.renderer.set_previews(previews);
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
@@ -654,6 +665,13 @@ impl WindowState {
         {
             boxes.push((b, crate::editor::tools_panel::PASTE_COLOR));
         }
+        let handles = match self.panel.tools.region {
+            Some(region) if self.panel.tools.active == ActiveTool::Region => Some(HandleView {
+                region,
+                hot: tools.hovered_handle(&region, self.cursor_ray(), self.handle_tolerance_rad()),
+            }),
+            _ => None,
+        };
         let (box_camera, box_viewport) = (self.camera, self.viewport);
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
@@ -678,6 +696,7 @@ impl WindowState {
                     box_viewport.height,
                 ],
                 &boxes,
+                handles,
             );
             egui::Window::new("Walk and collision")
                 .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
@@ -919,9 +938,12 @@ impl WindowState {
                 }
             }
             ActiveTool::Region if held => {
-                if let Some(hit) = self.hit {
-                    self.panel.tools.region = Some(tools.drag_region(&hit));
-                }
+                self.panel.tools.region = tools.region_press(
+                    self.panel.tools.region,
+                    ray,
+                    self.hit.as_ref(),
+                    self.handle_tolerance_rad(),
+                );
             }
             ActiveTool::Paste if held && !self.pasted_this_press => {
                 self.pasted_this_press = true;
@@ -963,6 +985,16 @@ impl WindowState {
                 Err(e) => (e, true),
             });
         }
+    }
+
+    /// How far off the cursor ray a region handle is still grabbed, radians
+    /// ([`HANDLE_PICK_RADIUS_PX`] at the view's scale).
+    fn handle_tolerance_rad(&self) -> f64 {
+        pick_tolerance_rad(
+            HANDLE_PICK_RADIUS_PX,
+            self.camera.fov_y_deg,
+            self.viewport.height,
+        )
     }
 
     /// The cursor's ray (origin, unit direction) when it is over the 3D view.

@@ -11,10 +11,11 @@ fn mib(bytes: usize) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
-/// Draws the history section; button presses become requests in `tools`.
+/// Draws the history section (Undo and Redo, the steps and memory under a
+/// collapsed header); button presses become requests in `tools`.
 pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettings) {
-    ui.label(egui::RichText::new("History").strong());
     ui.horizontal(|ui| {
+        ui.label(egui::RichText::new("History").strong());
         if ui
             .add_enabled(view.undo_len > 0, egui::Button::new("Undo"))
             .on_hover_text("Undo the last stroke or region operation (Ctrl+Z)")
@@ -31,6 +32,14 @@ pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSetting
         }
         ui.label(format!("{} / {} steps", view.undo_len, view.redo_len));
     });
+    egui::CollapsingHeader::new("Steps and memory")
+        .id_salt("history_details")
+        .default_open(false)
+        .show(ui, |ui| history_details(ui, view, tools));
+}
+
+/// The history's steps (a click jumps to one), memory held and budget.
+fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettings) {
     ui.label(format!(
         "holds {} of {} (peak {})",
         mib(view.held_bytes),

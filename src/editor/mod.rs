@@ -9,6 +9,7 @@ pub mod file_session;
 pub mod fly_controls;
 pub mod history_panel;
 pub mod panel;
+pub mod previews;
 pub mod tool_session;
 pub mod tools_panel;
 pub mod ui_pointer;

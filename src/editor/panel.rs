@@ -188,17 +188,25 @@ impl EditorPanel {
         width
     }
 
+    /// The panel's sections, top to bottom: the tools, brush and material
+    /// always shown; the region and stats open by default; the history's
+    /// details, sea level, view and overlays, and the detailed stats
+    /// collapsed by default, so the panel fits a 720-pixel-high window (it
+    /// scrolls when sections are opened).
     fn contents(&mut self, ui: &mut egui::Ui, stats: &PanelStats) {
-        ui.heading("Strata");
-        ui.separator();
-
-        ui.label(egui::RichText::new("Tool").strong());
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new("Tool").strong());
+            ui.checkbox(&mut self.ignore_water, "Ignore water")
+                .on_hover_text("Sculpt tools leave water cells untouched (I toggles)");
+        });
         self.tools.tool_buttons(ui, &mut self.tool);
-        ui.checkbox(&mut self.ignore_water, "Ignore water")
-            .on_hover_text("Sculpt tools leave water cells untouched (I toggles)");
         ui.add_space(4.0);
 
-        ui.label(egui::RichText::new("Brush").strong());
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new("Brush").strong());
+            ui.checkbox(&mut self.tools.plane_lock, "Plane lock")
+                .on_hover_text("Keep the stroke on the plane of its first hit (L)");
+        });
         ui.add(
             egui::Slider::new(
                 &mut self.radius_cells,
@@ -219,43 +227,100 @@ impl EditorPanel {
         self.tools.brush_options_ui(ui, self.tool);
         ui.add_space(4.0);
 
-        ui.label(egui::RichText::new("Material").strong());
-        egui::Grid::new("materials").num_columns(2).show(ui, |ui| {
-            for (i, m) in Material::solids().enumerate() {
+        self.material_ui(ui);
+        ui.separator();
+        egui::CollapsingHeader::new(egui::RichText::new("Region").strong())
+            .id_salt("region_section")
+            .default_open(true)
+            .show_unindented(ui, |ui| self.tools.region_ui(ui, stats.has_clipboard))
+            .header_response
+            .on_hover_text("B: select by dragging on the surface; Esc: back to the brush");
+        super::history_panel::history_ui(ui, &stats.history, &mut self.tools);
+        egui::CollapsingHeader::new(egui::RichText::new("Sea level").strong())
+            .id_salt("sea_section")
+            .default_open(false)
+            .show(ui, |ui| self.sea_level_ui(ui))
+            .header_response
+            .on_hover_text(
+                "Fill air below a height with water, or evaporate it, in a square around the cursor",
+            );
+        egui::CollapsingHeader::new(egui::RichText::new("View and debug overlays").strong())
+            .id_salt("view_section")
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.add(
+                    egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=32768.0)
+                        .text("draw dist")
+                        .logarithmic(true)
+                        .fixed_decimals(0),
+                )
+                .on_hover_text("Draw distance in studs: chunks beyond it are not drawn");
+                ui.checkbox(&mut self.lod.frozen, "Freeze LOD")
+                    .on_hover_text("Stop choosing levels so you can fly away and inspect them");
+                ui.separator();
+                self.overlay_section(ui, stats);
+            });
+        egui::CollapsingHeader::new(egui::RichText::new("Stats").strong())
+            .id_salt("stats_section")
+            .default_open(true)
+            .show_unindented(ui, |ui| stats_ui(ui, stats));
+        ui.separator();
+        ui.label(
+            egui::RichText::new(
+                "LMB sculpt · RMB look · WASD/QE fly · wheel speed · [ ] radius · 1/2 tool",
+            )
+            .small()
+            .weak(),
+        );
+    }
+}
+
+impl EditorPanel {
+    /// The material picker: one swatch per solid material (its name on
+    /// hover), the selected one outlined and named.
+    fn material_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new("Material").strong());
+            ui.label(self.material.name());
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = 4.0;
+            for m in Material::solids() {
                 let [r, g, b] = m.base_color_srgb();
                 let selected = self.material == m;
-                ui.horizontal(|ui| {
-                    let (rect, _) =
-                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
-                    ui.painter()
-                        .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
-                    if ui.selectable_label(selected, m.name()).clicked() {
-                        self.material = m;
-                    }
-                });
-                if i % 2 == 1 {
-                    ui.end_row();
+                let (rect, response) =
+                    ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::click());
+                ui.painter()
+                    .rect_filled(rect, 3.0, egui::Color32::from_rgb(r, g, b));
+                if selected {
+                    ui.painter().rect_stroke(
+                        rect.expand(1.0),
+                        3.0,
+                        egui::Stroke::new(2.0, ui.visuals().selection.stroke.color),
+                        egui::StrokeKind::Outside,
+                    );
+                }
+                if response.on_hover_text(m.name()).clicked() {
+                    self.material = m;
                 }
             }
         });
-        ui.separator();
-        self.tools.region_ui(ui, stats.has_clipboard);
-        ui.separator();
-        super::history_panel::history_ui(ui, &stats.history, &mut self.tools);
-        ui.separator();
+    }
 
-        ui.label(egui::RichText::new("Sea level").strong())
-            .on_hover_text("Fill air below a height with water, or evaporate it, in a square around the cursor");
+    /// The sea level section's sliders and buttons.
+    fn sea_level_ui(&mut self, ui: &mut egui::Ui) {
         ui.add(
             egui::Slider::new(&mut self.sea_level_studs, -512.0..=2048.0)
-                .text("level (studs)")
+                .text("level")
                 .fixed_decimals(0),
-        );
+        )
+        .on_hover_text("Water level, studs");
         ui.add(
             egui::Slider::new(&mut self.sea_region_half_cells, 8..=512)
-                .text("half-width (cells)")
+                .text("half-width")
                 .logarithmic(true),
-        );
+        )
+        .on_hover_text("Half-width of the square around the cursor, cells");
         ui.horizontal(|ui| {
             if ui
                 .button("Fill")
@@ -272,104 +337,8 @@ impl EditorPanel {
                 self.sea_action = Some(SeaAction::Evaporate);
             }
         });
-        ui.separator();
-
-        ui.label(egui::RichText::new("View").strong());
-        ui.add(
-            egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=32768.0)
-                .text("draw dist")
-                .logarithmic(true)
-                .fixed_decimals(0),
-        )
-        .on_hover_text("Draw distance in studs: chunks beyond it are not drawn");
-        ui.checkbox(&mut self.lod.frozen, "Freeze LOD")
-            .on_hover_text("Stop choosing levels so you can fly away and inspect them");
-        ui.separator();
-
-        self.overlay_section(ui, stats);
-        ui.separator();
-
-        ui.label(egui::RichText::new("Stats").strong());
-        egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
-            let row = |ui: &mut egui::Ui, k: &str, v: String| {
-                ui.label(k);
-                ui.label(v);
-                ui.end_row();
-            };
-            row(ui, "chunks", format!("{}", stats.chunks));
-            row(ui, "meshed chunks", format!("{}", stats.nonempty_chunks));
-            row(ui, "drawn chunks", format!("{}", stats.drawn_chunks));
-            row(ui, "triangles", format_count(stats.triangles));
-            let [t0, t1, t2, t3] = stats.triangles_by_level;
-            row(
-                ui,
-                "  by level",
-                format!(
-                    "{} / {} / {} / {}",
-                    format_count(t0),
-                    format_count(t1),
-                    format_count(t2),
-                    format_count(t3)
-                ),
-            );
-            let [c0, c1, c2, c3] = stats.chunks_by_level;
-            row(ui, "chunks by level", format!("{c0} / {c1} / {c2} / {c3}"));
-            row(
-                ui,
-                "seam audit",
-                match stats.seam_mismatches {
-                    Some(n) => format!("{n} mismatches"),
-                    None => "off".to_string(),
-                },
-            );
-            row(ui, "vertices", format_count(stats.vertices));
-            row(
-                ui,
-                "grid memory",
-                format!("{:.1} MiB", stats.grid_bytes as f64 / (1024.0 * 1024.0)),
-            );
-            row(ui, "frame", format!("{:.1} ms", stats.frame_ms));
-            row(ui, "last mesh", format!("{:.1} ms", stats.mesh_ms));
-            row(ui, "mesh queue", format!("{}", stats.queue_len));
-            row(
-                ui,
-                "published",
-                format!(
-                    "{} in {:.2} ms",
-                    stats.results_last_frame, stats.upload_ms_last_frame
-                ),
-            );
-            let [last, _p50, p99] = stats.edit_to_visible_ms;
-            row(
-                ui,
-                "edit to visible",
-                format!("{last:.0} ms (p99 {p99:.0})"),
-            );
-            let p = stats.camera_pos_world;
-            row(
-                ui,
-                "camera",
-                format!("{:.0}, {:.0}, {:.0}", p[0], p[1], p[2]),
-            );
-            row(
-                ui,
-                "speed",
-                format!("{:.0} studs/s", stats.camera_speed_studs_per_s),
-            );
-        });
-        ui.label(egui::RichText::new(&stats.adapter).small().weak());
-        ui.separator();
-        ui.label(
-            egui::RichText::new(
-                "LMB sculpt · RMB look · WASD/QE fly · wheel speed · [ ] radius · 1/2 tool",
-            )
-            .small()
-            .weak(),
-        );
     }
-}
 
-impl EditorPanel {
     /// The "Debug overlays" section: one checkbox per overlay, the level
     /// legend while `lod` is on, and the seam audit result while
     /// `seam-audit` is on.
@@ -452,6 +421,93 @@ impl EditorPanel {
             ui.label(egui::RichText::new(text).color(color));
         }
     }
+}
+
+/// The stats section: the figures an artist watches (chunks, triangles and
+/// their split by level, frame and meshing times, edit latency), the rest
+/// under a collapsed "More".
+fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
+    let row = |ui: &mut egui::Ui, k: &str, v: String| {
+        ui.label(k);
+        ui.label(v);
+        ui.end_row();
+    };
+    egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+        row(
+            ui,
+            "chunks",
+            format!(
+                "{} meshed, {} drawn",
+                stats.nonempty_chunks, stats.drawn_chunks
+            ),
+        );
+        row(ui, "triangles", format_count(stats.triangles));
+        let [t0, t1, t2, t3] = stats.triangles_by_level.map(format_count_short);
+        ui.label("by level")
+            .on_hover_text("Triangles at levels of detail 0 / 1 / 2 / 3");
+        ui.label(format!("{t0}/{t1}/{t2}/{t3}"));
+        ui.end_row();
+        row(
+            ui,
+            "frame",
+            format!("{:.1} ms, mesh {:.0} ms", stats.frame_ms, stats.mesh_ms),
+        );
+        let [last, _p50, p99] = stats.edit_to_visible_ms;
+        row(ui, "edit latency", format!("{last:.0} ms (p99 {p99:.0})"));
+    });
+    egui::CollapsingHeader::new("More")
+        .id_salt("stats_more")
+        .default_open(false)
+        .show(ui, |ui| {
+            egui::Grid::new("stats_more_grid")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    row(ui, "stored chunks", format!("{}", stats.chunks));
+                    let [c0, c1, c2, c3] = stats.chunks_by_level;
+                    row(ui, "chunks/level", format!("{c0}/{c1}/{c2}/{c3}"));
+                    row(
+                        ui,
+                        "seam audit",
+                        match stats.seam_mismatches {
+                            Some(n) => format!("{n} mismatches"),
+                            None => "off".to_string(),
+                        },
+                    );
+                    row(ui, "vertices", format_count(stats.vertices));
+                    row(
+                        ui,
+                        "grid memory",
+                        format!("{:.1} MiB", stats.grid_bytes as f64 / (1024.0 * 1024.0)),
+                    );
+                    row(ui, "mesh queue", format!("{}", stats.queue_len));
+                    row(
+                        ui,
+                        "published",
+                        format!(
+                            "{} in {:.2} ms",
+                            stats.results_last_frame, stats.upload_ms_last_frame
+                        ),
+                    );
+                    let p = stats.camera_pos_world;
+                    row(
+                        ui,
+                        "camera",
+                        format!("{:.0}, {:.0}, {:.0}", p[0], p[1], p[2]),
+                    );
+                    row(
+                        ui,
+                        "speed",
+                        format!("{:.0} studs/s", stats.camera_speed_studs_per_s),
+                    );
+                });
+            ui.label(egui::RichText::new(&stats.adapter).small().weak());
+        });
+}
+
+/// Formats a count with a k/M suffix and no space, e.g. `47.3k`, for
+/// tight rows.
+fn format_count_short(n: usize) -> String {
+    format_count(n).replace(' ', "")
 }
 
 /// Formats a count with a k/M suffix, e.g. `1.25 M`.

@@ -7,13 +7,14 @@
 use glam::{DVec3, IVec3};
 
 use crate::pipeline::picking::PickHit;
+use crate::terrain::box_handles::{BoxHandle, HandleDrag, pick_handle};
 use crate::terrain::brush_stroke::StrokeInProgress;
 use crate::terrain::cell::Material;
 use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
 use crate::terrain::edit::{Brush, FlattenPlane};
 use crate::terrain::edit_command::{EditCommand, EditSession};
 use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::grid::Grid;
+use crate::terrain::grid::{Grid, MAX_EDIT_VOLUME_CELLS};
 use crate::terrain::history::History;
 use crate::terrain::region;
 use crate::terrain::stroke::LockPlane;
@@ -35,6 +36,8 @@ pub struct ToolSession {
     stroke: Option<ActiveStroke>,
     /// Region drag: the cell where it started.
     drag_start: Option<IVec3>,
+    /// A drag of one of the selection box's handles, from press to release.
+    handle_drag: Option<HandleDrag>,
 }
 
 impl ToolSession {
@@ -44,6 +47,7 @@ impl ToolSession {
             session: EditSession::new(budget_bytes, generator),
             stroke: None,
             drag_start: None,
+            handle_drag: None,
         }
     }
 
@@ -60,6 +64,12 @@ impl ToolSession {
         self.session.generator = generator;
         self.stroke = None;
         self.drag_start = None;
+        self.handle_drag = None;
+    }
+
+    /// The Flatten plane the stroke in progress began with (`None` without a stroke).
+    pub fn stroke_flatten_plane(&self) -> Option<FlattenPlane> {
+        self.stroke.as_ref()?.stroke.options().flatten_plane
     }
 
     /// True while a stroke is being painted.
@@ -87,16 +97,7 @@ impl ToolSession {
             let Some(hit) = hit else { return Ok(()) };
             let mut options = settings.options();
             let normal = hit.normal.as_dvec3();
-            options.flatten_plane = Some(if settings.flatten_fixed_height {
-                FlattenPlane::Height {
-                    height_world: settings.flatten_height_studs,
-                }
-            } else {
-                FlattenPlane::Picked {
-                    point_world: hit.pos_world,
-                    normal,
-                }
-            });
+            options.flatten_plane = Some(flatten_plane_for(settings, &hit));
             let stroke = StrokeInProgress::begin(brush, options, settings.spacing_fraction)
                 .map_err(|e| e.to_string())?;
             self.stroke = Some(ActiveStroke {
@@ -142,9 +143,55 @@ impl ToolSession {
         )
     }
 
-    /// Ends a region drag.
+    /// One frame of a held press with the Region tool: a press that starts
+    /// on a handle of `current` (within `tolerance_rad` of the cursor `ray`,
+    /// origin and unit direction) drags that handle until release; any
+    /// other press drags out a new box over the surface under the cursor
+    /// ([`Self::drag_region`]). Returns the selection to show (`current`
+    /// when this frame changes nothing).
+    pub fn region_press(
+        &mut self,
+        current: Option<CellBox>,
+        ray: Option<(DVec3, DVec3)>,
+        hit: Option<&PickHit>,
+        tolerance_rad: f64,
+    ) -> Option<CellBox> {
+        if let Some(drag) = &self.handle_drag {
+            return ray.and_then(|(o, d)| drag.update(o, d)).or(current);
+        }
+        if self.drag_start.is_none()
+            && let (Some(region), Some((o, d))) = (current, ray)
+            && let Some(handle) = pick_handle(&region, o, d, tolerance_rad)
+            && let Some(drag) = HandleDrag::begin(handle, region, o, d, MAX_EDIT_VOLUME_CELLS)
+        {
+            self.handle_drag = Some(drag);
+            return current;
+        }
+        hit.map(|h| self.drag_region(h)).or(current)
+    }
+
+    /// The handle to highlight: the one being dragged, else the one of
+    /// `region` under the cursor `ray` (see [`Self::region_press`]).
+    pub fn hovered_handle(
+        &self,
+        region: &CellBox,
+        ray: Option<(DVec3, DVec3)>,
+        tolerance_rad: f64,
+    ) -> Option<BoxHandle> {
+        if let Some(drag) = &self.handle_drag {
+            return Some(drag.handle());
+        }
+        if self.drag_start.is_some() {
+            return None;
+        }
+        let (o, d) = ray?;
+        pick_handle(region, o, d, tolerance_rad)
+    }
+
+    /// Ends a region or handle drag.
     pub fn end_drag(&mut self) {
         self.drag_start = None;
+        self.handle_drag = None;
     }
 
     /// Where a paste would go with the cursor on `hit`: the clipboard's box
@@ -233,6 +280,22 @@ impl ToolSession {
             .apply(grid, &command)
             .map(|outcome| outcome.message())
             .map_err(|e| e.to_string())
+    }
+}
+
+/// The plane a Flatten stroke starting at `hit` flattens toward: the fixed
+/// height when the panel asks for one, else the plane through the hit along
+/// its normal. The stroke and the Flatten preview both use it.
+pub fn flatten_plane_for(settings: &ToolSettings, hit: &PickHit) -> FlattenPlane {
+    if settings.flatten_fixed_height {
+        FlattenPlane::Height {
+            height_world: settings.flatten_height_studs,
+        }
+    } else {
+        FlattenPlane::Picked {
+            point_world: hit.pos_world,
+            normal: hit.normal.as_dvec3(),
+        }
     }
 }
 

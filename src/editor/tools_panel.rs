@@ -6,6 +6,7 @@
 
 use winit::keyboard::{KeyCode, ModifiersState};
 
+use crate::terrain::box_handles::BoxHandle;
 use crate::terrain::cell::Material;
 use crate::terrain::coords::CellBox;
 use crate::terrain::edit::{BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit};
@@ -258,7 +259,9 @@ impl ToolSettings {
             }
             if ui
                 .selectable_label(self.active != ActiveTool::Brush, "Region")
-                .on_hover_text("Region: drag on the surface to select a box (B)")
+                .on_hover_text(
+                    "Region: drag on the surface to select a box, drag its handles to resize it (B)",
+                )
                 .clicked()
             {
                 self.active = ActiveTool::Region;
@@ -266,7 +269,8 @@ impl ToolSettings {
         });
     }
 
-    /// Shape, falloff, spacing, plane lock and the current tool's settings.
+    /// Shape, falloff, spacing and the current tool's settings (the panel
+    /// puts plane lock next to the Brush heading).
     pub fn brush_options_ui(&mut self, ui: &mut egui::Ui, tool: BrushMode) {
         ui.horizontal(|ui| {
             ui.label("shape").on_hover_text("Brush shape (T cycles)");
@@ -293,8 +297,6 @@ impl ToolSettings {
             .fixed_decimals(2),
         )
         .on_hover_text("Distance between applications along a stroke, as a fraction of the radius");
-        ui.checkbox(&mut self.plane_lock, "Plane lock")
-            .on_hover_text("Keep the stroke on the plane of its first hit (L)");
         if tool == BrushMode::Flatten {
             ui.horizontal(|ui| {
                 ui.radio_value(&mut self.flatten_fixed_height, false, "Picked plane")
@@ -325,13 +327,12 @@ impl ToolSettings {
         }
     }
 
-    /// The region section: selection bounds, Fill, Clear, Copy, Paste, Generate.
+    /// The region section's contents (the panel draws its header): selection
+    /// bounds, Fill, Clear, Copy, Paste, Generate.
     pub fn region_ui(&mut self, ui: &mut egui::Ui, has_clipboard: bool) {
-        ui.label(egui::RichText::new("Region").strong())
-            .on_hover_text("B: select by dragging on the surface; Esc: back to the brush");
         match &mut self.region {
             None => {
-                ui.label("no selection (B, then drag on the terrain)");
+                ui.label("no selection (B, then drag)");
             }
             Some(b) => {
                 for (name, v) in [("min", &mut b.min), ("max", &mut b.max)] {
@@ -343,6 +344,13 @@ impl ToolSettings {
                     });
                 }
             }
+        }
+        if self.region.is_some() && self.active == ActiveTool::Region {
+            ui.label(
+                egui::RichText::new("drag a handle to move a face or corner")
+                    .small()
+                    .weak(),
+            );
         }
         ui.horizontal(|ui| {
             ui.label("fill");
@@ -424,16 +432,37 @@ pub const SELECTION_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 210, 60)
 /// Outline colour of the paste preview.
 pub const PASTE_COLOR: egui::Color32 = egui::Color32::from_rgb(80, 220, 255);
 
+/// Radius of a region handle on screen, physical pixels (drawn this large).
+pub const HANDLE_RADIUS_PX: f32 = 6.0;
+/// A press or hover this close to a handle's centre grabs it, physical pixels.
+pub const HANDLE_PICK_RADIUS_PX: f32 = 10.0;
+/// Fill of a handle that is not hovered.
+const HANDLE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 235, 150);
+/// Fill of the hovered or dragged handle.
+const HANDLE_HOT_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 120, 30);
+
+/// The handles to draw on a box: the box and the hovered (or dragged) one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HandleView {
+    /// The box whose handles are drawn, cells.
+    pub region: CellBox,
+    /// The handle under the cursor or being dragged.
+    pub hot: Option<BoxHandle>,
+}
+
 /// Draws cell boxes as outlines over the 3D view: each box's 12 edges
 /// projected with `camera` into the viewport `[x, y, width, height]`
 /// (physical pixels). Edges with an end behind the camera are skipped.
+/// With `handles`, also that box's 14 handles (face centres as squares,
+/// corners as dots; the hot one larger and orange; nearer ones on top).
 pub fn draw_boxes(
     ctx: &egui::Context,
     camera: &crate::camera::Camera,
     viewport_px: [f32; 4],
     boxes: &[(CellBox, egui::Color32)],
+    handles: Option<HandleView>,
 ) {
-    if boxes.is_empty() {
+    if boxes.is_empty() && handles.is_none() {
         return;
     }
     let painter = ctx.layer_painter(egui::LayerId::new(
@@ -442,18 +471,22 @@ pub fn draw_boxes(
     ));
     let ppp = ctx.pixels_per_point();
     let [vx, vy, vw, vh] = viewport_px;
+    let to_screen = |p: glam::DVec3| {
+        camera
+            .project_to_screen(p, vw, vh)
+            .map(|(x, y)| egui::pos2((x + vx) / ppp, (y + vy) / ppp))
+    };
     let s = crate::terrain::coords::CELL_SIZE_STUDS as f64;
     for (b, color) in boxes {
         let corner = |i: usize| {
             let pick = |bit: usize, lo: i32, hi: i32| if i & bit == 0 { lo } else { hi };
-            let p = glam::DVec3::new(
-                pick(1, b.min.x, b.max.x) as f64,
-                pick(2, b.min.y, b.max.y) as f64,
-                pick(4, b.min.z, b.max.z) as f64,
-            ) * s;
-            camera
-                .project_to_screen(p, vw, vh)
-                .map(|(x, y)| egui::pos2((x + vx) / ppp, (y + vy) / ppp))
+            to_screen(
+                glam::DVec3::new(
+                    pick(1, b.min.x, b.max.x) as f64,
+                    pick(2, b.min.y, b.max.y) as f64,
+                    pick(4, b.min.z, b.max.z) as f64,
+                ) * s,
+            )
         };
         let corners: Vec<Option<egui::Pos2>> = (0..8).map(corner).collect();
         for a in 0..8usize {
@@ -465,6 +498,26 @@ pub fn draw_boxes(
                     painter.line_segment([p, q], egui::Stroke::new(2.0, *color));
                 }
             }
+        }
+    }
+    let Some(view) = handles else { return };
+    let outline = egui::Stroke::new(1.0, egui::Color32::from_black_alpha(200));
+    // Far to near, so overlapping handles show the one a press grabs on top.
+    let mut order = BoxHandle::ALL;
+    let distance = |h: &BoxHandle| h.pos_world(&view.region).distance(camera.pos_world);
+    order.sort_by(|a, b| distance(b).total_cmp(&distance(a)));
+    for handle in order {
+        let Some(centre) = to_screen(handle.pos_world(&view.region)) else {
+            continue;
+        };
+        let hot = view.hot == Some(handle);
+        let radius = HANDLE_RADIUS_PX / ppp * if hot { 1.5 } else { 1.0 };
+        let fill = if hot { HANDLE_HOT_COLOR } else { HANDLE_COLOR };
+        if handle.is_corner() {
+            painter.circle(centre, radius, fill, outline);
+        } else {
+            let rect = egui::Rect::from_center_size(centre, egui::vec2(2.0, 2.0) * radius);
+            painter.rect(rect, 1.0, fill, outline, egui::StrokeKind::Outside);
         }
     }
 }

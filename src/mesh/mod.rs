@@ -1,6 +1,7 @@
 //! Meshes derived from the voxel grid: the solid surface by Surface Nets with
 //! blended materials. Plain Rust; the renderer converts these to GPU buffers.
 
+pub mod cell_outline;
 pub mod chunk_mesh;
 pub mod coarse;
 pub mod collision_mesh;

@@ -4,6 +4,8 @@
 //! camera-relative, rebuilt on the CPU each frame from `f64` world positions
 //! (spec §1), and drawn as a line list with alpha blending.
 
+use std::sync::Arc;
+
 use glam::{DVec3, Vec3};
 
 use super::globals::GlobalsBinding;
@@ -15,6 +17,47 @@ pub use super::gpu_data::LineVertex;
 pub const CHUNK_LINE_COLOR: [u8; 4] = [250, 250, 235, 200];
 /// Colour of seam-audit markers (sRGB + alpha).
 pub const MARKER_COLOR: [u8; 4] = [255, 30, 30, 255];
+
+/// Lines of an editor preview (the paste preview, the Flatten plane): segments
+/// relative to an origin, so cached geometry moves with the cursor by a new
+/// origin alone. Drawn depth-tested in `color`, and on top in `hidden_color`
+/// (fainter, so the parts behind the terrain still show) when set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreviewLines {
+    /// Where the segments' origin lies, world studs.
+    pub origin_world: DVec3,
+    /// Segment end points, studs from `origin_world`.
+    pub segments_studs: Arc<[[Vec3; 2]]>,
+    /// Colour where the lines are in front of the terrain (sRGB + alpha).
+    pub color: [u8; 4],
+    /// Colour drawn over everything, for the hidden parts (sRGB + alpha).
+    pub hidden_color: Option<[u8; 4]>,
+}
+
+/// The outline of a flat disc of `radius_studs` around the origin,
+/// perpendicular to the unit `normal`: a circle of `segments` pieces and
+/// chords parallel to two in-plane axes every third of the radius, so it
+/// reads as a plane. Studs, relative to the disc's centre.
+pub fn disc_segments(normal: Vec3, radius_studs: f32, segments: usize) -> Vec<[Vec3; 2]> {
+    let n = normal.normalize_or(Vec3::Y);
+    let (u, v) = n.any_orthonormal_pair();
+    let point = |i: usize| {
+        let a = i as f32 / segments.max(3) as f32 * std::f32::consts::TAU;
+        (u * a.cos() + v * a.sin()) * radius_studs
+    };
+    let mut out: Vec<[Vec3; 2]> = (0..segments.max(3))
+        .map(|i| [point(i), point(i + 1)])
+        .collect();
+    for k in [-2.0f32, -1.0, 0.0, 1.0, 2.0] {
+        let offset = k / 3.0 * radius_studs;
+        let half = (radius_studs * radius_studs - offset * offset)
+            .max(0.0)
+            .sqrt();
+        out.push([u * offset - v * half, u * offset + v * half]);
+        out.push([v * offset - u * half, v * offset + u * half]);
+    }
+    out
+}
 
 /// Line vertices of one frame: depth-tested lines and lines drawn on top.
 #[derive(Clone, Debug, Default)]
@@ -56,6 +99,26 @@ impl LineBatch {
                         });
                     }
                 }
+            }
+        }
+    }
+
+    /// Appends `preview` seen from `camera_world`: camera-relative (the
+    /// origin's offset in `f64`, then one cast, spec §1).
+    pub fn push_preview(&mut self, preview: &PreviewLines, camera_world: DVec3) {
+        let origin_rel = (preview.origin_world - camera_world).as_vec3();
+        let vertex = |p: Vec3, color| LineVertex {
+            pos_rel: (origin_rel + p).to_array(),
+            color,
+        };
+        for [a, b] in preview.segments_studs.iter() {
+            self.tested.push(vertex(*a, preview.color));
+            self.tested.push(vertex(*b, preview.color));
+        }
+        if let Some(hidden) = preview.hidden_color {
+            for [a, b] in preview.segments_studs.iter() {
+                self.on_top.push(vertex(*a, hidden));
+                self.on_top.push(vertex(*b, hidden));
             }
         }
     }
@@ -215,6 +278,41 @@ mod tests {
             let d = Vec3::from(e[1].pos_rel) - Vec3::from(e[0].pos_rel);
             assert_eq!(d.abs().max_element(), 128.0);
             assert_eq!(d.abs().element_sum(), 128.0);
+        }
+    }
+
+    #[test]
+    fn previews_move_with_their_origin() {
+        let mut b = LineBatch::default();
+        let cam = DVec3::new(1.0e6, 50.0, 0.0);
+        let preview = PreviewLines {
+            origin_world: cam + DVec3::new(10.0, 0.0, 0.0),
+            segments_studs: vec![[Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0)]].into(),
+            color: [1, 2, 3, 255],
+            hidden_color: Some([1, 2, 3, 60]),
+        };
+        b.push_preview(&preview, cam);
+        assert_eq!(b.tested.len(), 2);
+        assert_eq!(b.tested[0].pos_rel, [10.0, 0.0, 0.0]);
+        assert_eq!(b.tested[1].pos_rel, [14.0, 0.0, 0.0]);
+        assert_eq!(b.on_top.len(), 2);
+        assert_eq!(b.on_top[1].color, [1, 2, 3, 60]);
+    }
+
+    #[test]
+    fn a_disc_lies_in_its_plane_within_its_radius() {
+        let n = Vec3::new(0.0, 1.0, 1.0).normalize();
+        let segs = disc_segments(n, 20.0, 48);
+        assert_eq!(segs.len(), 48 + 10);
+        for [a, b] in &segs {
+            for p in [a, b] {
+                assert!(p.dot(n).abs() < 1e-4, "{p} off the plane");
+                assert!(p.length() <= 20.0 + 1e-3);
+            }
+        }
+        // The circle's points are on the rim.
+        for [a, _] in &segs[..48] {
+            assert!((a.length() - 20.0).abs() < 1e-3);
         }
     }
 

@@ -119,7 +119,7 @@ use crate::terrain::coords::ChunkCoord;
 
 use crate::terrain::coords::CHUNK_SIZE_STUDS;
 use globals::GlobalsBinding;
-use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR};
+use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR, PreviewLines};
 use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
 use water_pipeline::WaterPipeline;
@@ -209,6 +209,8 @@ pub struct Renderer {
     wireframe: WireframePipeline,
     lines: LinePipeline,
     line_batch: LineBatch,
+    /// Editor previews drawn with the overlay lines (see [`Renderer::set_previews`]).
+    previews: Vec<PreviewLines>,
     chunks: ChunkBuffers,
     targets: Option<FrameTargets>,
     last_draw: DrawStats,
@@ -266,6 +268,7 @@ impl Renderer {
             wireframe,
             lines,
             line_batch: LineBatch::default(),
+            previews: Vec::new(),
             overlays: OverlaySet::NONE,
             seam_audit: SeamAuditOverlay::default(),
             device,
@@ -404,6 +407,12 @@ impl Renderer {
         });
     }
 
+    /// Sets the editor previews (paste preview, Flatten plane) the next
+    /// [`Renderer::prepare`] draws with the overlay lines, replacing the last ones.
+    pub fn set_previews(&mut self, previews: Vec<PreviewLines>) {
+        self.previews = previews;
+    }
+
     /// Per-frame preparation: writes the uniforms for `camera` (its aspect is
     /// replaced by `viewport_px`'s), culls chunks to the frustum and writes the
     /// instance buffer. Call before painting, outside any render pass.
@@ -451,6 +460,9 @@ impl Renderer {
                     CHUNK_LINE_COLOR,
                 );
             }
+        }
+        for preview in &self.previews {
+            self.line_batch.push_preview(preview, cam.pos_world);
         }
         if self.overlays.contains(Overlay::SeamAudit) {
             for m in self.seam_audit.mismatches() {

@@ -99,6 +99,11 @@ impl StrokeInProgress {
         &self.brush
     }
 
+    /// The stroke's options (with the Flatten plane it began with).
+    pub fn options(&self) -> &BrushOptions {
+        &self.options
+    }
+
     /// Applications made so far.
     pub fn applications(&self) -> usize {
         self.applications

@@ -244,6 +244,29 @@ pub enum FlattenPlane {
     },
 }
 
+impl FlattenPlane {
+    /// The plane as a point on it (world studs) and its unit normal, as
+    /// Flatten uses it: solid goes below, toward `-normal`. A `Picked`
+    /// normal of zero length gives NaN (rejected by [`BrushOptions::validate`]).
+    pub fn point_and_normal_world(&self) -> (DVec3, DVec3) {
+        match *self {
+            FlattenPlane::Picked {
+                point_world,
+                normal,
+            } => (point_world, normal.normalize()),
+            FlattenPlane::Height { height_world } => (DVec3::new(0.0, height_world, 0.0), DVec3::Y),
+        }
+    }
+
+    /// The point of the plane under a brush centred at `centre_world`
+    /// (studs): the centre projected along the normal onto the plane. Flatten
+    /// moves the terrain under the brush toward the plane around this point.
+    pub fn foot_world(&self, centre_world: DVec3) -> DVec3 {
+        let (point_world, normal) = self.point_and_normal_world();
+        centre_world - normal * (centre_world - point_world).dot(normal)
+    }
+}
+
 /// Which way Flatten may move occupancy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum FlattenLimit {
@@ -572,19 +595,15 @@ fn step_toward(old: f64, target: f64, fraction: f64) -> u8 {
     v.clamp(0.0, 255.0) as u8
 }
 
-/// Flatten's plane in cell space: a point and a unit normal.
+/// Flatten's plane in cell space: a point and a unit normal (without a
+/// plane, the horizontal one through the brush centre).
 fn flatten_plane_cells(options: &BrushOptions, centre_world: DVec3) -> (DVec3, DVec3) {
-    let s = CELL_SIZE_STUDS as f64;
-    match options.flatten_plane {
-        Some(FlattenPlane::Picked {
-            point_world,
-            normal,
-        }) => (point_world / s, normal.normalize()),
-        Some(FlattenPlane::Height { height_world }) => {
-            (DVec3::new(0.0, height_world / s, 0.0), DVec3::Y)
-        }
-        None => (centre_world / s, DVec3::Y),
-    }
+    let plane = options.flatten_plane.unwrap_or(FlattenPlane::Picked {
+        point_world: centre_world,
+        normal: DVec3::Y,
+    });
+    let (point_world, normal) = plane.point_and_normal_world();
+    (point_world / CELL_SIZE_STUDS as f64, normal)
 }
 
 /// Applies `brush` once with the default options (hard sphere), centred at

@@ -197,6 +197,9 @@ pub struct EditSession {
     pub history: History,
     /// What Copy copied.
     pub clipboard: Option<Clipboard>,
+    /// Counts the copies into [`Self::clipboard`] (a preview built from the
+    /// clipboard is rebuilt when it changes).
+    pub clipboard_revision: u64,
     /// The generator Generate re-runs: the world's own, `None` for worlds
     /// that were imported or loaded (Generate is then refused).
     pub generator: Option<GeneratorSettings>,
@@ -208,6 +211,7 @@ impl EditSession {
         EditSession {
             history: History::new(budget_bytes),
             clipboard: None,
+            clipboard_revision: 0,
             generator,
         }
     }
@@ -244,6 +248,7 @@ impl EditSession {
                 let clip = region::copy(grid, b)?;
                 let size_cells = clip.size();
                 self.clipboard = Some(clip);
+                self.clipboard_revision = self.clipboard_revision.wrapping_add(1);
                 return Ok(CommandOutcome::Copied { size_cells });
             }
             EditCommand::Paste { at, quarter_turns } => {

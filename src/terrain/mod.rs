@@ -3,6 +3,7 @@
 //! in `io`). Plain Rust with no GPU types, so every
 //! rule of the terrain contract can be tested directly.
 
+pub mod box_handles;
 pub mod brush_stroke;
 pub mod cell;
 pub mod chunk;
