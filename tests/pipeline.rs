@@ -13,7 +13,7 @@ use strata::pipeline::mesh_pipeline::{MAX_RESULTS_PER_FRAME, UPLOAD_BUDGET};
 use strata::pipeline::{ChunkUploader, MeshPipeline, MeshResult, WorldMeshes};
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
 use strata::terrain::grid::Changes;
-use strata::terrain::{Cell, CellBox, CellCoord, ChunkCoord, Grid, Material};
+use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// Records what publication does; each upload takes `upload_cost` of fake time.
 struct FakeUploader {
@@ -84,52 +84,57 @@ fn fake_clock(start: Instant, now: &Rc<StdCell<Duration>>) -> impl FnMut() -> In
 }
 
 #[test]
-fn stale_result_is_rejected_and_the_newer_one_is_published() {
-    for newer_first in [true, false] {
-        let mut grid = floor_world();
-        let mut p = synced(&grid);
-        // Edit 1 raises a cell strictly inside chunk (0,0,0).
-        stamp(&mut grid, IVec3::new(10, 8, 10), Material::SAND);
+fn a_re_edited_chunk_coalesces_and_an_older_result_never_replaces_a_newer_one() {
+    let mut grid = floor_world();
+    let mut p = synced(&grid);
+    let coord = ChunkCoord::new(0, 0, 0);
+    // Edit 1 raises a cell strictly inside chunk (0,0,0); its job starts.
+    stamp(&mut grid, IVec3::new(10, 8, 10), Material::SAND);
+    assert_eq!(
+        p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
+        1
+    );
+    let old = run_all(&mut p, &grid);
+    assert_eq!(old.len(), 1);
+    // Edits 2 and 3 on the same chunk while that job runs: no second job
+    // starts until it returns, then one job meshes both.
+    for (x, m) in [(20, Material::SNOW), (24, Material::MUD)] {
+        stamp(&mut grid, IVec3::new(x, 8, 20), m);
         assert_eq!(
             p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
             1
         );
-        let old = run_all(&mut p, &grid);
-        // Edit 2 on the same chunk, requested and meshed before the old job reports.
-        stamp(&mut grid, IVec3::new(20, 8, 20), Material::SNOW);
-        assert_eq!(
-            p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
-            1
+        assert!(
+            run_all(&mut p, &grid).is_empty(),
+            "waits for the running job"
         );
-        let new = run_all(&mut p, &grid);
-        assert_eq!((old.len(), new.len()), (1, 1));
-        assert!(new[0].serial > old[0].serial);
-        assert_ne!(old[0].mesh, new[0].mesh);
-        let (first, second) = if newer_first {
-            (new[0].clone(), old[0].clone())
-        } else {
-            (old[0].clone(), new[0].clone())
-        };
-        let first_accepted = p.submit_result(first);
-        let second_accepted = p.submit_result(second);
-        assert_eq!(
-            (first_accepted, second_accepted),
-            (newer_first, !newer_first)
-        );
-        assert_eq!(p.stats.stale_results, 1);
-
-        let now = Rc::new(StdCell::new(Duration::ZERO));
-        let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
-        let mut meshes = WorldMeshes::build_all(&floor_world());
-        p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
-        assert_eq!(up.staged.len(), 1);
-        assert_eq!(up.promoted, vec![vec![ChunkCoord::new(0, 0, 0)]]);
-        assert_eq!(
-            **meshes.get(ChunkCoord::new(0, 0, 0)).unwrap(),
-            *new[0].mesh
-        );
-        assert!(p.is_idle());
     }
+    assert!(p.submit_result(old[0].clone()), "edit 1 can still be shown");
+    let new = run_all(&mut p, &grid);
+    assert_eq!(new.len(), 1);
+    assert!(new[0].serial > old[0].serial && new[0].epoch > old[0].epoch);
+    assert_ne!(old[0].mesh, new[0].mesh);
+    assert!(p.submit_result(new[0].clone()));
+    // The same old result arriving again is moot beside the newer one.
+    assert!(!p.submit_result(old[0].clone()));
+    assert_eq!(p.stats.stale_results, 1);
+
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    let mut meshes = WorldMeshes::build_all(&floor_world());
+    p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!(up.promoted, vec![vec![coord]]);
+    assert_eq!(**meshes.get(coord).unwrap(), *new[0].mesh);
+    // After the newer mesh is shown, the older one is stale on arrival.
+    assert!(!p.submit_result(old[0].clone()));
+    assert!(p.is_idle());
+    p.frame_presented(Instant::now());
+    assert_eq!(
+        p.stats.edit_to_visible.count(),
+        3,
+        "every edit is sampled once"
+    );
+    assert_eq!(p.stats.edit_to_full_detail.count(), 3);
 }
 
 #[test]
@@ -219,7 +224,7 @@ fn invalidation_counts_inside_near_a_face_and_at_a_corner() {
 }
 
 #[test]
-fn seventh_edit_expires_the_first_edits_bounds() {
+fn seventh_edit_merges_the_oldest_bounds_conservatively() {
     let mut g = floor_world();
     let coord = ChunkCoord::new(0, 0, 0);
     let before = g.revision();
@@ -231,10 +236,17 @@ fn seventh_edit_expires_the_first_edits_bounds() {
         }
     }
     let base = coord.min_cell().0;
-    assert_eq!(g.changed_extent_since(coord, before), coord.cell_box());
+    // Eight entries (the floor, then seven stamps) in a history of six: the
+    // floor merged into the first stamp and that into the second. A reader
+    // from before the stamps, or right after the first, gets a box holding
+    // every change since (a superset: the floor's box too); later readers
+    // get exactly the stamps since.
+    let merged = CellBox::new(base, base + IVec3::new(32, 9, 32));
+    assert_eq!(g.changed_extent_since(coord, before), merged);
+    assert_eq!(g.changed_extent_since(coord, after_first), merged);
     assert_eq!(
-        g.changed_extent_since(coord, after_first),
-        CellBox::new(base + IVec3::new(7, 8, 10), base + IVec3::new(23, 9, 11))
+        g.changed_extent_since(coord, after_first + 1),
+        CellBox::new(base + IVec3::new(10, 8, 10), base + IVec3::new(23, 9, 11))
     );
 }
 
@@ -328,52 +340,125 @@ fn all_chunks_of_one_edit_publish_in_the_same_frame() {
     assert_eq!((r.staged, r.promoted_chunks, r.promoted_groups), (1, 8, 1));
     assert_eq!(up.promoted.len(), 1);
     assert_eq!(up.promoted[0].len(), 8);
+    assert_eq!(p.stats.edit_to_visible.count(), 0, "not presented yet");
+    p.frame_presented(Instant::now());
     assert_eq!(p.stats.edit_to_visible.count(), 1);
 }
 
 #[test]
-fn a_later_edit_merges_the_unpublished_group_it_touches() {
+fn an_earlier_edit_shows_while_a_later_one_on_the_same_chunk_is_meshed() {
     let mut grid = floor_world();
     let mut p = synced(&grid);
-    // Edit 1 near the +x face dirties chunks (0,0,0) and (1,0,0).
+    let (a, b) = (ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0));
+    // Edit 1 near the +x face dirties chunks A = (0,0,0) and B = (1,0,0).
     stamp(&mut grid, IVec3::new(31, 8, 16), Material::SAND);
     assert_eq!(
         p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
         2
     );
     let first = run_all(&mut p, &grid);
-    // Edit 2 re-dirties (1,0,0) only before edit 1 is visible.
+    // Edit 2 re-dirties B only, before edit 1 is visible.
     stamp(&mut grid, IVec3::new(40, 8, 16), Material::SNOW);
     assert_eq!(
         p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true),
         1
     );
-    let second = run_all(&mut p, &grid);
     let now = Rc::new(StdCell::new(Duration::ZERO));
     let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
     let mut meshes = WorldMeshes::default();
-    for r in first {
-        p.submit_result(r);
+    for r in first.iter().cloned() {
+        assert!(p.submit_result(r));
     }
-    // (0,0,0) from edit 1 is current; (1,0,0) from edit 1 is stale. The merged
-    // group must wait for (1,0,0) from edit 2, or the border would crack.
-    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
-    assert_eq!((r.staged, r.promoted_chunks), (1, 0));
-    for r in second {
-        p.submit_result(r);
-    }
+    // A and B from edit 1 show together at once: edit 2 (still being
+    // meshed) does not hold edit 1 back, and the border A|B is consistent.
     let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
     assert_eq!((r.promoted_chunks, r.promoted_groups), (2, 1));
-    assert_eq!(
-        up.promoted,
-        vec![vec![ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0)]]
-    );
+    assert_eq!(up.promoted, vec![vec![a, b]]);
+    assert_eq!(p.pending_edits(), 1);
+    let b_edit1 = first.iter().find(|r| r.coord == b).unwrap();
+    assert_eq!(**meshes.get(b).unwrap(), *b_edit1.mesh);
+    // Then B from edit 2.
+    let second = run_all(&mut p, &grid);
+    assert_eq!(second.len(), 1);
+    for r in second.iter().cloned() {
+        p.submit_result(r);
+    }
+    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!((r.promoted_chunks, r.promoted_groups), (1, 1));
+    assert_eq!(up.promoted[1], vec![b]);
+    assert_eq!(**meshes.get(b).unwrap(), *second[0].mesh);
+    p.frame_presented(Instant::now());
     // Both edits are reported as visible, each with its own latency.
     assert_eq!(p.stats.edit_to_visible.count(), 2);
-    assert_eq!(
-        grid.cell(CellCoord::new(40, 8, 16)),
-        Cell::full(Material::SNOW)
+    assert!(p.is_idle());
+}
+
+#[test]
+fn a_chain_of_edits_across_borders_shows_only_as_a_consistent_whole() {
+    let mut grid = floor_world();
+    let mut p = synced(&grid);
+    let (a, b, c) = (
+        ChunkCoord::new(0, 0, 0),
+        ChunkCoord::new(1, 0, 0),
+        ChunkCoord::new(2, 0, 0),
     );
+    // Edit 1 on the A|B border, edit 2 on the B|C border, both before
+    // anything is meshed: one job per chunk shows both edits.
+    stamp(&mut grid, IVec3::new(31, 8, 16), Material::SAND);
+    p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true);
+    stamp(&mut grid, IVec3::new(63, 8, 16), Material::SNOW);
+    p.sync_grid(&grid, &mut WorldMeshes::default(), Instant::now(), |_| true);
+    let results = run_all(&mut p, &grid);
+    assert_eq!(results.len(), 3);
+    let of = |coord: ChunkCoord| results.iter().find(|r| r.coord == coord).unwrap().clone();
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    let mut meshes = WorldMeshes::default();
+    // A and B arrive: B shows edit 2 as well, so showing A and B without C
+    // would crack the B|C border; nothing becomes visible.
+    p.submit_result(of(a));
+    p.submit_result(of(b));
+    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!(r.promoted_chunks, 0);
+    // C arrives: all three at once.
+    p.submit_result(of(c));
+    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!((r.promoted_chunks, r.promoted_groups), (3, 1));
+    assert_eq!(up.promoted, vec![vec![a, b, c]]);
+    assert!(p.is_idle());
+}
+
+#[test]
+fn a_steady_stream_of_overlapping_edits_never_chains_into_one_wait() {
+    // Each frame edits the border of two chunks, sliding one chunk along x,
+    // so every edit shares a chunk with the one before it. Under the old
+    // group merging this chained every edit into a single group that waited
+    // for all of them; here each edit shows within two frames.
+    let mut grid = floor_world();
+    let mut p = synced(&grid);
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    let mut meshes = WorldMeshes::default();
+    let mut in_flight: Vec<MeshResult> = Vec::new();
+    let mut visible_by_frame = Vec::new();
+    for frame in 0..8 {
+        let x = -64 + 31 + 32 * (frame % 5);
+        let material = [Material::SAND, Material::SNOW][frame as usize / 5];
+        stamp(&mut grid, IVec3::new(x, 8, 16), material);
+        p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
+        // Last frame's jobs return now; this frame's start.
+        for r in in_flight.drain(..) {
+            p.submit_result(r);
+        }
+        in_flight = run_all(&mut p, &grid);
+        p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+        p.frame_presented(Instant::now());
+        visible_by_frame.push(p.stats.edit_to_visible.count());
+    }
+    // From frame 1 on, every frame makes at least the previous edit visible.
+    for (frame, &visible) in visible_by_frame.iter().enumerate().skip(1) {
+        assert!(visible >= frame, "frame {frame}: {visible_by_frame:?}");
+    }
 }
 
 #[test]
@@ -413,6 +498,7 @@ fn background_workers_deliver_every_request() {
         );
     }
     assert_eq!(meshes.len(), reference.len());
+    p.frame_presented(Instant::now());
     assert!(p.stats.edit_to_visible.count() >= 1);
 }
 

@@ -10,8 +10,8 @@ use glam::DVec3;
 use strata::app::world_outputs::apply_script;
 use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::LodSettings;
-use strata::pipeline::{ChunkUploader, TerrainStreaming};
-use strata::script::{Script, replay_script};
+use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
+use strata::script::{ReplayTarget, Script, UploadOnly, replay_script};
 use strata::terrain::ChunkCoord;
 use strata::terrain::generate::{GeneratorSettings, generate_world};
 
@@ -52,7 +52,7 @@ fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 
         &mut grid,
         &mut meshes,
         &mut streaming,
-        &mut NoGpu,
+        &mut UploadOnly(&mut NoGpu),
         camera_world,
         Some(settings()),
     )
@@ -114,4 +114,65 @@ fn a_point_beyond_the_draw_distance_still_finds_the_terrain() {
     let mut plain = generate_world(&settings()).expect("world");
     apply_script(&script, &mut plain, None).expect("applies");
     assert_eq!(plain.content_hash(), edited);
+}
+
+/// A target that takes `draw` to present each frame (a slow GPU).
+struct SlowPresent {
+    draw: std::time::Duration,
+    presented: usize,
+}
+
+impl ReplayTarget for SlowPresent {
+    fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
+        Box::new(NoGpu)
+    }
+    fn present(&mut self, _: &WorldMeshes) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        std::thread::sleep(self.draw);
+        self.presented += 1;
+        Ok(())
+    }
+}
+
+#[test]
+fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
+    // Issue 13, item 5: the panel said 2–3 ms while frames took ~390 ms.
+    // With a 60 ms draw, every edit's latency includes the frame that shows it.
+    let script = Script::parse(SCRIPT, "surface.json").expect("script");
+    let mut grid = generate_world(&settings()).expect("world");
+    let camera = DVec3::new(512.0, 300.0, 512.0);
+    let mut streaming = TerrainStreaming::new(LodSettings::default());
+    let mut meshes = streaming.build_initial(&grid, camera);
+    let mut target = SlowPresent {
+        draw: std::time::Duration::from_millis(60),
+        presented: 0,
+    };
+    let report = replay_script(
+        &script,
+        &mut grid,
+        &mut meshes,
+        &mut streaming,
+        &mut target,
+        camera,
+        Some(settings()),
+    )
+    .expect("replay");
+    assert!(target.presented >= 1);
+    assert_eq!(report.presented_frames as usize, target.presented);
+    let stats = &mut streaming.pipeline.stats;
+    let visible = stats.latency_summary();
+    let published = stats.published_summary();
+    let full = stats.full_detail_summary();
+    assert_eq!(visible.count, published.count);
+    assert!(visible.count >= 1);
+    assert_eq!(full.count, visible.count, "no previews left behind");
+    // Every sample includes at least one whole draw after publication.
+    let mut min_visible = f64::MAX;
+    for q in [0.0, 0.5, 1.0] {
+        min_visible = min_visible.min(stats.edit_to_visible.quantile(q));
+    }
+    assert!(min_visible >= 60.0, "edit-to-visible {min_visible} ms");
+    assert!(
+        visible.p50 >= published.p50 + 59.0,
+        "{visible:?} vs {published:?}"
+    );
 }

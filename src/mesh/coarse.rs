@@ -394,7 +394,12 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let solids = [Material::GRASS, Material::ROCK, Material::SAND, Material::MUD];
+        let solids = [
+            Material::GRASS,
+            Material::ROCK,
+            Material::SAND,
+            Material::MUD,
+        ];
         let mut votes = [0u32; Material::COUNT];
         for w in [6usize, 8, 12] {
             for _ in 0..400 {

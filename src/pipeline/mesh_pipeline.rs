@@ -273,7 +273,9 @@ struct ChunkWork {
 
 impl ChunkWork {
     fn best_key(&self) -> ResultKey {
-        self.candidates.last().map_or(self.shown, |c| c.key.max(self.shown))
+        self.candidates
+            .last()
+            .map_or(self.shown, |c| c.key.max(self.shown))
     }
 
     /// The chunk has an edit it does not show yet.

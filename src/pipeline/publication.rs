@@ -232,10 +232,7 @@ mod tests {
         ChunkCoord::new(x, 0, 0)
     }
 
-    fn run(
-        batches: &[EditBatch],
-        lists: &[(ChunkCoord, Vec<Candidate>)],
-    ) -> Vec<Vec<(i32, u64)>> {
+    fn run(batches: &[EditBatch], lists: &[(ChunkCoord, Vec<Candidate>)]) -> Vec<Vec<(i32, u64)>> {
         let map: FxHashMap<ChunkCoord, &[Candidate]> =
             lists.iter().map(|(c, l)| (*c, l.as_slice())).collect();
         choose_components(batches.iter(), &map, &FxHashSet::default())
@@ -291,11 +288,7 @@ mod tests {
         ];
         assert_eq!(
             run(&batches, &lists),
-            vec![
-                vec![(0, 1), (1, 1)],
-                vec![(5, 2), (6, 2)],
-                vec![(9, 0)]
-            ]
+            vec![vec![(0, 1), (1, 1)], vec![(5, 2), (6, 2)], vec![(9, 0)]]
         );
     }
 

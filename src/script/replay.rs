@@ -183,8 +183,7 @@ pub fn replay_script(
         let due_frame = (frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz
             + 1e-9)
             .floor() as u64;
-        while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame
-        {
+        while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame {
             let stroke = &script.strokes[next];
             let changed =
                 runner
