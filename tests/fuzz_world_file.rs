@@ -303,18 +303,29 @@ fn mutated_world_files_load_or_fail_cleanly_in_bounded_time() {
             let _ = std::fs::remove_file(dir.join(name));
         }
         write_input(index, &base, &rows, &meta, &input);
-        let t = Instant::now();
-        let result = std::panic::catch_unwind(|| load(&input, LoadOptions::default()));
-        let took = t.elapsed();
-        slowest = slowest.max(took);
+        let timed_load = || {
+            let t = Instant::now();
+            let result = std::panic::catch_unwind(|| load(&input, LoadOptions::default()));
+            (result, t.elapsed())
+        };
+        let (result, mut took) = timed_load();
         match result {
             Ok(Ok(_)) => loaded += 1,
             Ok(Err(_)) => refused += 1,
             Err(_) => panic!("input {index} panicked the loader (STRATA_FUZZ_FROM={index})"),
         }
+        if took > MAX_LOAD {
+            // Wall time: a long run shares the machine, and a starved
+            // process can miss the bound on a fast input. Time it once
+            // more; slow twice is a finding.
+            let slow = took;
+            took = timed_load().1;
+            eprintln!("input {index}: {slow:?}, then {took:?} when timed again");
+        }
+        slowest = slowest.max(took);
         assert!(
             took <= MAX_LOAD,
-            "input {index} took {took:?} to load (STRATA_FUZZ_FROM={index})"
+            "input {index} took {took:?} to load, twice (STRATA_FUZZ_FROM={index})"
         );
         index += 1;
     }
