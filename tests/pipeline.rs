@@ -526,3 +526,78 @@ fn jobs_hold_at_most_32_chunks_and_start_nearest_the_camera() {
     // Dispatched requests are not handed out twice.
     assert!(p.take_jobs(&grid, camera, usize::MAX).is_empty());
 }
+
+#[test]
+fn under_a_backlog_edited_chunks_show_first_as_coarser_previews() {
+    use strata::pipeline::mesh_pipeline::{PREVIEW_BACKLOG_MS, PREVIEW_LEVEL_STEP};
+    let mut grid = floor_world();
+    let mut meshes = WorldMeshes::build_all(&grid);
+    let mut p = synced(&grid);
+    // Repaint the whole floor's top: every floor chunk (and the ones above
+    // and below that read it) needs a new full-detail mesh.
+    grid.edit_region(
+        CellBox::new(IVec3::new(-64, 7, -64), IVec3::new(96, 8, 96)),
+        |_, _| Cell::full(Material::SNOW),
+    )
+    .unwrap();
+    let edited = p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
+    let threads = rayon::current_num_threads() as f64;
+    assert!(
+        edited as f64 * 3.0 / threads > PREVIEW_BACKLOG_MS,
+        "{edited} chunks make a backlog"
+    );
+    let jobs = p.take_jobs(&grid, DVec3::ZERO, usize::MAX);
+    let items: Vec<_> = jobs.iter().flat_map(|j| j.items.iter().copied()).collect();
+    let previews: Vec<_> = items.iter().filter(|i| i.preview).collect();
+    assert_eq!(previews.len(), edited, "one preview per edited chunk");
+    assert!(previews.iter().all(|i| i.level == PREVIEW_LEVEL_STEP));
+    // Previews are handed out before any full-detail item.
+    let first_full = items.iter().position(|i| !i.preview).unwrap();
+    assert!(items[..first_full].iter().all(|i| i.preview));
+    assert_eq!(first_full, edited);
+
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    let chunks_before = meshes.len();
+    // The previews arrive first and become visible (over several frames).
+    for job in &jobs {
+        for r in job.run_useful(|i| i.preview) {
+            assert!(p.submit_result(r));
+        }
+    }
+    for _ in 0..10 {
+        p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    }
+    p.frame_presented(Instant::now());
+    assert_eq!(p.stats.edit_to_visible.count(), 1, "visible as previews");
+    assert_eq!(p.stats.edit_to_full_detail.count(), 0);
+    let coarse = meshes
+        .levels()
+        .filter(|(_, l)| *l == PREVIEW_LEVEL_STEP)
+        .count();
+    assert!(coarse > 0);
+    assert!(meshes.len() >= chunks_before - 1, "no chunk disappeared");
+    // The requested level is unchanged, so LOD still sees level 0.
+    assert!(
+        meshes
+            .levels()
+            .all(|(c, _)| p.pending_level(c).is_none_or(|l| l == 0))
+    );
+    // Full detail replaces every preview.
+    for job in &jobs {
+        for r in job.run_useful(|i| !i.preview) {
+            assert!(p.submit_result(r));
+        }
+    }
+    for _ in 0..10 {
+        p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    }
+    p.frame_presented(Instant::now());
+    assert_eq!(p.stats.edit_to_full_detail.count(), 1);
+    assert!(meshes.levels().all(|(_, l)| l == 0));
+    assert!(p.is_idle());
+    let reference = WorldMeshes::build_all(&grid);
+    for (coord, mesh) in reference.iter() {
+        assert_eq!(meshes.get(coord).map(|m| &**m), Some(&**mesh), "{coord:?}");
+    }
+}

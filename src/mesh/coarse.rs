@@ -17,6 +17,7 @@ use crate::terrain::cell::{Cell, Material};
 use crate::terrain::chunk::ChunkCells;
 use crate::terrain::coords::CHUNK_SIZE_CELLS;
 
+use super::coarse_vote_cache::{VoteKey, cached_vote, store_vote};
 use super::field::{Neighbourhood, PAD, SampleField, inside_bits};
 
 /// Vote weight of an exposed solid cell relative to a buried one.
@@ -308,21 +309,46 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
                 field.water[i] = water;
                 field.material[i] = match sum.material {
                     MIXED => {
-                        // The block plus a two-cell border, copied locally so the
-                        // exposure tests are plain array reads: the inner run of
-                        // each row comes from the block's own chunk, only the
-                        // border cells may lie in a neighbour.
+                        // The storages the block and its two-cell border
+                        // read (the border may reach one neighbour per axis).
                         const B: i32 = 2;
-                        let w = (s + 2 * B) as usize;
-                        let mut local_cells = [Cell::EMPTY; 12 * 12 * 12];
-                        for z in 0..w {
-                            for y in 0..w {
-                                let row = (z * w + y) * w;
-                                let p = base + IVec3::new(-B, y as i32 - B, z as i32 - B);
-                                copy_row(hood, p, &mut local_cells[row..row + w]);
+                        let reach = |l: i32| -> (i32, i32) {
+                            (
+                                if l - B < 0 { -1 } else { 0 },
+                                if l + s + B > CHUNK_SIZE_CELLS { 1 } else { 0 },
+                            )
+                        };
+                        let (rx, ry, rz) = (reach(local.x), reach(local.y), reach(local.z));
+                        let touched = (rz.0..=rz.1).flat_map(|dz| {
+                            (ry.0..=ry.1).flat_map(move |dy| {
+                                (rx.0..=rx.1).map(move |dx| IVec3::new(dx, dy, dz))
+                            })
+                        });
+                        let (key, pins) = VoteKey::new(
+                            level,
+                            [local.x as u8, local.y as u8, local.z as u8],
+                            touched.map(|d| hood.get(chunk_offset + d)),
+                        );
+                        match cached_vote(&key, &pins) {
+                            Some(vote) => vote,
+                            None => {
+                                // The block plus its border, copied locally
+                                // so the exposure tests are plain array reads.
+                                let w = (s + 2 * B) as usize;
+                                let mut local_cells = [Cell::EMPTY; 12 * 12 * 12];
+                                for z in 0..w {
+                                    for y in 0..w {
+                                        let row = (z * w + y) * w;
+                                        let p = base + IVec3::new(-B, y as i32 - B, z as i32 - B);
+                                        copy_row(hood, p, &mut local_cells[row..row + w]);
+                                    }
+                                }
+                                let vote =
+                                    vote_block_material(&local_cells[..w * w * w], w, &mut votes);
+                                store_vote(key, &pins, vote);
+                                vote
                             }
                         }
-                        vote_block_material(&local_cells[..w * w * w], w, &mut votes)
                     }
                     m => m,
                 };
@@ -437,6 +463,62 @@ mod tests {
             level,
         );
         f
+    }
+
+    /// The same cells in storages no gather has seen (a cell-by-cell copy).
+    fn fresh_copy(g: &Grid) -> Grid {
+        let mut out = Grid::new();
+        let b = g.bounds_cells().expect("cells");
+        out.edit_region(b, |c, _| g.cell(c)).expect("copy");
+        out
+    }
+
+    #[test]
+    fn cached_votes_equal_fresh_ones_after_an_edit_next_door() {
+        // Grass over dirt over rock with a sloping surface across chunks
+        // (0,0,0) and its +x neighbour, so many coarse blocks are mixed.
+        let mut g = Grid::new();
+        g.edit_region(
+            CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(64, 32, 64)),
+            |c, _| {
+                let top = 12 + (c.0.x + 2 * c.0.z).rem_euclid(9);
+                match top - c.0.y {
+                    d if d < 0 => Cell::EMPTY,
+                    0 => Cell::full(Material::GRASS),
+                    1..=3 => Cell::full(Material::DIRT),
+                    _ => Cell::full(Material::ROCK),
+                }
+            },
+        )
+        .unwrap();
+        for level in 1..=3 {
+            let warm = field_of(&g, level);
+            assert_eq!(warm.material, field_of(&fresh_copy(&g), level).material);
+            // Repeated: every vote now comes from the cache.
+            assert_eq!(field_of(&g, level).material, warm.material);
+        }
+        // Paint a strip of the neighbour's surface: blocks reading it must
+        // vote again, the others may come from the cache.
+        g.edit_region(
+            CellBox::new(IVec3::new(32, 0, 0), IVec3::new(40, 32, 32)),
+            |c, old| {
+                if old.is_inside() && c.0.y >= 10 {
+                    Cell::full(Material::SNOW)
+                } else {
+                    old
+                }
+            },
+        )
+        .unwrap();
+        for level in 1..=3 {
+            let fresh = field_of(&fresh_copy(&g), level);
+            assert_eq!(
+                field_of(&g, level).material,
+                fresh.material,
+                "level {level}"
+            );
+            assert!(fresh.material.contains(&Material::SNOW.0), "level {level}");
+        }
     }
 
     #[test]

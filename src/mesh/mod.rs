@@ -4,6 +4,7 @@
 pub mod cell_outline;
 pub mod chunk_mesh;
 pub mod coarse;
+pub mod coarse_vote_cache;
 pub mod collision_mesh;
 pub mod field;
 pub mod materials;
