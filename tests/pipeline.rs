@@ -601,3 +601,36 @@ fn under_a_backlog_edited_chunks_show_first_as_coarser_previews() {
         assert_eq!(meshes.get(coord).map(|m| &**m), Some(&**mesh), "{coord:?}");
     }
 }
+
+#[test]
+fn a_re_mesh_identical_to_the_drawn_mesh_shows_without_an_upload() {
+    // A buried cell near the +x face changes material: both chunks that read
+    // it are re-meshed, and neither mesh changes, so nothing is uploaded;
+    // the edit still counts as shown.
+    let mut grid = floor_world();
+    let mut meshes = WorldMeshes::build_all(&grid);
+    let mut p = synced(&grid);
+    stamp(&mut grid, IVec3::new(30, 2, 16), Material::SAND);
+    assert_eq!(p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true), 2);
+    for r in run_all(&mut p, &grid) {
+        assert_eq!(*r.mesh, **meshes.get(r.coord).unwrap());
+        assert!(p.submit_result(r));
+    }
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!((r.staged, r.promoted_chunks), (0, 2));
+    assert!(up.staged.is_empty());
+    assert_eq!(p.stats.unchanged_results, 2);
+    p.frame_presented(Instant::now());
+    assert_eq!(p.stats.edit_to_visible.count(), 1);
+    assert!(p.is_idle());
+    // A visible change is uploaded as usual.
+    stamp(&mut grid, IVec3::new(16, 8, 16), Material::SNOW);
+    p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
+    for r in run_all(&mut p, &grid) {
+        p.submit_result(r);
+    }
+    let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert_eq!((r.staged, r.promoted_chunks), (1, 1));
+}

@@ -365,6 +365,8 @@ pub struct RenderStats {
     pub stale_results: usize,
     /// Worker items skipped before meshing because a better result already existed.
     pub skipped_items: usize,
+    /// Results shown without an upload because they equal the drawn mesh.
+    pub unchanged_results: usize,
     /// Frames replayed by `--script` (0 without a script).
     pub script_frames: u32,
     /// Strokes of the script that changed the grid.
@@ -643,6 +645,7 @@ pub fn render_world(
         preview_results: pipeline.stats.preview_results,
         stale_results: pipeline.stats.stale_results,
         skipped_items: pipeline.skipped_items(),
+        unchanged_results: pipeline.stats.unchanged_results,
         script_frames: replay.frames,
         script_edits: replay.edits,
         script_ms: replay.replay_ms,

@@ -216,6 +216,24 @@ pub struct PublishReport {
     pub promoted_groups: usize,
 }
 
+/// True when `cand` is exactly what `meshes` shows for `coord` (same level,
+/// mesh and water), so showing it needs no upload.
+fn shows_already(meshes: &WorldMeshes, coord: ChunkCoord, cand: &Candidate) -> bool {
+    if meshes.level_of(coord) != Some(cand.level) {
+        return false;
+    }
+    let mesh_same = match meshes.get(coord) {
+        Some(m) => **m == *cand.mesh,
+        None => cand.mesh.triangle_count() == 0,
+    };
+    let water_same = match (&cand.water, meshes.water_of(coord)) {
+        (None, _) => true,
+        (Some(w), Some(shown)) => **shown == **w,
+        (Some(w), None) => w.triangle_count() == 0,
+    };
+    mesh_same && water_same
+}
+
 /// What a worker reports for one item.
 #[derive(Debug)]
 enum WorkerMessage {
@@ -849,11 +867,14 @@ impl MeshPipeline {
         while let Some(mut staging) = self.staging.pop_front() {
             while staging.next < staging.members.len() {
                 let (coord, cand) = &staging.members[staging.next];
-                let already = self
-                    .work
-                    .get(coord)
-                    .is_some_and(|w| w.gpu_staged == Some(cand.key));
-                if !already {
+                let gpu_staged = self.work.get(coord).and_then(|w| w.gpu_staged);
+                let already = gpu_staged == Some(cand.key);
+                // A re-mesh that came out identical to what is drawn (a
+                // neighbour whose samples the edit did not change) needs no
+                // upload; promoting a chunk with nothing staged keeps it.
+                if !already && gpu_staged.is_none() && shows_already(meshes, *coord, cand) {
+                    self.stats.unchanged_results += 1;
+                } else if !already {
                     if !within_budget(&report, clock) {
                         break;
                     }
@@ -900,6 +921,9 @@ impl MeshPipeline {
                 let Some(cand) = w.candidates.last() else {
                     continue;
                 };
+                if shows_already(meshes, coord, cand) {
+                    continue;
+                }
                 uploader.stage(coord, cand.level, &cand.mesh);
                 if let Some(water) = &cand.water {
                     uploader.stage_water(coord, water);

@@ -111,6 +111,8 @@ pub struct PipelineStats {
     pub stale_results: usize,
     /// Worker results kept.
     pub accepted_results: usize,
+    /// Results shown without an upload: identical to the drawn mesh.
+    pub unchanged_results: usize,
     /// Sets of chunks made visible together.
     pub groups_published: usize,
     /// Edit times published but not yet presented.
