@@ -328,6 +328,9 @@ pub struct MeshPipeline {
     skipped_items: Arc<AtomicUsize>,
     cost_ms: [f64; LEVEL_COUNT],
     max_in_flight_batches: usize,
+    /// Input times of the edits made since the last sync (see
+    /// [`MeshPipeline::note_edit_times`]).
+    noted_edit_times: Vec<Instant>,
     /// Statistics over the session.
     pub stats: PipelineStats,
 }
@@ -358,6 +361,7 @@ impl MeshPipeline {
             skipped_items: Arc::new(AtomicUsize::new(0)),
             cost_ms: INITIAL_COST_MS,
             max_in_flight_batches: (rayon::current_num_threads() * 2).max(2),
+            noted_edit_times: Vec::new(),
             stats: PipelineStats::default(),
         }
     }
@@ -460,6 +464,14 @@ impl MeshPipeline {
         self.choice_stale = false;
     }
 
+    /// Records when the edits made since the last sync were input (one time
+    /// per edit): the next [`MeshPipeline::sync_grid`] stamps its batch with
+    /// them instead of its own `now`, so each edit gets its own latency from
+    /// its input (a replay applies several inputs in one long frame).
+    pub fn note_edit_times(&mut self, times: impl IntoIterator<Item = Instant>) {
+        self.noted_edit_times.extend(times);
+    }
+
     /// Reads what changed in `grid` since the last call and requests new
     /// meshes, each chunk at its current level (pending request, else shown
     /// mesh in `meshes`, else 0): for an incremental change, the chunks whose
@@ -528,10 +540,16 @@ impl MeshPipeline {
         }
         coords.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
         let n = coords.len();
+        let noted = std::mem::take(&mut self.noted_edit_times);
         if full {
             self.request_levels(coords, None, true);
         } else if n > 0 {
             self.request_levels(coords, Some(now), true);
+            if !noted.is_empty()
+                && let Some(batch) = self.batches.get_mut(&self.epoch)
+            {
+                batch.edit_times = noted;
+            }
         }
         n
     }

@@ -195,6 +195,11 @@ pub fn replay_script(
                     })?;
             if changed {
                 report.edits += 1;
+                // Latency runs from the stroke's input time, not from the
+                // (possibly later) frame that applied it.
+                let input_at =
+                    start + Duration::from_secs_f64(f64::from(stroke.frame) / script.frame_rate_hz);
+                streaming.pipeline.note_edit_times([input_at]);
             }
             next += 1;
         }
