@@ -634,3 +634,43 @@ fn a_re_mesh_identical_to_the_drawn_mesh_shows_without_an_upload() {
     let r = p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
     assert_eq!((r.staged, r.promoted_chunks), (1, 1));
 }
+
+#[test]
+fn after_a_full_refresh_a_mesh_left_in_the_staging_slot_is_never_shown() {
+    let mut grid = floor_world();
+    let mut meshes = WorldMeshes::build_all(&grid);
+    let mut p = synced(&grid);
+    let (a, b) = (ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0));
+    let original = meshes.get(a).unwrap().triangle_count();
+    // An edit on the A|B border; only A's result arrives, and spare upload
+    // time stages it ahead of its turn.
+    stamp(&mut grid, IVec3::new(31, 8, 16), Material::SAND);
+    p.sync_grid(&grid, &mut meshes, Instant::now(), |_| true);
+    let results = run_all(&mut p, &grid);
+    let of_a = results.iter().find(|r| r.coord == a).unwrap().clone();
+    assert_ne!(of_a.mesh.triangle_count(), original);
+    p.submit_result(of_a);
+    let now = Rc::new(StdCell::new(Duration::ZERO));
+    let mut up = FakeUploader::new(Rc::clone(&now), Duration::ZERO);
+    p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    assert!(up.staged.iter().any(|(c, _, _)| *c == a) && up.promoted.is_empty());
+    // The edit is reverted and the grid replaced (a full refresh): A's new
+    // mesh equals the drawn one, yet it must be uploaded again, or promoting
+    // A would show the edited mesh still in its staging slot.
+    grid.edit_region(
+        CellBox::new(IVec3::new(31, 8, 16), IVec3::new(32, 9, 17)),
+        |_, _| Cell::EMPTY,
+    )
+    .unwrap();
+    let other = grid.clone();
+    p.sync_grid(&other, &mut meshes, Instant::now(), |_| true);
+    for r in run_all(&mut p, &other) {
+        p.submit_result(r);
+    }
+    for _ in 0..20 {
+        p.publish_with_clock(&mut up, &mut meshes, &mut fake_clock(Instant::now(), &now));
+    }
+    assert!(up.promoted.iter().flatten().any(|c| *c == a && *c != b));
+    let last_staged_a = up.staged.iter().rev().find(|(c, _, _)| *c == a).unwrap();
+    assert_eq!(last_staged_a.2, original);
+}

@@ -328,6 +328,10 @@ pub struct MeshPipeline {
     skipped_items: Arc<AtomicUsize>,
     cost_ms: [f64; LEVEL_COUNT],
     max_in_flight_batches: usize,
+    /// Chunks whose uploader staging slot may hold a mesh staged before a
+    /// reset: their next result is always uploaded (never skipped as
+    /// unchanged), so a promotion cannot show the leftover.
+    stale_slots: FxHashSet<ChunkCoord>,
     /// Input times of the edits made since the last sync (see
     /// [`MeshPipeline::note_edit_times`]).
     noted_edit_times: Vec<Instant>,
@@ -361,6 +365,7 @@ impl MeshPipeline {
             skipped_items: Arc::new(AtomicUsize::new(0)),
             cost_ms: INITIAL_COST_MS,
             max_in_flight_batches: (rayon::current_num_threads() * 2).max(2),
+            stale_slots: FxHashSet::default(),
             noted_edit_times: Vec::new(),
             stats: PipelineStats::default(),
         }
@@ -457,6 +462,12 @@ impl MeshPipeline {
     /// Drops every request, held result and tracked edit (the grid was
     /// replaced); results still on their way are dropped when they arrive.
     fn reset_requests(&mut self) {
+        let staged = self
+            .work
+            .iter()
+            .filter(|(_, w)| w.gpu_staged.is_some() || w.busy)
+            .map(|(c, _)| *c);
+        self.stale_slots.extend(staged);
         self.work.clear();
         self.batches.clear();
         self.staging.clear();
@@ -890,7 +901,11 @@ impl MeshPipeline {
                 // A re-mesh that came out identical to what is drawn (a
                 // neighbour whose samples the edit did not change) needs no
                 // upload; promoting a chunk with nothing staged keeps it.
-                if !already && gpu_staged.is_none() && shows_already(meshes, *coord, cand) {
+                if !already
+                    && gpu_staged.is_none()
+                    && !self.stale_slots.contains(coord)
+                    && shows_already(meshes, *coord, cand)
+                {
                     self.stats.unchanged_results += 1;
                 } else if !already {
                     if !within_budget(&report, clock) {
@@ -900,6 +915,7 @@ impl MeshPipeline {
                     if let Some(water) = &cand.water {
                         uploader.stage_water(*coord, water);
                     }
+                    self.stale_slots.remove(coord);
                     if let Some(w) = self.work.get_mut(coord) {
                         w.gpu_staged = Some(cand.key);
                     }
@@ -942,6 +958,7 @@ impl MeshPipeline {
                 if shows_already(meshes, coord, cand) {
                     continue;
                 }
+                self.stale_slots.remove(&coord);
                 uploader.stage(coord, cand.level, &cand.mesh);
                 if let Some(water) = &cand.water {
                     uploader.stage_water(coord, water);
