@@ -203,6 +203,22 @@ pub trait ChunkUploader {
     }
 }
 
+/// A borrowed uploader uploads (lets a caller hand out `&mut` to a boxed one).
+impl<U: ChunkUploader + ?Sized> ChunkUploader for &mut U {
+    fn stage(&mut self, coord: ChunkCoord, level: u8, mesh: &Arc<ChunkMesh>) {
+        (**self).stage(coord, level, mesh);
+    }
+    fn promote(&mut self, coords: &[ChunkCoord]) {
+        (**self).promote(coords);
+    }
+    fn evict(&mut self, coords: &[ChunkCoord]) {
+        (**self).evict(coords);
+    }
+    fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
+        (**self).stage_water(coord, water);
+    }
+}
+
 /// What one [`MeshPipeline::publish`] call did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PublishReport {

@@ -82,6 +82,18 @@ pub struct UploadSummary {
     pub max: f64,
 }
 
+impl UploadSummary {
+    /// The summary of per-frame `samples`.
+    pub fn of(samples: &mut Samples) -> UploadSummary {
+        UploadSummary {
+            last: samples.last(),
+            p50: samples.quantile(0.5),
+            p99: samples.quantile(0.99),
+            max: samples.max(),
+        }
+    }
+}
+
 /// Pipeline statistics for the panel and `--stats-json`.
 #[derive(Clone, Debug, Default)]
 pub struct PipelineStats {
@@ -170,12 +182,7 @@ impl PipelineStats {
 
     /// Per-frame upload summary.
     pub fn upload_summary(&mut self) -> UploadSummary {
-        UploadSummary {
-            last: self.upload.last(),
-            p50: self.upload.quantile(0.5),
-            p99: self.upload.quantile(0.99),
-            max: self.upload.max(),
-        }
+        UploadSummary::of(&mut self.upload)
     }
 }
 

@@ -78,37 +78,10 @@ pub struct UploadOnly<'a>(pub &'a mut dyn ChunkUploader);
 
 impl ReplayTarget for UploadOnly<'_> {
     fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
-        Box::new(Reborrow(&mut *self.0))
+        Box::new(&mut *self.0)
     }
     fn present(&mut self, _: &WorldMeshes) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Ok(())
-    }
-}
-
-/// Forwards to a borrowed uploader.
-struct Reborrow<'a>(&'a mut dyn ChunkUploader);
-
-impl ChunkUploader for Reborrow<'_> {
-    fn stage(
-        &mut self,
-        coord: crate::terrain::coords::ChunkCoord,
-        level: u8,
-        mesh: &std::sync::Arc<crate::mesh::ChunkMesh>,
-    ) {
-        self.0.stage(coord, level, mesh);
-    }
-    fn promote(&mut self, coords: &[crate::terrain::coords::ChunkCoord]) {
-        self.0.promote(coords);
-    }
-    fn evict(&mut self, coords: &[crate::terrain::coords::ChunkCoord]) {
-        self.0.evict(coords);
-    }
-    fn stage_water(
-        &mut self,
-        coord: crate::terrain::coords::ChunkCoord,
-        water: &std::sync::Arc<crate::mesh::water::WaterMesh>,
-    ) {
-        self.0.stage_water(coord, water);
     }
 }
 
