@@ -459,6 +459,15 @@ fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
             );
         }
     }
+    // The statistics and the replayed frames come from the rendered run.
+    if cli.screenshot.is_none() {
+        if cli.stats_json.is_some() {
+            bail!("--stats-json needs --screenshot: the statistics come from the rendered run");
+        }
+        if cli.no_replay_frames {
+            bail!("--no-replay-frames needs --screenshot: only the rendered run replays frames");
+        }
+    }
     Ok(())
 }
 
@@ -695,6 +704,47 @@ mod tests {
                 && !message.contains("18446744073709551615"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn stats_and_replay_frame_flags_without_a_screenshot_are_refused() {
+        // Found by a fresh user: `--stats-json` with `--save` but no
+        // `--screenshot` exited 0 and wrote no statistics.
+        let dir = std::env::temp_dir().join(format!("strata-cli-nostats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let save = dir.join("w.strata");
+        let stats = dir.join("s.json");
+        let script = dir.join("s.json.script");
+        std::fs::write(&script, r#"{"strokes": []}"#).expect("script");
+        let run = |extra: &[&str]| {
+            let cli = Cli::try_parse_from(
+                [
+                    "strata",
+                    "--headless",
+                    "--save",
+                    save.to_str().expect("utf-8"),
+                ]
+                .into_iter()
+                .chain(extra.iter().copied()),
+            )
+            .expect("parses");
+            check_output_paths(&cli).map_err(|e| error_message(&e))
+        };
+        assert_eq!(run(&[]), Ok(()));
+        let err = run(&["--stats-json", stats.to_str().expect("utf-8")]).expect_err("refused");
+        assert!(err.contains("--stats-json needs --screenshot"), "{err}");
+        let err = run(&[
+            "--script",
+            script.to_str().expect("utf-8"),
+            "--no-replay-frames",
+        ])
+        .expect_err("refused");
+        assert!(
+            err.contains("--no-replay-frames needs --screenshot"),
+            "{err}"
+        );
+        assert!(!stats.exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

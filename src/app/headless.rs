@@ -339,7 +339,8 @@ pub struct RenderStats {
     pub edit_to_published_ms: LatencySummary,
     /// Draw-and-present time of the replayed frames that showed something new, ms.
     pub present_ms: UploadSummary,
-    /// Replayed frames presented (those that showed something new).
+    /// Replayed frames drawn and presented (those that showed something
+    /// new; 0 with `--no-replay-frames`).
     pub presented_frames: u32,
     /// Whether those frames were drawn (false with `--no-replay-frames`:
     /// latencies then end at publication).
@@ -509,12 +510,7 @@ fn present_summary(values_ms: &[f64]) -> UploadSummary {
     for &v in values_ms {
         samples.push(v);
     }
-    UploadSummary {
-        last: samples.last(),
-        p50: samples.quantile(0.5),
-        p99: samples.quantile(0.99),
-        max: samples.max(),
-    }
+    UploadSummary::of(&mut samples)
 }
 
 /// Renders `grid` (already built) after
@@ -629,7 +625,11 @@ pub fn render_world(
         edit_to_full_detail_ms: pipeline.stats.full_detail_summary(),
         edit_to_published_ms: pipeline.stats.published_summary(),
         present_ms: present_summary(&replay.present_ms),
-        presented_frames: replay.presented_frames,
+        presented_frames: if options.replay_frames {
+            replay.presented_frames
+        } else {
+            0
+        },
         replay_frames_drawn: options.replay_frames,
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
