@@ -78,6 +78,53 @@ pub struct CellCoord(pub IVec3);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ChunkCoord(pub IVec3);
 
+/// A chunk column: the chunks `(x, *, z)` at every height. Streaming worlds
+/// load, keep and evict whole columns (spec §12), because the generator and
+/// heightmap imports build a column's chunks together from one table of
+/// surface heights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct ColumnCoord {
+    /// Chunk x.
+    pub x: i32,
+    /// Chunk z.
+    pub z: i32,
+}
+
+impl ColumnCoord {
+    /// The column at chunk `(x, z)`.
+    pub const fn new(x: i32, z: i32) -> Self {
+        ColumnCoord { x, z }
+    }
+
+    /// The column holding `chunk`.
+    pub const fn of(chunk: ChunkCoord) -> Self {
+        ColumnCoord {
+            x: chunk.0.x,
+            z: chunk.0.z,
+        }
+    }
+
+    /// The column and its 8 neighbours, row by row (z, then x).
+    pub fn with_neighbours(self) -> impl Iterator<Item = ColumnCoord> {
+        (-1..=1)
+            .flat_map(move |dz| (-1..=1).map(move |dx| ColumnCoord::new(self.x + dx, self.z + dz)))
+    }
+
+    /// World-space centre of the column's footprint `(x, z)`, in studs.
+    pub fn centre_xz_world(self) -> glam::DVec2 {
+        (glam::DVec2::new(self.x as f64, self.z as f64) + 0.5) * CHUNK_SIZE_STUDS as f64
+    }
+
+    /// Horizontal distance from `pos_world` to the column's footprint
+    /// (0 inside it), in studs.
+    pub fn distance_xz_studs(self, pos_world: glam::DVec3) -> f64 {
+        let half = CHUNK_SIZE_STUDS as f64 * 0.5;
+        let d = (glam::DVec2::new(pos_world.x, pos_world.z) - self.centre_xz_world()).abs()
+            - glam::DVec2::splat(half);
+        d.max(glam::DVec2::ZERO).length()
+    }
+}
+
 impl CellCoord {
     /// Builds a cell coordinate from its three components.
     pub const fn new(x: i32, y: i32, z: i32) -> Self {

@@ -7,9 +7,9 @@
 use glam::IVec3;
 
 use super::cell::Material;
-use super::coords::CellBox;
+use super::coords::{CellBox, ColumnCoord};
 use super::generate::GeneratorSettings;
-use super::grid::Grid;
+use super::grid::{Grid, GridError};
 use super::history::{History, Recorder};
 use super::region::{self, Clipboard, RegionError};
 use super::water_tools::{self, SeaLevelError};
@@ -111,6 +111,10 @@ pub enum CommandError {
     /// Paste before any copy.
     #[error("the clipboard is empty (copy a region first)")]
     EmptyClipboard,
+    /// Undo or redo over chunk columns a streaming grid does not hold yet
+    /// (nothing changed; it applies once they are loaded).
+    #[error(transparent)]
+    Grid(#[from] GridError),
     /// Generate on a world that was not made by the generator.
     #[error("generate needs a generated world (this one was imported or loaded)")]
     NoGenerator,
@@ -226,6 +230,7 @@ impl EditSession {
         grid: &mut Grid,
         command: &EditCommand,
     ) -> Result<CommandOutcome, CommandError> {
+        self.check_resident(grid, command)?;
         let mut rec = Recorder::new(command.label());
         match *command {
             EditCommand::Fill {
@@ -298,6 +303,32 @@ impl EditSession {
         Ok(CommandOutcome::Edited {
             changed: self.history.commit(rec, grid),
         })
+    }
+
+    /// On a streaming grid, refuses a command that reads or writes chunk
+    /// columns the grid does not hold ([`GridError::NotResident`] lists
+    /// them): undo and redo write their steps' columns, Copy reads its box.
+    /// Edits that go through [`Grid::edit_region`] are refused there.
+    fn check_resident(&self, grid: &Grid, command: &EditCommand) -> Result<(), CommandError> {
+        if !grid.is_streaming() {
+            return Ok(());
+        }
+        let now = self.history.undo_len();
+        let missing: Vec<ColumnCoord> = match *command {
+            EditCommand::Undo => self.history.columns_to_reach(now.saturating_sub(1)),
+            EditCommand::Redo => self.history.columns_to_reach(now + 1),
+            EditCommand::JumpTo { applied_steps } => self.history.columns_to_reach(applied_steps),
+            EditCommand::Copy { region: b } => grid.missing_columns(&b),
+            _ => Vec::new(),
+        }
+        .into_iter()
+        .filter(|c| !grid.is_column_resident(*c))
+        .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(GridError::NotResident(missing).into())
+        }
     }
 
     /// Undoes or redoes until `applied_steps` undo steps are applied (or

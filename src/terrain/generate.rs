@@ -59,6 +59,11 @@ pub const DEFAULT_SIZE_CELLS: u32 = 1024;
 /// class (24 GiB); 16384² would need tens of GiB and is refused up front.
 pub const MAX_SIZE_CELLS: u32 = 4096;
 
+/// Largest accepted extent of a streaming world ([`GeneratorSettings::validate_streaming`]),
+/// in cells: 1 048 576 cells (4 194 km). Streaming worlds build chunks on
+/// demand (spec §12), so their cost follows the view, not this size.
+pub const MAX_STREAMING_SIZE_CELLS: u32 = 1 << 20;
+
 /// Nominal snow line, in cells. The real line wanders by up to
 /// [`SNOW_LINE_JITTER_CELLS`] around it, so no snow surface lies below
 /// `SNOW_LINE_CELLS - SNOW_LINE_JITTER_CELLS`.
@@ -127,15 +132,26 @@ pub enum GenerateError {
 }
 
 impl GeneratorSettings {
-    /// Checks the settings; see [`GenerateError`].
+    /// Checks the settings for a world built whole ([`generate_world`]); see
+    /// [`GenerateError`].
     pub fn validate(&self) -> Result<(), GenerateError> {
+        self.validate_up_to(MAX_SIZE_CELLS)
+    }
+
+    /// Checks the settings for a streaming world (chunks generated on
+    /// demand, up to [`MAX_STREAMING_SIZE_CELLS`]); see [`GenerateError`].
+    pub fn validate_streaming(&self) -> Result<(), GenerateError> {
+        self.validate_up_to(MAX_STREAMING_SIZE_CELLS)
+    }
+
+    fn validate_up_to(&self, limit: u32) -> Result<(), GenerateError> {
         if self.size_cells == 0 {
             return Err(GenerateError::ZeroSize);
         }
-        if self.size_cells > MAX_SIZE_CELLS {
+        if self.size_cells > limit {
             return Err(GenerateError::TooLarge {
                 size_cells: self.size_cells,
-                limit: MAX_SIZE_CELLS,
+                limit,
             });
         }
         if !self.size_cells.is_multiple_of(CHUNK_SIZE_CELLS as u32) {
@@ -245,7 +261,7 @@ pub fn flat_world(size_cells: u32, ground_cells: i32) -> Result<Grid, GenerateEr
 /// multiple of 32 still gives a well-defined world covering `[0, size_cells)`,
 /// and size 0 an empty one.
 pub fn generate_chunk(settings: &GeneratorSettings, coord: ChunkCoord) -> ChunkCells {
-    let size = settings.size_cells.min(MAX_SIZE_CELLS) as i64;
+    let size = settings.size_cells.min(MAX_STREAMING_SIZE_CELLS) as i64;
     let min = coord.min_cell().0;
     let outside = |lo: i32| (lo as i64 + CHUNK_SIZE_CELLS as i64) <= 0 || lo as i64 >= size;
     if outside(min.x) || outside(min.z) {
@@ -256,11 +272,70 @@ pub fn generate_chunk(settings: &GeneratorSettings, coord: ChunkCoord) -> ChunkC
     table.fill_chunk(&Strata::new(settings.seed), coord.0.y)
 }
 
+/// Generates every non-empty chunk of one chunk column, sorted by y, at a
+/// cost of one column (one 34×34 table of heights), not of the world: the
+/// streaming world's loader (spec §12). Equal, chunk for chunk, to
+/// [`generate_chunk`] over the column and to [`generate_world`]'s chunks.
+#[derive(Clone, Debug)]
+pub struct ColumnGenerator {
+    settings: GeneratorSettings,
+    terrain: Terrain,
+    strata: Strata,
+}
+
+impl ColumnGenerator {
+    /// A generator for `settings` (validated by the caller; see
+    /// [`GeneratorSettings::validate_streaming`]).
+    pub fn new(settings: &GeneratorSettings) -> ColumnGenerator {
+        ColumnGenerator {
+            settings: settings.clone(),
+            terrain: Terrain::new(settings),
+            strata: Strata::new(settings.seed),
+        }
+    }
+
+    /// The settings it generates from.
+    pub fn settings(&self) -> &GeneratorSettings {
+        &self.settings
+    }
+
+    /// True when the column lies outside the world's footprint (all empty).
+    pub fn is_outside(&self, column: crate::terrain::coords::ColumnCoord) -> bool {
+        let size = self.terrain.size;
+        let outside = |c: i32| {
+            let lo = c as i64 * CHUNK_SIZE_CELLS as i64;
+            lo + CHUNK_SIZE_CELLS as i64 <= 0 || lo >= size
+        };
+        outside(column.x) || outside(column.z)
+    }
+
+    /// The non-empty chunks of `column`, sorted by y.
+    pub fn column_chunks(
+        &self,
+        column: crate::terrain::coords::ColumnCoord,
+    ) -> Vec<(ChunkCoord, ChunkCells)> {
+        if self.is_outside(column) {
+            return Vec::new();
+        }
+        let table = self.terrain.column_table(column.x, column.z);
+        let (lo, hi) = table.chunk_y_range();
+        (lo..hi)
+            .map(|cy| {
+                (
+                    ChunkCoord::new(column.x, cy, column.z),
+                    table.fill_chunk(&self.strata, cy),
+                )
+            })
+            .filter(|(_, cells)| !cells.is_all_empty())
+            .collect()
+    }
+}
+
 /// The smooth surface height of column `(x, z)` in cells (the solid surface
 /// crosses 0.5 occupancy near this `y`), or `None` outside the world.
 /// Below [`WATER_LEVEL_CELLS`] the column is covered by water.
 pub fn surface_height_cells(settings: &GeneratorSettings, x: i32, z: i32) -> Option<f64> {
-    let size = settings.size_cells.min(MAX_SIZE_CELLS) as i64;
+    let size = settings.size_cells.min(MAX_STREAMING_SIZE_CELLS) as i64;
     let inside = |v: i32| v >= 0 && (v as i64) < size;
     (inside(x) && inside(z)).then(|| Terrain::new(settings).height(x as f64 + 0.5, z as f64 + 0.5))
 }
@@ -634,6 +709,7 @@ fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
 }
 
 /// Seeds and lake placement of one world.
+#[derive(Clone, Debug)]
 struct Terrain {
     size: i64,
     warp_x: u64,
@@ -658,7 +734,7 @@ struct Terrain {
 impl Terrain {
     fn new(settings: &GeneratorSettings) -> Terrain {
         let seed = settings.seed;
-        let size = settings.size_cells.min(MAX_SIZE_CELLS) as f64;
+        let size = settings.size_cells.min(MAX_STREAMING_SIZE_CELLS) as f64;
         let s = |layer| sub_seed(seed, layer);
         let lake_u = unit_f64(s(100));
         let lake_v = unit_f64(s(101));

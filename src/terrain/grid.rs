@@ -9,12 +9,12 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::IVec3;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cell::Cell;
 use super::chunk::{Chunk, ChunkCells};
 use super::coords::{
-    CHUNK_SIZE_CELLS, CellBox, CellCoord, ChunkCoord, OutsideLattice, check_on_lattice,
+    CHUNK_SIZE_CELLS, CellBox, CellCoord, ChunkCoord, ColumnCoord, OutsideLattice, check_on_lattice,
 };
 
 /// How many chunk removals the grid remembers for [`Grid::changes_since`].
@@ -83,6 +83,23 @@ pub enum GridError {
     /// ([`crate::terrain::coords::LATTICE_CELLS`]).
     #[error(transparent)]
     OutsideLattice(#[from] OutsideLattice),
+    /// An edit region over chunk columns a streaming grid does not hold
+    /// (spec §12: the edit waits until they are resident).
+    #[error("edit region touches {} chunk columns that are not resident", .0.len())]
+    NotResident(Vec<ColumnCoord>),
+    /// [`Grid::install_column`] of a column that is already resident.
+    #[error("chunk column {0:?} is already resident")]
+    AlreadyResident(ColumnCoord),
+}
+
+impl GridError {
+    /// The columns an edit waits for, when it was refused for them.
+    pub fn missing_columns(&self) -> Option<&[ColumnCoord]> {
+        match self {
+            GridError::NotResident(columns) => Some(columns),
+            _ => None,
+        }
+    }
 }
 
 /// The differing cells of one chunk found by an edit's first pass: the chunk,
@@ -103,6 +120,10 @@ pub struct Grid {
     removals_forgotten_through: u64,
     /// Bumped whenever a chunk is added or removed (not when cells change).
     layout_revision: u64,
+    /// `None`: the grid holds the whole world (a chunk that is not stored
+    /// is empty). `Some`: a streaming grid (spec §12) that knows only these
+    /// columns; a chunk of any other column is unknown, not empty.
+    resident_columns: Option<FxHashSet<ColumnCoord>>,
 }
 
 impl Default for Grid {
@@ -122,6 +143,7 @@ impl Clone for Grid {
             removals: self.removals.clone(),
             removals_forgotten_through: self.removals_forgotten_through,
             layout_revision: self.layout_revision,
+            resident_columns: self.resident_columns.clone(),
         }
     }
 }
@@ -136,7 +158,140 @@ impl Grid {
             removals: VecDeque::new(),
             removals_forgotten_through: 0,
             layout_revision: 0,
+            resident_columns: None,
         }
+    }
+
+    /// An empty streaming grid (spec §12): no column is resident until
+    /// [`Grid::install_column`] puts it in.
+    pub fn streaming() -> Grid {
+        Grid {
+            resident_columns: Some(FxHashSet::default()),
+            ..Grid::new()
+        }
+    }
+
+    /// True for a streaming grid ([`Grid::streaming`]).
+    pub fn is_streaming(&self) -> bool {
+        self.resident_columns.is_some()
+    }
+
+    /// True when the grid knows the cells of `column` (always, for a grid
+    /// that holds the whole world).
+    pub fn is_column_resident(&self, column: ColumnCoord) -> bool {
+        self.resident_columns
+            .as_ref()
+            .is_none_or(|set| set.contains(&column))
+    }
+
+    /// True when the chunk's column and its 8 neighbours are resident:
+    /// everything Surface Nets reads to mesh `coord` (spec §4, §12).
+    pub fn neighbourhood_resident(&self, coord: ChunkCoord) -> bool {
+        match &self.resident_columns {
+            None => true,
+            Some(set) => ColumnCoord::of(coord)
+                .with_neighbours()
+                .all(|c| set.contains(&c)),
+        }
+    }
+
+    /// Resident columns of a streaming grid (unordered); empty for a grid
+    /// that holds the whole world.
+    pub fn resident_columns(&self) -> impl Iterator<Item = ColumnCoord> + '_ {
+        self.resident_columns.iter().flat_map(|s| s.iter().copied())
+    }
+
+    /// Number of resident columns (0 for a grid that holds the whole world).
+    pub fn resident_column_count(&self) -> usize {
+        self.resident_columns.as_ref().map_or(0, |s| s.len())
+    }
+
+    /// The columns of `region` this grid does not hold, sorted.
+    pub fn missing_columns(&self, region: &CellBox) -> Vec<ColumnCoord> {
+        let Some(set) = &self.resident_columns else {
+            return Vec::new();
+        };
+        let Some((lo, hi)) = region.chunk_range() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for z in lo.0.z..=hi.0.z {
+            for x in lo.0.x..=hi.0.x {
+                let c = ColumnCoord::new(x, z);
+                if !set.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Makes `column` resident with its chunks (all-empty ones are skipped).
+    /// A load, not an edit: the revision and the removal log are untouched,
+    /// the chunks are stamped with the current revision (so readers see no
+    /// change), and the layout revision moves on (new meshing candidates).
+    /// Chunks outside `column` are ignored. A no-op on a grid that holds the
+    /// whole world.
+    ///
+    /// # Errors
+    /// [`GridError::AlreadyResident`] when the column is resident already;
+    /// nothing changes (a second copy would overwrite edits, spec §12).
+    pub fn install_column(
+        &mut self,
+        column: ColumnCoord,
+        chunks: impl IntoIterator<Item = (ChunkCoord, ChunkCells)>,
+    ) -> Result<(), GridError> {
+        let Some(set) = &mut self.resident_columns else {
+            return Ok(());
+        };
+        if !set.insert(column) {
+            return Err(GridError::AlreadyResident(column));
+        }
+        for (coord, cells) in chunks {
+            if ColumnCoord::of(coord) == column && !cells.is_all_empty() {
+                self.chunks.insert(coord, Chunk::new(cells, self.revision));
+            }
+        }
+        self.layout_revision += 1;
+        Ok(())
+    }
+
+    /// Drops `columns` from a streaming grid and returns their chunks,
+    /// sorted: an eviction, not an edit (no revision, no removal log; the
+    /// cells are unchanged, only no longer held). Columns that are not
+    /// resident are ignored. One pass over the stored chunks, however many
+    /// columns go.
+    pub fn evict_columns(
+        &mut self,
+        columns: &FxHashSet<ColumnCoord>,
+    ) -> Vec<(ChunkCoord, ChunkCells)> {
+        let Some(set) = &mut self.resident_columns else {
+            return Vec::new();
+        };
+        set.retain(|c| !columns.contains(c));
+        let mut out = Vec::new();
+        self.chunks.retain(|coord, chunk| {
+            let keep = !columns.contains(&ColumnCoord::of(*coord));
+            if !keep {
+                out.push((*coord, chunk.cells.clone()));
+            }
+            keep
+        });
+        out.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
+        self.layout_revision += 1;
+        out
+    }
+
+    /// The stored chunks of `column`, sorted by y (one pass over the grid).
+    pub fn column_chunks(&self, column: ColumnCoord) -> Vec<(ChunkCoord, ChunkCells)> {
+        let mut out: Vec<(ChunkCoord, ChunkCells)> = self
+            .chunks
+            .iter()
+            .filter(|(c, _)| ColumnCoord::of(**c) == column)
+            .map(|(c, chunk)| (*c, chunk.cells.clone()))
+            .collect();
+        out.sort_by_key(|(c, _)| c.0.y);
+        out
     }
 
     /// A fresh grid holding the given chunks at revision 0. All-empty chunks are skipped.
@@ -209,6 +364,7 @@ impl Grid {
             removals: VecDeque::new(),
             removals_forgotten_through: self.revision,
             layout_revision: 0,
+            resident_columns: None,
         }
     }
 
@@ -228,11 +384,21 @@ impl Grid {
 
     /// Every chunk that could own surface: stored chunks plus their 26 neighbours
     /// (an unwritten chunk can own quads against a written neighbour, spec §4).
+    /// A streaming grid lists only chunks whose neighbourhood is resident
+    /// ([`Grid::neighbourhood_resident`]): the others cannot be meshed yet.
     pub fn meshing_candidates(&self) -> Vec<ChunkCoord> {
         let mut set: rustc_hash::FxHashSet<ChunkCoord> = rustc_hash::FxHashSet::default();
         for &coord in self.chunks.keys() {
             set.insert(coord);
             set.extend(coord.neighbours());
+        }
+        if self.resident_columns.is_some() {
+            let mut ready: FxHashMap<ColumnCoord, bool> = FxHashMap::default();
+            set.retain(|c| {
+                *ready
+                    .entry(ColumnCoord::of(*c))
+                    .or_insert_with(|| self.neighbourhood_resident(*c))
+            });
         }
         let mut v: Vec<ChunkCoord> = set.into_iter().collect();
         v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
@@ -344,6 +510,10 @@ impl Grid {
             });
         }
         check_on_lattice(&region)?;
+        let missing = self.missing_columns(&region);
+        if !missing.is_empty() {
+            return Err(GridError::NotResident(missing));
+        }
         // Pass 1: compute the differing cells of every chunk without writing.
         let mut pending: Vec<PendingChunkEdit> = Vec::new();
         for coord in region.chunks() {

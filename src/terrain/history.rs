@@ -294,6 +294,30 @@ impl History {
         Some(report)
     }
 
+    /// The chunk columns that undoing or redoing until `applied_steps` undo
+    /// steps are applied would write, sorted: a streaming grid must hold
+    /// them first (spec §12).
+    pub fn columns_to_reach(&self, applied_steps: usize) -> Vec<crate::terrain::ColumnCoord> {
+        let now = self.undo.len();
+        let steps: Vec<&Step> = if applied_steps < now {
+            self.undo.iter().skip(applied_steps).collect()
+        } else {
+            let k = (applied_steps - now).min(self.redo.len());
+            self.redo.iter().rev().take(k).collect()
+        };
+        let mut columns: Vec<crate::terrain::ColumnCoord> = steps
+            .iter()
+            .flat_map(|s| {
+                s.changes
+                    .iter()
+                    .map(|c| crate::terrain::ColumnCoord::of(c.coord))
+            })
+            .collect();
+        columns.sort();
+        columns.dedup();
+        columns
+    }
+
     /// Redoes the most recently undone step (`None` when there is none).
     pub fn redo(&mut self, grid: &mut Grid) -> Option<EditReport> {
         let step = self.redo.pop()?;

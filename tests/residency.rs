@@ -1,0 +1,220 @@
+//! Residency of streaming worlds (spec §12): loads, stale loads, eviction
+//! under a tight budget, spills and undo over evicted columns.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::IVec3;
+use strata::terrain::column_source::{ColumnSource, EditStore, GeneratedColumns, MemoryEditStore};
+use strata::terrain::edit_command::{CommandError, EditCommand, EditSession};
+use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::residency::{ColumnState, Residency};
+use strata::terrain::{Cell, CellBox, CellCoord, ColumnCoord, Grid, GridError, Material};
+
+fn settings() -> GeneratorSettings {
+    GeneratorSettings {
+        seed: 7,
+        size_cells: 256,
+    }
+}
+
+fn residency(budget_bytes: usize) -> (Residency, Arc<MemoryEditStore>) {
+    let store = Arc::new(MemoryEditStore::default());
+    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(&settings()));
+    let r = Residency::new(source, store.clone() as Arc<dyn EditStore>, budget_bytes);
+    (r, store)
+}
+
+/// Receives until no load is in flight (at most 30 s).
+fn drain(r: &mut Residency, grid: &mut Grid) {
+    let start = Instant::now();
+    while r.loads_in_flight() > 0 {
+        r.receive(grid);
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "loads never finished"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Hash of the cells of `columns` as a fresh whole grid holds them.
+fn columns_hash(grid: &Grid, columns: &[ColumnCoord]) -> u64 {
+    Grid::from_chunks(columns.iter().flat_map(|c| grid.column_chunks(*c))).content_hash()
+}
+
+#[test]
+fn loads_install_what_the_generator_makes_and_only_within_the_world() {
+    let (mut r, _) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let wanted: Vec<ColumnCoord> = (-2..10)
+        .flat_map(|z| (-2..10).map(move |x| ColumnCoord::new(x, z)))
+        .collect();
+    let mut rounds = 0;
+    while grid.resident_column_count() < 64 {
+        r.demand(&mut grid, wanted.iter().copied());
+        drain(&mut r, &mut grid);
+        rounds += 1;
+        assert!(rounds < 100);
+    }
+    assert_eq!(
+        r.stats.generated, 64,
+        "the 8×8 columns inside the world, none outside"
+    );
+    let whole = generate_world(&settings()).unwrap();
+    assert_eq!(grid.content_hash(), whole.content_hash());
+    assert!(grid.is_column_resident(ColumnCoord::new(3, 3)));
+    assert!(!grid.is_column_resident(ColumnCoord::new(-1, 3)));
+}
+
+#[test]
+fn a_stale_load_never_overwrites_an_edit() {
+    let (mut r, _) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let column = ColumnCoord::new(2, 2);
+    // A worker load is requested, then the column is loaded on this thread
+    // (as an edit would) and edited before the worker's result is received.
+    assert_eq!(r.demand(&mut grid, [column]), 1);
+    assert!(matches!(r.state(column), Some(ColumnState::Loading { .. })));
+    r.load_now(&mut grid, [column]).unwrap();
+    let cell = CellCoord::new(70, 200, 70);
+    grid.edit_region(CellBox::new(cell.0, cell.0 + IVec3::ONE), |_, _| {
+        Cell::full(Material::SLATE)
+    })
+    .unwrap();
+    drain(&mut r, &mut grid);
+    assert_eq!(r.stats.stale_loads, 1);
+    assert_eq!(grid.cell(cell), Cell::full(Material::SLATE));
+}
+
+#[test]
+fn an_edit_on_a_column_that_is_not_resident_is_refused_and_changes_nothing() {
+    let mut grid = Grid::streaming();
+    let err = grid
+        .edit_region(
+            CellBox::new(IVec3::new(30, 0, 30), IVec3::new(40, 10, 40)),
+            |_, _| Cell::full(Material::ROCK),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        GridError::NotResident(vec![
+            ColumnCoord::new(0, 0),
+            ColumnCoord::new(1, 0),
+            ColumnCoord::new(0, 1),
+            ColumnCoord::new(1, 1)
+        ])
+    );
+    assert_eq!(grid.revision(), 0);
+    assert_eq!(grid.chunk_count(), 0);
+}
+
+/// Tiny deterministic generator for the random test.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Random edits at random camera positions, once with a budget of a few
+/// columns and once unbounded: the edited world is the same.
+#[test]
+fn eviction_under_a_small_budget_never_drops_an_edit() {
+    let run = |budget_bytes: usize| -> (u64, Residency) {
+        let (mut r, _) = residency(budget_bytes);
+        let mut grid = Grid::streaming();
+        let mut rng = Lcg(99);
+        for _ in 0..60 {
+            // The "camera" wants a 3×3 patch somewhere in the world.
+            let cx = rng.next(8) as i32;
+            let cz = rng.next(8) as i32;
+            let patch: Vec<ColumnCoord> = ColumnCoord::new(cx, cz).with_neighbours().collect();
+            r.demand(&mut grid, patch.iter().copied());
+            r.receive(&mut grid);
+            // An edit somewhere: it waits for (loads) its columns.
+            let at = IVec3::new(
+                rng.next(250) as i32,
+                40 + rng.next(60) as i32,
+                rng.next(250) as i32,
+            );
+            let region = CellBox::new(at, at + IVec3::new(6, 6, 6));
+            let material = [Material::SLATE, Material::SAND, Material::SNOW][rng.next(3) as usize];
+            let edit = |grid: &mut Grid| grid.edit_region(region, |_, _| Cell::full(material));
+            if let Err(e) = edit(&mut grid) {
+                r.load_now(&mut grid, e.missing_columns().unwrap().to_vec())
+                    .unwrap();
+                edit(&mut grid).unwrap();
+            }
+            r.end_frame();
+        }
+        drain(&mut r, &mut grid);
+        // Bring every column back and hash the whole world.
+        let all: Vec<ColumnCoord> = (0..8)
+            .flat_map(|z| (0..8).map(move |x| ColumnCoord::new(x, z)))
+            .collect();
+        r.load_now(&mut grid, all.clone()).unwrap();
+        (columns_hash(&grid, &all), r)
+    };
+    let (unbounded, r_unbounded) = run(usize::MAX);
+    let budget = 6 * 70_000;
+    let (small, r_small) = run(budget);
+    assert_eq!(r_unbounded.stats.evicted, 0);
+    assert!(r_small.stats.evicted > 20, "{:?}", r_small.stats);
+    assert!(r_small.stats.spilled > 5, "{:?}", r_small.stats);
+    assert_eq!(small, unbounded);
+}
+
+#[test]
+fn undo_of_an_edit_whose_columns_were_evicted_restores_the_before_state() {
+    let (mut r, store) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let columns: Vec<ColumnCoord> = ColumnCoord::new(3, 3).with_neighbours().collect();
+    r.load_now(&mut grid, columns.iter().copied()).unwrap();
+    let before = columns_hash(&grid, &columns);
+    let mut session = EditSession::new(64 << 20, None);
+    let region = CellBox::new(IVec3::new(100, 30, 100), IVec3::new(120, 80, 120));
+    session
+        .apply(
+            &mut grid,
+            &EditCommand::Fill {
+                region,
+                material: Material::LIMESTONE,
+                occupancy: 255,
+                ignore_water: true,
+            },
+        )
+        .unwrap();
+    let after = columns_hash(&grid, &columns);
+    assert_ne!(before, after);
+    r.end_frame();
+    let evicted = r.evict(&mut grid, &columns);
+    assert_eq!(evicted.len(), 9);
+    assert!(r.stats.spilled >= 1);
+    assert!(!store.edited_columns().unwrap().is_empty());
+    // Undo waits for its columns: refused (nothing changes) until they are back.
+    let err = session.apply(&mut grid, &EditCommand::Undo).unwrap_err();
+    let CommandError::Grid(GridError::NotResident(missing)) = err else {
+        panic!("expected NotResident, got {err:?}");
+    };
+    assert_eq!(
+        missing,
+        vec![ColumnCoord::new(3, 3)],
+        "the step's one column"
+    );
+    r.load_now(&mut grid, missing).unwrap();
+    session.apply(&mut grid, &EditCommand::Undo).unwrap();
+    session.apply(&mut grid, &EditCommand::Redo).unwrap();
+    r.load_now(&mut grid, columns.iter().copied()).unwrap();
+    assert_eq!(
+        columns_hash(&grid, &columns),
+        after,
+        "the spilled edit came back"
+    );
+    session.apply(&mut grid, &EditCommand::Undo).unwrap();
+    assert_eq!(columns_hash(&grid, &columns), before);
+}
