@@ -19,6 +19,7 @@ use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
 use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::residency::Residency;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,9 +218,20 @@ struct Cli {
     )]
     sea_level: Option<f64>,
 
-    /// Generated world extent along x and z, in cells (a multiple of 32).
+    /// Generated world extent along x and z, in cells (a multiple of 32, up
+    /// to 1048576). Worlds larger than 4096 cells stream: chunks are
+    /// generated when the view needs them and evicted over the memory budget.
     #[arg(long, value_name = "CELLS", conflicts_with = "heightmap", allow_hyphen_values = true, value_parser = parse_world_size)]
     world_size: Option<u32>,
+
+    /// Stream a generated world of any size (large worlds always stream).
+    #[arg(long, conflicts_with = "heightmap")]
+    stream: bool,
+
+    /// Memory budget of a streaming world in MiB: resident chunks and their
+    /// CPU mesh copies (default 2048).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(16..=1_048_576))]
+    memory_budget_mib: Option<u32>,
 
     /// Camera position (studs) and orientation (degrees); default frames the terrain.
     #[arg(long, value_name = "X,Y,Z,YAW_DEG,PITCH_DEG", value_parser = parse_camera, allow_hyphen_values = true)]
@@ -376,8 +388,37 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(size) = cli.world_size {
         settings.size_cells = size;
     }
-    settings.validate().context("invalid --world-size")?;
+    if streams(cli, &settings) {
+        settings
+            .validate_streaming()
+            .context("invalid --world-size")?;
+    } else {
+        settings.validate().context("invalid --world-size")?;
+    }
     Ok(WorldSource::Generated(settings))
+}
+
+/// True when the generated world `settings` is streamed (spec §12): asked
+/// for with `--stream`, or larger than a world built whole may be.
+fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
+    cli.stream || settings.size_cells > strata::terrain::generate::MAX_SIZE_CELLS
+}
+
+/// The residency of a streamed generated world: columns generated on
+/// demand, edited columns spilled to memory (the file-backed store comes
+/// with streaming world files), within `--memory-budget-mib`.
+fn streaming_residency(cli: &Cli, settings: &GeneratorSettings) -> Residency {
+    use strata::terrain::column_source::{GeneratedColumns, MemoryEditStore};
+    let budget_mib = cli
+        .memory_budget_mib
+        .map_or(strata::terrain::residency::DEFAULT_BUDGET_BYTES, |m| {
+            m as usize * (1 << 20)
+        });
+    Residency::new(
+        std::sync::Arc::new(GeneratedColumns::new(settings)),
+        std::sync::Arc::new(MemoryEditStore::default()),
+        budget_mib,
+    )
 }
 
 /// The headless run: one world, the script applied once (through the
@@ -386,8 +427,18 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     check_output_paths(cli)?;
     let script = cli.script.as_deref().map(Script::load).transpose()?;
+    let source = world_source(cli)?;
+    match &source {
+        WorldSource::Generated(settings) if streams(cli, settings) => {
+            return run_headless_streamed(cli, settings, initial_camera(cli), script);
+        }
+        _ if cli.memory_budget_mib.is_some() || cli.stream => {
+            bail!("--memory-budget-mib and --stream apply to generated worlds only");
+        }
+        _ => {}
+    }
     let world_start = std::time::Instant::now();
-    let mut world = world_outputs::open_world(&world_source(cli)?)?;
+    let mut world = world_outputs::open_world(&source)?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
@@ -426,6 +477,69 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     write_world_outputs(cli, world, camera)
+}
+
+/// The headless run of a streaming world: the screenshot (after the
+/// script) with its statistics. Saving and exporting a streaming world
+/// are refused for now.
+fn run_headless_streamed(
+    cli: &Cli,
+    settings: &GeneratorSettings,
+    camera: Option<Camera>,
+    script: Option<Script>,
+) -> anyhow::Result<()> {
+    for (flag, set) in [
+        ("--save", cli.save.is_some()),
+        ("--export-glb", cli.export_glb.is_some()),
+        ("--export-heightmap", cli.export_heightmap.is_some()),
+    ] {
+        if set {
+            bail!("{flag} of a streaming world is not supported yet");
+        }
+    }
+    let Some(output) = &cli.screenshot else {
+        bail!("a streaming world needs --screenshot with --headless");
+    };
+    let options = ScreenshotOptions {
+        output: output.to_path_buf(),
+        size_px: [cli.size.0, cli.size.1],
+        camera,
+        ui: cli.ui,
+        stats_json: cli.stats_json.clone(),
+        lod: lod_settings(cli)?,
+        script,
+        overlays: overlay_set(cli),
+        time_secs: cli.time_secs,
+        replay_frames: !cli.no_replay_frames,
+    };
+    let residency = streaming_residency(cli, settings);
+    let (stats, _grid, _residency) = headless::render_world_streamed(
+        &options,
+        strata::terrain::Grid::streaming(),
+        Some(settings.clone()),
+        Some(residency),
+    )?;
+    if let Some(path) = &options.stats_json {
+        headless::write_stats_json(path, &stats)?;
+    }
+    print_render_summary(cli, output, &stats);
+    if let Some(s) = &stats.streaming {
+        println!(
+            "streamed {} columns ({} generated, {} loaded, {} evicted, {} spilled), peak {:.0} MiB of {:.0} MiB, \
+             start-up {:.0} ms over {} frames, {} frames with missing chunks",
+            s.resident_columns,
+            s.generated,
+            s.loaded,
+            s.evicted,
+            s.spilled,
+            s.peak_resident_bytes as f64 / 1048576.0,
+            s.budget_bytes as f64 / 1048576.0,
+            s.startup_ms,
+            s.startup_frames,
+            s.frames_with_missing_chunks
+        );
+    }
+    Ok(())
 }
 
 /// Every file the headless run would write, checked before anything runs

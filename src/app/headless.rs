@@ -22,6 +22,7 @@ use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, replay_script};
 use crate::terrain::Grid;
 use crate::terrain::generate::GeneratorSettings;
+use crate::terrain::residency::Residency;
 
 pub use crate::render::offscreen::MAX_IMAGE_SIDE;
 
@@ -43,6 +44,9 @@ pub enum HeadlessError {
     /// The script's walk failed.
     #[error("scripted walk failed: {0}")]
     Walk(String),
+    /// A streaming world's first view did not load and mesh in time.
+    #[error("the first view of the streaming world was not ready within {0:?}")]
+    StartupTimeout(std::time::Duration),
     /// Writing an output file failed.
     #[error("cannot write {path}: {message}")]
     Write {
@@ -402,6 +406,119 @@ pub struct RenderStats {
     /// The script's walk, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub walk: Option<crate::collision::scripted_walk::WalkStats>,
+    /// Residency figures of a streaming world (spec §12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<StreamingSummary>,
+}
+
+/// `"streaming"` in `--stats-json`: residency of a streaming world.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StreamingSummary {
+    /// Resident chunks at the end.
+    pub resident_chunks: usize,
+    /// Resident columns at the end.
+    pub resident_columns: usize,
+    /// Resident bytes (chunk cells and CPU mesh copies) at the end.
+    pub resident_bytes: usize,
+    /// Highest resident bytes over the run.
+    pub peak_resident_bytes: usize,
+    /// The memory budget, bytes.
+    pub budget_bytes: usize,
+    /// Columns read from a file or the edit store.
+    pub loaded: u64,
+    /// Columns generated.
+    pub generated: u64,
+    /// Columns evicted.
+    pub evicted: u64,
+    /// Edited columns written to the backing store before eviction.
+    pub spilled: u64,
+    /// Finished loads dropped as stale.
+    pub stale_loads: u64,
+    /// Per-column load time on a worker, ms.
+    pub load_ms: LatencySummary,
+    /// Frames in which non-empty ground within the draw distance had no
+    /// mesh at any level (the whole draw distance is checked, not only the
+    /// frustum).
+    pub frames_with_missing_chunks: usize,
+    /// Of those, frames after the first 60.
+    pub frames_with_missing_chunks_after_60: usize,
+    /// Frames streamed (start-up and replay).
+    pub frames: u64,
+    /// Frames of the start-up until the first view was complete.
+    pub startup_frames: u64,
+    /// Wall time of that start-up, ms.
+    pub startup_ms: f64,
+}
+
+impl StreamingSummary {
+    fn of(
+        streaming: &TerrainStreaming,
+        grid: &Grid,
+        startup_frames: u64,
+        startup_ms: f64,
+    ) -> Option<Self> {
+        let r = streaming.residency.as_ref()?;
+        let mut load = crate::pipeline::stats::Samples::default();
+        for &v in &r.stats.load_ms {
+            load.push(v);
+        }
+        Some(StreamingSummary {
+            resident_chunks: grid.chunk_count(),
+            resident_columns: grid.resident_column_count(),
+            resident_bytes: r.resident_bytes(),
+            peak_resident_bytes: r.stats.peak_resident_bytes,
+            budget_bytes: r.budget_bytes(),
+            loaded: r.stats.loaded,
+            generated: r.stats.generated,
+            evicted: r.stats.evicted,
+            spilled: r.stats.spilled,
+            stale_loads: r.stats.stale_loads,
+            load_ms: LatencySummary::of(&mut load),
+            frames_with_missing_chunks: streaming.frames_with_missing_chunks.len(),
+            frames_with_missing_chunks_after_60: streaming
+                .frames_with_missing_chunks
+                .iter()
+                .filter(|&&f| f >= 60)
+                .count(),
+            frames: streaming.streamed_frames,
+            startup_frames,
+            startup_ms,
+        })
+    }
+}
+
+/// Longest a streaming start-up may take to load and mesh its first view.
+pub const STREAMING_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Runs frames (stream, mesh, publish; nothing drawn) until the view of
+/// `camera_pos_world` is resident and meshed: the start-up of a streaming
+/// world, whose first frame has nothing yet. Returns the frames it took.
+///
+/// # Errors
+/// [`HeadlessError::Walk`]-free: only [`HeadlessError::StartupTimeout`].
+fn settle_streaming(
+    streaming: &mut TerrainStreaming,
+    grid: &mut Grid,
+    meshes: &mut WorldMeshes,
+    camera_pos_world: glam::DVec3,
+    uploader: &mut dyn ChunkUploader,
+) -> Result<u64, HeadlessError> {
+    let start = Instant::now();
+    let mut frames = 0;
+    loop {
+        streaming.stream_columns(grid, meshes, camera_pos_world);
+        streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
+        streaming.publish(uploader, meshes);
+        frames += 1;
+        if streaming.is_view_loaded() && streaming.pipeline.is_idle() && streaming.lod.is_settled()
+        {
+            return Ok(frames);
+        }
+        if start.elapsed() > STREAMING_STARTUP_TIMEOUT {
+            return Err(HeadlessError::StartupTimeout(STREAMING_STARTUP_TIMEOUT));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// Collision figures of the whole world (`"collision"` in `--stats-json`).
@@ -475,7 +592,6 @@ pub fn render_screenshot(
 /// as presented once the GPU has finished it).
 struct HeadlessReplayTarget<'a> {
     headless: &'a mut HeadlessRenderer,
-    camera: Camera,
     options: &'a ScreenshotOptions,
     /// Panel figures of the world before the replay (intermediate frames
     /// show the panel, not up-to-date statistics).
@@ -490,15 +606,16 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
     fn present(
         &mut self,
         meshes: &WorldMeshes,
+        camera: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         if !self.options.replay_frames {
             return Ok(());
         }
-        let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
+        let mut settings = FrameSettings::for_camera(camera, meshes.bounds_world());
         settings.overlays = self.options.overlays;
         settings.time_secs = self.options.time_secs;
         self.headless
-            .render(&self.camera, &settings, &self.panel)
+            .render(camera, &settings, &self.panel)
             .map(|_| ())
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
     }
@@ -523,24 +640,79 @@ fn present_summary(values_ms: &[f64]) -> UploadSummary {
 /// [`HeadlessError`] for GPU, replay, readback or file errors.
 pub fn render_world(
     options: &ScreenshotOptions,
-    mut grid: Grid,
+    grid: Grid,
     generator: Option<GeneratorSettings>,
 ) -> Result<(RenderStats, Grid), HeadlessError> {
+    render_world_streamed(options, grid, generator, None).map(|(stats, grid, _)| (stats, grid))
+}
+
+/// [`render_world`] for a streaming world too: with `residency`, `grid`
+/// is its (streaming) grid, the first view is loaded and meshed before the
+/// script, every replayed frame streams, and the residency comes back with
+/// the grid (to save what it holds).
+///
+/// # Errors
+/// As [`render_world`], and [`HeadlessError::StartupTimeout`].
+pub fn render_world_streamed(
+    options: &ScreenshotOptions,
+    mut grid: Grid,
+    generator: Option<GeneratorSettings>,
+    residency: Option<Residency>,
+) -> Result<(RenderStats, Grid, Option<Residency>), HeadlessError> {
     let [w, h] = options.size_px;
     check_image_size(options.size_px)?;
     // Frame the 3D viewport, which is narrower when the panel is drawn.
     let panel_w = if options.ui { PANEL_WIDTH_POINTS } else { 0.0 };
     let aspect = (w as f32 - panel_w).max(1.0) / h as f32;
-    let camera = options
-        .camera
-        .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
-    let mut streaming = TerrainStreaming::new(options.lod);
-    let mut meshes = streaming.build_initial(&grid, camera.pos_world);
-    let mesh_ms = meshes.last_mesh_ms;
-
+    let streamed = residency.is_some();
+    let first_key =
+        options
+            .script
+            .as_ref()
+            .and_then(|s| s.camera_at(0.0))
+            .map(|[x, y, z, yaw, pitch]| {
+                Camera::new(glam::DVec3::new(x, y, z), yaw as f32, pitch as f32)
+            });
+    let mut camera = first_key
+        .or(options.camera)
+        .unwrap_or_else(|| match &generator {
+            Some(g) if streamed => streaming_default_camera(g),
+            _ => frame_terrain(&grid, None, aspect),
+        });
+    camera.aspect = aspect;
     let gpu = Gpu::new_headless()?;
     let adapter = gpu.adapter_summary();
     let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
+    let (mut streaming, mut meshes, startup_frames, startup_ms) = match residency {
+        Some(residency) => {
+            let start = Instant::now();
+            let mut streaming = TerrainStreaming::streaming(options.lod, residency);
+            let mut meshes = WorldMeshes::default();
+            let frames = settle_streaming(
+                &mut streaming,
+                &mut grid,
+                &mut meshes,
+                camera.pos_world,
+                &mut headless.renderer().uploader(),
+            )?;
+            (
+                streaming,
+                meshes,
+                frames,
+                start.elapsed().as_secs_f64() * 1e3,
+            )
+        }
+        None => {
+            let mut streaming = TerrainStreaming::new(options.lod);
+            let meshes = streaming.build_initial(&grid, camera.pos_world);
+            (streaming, meshes, 0, 0.0)
+        }
+    };
+    let mesh_ms = if streamed {
+        startup_ms
+    } else {
+        meshes.last_mesh_ms
+    };
     let upload_start = Instant::now();
     headless.sync_meshes(&mut meshes);
     let initial_upload_ms = upload_start.elapsed().as_secs_f64() * 1e3;
@@ -555,7 +727,6 @@ pub fn render_world(
             let mut target = HeadlessReplayTarget {
                 panel: PanelStats::of_world(&adapter, &grid, &meshes, &camera),
                 headless: &mut headless,
-                camera,
                 options,
             };
             replay_script(
@@ -564,12 +735,15 @@ pub fn render_world(
                 &mut meshes,
                 &mut streaming,
                 &mut target,
-                camera.pos_world,
+                camera,
                 generator,
             )?
         }
         None => ReplayReport::default(),
     };
+    if let Some(c) = replay.final_camera {
+        camera = c;
+    }
     let collision =
         collision_build.and_then(|build| collision_summary(&mut collision_cache, &grid, &build));
     let walk = match options.script.as_ref() {
@@ -668,8 +842,17 @@ pub fn render_world(
         ],
         collision,
         walk,
+        streaming: StreamingSummary::of(&streaming, &grid, startup_frames, startup_ms),
     };
-    Ok((out, grid))
+    Ok((out, grid, streaming.residency.take()))
+}
+
+/// The camera a streaming world opens with when none is given: over the
+/// world's centre, 1200 studs up, looking north and 25° down.
+pub fn streaming_default_camera(generator: &GeneratorSettings) -> Camera {
+    let centre =
+        f64::from(generator.size_cells) * f64::from(crate::terrain::coords::CELL_SIZE_STUDS) * 0.5;
+    Camera::new(glam::DVec3::new(centre, 1200.0, centre), 0.0, -25.0)
 }
 
 /// The collision figures after the script: the cache's totals and the

@@ -53,6 +53,14 @@ pub struct WaterMesh {
 }
 
 impl WaterMesh {
+    /// Heap bytes of its arrays (capacity, not length).
+    pub fn heap_bytes(&self) -> usize {
+        self.positions.capacity() * std::mem::size_of::<Vec3>()
+            + self.normals.capacity() * std::mem::size_of::<Vec3>()
+            + self.wave_fade.capacity() * std::mem::size_of::<f32>()
+            + self.indices.capacity() * std::mem::size_of::<u32>()
+    }
+
     /// True when the chunk shows no water.
     pub fn is_empty(&self) -> bool {
         self.indices.is_empty()

@@ -370,7 +370,10 @@ impl LodController {
     ) -> LodUpdate {
         let mut out = LodUpdate::default();
         let draw = self.settings.draw_distance_studs;
-        let grid_key = (grid.generation(), grid.revision());
+        // The revision moves with edits, the layout revision when chunks or
+        // streamed columns come and go; both only grow, so their sum
+        // changes whenever either does.
+        let grid_key = (grid.generation(), grid.revision() + grid.layout_revision());
         if self.settings.frozen || !self.scanner.needs_scan(camera_pos_world, draw, grid_key) {
             return out;
         }

@@ -438,6 +438,21 @@ impl MeshPipeline {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Cancels every request whose chunk a streaming `grid` can no longer
+    /// mesh (a neighbouring column was evicted); returns how many.
+    pub fn cancel_unmeshable(&mut self, grid: &Grid) -> usize {
+        let gone: Vec<ChunkCoord> = self
+            .work
+            .keys()
+            .copied()
+            .filter(|c| !grid.neighbourhood_resident(*c))
+            .collect();
+        for &c in &gone {
+            self.cancel(c);
+        }
+        gone.len()
+    }
+
     /// Forgets the request of `coord` (e.g. it left the retention range); the
     /// edits waiting for it no longer do, and late results are dropped.
     pub fn cancel(&mut self, coord: ChunkCoord) {
@@ -692,6 +707,10 @@ impl MeshPipeline {
         // (class, distance², coord, preview)
         let mut todo: Vec<(u8, f64, ChunkCoord, bool)> = Vec::new();
         for (&coord, w) in &self.work {
+            // A streaming grid meshes a chunk only once its neighbours are in.
+            if !grid.neighbourhood_resident(coord) {
+                continue;
+            }
             let centre = coord.origin_world() + DVec3::splat(half);
             let d2 = centre.distance_squared(camera_pos_world);
             let full_due = w.dispatched != Some(w.serial) && !w.full_running;

@@ -2,6 +2,7 @@
 //! background meshing on worker threads, and budgeted publication that never
 //! shows a stale mesh, a hole or a crack.
 
+pub mod column_demand;
 pub mod invalidation;
 pub mod lod;
 pub mod mesh_pipeline;
@@ -13,5 +14,5 @@ pub mod streaming;
 pub mod world_meshes;
 
 pub use mesh_pipeline::{ChunkUploader, MeshJob, MeshPipeline, MeshResult, PublishReport};
-pub use streaming::TerrainStreaming;
+pub use streaming::{StreamReport, TerrainStreaming};
 pub use world_meshes::WorldMeshes;

@@ -187,11 +187,18 @@ impl PipelineStats {
 }
 
 fn summary(samples: &mut Samples) -> LatencySummary {
-    LatencySummary {
-        last: samples.last(),
-        p50: samples.quantile(0.5),
-        p99: samples.quantile(0.99),
-        count: samples.count(),
+    LatencySummary::of(samples)
+}
+
+impl LatencySummary {
+    /// The summary of `samples` (any per-event times, ms).
+    pub fn of(samples: &mut Samples) -> LatencySummary {
+        LatencySummary {
+            last: samples.last(),
+            p50: samples.quantile(0.5),
+            p99: samples.quantile(0.99),
+            count: samples.count(),
+        }
     }
 }
 

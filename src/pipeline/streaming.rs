@@ -6,15 +6,19 @@ use std::time::Instant;
 
 use glam::DVec3;
 
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 use crate::terrain::grid::Grid;
+use crate::terrain::residency::Residency;
+
+use super::column_demand::{ColumnDemand, missing_chunks};
 
 use super::lod::{LodController, LodSettings};
 use super::mesh_pipeline::{ChunkUploader, MeshPipeline, PublishReport};
 use super::stats::Samples;
 use super::world_meshes::WorldMeshes;
 
-/// The meshing pipeline plus level-of-detail control.
+/// The meshing pipeline plus level-of-detail control, and for a streaming
+/// world the residency of its chunk columns.
 #[derive(Debug, Default)]
 pub struct TerrainStreaming {
     /// Requests, workers and publication.
@@ -23,6 +27,29 @@ pub struct TerrainStreaming {
     pub lod: LodController,
     /// Duration of every LOD scan, ms.
     pub lod_scan_ms: Samples,
+    /// Column residency of a streaming world (`None`: the grid holds the
+    /// whole world).
+    pub residency: Option<Residency>,
+    demand: ColumnDemand,
+    /// Frames [`TerrainStreaming::stream_columns`] ran.
+    pub streamed_frames: u64,
+    /// Of those, frames in which ground within the draw distance had no
+    /// mesh ([`missing_chunks`]), and the frame index of each.
+    pub frames_with_missing_chunks: Vec<u64>,
+    /// The missing count of the last streamed frame.
+    pub last_missing_chunks: usize,
+    last_waiting: usize,
+}
+
+/// What one [`TerrainStreaming::stream_columns`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamReport {
+    /// Columns installed this frame.
+    pub installed: usize,
+    /// Loads started this frame.
+    pub requested: usize,
+    /// Columns the view wants that are not resident yet (loading or queued).
+    pub waiting: usize,
 }
 
 impl TerrainStreaming {
@@ -32,7 +59,73 @@ impl TerrainStreaming {
             pipeline: MeshPipeline::new(),
             lod: LodController::new(settings),
             lod_scan_ms: Samples::default(),
+            ..TerrainStreaming::default()
         }
+    }
+
+    /// Streaming of a world whose columns `residency` loads on demand.
+    pub fn streaming(settings: LodSettings, residency: Residency) -> TerrainStreaming {
+        TerrainStreaming {
+            residency: Some(residency),
+            ..TerrainStreaming::new(settings)
+        }
+    }
+
+    /// True when every column the view wanted at the last
+    /// [`TerrainStreaming::stream_columns`] was resident and no load is in
+    /// flight (always true for a grid that holds the whole world).
+    pub fn is_view_loaded(&self) -> bool {
+        self.residency
+            .as_ref()
+            .is_none_or(|r| self.last_waiting == 0 && r.loads_in_flight() == 0)
+    }
+
+    /// Horizontal radius of the column demand: the preload range plus the
+    /// one column of neighbours a chunk needs to be meshed.
+    pub fn demand_radius_studs(&self) -> f64 {
+        self.lod.preload_range_studs() + CHUNK_SIZE_STUDS as f64
+    }
+
+    /// Frame start of a streaming world, before edits: installs finished
+    /// loads, asks for the columns the view needs (nearest first), evicts
+    /// over the budget (spilling edits), cancels meshing that lost its
+    /// neighbours, and counts missing ground. Never waits for a load.
+    /// Does nothing for a grid that holds the whole world.
+    pub fn stream_columns(
+        &mut self,
+        grid: &mut Grid,
+        meshes: &WorldMeshes,
+        camera_pos_world: DVec3,
+    ) -> StreamReport {
+        let radius = self.demand_radius_studs();
+        let draw = self.lod.settings.draw_distance_studs;
+        let Some(residency) = self.residency.as_mut() else {
+            return StreamReport::default();
+        };
+        let mut report = StreamReport::default();
+        residency.set_extra_bytes(meshes.heap_bytes());
+        let evicted_before = residency.stats.evicted;
+        report.installed = residency.receive(grid).installed.len();
+        let columns = self.demand.columns_around(camera_pos_world, radius);
+        report.requested = residency.demand(grid, columns.iter().copied());
+        report.waiting = columns
+            .iter()
+            .filter(|c| !grid.is_column_resident(**c) && !residency.is_outside(**c))
+            .count();
+        self.last_waiting = report.waiting;
+        if residency.stats.evicted != evicted_before {
+            self.pipeline.cancel_unmeshable(grid);
+        }
+        self.last_missing_chunks =
+            missing_chunks(grid, meshes, columns, camera_pos_world, draw, |c| {
+                residency.is_outside(c)
+            });
+        if self.last_missing_chunks > 0 {
+            self.frames_with_missing_chunks.push(self.streamed_frames);
+        }
+        residency.end_frame();
+        self.streamed_frames += 1;
+        report
     }
 
     /// Meshes the chunks within the preload range of `camera_pos_world` at
@@ -59,7 +152,7 @@ impl TerrainStreaming {
     ) {
         let lod = &self.lod;
         self.pipeline.sync_grid(grid, meshes, Instant::now(), |c| {
-            lod.keep(camera_pos_world, c)
+            lod.keep(camera_pos_world, c) && grid.neighbourhood_resident(c)
         });
         let pipeline = &self.pipeline;
         let shown: Vec<ChunkCoord> = meshes.levels().map(|(c, _)| c).collect();

@@ -291,6 +291,17 @@ impl WorldMeshes {
         self.meshes.remove(&coord).is_some()
     }
 
+    /// Heap bytes of the CPU copies of every mesh and water surface (they
+    /// count against a streaming world's memory budget, spec §12).
+    pub fn heap_bytes(&self) -> usize {
+        self.meshes.values().map(|m| m.heap_bytes()).sum::<usize>()
+            + self
+                .water
+                .values()
+                .map(|w| std::mem::size_of_val(w.as_ref()) + w.heap_bytes())
+                .sum::<usize>()
+    }
+
     /// Triangles (surface and skirts) per level of detail.
     pub fn triangles_by_level(&self) -> [usize; LEVEL_COUNT] {
         let mut t = [0; LEVEL_COUNT];

@@ -174,6 +174,60 @@ pub struct Script {
     pub strokes: Vec<Stroke>,
     /// A scripted walk run after the strokes, if any.
     pub walk: Option<WalkScript>,
+    /// Camera keyframes sorted by frame (`{"frame": N, "camera": [x, y, z,
+    /// yaw_deg, pitch_deg]}` entries); empty when the camera stays put.
+    pub camera_keys: Vec<CameraKey>,
+}
+
+/// A camera keyframe: where the replay's camera is on `frame`; between two
+/// keyframes every number is interpolated linearly (yaw too, without
+/// wrapping: write 350 → 370 to turn through north).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraKey {
+    /// Frame (from 0).
+    pub frame: u32,
+    /// Camera position, world studs.
+    pub pos_world: [f64; 3],
+    /// Yaw, degrees.
+    pub yaw_deg: f64,
+    /// Pitch, degrees, within -89..=89.
+    pub pitch_deg: f64,
+}
+
+impl Script {
+    /// The camera at (fractional) `frame`: linear between the keyframes
+    /// around it, the first keyframe before it and the last after it;
+    /// `None` without keyframes. As `[x, y, z, yaw_deg, pitch_deg]`.
+    pub fn camera_at(&self, frame: f64) -> Option<[f64; 5]> {
+        let keys = &self.camera_keys;
+        let first = keys.first()?;
+        let as_array = |k: &CameraKey| {
+            [
+                k.pos_world[0],
+                k.pos_world[1],
+                k.pos_world[2],
+                k.yaw_deg,
+                k.pitch_deg,
+            ]
+        };
+        if frame <= f64::from(first.frame) {
+            return Some(as_array(first));
+        }
+        let i = keys.partition_point(|k| f64::from(k.frame) <= frame);
+        let Some(b) = keys.get(i) else {
+            return keys.last().map(as_array);
+        };
+        let a = &keys[i - 1];
+        let t = (frame - f64::from(a.frame)) / f64::from(b.frame - a.frame);
+        let (va, vb) = (as_array(a), as_array(b));
+        Some(std::array::from_fn(|j| va[j] + (vb[j] - va[j]) * t))
+    }
+
+    /// The last frame with a stroke or a camera keyframe (0 when empty).
+    pub fn last_timed_frame(&self) -> u32 {
+        self.last_frame()
+            .max(self.camera_keys.last().map_or(0, |k| k.frame))
+    }
 }
 
 /// A scripted walk: the walker starts on the surface at `start_xz` and
@@ -305,6 +359,18 @@ pub enum EntryError {
     /// The frame number is too large.
     #[error("frame {0} is above {MAX_SCRIPT_FRAME}")]
     FrameTooLarge(u32),
+    /// A camera keyframe with a non-finite number, a pitch outside -89..=89
+    /// or a position beyond the lattice.
+    #[error(
+        "camera {0:?} needs finite [x, y, z, yaw_deg, pitch_deg] with pitch in -89..=89 and |x|, |y|, |z| ≤ 4e9 studs"
+    )]
+    BadCamera([f64; 5]),
+    /// A camera keyframe that also names a tool or sets tool fields.
+    #[error("a camera keyframe takes only frame and camera")]
+    CameraWithTool,
+    /// Two camera keyframes on one frame.
+    #[error("two camera keyframes on frame {0}")]
+    DuplicateCameraFrame(u32),
     /// A field the entry's tool does not use.
     #[error("{field} is not used by {tool}")]
     UnusedField {
@@ -402,7 +468,10 @@ struct ScriptFile {
 #[serde(deny_unknown_fields)]
 struct StrokeFile {
     frame: u32,
+    #[serde(default)]
     tool: String,
+    #[serde(default)]
+    camera: Option<[f64; 5]>,
     #[serde(default)]
     centre: Option<[f64; 3]>,
     #[serde(default)]
@@ -858,6 +927,7 @@ impl Script {
             Some(m) => return Err(setting(SettingError::HistoryBudget(m))),
         };
         let mut strokes = Vec::with_capacity(file.strokes.len());
+        let mut camera_keys: Vec<CameraKey> = Vec::new();
         for (index, s) in file.strokes.into_iter().enumerate() {
             let fail = |source: EntryError| ScriptError::Stroke {
                 path: name.to_string(),
@@ -866,6 +936,28 @@ impl Script {
             };
             if s.frame > MAX_SCRIPT_FRAME {
                 return Err(fail(EntryError::FrameTooLarge(s.frame)));
+            }
+            if let Some(camera) = s.camera {
+                if !s.tool.is_empty() || !set_fields(&s).is_empty() {
+                    return Err(fail(EntryError::CameraWithTool));
+                }
+                let [x, y, z, yaw_deg, pitch_deg] = camera;
+                let in_range = camera.iter().all(|v| v.is_finite())
+                    && [x, y, z].iter().all(|v| v.abs() <= 4.0e9)
+                    && (-89.0..=89.0).contains(&pitch_deg);
+                if !in_range {
+                    return Err(fail(EntryError::BadCamera(camera)));
+                }
+                if camera_keys.iter().any(|k| k.frame == s.frame) {
+                    return Err(fail(EntryError::DuplicateCameraFrame(s.frame)));
+                }
+                camera_keys.push(CameraKey {
+                    frame: s.frame,
+                    pos_world: [x, y, z],
+                    yaw_deg,
+                    pitch_deg,
+                });
+                continue;
             }
             let tool = s.tool.to_ascii_lowercase();
             let action = if let Some(mode) = parse_tool(&tool) {
@@ -903,7 +995,11 @@ impl Script {
             }));
         }
         strokes.sort_by_key(|s| s.frame);
-        let last_frame = strokes.last().map_or(0, |s| s.frame);
+        camera_keys.sort_by_key(|k| k.frame);
+        let last_frame = strokes
+            .last()
+            .map_or(0, |s| s.frame)
+            .max(camera_keys.last().map_or(0, |k| k.frame));
         let seconds = f64::from(last_frame) / frame_rate_hz;
         if seconds > MAX_REPLAY_SECONDS {
             return Err(setting(SettingError::ReplayTooLong {
@@ -920,6 +1016,7 @@ impl Script {
             history_budget_bytes,
             strokes,
             walk: file.walk,
+            camera_keys,
         })
     }
 

@@ -14,8 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use glam::DVec3;
-
+use crate::camera::Camera;
 use crate::pipeline::{ChunkUploader, PublishReport, TerrainStreaming, WorldMeshes};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
@@ -60,14 +59,15 @@ pub enum ReplayError {
 pub trait ReplayTarget {
     /// The GPU side of publication.
     fn uploader(&mut self) -> Box<dyn ChunkUploader + '_>;
-    /// Draws a frame of what is published now and returns once it has been
-    /// presented (its GPU work finished).
+    /// Draws a frame of what is published now, seen from `camera`, and
+    /// returns once it has been presented (its GPU work finished).
     ///
     /// # Errors
     /// Whatever kept the frame from being drawn.
     fn present(
         &mut self,
         meshes: &WorldMeshes,
+        camera: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
 }
 
@@ -80,7 +80,11 @@ impl ReplayTarget for UploadOnly<'_> {
     fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
         Box::new(&mut *self.0)
     }
-    fn present(&mut self, _: &WorldMeshes) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    fn present(
+        &mut self,
+        _: &WorldMeshes,
+        _: &Camera,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Ok(())
     }
 }
@@ -110,12 +114,20 @@ pub struct ReplayReport {
     pub history_budget_bytes: usize,
     /// The history as the panel shows it (for `--ui`).
     pub history: HistoryView,
+    /// The camera at the end (the last keyframe's, or the one given).
+    pub final_camera: Option<Camera>,
+    /// Frames in which an entry waited for chunk columns to load (streaming
+    /// worlds, spec §12).
+    pub entries_waited_for_columns: usize,
 }
 
 /// Replays `script` on `grid`, publishing and presenting through `target`
-/// and keeping `meshes` (the picking copy) current. `camera_pos_world`
-/// orders meshing and chooses levels of detail; `generator` serves
-/// `generate` entries. Every entry (brush strokes, region operations, undo
+/// and keeping `meshes` (the picking copy) current. `camera` (moved by the
+/// script's camera keyframes, if any) orders meshing, chooses levels of
+/// detail and, for a streaming world, which columns are resident;
+/// `generator` serves `generate` entries. An entry over columns a
+/// streaming world does not hold waits for them (they are loaded, then it
+/// applies). Every entry (brush strokes, region operations, undo
 /// and redo) goes through a [`ScriptRunner`] and so through the history, and
 /// reaches the meshing pipeline through the grid's change tracking like a
 /// window edit.
@@ -129,9 +141,10 @@ pub fn replay_script(
     meshes: &mut WorldMeshes,
     streaming: &mut TerrainStreaming,
     target: &mut dyn ReplayTarget,
-    camera_pos_world: DVec3,
+    camera: Camera,
     generator: Option<GeneratorSettings>,
 ) -> Result<ReplayReport, ReplayError> {
+    let mut camera = camera;
     let period = Duration::from_secs_f64(1.0 / script.frame_rate_hz);
     let publish_at = period.mul_f64(PUBLISH_POINT);
     let start = Instant::now();
@@ -156,11 +169,17 @@ pub fn replay_script(
         let due_frame = (frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz
             + 1e-9)
             .floor() as u64;
+        let elapsed_frames = frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz;
+        if let Some([x, y, z, yaw, pitch]) = script.camera_at(elapsed_frames) {
+            camera.pos_world = glam::DVec3::new(x, y, z);
+            camera.yaw_deg = yaw as f32;
+            camera.pitch_deg = pitch as f32;
+        }
+        streaming.stream_columns(grid, meshes, camera.pos_world);
         while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame {
             let stroke = &script.strokes[next];
             let changed =
-                runner
-                    .run(grid, &stroke.action)
+                run_waiting_for_columns(&mut runner, grid, streaming, &stroke.action, &mut report)
                     .map_err(|source| ReplayError::Stroke {
                         index: next,
                         frame: stroke.frame,
@@ -176,13 +195,13 @@ pub fn replay_script(
             }
             next += 1;
         }
-        streaming.begin_frame(grid, meshes, camera_pos_world, &mut *target.uploader());
+        streaming.begin_frame(grid, meshes, camera.pos_world, &mut *target.uploader());
         sleep_until(frame_start + publish_at);
         let published: PublishReport = streaming.publish(&mut *target.uploader(), meshes);
         if published.promoted_chunks > 0 || streaming.pipeline.stats.awaiting_presentation() > 0 {
             let drawn = Instant::now();
             target
-                .present(meshes)
+                .present(meshes, &camera)
                 .map_err(|source| ReplayError::Present { frame, source })?;
             let presented = Instant::now();
             streaming.pipeline.frame_presented(presented);
@@ -194,8 +213,9 @@ pub fn replay_script(
         frame += 1;
         // The next frame starts a period after this one, or now if this one ran long.
         frame_start = (frame_start + period).max(Instant::now());
-        let strokes_done = next >= script.strokes.len();
-        if strokes_done && streaming.pipeline.is_idle() {
+        let strokes_done = next >= script.strokes.len()
+            && due_frame >= u64::from(script.camera_keys.last().map_or(0, |k| k.frame));
+        if strokes_done && streaming.pipeline.is_idle() && streaming.is_view_loaded() {
             break;
         }
         if strokes_done {
@@ -213,7 +233,44 @@ pub fn replay_script(
     report.history_budget_bytes = runner.history().budget_bytes();
     report.history = HistoryView::of(runner.history());
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
+    report.final_camera = Some(camera);
     Ok(report)
+}
+
+/// Most times one entry waits for columns before it is given up (each wait
+/// loads every column the refusal named, so this is only reached by an
+/// entry whose reach keeps growing).
+const MAX_COLUMN_WAITS: usize = 64;
+
+/// Runs one entry; when a streaming grid refuses it for columns it does not
+/// hold, loads them (the entry changed nothing) and runs it again.
+fn run_waiting_for_columns(
+    runner: &mut ScriptRunner,
+    grid: &mut Grid,
+    streaming: &mut TerrainStreaming,
+    action: &super::format::StrokeAction,
+    report: &mut ReplayReport,
+) -> Result<bool, RunError> {
+    let mut waits = 0;
+    loop {
+        match runner.run(grid, action) {
+            Err(e) if waits < MAX_COLUMN_WAITS => {
+                let (Some(missing), Some(residency)) =
+                    (e.missing_columns(), streaming.residency.as_mut())
+                else {
+                    return Err(e);
+                };
+                residency
+                    .load_now(grid, missing.iter().copied())
+                    .map_err(RunError::Load)?;
+                waits += 1;
+                if waits == 1 {
+                    report.entries_waited_for_columns += 1;
+                }
+            }
+            other => return other,
+        }
+    }
 }
 
 fn sleep_until(t: Instant) {

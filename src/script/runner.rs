@@ -37,6 +37,9 @@ pub enum RunError {
     /// A region or history command was rejected.
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// A chunk column the entry needs could not be loaded.
+    #[error(transparent)]
+    Load(#[from] crate::terrain::column_source::SourceError),
 }
 
 impl RunError {
