@@ -44,6 +44,9 @@ pub enum HeadlessError {
     /// The script's walk failed.
     #[error("scripted walk failed: {0}")]
     Walk(String),
+    /// A chunk column of a streaming world could not be loaded.
+    #[error(transparent)]
+    Load(#[from] crate::terrain::column_source::SourceError),
     /// A streaming world's first view did not load and mesh in time.
     #[error("the first view of the streaming world was not ready within {0:?}")]
     StartupTimeout(std::time::Duration),
@@ -436,11 +439,11 @@ pub struct StreamingSummary {
     pub stale_loads: u64,
     /// Per-column load time on a worker, ms.
     pub load_ms: LatencySummary,
-    /// Frames in which non-empty ground within the draw distance had no
-    /// mesh at any level (the whole draw distance is checked, not only the
-    /// frustum).
+    /// Frames after the start-up in which non-empty ground within the draw
+    /// distance had no mesh at any level (the whole draw distance is
+    /// checked, not only the frustum).
     pub frames_with_missing_chunks: usize,
-    /// Of those, frames after the first 60.
+    /// Of those, frames after the replay's first 60.
     pub frames_with_missing_chunks_after_60: usize,
     /// Frames streamed (start-up and replay).
     pub frames: u64,
@@ -448,25 +451,46 @@ pub struct StreamingSummary {
     pub startup_frames: u64,
     /// Wall time of that start-up, ms.
     pub startup_ms: f64,
+    /// Columns the script's edits touched.
+    pub edited_columns: usize,
+    /// Content hash of those columns' cells at the end (loaded back if they
+    /// were evicted), 16 hex digits: equal runs of the same edits agree
+    /// whatever the camera did in between.
+    pub edited_columns_hash: String,
 }
 
 impl StreamingSummary {
+    /// The summary of a streamed run; loads the edited columns back (if
+    /// evicted) to hash them.
+    ///
+    /// # Errors
+    /// [`HeadlessError::Load`] when an edited column cannot be loaded back.
     fn of(
-        streaming: &TerrainStreaming,
-        grid: &Grid,
+        streaming: &mut TerrainStreaming,
+        grid: &mut Grid,
         startup_frames: u64,
         startup_ms: f64,
-    ) -> Option<Self> {
-        let r = streaming.residency.as_ref()?;
+    ) -> Result<Option<Self>, HeadlessError> {
+        let frames_missing = streaming.frames_with_missing_chunks.clone();
+        let frames = streaming.streamed_frames;
+        let Some(r) = streaming.residency.as_mut() else {
+            return Ok(None);
+        };
+        let edited = r.ever_edited_columns();
+        let before_reload = (r.resident_bytes(), r.stats.peak_resident_bytes);
+        r.load_now(grid, edited.iter().copied())?;
+        let edited_hash =
+            Grid::from_chunks(edited.iter().flat_map(|c| grid.column_chunks(*c))).content_hash();
         let mut load = crate::pipeline::stats::Samples::default();
         for &v in &r.stats.load_ms {
             load.push(v);
         }
-        Some(StreamingSummary {
+        Ok(Some(StreamingSummary {
             resident_chunks: grid.chunk_count(),
             resident_columns: grid.resident_column_count(),
-            resident_bytes: r.resident_bytes(),
-            peak_resident_bytes: r.stats.peak_resident_bytes,
+            // As before the edited columns were loaded back for the hash.
+            resident_bytes: before_reload.0,
+            peak_resident_bytes: before_reload.1,
             budget_bytes: r.budget_bytes(),
             loaded: r.stats.loaded,
             generated: r.stats.generated,
@@ -474,16 +498,20 @@ impl StreamingSummary {
             spilled: r.stats.spilled,
             stale_loads: r.stats.stale_loads,
             load_ms: LatencySummary::of(&mut load),
-            frames_with_missing_chunks: streaming.frames_with_missing_chunks.len(),
-            frames_with_missing_chunks_after_60: streaming
-                .frames_with_missing_chunks
+            frames_with_missing_chunks: frames_missing
                 .iter()
-                .filter(|&&f| f >= 60)
+                .filter(|&&f| f >= startup_frames)
                 .count(),
-            frames: streaming.streamed_frames,
+            frames_with_missing_chunks_after_60: frames_missing
+                .iter()
+                .filter(|&&f| f >= startup_frames + 60)
+                .count(),
+            frames,
             startup_frames,
             startup_ms,
-        })
+            edited_columns: edited.len(),
+            edited_columns_hash: format!("{edited_hash:016x}"),
+        }))
     }
 }
 
@@ -842,7 +870,7 @@ pub fn render_world_streamed(
         ],
         collision,
         walk,
-        streaming: StreamingSummary::of(&streaming, &grid, startup_frames, startup_ms),
+        streaming: StreamingSummary::of(&mut streaming, &mut grid, startup_frames, startup_ms)?,
     };
     Ok((out, grid, streaming.residency.take()))
 }

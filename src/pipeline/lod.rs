@@ -143,8 +143,11 @@ impl LodScanner {
                 })
             })
             .collect();
+        // Chunks without a mesh (holes) first, then nearest first.
         transitions.sort_by(|a, b| {
-            a.distance_studs.total_cmp(&b.distance_studs).then_with(|| {
+            (a.from.is_some().cmp(&b.from.is_some()))
+                .then(a.distance_studs.total_cmp(&b.distance_studs))
+                .then_with(|| {
                 (a.coord.0.z, a.coord.0.y, a.coord.0.x).cmp(&(
                     b.coord.0.z,
                     b.coord.0.y,

@@ -699,6 +699,20 @@ impl MeshPipeline {
         camera_pos_world: DVec3,
         max_batches: usize,
     ) -> Vec<MeshJob> {
+        self.take_jobs_ranked(grid, camera_pos_world, max_batches, &|_| true)
+    }
+
+    /// [`MeshPipeline::take_jobs`], with chunks for which `is_shown` is
+    /// false (nothing drawn there at any level: a hole) meshed before level
+    /// changes of chunks that show something, so a moving camera never
+    /// leaves new ground waiting behind refinements.
+    pub fn take_jobs_ranked(
+        &mut self,
+        grid: &Grid,
+        camera_pos_world: DVec3,
+        max_batches: usize,
+        is_shown: &dyn Fn(ChunkCoord) -> bool,
+    ) -> Vec<MeshJob> {
         if max_batches == 0 || self.reader != Some((grid.generation(), grid.revision())) {
             return Vec::new();
         }
@@ -724,7 +738,14 @@ impl MeshPipeline {
                 todo.push((0, d2, coord, true));
             }
             if full_due {
-                todo.push((if w.edit_pending() { 1 } else { 2 }, d2, coord, false));
+                let class = if w.edit_pending() {
+                    1
+                } else if !is_shown(coord) {
+                    2
+                } else {
+                    3
+                };
+                todo.push((class, d2, coord, false));
             }
         }
         todo.sort_by(|a, b| {
@@ -790,10 +811,21 @@ impl MeshPipeline {
     /// Starts worker batches on the rayon pool (keeping at most a few batches
     /// per thread in flight); results arrive through the bounded channel.
     pub fn dispatch(&mut self, grid: &Grid, camera_pos_world: DVec3) {
+        self.dispatch_ranked(grid, camera_pos_world, &|_| true);
+    }
+
+    /// [`MeshPipeline::dispatch`] with holes first (see
+    /// [`MeshPipeline::take_jobs_ranked`]).
+    pub fn dispatch_ranked(
+        &mut self,
+        grid: &Grid,
+        camera_pos_world: DVec3,
+        is_shown: &dyn Fn(ChunkCoord) -> bool,
+    ) {
         let free = self
             .max_in_flight_batches
             .saturating_sub(self.in_flight_batches());
-        for job in self.take_jobs(grid, camera_pos_world, free) {
+        for job in self.take_jobs_ranked(grid, camera_pos_world, free, is_shown) {
             let tx = self.tx.clone();
             let in_flight = Arc::clone(&self.in_flight);
             let rules = Arc::clone(&self.skip_rules);

@@ -120,6 +120,17 @@ impl TerrainStreaming {
             missing_chunks(grid, meshes, columns, camera_pos_world, draw, |c| {
                 residency.is_outside(c)
             });
+        if self.streamed_frames % 60 == 0 {
+            log::debug!(
+                "stream frame {}: {} missing, {} waiting, {} loads in flight, {} MiB resident, {} meshing",
+                self.streamed_frames,
+                self.last_missing_chunks,
+                report.waiting,
+                residency.loads_in_flight(),
+                residency.resident_bytes() >> 20,
+                self.pipeline.queue_len()
+            );
+        }
         if self.last_missing_chunks > 0 {
             self.frames_with_missing_chunks.push(self.streamed_frames);
         }
@@ -175,7 +186,8 @@ impl TerrainStreaming {
             }
             uploader.evict(&update.evicted);
         }
-        self.pipeline.dispatch(grid, camera_pos_world);
+        self.pipeline
+            .dispatch_ranked(grid, camera_pos_world, &|c| meshes.level_of(c).is_some());
     }
 
     /// Late in the frame, before drawing: accepts finished results and

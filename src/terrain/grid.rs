@@ -387,20 +387,50 @@ impl Grid {
     /// A streaming grid lists only chunks whose neighbourhood is resident
     /// ([`Grid::neighbourhood_resident`]): the others cannot be meshed yet.
     pub fn meshing_candidates(&self) -> Vec<ChunkCoord> {
+        if self.resident_columns.is_some() {
+            return self.streaming_candidates();
+        }
         let mut set: rustc_hash::FxHashSet<ChunkCoord> = rustc_hash::FxHashSet::default();
         for &coord in self.chunks.keys() {
             set.insert(coord);
             set.extend(coord.neighbours());
         }
-        if self.resident_columns.is_some() {
-            let mut ready: FxHashMap<ColumnCoord, bool> = FxHashMap::default();
-            set.retain(|c| {
-                *ready
-                    .entry(ColumnCoord::of(*c))
-                    .or_insert_with(|| self.neighbourhood_resident(*c))
-            });
-        }
         let mut v: Vec<ChunkCoord> = set.into_iter().collect();
+        v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+        v
+    }
+
+    /// [`Grid::meshing_candidates`] of a streaming grid, by column: every
+    /// chunk of a column whose neighbourhood is resident, from one below
+    /// the lowest to one above the highest stored chunk of its 3×3
+    /// columns. One pass over the chunks and one over the columns (the
+    /// view changes this set every frame a column arrives); it may list a
+    /// few empty chunks in vertical gaps, which mesh to nothing.
+    fn streaming_candidates(&self) -> Vec<ChunkCoord> {
+        let mut y_range: FxHashMap<ColumnCoord, (i32, i32)> = FxHashMap::default();
+        for coord in self.chunks.keys() {
+            let r = y_range
+                .entry(ColumnCoord::of(*coord))
+                .or_insert((coord.0.y, coord.0.y));
+            r.0 = r.0.min(coord.0.y);
+            r.1 = r.1.max(coord.0.y);
+        }
+        let mut v: Vec<ChunkCoord> = Vec::new();
+        for column in self.resident_columns() {
+            if !self.neighbourhood_resident(ChunkCoord::new(column.x, 0, column.z)) {
+                continue;
+            }
+            let (lo, hi) = column
+                .with_neighbours()
+                .filter_map(|c| y_range.get(&c))
+                .fold((i32::MAX, i32::MIN), |(lo, hi), r| (lo.min(r.0), hi.max(r.1)));
+            if lo > hi {
+                continue;
+            }
+            for y in lo.saturating_sub(1)..=hi.saturating_add(1) {
+                v.push(ChunkCoord::new(column.x, y, column.z));
+            }
+        }
         v.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
         v
     }

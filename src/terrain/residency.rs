@@ -125,6 +125,8 @@ pub struct Residency {
     rx: Receiver<LoadDone>,
     /// The grid `(generation, revision)` whose edits were last noted.
     edits_seen: Option<(u64, u64)>,
+    /// Every column an edit has touched since creation.
+    ever_edited: FxHashSet<ColumnCoord>,
     /// Counters since creation.
     pub stats: StreamingStats,
 }
@@ -165,6 +167,7 @@ impl Residency {
             tx,
             rx,
             edits_seen: None,
+            ever_edited: FxHashSet::default(),
             stats: StreamingStats::default(),
         }
     }
@@ -199,7 +202,6 @@ impl Residency {
     /// budget (the CPU copies of meshes, spec §12).
     pub fn set_extra_bytes(&mut self, bytes: usize) {
         self.extra_bytes = bytes;
-        self.note_peak();
     }
 
     /// The state of `column` (`None`: absent).
@@ -289,6 +291,10 @@ impl Residency {
     pub fn note_edited(&mut self, grid: &Grid, chunks: impl IntoIterator<Item = ChunkCoord>) {
         let columns: FxHashSet<ColumnCoord> = chunks.into_iter().map(ColumnCoord::of).collect();
         for column in columns {
+            if !grid.is_column_resident(column) {
+                continue;
+            }
+            self.ever_edited.insert(column);
             let bytes = column_bytes(&grid.column_chunks(column));
             if let Some(ColumnState::Resident {
                 bytes: b,
@@ -303,6 +309,14 @@ impl Residency {
             }
         }
         self.note_peak();
+    }
+
+    /// Every column an edit touched since this residency was made, sorted
+    /// (resident or not).
+    pub fn ever_edited_columns(&self) -> Vec<ColumnCoord> {
+        let mut v: Vec<ColumnCoord> = self.ever_edited.iter().copied().collect();
+        v.sort();
+        v
     }
 
     /// Columns changed since they were last stored (sorted).
@@ -337,6 +351,7 @@ impl Residency {
         let mut started = 0;
         let mut wanted: Vec<ColumnCoord> = Vec::new();
         self.make_room(grid, 0);
+        self.note_peak();
         for column in columns {
             match self.columns.get_mut(&column) {
                 Some(ColumnState::Resident {
