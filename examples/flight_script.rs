@@ -54,13 +54,19 @@ fn main() -> anyhow::Result<()> {
         seed: args.seed,
         size_cells: args.world_size,
     };
-    settings.validate_streaming().context("invalid --world-size")?;
+    settings
+        .validate_streaming()
+        .context("invalid --world-size")?;
     let [x0, z0] = <[f64; 2]>::try_from(args.from.as_slice())
         .map_err(|_| anyhow::anyhow!("--from takes x,z"))?;
     let cell = f64::from(CELL_SIZE_STUDS);
     let ground = |x: f64, z: f64| -> f64 {
-        surface_height_cells(&settings, (x / cell).floor() as i32, (z / cell).floor() as i32)
-            .map_or(0.0, |h| h * cell)
+        surface_height_cells(
+            &settings,
+            (x / cell).floor() as i32,
+            (z / cell).floor() as i32,
+        )
+        .map_or(0.0, |h| h * cell)
     };
     let length_studs = args.km * 1000.0;
     let leg_frames = (length_studs / args.speed * FRAME_RATE_HZ).round() as u32;
@@ -96,7 +102,10 @@ fn main() -> anyhow::Result<()> {
                     high = high.max(ground(kx + 32.0 * f64::from(c), kz + 32.0 * f64::from(a)));
                 }
             }
-            keys.push((frame + i * KEY_EVERY_FRAMES, [kx, high + args.clearance, kz, yaw, -20.0]));
+            keys.push((
+                frame + i * KEY_EVERY_FRAMES,
+                [kx, high + args.clearance, kz, yaw, -20.0],
+            ));
         }
         x += dx * f64::from(steps * KEY_EVERY_FRAMES) / FRAME_RATE_HZ * args.speed;
         z += dz * f64::from(steps * KEY_EVERY_FRAMES) / FRAME_RATE_HZ * args.speed;
@@ -110,7 +119,11 @@ fn main() -> anyhow::Result<()> {
             let p: Vec<f64> = (0..3).map(|j| a[j] + (b[j] - a[j]) * t).collect();
             let above = p[1] - ground(p[0], p[2]);
             if !(300.0..=700.0).contains(&above) {
-                bail!("frame {f}: {above:.0} studs above the ground at ({:.0}, {:.0})", p[0], p[2]);
+                bail!(
+                    "frame {f}: {above:.0} studs above the ground at ({:.0}, {:.0})",
+                    p[0],
+                    p[2]
+                );
             }
         }
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use glam::DVec3;
 use strata::app::world_outputs::apply_script;
+use strata::camera::Camera;
 use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
@@ -53,7 +54,7 @@ fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 
         &mut meshes,
         &mut streaming,
         &mut UploadOnly(&mut NoGpu),
-        camera_world,
+        Camera::new(camera_world, 0.0, -30.0),
         Some(settings()),
     )
     .expect("replay");
@@ -126,7 +127,11 @@ impl ReplayTarget for SlowPresent {
     fn uploader(&mut self) -> Box<dyn ChunkUploader + '_> {
         Box::new(NoGpu)
     }
-    fn present(&mut self, _: &WorldMeshes) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    fn present(
+        &mut self,
+        _: &WorldMeshes,
+        _: &Camera,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         std::thread::sleep(self.draw);
         self.presented += 1;
         Ok(())
@@ -152,7 +157,7 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
         &mut meshes,
         &mut streaming,
         &mut target,
-        camera,
+        Camera::new(camera, 0.0, -30.0),
         Some(settings()),
     )
     .expect("replay");
@@ -174,5 +179,44 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
     assert!(
         visible.p50 >= published.p50 + 59.0,
         "{visible:?} vs {published:?}"
+    );
+}
+
+#[test]
+fn camera_keyframes_interpolate_linearly_and_bad_ones_are_refused() {
+    let script = Script::parse(
+        r#"{"frame_rate_hz": 60, "strokes": [
+            {"frame": 120, "camera": [100, 500, 0, 90, -20]},
+            {"frame": 0, "camera": [0, 300, 0, 0, -40]},
+            {"frame": 10, "tool": "add", "centre": [5, 5, 5], "radius_cells": 2}
+        ]}"#,
+        "keys.json",
+    )
+    .expect("script");
+    assert_eq!(script.camera_keys.len(), 2);
+    assert_eq!(script.strokes.len(), 1);
+    assert_eq!(script.camera_at(-5.0), Some([0.0, 300.0, 0.0, 0.0, -40.0]));
+    assert_eq!(
+        script.camera_at(60.0),
+        Some([50.0, 400.0, 0.0, 45.0, -30.0])
+    );
+    assert_eq!(
+        script.camera_at(500.0),
+        Some([100.0, 500.0, 0.0, 90.0, -20.0])
+    );
+    assert_eq!(script.last_timed_frame(), 120);
+    for bad in [
+        r#"{"strokes": [{"frame": 0, "camera": [0, 0, 0, 0, 95]}]}"#,
+        r#"{"strokes": [{"frame": 0, "camera": [0, 0, 0, 0, 1e400]}]}"#,
+        r#"{"strokes": [{"frame": 0, "camera": [0, 0, 0, 0, 0], "tool": "add"}]}"#,
+        r#"{"strokes": [{"frame": 0, "camera": [0, 0, 0, 0, 0]}, {"frame": 0, "camera": [1, 0, 0, 0, 0]}]}"#,
+    ] {
+        assert!(Script::parse(bad, "bad.json").is_err(), "{bad}");
+    }
+    assert!(
+        Script::parse(r#"{"strokes": []}"#, "e.json")
+            .unwrap()
+            .camera_at(3.0)
+            .is_none()
     );
 }

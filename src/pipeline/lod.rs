@@ -148,12 +148,12 @@ impl LodScanner {
             (a.from.is_some().cmp(&b.from.is_some()))
                 .then(a.distance_studs.total_cmp(&b.distance_studs))
                 .then_with(|| {
-                (a.coord.0.z, a.coord.0.y, a.coord.0.x).cmp(&(
-                    b.coord.0.z,
-                    b.coord.0.y,
-                    b.coord.0.x,
-                ))
-            })
+                    (a.coord.0.z, a.coord.0.y, a.coord.0.x).cmp(&(
+                        b.coord.0.z,
+                        b.coord.0.y,
+                        b.coord.0.x,
+                    ))
+                })
         });
         self.settled = transitions.len() <= MAX_TRANSITIONS_PER_SCAN;
         transitions.truncate(MAX_TRANSITIONS_PER_SCAN);

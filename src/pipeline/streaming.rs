@@ -105,9 +105,11 @@ impl TerrainStreaming {
         let mut report = StreamReport::default();
         residency.set_extra_bytes(meshes.heap_bytes());
         let evicted_before = residency.stats.evicted;
-        report.installed = residency.receive(grid).installed.len();
+        // Demand first: it marks this frame's columns, so the installs
+        // below never evict them to make room.
         let columns = self.demand.columns_around(camera_pos_world, radius);
         report.requested = residency.demand(grid, columns.iter().copied());
+        report.installed = residency.receive(grid).installed.len();
         report.waiting = columns
             .iter()
             .filter(|c| !grid.is_column_resident(**c) && !residency.is_outside(**c))

@@ -215,7 +215,11 @@ pub fn replay_script(
         frame_start = (frame_start + period).max(Instant::now());
         let strokes_done = next >= script.strokes.len()
             && due_frame >= u64::from(script.camera_keys.last().map_or(0, |k| k.frame));
-        if strokes_done && streaming.pipeline.is_idle() && streaming.is_view_loaded() {
+        let view_done = streaming.residency.is_none()
+            || (streaming.is_view_loaded()
+                && streaming.lod.is_settled()
+                && streaming.last_missing_chunks == 0);
+        if strokes_done && streaming.pipeline.is_idle() && view_done {
             break;
         }
         if strokes_done {

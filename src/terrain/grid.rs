@@ -423,7 +423,9 @@ impl Grid {
             let (lo, hi) = column
                 .with_neighbours()
                 .filter_map(|c| y_range.get(&c))
-                .fold((i32::MAX, i32::MIN), |(lo, hi), r| (lo.min(r.0), hi.max(r.1)));
+                .fold((i32::MAX, i32::MIN), |(lo, hi), r| {
+                    (lo.min(r.0), hi.max(r.1))
+                });
             if lo > hi {
                 continue;
             }

@@ -342,7 +342,8 @@ impl Residency {
     /// needed now; absent ones are requested from the workers in order while
     /// fewer than [`MAX_LOADS_IN_FLIGHT`] loads run and the budget has room
     /// (evicting columns no one needed this frame to make it). Columns
-    /// outside the world are skipped. Returns how many loads it started.
+    /// outside the world become resident (empty) at once. Returns how many
+    /// loads it started.
     pub fn demand(
         &mut self,
         grid: &mut Grid,
@@ -350,18 +351,23 @@ impl Residency {
     ) -> usize {
         let mut started = 0;
         let mut wanted: Vec<ColumnCoord> = Vec::new();
-        self.make_room(grid, 0);
-        self.note_peak();
         for column in columns {
             match self.columns.get_mut(&column) {
                 Some(ColumnState::Resident {
                     last_needed_frame, ..
                 }) => *last_needed_frame = self.frame,
                 Some(ColumnState::Loading { .. }) => {}
-                None if self.source.is_outside(column) => {}
+                None if self.source.is_outside(column) => {
+                    // Known empty: resident at once without a load, so the
+                    // chunks along the world's edge can be meshed.
+                    self.install_outside(grid, column);
+                }
                 None => wanted.push(column),
             }
         }
+        // Marked first, so this frame's columns are not evicted to fit.
+        self.make_room(grid, 0);
+        self.note_peak();
         for column in wanted {
             if self.in_flight >= MAX_LOADS_IN_FLIGHT {
                 break;
@@ -518,6 +524,26 @@ impl Residency {
             }
         }
         report
+    }
+
+    fn install_outside(&mut self, grid: &mut Grid, column: ColumnCoord) {
+        if grid.install_column(column, Vec::new()).is_err() {
+            log::warn!(
+                "chunk column ({}, {}) was already resident",
+                column.x,
+                column.z
+            );
+        }
+        let bytes = column_bytes(&[]);
+        self.columns.insert(
+            column,
+            ColumnState::Resident {
+                last_needed_frame: self.frame,
+                bytes,
+                edited: false,
+            },
+        );
+        self.resident_chunk_bytes += bytes;
     }
 
     fn install(
