@@ -11,12 +11,16 @@
 //! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
 //!   a grid from it.
 //! - [`gltf_export`]: the full-detail surface as binary glTF 2.0 (`.glb`).
+//! - [`streaming_file`]: the streaming world format (SQLite): generator
+//!   settings and only the edited chunk columns, saved and pending, opened
+//!   without reading any column (spec §12).
 //! - [`world_source`]: where a world comes from (generator, heightmap,
 //!   world file or a given grid), turned into a grid.
 
 pub mod gltf_export;
 pub mod heightmap_export;
 pub mod heightmap_import;
+pub mod streaming_file;
 pub mod world_file;
 pub mod world_source;
 

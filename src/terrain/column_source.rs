@@ -39,6 +39,13 @@ pub enum SourceError {
         /// What is wrong.
         message: String,
     },
+    /// The store as a whole could not be read (not one column's data), e.g.
+    /// while listing its columns.
+    #[error("edit store: {message}")]
+    Store {
+        /// What went wrong (names the file, when there is one).
+        message: String,
+    },
 }
 
 /// How a load was answered, for the streaming statistics.

@@ -27,7 +27,7 @@ const TAG_DENSE_ZSTD: u8 = 1;
 /// Longest `data` blob the loader reads: a tag and the worst-case zstd frame
 /// of 65536 bytes (stored blocks, 3 bytes per 128 KiB block, plus headers),
 /// rounded up generously.
-pub(super) const MAX_BLOB_BYTES: usize = DENSE_CHUNK_BYTES + 1024;
+pub(crate) const MAX_BLOB_BYTES: usize = DENSE_CHUNK_BYTES + 1024;
 
 /// One chunk ready to be written.
 pub(super) struct EncodedChunk {
@@ -43,7 +43,7 @@ pub(super) struct EncodedChunk {
 ///
 /// # Errors
 /// Only when zstd itself fails (out of memory).
-fn encode_cells(cells: &ChunkCells) -> std::io::Result<Vec<u8>> {
+pub(crate) fn encode_cells(cells: &ChunkCells) -> std::io::Result<Vec<u8>> {
     match cells {
         ChunkCells::Uniform(c) => {
             let [m, o] = c.to_bytes();
@@ -92,7 +92,7 @@ pub(super) fn encode_chunks(
 
 /// Why one chunk failed to load.
 #[derive(Debug)]
-pub(super) enum ChunkFault {
+pub(crate) enum ChunkFault {
     /// Undecodable data (damaged, or not a chunk encoding), and why.
     Invalid(String),
     /// A well-formed frame that would decompress to more than a chunk (a
@@ -109,7 +109,7 @@ pub(super) enum ChunkFault {
 
 impl ChunkFault {
     /// The fault as a sentence fragment for [`super::SkippedChunk::reason`].
-    pub(super) fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             ChunkFault::Invalid(reason) => format!("damaged: {reason}"),
             ChunkFault::TooLarge(Some(n)) => {
@@ -179,7 +179,7 @@ fn zstd_output_bound(frame: &[u8]) -> Option<u64> {
 
 /// Decodes a `data` blob. Allocates at most one chunk's bytes, plus one
 /// zstd block's for a frame that declares slightly more than a chunk.
-pub(super) fn decode_blob(blob: &[u8]) -> Result<ChunkCells, ChunkFault> {
+pub(crate) fn decode_blob(blob: &[u8]) -> Result<ChunkCells, ChunkFault> {
     let invalid = |s: String| ChunkFault::Invalid(s);
     match blob.split_first() {
         None => Err(invalid("empty data".to_string())),

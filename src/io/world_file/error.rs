@@ -274,7 +274,7 @@ fn fmt_coords(coords: &[ChunkCoord]) -> String {
 }
 
 /// Maps an SQLite error to the most specific [`WorldFileError`].
-pub(super) fn sqlite_err(path: &Path, e: rusqlite::Error) -> WorldFileError {
+pub(crate) fn sqlite_err(path: &Path, e: rusqlite::Error) -> WorldFileError {
     use rusqlite::ErrorCode;
     let path = path.to_path_buf();
     match e.sqlite_error_code() {
@@ -292,7 +292,7 @@ pub(super) fn sqlite_err(path: &Path, e: rusqlite::Error) -> WorldFileError {
 
 /// Maps an I/O error on `path` to [`WorldFileError::NotFound`] or
 /// [`WorldFileError::Io`].
-pub(super) fn io_err(path: &Path, source: std::io::Error) -> WorldFileError {
+pub(crate) fn io_err(path: &Path, source: std::io::Error) -> WorldFileError {
     if source.kind() == ErrorKind::NotFound {
         WorldFileError::NotFound {
             path: path.to_path_buf(),

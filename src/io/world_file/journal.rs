@@ -45,7 +45,7 @@ impl std::fmt::Display for JournalRecovery {
 }
 
 /// `path` with `suffix` appended to its file name.
-pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name: OsString = path.file_name().unwrap_or_default().to_os_string();
     name.push(suffix);
     path.with_file_name(name)
@@ -137,7 +137,7 @@ pub(super) fn keep_copies_before_rollback(
 
 /// `result`, with an error wrapped in [`WorldFileError::AfterJournalRollback`]
 /// when `recovery` says a journal was rolled back into the file first.
-pub(super) fn noting<T>(
+pub(crate) fn noting<T>(
     recovery: &Option<JournalRecovery>,
     result: Result<T, WorldFileError>,
 ) -> Result<T, WorldFileError> {

@@ -80,12 +80,18 @@ use crate::terrain::chunk::ChunkCells;
 use crate::terrain::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
 use crate::terrain::grid::{Changes, Grid};
 pub use codec::DENSE_CHUNK_BYTES;
-use codec::{ChunkFault, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks};
+pub(crate) use codec::{ChunkFault, MAX_BLOB_BYTES, decode_blob, encode_cells};
+use codec::{EncodedChunk, encode_chunks};
 pub use error::WorldFileError;
-use error::{fmt_coord, io_err, sqlite_err};
+use error::fmt_coord;
+pub(crate) use error::{io_err, sqlite_err};
 pub use journal::JournalRecovery;
-use journal::noting;
+pub(crate) use journal::{noting, with_suffix};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
+pub(crate) use schema::{
+    FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, open_existing_as,
+    parse_camera, parse_generator, read_meta_map,
+};
 use schema::{open_existing, read_meta_table, require_table, write_meta};
 
 /// Most chunks a world file may hold: twice the chunks of the largest
@@ -790,7 +796,7 @@ impl WorldFile {
         // A journal beside the replaced file belonged to it (an interrupted
         // incremental save of the old world): rolled into the new file it
         // would corrupt it.
-        let journal = journal::with_suffix(path, "-journal");
+        let journal = with_suffix(path, "-journal");
         match std::fs::remove_file(&journal) {
             Ok(()) => log::info!(
                 "removed {}, the journal of the replaced file",

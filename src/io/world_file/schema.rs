@@ -41,6 +41,24 @@ CREATE TABLE chunks (
 );
 ";
 
+/// The exact schema a kind of Strata file must have: the statements that
+/// create it and the tables it must hold. World files ([`WORLD_SCHEMA`]) and
+/// streaming world files (`crate::io::streaming_file`) share the opening
+/// rules and differ only in this.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FileSchema {
+    /// The `CREATE` statements of a new file, exactly as SQLite stores them.
+    pub(crate) sql: &'static str,
+    /// The tables that must be present (named in [`WorldFileError::MissingTable`]).
+    pub(crate) tables: &'static [&'static str],
+}
+
+/// The schema of a world file (format 1).
+pub(crate) const WORLD_SCHEMA: FileSchema = FileSchema {
+    sql: SCHEMA,
+    tables: &["meta", "chunks"],
+};
+
 /// Longest string or blob SQLite may build on a connection to an existing
 /// world (`SQLITE_LIMIT_LENGTH`): just above the longest chunk blob the
 /// loader reads (and far above any valid `meta` value, which are a few
@@ -89,28 +107,32 @@ fn schema_rows(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<SchemaRo
     rows.collect()
 }
 
-/// The schema rows of a world, taken from an in-memory database built from
-/// [`SCHEMA`] so they match what SQLite stores byte for byte.
-fn expected_schema_rows() -> rusqlite::Result<Vec<SchemaRow>> {
+/// The schema rows of `schema`, taken from an in-memory database built from
+/// its statements so they match what SQLite stores byte for byte.
+fn expected_schema_rows(schema: &FileSchema) -> rusqlite::Result<Vec<SchemaRow>> {
     let conn = Connection::open_in_memory()?;
-    conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(schema.sql)?;
     schema_rows(&conn, 16)
 }
 
-/// Checks that the file's schema is exactly a world's, before any row is
-/// read: the `meta` and `chunks` tables declared exactly as [`SCHEMA`]
-/// declares them (so no generated column, default or constraint that could
-/// run an expression), their automatic index, and nothing else (no other
-/// table, index, view or trigger).
+/// Checks that the file's schema is exactly `schema`, before any row is
+/// read: its tables declared exactly as its statements declare them (so no
+/// generated column, default or constraint that could run an expression),
+/// their automatic indexes, and nothing else (no other table, index, view or
+/// trigger).
 ///
 /// # Errors
-/// [`WorldFileError::MissingTable`] when `meta` or `chunks` is missing, else
+/// [`WorldFileError::MissingTable`] when one of its tables is missing, else
 /// [`WorldFileError::UnexpectedSchema`] naming the first difference.
-pub(super) fn verify_schema(conn: &Connection, path: &Path) -> Result<(), WorldFileError> {
-    let expected = expected_schema_rows().map_err(|e| sqlite_err(path, e))?;
+fn verify_schema(
+    conn: &Connection,
+    path: &Path,
+    schema: &FileSchema,
+) -> Result<(), WorldFileError> {
+    let expected = expected_schema_rows(schema).map_err(|e| sqlite_err(path, e))?;
     // A few more rows than expected are enough to name an extra one.
     let found = schema_rows(conn, expected.len() + 8).map_err(|e| sqlite_err(path, e))?;
-    for table in ["meta", "chunks"] {
+    for &table in schema.tables {
         if !found.iter().any(|(t, n, _, _)| t == "table" && n == table) {
             return Err(WorldFileError::MissingTable {
                 path: path.to_path_buf(),
@@ -142,10 +164,34 @@ pub(super) fn verify_schema(conn: &Connection, path: &Path) -> Result<(), WorldF
     Ok(())
 }
 
+/// Which of `schemas` the file's schema is exactly ([`verify_schema`]), by
+/// index; when none, the error for the first.
+fn verify_schema_any(
+    conn: &Connection,
+    path: &Path,
+    schemas: &[&FileSchema],
+) -> Result<usize, WorldFileError> {
+    let mut first_error = None;
+    for (i, schema) in schemas.iter().enumerate() {
+        match verify_schema(conn, path, schema) {
+            Ok(()) => return Ok(i),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(
+        first_error.unwrap_or_else(|| WorldFileError::UnexpectedSchema {
+            path: path.to_path_buf(),
+            detail: "no schema to compare with".to_string(),
+        }),
+    )
+}
+
 /// Sets up a fresh file: page size, no journal and no fsync (a new file is
 /// written to a temporary path, and the rename is the commit), and the
 /// application id.
-pub(super) fn configure_new_file(conn: &Connection) -> rusqlite::Result<()> {
+pub(crate) fn configure_new_file(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(&format!(
         "PRAGMA page_size = {PAGE_SIZE};
          PRAGMA journal_mode = OFF;
@@ -215,6 +261,20 @@ impl WorldMeta {
 pub(super) fn open_existing(
     path: &Path,
 ) -> Result<(Connection, Option<JournalRecovery>), WorldFileError> {
+    let (conn, _, recovery) = open_existing_as(path, &[&WORLD_SCHEMA])?;
+    Ok((conn, recovery))
+}
+
+/// [`open_existing`] for a file that may have any of `schemas`: also
+/// returns the index of the one it has. When it has none, the error is the
+/// one for the first schema.
+///
+/// # Errors
+/// As [`open_existing`].
+pub(crate) fn open_existing_as(
+    path: &Path,
+    schemas: &[&FileSchema],
+) -> Result<(Connection, usize, Option<JournalRecovery>), WorldFileError> {
     let md = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if md.is_dir() {
         return Err(WorldFileError::Io {
@@ -231,12 +291,12 @@ pub(super) fn open_existing(
         });
     }
     let recovery = keep_copies_before_rollback(path)?;
-    let conn = noting(&recovery, connect(path))?;
-    Ok((conn, recovery))
+    let (conn, which) = noting(&recovery, connect(path, schemas))?;
+    Ok((conn, which, recovery))
 }
 
-/// The body of [`open_existing`] after the journal check.
-fn connect(path: &Path) -> Result<Connection, WorldFileError> {
+/// The body of [`open_existing_as`] after the journal check.
+fn connect(path: &Path, schemas: &[&FileSchema]) -> Result<(Connection, usize), WorldFileError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_err(path, e))?;
     conn.busy_timeout(Duration::from_secs(5))
@@ -257,8 +317,8 @@ fn connect(path: &Path) -> Result<Connection, WorldFileError> {
             application_id,
         });
     }
-    verify_schema(&conn, path)?;
-    Ok(conn)
+    let which = verify_schema_any(&conn, path, schemas)?;
+    Ok((conn, which))
 }
 
 /// Compares the size the SQLite header promises with the file's size.
@@ -330,43 +390,90 @@ pub(super) struct StoredMeta {
     pub(super) world_hash: u64,
 }
 
+/// The rows of the `meta` table as a map; a key stored twice, or a key or
+/// value that is not text, is refused ([`WorldFileError::BadMeta`]).
+pub(crate) fn read_meta_map(
+    conn: &Connection,
+    path: &Path,
+) -> Result<HashMap<String, String>, WorldFileError> {
+    require_table(conn, path, "meta")?;
+    let mut map: HashMap<String, String> = HashMap::new();
+    let mut stmt = conn
+        .prepare("SELECT key, value FROM meta")
+        .map_err(|e| sqlite_err(path, e))?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(|e| sqlite_err(path, e))?;
+    for row in rows {
+        let (k, v) = row.map_err(|e| match e {
+            rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..) => WorldFileError::BadMeta {
+                path: path.to_path_buf(),
+                key: "?".to_string(),
+                message: format!("a key or value is not text: {e}"),
+            },
+            e => sqlite_err(path, e),
+        })?;
+        if map.contains_key(&k) {
+            // Only a file whose schema was changed can hold this: which
+            // value counts cannot be told, so neither is trusted.
+            return Err(WorldFileError::BadMeta {
+                path: path.to_path_buf(),
+                key: k,
+                message: "stored in more than one row".to_string(),
+            });
+        }
+        map.insert(k, v);
+    }
+    Ok(map)
+}
+
+/// A `generator` meta value (`{"seed": N, "size_cells": N}`) as settings,
+/// not yet validated; `Err` says what is wrong with the text.
+pub(crate) fn parse_generator(text: &str) -> Result<GeneratorSettings, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let field = |name: &str| {
+        v.get(name)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| format!("field `{name}` must be a whole number"))
+    };
+    Ok(GeneratorSettings {
+        seed: field("seed")?,
+        size_cells: u32::try_from(field("size_cells")?)
+            .map_err(|_| "size_cells is too large".to_string())?,
+    })
+}
+
+/// The `generator` meta value of `settings`.
+pub(crate) fn generator_text(settings: &GeneratorSettings) -> String {
+    serde_json::json!({ "seed": settings.seed, "size_cells": settings.size_cells }).to_string()
+}
+
+/// A `camera` meta value (`[x, y, z, yaw_deg, pitch_deg]`, finite, pitch
+/// within ±[`MAX_PITCH_DEG`]); `Err` says what is wrong with the text.
+pub(crate) fn parse_camera(text: &str) -> Result<[f64; 5], String> {
+    let c: [f64; 5] = serde_json::from_str(text)
+        .map_err(|e| format!("expected [x, y, z, yaw_deg, pitch_deg]: {e}"))?;
+    if !c.iter().all(|v| v.is_finite()) || c[4].abs() > MAX_PITCH_DEG as f64 {
+        return Err(format!(
+            "{c:?} has a non-finite value or a pitch beyond ±{MAX_PITCH_DEG}°"
+        ));
+    }
+    Ok(c)
+}
+
+/// The `camera` meta value of `camera`.
+pub(crate) fn camera_text(camera: &[f64; 5]) -> String {
+    serde_json::Value::from(camera.to_vec()).to_string()
+}
+
 /// Reads and validates the `meta` table (format version first); a key
 /// stored twice is refused.
 pub(super) fn read_meta_table(
     conn: &Connection,
     path: &Path,
 ) -> Result<StoredMeta, WorldFileError> {
-    require_table(conn, path, "meta")?;
-    let mut map: HashMap<String, String> = HashMap::new();
-    {
-        let mut stmt = conn
-            .prepare("SELECT key, value FROM meta")
-            .map_err(|e| sqlite_err(path, e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| sqlite_err(path, e))?;
-        for row in rows {
-            let (k, v) = row.map_err(|e| match e {
-                rusqlite::Error::InvalidColumnType(..)
-                | rusqlite::Error::FromSqlConversionFailure(..) => WorldFileError::BadMeta {
-                    path: path.to_path_buf(),
-                    key: "?".to_string(),
-                    message: format!("a key or value is not text: {e}"),
-                },
-                e => sqlite_err(path, e),
-            })?;
-            if map.contains_key(&k) {
-                // Only a file whose schema was changed can hold this: which
-                // value counts cannot be told, so neither is trusted.
-                return Err(WorldFileError::BadMeta {
-                    path: path.to_path_buf(),
-                    key: k,
-                    message: "stored in more than one row".to_string(),
-                });
-            }
-            map.insert(k, v);
-        }
-    }
+    let map = read_meta_map(conn, path)?;
     let bad = |key: &str, message: String| WorldFileError::BadMeta {
         path: path.to_path_buf(),
         key: key.to_string(),
@@ -405,23 +512,7 @@ pub(super) fn read_meta_table(
     let generator = match map.get("generator") {
         None => None,
         Some(text) => {
-            let v: serde_json::Value =
-                serde_json::from_str(text).map_err(|e| bad("generator", e.to_string()))?;
-            let field = |name: &str| {
-                v.get(name)
-                    .and_then(serde_json::Value::as_u64)
-                    .ok_or_else(|| {
-                        bad(
-                            "generator",
-                            format!("field `{name}` must be a whole number"),
-                        )
-                    })
-            };
-            let settings = GeneratorSettings {
-                seed: field("seed")?,
-                size_cells: u32::try_from(field("size_cells")?)
-                    .map_err(|_| bad("generator", "size_cells is too large".to_string()))?,
-            };
+            let settings = parse_generator(text).map_err(|m| bad("generator", m))?;
             settings
                 .validate()
                 .map_err(|e| bad("generator", e.to_string()))?;
@@ -430,21 +521,7 @@ pub(super) fn read_meta_table(
     };
     let camera = match map.get("camera") {
         None => None,
-        Some(text) => {
-            let c: [f64; 5] = serde_json::from_str(text).map_err(|e| {
-                bad(
-                    "camera",
-                    format!("expected [x, y, z, yaw_deg, pitch_deg]: {e}"),
-                )
-            })?;
-            if !c.iter().all(|v| v.is_finite()) || c[4].abs() > MAX_PITCH_DEG as f64 {
-                return Err(bad(
-                    "camera",
-                    format!("{c:?} has a non-finite value or a pitch beyond ±{MAX_PITCH_DEG}°"),
-                ));
-            }
-            Some(c)
-        }
+        Some(text) => Some(parse_camera(text).map_err(|m| bad("camera", m))?),
     };
     Ok(StoredMeta {
         meta: WorldMeta {
@@ -468,17 +545,8 @@ fn meta_rows(meta: &WorldMeta, world_hash: u64) -> Vec<(&'static str, Option<Str
             "writer",
             Some(format!("strata {}", env!("CARGO_PKG_VERSION"))),
         ),
-        (
-            "generator",
-            meta.generator.as_ref().map(|g| {
-                serde_json::json!({ "seed": g.seed, "size_cells": g.size_cells }).to_string()
-            }),
-        ),
-        (
-            "camera",
-            meta.camera
-                .map(|c| serde_json::Value::from(c.to_vec()).to_string()),
-        ),
+        ("generator", meta.generator.as_ref().map(generator_text)),
+        ("camera", meta.camera.as_ref().map(camera_text)),
     ]
 }
 
