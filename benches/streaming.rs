@@ -1,5 +1,6 @@
-//! Streaming world files (spec §12): opening a file of 2000 edited columns
-//! (which reads no column), and loading one edited column from it.
+//! Streaming (spec §12): generating one chunk column of the 1,048,576-cell
+//! world on demand, opening a file of 2000 edited columns (which reads no
+//! column), and loading one edited column from it.
 //!
 //! Run: `cargo bench --bench streaming`. Prints the file size and the p50
 //! and p95 of one `load_edited` over every stored column first.
@@ -92,5 +93,42 @@ fn streaming_file(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, streaming_file);
+/// One column generated on demand, far out in the largest world: p50 and
+/// p99 over 2000 columns first, then criterion's estimate.
+fn column_generation(c: &mut Criterion) {
+    let generator = ColumnGenerator::new(&GeneratorSettings {
+        seed: 7,
+        size_cells: 1 << 20,
+    });
+    let base = 16_384;
+    let mut times: Vec<Duration> = (0..COLUMNS)
+        .map(|i| {
+            let column = ColumnCoord::new(base + i % 50, base + i / 50);
+            let start = Instant::now();
+            let chunks = generator.column_chunks(column);
+            let t = start.elapsed();
+            assert!(!chunks.is_empty());
+            t
+        })
+        .collect();
+    times.sort_unstable();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "column generation over {COLUMNS} columns: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 99 / 100]),
+        ms(times[times.len() - 1])
+    );
+    let mut group = c.benchmark_group("column_generation");
+    let mut next = 0i32;
+    group.bench_function("generate_one_column_1m_world", |b| {
+        b.iter(|| {
+            next = (next + 7) % COLUMNS;
+            generator.column_chunks(ColumnCoord::new(base + next % 50, base + next / 50))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, column_generation, streaming_file);
 criterion_main!(benches);

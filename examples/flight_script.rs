@@ -102,10 +102,11 @@ fn main() -> anyhow::Result<()> {
                     high = high.max(ground(kx + 32.0 * f64::from(c), kz + 32.0 * f64::from(a)));
                 }
             }
-            keys.push((
-                frame + i * KEY_EVERY_FRAMES,
-                [kx, high + args.clearance, kz, yaw, -20.0],
-            ));
+            // Over the highest ground near the path, but never more than
+            // 680 (nor less than 320) studs over the ground right below.
+            let below = ground(kx, kz);
+            let y = (high + args.clearance).clamp(below + 320.0, below + 680.0);
+            keys.push((frame + i * KEY_EVERY_FRAMES, [kx, y, kz, yaw, -20.0]));
         }
         x += dx * f64::from(steps * KEY_EVERY_FRAMES) / FRAME_RATE_HZ * args.speed;
         z += dz * f64::from(steps * KEY_EVERY_FRAMES) / FRAME_RATE_HZ * args.speed;

@@ -10,16 +10,17 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::app::headless::{self, ScreenshotOptions};
+use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, OpenedWorld};
 use strata::camera::Camera;
 use strata::io::heightmap_import::HeightmapSettings;
+use strata::io::streaming_file::StreamingWorldFile;
 use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
 use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::residency::Residency;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -404,21 +405,20 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
     cli.stream || settings.size_cells > strata::terrain::generate::MAX_SIZE_CELLS
 }
 
-/// The residency of a streamed generated world: columns generated on
-/// demand, edited columns spilled to memory (the file-backed store comes
-/// with streaming world files), within `--memory-budget-mib`.
-fn streaming_residency(cli: &Cli, settings: &GeneratorSettings) -> Residency {
-    use strata::terrain::column_source::{GeneratedColumns, MemoryEditStore};
-    let budget_mib = cli
-        .memory_budget_mib
+/// The memory budget of a streaming world, bytes (`--memory-budget-mib`).
+fn budget_bytes(cli: &Cli) -> usize {
+    cli.memory_budget_mib
         .map_or(strata::terrain::residency::DEFAULT_BUDGET_BYTES, |m| {
             m as usize * (1 << 20)
-        });
-    Residency::new(
-        std::sync::Arc::new(GeneratedColumns::new(settings)),
-        std::sync::Arc::new(MemoryEditStore::default()),
-        budget_mib,
-    )
+        })
+}
+
+/// Where a new streaming world spills its edits until it is saved.
+fn recovery_dir() -> anyhow::Result<PathBuf> {
+    let dir = std::env::temp_dir().join("strata-recovery");
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot make the recovery folder {}", dir.display()))?;
+    Ok(dir)
 }
 
 /// The headless run: one world, the script applied once (through the
@@ -430,7 +430,18 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let source = world_source(cli)?;
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
-            return run_headless_streamed(cli, settings, initial_camera(cli), script);
+            let world = StreamedWorld::new(settings, &recovery_dir()?)?;
+            return run_headless_streamed(cli, world, script);
+        }
+        WorldSource::File(path) if StreamingWorldFile::is_streaming_file(path) => {
+            let world = StreamedWorld::open(path)?;
+            if world.recovered_columns > 0 {
+                eprintln!(
+                    "strata: recovered {} edited columns that were not saved",
+                    world.recovered_columns
+                );
+            }
+            return run_headless_streamed(cli, world, script);
         }
         _ if cli.memory_budget_mib.is_some() || cli.stream => {
             bail!("--memory-budget-mib and --stream apply to generated worlds only");
@@ -480,16 +491,14 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
 }
 
 /// The headless run of a streaming world: the screenshot (after the
-/// script) with its statistics. Saving and exporting a streaming world
-/// are refused for now.
+/// script) with its statistics, then `--save` (generator settings and the
+/// edited columns only). Exports of a streaming world are refused for now.
 fn run_headless_streamed(
     cli: &Cli,
-    settings: &GeneratorSettings,
-    camera: Option<Camera>,
+    world: StreamedWorld,
     script: Option<Script>,
 ) -> anyhow::Result<()> {
     for (flag, set) in [
-        ("--save", cli.save.is_some()),
         ("--export-glb", cli.export_glb.is_some()),
         ("--export-heightmap", cli.export_heightmap.is_some()),
     ] {
@@ -500,6 +509,12 @@ fn run_headless_streamed(
     let Some(output) = &cli.screenshot else {
         bail!("a streaming world needs --screenshot with --headless");
     };
+    let camera = initial_camera(cli).or_else(|| {
+        world
+            .file
+            .camera()
+            .map(|[x, y, z, yaw, pitch]| Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32))
+    });
     let options = ScreenshotOptions {
         output: output.to_path_buf(),
         size_px: [cli.size.0, cli.size.1],
@@ -512,12 +527,11 @@ fn run_headless_streamed(
         time_secs: cli.time_secs,
         replay_frames: !cli.no_replay_frames,
     };
-    let residency = streaming_residency(cli, settings);
-    let (stats, _grid, _residency) = headless::render_world_streamed(
+    let (stats, grid, residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
-        Some(settings.clone()),
-        Some(residency),
+        Some(world.settings.clone()),
+        Some(world.residency(budget_bytes(cli))),
     )?;
     if let Some(path) = &options.stats_json {
         headless::write_stats_json(path, &stats)?;
@@ -539,6 +553,18 @@ fn run_headless_streamed(
             s.frames_with_missing_chunks
         );
     }
+    if let (Some(path), Some(mut residency)) = (&cli.save, residency) {
+        let report = world.save(&mut residency, &grid, path, Some(stats.camera))?;
+        println!(
+            "saved {} ({} edited columns written, {} spilled ones kept, {} bytes, {:.0} ms)",
+            path.display(),
+            report.columns_written,
+            report.pending_saved,
+            report.file_bytes,
+            report.elapsed_ms
+        );
+    }
+    world.remove_recovery();
     Ok(())
 }
 

@@ -476,6 +476,7 @@ impl StreamingSummary {
         let Some(r) = streaming.residency.as_mut() else {
             return Ok(None);
         };
+        r.sync_edits(grid);
         let edited = r.ever_edited_columns();
         let before_reload = (r.resident_bytes(), r.stats.peak_resident_bytes);
         r.load_now(grid, edited.iter().copied())?;
@@ -538,8 +539,14 @@ fn settle_streaming(
         streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
         streaming.publish(uploader, meshes);
         frames += 1;
-        if streaming.is_view_loaded() && streaming.pipeline.is_idle() && streaming.lod.is_settled()
+        if streaming.is_view_settled() && streaming.pipeline.is_idle() && streaming.lod.is_settled()
         {
+            if streaming.is_budget_limited() {
+                log::warn!(
+                    "the memory budget holds only part of the view: {} columns wait",
+                    streaming.last_waiting_columns()
+                );
+            }
             return Ok(frames);
         }
         if start.elapsed() > STREAMING_STARTUP_TIMEOUT {

@@ -39,6 +39,7 @@ pub struct TerrainStreaming {
     /// The missing count of the last streamed frame.
     pub last_missing_chunks: usize,
     last_waiting: usize,
+    last_requested: usize,
 }
 
 /// What one [`TerrainStreaming::stream_columns`] did.
@@ -80,6 +81,27 @@ impl TerrainStreaming {
             .is_none_or(|r| self.last_waiting == 0 && r.loads_in_flight() == 0)
     }
 
+    /// True when the last frame wanted columns it could not ask for because
+    /// the memory budget is full of columns the view needs: the view is as
+    /// complete as the budget allows (a larger `--memory-budget-mib` or a
+    /// shorter draw distance completes it).
+    pub fn is_budget_limited(&self) -> bool {
+        self.residency.as_ref().is_some_and(|r| {
+            self.last_waiting > 0 && self.last_requested == 0 && r.loads_in_flight() == 0
+        })
+    }
+
+    /// Columns the last frame wanted that were not resident.
+    pub fn last_waiting_columns(&self) -> usize {
+        self.last_waiting
+    }
+
+    /// True when nothing more will arrive for the current view: it is
+    /// loaded, or the budget allows no more of it.
+    pub fn is_view_settled(&self) -> bool {
+        self.is_view_loaded() || self.is_budget_limited()
+    }
+
     /// Horizontal radius of the column demand: the preload range plus the
     /// one column of neighbours a chunk needs to be meshed.
     pub fn demand_radius_studs(&self) -> f64 {
@@ -115,6 +137,7 @@ impl TerrainStreaming {
             .filter(|c| !grid.is_column_resident(**c) && !residency.is_outside(**c))
             .count();
         self.last_waiting = report.waiting;
+        self.last_requested = report.requested;
         if residency.stats.evicted != evicted_before {
             self.pipeline.cancel_unmeshable(grid);
         }
@@ -122,7 +145,7 @@ impl TerrainStreaming {
             missing_chunks(grid, meshes, columns, camera_pos_world, draw, |c| {
                 residency.is_outside(c)
             });
-        if self.streamed_frames % 60 == 0 {
+        if self.streamed_frames.is_multiple_of(60) {
             log::debug!(
                 "stream frame {}: {} missing, {} waiting, {} loads in flight, {} MiB resident, {} meshing",
                 self.streamed_frames,

@@ -47,6 +47,10 @@
 //!
 //! `undo` and `redo` take no other field.
 //!
+//! A camera keyframe, `{"frame": N, "camera": [x, y, z, yaw_deg,
+//! pitch_deg]}` (no `tool`, no other field), moves the replay's camera;
+//! see [`Script::camera_at`] for the interpolation.
+//!
 //! Loading refuses, before anything runs: a file that is not a regular file
 //! or is above [`MAX_SCRIPT_FILE_BYTES`], more than [`MAX_SCRIPT_WORK_CELLS`]
 //! of estimated work, and a replay longer than [`MAX_REPLAY_SECONDS`].

@@ -216,6 +216,7 @@ pub fn replay_script(
         let strokes_done = next >= script.strokes.len()
             && due_frame >= u64::from(script.camera_keys.last().map_or(0, |k| k.frame));
         let view_done = streaming.residency.is_none()
+            || streaming.is_budget_limited()
             || (streaming.is_view_loaded()
                 && streaming.lod.is_settled()
                 && streaming.last_missing_chunks == 0);

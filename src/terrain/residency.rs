@@ -27,6 +27,10 @@ pub const DEFAULT_BUDGET_BYTES: usize = 2048 << 20;
 /// Loads in flight at once (per residency).
 pub const MAX_LOADS_IN_FLIGHT: usize = 8;
 
+/// Columns no one needs this frame stay resident (a cache for a camera that
+/// turns back) only while resident bytes are within 1/this of the budget.
+pub const CACHE_SHARE_DIVISOR: usize = 2;
+
 /// What a column costs before its first load is measured: four dense chunks.
 const INITIAL_COLUMN_ESTIMATE_BYTES: usize = 4 * 65_536;
 
@@ -366,7 +370,9 @@ impl Residency {
             }
         }
         // Marked first, so this frame's columns are not evicted to fit.
-        self.make_room(grid, 0);
+        // Columns no one needs are kept only as a cache within a share of
+        // the budget (a column is resident while something needs it).
+        self.make_room_within(grid, self.budget_bytes / CACHE_SHARE_DIVISOR, 0);
         self.note_peak();
         for column in wanted {
             if self.in_flight >= MAX_LOADS_IN_FLIGHT {
@@ -386,8 +392,18 @@ impl Residency {
     /// taking only unpinned columns not needed this frame, least recently
     /// needed first. True when it fits.
     fn make_room(&mut self, grid: &mut Grid, reserve_bytes: usize) -> bool {
+        self.make_room_within(grid, self.budget_bytes, reserve_bytes)
+    }
+
+    /// [`Residency::make_room`] against `limit_bytes` instead of the budget.
+    fn make_room_within(
+        &mut self,
+        grid: &mut Grid,
+        limit_bytes: usize,
+        reserve_bytes: usize,
+    ) -> bool {
         self.sync_edits(grid);
-        if self.resident_bytes() + reserve_bytes <= self.budget_bytes {
+        if self.resident_bytes() + reserve_bytes <= limit_bytes {
             return true;
         }
         let mut candidates: Vec<(u64, ColumnCoord, usize)> = self
@@ -405,7 +421,7 @@ impl Residency {
             })
             .collect();
         candidates.sort_unstable();
-        let mut over = self.resident_bytes() + reserve_bytes - self.budget_bytes;
+        let mut over = self.resident_bytes() + reserve_bytes - limit_bytes;
         let mut evict: Vec<ColumnCoord> = Vec::new();
         for (_, column, bytes) in candidates {
             if over == 0 {
@@ -415,7 +431,7 @@ impl Residency {
             over = over.saturating_sub(bytes);
         }
         self.evict(grid, &evict);
-        self.resident_bytes() + reserve_bytes <= self.budget_bytes
+        self.resident_bytes() + reserve_bytes <= limit_bytes
     }
 
     /// Evicts `columns` (resident, unpinned ones; others are skipped),

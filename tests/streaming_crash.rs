@@ -1,0 +1,90 @@
+//! A streaming world whose process is killed after an edit was spilled
+//! (spec §12): the edit is in the world file's pending changes, and the
+//! next open finds it. Runs the real `strata` binary headless, so it needs a
+//! graphics adapter (llvmpipe is enough) and skips without one.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use strata::io::streaming_file::StreamingWorldFile;
+use strata::terrain::column_source::EditStore;
+use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::{Cell, ColumnCoord, Grid, Material};
+
+mod common;
+
+#[test]
+fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
+    if common::gpu_or_skip("a_killed_session_leaves_its_spilled_edit_for_the_next_open").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("strata-crash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let world = dir.join("far.strata");
+    let settings = GeneratorSettings {
+        seed: 7,
+        size_cells: 1 << 16,
+    };
+    drop(StreamingWorldFile::create(&world, &settings).unwrap());
+    // A fill at (100, *, 100) cells, then the camera flies 12,000 studs
+    // away and waits there for a minute (the run is killed long before).
+    let script = dir.join("away.json");
+    std::fs::write(
+        &script,
+        r#"{"frame_rate_hz": 60, "strokes": [
+            {"frame": 1, "tool": "fill", "material": "limestone",
+             "region_min": [100, 20, 100], "region_max": [110, 90, 110]},
+            {"frame": 10, "camera": [420, 600, 420, 0, -30]},
+            {"frame": 130, "camera": [420, 600, 12420, 180, -30]},
+            {"frame": 3600, "camera": [420, 600, 12420, 180, -30]}
+        ]}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless", "--world"])
+        .arg(&world)
+        .args([
+            "--draw-distance",
+            "500",
+            "--memory-budget-mib",
+            "16",
+            "--size",
+            "64x64",
+        ])
+        .args(["--no-replay-frames", "--screenshot"])
+        .arg(dir.join("never.png"))
+        .arg("--script")
+        .arg(&script)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("strata runs");
+    // Wait (at most 120 s) until the spill is in the file, then kill.
+    let start = Instant::now();
+    let spilled = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        if let Ok(file) = StreamingWorldFile::open(&world)
+            && file.pending_count().unwrap_or(0) > 0
+        {
+            break true;
+        }
+        if start.elapsed() > Duration::from_secs(120) || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+    };
+    child.kill().ok();
+    child.wait().ok();
+    assert!(spilled, "no spill reached the file");
+    let file = StreamingWorldFile::open(&world).expect("reopens");
+    assert!(file.pending_count().unwrap() >= 1);
+    let chunks = file
+        .load_edited(ColumnCoord::new(3, 3))
+        .unwrap()
+        .expect("the edited column is stored");
+    let grid = Grid::from_chunks(chunks);
+    assert_eq!(
+        grid.cell(strata::terrain::CellCoord::new(105, 50, 105)),
+        Cell::full(Material::LIMESTONE)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
