@@ -460,18 +460,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let camera = initial_camera(cli).or_else(|| world.meta.camera());
     let generator = world.generator();
     if let Some(output) = &cli.screenshot {
-        let options = ScreenshotOptions {
-            output: output.to_path_buf(),
-            size_px: [cli.size.0, cli.size.1],
-            camera,
-            ui: cli.ui,
-            stats_json: cli.stats_json.clone(),
-            lod: lod_settings(cli)?,
-            script: script.clone(),
-            overlays: overlay_set(cli),
-            time_secs: cli.time_secs,
-            replay_frames: !cli.no_replay_frames,
-        };
+        let options = screenshot_options(cli, output, camera, script.clone())?;
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;
@@ -488,6 +477,27 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     write_world_outputs(cli, world, camera)
+}
+
+/// The screenshot run's options from the command line.
+fn screenshot_options(
+    cli: &Cli,
+    output: &std::path::Path,
+    camera: Option<Camera>,
+    script: Option<Script>,
+) -> anyhow::Result<ScreenshotOptions> {
+    Ok(ScreenshotOptions {
+        output: output.to_path_buf(),
+        size_px: [cli.size.0, cli.size.1],
+        camera,
+        ui: cli.ui,
+        stats_json: cli.stats_json.clone(),
+        lod: lod_settings(cli)?,
+        script,
+        overlays: overlay_set(cli),
+        time_secs: cli.time_secs,
+        replay_frames: !cli.no_replay_frames,
+    })
 }
 
 /// The headless run of a streaming world: the screenshot (after the
@@ -515,18 +525,7 @@ fn run_headless_streamed(
             .camera()
             .map(|[x, y, z, yaw, pitch]| Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32))
     });
-    let options = ScreenshotOptions {
-        output: output.to_path_buf(),
-        size_px: [cli.size.0, cli.size.1],
-        camera,
-        ui: cli.ui,
-        stats_json: cli.stats_json.clone(),
-        lod: lod_settings(cli)?,
-        script,
-        overlays: overlay_set(cli),
-        time_secs: cli.time_secs,
-        replay_frames: !cli.no_replay_frames,
-    };
+    let options = screenshot_options(cli, output, camera, script)?;
     let (stats, grid, residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),

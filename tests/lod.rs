@@ -7,22 +7,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::{DVec3, IVec3, Vec3};
-use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::{LodSettings, distance_to_chunk_studs};
 use strata::pipeline::picking::pick;
 use strata::pipeline::seam_audit::audit;
 use strata::pipeline::world_meshes::mesh_one;
-use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
+use strata::pipeline::{TerrainStreaming, WorldMeshes};
 use strata::terrain::edit::{Brush, BrushMode, apply_brush};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
-struct NoGpu;
-impl ChunkUploader for NoGpu {
-    fn stage(&mut self, _: ChunkCoord, _: u8, _: &Arc<ChunkMesh>) {}
-    fn promote(&mut self, _: &[ChunkCoord]) {}
-    fn evict(&mut self, _: &[ChunkCoord]) {}
-}
+mod common;
+use common::NoGpu;
 
 #[test]
 fn skirts_are_in_render_meshes_but_never_picked() {

@@ -4,24 +4,16 @@
 //! the render-less run (`--save` without a screenshot) agree, and points far
 //! beyond the draw distance still find the terrain.
 
-use std::sync::Arc;
-
 use glam::DVec3;
 use strata::app::world_outputs::apply_script;
 use strata::camera::Camera;
-use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use strata::script::{ReplayTarget, Script, UploadOnly, replay_script};
-use strata::terrain::ChunkCoord;
 use strata::terrain::generate::{GeneratorSettings, generate_world};
 
-struct NoGpu;
-impl ChunkUploader for NoGpu {
-    fn stage(&mut self, _: ChunkCoord, _: u8, _: &Arc<ChunkMesh>) {}
-    fn promote(&mut self, _: &[ChunkCoord]) {}
-    fn evict(&mut self, _: &[ChunkCoord]) {}
-}
+mod common;
+use common::NoGpu;
 
 fn settings() -> GeneratorSettings {
     GeneratorSettings {

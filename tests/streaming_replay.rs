@@ -6,21 +6,16 @@ use std::sync::Arc;
 
 use glam::DVec3;
 use strata::camera::Camera;
-use strata::mesh::ChunkMesh;
 use strata::pipeline::lod::LodSettings;
-use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
+use strata::pipeline::{TerrainStreaming, WorldMeshes};
 use strata::script::{Script, UploadOnly, replay_script};
 use strata::terrain::column_source::{EditStore, GeneratedColumns, MemoryEditStore};
 use strata::terrain::generate::GeneratorSettings;
 use strata::terrain::residency::Residency;
-use strata::terrain::{ChunkCoord, ColumnCoord, Grid};
+use strata::terrain::{ColumnCoord, Grid};
 
-struct NoGpu;
-impl ChunkUploader for NoGpu {
-    fn stage(&mut self, _: ChunkCoord, _: u8, _: &Arc<ChunkMesh>) {}
-    fn promote(&mut self, _: &[ChunkCoord]) {}
-    fn evict(&mut self, _: &[ChunkCoord]) {}
-}
+mod common;
+use common::NoGpu;
 
 fn settings() -> GeneratorSettings {
     GeneratorSettings {

@@ -60,8 +60,9 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
 use super::world_file::{
     FileSchema, JournalRecovery, MAX_BLOB_BYTES, WORLD_SCHEMA, WorldFileError, camera_text,
-    configure_new_file, decode_blob, encode_cells, generator_text, io_err, noting,
-    open_existing_as, parse_camera, parse_generator, read_meta_map, sqlite_err, with_suffix,
+    configure_new_file, decode_blob, encode_cells, generator_text, io_err, meta_number, meta_text,
+    noting, open_existing_as, parse_camera, parse_generator, read_meta_map, sqlite_err,
+    with_suffix,
 };
 use crate::terrain::chunk::ChunkCells;
 use crate::terrain::column_source::{ColumnChunks, EditStore, SourceError};
@@ -589,17 +590,8 @@ fn read_streaming_meta(
         key: key.to_string(),
         message,
     };
-    let get = |key: &str| {
-        map.get(key)
-            .map(String::as_str)
-            .ok_or_else(|| bad(key, "missing".to_string()))
-    };
-    let number = |key: &str| -> Result<u64, StreamingFileError> {
-        let v = get(key)?;
-        v.trim()
-            .parse::<u64>()
-            .map_err(|_| bad(key, format!("{v:?} is not a whole number")))
-    };
+    let get = |key: &str| meta_text(&map, key).map_err(|f| bad(&f.key, f.message));
+    let number = |key: &str| meta_number(&map, key).map_err(|f| bad(&f.key, f.message));
     let found = number("format_version")?;
     if found != STREAMING_FORMAT_VERSION as u64 {
         return Err(StreamingFileError::UnsupportedVersion {

@@ -293,13 +293,26 @@ impl Residency {
     /// and recounts their bytes from `grid` ([`Residency::sync_edits`] calls
     /// it for every edit).
     pub fn note_edited(&mut self, grid: &Grid, chunks: impl IntoIterator<Item = ChunkCoord>) {
-        let columns: FxHashSet<ColumnCoord> = chunks.into_iter().map(ColumnCoord::of).collect();
-        for column in columns {
-            if !grid.is_column_resident(column) {
-                continue;
+        let columns: FxHashSet<ColumnCoord> = chunks
+            .into_iter()
+            .map(ColumnCoord::of)
+            .filter(|c| grid.is_column_resident(*c))
+            .collect();
+        if columns.is_empty() {
+            return;
+        }
+        // Their bytes in one pass over the grid, however many columns.
+        let mut bytes_of: FxHashMap<ColumnCoord, usize> =
+            columns.iter().map(|c| (*c, column_bytes(&[]))).collect();
+        for (coord, chunk) in grid.chunks() {
+            if let Some(b) = bytes_of.get_mut(&ColumnCoord::of(coord)) {
+                *b += chunk_resident_bytes(&chunk.cells);
             }
+        }
+        for column in columns {
             self.ever_edited.insert(column);
-            let bytes = column_bytes(&grid.column_chunks(column));
+            // Every column of `columns` has an entry (made above).
+            let bytes = bytes_of[&column];
             if let Some(ColumnState::Resident {
                 bytes: b,
                 edited,
@@ -529,7 +542,7 @@ impl Residency {
                         self.stats.dropped_over_budget += 1;
                         continue;
                     }
-                    self.install(grid, done.column, chunks, origin);
+                    self.install(grid, done.column, chunks, Some(origin));
                     report.installed.push(done.column);
                 }
                 Err(e) => {
@@ -543,36 +556,23 @@ impl Residency {
     }
 
     fn install_outside(&mut self, grid: &mut Grid, column: ColumnCoord) {
-        if grid.install_column(column, Vec::new()).is_err() {
-            log::warn!(
-                "chunk column ({}, {}) was already resident",
-                column.x,
-                column.z
-            );
-        }
-        let bytes = column_bytes(&[]);
-        self.columns.insert(
-            column,
-            ColumnState::Resident {
-                last_needed_frame: self.frame,
-                bytes,
-                edited: false,
-            },
-        );
-        self.resident_chunk_bytes += bytes;
+        self.install(grid, column, Vec::new(), None);
     }
 
+    /// Puts `column` into the grid and marks it resident; `origin` counts
+    /// the load (`None`: a column outside the world, which is not loaded).
     fn install(
         &mut self,
         grid: &mut Grid,
         column: ColumnCoord,
         chunks: ColumnChunks,
-        origin: LoadOrigin,
+        origin: Option<LoadOrigin>,
     ) {
         let bytes = column_bytes(&chunks);
         match origin {
-            LoadOrigin::Generated => self.stats.generated += 1,
-            LoadOrigin::Loaded => self.stats.loaded += 1,
+            Some(LoadOrigin::Generated) => self.stats.generated += 1,
+            Some(LoadOrigin::Loaded) => self.stats.loaded += 1,
+            None => {}
         }
         if grid.install_column(column, chunks).is_err() {
             // The grid already holds it (installed outside this residency):
@@ -621,7 +621,7 @@ impl Residency {
             let (chunks, origin) = load_column(self.source.as_ref(), self.store.as_ref(), column)?;
             self.stats.load_ms.push(start.elapsed().as_secs_f64() * 1e3);
             // Replacing the Loading state makes the in-flight result stale.
-            self.install(grid, column, chunks, origin);
+            self.install(grid, column, chunks, Some(origin));
         }
         Ok(())
     }

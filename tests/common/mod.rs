@@ -8,7 +8,21 @@
 
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
+use strata::mesh::ChunkMesh;
+use strata::pipeline::ChunkUploader;
 use strata::render::Gpu;
+use strata::terrain::ChunkCoord;
+
+/// An uploader that keeps nothing: for pipeline tests without a GPU.
+pub struct NoGpu;
+
+impl ChunkUploader for NoGpu {
+    fn stage(&mut self, _: ChunkCoord, _: u8, _: &Arc<ChunkMesh>) {}
+    fn promote(&mut self, _: &[ChunkCoord]) {}
+    fn evict(&mut self, _: &[ChunkCoord]) {}
+}
 
 /// True when `name` is set to a non-empty value other than `0`.
 fn env_flag(name: &str) -> bool {

@@ -89,8 +89,8 @@ pub use journal::JournalRecovery;
 pub(crate) use journal::{noting, with_suffix};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 pub(crate) use schema::{
-    FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, open_existing_as,
-    parse_camera, parse_generator, read_meta_map,
+    FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, meta_number,
+    meta_text, open_existing_as, parse_camera, parse_generator, read_meta_map,
 };
 use schema::{open_existing, read_meta_table, require_table, write_meta};
 

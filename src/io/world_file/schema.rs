@@ -467,6 +467,35 @@ pub(crate) fn camera_text(camera: &[f64; 5]) -> String {
     serde_json::Value::from(camera.to_vec()).to_string()
 }
 
+/// What is wrong with one `meta` value: its key and why. Each file kind
+/// turns it into its own `BadMeta` error.
+pub(crate) struct MetaFault {
+    /// The key.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The text stored under `key`, or a fault saying it is missing.
+pub(crate) fn meta_text<'a>(
+    map: &'a HashMap<String, String>,
+    key: &str,
+) -> Result<&'a str, MetaFault> {
+    map.get(key).map(String::as_str).ok_or_else(|| MetaFault {
+        key: key.to_string(),
+        message: "missing".to_string(),
+    })
+}
+
+/// The whole number stored under `key` (surrounding spaces allowed).
+pub(crate) fn meta_number(map: &HashMap<String, String>, key: &str) -> Result<u64, MetaFault> {
+    let v = meta_text(map, key)?;
+    v.trim().parse::<u64>().map_err(|_| MetaFault {
+        key: key.to_string(),
+        message: format!("{v:?} is not a whole number"),
+    })
+}
+
 /// Reads and validates the `meta` table (format version first); a key
 /// stored twice is refused.
 pub(super) fn read_meta_table(
@@ -479,17 +508,8 @@ pub(super) fn read_meta_table(
         key: key.to_string(),
         message,
     };
-    let get = |key: &str| {
-        map.get(key)
-            .map(String::as_str)
-            .ok_or_else(|| bad(key, "missing".to_string()))
-    };
-    let number = |key: &str| -> Result<u64, WorldFileError> {
-        let v = get(key)?;
-        v.trim()
-            .parse::<u64>()
-            .map_err(|_| bad(key, format!("{v:?} is not a whole number")))
-    };
+    let get = |key: &str| meta_text(&map, key).map_err(|f| bad(&f.key, f.message));
+    let number = |key: &str| meta_number(&map, key).map_err(|f| bad(&f.key, f.message));
     let found = number("format_version")?;
     if found > FORMAT_VERSION as u64 {
         return Err(WorldFileError::NewerFormat {
