@@ -70,8 +70,9 @@ fn parse_seed(s: &str) -> Result<u64, String> {
 fn parse_world_size(s: &str) -> Result<u32, String> {
     let refuse = || {
         format!(
-            "the world size must be a positive whole number of cells (a multiple of 32 up to {}), \
-             got {s:?}",
+            "the world size must be a positive whole number of cells (a multiple of 32 up to {}; \
+             above {} the world streams), got {s:?}",
+            strata::terrain::generate::MAX_STREAMING_SIZE_CELLS,
             strata::terrain::generate::MAX_SIZE_CELLS
         )
     };
@@ -443,6 +444,13 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             }
             return run_headless_streamed(cli, world, script);
         }
+        WorldSource::Generated(_) if cli.memory_budget_mib.is_some() => {
+            bail!(
+                "--memory-budget-mib applies to streaming worlds: add --stream, or use a \
+                 --world-size above {}",
+                strata::terrain::generate::MAX_SIZE_CELLS
+            );
+        }
         _ if cli.memory_budget_mib.is_some() || cli.stream => {
             bail!("--memory-budget-mib and --stream apply to generated worlds only");
         }
@@ -508,6 +516,19 @@ fn run_headless_streamed(
     world: StreamedWorld,
     script: Option<Script>,
 ) -> anyhow::Result<()> {
+    let result = run_streamed_outputs(cli, &world, script);
+    // A new world's recovery file goes on success and on refusal alike; an
+    // opened world keeps its pending spills in its own file.
+    world.remove_recovery();
+    result
+}
+
+/// The body of [`run_headless_streamed`].
+fn run_streamed_outputs(
+    cli: &Cli,
+    world: &StreamedWorld,
+    script: Option<Script>,
+) -> anyhow::Result<()> {
     for (flag, set) in [
         ("--export-glb", cli.export_glb.is_some()),
         ("--export-heightmap", cli.export_heightmap.is_some()),
@@ -563,7 +584,6 @@ fn run_headless_streamed(
             report.elapsed_ms
         );
     }
-    world.remove_recovery();
     Ok(())
 }
 

@@ -220,3 +220,69 @@ fn undo_of_an_edit_whose_columns_were_evicted_restores_the_before_state() {
     session.apply(&mut grid, &EditCommand::Undo).unwrap();
     assert_eq!(columns_hash(&grid, &columns), before);
 }
+
+#[test]
+fn an_edit_outside_the_world_survives_eviction() {
+    // Found by trying it: outside columns were installed empty without
+    // asking the store, so an edit there vanished after eviction.
+    let (mut r, _) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let column = ColumnCoord::new(-2, 3);
+    r.demand(&mut grid, [column]);
+    assert!(grid.is_column_resident(column), "outside: resident at once");
+    let at = IVec3::new(-50, 10, 100);
+    grid.edit_region(CellBox::new(at, at + IVec3::ONE), |_, _| {
+        Cell::full(Material::SNOW)
+    })
+    .unwrap();
+    r.end_frame();
+    assert_eq!(r.evict(&mut grid, &[column]), vec![column]);
+    assert_eq!(r.stats.spilled, 1);
+    r.demand(&mut grid, [column]);
+    assert_eq!(grid.cell(CellCoord(at)), Cell::full(Material::SNOW));
+    assert_eq!(r.stats.loaded, 1);
+}
+
+/// A store whose every column is damaged.
+#[derive(Debug)]
+struct DamagedStore;
+impl EditStore for DamagedStore {
+    fn load_edited(
+        &self,
+        column: ColumnCoord,
+    ) -> Result<
+        Option<strata::terrain::column_source::ColumnChunks>,
+        strata::terrain::column_source::SourceError,
+    > {
+        Err(strata::terrain::column_source::SourceError::Corrupt {
+            column,
+            message: "test".into(),
+        })
+    }
+    fn store_edited(
+        &self,
+        _: ColumnCoord,
+        _: &[(strata::terrain::ChunkCoord, strata::terrain::ChunkCells)],
+    ) -> Result<(), strata::terrain::column_source::SourceError> {
+        Ok(())
+    }
+    fn edited_columns(
+        &self,
+    ) -> Result<Vec<ColumnCoord>, strata::terrain::column_source::SourceError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_damaged_column_is_reported_not_left_as_a_silent_hole() {
+    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(&settings()));
+    let mut r = Residency::new(source, Arc::new(DamagedStore), usize::MAX);
+    let mut grid = Grid::streaming();
+    r.demand(&mut grid, [ColumnCoord::new(2, 2)]);
+    drain(&mut r, &mut grid);
+    assert!(!grid.is_column_resident(ColumnCoord::new(2, 2)));
+    assert!(matches!(
+        r.first_load_error(),
+        Some(strata::terrain::column_source::SourceError::Corrupt { .. })
+    ));
+}

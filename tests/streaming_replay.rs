@@ -121,3 +121,35 @@ fn a_far_edit_is_spilled_under_a_small_budget_and_is_there_on_return() {
     assert!(flown.grid.is_column_resident(ColumnCoord::new(3, 3)));
     assert!(!flown.meshes.is_empty());
 }
+
+#[test]
+fn streamed_ground_brings_its_water() {
+    // Found by trying it: a streamed world drew its lake without water,
+    // because first meshes were requested like level changes.
+    let (lx, lz) = strata::terrain::generate::lake_centre_cells(&settings());
+    let cam = DVec3::new(lx * 4.0, 600.0, lz * 4.0);
+    let residency = Residency::new(
+        Arc::new(GeneratedColumns::new(&settings())),
+        Arc::new(MemoryEditStore::default()),
+        usize::MAX,
+    );
+    let lod = LodSettings {
+        draw_distance_studs: 600.0,
+        ..LodSettings::default()
+    };
+    let mut streaming = TerrainStreaming::streaming(lod, residency);
+    let mut grid = Grid::streaming();
+    let mut meshes = WorldMeshes::default();
+    let script = Script::parse(r#"{"strokes": []}"#, "empty.json").expect("script");
+    replay_script(
+        &script,
+        &mut grid,
+        &mut meshes,
+        &mut streaming,
+        &mut UploadOnly(&mut NoGpu),
+        Camera::new(cam, 0.0, -30.0),
+        Some(settings()),
+    )
+    .expect("replay");
+    assert!(meshes.water_iter().count() > 0, "the lake shows water");
+}

@@ -536,6 +536,13 @@ fn settle_streaming(
     let mut frames = 0;
     loop {
         streaming.stream_columns(grid, meshes, camera_pos_world);
+        if let Some(e) = streaming
+            .residency
+            .as_ref()
+            .and_then(|r| r.first_load_error())
+        {
+            return Err(HeadlessError::Load(e.clone()));
+        }
         streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
         streaming.publish(uploader, meshes);
         frames += 1;
@@ -743,6 +750,13 @@ pub fn render_world_streamed(
             (streaming, meshes, 0, 0.0)
         }
     };
+    if let Some(e) = streaming
+        .residency
+        .as_ref()
+        .and_then(|r| r.first_load_error())
+    {
+        return Err(HeadlessError::Load(e.clone()));
+    }
     let mesh_ms = if streamed {
         startup_ms
     } else {
@@ -778,6 +792,13 @@ pub fn render_world_streamed(
     };
     if let Some(c) = replay.final_camera {
         camera = c;
+    }
+    if let Some(e) = streaming
+        .residency
+        .as_ref()
+        .and_then(|r| r.first_load_error())
+    {
+        return Err(HeadlessError::Load(e.clone()));
     }
     let collision =
         collision_build.and_then(|build| collision_summary(&mut collision_cache, &grid, &build));

@@ -39,7 +39,6 @@ pub struct TerrainStreaming {
     /// The missing count of the last streamed frame.
     pub last_missing_chunks: usize,
     last_waiting: usize,
-    last_requested: usize,
 }
 
 /// What one [`TerrainStreaming::stream_columns`] did.
@@ -87,7 +86,7 @@ impl TerrainStreaming {
     /// shorter draw distance completes it).
     pub fn is_budget_limited(&self) -> bool {
         self.residency.as_ref().is_some_and(|r| {
-            self.last_waiting > 0 && self.last_requested == 0 && r.loads_in_flight() == 0
+            self.last_waiting > 0 && r.is_budget_blocked() && r.loads_in_flight() == 0
         })
     }
 
@@ -137,7 +136,6 @@ impl TerrainStreaming {
             .filter(|c| !grid.is_column_resident(**c) && !residency.is_outside(**c))
             .count();
         self.last_waiting = report.waiting;
-        self.last_requested = report.requested;
         if residency.stats.evicted != evicted_before {
             self.pipeline.cancel_unmeshable(grid);
         }
@@ -202,7 +200,10 @@ impl TerrainStreaming {
             self.lod_scan_ms.push(update.scan_ms);
         }
         for t in &update.transitions {
-            self.pipeline.request([t.coord], t.to, None);
+            // A chunk's first mesh brings its water surface too (a level
+            // change keeps the water it has).
+            self.pipeline
+                .request_levels([(t.coord, t.to)], None, t.from.is_none());
         }
         if !update.evicted.is_empty() {
             for &c in &update.evicted {

@@ -45,6 +45,10 @@ pub enum ReplayError {
     /// The pipeline did not finish within [`DRAIN_TIMEOUT`] after the last stroke.
     #[error("meshing did not finish within {0:?} after the last stroke")]
     DrainTimeout(Duration),
+    /// A chunk column of a streaming world could not be loaded (a damaged
+    /// stored column): its ground would be missing.
+    #[error(transparent)]
+    Load(crate::terrain::column_source::SourceError),
     /// A frame could not be drawn or presented.
     #[error("frame {frame} could not be presented: {source}")]
     Present {
@@ -176,6 +180,13 @@ pub fn replay_script(
             camera.pitch_deg = pitch as f32;
         }
         streaming.stream_columns(grid, meshes, camera.pos_world);
+        if let Some(e) = streaming
+            .residency
+            .as_ref()
+            .and_then(|r| r.first_load_error())
+        {
+            return Err(ReplayError::Load(e.clone()));
+        }
         while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame {
             let stroke = &script.strokes[next];
             let changed =

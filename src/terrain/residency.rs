@@ -131,6 +131,10 @@ pub struct Residency {
     edits_seen: Option<(u64, u64)>,
     /// Every column an edit has touched since creation.
     ever_edited: FxHashSet<ColumnCoord>,
+    first_load_error: Option<SourceError>,
+    /// The last [`Residency::demand`] left wanted columns unrequested
+    /// because the budget was full of columns needed this frame.
+    budget_blocked: bool,
     /// Counters since creation.
     pub stats: StreamingStats,
 }
@@ -172,6 +176,8 @@ impl Residency {
             rx,
             edits_seen: None,
             ever_edited: FxHashSet::default(),
+            first_load_error: None,
+            budget_blocked: false,
             stats: StreamingStats::default(),
         }
     }
@@ -368,6 +374,7 @@ impl Residency {
     ) -> usize {
         let mut started = 0;
         let mut wanted: Vec<ColumnCoord> = Vec::new();
+        self.budget_blocked = false;
         for column in columns {
             match self.columns.get_mut(&column) {
                 Some(ColumnState::Resident {
@@ -375,8 +382,9 @@ impl Residency {
                 }) => *last_needed_frame = self.frame,
                 Some(ColumnState::Loading { .. }) => {}
                 None if self.source.is_outside(column) => {
-                    // Known empty: resident at once without a load, so the
-                    // chunks along the world's edge can be meshed.
+                    // Generated empty: resident at once without a worker
+                    // load, so the chunks along the world's edge can be
+                    // meshed; an edit made out there comes from the store.
                     self.install_outside(grid, column);
                 }
                 None => wanted.push(column),
@@ -393,6 +401,7 @@ impl Residency {
             }
             let reserve = (self.in_flight + 1) * self.column_estimate_bytes;
             if !self.make_room(grid, reserve) {
+                self.budget_blocked = true;
                 break;
             }
             self.start_load(column);
@@ -545,18 +554,37 @@ impl Residency {
                     self.install(grid, done.column, chunks, Some(origin));
                     report.installed.push(done.column);
                 }
-                Err(e) => {
-                    log::error!("{e}");
-                    self.stats.failed_loads += 1;
-                    self.columns.remove(&done.column);
-                }
+                Err(e) => self.note_failed_load(done.column, e),
             }
         }
         report
     }
 
     fn install_outside(&mut self, grid: &mut Grid, column: ColumnCoord) {
-        self.install(grid, column, Vec::new(), None);
+        match self.store.load_edited(column) {
+            Ok(None) => self.install(grid, column, Vec::new(), None),
+            Ok(Some(chunks)) => self.install(grid, column, chunks, Some(LoadOrigin::Loaded)),
+            Err(e) => self.note_failed_load(column, e),
+        }
+    }
+
+    fn note_failed_load(&mut self, column: ColumnCoord, e: SourceError) {
+        log::error!("{e}");
+        self.stats.failed_loads += 1;
+        self.columns.remove(&column);
+        self.first_load_error.get_or_insert(e);
+    }
+
+    /// True when the last [`Residency::demand`] could not ask for every
+    /// wanted column because the budget is full of columns needed now.
+    pub fn is_budget_blocked(&self) -> bool {
+        self.budget_blocked
+    }
+
+    /// The first load that failed (a damaged stored column, an unreadable
+    /// file), if any: the column stays absent, so its ground is missing.
+    pub fn first_load_error(&self) -> Option<&SourceError> {
+        self.first_load_error.as_ref()
     }
 
     /// Puts `column` into the grid and marks it resident; `origin` counts
