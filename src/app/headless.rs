@@ -72,7 +72,14 @@ struct UiOverlay {
 pub struct HeadlessRenderer {
     target: OffscreenTarget,
     ui: Option<UiOverlay>,
+    /// Frames ended by [`HeadlessRenderer::end_undrawn_frame`] since the last flush.
+    undrawn_frames: u32,
 }
+
+/// Undrawn frames between two flushes of staged uploads: often enough that
+/// staging copies never pile up (half a second of uploads at 60 Hz), rarely
+/// enough that a software adapter's per-submission cost stays small.
+pub const UNDRAWN_FRAMES_PER_FLUSH: u32 = 30;
 
 /// What a headless frame drew.
 #[derive(Clone, Debug, Default)]
@@ -100,12 +107,28 @@ impl HeadlessRenderer {
             painter: EguiPainter::new(&target.gpu().device, target.overlay_format()),
             panel: EditorPanel::default(),
         });
-        Ok(HeadlessRenderer { target, ui })
+        Ok(HeadlessRenderer {
+            target,
+            ui,
+            undrawn_frames: 0,
+        })
     }
 
     /// The GPU this renderer uses.
     pub fn gpu(&self) -> &Gpu {
         self.target.gpu()
+    }
+
+    /// Ends a frame that staged meshes but drew nothing: every
+    /// [`UNDRAWN_FRAMES_PER_FLUSH`] such frames, hands the uploads to the GPU
+    /// and frees finished staging copies and dropped buffers (see
+    /// [`OffscreenTarget::flush_uploads`]). Drawn frames submit anyway.
+    pub fn end_undrawn_frame(&mut self) {
+        self.undrawn_frames += 1;
+        if self.undrawn_frames >= UNDRAWN_FRAMES_PER_FLUSH {
+            self.undrawn_frames = 0;
+            self.target.flush_uploads();
+        }
     }
 
     /// The wrapped scene renderer.
@@ -530,7 +553,7 @@ fn settle_streaming(
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
     camera_pos_world: glam::DVec3,
-    uploader: &mut dyn ChunkUploader,
+    headless: &mut HeadlessRenderer,
 ) -> Result<u64, HeadlessError> {
     let start = Instant::now();
     let mut frames = 0;
@@ -543,8 +566,10 @@ fn settle_streaming(
         {
             return Err(HeadlessError::Load(e.clone()));
         }
-        streaming.begin_frame(grid, meshes, camera_pos_world, uploader);
-        streaming.publish(uploader, meshes);
+        let mut uploader = headless.renderer().uploader();
+        streaming.begin_frame(grid, meshes, camera_pos_world, &mut uploader);
+        streaming.publish(&mut uploader, meshes);
+        headless.end_undrawn_frame();
         frames += 1;
         if streaming.is_view_settled() && streaming.pipeline.is_idle() && streaming.lod.is_settled()
         {
@@ -651,6 +676,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
         camera: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         if !self.options.replay_frames {
+            self.headless.end_undrawn_frame();
             return Ok(());
         }
         let mut settings = FrameSettings::for_camera(camera, meshes.bounds_world());
@@ -735,7 +761,7 @@ pub fn render_world_streamed(
                 &mut grid,
                 &mut meshes,
                 camera.pos_world,
-                &mut headless.renderer().uploader(),
+                &mut headless,
             )?;
             (
                 streaming,

@@ -77,8 +77,13 @@ struct VoteCache {
 
 static VOTE_CACHE: LazyLock<Mutex<VoteCache>> = LazyLock::new(|| Mutex::new(VoteCache::default()));
 
-/// Inserts after which entries of dead storages are purged.
+/// Fewest inserts between two purges of dead storages' entries.
 const PURGE_EVERY_INSERTS: usize = 4096;
+/// A purge also waits for inserts of at least the cache's size over this:
+/// a purge scans every entry, so each insert pays for at most this many
+/// scanned entries (a fixed interval made purging a large cache a sixth of
+/// a streaming flight's CPU).
+const PURGE_SCAN_PER_INSERT: usize = 8;
 /// Entries above which (after a purge) the cache starts over.
 const MAX_ENTRIES: usize = 1 << 18;
 
@@ -111,9 +116,14 @@ pub fn store_vote(key: VoteKey, dense: &[&Arc<[Cell]>], vote: u8) {
     }
     cache.votes.insert(key, vote);
     cache.inserts_since_purge += 1;
-    if cache.inserts_since_purge >= PURGE_EVERY_INSERTS {
+    if cache.inserts_since_purge >= purge_interval(cache.votes.len()) {
         purge(&mut cache);
     }
+}
+
+/// Inserts before the next purge of a cache of `entries` votes.
+fn purge_interval(entries: usize) -> usize {
+    PURGE_EVERY_INSERTS.max(entries / PURGE_SCAN_PER_INSERT)
 }
 
 /// Drops entries that name a storage no longer alive, and their pins.
@@ -170,5 +180,16 @@ mod tests {
         let mut cache = VOTE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
         purge(&mut cache);
         assert!(!cache.votes.contains_key(&key));
+    }
+
+    #[test]
+    fn purges_scan_a_bounded_number_of_entries_per_insert() {
+        assert_eq!(purge_interval(0), PURGE_EVERY_INSERTS);
+        assert_eq!(purge_interval(PURGE_EVERY_INSERTS), PURGE_EVERY_INSERTS);
+        // A full cache: a purge scans MAX_ENTRIES entries, at most
+        // PURGE_SCAN_PER_INSERT per insert since the last one.
+        let interval = purge_interval(MAX_ENTRIES);
+        assert_eq!(interval, MAX_ENTRIES / PURGE_SCAN_PER_INSERT);
+        assert!(MAX_ENTRIES / interval <= PURGE_SCAN_PER_INSERT);
     }
 }

@@ -152,6 +152,21 @@ impl OffscreenTarget {
         &self.gpu
     }
 
+    /// Hands uploads recorded since the last submission to the GPU (mesh
+    /// buffers created mapped go through staging copies that the queue holds,
+    /// with their destination buffers, until a submission) and frees what
+    /// finished work no longer uses. A run that stages meshes without
+    /// drawing frames calls this once a frame, or every staging copy and
+    /// dropped chunk buffer of the run stays in memory.
+    pub fn flush_uploads(&self) {
+        self.gpu.queue.submit(std::iter::empty());
+        // Non-blocking: reclaims whatever already finished; a failed poll
+        // only defers the reclaim to the next call.
+        if let Err(e) = self.gpu.device.poll(wgpu::PollType::Poll) {
+            log::debug!("device poll after flushing uploads: {e}");
+        }
+    }
+
     /// The scene renderer drawing into this target.
     pub fn renderer(&mut self) -> &mut Renderer {
         &mut self.renderer
