@@ -102,8 +102,10 @@ pub struct ChunkBuffers {
     draws: Vec<ChunkCoord>,
     /// This frame's instances, `instances[i]` for `draws[i]`.
     instances: Vec<ChunkInstance>,
-    /// Extra buffer usages of new chunk buffers (`STORAGE` when the
-    /// barycentric wireframe may read them).
+    /// How mesh contents reach new buffers (see [`super::gpu::mesh_upload_usage`]).
+    upload_usage: wgpu::BufferUsages,
+    /// Extra buffer usages of new chunk buffers: `upload_usage`, plus
+    /// `STORAGE` when the barycentric wireframe may read them.
     extra_usage: wgpu::BufferUsages,
     /// Bumped whenever the drawn set of meshes changes.
     revision: u64,
@@ -145,7 +147,8 @@ impl ChunkBuffers {
             instance_buffer: InstanceBuffer::new(device, "chunk instances", 256),
             draws: Vec::new(),
             instances: Vec::new(),
-            extra_usage: wgpu::BufferUsages::empty(),
+            upload_usage: super::gpu::mesh_upload_usage(device),
+            extra_usage: super::gpu::mesh_upload_usage(device),
             revision: 0,
             water: WaterBuffers::new(device),
         }
@@ -156,9 +159,9 @@ impl ChunkBuffers {
     /// [`super::overlays::WireframeMode::Barycentric`]).
     pub fn set_storage_readable(&mut self, on: bool) {
         self.extra_usage = if on {
-            wgpu::BufferUsages::STORAGE
+            self.upload_usage | wgpu::BufferUsages::STORAGE
         } else {
-            wgpu::BufferUsages::empty()
+            self.upload_usage
         };
     }
 

@@ -126,9 +126,22 @@ impl Gpu {
         // Adapter-specific format features make MSAA queries truthful on
         // adapters (like llvmpipe) that support more than WebGPU guarantees.
         // Polygon-mode lines draw the wireframe overlay where available.
+        // On adapters whose memory is the host's (software, integrated),
+        // mesh buffers are written in place instead of through a staging
+        // copy (see [`mesh_upload_usage`]).
+        let unified_memory = matches!(
+            adapter_info.device_type,
+            wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu
+        );
+        let mappable = if unified_memory {
+            wgpu::Features::MAPPABLE_PRIMARY_BUFFERS
+        } else {
+            wgpu::Features::empty()
+        };
         let required_features = adapter.features()
             & (wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
-                | wgpu::Features::POLYGON_MODE_LINE);
+                | wgpu::Features::POLYGON_MODE_LINE
+                | mappable);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("strata device"),
@@ -202,5 +215,23 @@ impl Gpu {
     /// software adapters (where it roughly doubles the terrain's shading cost).
     pub fn anisotropy(&self) -> u16 {
         if self.is_software() { 1 } else { 8 }
+    }
+}
+
+/// Extra usage for mesh vertex and index buffers created with their contents:
+/// `MAP_WRITE` on a device with `MAPPABLE_PRIMARY_BUFFERS` (requested only
+/// on software and integrated adapters, whose memory is the host's), so the
+/// contents are written into the buffer itself; otherwise none, and wgpu
+/// writes them through a staging copy the queue holds until its next
+/// submission. On llvmpipe the staging path doubled each upload's memory
+/// and CPU copy.
+pub fn mesh_upload_usage(device: &wgpu::Device) -> wgpu::BufferUsages {
+    if device
+        .features()
+        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+    {
+        wgpu::BufferUsages::MAP_WRITE
+    } else {
+        wgpu::BufferUsages::empty()
     }
 }

@@ -78,12 +78,12 @@ impl WaterBuffers {
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("water vertices"),
             contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
+            usage: wgpu::BufferUsages::VERTEX | super::gpu::mesh_upload_usage(device),
         });
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("water indices"),
             contents: bytemuck::cast_slice(&mesh.indices),
-            usage: wgpu::BufferUsages::INDEX,
+            usage: wgpu::BufferUsages::INDEX | super::gpu::mesh_upload_usage(device),
         });
         let bytes = std::mem::size_of_val(vertices.as_slice()) + mesh.indices.len() * 4;
         Some((
