@@ -515,3 +515,60 @@ fn cli_draws_repeated_overlays() {
     assert_eq!(stats["seam_audit_mismatches"].as_u64(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones() {
+    use strata::render::residency_overlay::{ResidencyTint, ResidencyView};
+    use strata::terrain::coords::ColumnCoord;
+    let Some(gpu) = gpu_or_skip("residency_overlay_tints_resident_columns_by_state") else {
+        return;
+    };
+    let grid = grid();
+    let mut meshes = mixed_levels(&grid);
+    let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
+    headless.sync_meshes(&mut meshes);
+    let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
+    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
+    let plain = render(&mut headless, &camera, &settings);
+    let columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
+    let all = |tint| ResidencyView::from_states(columns.iter().map(|c| (*c, tint)));
+    let on = with(&settings, [Overlay::Residency]);
+    // Without a view (a world that does not stream) the overlay draws nothing.
+    headless.renderer().set_residency(None);
+    let none = render(&mut headless, &camera, &on);
+    assert_eq!(changed_pixels(&plain, &none, 0), 0);
+    headless
+        .renderer()
+        .set_residency(Some(all(ResidencyTint::Clean)));
+    let clean = render(&mut headless, &camera, &on);
+    save(&clean, "overlay-residency-clean.png");
+    headless
+        .renderer()
+        .set_residency(Some(all(ResidencyTint::Edited)));
+    let edited = render(&mut headless, &camera, &on);
+    save(&edited, "overlay-residency-edited.png");
+    let big = (W * H / 50) as usize;
+    let (c1, c2) = (
+        changed_pixels(&plain, &clean, 30),
+        changed_pixels(&clean, &edited, 30),
+    );
+    assert!(c1 > big && c2 > big, "{c1} and {c2} pixels changed");
+    // Blue over resident ground, orange over edited ground.
+    let mean = |img: &image::RgbaImage| {
+        let mut sum = [0u64; 3];
+        for p in img.pixels() {
+            for i in 0..3 {
+                sum[i] += u64::from(p[i]);
+            }
+        }
+        sum
+    };
+    let (b, o) = (mean(&clean), mean(&edited));
+    assert!(b[2] > o[2] && o[0] > b[0], "blue {b:?} vs orange {o:?}");
+    // A loading column beside the world is outlined (it has no mesh).
+    let loading = ResidencyView::from_states([(ColumnCoord::new(-1, 0), ResidencyTint::Loading)]);
+    headless.renderer().set_residency(Some(loading));
+    let outlined = render(&mut headless, &camera, &on);
+    save(&outlined, "overlay-residency-loading.png");
+    assert!(changed_pixels(&plain, &outlined, 30) > 50);
+}

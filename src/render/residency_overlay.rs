@@ -112,23 +112,34 @@ impl ResidencyView {
     /// within the last [`SPILL_SHOWN_FRAMES`] (within
     /// [`OUTLINE_RANGE_STUDS`]).
     pub fn of(residency: &Residency, camera_world: DVec3) -> ResidencyView {
-        let mut view = ResidencyView::default();
         let near = |c: &ColumnCoord| c.distance_xz_studs(camera_world) <= OUTLINE_RANGE_STUDS;
-        for (column, state) in residency.column_states() {
-            match ResidencyTint::of(Some(state), false) {
-                Some(ResidencyTint::Loading) if near(&column) => {
-                    view.outlined.push((column, ResidencyTint::Loading));
-                }
-                Some(t @ (ResidencyTint::Clean | ResidencyTint::Edited)) => {
-                    view.tints.insert(column, t);
-                }
-                _ => {}
-            }
-        }
         let since = residency.frame().saturating_sub(SPILL_SHOWN_FRAMES);
-        for column in residency.recent_spills(since) {
-            if near(&column) {
-                view.outlined.push((column, ResidencyTint::Spilled));
+        let states = residency
+            .column_states()
+            .filter_map(|(c, s)| ResidencyTint::of(Some(s), false).map(|t| (c, t)))
+            .chain(
+                residency
+                    .recent_spills(since)
+                    .map(|c| (c, ResidencyTint::Spilled)),
+            )
+            .filter(|(c, t)| matches!(t, ResidencyTint::Clean | ResidencyTint::Edited) || near(c));
+        ResidencyView::from_states(states)
+    }
+
+    /// A view of columns in the given states: resident ones are tinted,
+    /// loading and spilled ones outlined.
+    pub fn from_states(
+        states: impl IntoIterator<Item = (ColumnCoord, ResidencyTint)>,
+    ) -> ResidencyView {
+        let mut view = ResidencyView::default();
+        for (column, tint) in states {
+            match tint {
+                ResidencyTint::Clean | ResidencyTint::Edited => {
+                    view.tints.insert(column, tint);
+                }
+                ResidencyTint::Loading | ResidencyTint::Spilled => {
+                    view.outlined.push((column, tint));
+                }
             }
         }
         view.outlined.sort_by_key(|(c, t)| (*c, *t as u8));
