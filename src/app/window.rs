@@ -124,11 +124,10 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let [w, h] = options.window_size;
     let aspect = w.max(1) as f32 / h.max(1) as f32;
     let (grid, doc, camera, streaming, meshes, stream) = match open_streamed(&options)? {
-        Some((stream, streaming, doc)) => {
-            let camera = options.camera.unwrap_or_else(|| stream.initial_camera());
+        Some((stream, streaming, grid, doc)) => {
             // Nothing is generated before the first frame: columns load as
             // the frames ask for them.
-            let grid = Grid::streaming();
+            let camera = options.camera.unwrap_or_else(|| stream.initial_camera());
             (
                 grid,
                 doc,
@@ -189,23 +188,20 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
 
 /// The streaming world the editor starts with, when it starts with one:
 /// a generated world with `stream` or larger than a world built whole,
-/// or a streaming world file (spec §12). Opening reads no column.
+/// or a streaming world file (spec §12), with its (empty) streaming grid
+/// and document. Opening reads no column.
 fn open_streamed(
     options: &EditorOptions,
-) -> Result<Option<(WindowStream, TerrainStreaming, Document)>, EditorError> {
+) -> Result<Option<(WindowStream, TerrainStreaming, Grid, Document)>, EditorError> {
     let budget = options.memory_budget_bytes;
+    let grid = Grid::streaming();
     Ok(match &options.world {
         WorldSource::Generated(settings)
             if options.stream || new_world_streams(settings.size_cells) =>
         {
             let (stream, streaming) = WindowStream::create(settings, options.lod, budget)?;
-            let doc = Document::streamed(
-                None,
-                &Grid::streaming(),
-                WorldMeta::generated(settings),
-                true,
-            );
-            Some((stream, streaming, doc))
+            let doc = Document::streamed(None, &grid, WorldMeta::generated(settings), true);
+            Some((stream, streaming, grid, doc))
         }
         WorldSource::File(path) if WindowStream::is_streaming_file(path) => {
             let (stream, streaming) = WindowStream::open(path, options.lod, budget)?;
@@ -217,8 +213,8 @@ fn open_streamed(
             }
             let meta = WorldMeta::generated(&stream.world.settings);
             let clean = stream.world.recovered_columns == 0;
-            let doc = Document::streamed(Some(path.clone()), &Grid::streaming(), meta, clean);
-            Some((stream, streaming, doc))
+            let doc = Document::streamed(Some(path.clone()), &grid, meta, clean);
+            Some((stream, streaming, grid, doc))
         }
         _ => None,
     })

@@ -371,8 +371,8 @@ impl EditorPanel {
     /// A streaming world's memory against its budget, the budget setting
     /// and what a waiting edit says.
     fn streaming_ui(&mut self, ui: &mut egui::Ui, stats: &StreamingPanelStats) {
-        ui.horizontal(|ui| {
-            ui.label(egui::RichText::new("Memory").strong());
+        ui.label(egui::RichText::new("Memory").strong());
+        {
             let over = stats.resident_bytes > stats.budget_bytes;
             let text = egui::RichText::new(stats.memory_line());
             ui.label(if over {
@@ -385,7 +385,7 @@ impl EditorPanel {
                  against the budget; {} columns spilled to the backing file so far",
                 stats.spilled
             ));
-        });
+        }
         ui.add(
             egui::Slider::new(&mut self.memory_budget_mib, MEMORY_BUDGET_RANGE_MIB)
                 .text("budget")
