@@ -98,11 +98,19 @@ fn republish(headless: &mut HeadlessRenderer, meshes: &WorldMeshes) {
     uploader.promote(&coords);
 }
 
-#[test]
-fn every_overlay_changes_the_image() {
-    let Some(gpu) = gpu_or_skip("every_overlay_changes_the_image") else {
-        return;
-    };
+/// The mixed-level world rendered without overlays: its grid, the
+/// renderer holding its meshes, the camera, the settings and the image.
+struct Scene {
+    grid: Grid,
+    /// The meshes the renderer holds.
+    meshes: WorldMeshes,
+    headless: HeadlessRenderer,
+    camera: Camera,
+    settings: FrameSettings,
+    plain: image::RgbaImage,
+}
+
+fn plain_scene(gpu: &strata::render::Gpu) -> Scene {
     let grid = grid();
     let mut meshes = mixed_levels(&grid);
     let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
@@ -110,6 +118,29 @@ fn every_overlay_changes_the_image() {
     let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
     let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let plain = render(&mut headless, &camera, &settings);
+    Scene {
+        grid,
+        meshes,
+        headless,
+        camera,
+        settings,
+        plain,
+    }
+}
+
+#[test]
+fn every_overlay_changes_the_image() {
+    let Some(gpu) = gpu_or_skip("every_overlay_changes_the_image") else {
+        return;
+    };
+    let Scene {
+        mut meshes,
+        mut headless,
+        camera,
+        settings,
+        plain,
+        ..
+    } = plain_scene(&gpu);
     save(&plain, "overlay-plain.png");
 
     for overlay in [
@@ -523,13 +554,14 @@ fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones()
     let Some(gpu) = gpu_or_skip("residency_overlay_tints_resident_columns_by_state") else {
         return;
     };
-    let grid = grid();
-    let mut meshes = mixed_levels(&grid);
-    let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
-    headless.sync_meshes(&mut meshes);
-    let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
-    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
-    let plain = render(&mut headless, &camera, &settings);
+    let Scene {
+        grid,
+        mut headless,
+        camera,
+        settings,
+        plain,
+        ..
+    } = plain_scene(&gpu);
     let columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
     let all = |tint| ResidencyView::from_states(columns.iter().map(|c| (*c, tint)));
     let on = with(&settings, [Overlay::Residency]);
