@@ -30,6 +30,14 @@ const OVERLAY_LOD: u32 = 1u;
 const OVERLAY_SKIRTS: u32 = 8u;
 const OVERLAY_SEAMS: u32 = 32u;
 const OVERLAY_REMESH: u32 = 128u;
+const OVERLAY_RESIDENCY: u32 = 256u;
+// Residency state in `chunk_coord.w >> RESIDENCY_SHIFT` (1 resident, 2 edited),
+// the level in the low bits. Keep in sync with src/render/residency_overlay.rs.
+const RESIDENCY_SHIFT: u32 = 4u;
+const RESIDENCY_TINTS = array<vec3<f32>, 2>(
+    vec3<f32>(0.045, 0.305, 1.0),
+    vec3<f32>(1.0, 0.223, 0.007),
+);
 // Linear versions of LEVEL_TINTS_SRGB and SKIRT_TINT_SRGB in src/render/overlays.rs.
 const LEVEL_TINTS = array<vec3<f32>, 4>(
     vec3<f32>(0.051, 0.262, 1.0),
@@ -231,7 +239,12 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let overlays = globals.overlay_bits;
     if (overlays & OVERLAY_LOD) != 0u {
         var tints = LEVEL_TINTS;
-        color = overlay_tint(color, tints[clamp(in.chunk_coord.w, 0, 3)], 0.6);
+        color = overlay_tint(color, tints[clamp(in.chunk_coord.w & 15, 0, 3)], 0.6);
+    }
+    let residency = (u32(in.chunk_coord.w) >> RESIDENCY_SHIFT) & 15u;
+    if (overlays & OVERLAY_RESIDENCY) != 0u && residency > 0u {
+        var rtints = RESIDENCY_TINTS;
+        color = overlay_tint(color, rtints[min(residency, 2u) - 1u], 0.55);
     }
     if (overlays & OVERLAY_SEAMS) != 0u {
         color = overlay_tint(color, hsv_to_rgb(chunk_hue(in.chunk_coord.xyz), 0.8, 1.0), 0.65);

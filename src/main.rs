@@ -416,10 +416,8 @@ fn budget_bytes(cli: &Cli) -> usize {
 
 /// Where a new streaming world spills its edits until it is saved.
 fn recovery_dir() -> anyhow::Result<PathBuf> {
-    let dir = std::env::temp_dir().join("strata-recovery");
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot make the recovery folder {}", dir.display()))?;
-    Ok(dir)
+    strata::app::streamed_world::default_recovery_dir()
+        .context("cannot make the recovery folder for new streaming worlds")
 }
 
 /// The headless run: one world, the script applied once (through the
@@ -736,6 +734,8 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,
         overlays: overlay_set(cli),
+        stream: cli.stream,
+        memory_budget_bytes: budget_bytes(cli),
     };
     strata::app::run(options).context("the editor stopped with an error")?;
     Ok(())

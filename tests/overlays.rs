@@ -98,11 +98,19 @@ fn republish(headless: &mut HeadlessRenderer, meshes: &WorldMeshes) {
     uploader.promote(&coords);
 }
 
-#[test]
-fn every_overlay_changes_the_image() {
-    let Some(gpu) = gpu_or_skip("every_overlay_changes_the_image") else {
-        return;
-    };
+/// The mixed-level world rendered without overlays: its grid, the
+/// renderer holding its meshes, the camera, the settings and the image.
+struct Scene {
+    grid: Grid,
+    /// The meshes the renderer holds.
+    meshes: WorldMeshes,
+    headless: HeadlessRenderer,
+    camera: Camera,
+    settings: FrameSettings,
+    plain: image::RgbaImage,
+}
+
+fn plain_scene(gpu: &strata::render::Gpu) -> Scene {
     let grid = grid();
     let mut meshes = mixed_levels(&grid);
     let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
@@ -110,6 +118,29 @@ fn every_overlay_changes_the_image() {
     let camera = frame_terrain(&grid, meshes.bounds_world(), W as f32 / H as f32);
     let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let plain = render(&mut headless, &camera, &settings);
+    Scene {
+        grid,
+        meshes,
+        headless,
+        camera,
+        settings,
+        plain,
+    }
+}
+
+#[test]
+fn every_overlay_changes_the_image() {
+    let Some(gpu) = gpu_or_skip("every_overlay_changes_the_image") else {
+        return;
+    };
+    let Scene {
+        mut meshes,
+        mut headless,
+        camera,
+        settings,
+        plain,
+        ..
+    } = plain_scene(&gpu);
     save(&plain, "overlay-plain.png");
 
     for overlay in [
@@ -514,4 +545,62 @@ fn cli_draws_repeated_overlays() {
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid json");
     assert_eq!(stats["seam_audit_mismatches"].as_u64(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones() {
+    use strata::render::residency_overlay::{ResidencyTint, ResidencyView};
+    use strata::terrain::coords::ColumnCoord;
+    let Some(gpu) = gpu_or_skip("residency_overlay_tints_resident_columns_by_state") else {
+        return;
+    };
+    let Scene {
+        grid,
+        mut headless,
+        camera,
+        settings,
+        plain,
+        ..
+    } = plain_scene(&gpu);
+    let columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
+    let all = |tint| ResidencyView::from_states(columns.iter().map(|c| (*c, tint)));
+    let on = with(&settings, [Overlay::Residency]);
+    // Without a view (a world that does not stream) the overlay draws nothing.
+    headless.renderer().set_residency(None);
+    let none = render(&mut headless, &camera, &on);
+    assert_eq!(changed_pixels(&plain, &none, 0), 0);
+    headless
+        .renderer()
+        .set_residency(Some(all(ResidencyTint::Clean)));
+    let clean = render(&mut headless, &camera, &on);
+    save(&clean, "overlay-residency-clean.png");
+    headless
+        .renderer()
+        .set_residency(Some(all(ResidencyTint::Edited)));
+    let edited = render(&mut headless, &camera, &on);
+    save(&edited, "overlay-residency-edited.png");
+    let big = (W * H / 50) as usize;
+    let (c1, c2) = (
+        changed_pixels(&plain, &clean, 30),
+        changed_pixels(&clean, &edited, 30),
+    );
+    assert!(c1 > big && c2 > big, "{c1} and {c2} pixels changed");
+    // Blue over resident ground, orange over edited ground.
+    let mean = |img: &image::RgbaImage| {
+        let mut sum = [0u64; 3];
+        for p in img.pixels() {
+            for i in 0..3 {
+                sum[i] += u64::from(p[i]);
+            }
+        }
+        sum
+    };
+    let (b, o) = (mean(&clean), mean(&edited));
+    assert!(b[2] > o[2] && o[0] > b[0], "blue {b:?} vs orange {o:?}");
+    // A loading column beside the world is outlined (it has no mesh).
+    let loading = ResidencyView::from_states([(ColumnCoord::new(-1, 0), ResidencyTint::Loading)]);
+    headless.renderer().set_residency(Some(loading));
+    let outlined = render(&mut headless, &camera, &on);
+    save(&outlined, "overlay-residency-loading.png");
+    assert!(changed_pixels(&plain, &outlined, 30) > 50);
 }

@@ -18,6 +18,7 @@ use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::offscreen::{OffscreenError, OffscreenTarget, check_image_size, write_png};
 use crate::render::overlays::{Overlay, OverlaySet};
+use crate::render::residency_overlay::ResidencyView;
 use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, replay_script};
 use crate::terrain::Grid;
@@ -845,6 +846,14 @@ pub fn render_world_streamed(
         panel.overlays = options.overlays;
         panel.lod = options.lod;
     }
+    let streaming_panel = super::window_stream::WindowStream::panel_stats(&streaming, &grid, None);
+    if options.overlays.contains(Overlay::Residency) {
+        let view = streaming
+            .residency
+            .as_ref()
+            .map(|r| ResidencyView::of(r, camera.pos_world));
+        headless.renderer().set_residency(view);
+    }
     let pipeline = &mut streaming.pipeline;
     let mut panel = PanelStats::of_world(&adapter, &grid, &meshes, &camera);
     panel.add_pipeline(pipeline);
@@ -857,6 +866,7 @@ pub fn render_world_streamed(
             headless.renderer().wireframe_mode().name()
         );
     }
+    panel.streaming = streaming_panel;
     let (img, report) = headless.render(&camera, &settings, &panel)?;
     write_png(&options.output, &img)?;
 

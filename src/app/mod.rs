@@ -7,6 +7,7 @@
 pub mod headless;
 pub mod streamed_world;
 pub mod window;
+pub mod window_stream;
 pub mod world_outputs;
 
 pub use window::{EditorError, EditorOptions, run};

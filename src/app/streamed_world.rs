@@ -134,7 +134,24 @@ impl StreamedWorld {
     }
 }
 
-fn same_path(a: &Path, b: &Path) -> bool {
+/// Where a new streaming world spills its edits until it is saved:
+/// `$TMPDIR/strata-recovery/` (made when missing).
+///
+/// # Errors
+/// [`StreamingFileError`] when the folder cannot be made.
+pub fn default_recovery_dir() -> Result<PathBuf, StreamingFileError> {
+    let dir = std::env::temp_dir().join("strata-recovery");
+    std::fs::create_dir_all(&dir).map_err(|source| {
+        StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
+            path: dir.clone(),
+            source,
+        })
+    })?;
+    Ok(dir)
+}
+
+/// True when `a` and `b` name the same file.
+pub fn same_path(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,

@@ -27,6 +27,7 @@ use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
 use crate::render::overlays::{Overlay, OverlaySet};
+use crate::render::residency_overlay::ResidencyView;
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::terrain::box_handles::pick_tolerance_rad;
 use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
@@ -35,13 +36,15 @@ use crate::terrain::grid::Grid;
 use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
 use crate::terrain::history_view::HistoryView;
 
+use crate::editor::column_wait::{ColumnWait, MAX_COLUMN_WAIT, WaitPoll, WaitingEdit};
 use crate::editor::document::{Document, RecentFiles};
 use crate::editor::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
+use crate::editor::file_menu::new_world_streams;
 use crate::editor::file_session::{FileSession, SessionEvent};
 use crate::editor::fly_controls::FlyControls;
 use crate::editor::panel::{EditorPanel, PanelStats, SeaAction};
 use crate::editor::previews::ToolPreviews;
-use crate::editor::tool_session::{ToolSession, sample_material};
+use crate::editor::tool_session::{ToolError, ToolSession, sample_material};
 use crate::editor::tools_panel::{
     ActiveTool, HANDLE_PICK_RADIUS_PX, HandleView, Shortcut, ToolRequest,
 };
@@ -49,6 +52,8 @@ use crate::editor::ui_pointer::ui_claims_pointer;
 use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::pipeline::picking::{PickHit, pick};
+
+use super::window_stream::WindowStream;
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
@@ -76,6 +81,12 @@ pub struct EditorOptions {
     pub lod: LodSettings,
     /// Debug overlays that start ticked in the panel.
     pub overlays: OverlaySet,
+    /// Stream a generated world of any size (`--stream`; worlds larger
+    /// than a world built whole always stream, and so do streaming world
+    /// files).
+    pub stream: bool,
+    /// Memory budget of a streaming world, bytes (`--memory-budget-mib`).
+    pub memory_budget_bytes: usize,
 }
 
 /// Why the editor could not start or stopped with an error.
@@ -99,6 +110,9 @@ pub enum EditorError {
     /// The surface offers no format egui can draw into.
     #[error("the window surface offers no usable colour format")]
     SurfaceFormat,
+    /// A streaming world could not be made or opened.
+    #[error(transparent)]
+    Streaming(#[from] crate::io::streaming_file::StreamingFileError),
 }
 
 /// Opens the editor window and runs until it is closed.
@@ -107,22 +121,41 @@ pub enum EditorError {
 /// [`EditorError`] when the world cannot be built or no window or GPU is available.
 pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let start = Instant::now();
-    let (grid, doc, stored_camera) = open_document(&options.world)?;
     let [w, h] = options.window_size;
     let aspect = w.max(1) as f32 / h.max(1) as f32;
-    let camera = options
-        .camera
-        .or(stored_camera)
-        .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
+    let (grid, doc, camera, streaming, meshes, stream) = match open_streamed(&options)? {
+        Some((stream, streaming, grid, doc)) => {
+            // Nothing is generated before the first frame: columns load as
+            // the frames ask for them.
+            let camera = options.camera.unwrap_or_else(|| stream.initial_camera());
+            (
+                grid,
+                doc,
+                camera,
+                streaming,
+                WorldMeshes::default(),
+                Some(stream),
+            )
+        }
+        None => {
+            let (grid, doc, stored_camera) = open_document(&options.world)?;
+            let camera = options
+                .camera
+                .or(stored_camera)
+                .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
+            let mut streaming = TerrainStreaming::new(options.lod);
+            let meshes = streaming.build_initial(&grid, camera.pos_world);
+            (grid, doc, camera, streaming, meshes, None)
+        }
+    };
     // Generate re-runs the world's own generator (also for a saved generated world).
     let generator = doc.meta.generator.clone();
-    let mut streaming = TerrainStreaming::new(options.lod);
-    let meshes = streaming.build_initial(&grid, camera.pos_world);
     log::info!(
-        "world ready in {:.0} ms ({} chunks, {} meshed)",
+        "world ready in {:.0} ms ({} chunks, {} meshed{})",
         start.elapsed().as_secs_f64() * 1e3,
         grid.chunk_count(),
-        meshes.len()
+        meshes.len(),
+        if stream.is_some() { ", streaming" } else { "" }
     );
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
@@ -137,16 +170,54 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
         grid,
         meshes,
         streaming,
+        stream,
         tools: ToolSession::new(DEFAULT_HISTORY_BUDGET_BYTES, generator),
         window: None,
         error: None,
     };
     event_loop.run_app(&mut app)?;
     app.session.finish_running_job();
+    if let Some(stream) = app.stream.take() {
+        stream.close();
+    }
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The streaming world the editor starts with, when it starts with one:
+/// a generated world with `stream` or larger than a world built whole,
+/// or a streaming world file (spec §12), with its (empty) streaming grid
+/// and document. Opening reads no column.
+fn open_streamed(
+    options: &EditorOptions,
+) -> Result<Option<(WindowStream, TerrainStreaming, Grid, Document)>, EditorError> {
+    let budget = options.memory_budget_bytes;
+    let grid = Grid::streaming();
+    Ok(match &options.world {
+        WorldSource::Generated(settings)
+            if options.stream || new_world_streams(settings.size_cells) =>
+        {
+            let (stream, streaming) = WindowStream::create(settings, options.lod, budget)?;
+            let doc = Document::streamed(None, &grid, WorldMeta::generated(settings), true);
+            Some((stream, streaming, grid, doc))
+        }
+        WorldSource::File(path) if WindowStream::is_streaming_file(path) => {
+            let (stream, streaming) = WindowStream::open(path, options.lod, budget)?;
+            if stream.world.recovered_columns > 0 {
+                eprintln!(
+                    "strata: recovered {} edited columns that were not saved",
+                    stream.world.recovered_columns
+                );
+            }
+            let meta = WorldMeta::generated(&stream.world.settings);
+            let clean = stream.world.recovered_columns == 0;
+            let doc = Document::streamed(Some(path.clone()), &grid, meta, clean);
+            Some((stream, streaming, grid, doc))
+        }
+        _ => None,
+    })
 }
 
 /// The grid, document and stored camera of the world the editor starts with.
@@ -184,6 +255,9 @@ struct App {
     grid: Grid,
     meshes: WorldMeshes,
     streaming: TerrainStreaming,
+    /// The backing file of a streaming world (`None`: the grid holds the
+    /// whole world).
+    stream: Option<WindowStream>,
     /// Undo history, clipboard and the stroke in progress.
     tools: ToolSession,
     window: Option<WindowState>,
@@ -234,6 +308,8 @@ struct WindowState {
     walk: WalkMode,
     /// The paste preview's cached outline and the Flatten plane preview.
     previews: ToolPreviews,
+    /// An edit waiting for chunk columns of a streaming world.
+    wait: ColumnWait,
 }
 
 impl ApplicationHandler for App {
@@ -346,6 +422,7 @@ impl ApplicationHandler for App {
                     &mut self.grid,
                     &mut self.meshes,
                     &mut self.streaming,
+                    &mut self.stream,
                     &mut self.session,
                     &mut self.tools,
                 );
@@ -430,6 +507,8 @@ impl App {
             controls: FlyControls::default(),
             panel: EditorPanel {
                 overlays: self.options.overlays,
+                memory_budget_mib: (self.options.memory_budget_bytes >> 20)
+                    .clamp(1, u32::MAX as usize) as u32,
                 ..EditorPanel::default()
             },
             viewport: ViewportRect::full([size.width.max(1), size.height.max(1)]),
@@ -449,6 +528,7 @@ impl App {
             last_stroke_apply: None,
             walk: WalkMode::default(),
             previews: ToolPreviews::default(),
+            wait: ColumnWait::default(),
             gpu,
         })
     }
@@ -516,11 +596,19 @@ impl WindowState {
         grid: &mut Grid,
         meshes: &mut WorldMeshes,
         streaming: &mut TerrainStreaming,
+        stream: &mut Option<WindowStream>,
         session: &mut FileSession,
         tools: &mut ToolSession,
     ) -> bool {
         let now = Instant::now();
         self.move_camera(grid, now);
+        if streaming.residency.is_some() {
+            // A streaming world: install finished loads, ask for the
+            // columns a waiting edit needs and then the view's (nearest
+            // first), evict over the budget. Never waits for a load.
+            WindowStream::apply_budget(streaming, self.panel.memory_budget_mib);
+            streaming.stream_columns_with(grid, meshes, self.camera.pos_world, self.wait.columns());
+        }
         // Panel first: it decides the 3D viewport.
         let stats = self.panel_stats(grid, meshes, streaming, tools);
         let mut ui = self.run_ui(grid, meshes, streaming, session, tools, &stats);
@@ -528,17 +616,32 @@ impl WindowState {
         if ui.session_event.is_none() {
             ui.session_event = session.poll(grid, &self.camera, now);
         }
-        match ui.session_event.take() {
-            Some(SessionEvent::Quit) => {
-                ui.output.textures_delta.clear();
-                return true;
-            }
-            Some(SessionEvent::ReplaceWorld(world)) => {
-                // Undo steps and strokes belong to the world that is closing.
-                tools.reset_for_world(world.meta.generator.clone());
-                self.replace_world(*world, grid, meshes, streaming);
-            }
-            None => {}
+        let mut event = ui.session_event.take();
+        while let Some(e) = event {
+            event = match e {
+                SessionEvent::Quit => {
+                    ui.output.textures_delta.clear();
+                    return true;
+                }
+                SessionEvent::ReplaceWorld(world) => {
+                    // Undo steps and strokes belong to the world that is closing.
+                    tools.reset_for_world(world.meta.generator.clone());
+                    self.replace_world(*world, grid, meshes, streaming);
+                    if let Some(old) = stream.take() {
+                        old.close();
+                    }
+                    None
+                }
+                other => {
+                    let mut world = WorldParts {
+                        grid: &mut *grid,
+                        meshes: &mut *meshes,
+                        streaming: &mut *streaming,
+                        stream: &mut *stream,
+                    };
+                    self.streamed_event(other, &mut world, session, tools)
+                }
+            };
         }
         let title = session.window_title(grid);
         if title != self.title {
@@ -558,6 +661,12 @@ impl WindowState {
             &mut self.renderer.uploader(),
         );
         let settings = self.frame_settings(meshes, now);
+        let residency_view = streaming
+            .residency
+            .as_ref()
+            .filter(|_| self.panel.overlays.contains(Overlay::Residency))
+            .map(|r| ResidencyView::of(r, self.camera.pos_world));
+        self.renderer.set_residency(residency_view);
         let previews = self
             .previews
             .frame_previews(tools, &self.panel, self.hit.as_ref());
@@ -640,6 +749,11 @@ impl WindowState {
         }
         stats.history = HistoryView::of(tools.history());
         stats.has_clipboard = tools.session.clipboard.is_some();
+        stats.streaming = WindowStream::panel_stats(
+            streaming,
+            grid,
+            self.wait.status(|c| grid.is_column_resident(c)),
+        );
         stats
     }
 
@@ -673,6 +787,10 @@ impl WindowState {
             _ => None,
         };
         let (box_camera, box_viewport) = (self.camera, self.viewport);
+        let waiting = self
+            .wait
+            .status(|c| grid.is_column_resident(c))
+            .zip(self.cursor_px);
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let mut bar_points = 0.0;
@@ -698,6 +816,9 @@ impl WindowState {
                 &boxes,
                 handles,
             );
+            if let Some((text, [x, y])) = &waiting {
+                cursor_note(ctx, [*x, *y], text);
+            }
             egui::Window::new("Walk and collision")
                 .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
                 .resizable(false)
@@ -775,7 +896,7 @@ impl WindowState {
             self.apply_tools(grid, tools, meshing_behind, now);
         }
         if let Some(action) = self.panel.sea_action.take() {
-            self.apply_sea_level(grid, tools, action);
+            self.apply_sea_level(grid, tools, action, now);
         }
     }
 
@@ -875,13 +996,20 @@ impl WindowState {
         self.stroke_surface = None;
         self.sculpting = false;
         self.hit = None;
+        self.wait.take();
         self.renderer.clear_meshes();
         self.renderer.sync_meshes(meshes);
     }
 
     /// Runs the Sea Level tool in the square region around the cursor's surface
     /// point (half-width from the panel), from 256 cells below the level up to it.
-    fn apply_sea_level(&self, grid: &mut Grid, tools: &mut ToolSession, action: SeaAction) {
+    fn apply_sea_level(
+        &mut self,
+        grid: &mut Grid,
+        tools: &mut ToolSession,
+        action: SeaAction,
+        now: Instant,
+    ) {
         let Some(hit) = self.hit else {
             log::warn!("sea level: point the cursor at the terrain to choose the region");
             return;
@@ -905,8 +1033,14 @@ impl WindowState {
                 level_cells,
             },
         };
-        if let Err(e) = tools.session.apply(grid, &command) {
-            log::warn!("sea level not applied: {e}");
+        if self.wait.is_waiting() {
+            self.panel.tools.message = Some(("an edit is still loading".into(), true));
+            return;
+        }
+        match tools.apply_command(grid, &command) {
+            Ok(_) => {}
+            Err(ToolError::Refused(e)) => log::warn!("sea level not applied: {e}"),
+            Err(e) => self.wait_for_columns(e, now),
         }
     }
 
@@ -923,18 +1057,24 @@ impl WindowState {
     ) {
         let ray = self.cursor_ray();
         let held = self.sculpting || std::mem::take(&mut self.press_pending);
+        // An edit waiting for chunk columns runs first once they arrived;
+        // until then nothing else edits (the stroke pauses).
+        let waiting = self.run_waiting_edit(grid, tools, now);
         match self.panel.tools.active {
-            ActiveTool::Brush if held && tools.in_stroke() && meshing_behind => {}
+            ActiveTool::Brush if held && (waiting || (tools.in_stroke() && meshing_behind)) => {}
             ActiveTool::Brush if held => {
                 self.last_stroke_apply = Some(now);
-                if let Some(ray) = ray
-                    && let Err(e) =
-                        tools.stroke(grid, self.panel.brush(), &self.panel.tools, self.hit, ray)
-                {
-                    log::warn!("brush not applied: {e}");
-                    self.panel.tools.message = Some((e, true));
-                    self.sculpting = false;
-                    tools.end_stroke(grid);
+                if let Some(ray) = ray {
+                    match tools.stroke(grid, self.panel.brush(), &self.panel.tools, self.hit, ray) {
+                        Ok(()) => {}
+                        Err(ToolError::Refused(e)) => {
+                            log::warn!("brush not applied: {e}");
+                            self.panel.tools.message = Some((e, true));
+                            self.sculpting = false;
+                            tools.end_stroke(grid);
+                        }
+                        Err(e) => self.wait_for_columns(e, now),
+                    }
                 }
             }
             ActiveTool::Region if held => {
@@ -952,7 +1092,11 @@ impl WindowState {
             _ => {}
         }
         if !held {
-            tools.end_stroke(grid);
+            // A stroke whose applications wait for columns ends once they
+            // have applied.
+            if !self.wait.is_stroke_waiting() {
+                tools.end_stroke(grid);
+            }
             tools.end_drag();
             self.pasted_this_press = false;
         }
@@ -978,13 +1122,175 @@ impl WindowState {
                 .max(48.0);
             self.camera.pos_world = hit.pos_world - self.camera.forward_world() * distance;
         }
-        for request in std::mem::take(&mut self.panel.tools.requests) {
-            let result = tools.request(grid, request, &self.panel.tools, self.hit.as_ref());
-            self.panel.tools.message = Some(match result {
-                Ok(m) => (m, false),
-                Err(e) => (e, true),
-            });
+        if self.wait.is_waiting() {
+            // Requests wait their turn behind the waiting edit.
+            return;
         }
+        let mut requests = std::mem::take(&mut self.panel.tools.requests).into_iter();
+        while let Some(request) = requests.next() {
+            match tools.request(grid, request, &self.panel.tools, self.hit.as_ref()) {
+                Ok(m) => self.panel.tools.message = Some((m, false)),
+                Err(ToolError::Refused(e)) => self.panel.tools.message = Some((e, true)),
+                Err(e) => {
+                    self.wait_for_columns(e, now);
+                    self.panel.tools.requests.extend(requests);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Parks an edit that found chunk columns missing (spec §12) until
+    /// they are resident; the panel and the cursor say "loading".
+    fn wait_for_columns(&mut self, e: ToolError, now: Instant) {
+        match e {
+            ToolError::NotResident { columns, edit } => {
+                log::debug!("edit waits for {} chunk columns", columns.len());
+                self.wait.start(edit, &columns, now);
+                self.panel.tools.message =
+                    Some((format!("loading {} chunk columns…", columns.len()), false));
+            }
+            ToolError::Refused(e) => self.panel.tools.message = Some((e, true)),
+        }
+    }
+
+    /// Runs the edit that waited for chunk columns once they are all
+    /// resident. Returns true while an edit still waits.
+    fn run_waiting_edit(&mut self, grid: &mut Grid, tools: &mut ToolSession, now: Instant) -> bool {
+        let stroke_gone = |this: &mut Self, tools: &mut ToolSession, grid: &Grid| {
+            this.sculpting = false;
+            tools.end_stroke(grid);
+        };
+        match self.wait.poll(now, |c| grid.is_column_resident(c)) {
+            WaitPoll::Idle => false,
+            WaitPoll::Loading(_) => true,
+            WaitPoll::Ready(edit) => {
+                let stroke = edit == WaitingEdit::Stroke;
+                match tools.retry(grid, edit) {
+                    Ok(m) => {
+                        self.panel.tools.message =
+                            Some((if m.is_empty() { "loaded".into() } else { m }, false));
+                        false
+                    }
+                    Err(ToolError::Refused(e)) => {
+                        self.panel.tools.message = Some((e, true));
+                        if stroke {
+                            stroke_gone(self, tools, grid);
+                        }
+                        false
+                    }
+                    Err(e) => {
+                        self.wait_for_columns(e, now);
+                        true
+                    }
+                }
+            }
+            WaitPoll::TimedOut(edit) => {
+                self.panel.tools.message = Some((
+                    format!(
+                        "gave up: chunk columns did not load within {} s",
+                        MAX_COLUMN_WAIT.as_secs()
+                    ),
+                    true,
+                ));
+                if edit == WaitingEdit::Stroke {
+                    stroke_gone(self, tools, grid);
+                }
+                false
+            }
+        }
+    }
+
+    /// Carries out a File menu event for a streaming world: a new one, an
+    /// opened one, a save or an autosave checkpoint. Returns the session's
+    /// next event, if any.
+    fn streamed_event(
+        &mut self,
+        event: SessionEvent,
+        world: &mut WorldParts<'_>,
+        session: &mut FileSession,
+        tools: &mut ToolSession,
+    ) -> Option<SessionEvent> {
+        let lod = world.streaming.lod.settings;
+        let budget = (self.panel.memory_budget_mib as usize) << 20;
+        match event {
+            SessionEvent::NewStreamed(settings) => {
+                match WindowStream::create(&settings, lod, budget) {
+                    Ok((stream, streaming)) => {
+                        self.install_streamed(stream, streaming, world, tools);
+                        session.streamed_opened(
+                            None,
+                            world.grid,
+                            WorldMeta::generated(&settings),
+                            0,
+                        );
+                    }
+                    Err(e) => session
+                        .menu
+                        .show_message(format!("Cannot make the world: {e}"), true),
+                }
+                None
+            }
+            SessionEvent::OpenStreamed(path) => {
+                match WindowStream::open(&path, lod, budget) {
+                    Ok((stream, streaming)) => {
+                        let meta = WorldMeta::generated(&stream.world.settings);
+                        let recovered = stream.world.recovered_columns;
+                        self.install_streamed(stream, streaming, world, tools);
+                        session.streamed_opened(Some(path), world.grid, meta, recovered);
+                    }
+                    Err(e) => session
+                        .menu
+                        .show_message(format!("Cannot open {}: {e}", path.display()), true),
+                }
+                None
+            }
+            SessionEvent::SaveStreamed(path) => {
+                let result = match world.stream.as_mut() {
+                    Some(stream) => stream.save(world.streaming, world.grid, &path, &self.camera),
+                    None => Err("this world does not stream".to_string()),
+                };
+                session.streamed_saved(path, result, world.grid, &self.camera)
+            }
+            SessionEvent::CheckpointStreamed => {
+                match WindowStream::checkpoint(world.streaming, world.grid) {
+                    Ok(n) => log::info!("autosave: stored {n} edited chunk columns"),
+                    Err(e) => session
+                        .menu
+                        .show_message(format!("Autosave failed: {e}"), true),
+                }
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// Swaps in a streaming world: an empty streaming grid (its columns
+    /// load as the next frames ask), no meshes, its own camera; the old
+    /// world's undo steps, waiting edit and backing file go.
+    fn install_streamed(
+        &mut self,
+        stream: WindowStream,
+        streaming: TerrainStreaming,
+        world: &mut WorldParts<'_>,
+        tools: &mut ToolSession,
+    ) {
+        tools.reset_for_world(Some(stream.world.settings.clone()));
+        self.camera = Camera {
+            aspect: self.camera.aspect,
+            ..stream.initial_camera()
+        };
+        *world.grid = Grid::streaming();
+        *world.meshes = WorldMeshes::default();
+        *world.streaming = streaming;
+        if let Some(old) = world.stream.replace(stream) {
+            old.close();
+        }
+        self.wait.take();
+        self.stroke_surface = None;
+        self.sculpting = false;
+        self.hit = None;
+        self.renderer.clear_meshes();
     }
 
     /// How far off the cursor ray a region handle is still grabbed, radians
@@ -1028,4 +1334,32 @@ impl WindowState {
             .ray_from_screen(cx - vp.x, cy - vp.y, vp.width, vp.height);
         pick(meshes, origin, dir, PICK_DISTANCE_STUDS)
     }
+}
+
+/// The open world's parts a File menu event of a streaming world replaces.
+struct WorldParts<'a> {
+    grid: &'a mut Grid,
+    meshes: &'a mut WorldMeshes,
+    streaming: &'a mut TerrainStreaming,
+    stream: &'a mut Option<WindowStream>,
+}
+
+/// A short note next to the mouse cursor (`cursor_px` in physical
+/// pixels), e.g. "loading 3 chunk columns…" while an edit waits.
+fn cursor_note(ctx: &egui::Context, cursor_px: [f32; 2], text: &str) {
+    let ppp = ctx.pixels_per_point();
+    let pos = egui::pos2(cursor_px[0] / ppp + 18.0, cursor_px[1] / ppp + 14.0);
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Tooltip,
+        egui::Id::unique("strata_column_wait_note"),
+    ));
+    let font = egui::FontId::proportional(14.0);
+    let galley = painter.layout_no_wrap(
+        text.to_string(),
+        font,
+        egui::Color32::from_rgb(255, 225, 90),
+    );
+    let rect = egui::Rect::from_min_size(pos, galley.size()).expand(4.0);
+    painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(190));
+    painter.galley(pos, galley, egui::Color32::WHITE);
 }

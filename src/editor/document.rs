@@ -35,22 +35,26 @@ pub const UNTITLED_RECOVERY_NAME: &str = "untitled.recovery.strata";
 pub struct GridState {
     /// `(generation, revision)` when the state was taken.
     pub revision: (u64, u64),
-    cells: Box<Grid>,
+    /// The cells (`None` for a streaming grid: a snapshot would keep every
+    /// column resident at the time alive, past the memory budget).
+    cells: Option<Box<Grid>>,
 }
 
 impl GridState {
     /// True when `grid` holds exactly these cells: the same revision, or
     /// (after edits and undos) the same content.
     pub fn matches(&self, grid: &Grid) -> bool {
-        self.revision == (grid.generation(), grid.revision()) || grid.same_cells(&self.cells)
+        self.revision == (grid.generation(), grid.revision())
+            || self.cells.as_ref().is_some_and(|c| grid.same_cells(c))
     }
 }
 
-/// The state of `grid` as a [`GridState`].
+/// The state of `grid` as a [`GridState`]. Of a streaming grid only the
+/// revision is kept (loads and evictions change no revision, edits do).
 pub fn grid_state(grid: &Grid) -> GridState {
     GridState {
         revision: (grid.generation(), grid.revision()),
-        cells: Box::new(grid.clone()),
+        cells: (!grid.is_streaming()).then(|| Box::new(grid.clone())),
     }
 }
 
@@ -68,6 +72,9 @@ pub struct Document {
     /// The grid state the recovery file holds.
     autosaved: Option<GridState>,
     last_autosave: Instant,
+    /// True for a streaming world (saved through its streaming world file,
+    /// not a [`WorldFile`]).
+    streaming: bool,
     /// [`Document::is_dirty`]'s answer for a grid `(generation, revision)`,
     /// so the content comparison runs once per revision, not every frame.
     dirty_cache: std::cell::Cell<Option<((u64, u64), bool)>>,
@@ -84,6 +91,7 @@ impl Document {
             saved: Some(grid_state(grid)),
             autosaved: None,
             last_autosave: Instant::now(),
+            streaming: false,
             dirty_cache: std::cell::Cell::new(None),
         }
     }
@@ -98,6 +106,7 @@ impl Document {
             saved: None,
             autosaved: None,
             last_autosave: Instant::now(),
+            streaming: false,
             dirty_cache: std::cell::Cell::new(None),
         }
     }
@@ -118,8 +127,35 @@ impl Document {
             saved: clean.then(|| grid_state(grid)),
             autosaved: None,
             last_autosave: Instant::now(),
+            streaming: false,
             dirty_cache: std::cell::Cell::new(None),
         }
+    }
+
+    /// A streaming world (spec §12), new (`path` `None`) or opened from its
+    /// streaming world file: `clean` when it holds what the file (or, for a
+    /// new world, its generator) holds, so unchanged until edited.
+    pub fn streamed(path: Option<PathBuf>, grid: &Grid, meta: WorldMeta, clean: bool) -> Document {
+        let saved = clean.then(|| grid_state(grid));
+        Document {
+            path,
+            streaming: true,
+            saved,
+            ..Document::unsaved(None, meta)
+        }
+    }
+
+    /// True for a streaming world.
+    pub fn is_streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// Records a successful save of a streaming world in state `state` to
+    /// `path` (its streaming world file from now on).
+    pub fn saved_streamed(&mut self, path: PathBuf, state: GridState) {
+        self.path = Some(path);
+        self.saved = Some(state);
+        self.dirty_cache.set(None);
     }
 
     /// The world's file, if it has one.
@@ -183,7 +219,13 @@ impl Document {
 
     /// Where autosave writes this world's recovery copy: beside the world
     /// file (`name.recovery.strata`), or in [`data_dir`] for an untitled world.
+    /// `None` for a streaming world: its edits spill into its own streaming
+    /// world file (or the recovery file of a new one), see
+    /// `crate::app::streamed_world`.
     pub fn recovery_path(&self) -> Option<PathBuf> {
+        if self.streaming {
+            return None;
+        }
         match &self.path {
             Some(p) => Some(recovery_path_for(p)),
             None => data_dir().map(|d| d.join(UNTITLED_RECOVERY_NAME)),

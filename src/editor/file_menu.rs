@@ -17,7 +17,10 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 use crate::io::heightmap_import::HeightmapSettings;
 use crate::progress::Progress;
 use crate::terrain::cell::Material;
-use crate::terrain::generate::{DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings};
+use crate::terrain::coords::CELL_SIZE_STUDS;
+use crate::terrain::generate::{
+    DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings, MAX_SIZE_CELLS,
+};
 
 use super::file_jobs::{ImportPlacement, WorldPreset};
 
@@ -31,8 +34,32 @@ pub const SHORTCUT_SAVE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COM
 pub const SHORTCUT_SAVE_AS: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::S);
 
-/// World sizes offered by File ▸ New, cells across.
-pub const NEW_WORLD_SIZES_CELLS: [u32; 4] = [512, 1024, 2048, 4096];
+/// World sizes offered by File ▸ New, cells across. Sizes above
+/// [`MAX_SIZE_CELLS`] make streaming worlds ([`new_world_streams`]).
+pub const NEW_WORLD_SIZES_CELLS: [u32; 9] = [
+    512, 1024, 2048, 4096, 16_384, 65_536, 262_144, 524_288, 1_048_576,
+];
+
+/// True when File ▸ New makes a streaming world of `size_cells` across
+/// (spec §12): larger than a world generated whole may be. Nothing is
+/// generated up front; columns are generated as the view needs them.
+pub fn new_world_streams(size_cells: u32) -> bool {
+    size_cells > MAX_SIZE_CELLS
+}
+
+/// A world size for the New dialog: cells across and the side in
+/// kilometres (a cell is 4 studs; a stud is taken as one metre, as in
+/// the issue's 1,048,576 cells = 4,194 km), e.g. `"65 536 cells · 262 km"`.
+pub fn size_label(size_cells: u32) -> String {
+    let km = f64::from(size_cells) * f64::from(CELL_SIZE_STUDS) / 1000.0;
+    let km = if km >= 100.0 {
+        format!("{km:.0} km")
+    } else {
+        format!("{km:.1} km")
+    };
+    let grouped = super::panel::group_digits(u64::from(size_cells));
+    format!("{grouped} cells · {km}")
+}
 
 /// What the user asked the File menu for.
 #[derive(Clone, Debug, PartialEq)]
@@ -910,18 +937,20 @@ fn new_world_dialog_ui(
         ui.end_row();
         ui.label("Size");
         egui::ComboBox::from_id_salt("size")
-            .selected_text(format!("{size_cells} cells"))
+            .selected_text(size_label(*size_cells))
             .show_ui(ui, |ui| {
                 for s in NEW_WORLD_SIZES_CELLS {
-                    ui.selectable_value(
-                        size_cells,
-                        s,
-                        format!("{s} × {s} cells ({} studs)", s * 4),
-                    );
+                    let text = if new_world_streams(s) {
+                        format!("{} (streams)", size_label(s))
+                    } else {
+                        size_label(s)
+                    };
+                    ui.selectable_value(size_cells, s, text);
                 }
             });
         ui.end_row();
     });
+    let streams = new_world_streams(*size_cells);
     let parsed = seed.trim().parse::<u64>();
     if parsed.is_err() {
         ui.colored_label(
@@ -929,9 +958,25 @@ fn new_world_dialog_ui(
             "The seed must be a whole number ≥ 0",
         );
     }
+    let flat_streams = streams && *preset == WorldPreset::Flat;
+    if flat_streams {
+        ui.colored_label(
+            egui::Color32::LIGHT_RED,
+            format!("A flat plain is at most {MAX_SIZE_CELLS} cells across"),
+        );
+    } else if streams {
+        ui.label(
+            egui::RichText::new(
+                "Streams: nothing is generated up front; chunks load as you fly \
+                 and stay within the memory budget.",
+            )
+            .small()
+            .weak(),
+        );
+    }
     ui.horizontal(|ui| {
         if ui
-            .add_enabled(parsed.is_ok(), egui::Button::new("Create"))
+            .add_enabled(parsed.is_ok() && !flat_streams, egui::Button::new("Create"))
             .clicked()
         {
             if let Ok(seed) = parsed {
@@ -970,6 +1015,29 @@ mod tests {
             path_action(PathPurpose::Open, "/tmp/w"),
             FileAction::Open(PathBuf::from("/tmp/w"))
         );
+    }
+
+    #[test]
+    fn new_offers_sizes_up_to_a_million_cells_and_large_ones_stream() {
+        assert_eq!(NEW_WORLD_SIZES_CELLS.last(), Some(&1_048_576));
+        assert!(NEW_WORLD_SIZES_CELLS.iter().all(|s| s % 32 == 0));
+        assert!(!new_world_streams(512) && !new_world_streams(4096));
+        assert!(new_world_streams(16_384) && new_world_streams(1_048_576));
+        for s in NEW_WORLD_SIZES_CELLS {
+            let settings = GeneratorSettings {
+                seed: 1,
+                size_cells: s,
+            };
+            let valid = if new_world_streams(s) {
+                settings.validate_streaming()
+            } else {
+                settings.validate()
+            };
+            assert!(valid.is_ok(), "{s}: {valid:?}");
+        }
+        assert_eq!(size_label(1_048_576), "1 048 576 cells · 4194 km");
+        assert_eq!(size_label(4096), "4 096 cells · 16.4 km");
+        assert_eq!(size_label(512), "512 cells · 2.0 km");
     }
 
     #[test]

@@ -11,14 +11,16 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::camera::Camera;
-use crate::io::world_file::{SaveBatch, WorldFile};
+use crate::io::streaming_file::StreamingWorldFile;
+use crate::io::world_file::{SaveBatch, WorldFile, WorldMeta};
+use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 
 use super::document::{Document, RecentFiles, grid_state, newer_recovery};
 use super::file_jobs::{
     self, Job, JobError, JobKind, JobOutput, LoadedWorld, ViewSetup, merge_import,
 };
-use super::file_menu::{FileAction, FileMenu, FileMenuView, UnsavedAnswer};
+use super::file_menu::{FileAction, FileMenu, FileMenuView, UnsavedAnswer, new_world_streams};
 
 /// What the editor must do after a file action or a finished job.
 #[derive(Debug)]
@@ -27,6 +29,19 @@ pub enum SessionEvent {
     ReplaceWorld(Box<LoadedWorld>),
     /// Close the editor.
     Quit,
+    /// Make a new streaming world of these settings (larger than a world
+    /// built whole, spec §12); the editor answers with
+    /// [`FileSession::streamed_opened`].
+    NewStreamed(GeneratorSettings),
+    /// Open this streaming world file; the editor answers with
+    /// [`FileSession::streamed_opened`].
+    OpenStreamed(PathBuf),
+    /// Save the streaming world to this file; the editor answers with
+    /// [`FileSession::streamed_saved`].
+    SaveStreamed(PathBuf),
+    /// Store the streaming world's edited resident columns in its backing
+    /// file (the autosave of a streaming world: a crash then loses nothing).
+    CheckpointStreamed,
 }
 
 /// The File menu's state and the open world's document.
@@ -208,6 +223,9 @@ impl FileSession {
             self.queued = Some(action);
             return None;
         }
+        if let Some(event) = self.streamed_action(&action) {
+            return event;
+        }
         let mut meta = self.doc.meta.clone();
         meta.set_camera(camera);
         self.job = match action {
@@ -254,6 +272,105 @@ impl FileSession {
         None
     }
 
+    /// The streaming side of `action` (spec §12): a New larger than a world
+    /// built whole, an Open of a streaming world file, and Save, Save As
+    /// and exports of a streaming world. `None` when `action` is not one of
+    /// them; `Some(event)` when it is (the event for the editor, if any).
+    fn streamed_action(&mut self, action: &FileAction) -> Option<Option<SessionEvent>> {
+        let streaming = self.doc.is_streaming();
+        Some(match action {
+            FileAction::New(settings, _) if new_world_streams(settings.size_cells) => {
+                Some(SessionEvent::NewStreamed(settings.clone()))
+            }
+            FileAction::Open(path) | FileAction::Recover(path)
+                if StreamingWorldFile::is_streaming_file(path) =>
+            {
+                Some(SessionEvent::OpenStreamed(path.clone()))
+            }
+            FileAction::Save if streaming => match self.doc.path() {
+                Some(path) => Some(SessionEvent::SaveStreamed(path.to_path_buf())),
+                None => {
+                    self.menu.open_save_as(None);
+                    None
+                }
+            },
+            FileAction::SaveAs(path) if streaming => Some(SessionEvent::SaveStreamed(path.clone())),
+            FileAction::ExportGlb(_)
+            | FileAction::ExportHeightmap(_)
+            | FileAction::Import(_, _, super::file_jobs::ImportPlacement::IntoWorld { .. })
+                if streaming =>
+            {
+                self.after_save = None;
+                self.menu.show_message(
+                    "Exports and heightmap imports into a streaming world are not supported yet."
+                        .into(),
+                    true,
+                );
+                None
+            }
+            _ => return None,
+        })
+    }
+
+    /// The editor opened (or made) a streaming world: `path` is its file
+    /// (`None` for a new world, which spills to a recovery file until it
+    /// is saved). `recovered_columns` edited columns a crash left unsaved
+    /// were found in the file.
+    pub fn streamed_opened(
+        &mut self,
+        path: Option<PathBuf>,
+        grid: &Grid,
+        meta: WorldMeta,
+        recovered_columns: usize,
+    ) {
+        self.after_save = None;
+        self.queued = None;
+        if let Some(path) = &path
+            && let Err(e) = self.recent.push(path)
+        {
+            log::warn!("cannot update the recent files list: {e}");
+        }
+        if recovered_columns > 0 {
+            self.menu.show_message(
+                format!(
+                    "Recovered {recovered_columns} edited chunk columns a crash left unsaved. \
+                     Save to keep them."
+                ),
+                false,
+            );
+        }
+        // Recovered spills differ from the file's saved columns: unsaved.
+        self.doc = Document::streamed(path, grid, meta, recovered_columns == 0);
+    }
+
+    /// The editor saved (or failed to save) the streaming world to `path`:
+    /// `result` is the report's message or the error. Returns what to do
+    /// next (e.g. close, when the save was asked for before closing).
+    pub fn streamed_saved(
+        &mut self,
+        path: PathBuf,
+        result: Result<String, String>,
+        grid: &mut Grid,
+        camera: &Camera,
+    ) -> Option<SessionEvent> {
+        match result {
+            Ok(message) => {
+                log::info!("{message}");
+                if let Err(e) = self.recent.push(&path) {
+                    log::warn!("cannot update the recent files list: {e}");
+                }
+                self.doc.saved_streamed(path, grid_state(grid));
+                let next = self.after_save.take()?;
+                self.run(next, grid, camera)
+            }
+            Err(message) => {
+                self.after_save = None;
+                self.menu.show_message(message, true);
+                None
+            }
+        }
+    }
+
     /// A save of `grid` to `path`: incremental through the document's
     /// handle when it belongs to `path`, else a complete new file.
     fn save_job(
@@ -294,7 +411,13 @@ impl FileSession {
             }
         }
         let minutes = self.menu.autosave_minutes;
-        if self.job.is_none() && minutes > 0.0 {
+        if self.job.is_none() && minutes > 0.0 && self.doc.is_streaming() {
+            let interval = Duration::from_secs_f32(minutes * 60.0);
+            if self.doc.autosave_due(grid, now, interval) {
+                self.doc.autosaved(Some(grid_state(grid)), now);
+                return Some(SessionEvent::CheckpointStreamed);
+            }
+        } else if self.job.is_none() && minutes > 0.0 {
             let interval = Duration::from_secs_f32(minutes * 60.0);
             if self.doc.autosave_due(grid, now, interval)
                 && let Some(path) = self.doc.recovery_path()

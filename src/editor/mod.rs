@@ -2,6 +2,7 @@
 //! picking and sculpting. The only layer (with `render`) that touches
 //! windowing and GUI crates.
 
+pub mod column_wait;
 pub mod document;
 pub mod file_jobs;
 pub mod file_menu;

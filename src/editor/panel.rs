@@ -5,6 +5,7 @@
 
 use crate::pipeline::lod::{LEVEL_THRESHOLDS_STUDS, LodSettings};
 use crate::render::overlays::{LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB};
+use crate::render::residency_overlay::ResidencyTint;
 use crate::terrain::cell::Material;
 use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
 
@@ -59,6 +60,56 @@ pub struct PanelStats {
     pub history: crate::terrain::history_view::HistoryView,
     /// True when the clipboard holds a copied region.
     pub has_clipboard: bool,
+    /// Residency of a streaming world (`None`: the world is held whole).
+    pub streaming: Option<StreamingPanelStats>,
+}
+
+/// What the panel shows of a streaming world's residency (spec §12).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StreamingPanelStats {
+    /// Resident bytes: chunk cells plus CPU mesh copies.
+    pub resident_bytes: usize,
+    /// The memory budget, bytes.
+    pub budget_bytes: usize,
+    /// Resident chunks.
+    pub resident_chunks: usize,
+    /// Column loads in flight.
+    pub loading: usize,
+    /// Columns spilled to the backing store so far.
+    pub spilled: u64,
+    /// True when the budget holds only part of the view.
+    pub budget_limited: bool,
+    /// What a waiting edit says, e.g. `"loading 3 chunk columns…"`.
+    pub edit_waiting: Option<String>,
+}
+
+impl StreamingPanelStats {
+    /// The memory line, e.g. `"612 / 2048 MiB, 1 234 chunks, 3 loading"`.
+    pub fn memory_line(&self) -> String {
+        format!(
+            "{} / {} MiB, {} chunks, {} loading",
+            self.resident_bytes >> 20,
+            self.budget_bytes >> 20,
+            group_digits(self.resident_chunks as u64),
+            self.loading
+        )
+    }
+}
+
+/// Smallest and largest memory budget the panel offers, MiB.
+pub const MEMORY_BUDGET_RANGE_MIB: std::ops::RangeInclusive<u32> = 64..=65_536;
+
+/// `n` with its digits in groups of three, e.g. `1 048 576`.
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 impl PanelStats {
@@ -143,6 +194,8 @@ pub struct EditorPanel {
     pub overlays: OverlaySet,
     /// Shape, falloff, tool-specific and region settings.
     pub tools: super::tools_panel::ToolSettings,
+    /// Memory budget of a streaming world, MiB (applied live).
+    pub memory_budget_mib: u32,
 }
 
 impl Default for EditorPanel {
@@ -159,6 +212,7 @@ impl Default for EditorPanel {
             lod: LodSettings::default(),
             overlays: OverlaySet::NONE,
             tools: super::tools_panel::ToolSettings::default(),
+            memory_budget_mib: (crate::terrain::residency::DEFAULT_BUDGET_BYTES >> 20) as u32,
         }
     }
 }
@@ -264,6 +318,9 @@ impl EditorPanel {
                 ui.separator();
                 self.overlay_section(ui, stats);
             });
+        if let Some(streaming) = &stats.streaming {
+            self.streaming_ui(ui, streaming);
+        }
         egui::CollapsingHeader::new(egui::RichText::new("Stats").strong())
             .id_salt("stats_section")
             .default_open(true)
@@ -309,6 +366,51 @@ impl EditorPanel {
                 }
             }
         });
+    }
+
+    /// A streaming world's memory against its budget, the budget setting
+    /// and what a waiting edit says.
+    fn streaming_ui(&mut self, ui: &mut egui::Ui, stats: &StreamingPanelStats) {
+        ui.label(egui::RichText::new("Memory").strong());
+        {
+            let over = stats.resident_bytes > stats.budget_bytes;
+            let text = egui::RichText::new(stats.memory_line());
+            ui.label(if over {
+                text.color(egui::Color32::from_rgb(255, 120, 80))
+            } else {
+                text
+            })
+            .on_hover_text(format!(
+                "Resident chunk cells and CPU mesh copies of the streaming world \
+                 against the budget; {} columns spilled to the backing file so far",
+                stats.spilled
+            ));
+        }
+        ui.add(
+            egui::Slider::new(&mut self.memory_budget_mib, MEMORY_BUDGET_RANGE_MIB)
+                .text("budget")
+                .suffix(" MiB")
+                .logarithmic(true),
+        )
+        .on_hover_text(
+            "Memory budget of the streaming world (--memory-budget-mib): the least \
+             recently needed columns are evicted above it, edited ones written to the \
+             backing file first",
+        );
+        if stats.budget_limited {
+            ui.label(
+                egui::RichText::new("the budget holds only part of the view")
+                    .small()
+                    .color(egui::Color32::from_rgb(255, 190, 90)),
+            );
+        }
+        if let Some(waiting) = &stats.edit_waiting {
+            ui.label(
+                egui::RichText::new(format!("edit waits: {waiting}"))
+                    .color(egui::Color32::from_rgb(255, 225, 90)),
+            );
+        }
+        ui.separator();
     }
 
     /// The sea level section's sliders and buttons.
@@ -406,6 +508,29 @@ impl EditorPanel {
                 swatch(ui, SKIRT_TINT_SRGB);
                 ui.label("skirts (render-only)");
             });
+        }
+        if self.overlays.contains(Overlay::Residency) {
+            egui::Grid::new("residency legend")
+                .num_columns(2)
+                .spacing([12.0, 2.0])
+                .show(ui, |ui| {
+                    for (i, tint) in ResidencyTint::ALL.into_iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            swatch(ui, tint.srgb());
+                            ui.label(tint.label());
+                        });
+                        if i % 2 == 1 {
+                            ui.end_row();
+                        }
+                    }
+                });
+            if stats.streaming.is_none() {
+                ui.label(
+                    egui::RichText::new("(this world does not stream)")
+                        .small()
+                        .weak(),
+                );
+            }
         }
         if self.overlays.contains(Overlay::SeamAudit) {
             let (text, color) = match stats.seam_mismatches {
@@ -528,5 +653,26 @@ fn format_count(n: usize) -> String {
         format!("{:.1} k", n as f64 / 1e3)
     } else {
         n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_line_shows_resident_memory_against_the_budget() {
+        let s = StreamingPanelStats {
+            resident_bytes: 612 << 20,
+            budget_bytes: 2048 << 20,
+            resident_chunks: 1234,
+            loading: 3,
+            ..StreamingPanelStats::default()
+        };
+        assert_eq!(s.memory_line(), "612 / 2048 MiB, 1 234 chunks, 3 loading");
+        assert_eq!(group_digits(1_048_576), "1 048 576");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(0), "0");
+        assert!(MEMORY_BUDGET_RANGE_MIB.contains(&EditorPanel::default().memory_budget_mib));
     }
 }

@@ -8,18 +8,82 @@ use glam::{DVec3, IVec3};
 
 use crate::pipeline::picking::PickHit;
 use crate::terrain::box_handles::{BoxHandle, HandleDrag, pick_handle};
-use crate::terrain::brush_stroke::StrokeInProgress;
+use crate::terrain::brush_stroke::{BrushStrokeError, StrokeInProgress};
 use crate::terrain::cell::Material;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
+use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox, CellCoord, ColumnCoord};
 use crate::terrain::edit::{Brush, FlattenPlane};
-use crate::terrain::edit_command::{EditCommand, EditSession};
+use crate::terrain::edit_command::{CommandError, EditCommand, EditSession};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::{Grid, MAX_EDIT_VOLUME_CELLS};
 use crate::terrain::history::History;
 use crate::terrain::region;
 use crate::terrain::stroke::LockPlane;
 
+use super::column_wait::WaitingEdit;
 use super::tools_panel::{ToolRequest, ToolSettings};
+
+/// Why a tool did not apply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolError {
+    /// Rejected input, as a message for the artist (nothing changed).
+    Refused(String),
+    /// A streaming world does not hold these chunk columns yet: the edit
+    /// changed nothing and waits for them as `edit` ([`ToolSession::retry`]
+    /// runs it once they are resident).
+    NotResident {
+        /// The missing columns.
+        columns: Vec<ColumnCoord>,
+        /// What runs again.
+        edit: WaitingEdit,
+    },
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::Refused(m) => f.write_str(m),
+            ToolError::NotResident { columns, .. } => {
+                write!(f, "waiting for {} chunk columns to load", columns.len())
+            }
+        }
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::Refused(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::Refused(message.to_string())
+    }
+}
+
+/// A command's error as a [`ToolError`]: missing columns wait with
+/// `command`, anything else is refused.
+fn command_error(e: CommandError, command: &EditCommand) -> ToolError {
+    match e.missing_columns() {
+        Some(columns) => ToolError::NotResident {
+            columns: columns.to_vec(),
+            edit: WaitingEdit::Command(command.clone()),
+        },
+        None => ToolError::Refused(e.to_string()),
+    }
+}
+
+/// A stroke's error as a [`ToolError`]: missing columns make the stroke
+/// wait (its unapplied applications are kept).
+fn stroke_error(e: BrushStrokeError) -> ToolError {
+    match e.missing_columns() {
+        Some(columns) => ToolError::NotResident {
+            columns: columns.to_vec(),
+            edit: WaitingEdit::Stroke,
+        },
+        None => ToolError::Refused(e.to_string()),
+    }
+}
 
 /// A brush stroke while the mouse button is held: the shared stroke engine
 /// plus the plane the cursor is locked to.
@@ -83,8 +147,11 @@ impl ToolSession {
     /// plane lock. Applies the brush at every spacing along the cursor path.
     ///
     /// # Errors
-    /// A message for invalid brush settings; the stroke stops and what it
-    /// already did is kept (committed when the button is released).
+    /// [`ToolError::Refused`] for invalid brush settings: the stroke stops
+    /// and what it already did is kept (committed when the button is
+    /// released). [`ToolError::NotResident`] when an application needs
+    /// chunk columns a streaming world does not hold: the stroke keeps its
+    /// unapplied applications for [`ToolSession::retry`].
     pub fn stroke(
         &mut self,
         grid: &mut Grid,
@@ -92,7 +159,7 @@ impl ToolSession {
         settings: &ToolSettings,
         hit: Option<PickHit>,
         ray: (DVec3, DVec3),
-    ) -> Result<(), String> {
+    ) -> Result<(), ToolError> {
         if self.stroke.is_none() {
             let Some(hit) = hit else { return Ok(()) };
             let mut options = settings.options();
@@ -116,11 +183,55 @@ impl ToolSession {
             None => hit.map(|h| h.pos_world),
         };
         let Some(point) = point else { return Ok(()) };
-        active
-            .stroke
-            .advance(grid, point)
-            .map_err(|e| e.to_string())?;
+        active.stroke.advance(grid, point).map_err(stroke_error)?;
         Ok(())
+    }
+
+    /// Runs an edit that waited for chunk columns again (see
+    /// [`super::column_wait::ColumnWait`]): the stroke's unapplied
+    /// applications, or the command. Returns the status message.
+    ///
+    /// # Errors
+    /// As [`ToolSession::stroke`] and [`ToolSession::request`]: it may find
+    /// more columns missing and wait again.
+    pub fn retry(&mut self, grid: &mut Grid, edit: WaitingEdit) -> Result<String, ToolError> {
+        match edit {
+            WaitingEdit::Stroke => {
+                let Some(active) = self.stroke.as_mut() else {
+                    return Ok(String::new());
+                };
+                active.stroke.resume(grid).map_err(stroke_error)?;
+                Ok(String::new())
+            }
+            WaitingEdit::Command(command) => self
+                .session
+                .apply(grid, &command)
+                .map(|outcome| outcome.message())
+                .map_err(|e| command_error(e, &command)),
+        }
+    }
+
+    /// Runs `command` (a sea-level action or any other [`EditCommand`]) as
+    /// one undo step. Returns the status message.
+    ///
+    /// # Errors
+    /// [`ToolError::Refused`] for rejected input, [`ToolError::NotResident`]
+    /// when it waits for chunk columns (nothing changed).
+    pub fn apply_command(
+        &mut self,
+        grid: &mut Grid,
+        command: &EditCommand,
+    ) -> Result<String, ToolError> {
+        self.session
+            .apply(grid, command)
+            .map(|outcome| outcome.message())
+            .map_err(|e| command_error(e, command))
+    }
+
+    /// True while the stroke in progress has applications waiting for
+    /// chunk columns.
+    pub fn stroke_waits(&self) -> bool {
+        self.stroke.as_ref().is_some_and(|a| a.stroke.is_waiting())
     }
 
     /// Ends the stroke: it becomes one undo step.
@@ -261,14 +372,15 @@ impl ToolSession {
     /// (the script runner's path too). Every change is one undo step.
     ///
     /// # Errors
-    /// A message for rejected input (nothing changed).
+    /// [`ToolError::Refused`] for rejected input (nothing changed);
+    /// [`ToolError::NotResident`] when the command waits for chunk columns.
     pub fn request(
         &mut self,
         grid: &mut Grid,
         request: ToolRequest,
         settings: &ToolSettings,
         hit: Option<&PickHit>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         if let ToolRequest::SetBudget(bytes) = request {
             self.session.history.set_budget_bytes(bytes, grid);
             return Ok(format!("history budget {} MiB", bytes >> 20));
@@ -276,10 +388,7 @@ impl ToolSession {
         let Some(command) = self.command_for(request, settings, hit)? else {
             return Ok(String::new());
         };
-        self.session
-            .apply(grid, &command)
-            .map(|outcome| outcome.message())
-            .map_err(|e| e.to_string())
+        self.apply_command(grid, &command)
     }
 }
 
@@ -394,6 +503,86 @@ mod tests {
         s.request(&mut g, ToolRequest::Undo, &settings, None)
             .unwrap();
         assert_eq!(g.content_hash(), start);
+    }
+
+    #[test]
+    fn edits_over_absent_columns_wait_and_apply_once_they_are_resident() {
+        // The whole floor, and a streaming grid holding only its column
+        // (0, 0): a stroke from there into column (1, 0) stops at the
+        // first application that needs it, keeps the rest, and finishes
+        // once the column is installed, exactly like the stroke on the
+        // whole floor.
+        let whole = floor();
+        let columns = [ColumnCoord::new(0, 0), ColumnCoord::new(1, 0)];
+        let mut g = Grid::streaming();
+        g.install_column(columns[0], whole.column_chunks(columns[0]))
+            .unwrap();
+        let brush = Brush {
+            // Add, not Paint: Paint dithers by the grid revision, which
+            // differs between the two grids.
+            mode: BrushMode::Add,
+            radius_cells: 4.0,
+            strength: 1.0,
+            material: Material::SNOW,
+            ignore_water: false,
+        };
+        let settings = ToolSettings::default();
+        let ray = (DVec3::ZERO, DVec3::NEG_Y);
+        let paint = |s: &mut ToolSession, g: &mut Grid| {
+            s.stroke(g, brush, &settings, Some(hit_at(20.0, 20.0)), ray)?;
+            s.stroke(g, brush, &settings, Some(hit_at(200.0, 20.0)), ray)
+        };
+        let hash = |g: &Grid| {
+            Grid::from_chunks(columns.iter().flat_map(|c| g.column_chunks(*c))).content_hash()
+        };
+        let mut reference = whole.clone();
+        let mut r = ToolSession::new(1 << 30, None);
+        paint(&mut r, &mut reference).unwrap();
+        r.end_stroke(&reference);
+
+        let mut s = ToolSession::new(1 << 30, None);
+        let err = paint(&mut s, &mut g).unwrap_err();
+        let ToolError::NotResident {
+            columns: missing,
+            edit,
+        } = err
+        else {
+            panic!("expected a wait, got {err:?}");
+        };
+        assert_eq!(missing, vec![columns[1]]);
+        assert_eq!(edit, WaitingEdit::Stroke);
+        assert!(s.stroke_waits());
+        // Still missing: the retry waits again and changes nothing.
+        assert!(matches!(
+            s.retry(&mut g, WaitingEdit::Stroke),
+            Err(ToolError::NotResident { .. })
+        ));
+        g.install_column(columns[1], whole.column_chunks(columns[1]))
+            .unwrap();
+        s.retry(&mut g, WaitingEdit::Stroke).unwrap();
+        assert!(!s.stroke_waits());
+        s.end_stroke(&g);
+        assert_eq!(s.history().undo_len(), 1, "one stroke, one undo step");
+        assert_eq!(hash(&g), hash(&reference));
+        assert_ne!(hash(&g), hash(&whole));
+
+        // Undo after the column was evicted waits for it too, then restores.
+        let edited = g.evict_columns(
+            &[columns[1]]
+                .into_iter()
+                .collect::<rustc_hash::FxHashSet<_>>(),
+        );
+        let err = s
+            .request(&mut g, ToolRequest::Undo, &settings, None)
+            .unwrap_err();
+        let ToolError::NotResident { edit, .. } = err else {
+            panic!("expected a wait, got {err:?}");
+        };
+        assert_eq!(edit, WaitingEdit::Command(EditCommand::Undo));
+        assert_eq!(s.history().undo_len(), 1, "nothing undone yet");
+        g.install_column(columns[1], edited).unwrap();
+        assert_eq!(s.retry(&mut g, edit).unwrap(), "undone");
+        assert_eq!(hash(&g), hash(&whole));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use glam::DVec3;
 
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
+use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Grid;
 use crate::terrain::residency::Residency;
 
@@ -118,6 +118,19 @@ impl TerrainStreaming {
         meshes: &WorldMeshes,
         camera_pos_world: DVec3,
     ) -> StreamReport {
+        self.stream_columns_with(grid, meshes, camera_pos_world, &[])
+    }
+
+    /// [`TerrainStreaming::stream_columns`] with `priority` columns asked
+    /// for before the view's (an edit waiting for them, spec §12): they are
+    /// loaded first and kept this frame, without waiting for them either.
+    pub fn stream_columns_with(
+        &mut self,
+        grid: &mut Grid,
+        meshes: &WorldMeshes,
+        camera_pos_world: DVec3,
+        priority: &[ColumnCoord],
+    ) -> StreamReport {
         let radius = self.demand_radius_studs();
         let draw = self.lod.settings.draw_distance_studs;
         let Some(residency) = self.residency.as_mut() else {
@@ -129,7 +142,7 @@ impl TerrainStreaming {
         // Demand first: it marks this frame's columns, so the installs
         // below never evict them to make room.
         let columns = self.demand.columns_around(camera_pos_world, radius);
-        report.requested = residency.demand(grid, columns.iter().copied());
+        report.requested = residency.demand(grid, priority.iter().chain(columns.iter()).copied());
         report.installed = residency.receive(grid).installed.len();
         report.waiting = columns
             .iter()

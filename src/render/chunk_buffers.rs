@@ -35,6 +35,7 @@ use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
 use super::instance_buffer::InstanceBuffer;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
+use super::residency_overlay::{ResidencyView, instance_w};
 use super::water_buffers::WaterBuffers;
 
 /// Moved to [`super::culling`]; re-exported so the old path keeps working.
@@ -111,6 +112,8 @@ pub struct ChunkBuffers {
     revision: u64,
     /// The water surfaces, staged and promoted with the terrain.
     water: WaterBuffers,
+    /// Column states the instances carry for the `residency` overlay.
+    residency: Option<ResidencyView>,
 }
 
 impl TerrainVertex {
@@ -151,7 +154,19 @@ impl ChunkBuffers {
             extra_usage: super::gpu::mesh_upload_usage(device),
             revision: 0,
             water: WaterBuffers::new(device),
+            residency: None,
         }
+    }
+
+    /// Sets the column states the next [`ChunkBuffers::prepare`] writes
+    /// into the instances (`None`: no residency tint).
+    pub fn set_residency(&mut self, view: Option<ResidencyView>) {
+        self.residency = view;
+    }
+
+    /// The column states set with [`ChunkBuffers::set_residency`].
+    pub fn residency(&self) -> Option<&ResidencyView> {
+        self.residency.as_ref()
     }
 
     /// Makes chunk buffers uploaded from now on readable as storage buffers
@@ -364,7 +379,9 @@ impl ChunkBuffers {
     /// camera-relative matrix used for drawing) and `draw_distance_studs`,
     /// orders visible chunks front to back and writes their camera-relative
     /// origins, levels and ages at `now` to the instance buffer; culls and
-    /// orders the water surfaces the same way (back to front).
+    /// orders the water surfaces the same way (back to front). With a
+    /// [`ChunkBuffers::set_residency`] view, each instance carries its
+    /// column's residency tint.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -374,6 +391,7 @@ impl ChunkBuffers {
         draw_distance_studs: f32,
         now: Instant,
     ) -> DrawStats {
+        let residency = self.residency.as_ref();
         let frustum = Frustum::from_clip_from_world(clip_from_world);
         let visible = cull_and_sort(
             &self.chunks,
@@ -390,7 +408,12 @@ impl ChunkBuffers {
                 });
                 ChunkInstance {
                     chunk_origin_rel: [origin_rel.x, origin_rel.y, origin_rel.z, age],
-                    chunk_coord: [coord.0.x, coord.0.y, coord.0.z, i32::from(gpu.level)],
+                    chunk_coord: [
+                        coord.0.x,
+                        coord.0.y,
+                        coord.0.z,
+                        instance_w(gpu.level, residency.and_then(|r| r.tint_of(coord))),
+                    ],
                 }
             },
         );

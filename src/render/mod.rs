@@ -21,7 +21,8 @@
 //! buffers in [`chunk_buffers`] and, for water, [`water_buffers`], both
 //! culled and sorted by [`culling`] and writing an [`instance_buffer`];
 //! textures in [`material_textures`]; device creation in [`gpu`]; the debug
-//! overlays' switches, tints and seam audit in [`overlays`]; the offscreen
+//! overlays' switches, tints and seam audit in [`overlays`] (the residency
+//! overlay's states in [`residency_overlay`]); the offscreen
 //! target, its readback and PNG writing in [`offscreen`].
 //!
 //! The modules import each other without cycles, lowest first:
@@ -92,6 +93,7 @@ pub mod material_textures;
 pub mod offscreen;
 pub mod overlays;
 pub mod pipeline_state;
+pub mod residency_overlay;
 pub mod shaders;
 pub mod sky_pipeline;
 pub mod terrain_pipeline;
@@ -120,6 +122,7 @@ use crate::terrain::coords::ChunkCoord;
 use crate::terrain::coords::CHUNK_SIZE_STUDS;
 use globals::GlobalsBinding;
 use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR, PreviewLines};
+use residency_overlay::ResidencyView;
 use sky_pipeline::SkyPipeline;
 use terrain_pipeline::TerrainPipeline;
 use water_pipeline::WaterPipeline;
@@ -407,6 +410,12 @@ impl Renderer {
         });
     }
 
+    /// Sets the column states the `residency` overlay draws from the next
+    /// [`Renderer::prepare`] on (`None`: a world that does not stream).
+    pub fn set_residency(&mut self, view: Option<ResidencyView>) {
+        self.chunks.set_residency(view);
+    }
+
     /// Sets the editor previews (paste preview, Flatten plane) the next
     /// [`Renderer::prepare`] draws with the overlay lines, replacing the last ones.
     pub fn set_previews(&mut self, previews: Vec<PreviewLines>) {
@@ -460,6 +469,23 @@ impl Renderer {
                     CHUNK_LINE_COLOR,
                 );
             }
+        }
+        if self.overlays.contains(Overlay::Residency)
+            && let Some(view) = self.chunks.residency()
+        {
+            // Outlines span the height range of the drawn ground.
+            let mut y = [f64::INFINITY, f64::NEG_INFINITY];
+            for (coord, _) in self.chunks.drawn() {
+                if let Some(gpu) = self.chunks.get(coord) {
+                    let base = coord.origin_world().y;
+                    y[0] = y[0].min(base + f64::from(gpu.bounds_local.0.y));
+                    y[1] = y[1].max(base + f64::from(gpu.bounds_local.1.y));
+                }
+            }
+            if y[0] > y[1] {
+                y = [0.0, 256.0];
+            }
+            view.push_outlines(&mut self.line_batch, cam.pos_world, y);
         }
         for preview in &self.previews {
             self.line_batch.push_preview(preview, cam.pos_world);

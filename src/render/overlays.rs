@@ -15,6 +15,7 @@
 //! | `seams` | terrain shader: a hue per chunk coordinate |
 //! | `seam-audit` | line pipeline: a marker (always on top) at every mismatch |
 //! | `remesh` | terrain shader: a 0.5 s flash after the chunk was promoted (instance `chunk_origin_rel.w`) |
+//! | `residency` | terrain shader: tint by column state (instance `chunk_coord.w` bits 4+); loading and spilled columns as outlines ([`super::residency_overlay`]) |
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +24,7 @@ use crate::pipeline::seam_audit::{self, SeamMismatch};
 
 /// One debug overlay. The command-line names (`--overlay NAME`) are the
 /// kebab-case variant names: `lod`, `chunks`, `wireframe`, `skirts`,
-/// `hide-skirts`, `seams`, `seam-audit`, `remesh`.
+/// `hide-skirts`, `seams`, `seam-audit`, `remesh`, `residency`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Overlay {
     /// Tint each chunk by its level of detail.
@@ -42,11 +43,13 @@ pub enum Overlay {
     SeamAudit,
     /// Flash chunks briefly when they are republished.
     Remesh,
+    /// Tint chunk columns of a streaming world by residency state.
+    Residency,
 }
 
 impl Overlay {
     /// Every overlay, in bit order.
-    pub const ALL: [Overlay; 8] = [
+    pub const ALL: [Overlay; 9] = [
         Overlay::Lod,
         Overlay::Chunks,
         Overlay::Wireframe,
@@ -55,6 +58,7 @@ impl Overlay {
         Overlay::Seams,
         Overlay::SeamAudit,
         Overlay::Remesh,
+        Overlay::Residency,
     ];
 
     /// The overlay's bit in [`OverlaySet`]. Keep in sync with the `OVERLAY_*`
@@ -74,6 +78,7 @@ impl Overlay {
             Overlay::Seams => "seams",
             Overlay::SeamAudit => "seam-audit",
             Overlay::Remesh => "remesh",
+            Overlay::Residency => "residency",
         }
     }
 
@@ -88,6 +93,7 @@ impl Overlay {
             Overlay::Seams => "Chunk owners",
             Overlay::SeamAudit => "Seam audit",
             Overlay::Remesh => "Remesh flash",
+            Overlay::Residency => "Residency",
         }
     }
 
@@ -106,6 +112,10 @@ impl Overlay {
                 "Audit boundary vertices of equal-level neighbours and mark every mismatch"
             }
             Overlay::Remesh => "Flash chunks for half a second when a new mesh is shown",
+            Overlay::Residency => {
+                "Streaming worlds: tint columns resident (blue) or edited (orange); outline \
+                 loading (yellow) and recently spilled (magenta) ones"
+            }
         }
     }
 }
@@ -323,7 +333,7 @@ mod tests {
             assert_eq!(parsed, o);
             assert_eq!(o.to_possible_value().expect("listed").get_name(), o.name());
         }
-        assert_eq!(all, 0xff);
+        assert_eq!(all, 0x1ff);
         assert!(Overlay::from_str("bogus", false).is_err());
     }
 

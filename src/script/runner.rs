@@ -46,17 +46,11 @@ impl RunError {
     /// The chunk columns the entry needs but a streaming grid does not hold
     /// (spec §12): the entry changed nothing and applies once they are loaded.
     pub fn missing_columns(&self) -> Option<&[crate::terrain::ColumnCoord]> {
-        use crate::terrain::edit::EditError;
-        use crate::terrain::region::RegionError;
-        use crate::terrain::water_tools::SeaLevelError;
-        let grid = match self {
-            RunError::Stroke(BrushStrokeError::Brush(EditError::Grid(e)))
-            | RunError::Command(CommandError::Region(RegionError::Grid(e)))
-            | RunError::Command(CommandError::Water(SeaLevelError::Grid(e)))
-            | RunError::Command(CommandError::Grid(e)) => e,
-            _ => return None,
-        };
-        grid.missing_columns()
+        match self {
+            RunError::Stroke(e) => e.missing_columns(),
+            RunError::Command(e) => e.missing_columns(),
+            _ => None,
+        }
     }
 }
 

@@ -23,6 +23,17 @@ pub enum BrushStrokeError {
     Stroke(#[from] StrokeError),
 }
 
+impl BrushStrokeError {
+    /// The chunk columns an application needs but a streaming grid does not
+    /// hold (spec §12): it changed nothing and applies once they are loaded.
+    pub fn missing_columns(&self) -> Option<&[super::coords::ColumnCoord]> {
+        match self {
+            BrushStrokeError::Brush(EditError::Grid(e)) => e.missing_columns(),
+            _ => None,
+        }
+    }
+}
+
 /// The history label of a stroke of `brush` with `applications`
 /// applications, e.g. `"Paint (Sand) ×12"` or `"Subtract ×3"`.
 pub fn stroke_label(brush: &Brush, applications: usize) -> String {
@@ -46,6 +57,9 @@ pub struct StrokeInProgress {
     brush: Brush,
     options: BrushOptions,
     applications: usize,
+    /// Centres sampled but not applied yet: an application waits for chunk
+    /// columns a streaming grid does not hold ([`StrokeInProgress::resume`]).
+    waiting: Vec<DVec3>,
 }
 
 impl StrokeInProgress {
@@ -68,6 +82,7 @@ impl StrokeInProgress {
             brush,
             options,
             applications: 0,
+            waiting: Vec::new(),
         })
     }
 
@@ -83,15 +98,49 @@ impl StrokeInProgress {
         grid: &mut Grid,
         point_world: DVec3,
     ) -> Result<usize, BrushStrokeError> {
+        let mut applied = self.resume(grid)?;
         let centres = self.sampler.advance(point_world)?;
+        self.waiting = centres;
+        applied += self.resume(grid)?;
+        Ok(applied)
+    }
+
+    /// Applies the centres that wait for chunk columns (see
+    /// [`StrokeInProgress::is_waiting`]), in order. Returns the applications
+    /// made.
+    ///
+    /// # Errors
+    /// As [`StrokeInProgress::advance`]; when an application finds columns
+    /// missing ([`BrushStrokeError::missing_columns`]) it and the centres
+    /// after it keep waiting, and nothing of it was applied.
+    pub fn resume(&mut self, grid: &mut Grid) -> Result<usize, BrushStrokeError> {
         let (brush, options) = (self.brush, self.options);
-        for &centre in &centres {
+        let mut applied = 0;
+        while let Some(&centre) = self.waiting.first() {
             let region = brush.region(centre)?;
-            self.recorder
-                .record(grid, region, |g| apply_tool(g, &brush, &options, centre))?;
+            match self
+                .recorder
+                .record(grid, region, |g| apply_tool(g, &brush, &options, centre))
+            {
+                Ok(_) => {}
+                Err(e) => {
+                    let e = BrushStrokeError::from(e);
+                    if e.missing_columns().is_none() {
+                        self.waiting.clear();
+                    }
+                    return Err(e);
+                }
+            }
+            self.waiting.remove(0);
             self.applications += 1;
+            applied += 1;
         }
-        Ok(centres.len())
+        Ok(applied)
+    }
+
+    /// True while sampled centres wait for chunk columns to be loaded.
+    pub fn is_waiting(&self) -> bool {
+        !self.waiting.is_empty()
     }
 
     /// The brush this stroke paints with.

@@ -120,6 +120,19 @@ pub enum CommandError {
     NoGenerator,
 }
 
+impl CommandError {
+    /// The chunk columns the command needs but a streaming grid does not
+    /// hold (spec §12): nothing changed, and it applies once they are loaded.
+    pub fn missing_columns(&self) -> Option<&[ColumnCoord]> {
+        match self {
+            CommandError::Region(RegionError::Grid(e))
+            | CommandError::Water(SeaLevelError::Grid(e))
+            | CommandError::Grid(e) => e.missing_columns(),
+            _ => None,
+        }
+    }
+}
+
 /// What a command did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommandOutcome {

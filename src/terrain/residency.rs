@@ -31,6 +31,9 @@ pub const MAX_LOADS_IN_FLIGHT: usize = 8;
 /// turns back) only while resident bytes are within 1/this of the budget.
 pub const CACHE_SHARE_DIVISOR: usize = 2;
 
+/// Spilled columns remembered for the `residency` overlay (the newest).
+pub const RECENT_SPILLS_KEPT: usize = 256;
+
 /// What a column costs before its first load is measured: four dense chunks.
 const INITIAL_COLUMN_ESTIMATE_BYTES: usize = 4 * 65_536;
 
@@ -135,6 +138,9 @@ pub struct Residency {
     /// The last [`Residency::demand`] left wanted columns unrequested
     /// because the budget was full of columns needed this frame.
     budget_blocked: bool,
+    /// The newest spilled columns and the frame of each spill, oldest
+    /// first (at most [`RECENT_SPILLS_KEPT`]).
+    recent_spills: std::collections::VecDeque<(ColumnCoord, u64)>,
     /// Counters since creation.
     pub stats: StreamingStats,
 }
@@ -178,6 +184,7 @@ impl Residency {
             ever_edited: FxHashSet::default(),
             first_load_error: None,
             budget_blocked: false,
+            recent_spills: std::collections::VecDeque::new(),
             stats: StreamingStats::default(),
         }
     }
@@ -190,6 +197,13 @@ impl Residency {
     /// The edit store.
     pub fn store(&self) -> &Arc<dyn EditStore> {
         &self.store
+    }
+
+    /// Replaces the edit store (after Save As moved the world into another
+    /// file that holds everything the old store held): later spills and
+    /// loads of edited columns use `store`.
+    pub fn set_store(&mut self, store: Arc<dyn EditStore>) {
+        self.store = store;
     }
 
     /// The budget, bytes.
@@ -217,6 +231,20 @@ impl Residency {
     /// The state of `column` (`None`: absent).
     pub fn state(&self, column: ColumnCoord) -> Option<ColumnState> {
         self.columns.get(&column).copied()
+    }
+
+    /// Columns spilled to the store and evicted since frame `since_frame`
+    /// that are still absent (the newest [`RECENT_SPILLS_KEPT`] spills).
+    pub fn recent_spills(&self, since_frame: u64) -> impl Iterator<Item = ColumnCoord> + '_ {
+        self.recent_spills
+            .iter()
+            .filter(move |(c, f)| *f >= since_frame && !self.columns.contains_key(c))
+            .map(|(c, _)| *c)
+    }
+
+    /// Every column that is not absent, with its state (any order).
+    pub fn column_states(&self) -> impl Iterator<Item = (ColumnCoord, ColumnState)> + '_ {
+        self.columns.iter().map(|(c, s)| (*c, *s))
     }
 
     /// Number of resident columns.
@@ -481,6 +509,10 @@ impl Residency {
                     continue;
                 }
                 self.stats.spilled += 1;
+                if self.recent_spills.len() == RECENT_SPILLS_KEPT {
+                    self.recent_spills.pop_front();
+                }
+                self.recent_spills.push_back((column, self.frame));
             }
             gone.insert(column);
         }

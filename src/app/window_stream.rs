@@ -1,0 +1,252 @@
+//! The window's streaming world (spec §12): making or opening one, its
+//! first camera, saving it to its streaming world file (Save and Save As),
+//! the autosave checkpoint, the live memory budget and the panel's figures.
+//!
+//! The window drives the same per-frame step as a headless replay
+//! ([`TerrainStreaming::stream_columns_with`]): it never waits for a load,
+//! so the first frame appears before any column is generated and terrain
+//! fills in as workers finish. An edit that waits for columns puts them
+//! first in that step's demand ([`crate::editor::column_wait`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::camera::Camera;
+use crate::editor::panel::StreamingPanelStats;
+use crate::io::streaming_file::{StreamingFileError, StreamingWorldFile};
+use crate::pipeline::TerrainStreaming;
+use crate::pipeline::lod::LodSettings;
+use crate::terrain::column_source::EditStore;
+use crate::terrain::generate::GeneratorSettings;
+use crate::terrain::grid::Grid;
+
+use super::headless::streaming_default_camera;
+use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
+
+/// A streaming world open in the window and its backing file.
+#[derive(Debug)]
+pub struct WindowStream {
+    /// The world's settings and backing file.
+    pub world: StreamedWorld,
+}
+
+impl WindowStream {
+    /// A new streaming world of `settings` (it spills to a recovery file
+    /// until saved) and its streaming state within `budget_bytes`.
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] when the recovery file cannot be made.
+    pub fn create(
+        settings: &GeneratorSettings,
+        lod: LodSettings,
+        budget_bytes: usize,
+    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
+        let world = StreamedWorld::new(settings, &default_recovery_dir()?)?;
+        Ok(Self::streaming(world, lod, budget_bytes))
+    }
+
+    /// Opens the streaming world file at `path` (reads no column).
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] for a file that is not a valid streaming world.
+    pub fn open(
+        path: &Path,
+        lod: LodSettings,
+        budget_bytes: usize,
+    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
+        Ok(Self::streaming(
+            StreamedWorld::open(path)?,
+            lod,
+            budget_bytes,
+        ))
+    }
+
+    fn streaming(
+        world: StreamedWorld,
+        lod: LodSettings,
+        budget_bytes: usize,
+    ) -> (WindowStream, TerrainStreaming) {
+        let streaming = TerrainStreaming::streaming(lod, world.residency(budget_bytes));
+        (WindowStream { world }, streaming)
+    }
+
+    /// The camera the world opens with: the one stored in its file, else
+    /// over the world's centre ([`streaming_default_camera`]).
+    pub fn initial_camera(&self) -> Camera {
+        self.world
+            .file
+            .camera()
+            .map(|[x, y, z, yaw, pitch]| {
+                Camera::new(glam::DVec3::new(x, y, z), yaw as f32, pitch as f32)
+            })
+            .unwrap_or_else(|| streaming_default_camera(&self.world.settings))
+    }
+
+    /// The file the world saves to without asking: its own streaming world
+    /// file, `None` for a new world (Save asks for a path).
+    pub fn saved_path(&self) -> Option<&Path> {
+        (!self.world.untitled).then(|| self.world.file.path())
+    }
+
+    /// Saves to `target` (Save or Save As): the edited columns, resident
+    /// and spilled, go into the world's file; a different `target` gets a
+    /// copy and becomes the world's file from now on (a new world's
+    /// recovery file is then removed). Returns the status message.
+    ///
+    /// # Errors
+    /// A message naming the file; the world keeps its old file.
+    pub fn save(
+        &mut self,
+        streaming: &mut TerrainStreaming,
+        grid: &Grid,
+        target: &Path,
+        camera: &Camera,
+    ) -> Result<String, String> {
+        let Some(residency) = streaming.residency.as_mut() else {
+            return Err("this world does not stream".to_string());
+        };
+        let p = camera.pos_world;
+        let camera = [
+            p.x,
+            p.y,
+            p.z,
+            f64::from(camera.yaw_deg),
+            f64::from(camera.pitch_deg),
+        ];
+        let failed = |e: StreamingFileError| format!("Cannot save {}: {e}", target.display());
+        let report = self
+            .world
+            .save(residency, grid, target, Some(camera))
+            .map_err(failed)?;
+        if !same_path(target, self.world.file.path()) {
+            // Spills from now on go to the saved copy, which holds every
+            // edit the old file held (the save moved them into it).
+            let saved = StreamedWorld::open(target).map_err(failed)?;
+            residency.set_store(Arc::clone(&saved.file) as Arc<dyn EditStore>);
+            let old = std::mem::replace(&mut self.world, saved);
+            old.remove_recovery();
+        }
+        Ok(format!(
+            "Saved {} ({} edited columns written, {} spilled ones kept, {:.1} MB)",
+            target.display(),
+            report.columns_written,
+            report.pending_saved,
+            report.file_bytes as f64 / 1e6
+        ))
+    }
+
+    /// The autosave of a streaming world: stores every edited resident
+    /// column in the backing file's pending changes (they stay resident),
+    /// so a crash loses nothing. Returns the columns stored.
+    ///
+    /// # Errors
+    /// The message of the first column that could not be stored.
+    pub fn checkpoint(streaming: &mut TerrainStreaming, grid: &Grid) -> Result<usize, String> {
+        match streaming.residency.as_mut() {
+            Some(r) => r.store_edited(grid).map_err(|e| e.to_string()),
+            None => Ok(0),
+        }
+    }
+
+    /// Applies the panel's memory budget (MiB) when it changed: the next
+    /// frame evicts down to it.
+    pub fn apply_budget(streaming: &mut TerrainStreaming, budget_mib: u32) {
+        if let Some(r) = streaming.residency.as_mut() {
+            let bytes = (budget_mib as usize) << 20;
+            if r.budget_bytes() != bytes {
+                r.set_budget_bytes(bytes);
+            }
+        }
+    }
+
+    /// The panel's memory figures of `streaming` (`None` for a world held
+    /// whole), with what a waiting edit says.
+    pub fn panel_stats(
+        streaming: &TerrainStreaming,
+        grid: &Grid,
+        edit_waiting: Option<String>,
+    ) -> Option<StreamingPanelStats> {
+        let r = streaming.residency.as_ref()?;
+        Some(StreamingPanelStats {
+            resident_bytes: r.resident_bytes(),
+            budget_bytes: r.budget_bytes(),
+            resident_chunks: grid.chunk_count(),
+            loading: r.loads_in_flight(),
+            spilled: r.stats.spilled,
+            budget_limited: streaming.is_budget_limited(),
+            edit_waiting,
+        })
+    }
+
+    /// Closes the world: a new world's recovery file goes (the user saved
+    /// or chose not to).
+    pub fn close(self) {
+        self.world.remove_recovery();
+    }
+
+    /// True when `path` is a streaming world file.
+    pub fn is_streaming_file(path: &Path) -> bool {
+        StreamingWorldFile::is_streaming_file(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::cell::{Cell, Material};
+    use crate::terrain::coords::{CellBox, ColumnCoord};
+    use glam::{DVec3, IVec3};
+
+    #[test]
+    fn save_as_moves_a_new_world_into_its_file_and_later_spills_follow() {
+        let settings = GeneratorSettings {
+            seed: 3,
+            size_cells: 16_384,
+        };
+        let (mut stream, mut streaming) =
+            WindowStream::create(&settings, LodSettings::default(), 1 << 30).expect("created");
+        let recovery = stream.world.file.path().to_path_buf();
+        assert!(recovery.exists());
+        assert_eq!(stream.saved_path(), None, "a new world asks for a path");
+        let mut grid = Grid::streaming();
+        let column = ColumnCoord::new(10, 10);
+        let residency = streaming.residency.as_mut().expect("streams");
+        residency.load_now(&mut grid, [column]).expect("generated");
+        let b = CellBox::new(IVec3::new(330, 300, 330), IVec3::new(334, 304, 334));
+        grid.edit_region(b, |_, _| Cell::full(Material::SNOW))
+            .expect("resident");
+        let dir = std::env::temp_dir().join(format!("strata-wstream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let target = dir.join("big.strata");
+        let camera = Camera::new(DVec3::new(1.0, 2.0, 3.0), 10.0, -20.0);
+        let message = stream
+            .save(&mut streaming, &grid, &target, &camera)
+            .expect("saved");
+        assert!(message.contains("1 edited columns written"), "{message}");
+        assert!(!recovery.exists(), "the recovery file went");
+        assert_eq!(stream.saved_path(), Some(target.as_path()));
+        assert_eq!(stream.initial_camera().pos_world, camera.pos_world);
+        // Edit again and evict: the spill goes into the saved file.
+        grid.edit_region(b, |_, _| Cell::full(Material::SAND))
+            .expect("resident");
+        let residency = streaming.residency.as_mut().expect("streams");
+        residency.end_frame();
+        residency.evict(&mut grid, &[column]);
+        assert!(!grid.is_column_resident(column));
+        assert_eq!(stream.world.file.pending_count().expect("count"), 1);
+        residency
+            .load_now(&mut grid, [column])
+            .expect("loaded back");
+        assert_eq!(
+            grid.cell(crate::terrain::coords::CellCoord::new(331, 301, 331)),
+            Cell::full(Material::SAND)
+        );
+        // The budget setting reaches the residency.
+        WindowStream::apply_budget(&mut streaming, 300);
+        let stats = WindowStream::panel_stats(&streaming, &grid, None).expect("streams");
+        assert_eq!(stats.budget_bytes, 300 << 20);
+        assert!(stats.resident_chunks > 0);
+        stream.close();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
