@@ -10,9 +10,16 @@ use rustc_hash::FxHashMap;
 
 use super::cell::{Cell, Material};
 use super::chunk::ChunkCells;
-use super::coords::{CellBox, CellCoord, ChunkCoord, OutsideLattice, check_on_lattice};
+use super::coords::{
+    CellBox, CellCoord, ChunkCoord, OutsideLattice, check_on_lattice, local_index,
+};
 use super::generate::{GeneratorSettings, generate_chunk};
 use super::grid::{EditReport, Grid, GridError, MAX_EDIT_VOLUME_CELLS};
+
+/// Widest box [`crop`] takes along x and z: the largest world that is held
+/// whole (4096 cells), so an export of a region of any world costs what an
+/// export of the largest whole world does.
+pub const MAX_CROP_SIDE_CELLS: i32 = 4096;
 
 /// Largest box a clipboard may hold: 256³ cells (32 MiB of cells).
 pub const MAX_CLIPBOARD_VOLUME_CELLS: u64 = 256 * 256 * 256;
@@ -44,7 +51,19 @@ pub enum RegionError {
     /// ([`crate::terrain::coords::LATTICE_CELLS`]).
     #[error(transparent)]
     OutsideLattice(#[from] OutsideLattice),
-    /// The grid refused the region (too large).
+    /// A crop wider than [`MAX_CROP_SIDE_CELLS`] along x or z.
+    #[error(
+        "region of {size_x_cells}×{size_z_cells} cells (x×z) exceeds the limit of {limit}×{limit}"
+    )]
+    CropTooLarge {
+        /// Width along x, cells.
+        size_x_cells: i64,
+        /// Width along z, cells.
+        size_z_cells: i64,
+        /// The limit per axis, cells.
+        limit: i32,
+    },
+    /// The grid refused the region (too large, or columns not resident).
     #[error(transparent)]
     Grid(#[from] GridError),
 }
@@ -191,6 +210,64 @@ pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
     Ok(Clipboard { size, cells })
 }
 
+/// A grid holding whole (not streaming) just the cells of `region`: chunks
+/// inside it share their storage with `grid`, chunks across its faces are
+/// copied with the cells outside it emptied. For exports of part of a world
+/// (issue 15: glTF and heightmap export of a region box of a world larger
+/// than 4096 cells).
+///
+/// # Errors
+/// [`RegionError::Empty`], [`RegionError::OutsideLattice`],
+/// [`RegionError::CropTooLarge`] for a box wider than
+/// [`MAX_CROP_SIDE_CELLS`] along x or z, and [`GridError::NotResident`]
+/// (as [`RegionError::Grid`]) when a streaming `grid` lacks some of the
+/// box's columns: load them and call again.
+pub fn crop(grid: &Grid, region: CellBox) -> Result<Grid, RegionError> {
+    if region.is_empty() {
+        return Err(RegionError::Empty(region));
+    }
+    check_on_lattice(&region)?;
+    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
+    let limit = i64::from(MAX_CROP_SIDE_CELLS);
+    if size.x > limit || size.z > limit {
+        return Err(RegionError::CropTooLarge {
+            size_x_cells: size.x,
+            size_z_cells: size.z,
+            limit: MAX_CROP_SIDE_CELLS,
+        });
+    }
+    let missing = grid.missing_columns(&region);
+    if !missing.is_empty() {
+        return Err(GridError::NotResident(missing).into());
+    }
+    // One pass over the stored chunks: the box may be tall (any y range on
+    // the lattice) while the grid holds few chunks in it.
+    let chunks = grid.chunks().filter_map(|(coord, chunk)| {
+        let chunk_box = coord.cell_box();
+        if region.intersect(&chunk_box).is_empty() {
+            return None;
+        }
+        if region.contains_box(&chunk_box) {
+            return Some((coord, chunk.cells.clone()));
+        }
+        let inside = region.intersect(&chunk_box);
+        let origin = chunk_box.min;
+        let mut cells = ChunkCells::Uniform(Cell::EMPTY);
+        let dense = cells.make_dense_mut();
+        for z in inside.min.z..inside.max.z {
+            for y in inside.min.y..inside.max.y {
+                for x in inside.min.x..inside.max.x {
+                    let local = IVec3::new(x, y, z) - origin;
+                    dense[local_index(local)] = chunk.cells.get(local);
+                }
+            }
+        }
+        cells.compact();
+        Some((coord, cells))
+    });
+    Ok(Grid::from_chunks(chunks))
+}
+
 /// The box a paste of `clipboard` turned `quarter_turns` covers with its
 /// minimum corner at `min_cell`.
 ///
@@ -262,6 +339,98 @@ mod tests {
 
     fn b(min: [i32; 3], max: [i32; 3]) -> CellBox {
         CellBox::new(IVec3::from_array(min), IVec3::from_array(max))
+    }
+
+    #[test]
+    fn crop_keeps_exactly_the_cells_of_the_box() {
+        let mut g = Grid::new();
+        fill(
+            &mut g,
+            b([-40, 0, -40], [80, 40, 80]),
+            Material::ROCK,
+            255,
+            false,
+        )
+        .unwrap();
+        let region = b([-8, 2, 10], [40, 36, 33]);
+        let cropped = crop(&g, region).unwrap();
+        assert!(!cropped.is_streaming());
+        for (x, y, z) in [(-8, 2, 10), (39, 35, 32), (0, 20, 20), (31, 31, 31)] {
+            assert_eq!(
+                cropped.cell(CellCoord::new(x, y, z)),
+                Cell::full(Material::ROCK),
+                "{x},{y},{z}"
+            );
+        }
+        for (x, y, z) in [
+            (-9, 2, 10),
+            (40, 20, 20),
+            (0, 1, 20),
+            (0, 36, 20),
+            (0, 20, 33),
+        ] {
+            assert_eq!(
+                cropped.cell(CellCoord::new(x, y, z)),
+                Cell::EMPTY,
+                "{x},{y},{z}"
+            );
+        }
+        // Cell count: solid cells of the crop equal the box volume.
+        let solid: u64 = cropped
+            .chunks()
+            .map(|(c, chunk)| {
+                c.cell_box()
+                    .intersect(&region)
+                    .volume_cells()
+                    .min(32 * 32 * 32)
+                    * u64::from(!chunk.cells.is_all_empty())
+            })
+            .sum();
+        assert_eq!(solid, region.volume_cells());
+        // A chunk wholly inside shares its storage with the source.
+        let inside = ChunkCoord::new(0, 0, 0);
+        let tall = b([0, 0, 0], [32, 32, 32]);
+        let whole = crop(&g, tall).unwrap();
+        assert!(
+            whole
+                .chunk(inside)
+                .unwrap()
+                .cells
+                .shares_storage_with(&g.chunk(inside).unwrap().cells)
+        );
+    }
+
+    #[test]
+    fn crop_refuses_bad_boxes_and_absent_columns() {
+        let g = Grid::new();
+        assert!(matches!(
+            crop(&g, b([0, 0, 0], [0, 5, 5])),
+            Err(RegionError::Empty(_))
+        ));
+        assert_eq!(
+            crop(&g, b([0, 0, 0], [4097, 1, 1])).unwrap_err(),
+            RegionError::CropTooLarge {
+                size_x_cells: 4097,
+                size_z_cells: 1,
+                limit: MAX_CROP_SIDE_CELLS
+            }
+        );
+        // A tall box over an empty grid is fine (and fast: one pass over chunks).
+        let tall = crop(&g, b([0, MIN_CELL_COORD, 0], [64, MAX_CELL_COORD, 64])).unwrap();
+        assert_eq!(tall.chunk_count(), 0);
+        // A streaming grid without the box's columns names them.
+        let streaming = Grid::streaming();
+        let e = crop(&streaming, b([0, 0, 0], [40, 8, 8])).unwrap_err();
+        let RegionError::Grid(GridError::NotResident(cols)) = e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(
+            cols,
+            vec![
+                crate::terrain::coords::ColumnCoord::new(0, 0),
+                crate::terrain::coords::ColumnCoord::new(1, 0)
+            ]
+        );
     }
 
     #[test]
