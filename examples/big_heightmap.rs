@@ -37,7 +37,10 @@ struct Args {
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if !(1..=65536).contains(&args.side) {
-        bail!("--side must be between 1 and 65536 pixels, got {}", args.side);
+        bail!(
+            "--side must be between 1 and 65536 pixels, got {}",
+            args.side
+        );
     }
     let start = std::time::Instant::now();
     let source = image::open(&args.from)

@@ -455,16 +455,19 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
             check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
             let world = StreamedWorld::new(settings, &recovery_dir()?)?;
-            return run_headless_streamed(cli, world, script);
+            return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::Heightmap { path, settings } if heightmap_streams(cli, path, settings)? => {
             check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
             let world = StreamedWorld::import_heightmap(path, settings, &recovery_dir()?)?;
-            return run_headless_streamed(cli, world, script);
+            return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::File(path) if StreamingWorldFile::is_streaming_file(path) => {
             check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
             let world = StreamedWorld::open(path)?;
             if world.recovered_columns > 0 {
                 eprintln!(
@@ -472,7 +475,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
                     world.recovered_columns
                 );
             }
-            return run_headless_streamed(cli, world, script);
+            return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::Generated(_) if cli.memory_budget_mib.is_some() => {
             bail!(
@@ -555,8 +558,13 @@ fn run_headless_streamed(
     cli: &Cli,
     world: StreamedWorld,
     script: Option<Script>,
+    opened_at: std::time::Instant,
 ) -> anyhow::Result<()> {
-    let result = run_streamed_outputs(cli, &world, script);
+    // Making or opening the world: for a heightmap, copying its PNG into
+    // the world file and decoding it; no chunk is built yet.
+    let world_ms = opened_at.elapsed().as_secs_f64() * 1e3;
+    println!("opened the streaming world in {world_ms:.0} ms");
+    let result = run_streamed_outputs(cli, &world, script, world_ms);
     // A new world's recovery file goes on success and on refusal alike; an
     // opened world keeps its pending spills in its own file.
     world.remove_recovery();
@@ -586,6 +594,7 @@ fn run_streamed_outputs(
     cli: &Cli,
     world: &StreamedWorld,
     script: Option<Script>,
+    world_ms: f64,
 ) -> anyhow::Result<()> {
     check_streamed_outputs(cli)?;
     let Some(output) = &cli.screenshot else {
@@ -599,12 +608,13 @@ fn run_streamed_outputs(
         })
         .unwrap_or_else(|| world.default_camera());
     let options = screenshot_options(cli, output, Some(camera), script)?;
-    let (stats, grid, residency) = headless::render_world_streamed(
+    let (mut stats, grid, residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
         world.generator(),
         Some(world.residency(budget_bytes(cli))),
     )?;
+    stats.world_ms = world_ms;
     if let Some(path) = &options.stats_json {
         headless::write_stats_json(path, &stats)?;
     }
