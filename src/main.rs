@@ -226,8 +226,9 @@ struct Cli {
     #[arg(long, value_name = "CELLS", conflicts_with = "heightmap", allow_hyphen_values = true, value_parser = parse_world_size)]
     world_size: Option<u32>,
 
-    /// Stream a generated world of any size (large worlds always stream).
-    #[arg(long, conflicts_with = "heightmap")]
+    /// Stream a generated world or a heightmap import of any size (worlds
+    /// and imports larger than 4096 cells always stream).
+    #[arg(long)]
     stream: bool,
 
     /// Memory budget of a streaming world in MiB: resident chunks and their
@@ -406,6 +407,28 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
     cli.stream || settings.size_cells > strata::terrain::generate::MAX_SIZE_CELLS
 }
 
+/// True when the heightmap import of `path` with `settings` is streamed:
+/// asked for with `--stream`, or its terrain (from the PNG header and the
+/// sidecar, no pixel decoded) is larger than a grid built whole may be.
+///
+/// # Errors
+/// The import's error for a PNG, sidecar or settings it refuses, or a
+/// terrain larger than even a streamed world may be.
+fn heightmap_streams(
+    cli: &Cli,
+    path: &std::path::Path,
+    settings: &HeightmapSettings,
+) -> anyhow::Result<bool> {
+    use strata::io::heightmap_import::{MAX_SIDE_CELLS, MAX_STREAMING_SIDE_CELLS};
+    let header = strata::io::heightmap_import::read_heightmap_header(
+        path,
+        settings,
+        MAX_STREAMING_SIDE_CELLS,
+    )?;
+    let (w, d) = header.extent_cells;
+    Ok(cli.stream || w > MAX_SIDE_CELLS as f64 || d > MAX_SIDE_CELLS as f64)
+}
+
 /// The memory budget of a streaming world, bytes (`--memory-budget-mib`).
 fn budget_bytes(cli: &Cli) -> usize {
     cli.memory_budget_mib
@@ -429,10 +452,20 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let source = world_source(cli)?;
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
+            check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
             let world = StreamedWorld::new(settings, &recovery_dir()?)?;
-            return run_headless_streamed(cli, world, script);
+            return run_headless_streamed(cli, world, script, start);
+        }
+        WorldSource::Heightmap { path, settings } if heightmap_streams(cli, path, settings)? => {
+            check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
+            let world = StreamedWorld::import_heightmap(path, settings, &recovery_dir()?)?;
+            return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::File(path) if StreamingWorldFile::is_streaming_file(path) => {
+            check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
             let world = StreamedWorld::open(path)?;
             if world.recovered_columns > 0 {
                 eprintln!(
@@ -440,7 +473,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
                     world.recovered_columns
                 );
             }
-            return run_headless_streamed(cli, world, script);
+            return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::Generated(_) if cli.memory_budget_mib.is_some() => {
             bail!(
@@ -449,8 +482,18 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
                 strata::terrain::generate::MAX_SIZE_CELLS
             );
         }
+        WorldSource::Heightmap { .. } if cli.memory_budget_mib.is_some() => {
+            bail!(
+                "--memory-budget-mib applies to streaming worlds: add --stream, or import a \
+                 heightmap larger than {} cells",
+                strata::terrain::generate::MAX_SIZE_CELLS
+            );
+        }
         _ if cli.memory_budget_mib.is_some() || cli.stream => {
-            bail!("--memory-budget-mib and --stream apply to generated worlds only");
+            bail!(
+                "--memory-budget-mib and --stream apply to generated worlds and heightmap \
+                 imports only"
+            );
         }
         _ => {}
     }
@@ -513,20 +556,23 @@ fn run_headless_streamed(
     cli: &Cli,
     world: StreamedWorld,
     script: Option<Script>,
+    opened_at: std::time::Instant,
 ) -> anyhow::Result<()> {
-    let result = run_streamed_outputs(cli, &world, script);
+    // Making or opening the world: for a heightmap, copying its PNG into
+    // the world file and decoding it; no chunk is built yet.
+    let world_ms = opened_at.elapsed().as_secs_f64() * 1e3;
+    println!("opened the streaming world in {world_ms:.0} ms");
+    let result = run_streamed_outputs(cli, &world, script, world_ms);
     // A new world's recovery file goes on success and on refusal alike; an
     // opened world keeps its pending spills in its own file.
     world.remove_recovery();
     result
 }
 
-/// The body of [`run_headless_streamed`].
-fn run_streamed_outputs(
-    cli: &Cli,
-    world: &StreamedWorld,
-    script: Option<Script>,
-) -> anyhow::Result<()> {
+/// Refuses, before a streaming world is built or opened, the outputs a
+/// headless run of one cannot give: exports, and a run without a
+/// screenshot.
+fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
     for (flag, set) in [
         ("--export-glb", cli.export_glb.is_some()),
         ("--export-heightmap", cli.export_heightmap.is_some()),
@@ -535,22 +581,38 @@ fn run_streamed_outputs(
             bail!("{flag} of a streaming world is not supported yet");
         }
     }
+    if cli.screenshot.is_none() {
+        bail!("a streaming world needs --screenshot with --headless");
+    }
+    Ok(())
+}
+
+/// The body of [`run_headless_streamed`].
+fn run_streamed_outputs(
+    cli: &Cli,
+    world: &StreamedWorld,
+    script: Option<Script>,
+    world_ms: f64,
+) -> anyhow::Result<()> {
+    check_streamed_outputs(cli)?;
     let Some(output) = &cli.screenshot else {
         bail!("a streaming world needs --screenshot with --headless");
     };
-    let camera = initial_camera(cli).or_else(|| {
-        world
-            .file
-            .camera()
-            .map(|[x, y, z, yaw, pitch]| Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32))
-    });
-    let options = screenshot_options(cli, output, camera, script)?;
-    let (stats, grid, residency) = headless::render_world_streamed(
+    let camera = initial_camera(cli)
+        .or_else(|| {
+            world.file.camera().map(|[x, y, z, yaw, pitch]| {
+                Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32)
+            })
+        })
+        .unwrap_or_else(|| world.default_camera());
+    let options = screenshot_options(cli, output, Some(camera), script)?;
+    let (mut stats, grid, residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
-        Some(world.settings.clone()),
+        world.generator(),
         Some(world.residency(budget_bytes(cli))),
     )?;
+    stats.world_ms = world_ms;
     if let Some(path) = &options.stats_json {
         headless::write_stats_json(path, &stats)?;
     }
@@ -852,7 +914,7 @@ mod tests {
         let map = strata::terrain::heightmap::Heightmap {
             width_px: 4,
             height_px: 2,
-            samples: vec![0.0; 8],
+            samples: vec![0.0; 8].into(),
             sidecar: None,
         };
         let err = strata::terrain::heightmap::grid_from_heightmap(&map, &settings)

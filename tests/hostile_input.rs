@@ -156,12 +156,13 @@ fn the_zero_png_writer_makes_a_valid_png() {
     write_zero_png16(&png, 300);
     let map = read_heightmap(&png).unwrap();
     assert_eq!((map.width_px, map.height_px), (300, 300));
-    assert!(map.samples.iter().all(|&s| s == 0.0));
+    assert!(map.samples.iter().all(|s| s == 0.0));
 }
 
-/// 16384² 16-bit pixels decode to 512 MiB (and 2 GiB of samples); at the
-/// default 2 cells per pixel the terrain is 32768 cells a side, so it is
-/// refused from the header before any pixel is decoded.
+/// 16384² 16-bit pixels decode to 512 MiB; at the default 2 cells per
+/// pixel the terrain is 32768 cells a side, too large for a grid built
+/// whole, so the whole import refuses it from the header before any pixel
+/// is decoded (the binary streams it instead).
 #[test]
 fn a_huge_heightmap_is_refused_from_its_header_without_decoding() {
     let dir = scratch("huge16");
@@ -382,7 +383,21 @@ fn the_cli_refuses_hostile_input_before_running() {
                 "--save",
                 save,
             ],
-            "terrain of 32768 × 32768 cells",
+            // 32768 cells a side streams; a streamed run is refused before
+            // the import when it has nothing to render.
+            "a streaming world needs --screenshot",
+        ),
+        (
+            vec![
+                "--headless",
+                "--heightmap",
+                huge.to_str().unwrap(),
+                "--cells-per-pixel",
+                "100",
+                "--screenshot",
+                "/tmp/strata-never.png",
+            ],
+            "terrain of 1638400 × 1638400 cells exceeds the limit of 1048576 cells",
         ),
         (
             vec![

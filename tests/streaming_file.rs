@@ -90,7 +90,7 @@ fn edited_columns_round_trip_through_a_reopened_file() {
         .collect();
     {
         let file = StreamingWorldFile::create(&path, &settings()).unwrap();
-        assert_eq!(file.settings(), &settings());
+        assert_eq!(file.generator(), Some(&settings()));
         assert_eq!(file.pending_count().unwrap(), 0);
         assert!(file.edited_columns().unwrap().is_empty());
         for (c, chunks) in columns.iter().zip(&edited) {
@@ -98,7 +98,7 @@ fn edited_columns_round_trip_through_a_reopened_file() {
         }
     }
     let file = StreamingWorldFile::open(&path).unwrap();
-    assert_eq!(file.settings(), &settings());
+    assert_eq!(file.generator(), Some(&settings()));
     assert!(file.created_unix() > 0);
     assert_eq!(file.camera(), None);
     let mut sorted = columns.to_vec();
@@ -272,7 +272,7 @@ fn opening_a_file_of_2000_columns_reads_no_column() {
         "open of 2000 columns: {:.2} ms",
         elapsed.as_secs_f64() * 1e3
     );
-    assert_eq!(file.settings(), &big);
+    assert_eq!(file.generator(), Some(&big));
     assert_eq!(
         load(&file, ColumnCoord::new(7, 3)),
         Some(hashes(&columns[157].1))
@@ -434,13 +434,13 @@ fn files_of_another_version_or_kind_are_refused_with_typed_errors() {
     };
     fresh();
     assert!(StreamingWorldFile::is_streaming_file(&path));
-    set_meta("format_version", "3");
+    set_meta("format_version", "4");
     let e = open_err();
     assert!(
         matches!(
             e,
             StreamingFileError::UnsupportedVersion {
-                found: 3,
+                found: 4,
                 supported: STREAMING_FORMAT_VERSION,
                 ..
             }
@@ -585,7 +585,7 @@ fn save_as_copies_a_recovery_file_with_its_spills() {
     ));
     let copy = file.save_as(&target).unwrap();
     assert_eq!(copy.path(), target.as_path());
-    assert_eq!(copy.settings(), &settings());
+    assert_eq!(copy.generator(), Some(&settings()));
     assert_eq!(copy.pending_count().unwrap(), 1);
     let report = copy
         .save(&[(resident, edited_column(resident, 2))])
@@ -679,7 +679,7 @@ fn residency_spills_edits_into_the_file_and_a_new_session_gets_them_back() {
     let file = Arc::new(StreamingWorldFile::open(&path).unwrap());
     assert!(file.pending_count().unwrap() >= 1);
     assert_eq!(file.column_rows_read(), 0);
-    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(file.settings()));
+    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(file.generator().unwrap()));
     let mut r = Residency::new(source, file.clone() as Arc<dyn EditStore>, usize::MAX);
     let mut grid = Grid::streaming();
     r.load_now(&mut grid, columns.iter().copied()).unwrap();

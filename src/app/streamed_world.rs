@@ -1,24 +1,39 @@
-//! A streaming world and its backing file (spec §12): the generator makes
-//! unedited columns, the file keeps edited ones. A new world spills to a
-//! recovery file until it is saved; an opened world spills into its own
-//! file's pending changes, which the next save keeps and a crash leaves for
-//! the next open to find.
+//! A streaming world and its backing file (spec §12): the generator (or a
+//! heightmap's samples) makes unedited columns, the file keeps edited ones.
+//! A new world spills to a recovery file until it is saved; an opened world
+//! spills into its own file's pending changes, which the next save keeps and
+//! a crash leaves for the next open to find.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::camera::Camera;
+use crate::io::heightmap_import::{
+    HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
+};
 use crate::io::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
-use crate::terrain::column_source::{ColumnChunks, EditStore, GeneratedColumns};
+use crate::terrain::column_source::{ColumnChunks, ColumnSource, EditStore, GeneratedColumns};
+use crate::terrain::coords::CELL_SIZE_STUDS;
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
+use crate::terrain::heightmap::HeightmapTerrain;
 use crate::terrain::residency::Residency;
 
-/// A streaming world's settings and backing file.
+/// Where a streaming world's unedited columns come from.
+#[derive(Clone, Debug)]
+pub enum StreamedTerrain {
+    /// The generator with these settings.
+    Generated(GeneratorSettings),
+    /// A heightmap's samples (held in memory: 2 bytes a pixel).
+    Heightmap(Arc<HeightmapTerrain>),
+}
+
+/// A streaming world's terrain source and backing file.
 #[derive(Debug)]
 pub struct StreamedWorld {
-    /// Generator settings (from the file when opened).
-    pub settings: GeneratorSettings,
+    /// Where unedited columns come from (from the file when opened).
+    pub terrain: StreamedTerrain,
     /// The backing file: the opened world file, or the recovery file of a
     /// new world.
     pub file: Arc<StreamingWorldFile>,
@@ -48,33 +63,153 @@ impl StreamedWorld {
         let path = recovery_dir.join(name);
         let file = StreamingWorldFile::create(&path, settings)?;
         Ok(StreamedWorld {
-            settings: settings.clone(),
+            terrain: StreamedTerrain::Generated(settings.clone()),
             file: Arc::new(file),
             recovered_columns: 0,
             untitled: true,
         })
     }
 
-    /// Opens a streaming world file (reads no column).
+    /// A new streamed world imported from the heightmap PNG at `png` (and
+    /// its sidecar) with `settings`, whose spills go to a fresh recovery
+    /// file in `recovery_dir`. The header and the terrain's size are
+    /// checked first (up to [`MAX_STREAMING_SIDE_CELLS`] per side); the PNG
+    /// is then copied into the recovery file and the stored copy decoded,
+    /// so the world is exactly what its file rebuilds. No chunk is built:
+    /// memory is the samples (2 bytes a pixel).
+    ///
+    /// # Errors
+    /// [`StreamingFileError::Heightmap`] for a PNG, sidecar or settings the
+    /// import refuses (nothing written); [`StreamingFileError`] otherwise.
+    pub fn import_heightmap(
+        png: &Path,
+        settings: &HeightmapSettings,
+        recovery_dir: &Path,
+    ) -> Result<StreamedWorld, StreamingFileError> {
+        let stem = png
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stem: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .take(40)
+            .collect();
+        let path = recovery_dir.join(format!(
+            "untitled-heightmap-{stem}-{}.strata",
+            std::process::id()
+        ));
+        let header =
+            read_heightmap_header(png, settings, MAX_STREAMING_SIDE_CELLS).map_err(|source| {
+                StreamingFileError::Heightmap {
+                    path: path.clone(),
+                    source: Box::new(source),
+                }
+            })?;
+        let file = StreamingWorldFile::create_heightmap(
+            &path,
+            png,
+            settings,
+            header.sidecar_text.as_deref(),
+        )?;
+        let world = StreamedWorld::from_file(file, true);
+        if let Err(e) = &world {
+            // The recovery file of a world that never opened is of no use.
+            let _ = std::fs::remove_file(&path);
+            log::debug!("removed {} after: {e}", path.display());
+        }
+        world
+    }
+
+    /// Opens a streaming world file (reads no column; a heightmap world
+    /// decodes its stored PNG).
     ///
     /// # Errors
     /// [`StreamingFileError`] for a file that is not a valid streaming world.
     pub fn open(path: &Path) -> Result<StreamedWorld, StreamingFileError> {
-        let file = StreamingWorldFile::open(path)?;
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, false)
+    }
+
+    /// The world of an open file.
+    fn from_file(
+        file: StreamingWorldFile,
+        untitled: bool,
+    ) -> Result<StreamedWorld, StreamingFileError> {
         let recovered_columns = file.pending_count()?;
+        let terrain = match (file.generator(), file.heightmap_terrain()?) {
+            (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),
+            (Some(settings), None) => StreamedTerrain::Generated(settings.clone()),
+            (None, None) => {
+                return Err(StreamingFileError::BadMeta {
+                    path: file.path().to_path_buf(),
+                    key: "generator".to_string(),
+                    message: "neither generator settings nor a heightmap".to_string(),
+                });
+            }
+        };
         Ok(StreamedWorld {
-            settings: file.settings().clone(),
+            terrain,
             file: Arc::new(file),
             recovered_columns,
-            untitled: false,
+            untitled,
         })
     }
 
-    /// The residency of this world within `budget_bytes`: generated
-    /// columns, edited ones from (and spilled to) the file.
+    /// The generator settings of a generated world (`None` for a
+    /// heightmap): they serve a script's `generate` entries.
+    pub fn generator(&self) -> Option<GeneratorSettings> {
+        match &self.terrain {
+            StreamedTerrain::Generated(settings) => Some(settings.clone()),
+            StreamedTerrain::Heightmap(_) => None,
+        }
+    }
+
+    /// The document metadata of this world: its generator settings, or none
+    /// for a heightmap world (its terrain lives in the streaming file).
+    pub fn meta(&self) -> crate::io::world_file::WorldMeta {
+        match &self.terrain {
+            StreamedTerrain::Generated(settings) => {
+                crate::io::world_file::WorldMeta::generated(settings)
+            }
+            StreamedTerrain::Heightmap(_) => crate::io::world_file::WorldMeta::default(),
+        }
+    }
+
+    /// The column source of this world's unedited columns.
+    pub fn source(&self) -> Arc<dyn ColumnSource> {
+        match &self.terrain {
+            StreamedTerrain::Generated(settings) => Arc::new(GeneratedColumns::new(settings)),
+            StreamedTerrain::Heightmap(terrain) => Arc::clone(terrain) as Arc<dyn ColumnSource>,
+        }
+    }
+
+    /// The camera the world opens with when none is given or stored: for a
+    /// generated world [`streaming_default_camera`](super::headless::streaming_default_camera);
+    /// for a heightmap, over its centre, 240 studs above its highest
+    /// possible surface, looking north and 25° down.
+    pub fn default_camera(&self) -> Camera {
+        match &self.terrain {
+            StreamedTerrain::Generated(settings) => {
+                super::headless::streaming_default_camera(settings)
+            }
+            StreamedTerrain::Heightmap(terrain) => {
+                let (w, d) = terrain.extent_cells();
+                let studs = f64::from(CELL_SIZE_STUDS);
+                let top = terrain.top_cells() * studs;
+                Camera::new(
+                    glam::DVec3::new(w as f64 * studs * 0.5, top + 240.0, d as f64 * studs * 0.5),
+                    0.0,
+                    -25.0,
+                )
+            }
+        }
+    }
+
+    /// The residency of this world within `budget_bytes`: generated (or
+    /// heightmap) columns, edited ones from (and spilled to) the file.
     pub fn residency(&self, budget_bytes: usize) -> Residency {
         Residency::new(
-            Arc::new(GeneratedColumns::new(&self.settings)),
+            self.source(),
             Arc::clone(&self.file) as Arc<dyn EditStore>,
             budget_bytes,
         )

@@ -211,7 +211,7 @@ fn open_streamed(
                     stream.world.recovered_columns
                 );
             }
-            let meta = WorldMeta::generated(&stream.world.settings);
+            let meta = stream.world.meta();
             let clean = stream.world.recovered_columns == 0;
             let doc = Document::streamed(Some(path.clone()), &grid, meta, clean);
             Some((stream, streaming, grid, doc))
@@ -1234,7 +1234,7 @@ impl WindowState {
             SessionEvent::OpenStreamed(path) => {
                 match WindowStream::open(&path, lod, budget) {
                     Ok((stream, streaming)) => {
-                        let meta = WorldMeta::generated(&stream.world.settings);
+                        let meta = stream.world.meta();
                         let recovered = stream.world.recovered_columns;
                         self.install_streamed(stream, streaming, world, tools);
                         session.streamed_opened(Some(path), world.grid, meta, recovered);
@@ -1275,7 +1275,7 @@ impl WindowState {
         world: &mut WorldParts<'_>,
         tools: &mut ToolSession,
     ) {
-        tools.reset_for_world(Some(stream.world.settings.clone()));
+        tools.reset_for_world(stream.world.generator());
         self.camera = Camera {
             aspect: self.camera.aspect,
             ..stream.initial_camera()

@@ -20,7 +20,6 @@ use crate::terrain::column_source::EditStore;
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 
-use super::headless::streaming_default_camera;
 use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
 
 /// A streaming world open in the window and its backing file.
@@ -79,7 +78,7 @@ impl WindowStream {
             .map(|[x, y, z, yaw, pitch]| {
                 Camera::new(glam::DVec3::new(x, y, z), yaw as f32, pitch as f32)
             })
-            .unwrap_or_else(|| streaming_default_camera(&self.world.settings))
+            .unwrap_or_else(|| self.world.default_camera())
     }
 
     /// The file the world saves to without asking: its own streaming world

@@ -11,7 +11,8 @@
 //! the PNG). Other fields are ignored. Pixel value `v` of a `B`-bit image is
 //! `min + v / (2^B − 1) · (max − min)` metres.
 
-use std::io::{BufReader, ErrorKind};
+use std::fs::File;
+use std::io::{BufRead, BufReader, ErrorKind, Seek};
 use std::path::{Path, PathBuf};
 
 use image::ImageDecoder;
@@ -20,10 +21,11 @@ use super::{BoundedReadError, open_bounded, read_bounded_to_string};
 use crate::progress::Progress;
 use crate::terrain::grid::Grid;
 pub use crate::terrain::heightmap::{
-    BEDROCK_CELLS, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError, MAX_SIDE_PX,
+    BEDROCK_CELLS, HeightSamples, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError,
+    MAX_PIXELS, MAX_SIDE_CELLS, MAX_SIDE_PX, MAX_STREAMING_SIDE_CELLS,
 };
 use crate::terrain::heightmap::{
-    check_settings, grid_from_heightmap_with_progress, terrain_extent_cells,
+    check_image_size, check_settings, grid_from_heightmap_with_progress, terrain_extent_cells,
 };
 
 /// Largest heightmap PNG that is read, bytes (1 GiB: twice an
@@ -55,9 +57,10 @@ pub fn read_heightmap(path: &Path) -> Result<Heightmap, ImportError> {
     read_heightmap_checked(path, None)
 }
 
-/// [`read_heightmap`] for an import with `settings`: the terrain's size
-/// (from the PNG header, the sidecar and `settings`) is checked before any
-/// pixel is decoded, so an oversized map costs neither time nor memory.
+/// [`read_heightmap`] for an import built whole with `settings`: the
+/// terrain's size (from the PNG header, the sidecar and `settings`) is
+/// checked against [`MAX_SIDE_CELLS`] before any pixel is decoded, so an
+/// oversized map costs neither time nor memory.
 ///
 /// # Errors
 /// As [`read_heightmap`], and [`ImportError::InvalidSetting`] and
@@ -66,7 +69,87 @@ pub fn read_heightmap_for(
     path: &Path,
     settings: &HeightmapSettings,
 ) -> Result<Heightmap, ImportError> {
-    read_heightmap_checked(path, Some(settings))
+    read_heightmap_checked(path, Some((settings, MAX_SIDE_CELLS)))
+}
+
+/// What a heightmap's PNG header and sidecar say, read without decoding a
+/// pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightmapHeader {
+    /// Pixels along x.
+    pub width_px: u32,
+    /// Pixels along z.
+    pub height_px: u32,
+    /// The sidecar's text, when there is one (validated).
+    pub sidecar_text: Option<String>,
+    /// The terrain's extent `(width, depth)` in cells under the settings.
+    pub extent_cells: (f64, f64),
+}
+
+/// Reads the PNG header and the sidecar of `path` and checks the terrain
+/// of `settings` against `limit_cells` per side ([`MAX_SIDE_CELLS`] for a
+/// grid built whole, [`MAX_STREAMING_SIDE_CELLS`] streamed): whether and
+/// how a map can be imported, in milliseconds whatever its size.
+///
+/// # Errors
+/// As [`read_heightmap_for`], except decoding errors past the header.
+pub fn read_heightmap_header(
+    path: &Path,
+    settings: &HeightmapSettings,
+    limit_cells: u64,
+) -> Result<HeightmapHeader, ImportError> {
+    check_settings(settings)?;
+    let file = open_heightmap_file(path)?;
+    let decoder = image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(|e| {
+        ImportError::Decode {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    let (width_px, height_px) = decoder.dimensions();
+    check_image_size(width_px, height_px)?;
+    let sidecar_text = read_sidecar_text(path)?;
+    let sidecar = sidecar_text
+        .as_deref()
+        .map(|t| parse_sidecar(t, &sidecar_path(path), width_px, height_px))
+        .transpose()?;
+    let extent_cells =
+        terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings, limit_cells)?;
+    Ok(HeightmapHeader {
+        width_px,
+        height_px,
+        sidecar_text,
+        extent_cells,
+    })
+}
+
+/// Decodes a heightmap from PNG bytes held in memory (a streaming world
+/// file's copy) with the text of its sidecar, exactly as [`read_heightmap`]
+/// decodes the file it was copied from. `name` is the path errors name
+/// (the world file).
+///
+/// # Errors
+/// As [`read_heightmap`] (no file errors).
+pub fn decode_heightmap(
+    png: &[u8],
+    sidecar_text: Option<&str>,
+    name: &Path,
+) -> Result<Heightmap, ImportError> {
+    decode_png(std::io::Cursor::new(png), name, |w, h| {
+        sidecar_text
+            .map(|t| parse_sidecar(t, &sidecar_path(name), w, h))
+            .transpose()
+    })
+}
+
+/// Opens the heightmap PNG at `path` for reading: a regular file of at
+/// most [`MAX_HEIGHTMAP_FILE_BYTES`] (reads stop there).
+///
+/// # Errors
+/// [`ImportError::NotFound`], [`ImportError::Io`],
+/// [`ImportError::NotRegularFile`] and [`ImportError::FileTooLarge`].
+pub(crate) fn open_heightmap_file(path: &Path) -> Result<std::io::Take<File>, ImportError> {
+    open_bounded(path, MAX_HEIGHTMAP_FILE_BYTES).map_err(|e| read_error(path, e))
 }
 
 /// An [`ImportError`] for a refused or failed bounded read of `path`.
@@ -91,34 +174,36 @@ fn read_error(path: &Path, e: BoundedReadError) -> ImportError {
 
 fn read_heightmap_checked(
     path: &Path,
-    settings: Option<&HeightmapSettings>,
+    settings: Option<(&HeightmapSettings, u64)>,
 ) -> Result<Heightmap, ImportError> {
-    let file = open_bounded(path, MAX_HEIGHTMAP_FILE_BYTES).map_err(|e| read_error(path, e))?;
+    let file = open_heightmap_file(path)?;
+    decode_png(BufReader::new(file), path, |width_px, height_px| {
+        let sidecar = read_sidecar(path, width_px, height_px)?;
+        if let Some((settings, limit_cells)) = settings {
+            terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings, limit_cells)?;
+        }
+        Ok(sidecar)
+    })
+}
+
+/// Decodes the PNG `reader` (errors name `path`): the header is checked
+/// ([`check_image_size`]), then `sidecar_for(width, height)` gives the
+/// sidecar (and may refuse the size) before any pixel is decoded; the
+/// samples are kept as pixel codes ([`HeightSamples::Codes`]).
+fn decode_png<R: BufRead + Seek>(
+    reader: R,
+    path: &Path,
+    sidecar_for: impl FnOnce(u32, u32) -> Result<Option<HeightmapSidecar>, ImportError>,
+) -> Result<Heightmap, ImportError> {
     let decode_err = |e: image::ImageError| ImportError::Decode {
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    let mut decoder =
-        image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(decode_err)?;
+    let mut decoder = image::codecs::png::PngDecoder::new(reader).map_err(decode_err)?;
     let (width_px, height_px) = decoder.dimensions();
-    if width_px == 0 || height_px == 0 {
-        return Err(ImportError::ZeroSize {
-            width_px,
-            height_px,
-        });
-    }
-    if width_px > MAX_SIDE_PX || height_px > MAX_SIDE_PX {
-        return Err(ImportError::ImageTooLarge {
-            width_px,
-            height_px,
-            limit_px: MAX_SIDE_PX,
-        });
-    }
+    check_image_size(width_px, height_px)?;
     // The sidecar and the terrain size before any pixel is decoded.
-    let sidecar = read_sidecar(path, width_px, height_px)?;
-    if let Some(settings) = settings {
-        terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings)?;
-    }
+    let sidecar = sidecar_for(width_px, height_px)?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE_PX);
     limits.max_image_height = Some(MAX_SIDE_PX);
@@ -130,46 +215,46 @@ fn read_heightmap_checked(
         path: path.to_path_buf(),
         color: format!("{color:?}"),
     };
-    let normalized: Vec<f64> = match image {
+    // Pixel codes and the largest code of the bit depth. A 16-bit gray
+    // image's buffer is taken as it is (no copy, no f64 per pixel).
+    let (codes, max_code): (Vec<u16>, f64) = match image {
         image::DynamicImage::ImageLuma8(img) => {
-            img.pixels().map(|p| p.0[0] as f64 / 255.0).collect()
+            (img.pixels().map(|p| u16::from(p.0[0])).collect(), 255.0)
         }
         image::DynamicImage::ImageLumaA8(img) => {
-            img.pixels().map(|p| p.0[0] as f64 / 255.0).collect()
+            (img.pixels().map(|p| u16::from(p.0[0])).collect(), 255.0)
         }
-        image::DynamicImage::ImageLuma16(img) => {
-            img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect()
-        }
-        image::DynamicImage::ImageLumaA16(img) => {
-            img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect()
-        }
-        image::DynamicImage::ImageRgb8(img) => {
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 255.0)
-                .ok_or_else(unsupported)?
-        }
-        image::DynamicImage::ImageRgba8(img) => {
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 255.0)
-                .ok_or_else(unsupported)?
-        }
-        image::DynamicImage::ImageRgb16(img) => {
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 65535.0)
-                .ok_or_else(unsupported)?
-        }
-        image::DynamicImage::ImageRgba16(img) => {
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]), 65535.0)
-                .ok_or_else(unsupported)?
-        }
+        image::DynamicImage::ImageLuma16(img) => (img.into_raw(), 65535.0),
+        image::DynamicImage::ImageLumaA16(img) => (img.pixels().map(|p| p.0[0]).collect(), 65535.0),
+        image::DynamicImage::ImageRgb8(img) => (
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
+            255.0,
+        ),
+        image::DynamicImage::ImageRgba8(img) => (
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
+            255.0,
+        ),
+        image::DynamicImage::ImageRgb16(img) => (
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
+            65535.0,
+        ),
+        image::DynamicImage::ImageRgba16(img) => (
+            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
+            65535.0,
+        ),
         _ => return Err(unsupported()),
     };
-    let samples = match &sidecar {
-        Some(s) => {
-            let range = s.max_elevation_m - s.min_elevation_m;
-            normalized
-                .into_iter()
-                .map(|n| s.min_elevation_m + n * range)
-                .collect()
-        }
-        None => normalized,
+    // Sample = min + (v / max_code) · (max − min) metres with a sidecar,
+    // the normalized value v / max_code without (offset 0, scale 1: exact).
+    let (offset, scale) = match &sidecar {
+        Some(s) => (s.min_elevation_m, s.max_elevation_m - s.min_elevation_m),
+        None => (0.0, 1.0),
+    };
+    let samples = HeightSamples::Codes {
+        codes,
+        max_code,
+        offset,
+        scale,
     };
     Ok(Heightmap {
         width_px,
@@ -179,13 +264,12 @@ fn read_heightmap_checked(
     })
 }
 
-/// Normalized values of gray RGB pixels, or `None` when any pixel is coloured.
-fn gray_only<T: Copy + PartialEq + Into<f64>>(
+/// Pixel codes of gray RGB pixels, or `None` when any pixel is coloured.
+fn gray_only<T: Copy + PartialEq + Into<u16>>(
     pixels: impl Iterator<Item = [T; 3]>,
-    max: f64,
-) -> Option<Vec<f64>> {
+) -> Option<Vec<u16>> {
     pixels
-        .map(|[r, g, b]| (r == g && g == b).then(|| r.into() / max))
+        .map(|[r, g, b]| (r == g && g == b).then(|| r.into()))
         .collect()
 }
 
@@ -200,17 +284,35 @@ fn read_sidecar(
     width_px: u32,
     height_px: u32,
 ) -> Result<Option<HeightmapSidecar>, ImportError> {
+    read_sidecar_text(png_path)?
+        .map(|text| parse_sidecar(&text, &sidecar_path(png_path), width_px, height_px))
+        .transpose()
+}
+
+/// The text of the sidecar next to `png_path` (at most
+/// [`MAX_SIDECAR_FILE_BYTES`]); `Ok(None)` when there is none.
+fn read_sidecar_text(png_path: &Path) -> Result<Option<String>, ImportError> {
     let path = sidecar_path(png_path);
-    let text = match read_bounded_to_string(&path, MAX_SIDECAR_FILE_BYTES) {
-        Ok(text) => text,
-        Err(e) if e.is_not_found() => return Ok(None),
-        Err(e) => return Err(read_error(&path, e)),
-    };
+    match read_bounded_to_string(&path, MAX_SIDECAR_FILE_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(read_error(&path, e)),
+    }
+}
+
+/// Parses and validates sidecar `text` for a `width_px` × `height_px` PNG;
+/// errors name `path`.
+fn parse_sidecar(
+    text: &str,
+    path: &Path,
+    width_px: u32,
+    height_px: u32,
+) -> Result<HeightmapSidecar, ImportError> {
     let bad = |message: String| ImportError::Sidecar {
-        path: path.clone(),
+        path: path.to_path_buf(),
         message,
     };
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     let number = |name: &str| -> Result<f64, ImportError> {
         match json.get(name) {
             None => Err(bad(format!("missing field `{name}`"))),
@@ -275,7 +377,7 @@ fn read_sidecar(
             )));
         }
     }
-    Ok(Some(sidecar))
+    Ok(sidecar)
 }
 
 /// Imports the PNG at `path` (and its sidecar) as a fresh grid.
@@ -427,7 +529,7 @@ mod tests {
             (map.width_px, map.height_px, map.sidecar.as_ref()),
             (3, 1, None)
         );
-        assert_eq!(map.samples, vec![0.0, 0.2, 1.0]);
+        assert_eq!(map.samples.iter().collect::<Vec<_>>(), vec![0.0, 0.2, 1.0]);
         let grid = grid_from_heightmap(&map, &settings).unwrap();
         // 6 × 2 cells. Where Surface Nets puts each column's surface: the
         // linear 0.5 crossing above its highest inside sample.
@@ -600,7 +702,14 @@ mod tests {
             .unwrap()
             .save(&gray_rgb)
             .unwrap();
-        assert_eq!(read_heightmap(&gray_rgb).unwrap().samples, vec![0.0, 1.0]);
+        assert_eq!(
+            read_heightmap(&gray_rgb)
+                .unwrap()
+                .samples
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![0.0, 1.0]
+        );
     }
 
     #[test]
@@ -642,8 +751,9 @@ mod tests {
         check(r#"{"spacing_x_m": 1"#, "line 1");
     }
 
-    /// A PNG whose header claims 20000 × 20000 pixels is refused from the
-    /// header alone.
+    /// Absurd PNG headers (more than 65536 pixels a side, or more than
+    /// 2³⁰ pixels) are refused from the header alone; a 16384² header is
+    /// admitted, and so is a larger one whose terrain fits a streamed world.
     #[test]
     fn huge_png_header_is_refused() {
         fn crc32(bytes: &[u8]) -> u32 {
@@ -667,28 +777,64 @@ mod tests {
             out.extend_from_slice(&body);
             out.extend_from_slice(&crc32(&body).to_be_bytes());
         }
-        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
-        let mut ihdr = Vec::new();
-        ihdr.extend_from_slice(&20_000u32.to_be_bytes());
-        ihdr.extend_from_slice(&20_000u32.to_be_bytes());
-        ihdr.extend_from_slice(&[16, 0, 0, 0, 0]);
-        chunk(&mut png, b"IHDR", &ihdr);
-        chunk(&mut png, b"IDAT", &[0x78, 0x9C, 0x03, 0x00]);
-        chunk(&mut png, b"IEND", &[]);
         let dir = scratch("huge");
-        let path = dir.join("huge.png");
-        std::fs::write(&path, png).unwrap();
-        let err = read_heightmap(&path).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ImportError::ImageTooLarge {
-                    width_px: 20_000,
-                    height_px: 20_000,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        let header_only = |w: u32, h: u32| {
+            let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+            let mut ihdr = Vec::new();
+            ihdr.extend_from_slice(&w.to_be_bytes());
+            ihdr.extend_from_slice(&h.to_be_bytes());
+            ihdr.extend_from_slice(&[16, 0, 0, 0, 0]);
+            chunk(&mut png, b"IHDR", &ihdr);
+            chunk(&mut png, b"IDAT", &[0x78, 0x9C, 0x03, 0x00]);
+            chunk(&mut png, b"IEND", &[]);
+            let path = dir.join(format!("huge-{w}x{h}.png"));
+            std::fs::write(&path, png).unwrap();
+            path
+        };
+        for (w, h) in [(100_000, 100_000), (70_000, 1), (40_000, 40_000)] {
+            let path = header_only(w, h);
+            for err in [
+                read_heightmap(&path).unwrap_err(),
+                read_heightmap_header(&path, &unit_settings(), MAX_STREAMING_SIDE_CELLS)
+                    .unwrap_err(),
+            ] {
+                assert!(
+                    matches!(
+                        err,
+                        ImportError::ImageTooLarge {
+                            width_px,
+                            height_px,
+                            limit_px: MAX_SIDE_PX,
+                            limit_pixels: MAX_PIXELS,
+                        } if (width_px, height_px) == (w, h)
+                    ),
+                    "{err}"
+                );
+            }
+        }
+        // 16384² at the default 2 cells per pixel: 32768 cells a side, a
+        // streamed world (a grid built whole refuses it, by its cells).
+        let path = header_only(16384, 16384);
+        let header = read_heightmap_header(
+            &path,
+            &HeightmapSettings::default(),
+            MAX_STREAMING_SIDE_CELLS,
+        )
+        .unwrap();
+        assert_eq!(header.extent_cells, (32768.0, 32768.0));
+        assert!(matches!(
+            read_heightmap_header(&path, &HeightmapSettings::default(), MAX_SIDE_CELLS),
+            Err(ImportError::TerrainTooLarge { .. })
+        ));
+        // 32768 × 32768 pixels (2³⁰) at one cell per pixel fits too.
+        let path = header_only(32768, 32768);
+        let header =
+            read_heightmap_header(&path, &unit_settings(), MAX_STREAMING_SIDE_CELLS).unwrap();
+        assert_eq!(header.extent_cells, (32768.0, 32768.0));
+        // Its pixels are only decoded later: this one's data is bogus.
+        assert!(matches!(
+            read_heightmap(&path),
+            Err(ImportError::Decode { .. })
+        ));
     }
 }

@@ -21,6 +21,7 @@ pub mod gltf_export;
 pub mod heightmap_export;
 pub mod heightmap_import;
 pub mod streaming_file;
+pub mod streaming_heightmap;
 pub mod world_file;
 pub mod world_source;
 

@@ -1,17 +1,21 @@
 //! Streaming world files (spec §12): one SQLite file per streaming world
-//! that holds its generator settings and only the chunk columns an artist
-//! edited. Unedited columns are never stored: they are generated again from
-//! (settings, column). Opening reads only the metadata, so it takes the same
-//! time whatever the number of stored columns; columns are read one at a
-//! time when residency asks for them ([`EditStore::load_edited`]).
+//! that holds where its unedited columns come from (generator settings, or
+//! a heightmap import) and only the chunk columns an artist edited.
+//! Unedited columns are never stored: they are generated again from
+//! (settings, column) or built again from the heightmap. Opening reads only
+//! the metadata (and, for a heightmap world, decodes its stored PNG), so it
+//! takes the same time whatever the number of stored columns; columns are
+//! read one at a time when residency asks for them
+//! ([`EditStore::load_edited`]).
 //!
-//! # Format (version [`STREAMING_FORMAT_VERSION`])
+//! # Format (versions 2 and [`STREAMING_FORMAT_VERSION`] = 3)
 //! `PRAGMA application_id` is
 //! [`APPLICATION_ID`](super::world_file::APPLICATION_ID) (`"STRA"`), as for world
-//! files. Three tables:
+//! files. Version 2 (generated worlds; still what a generated world is
+//! written as, so older builds read it) has three tables:
 //!
 //! - `meta(key TEXT PRIMARY KEY, value TEXT)`: `format_version` (decimal,
-//!   [`STREAMING_FORMAT_VERSION`]), `kind` (`"streaming"`), `generator`
+//!   2), `kind` (`"streaming"`), `generator`
 //!   (JSON `{"seed": N, "size_cells": N}`, valid for a streaming world:
 //!   [`GeneratorSettings::validate_streaming`]), `created_unix` and
 //!   `modified_unix` (decimal seconds), `writer` (`"strata <version>"`), and
@@ -34,6 +38,14 @@
 //! [`ChunkCells::content_hash`] (`u64`), all little-endian, stored as the
 //! `i64` with the same bits: a damaged chunk, a dropped or added chunk, or a
 //! row moved to another coordinate fails it.
+//!
+//! Version 3 (streamed heightmap imports) adds the table `heightmap_png`
+//! and the meta keys `heightmap` and `heightmap_sidecar` instead of
+//! `generator` (see [`streaming_heightmap`](super::streaming_heightmap)):
+//! the file holds the imported PNG itself, so it rebuilds its unedited
+//! columns without the original file. A version's schema is exact: a
+//! version-2 file with the heightmap table, or a version-3 file without it,
+//! is refused.
 //!
 //! # Integrity
 //! The file is opened as world files are (hardened connection, exact
@@ -58,6 +70,11 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
+use super::heightmap_import::{HeightmapSettings, ImportError, decode_heightmap};
+use super::streaming_heightmap::{
+    CopyError, HEIGHTMAP_TABLE, StoredHeightmap, copy_png, heightmap_meta_text,
+    parse_heightmap_meta, read_png,
+};
 use super::world_file::{
     FileSchema, JournalRecovery, MAX_BLOB_BYTES, WORLD_SCHEMA, WorldFileError, camera_text,
     configure_new_file, decode_blob, encode_cells, generator_text, io_err, meta_number, meta_text,
@@ -68,11 +85,17 @@ use crate::terrain::chunk::ChunkCells;
 use crate::terrain::column_source::{ColumnChunks, EditStore, SourceError};
 use crate::terrain::coords::{ChunkCoord, ColumnCoord};
 use crate::terrain::generate::{GenerateError, GeneratorSettings};
+use crate::terrain::heightmap::HeightmapTerrain;
 
-/// The format version of streaming world files (world files are version 1,
-/// [`FORMAT_VERSION`](super::world_file::FORMAT_VERSION)); the only one this
-/// build reads.
-pub const STREAMING_FORMAT_VERSION: u32 = 2;
+/// The newest format version of streaming world files (world files are
+/// version 1, [`FORMAT_VERSION`](super::world_file::FORMAT_VERSION)): 3,
+/// heightmap worlds. This build reads versions
+/// [`GENERATED_FORMAT_VERSION`] and 3.
+pub const STREAMING_FORMAT_VERSION: u32 = 3;
+
+/// The format version a generated streaming world is written as (2: the
+/// first streaming format, unchanged).
+pub const GENERATED_FORMAT_VERSION: u32 = 2;
 
 /// The `kind` meta value of a streaming world file.
 pub const STREAMING_KIND: &str = "streaming";
@@ -96,8 +119,10 @@ pub const MAX_EDITED_COLUMNS: usize = 1 << 22;
 /// file: just above the longest column row a load reads.
 const MAX_VALUE_BYTES: usize = MAX_COLUMN_BYTES + 4096;
 
-/// The tables of a streaming world file.
-const STREAMING_SCHEMA_SQL: &str = "
+/// The tables of a version-2 streaming world file (also in version 3).
+macro_rules! streaming_tables_sql {
+    () => {
+        "
 CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE columns (
     x INTEGER NOT NULL,
@@ -113,13 +138,45 @@ CREATE TABLE pending_columns (
     data BLOB NOT NULL,
     PRIMARY KEY (x, z)
 );
-";
+"
+    };
+}
 
-/// The exact schema of a streaming world file.
+/// The tables of a version-2 streaming world file.
+const STREAMING_SCHEMA_SQL: &str = streaming_tables_sql!();
+
+/// The tables of a version-3 (heightmap) streaming world file.
+const HEIGHTMAP_SCHEMA_SQL: &str = concat!(
+    streaming_tables_sql!(),
+    "CREATE TABLE heightmap_png (part INTEGER PRIMARY KEY NOT NULL, data BLOB NOT NULL);\n"
+);
+
+/// The exact schema of a version-2 streaming world file.
 const STREAMING_SCHEMA: FileSchema = FileSchema {
     sql: STREAMING_SCHEMA_SQL,
     tables: &["meta", "columns", "pending_columns"],
 };
+
+/// The exact schema of a version-3 streaming world file.
+const HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
+    sql: HEIGHTMAP_SCHEMA_SQL,
+    tables: &["meta", "columns", "pending_columns", HEIGHTMAP_TABLE],
+};
+
+/// The schemas a streaming file may have, in the order they are tried (the
+/// first error is the one reported): version 2, version 3, and a world file
+/// (to name it).
+const OPEN_SCHEMAS: [&FileSchema; 3] = [&STREAMING_SCHEMA, &HEIGHTMAP_SCHEMA, &WORLD_SCHEMA];
+
+/// Where a streaming world's unedited columns come from, as its file
+/// records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamingOrigin {
+    /// The generator with these settings (format 2).
+    Generated(GeneratorSettings),
+    /// A heightmap import (format 3); the PNG is stored in the file.
+    Heightmap(StoredHeightmap),
+}
 
 /// Why a streaming world file could not be created, opened, saved or copied.
 /// Every message names the file.
@@ -171,6 +228,25 @@ pub enum StreamingFileError {
         path: PathBuf,
         /// What is wrong with the settings.
         source: GenerateError,
+    },
+    /// A heightmap world's PNG (the original, while creating the file, or
+    /// the stored copy, while opening it) could not be read or decoded, or
+    /// its import is invalid; nothing was written.
+    #[error("streaming world file {path}: heightmap: {source}")]
+    Heightmap {
+        /// The world file.
+        path: PathBuf,
+        /// What the import reported (names the PNG or the world file).
+        source: Box<ImportError>,
+    },
+    /// The PNG stored in a heightmap world file is damaged (a part missing
+    /// or too long, the wrong length, failing its hash).
+    #[error("streaming world file {path}: the stored heightmap is damaged: {message}")]
+    CorruptHeightmap {
+        /// The world file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
     },
     /// A column given to [`StreamingWorldFile::save`] cannot be stored (a
     /// chunk of another column or off the lattice, a chunk given twice, more
@@ -263,7 +339,7 @@ struct Inner {
 #[derive(Debug)]
 pub struct StreamingWorldFile {
     path: PathBuf,
-    settings: GeneratorSettings,
+    origin: StreamingOrigin,
     created_unix: u64,
     journal_recovery: Option<JournalRecovery>,
     inner: Mutex<Inner>,
@@ -514,12 +590,27 @@ fn writer() -> String {
     format!("strata {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// What a new streaming file is made from.
+enum NewOrigin<'a> {
+    /// Generator settings (a format-2 file).
+    Generated(&'a GeneratorSettings),
+    /// A heightmap import (a format-3 file): the PNG is copied in.
+    Heightmap {
+        /// The PNG to copy.
+        png: &'a Path,
+        /// The import settings.
+        settings: &'a HeightmapSettings,
+        /// The sidecar's text.
+        sidecar_text: Option<&'a str>,
+    },
+}
+
 /// Writes a complete new streaming file at `tmp` (which must not exist),
 /// for [`super::write_atomically`]; errors name `target`.
 fn write_new_file(
     tmp: &Path,
     target: &Path,
-    settings: &GeneratorSettings,
+    origin: &NewOrigin<'_>,
     now: u64,
 ) -> Result<(), StreamingFileError> {
     let sql = |e| StreamingFileError::File(sqlite_err(target, e));
@@ -532,13 +623,45 @@ fn write_new_file(
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Exclusive)
         .map_err(sql)?;
-    tx.execute_batch(STREAMING_SCHEMA_SQL).map_err(sql)?;
+    let origin_meta: Vec<(&str, Option<String>)> = match origin {
+        NewOrigin::Generated(settings) => {
+            tx.execute_batch(STREAMING_SCHEMA_SQL).map_err(sql)?;
+            vec![
+                ("format_version", Some(GENERATED_FORMAT_VERSION.to_string())),
+                ("generator", Some(generator_text(settings))),
+            ]
+        }
+        NewOrigin::Heightmap {
+            png,
+            settings,
+            sidecar_text,
+        } => {
+            tx.execute_batch(HEIGHTMAP_SCHEMA_SQL).map_err(sql)?;
+            let (png_bytes, png_hash) = copy_png(&tx, png).map_err(|e| match e {
+                CopyError::Read(source) => StreamingFileError::Heightmap {
+                    path: target.to_path_buf(),
+                    source: Box::new(source),
+                },
+                CopyError::Sql(e) => sql(e),
+            })?;
+            let stored = StoredHeightmap {
+                settings: (*settings).clone(),
+                sidecar_text: sidecar_text.map(str::to_string),
+                png_bytes,
+                png_hash,
+            };
+            vec![
+                ("format_version", Some(STREAMING_FORMAT_VERSION.to_string())),
+                ("heightmap", Some(heightmap_meta_text(&stored))),
+                ("heightmap_sidecar", stored.sidecar_text),
+            ]
+        }
+    };
+    put_meta(&tx, &origin_meta).map_err(sql)?;
     put_meta(
         &tx,
         &[
-            ("format_version", Some(STREAMING_FORMAT_VERSION.to_string())),
             ("kind", Some(STREAMING_KIND.to_string())),
-            ("generator", Some(generator_text(settings))),
             ("created_unix", Some(now.to_string())),
             ("modified_unix", Some(now.to_string())),
             ("writer", Some(writer())),
@@ -571,18 +694,20 @@ fn remove_replaced_journal(path: &Path) -> Result<(), StreamingFileError> {
 
 /// The metadata of a streaming file, as read.
 struct StreamingMeta {
-    settings: GeneratorSettings,
+    origin: StreamingOrigin,
     camera: Option<[f64; 5]>,
     created_unix: u64,
     modified_unix: u64,
 }
 
-/// Reads and validates the `meta` table of a streaming file: the format
-/// version first, then the kind, the generator settings, the times and the
-/// camera. Unknown keys are ignored.
+/// Reads and validates the `meta` table of a streaming file whose schema
+/// is that of `schema_version`: the format version first (it must be that
+/// one), then the kind, the origin (generator settings or heightmap
+/// import), the times and the camera. Unknown keys are ignored.
 fn read_streaming_meta(
     conn: &Connection,
     path: &Path,
+    schema_version: u32,
 ) -> Result<StreamingMeta, StreamingFileError> {
     let map = read_meta_map(conn, path)?;
     let bad = |key: &str, message: String| StreamingFileError::BadMeta {
@@ -593,21 +718,35 @@ fn read_streaming_meta(
     let get = |key: &str| meta_text(&map, key).map_err(|f| bad(&f.key, f.message));
     let number = |key: &str| meta_number(&map, key).map_err(|f| bad(&f.key, f.message));
     let found = number("format_version")?;
-    if found != STREAMING_FORMAT_VERSION as u64 {
+    if found != GENERATED_FORMAT_VERSION as u64 && found != STREAMING_FORMAT_VERSION as u64 {
         return Err(StreamingFileError::UnsupportedVersion {
             path: path.to_path_buf(),
             found,
             supported: STREAMING_FORMAT_VERSION,
         });
     }
+    if found != schema_version as u64 {
+        return Err(bad(
+            "format_version",
+            format!("format {found} but the tables of format {schema_version}"),
+        ));
+    }
     let kind = get("kind")?;
     if kind != STREAMING_KIND {
         return Err(bad("kind", format!("{kind:?} is not {STREAMING_KIND:?}")));
     }
-    let settings = parse_generator(get("generator")?).map_err(|m| bad("generator", m))?;
-    settings
-        .validate_streaming()
-        .map_err(|e| bad("generator", e.to_string()))?;
+    let origin = if schema_version == GENERATED_FORMAT_VERSION {
+        let settings = parse_generator(get("generator")?).map_err(|m| bad("generator", m))?;
+        settings
+            .validate_streaming()
+            .map_err(|e| bad("generator", e.to_string()))?;
+        StreamingOrigin::Generated(settings)
+    } else {
+        let sidecar = map.get("heightmap_sidecar").cloned();
+        StreamingOrigin::Heightmap(
+            parse_heightmap_meta(get("heightmap")?, sidecar).map_err(|m| bad("heightmap", m))?,
+        )
+    };
     let created_unix = number("created_unix")?;
     let modified_unix = number("modified_unix")?;
     let camera = match map.get("camera") {
@@ -615,7 +754,7 @@ fn read_streaming_meta(
         Some(text) => Some(parse_camera(text).map_err(|m| bad("camera", m))?),
     };
     Ok(StreamingMeta {
-        settings,
+        origin,
         camera,
         created_unix,
         modified_unix,
@@ -665,14 +804,91 @@ impl StreamingWorldFile {
                 path: path.to_path_buf(),
                 source,
             })?;
+        Self::create_from(path, &NewOrigin::Generated(settings))
+    }
+
+    /// Creates a new heightmap world file (format 3) at `path` for the PNG
+    /// at `png` imported with `settings` (and the sidecar text
+    /// `sidecar_text`, as read beside the PNG), with no edited column, and
+    /// opens it. The PNG's bytes are copied in (1 MiB at a time), so the
+    /// file rebuilds the world without the original; decode the stored
+    /// copy with [`StreamingWorldFile::heightmap_terrain`]. Written as
+    /// [`StreamingWorldFile::create`] writes.
+    ///
+    /// # Errors
+    /// [`StreamingFileError::Heightmap`] for invalid settings or a PNG that
+    /// cannot be read (nothing written); [`StreamingFileError::File`] as
+    /// for [`StreamingWorldFile::create`].
+    pub fn create_heightmap(
+        path: &Path,
+        png: &Path,
+        settings: &HeightmapSettings,
+        sidecar_text: Option<&str>,
+    ) -> Result<StreamingWorldFile, StreamingFileError> {
+        crate::terrain::heightmap::check_settings(settings).map_err(|source| {
+            StreamingFileError::Heightmap {
+                path: path.to_path_buf(),
+                source: Box::new(source),
+            }
+        })?;
+        Self::create_from(
+            path,
+            &NewOrigin::Heightmap {
+                png,
+                settings,
+                sidecar_text,
+            },
+        )
+    }
+
+    /// The body of the `create` functions.
+    fn create_from(
+        path: &Path,
+        origin: &NewOrigin<'_>,
+    ) -> Result<StreamingWorldFile, StreamingFileError> {
         let now = now_unix();
         super::write_atomically(
             path,
-            |tmp| write_new_file(tmp, path, settings, now),
+            |tmp| write_new_file(tmp, path, origin, now),
             |e| StreamingFileError::File(io_err(path, e)),
         )?;
         remove_replaced_journal(path)?;
         StreamingWorldFile::open(path)
+    }
+
+    /// The terrain of a heightmap world (`None` for a generated one): the
+    /// stored PNG read back, checked and decoded with the stored sidecar and
+    /// settings, ready to build any column. Seconds for a 16 384² map;
+    /// memory is the PNG's bytes while it decodes, then the samples.
+    ///
+    /// # Errors
+    /// [`StreamingFileError::CorruptHeightmap`] for a damaged stored PNG;
+    /// [`StreamingFileError::Heightmap`] when it cannot be decoded or its
+    /// terrain is invalid; [`StreamingFileError::File`] when SQLite fails.
+    pub fn heightmap_terrain(&self) -> Result<Option<HeightmapTerrain>, StreamingFileError> {
+        let StreamingOrigin::Heightmap(stored) = &self.origin else {
+            return Ok(None);
+        };
+        let png = {
+            let inner = self.lock();
+            read_png(&inner.conn, stored).map_err(|e| match e {
+                Ok(message) => StreamingFileError::CorruptHeightmap {
+                    path: self.path.clone(),
+                    message,
+                },
+                Err(e) => StreamingFileError::File(sqlite_err(&self.path, e)),
+            })?
+        };
+        let import = |source| StreamingFileError::Heightmap {
+            path: self.path.clone(),
+            source: Box::new(source),
+        };
+        let map =
+            decode_heightmap(&png, stored.sidecar_text.as_deref(), &self.path).map_err(import)?;
+        drop(png);
+        HeightmapTerrain::streaming(map, &stored.settings)
+            .map(Some)
+            .map_err(import)
     }
 
     /// Opens the streaming world file at `path`. Reads only the metadata
@@ -692,26 +908,28 @@ impl StreamingWorldFile {
     /// [`WorldFileError::MissingTable`], …); errors after a leftover journal
     /// was rolled back carry the recovery note.
     pub fn open(path: &Path) -> Result<StreamingWorldFile, StreamingFileError> {
-        let (conn, which, recovery) = open_existing_as(path, &[&STREAMING_SCHEMA, &WORLD_SCHEMA])?;
-        noting_streaming(&recovery, Self::from_connection(path, conn, which == 1)).map(
-            |mut file| {
-                file.journal_recovery = recovery;
-                file
-            },
-        )
+        let (conn, which, recovery) = open_existing_as(path, &OPEN_SCHEMAS)?;
+        noting_streaming(&recovery, Self::from_connection(path, conn, which)).map(|mut file| {
+            file.journal_recovery = recovery;
+            file
+        })
     }
 
     /// The body of [`StreamingWorldFile::open`] once the schema is known.
     fn from_connection(
         path: &Path,
         conn: Connection,
-        is_world_file: bool,
+        schema: usize,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
-        if is_world_file {
-            return Err(StreamingFileError::NotStreaming {
-                path: path.to_path_buf(),
-            });
-        }
+        let schema_version = match schema {
+            0 => GENERATED_FORMAT_VERSION,
+            1 => STREAMING_FORMAT_VERSION,
+            _ => {
+                return Err(StreamingFileError::NotStreaming {
+                    path: path.to_path_buf(),
+                });
+            }
+        };
         let sql = |e| StreamingFileError::File(sqlite_err(path, e));
         // Column rows are longer than the hardened default allows.
         conn.set_limit(
@@ -722,10 +940,10 @@ impl StreamingWorldFile {
         // Spills must be on disk when `store_edited` returns.
         conn.execute_batch("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;")
             .map_err(sql)?;
-        let meta = read_streaming_meta(&conn, path)?;
+        let meta = read_streaming_meta(&conn, path, schema_version)?;
         Ok(StreamingWorldFile {
             path: path.to_path_buf(),
-            settings: meta.settings,
+            origin: meta.origin,
             created_unix: meta.created_unix,
             journal_recovery: None,
             inner: Mutex::new(Inner {
@@ -747,10 +965,7 @@ impl StreamingWorldFile {
     /// Like every open, it rolls back a leftover journal after keeping
     /// copies (logged; see [`JournalRecovery`]).
     pub fn is_streaming_file(path: &Path) -> bool {
-        matches!(
-            open_existing_as(path, &[&STREAMING_SCHEMA, &WORLD_SCHEMA]),
-            Ok((_, 0, _))
-        )
+        matches!(open_existing_as(path, &OPEN_SCHEMAS), Ok((_, 0 | 1, _)))
     }
 
     /// The file's path.
@@ -758,9 +973,26 @@ impl StreamingWorldFile {
         &self.path
     }
 
-    /// The generator settings the world's unedited columns come from.
-    pub fn settings(&self) -> &GeneratorSettings {
-        &self.settings
+    /// Where the world's unedited columns come from.
+    pub fn origin(&self) -> &StreamingOrigin {
+        &self.origin
+    }
+
+    /// The generator settings the world's unedited columns come from;
+    /// `None` for a heightmap world.
+    pub fn generator(&self) -> Option<&GeneratorSettings> {
+        match &self.origin {
+            StreamingOrigin::Generated(settings) => Some(settings),
+            StreamingOrigin::Heightmap(_) => None,
+        }
+    }
+
+    /// The file's format version (2 generated, 3 heightmap).
+    pub fn format_version(&self) -> u32 {
+        match self.origin {
+            StreamingOrigin::Generated(_) => GENERATED_FORMAT_VERSION,
+            StreamingOrigin::Heightmap(_) => STREAMING_FORMAT_VERSION,
+        }
     }
 
     /// The editor camera `[x, y, z, yaw_deg, pitch_deg]` (studs, degrees):

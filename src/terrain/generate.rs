@@ -35,7 +35,8 @@ use rayon::prelude::*;
 
 use super::cell::{Cell, Material};
 use super::chunk::ChunkCells;
-use super::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, ChunkCoord, local_index};
+use super::column_source::ColumnChunks;
+use super::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, ChunkCoord, ColumnCoord, local_index};
 use super::grid::Grid;
 use super::noise::{fbm, hash1, lerp, perlin2, ridged, smoothstep, sub_seed, unit_f64};
 use crate::progress::{Cancelled, Progress};
@@ -317,17 +318,9 @@ impl ColumnGenerator {
         if self.is_outside(column) {
             return Vec::new();
         }
-        let table = self.terrain.column_table(column.x, column.z);
-        let (lo, hi) = table.chunk_y_range();
-        (lo..hi)
-            .map(|cy| {
-                (
-                    ChunkCoord::new(column.x, cy, column.z),
-                    table.fill_chunk(&self.strata, cy),
-                )
-            })
-            .filter(|(_, cells)| !cells.is_all_empty())
-            .collect()
+        self.terrain
+            .column_table(column.x, column.z)
+            .column_chunks(&self.strata, column)
     }
 }
 
@@ -378,12 +371,7 @@ pub(crate) fn fill_chunk_columns(
             if progress.is_cancelled() {
                 return Vec::new();
             }
-            let table = table(cx, cz);
-            let (lo, hi) = table.chunk_y_range();
-            let column = (lo..hi)
-                .map(|cy| (ChunkCoord::new(cx, cy, cz), table.fill_chunk(strata, cy)))
-                .filter(|(_, cells)| !cells.is_all_empty())
-                .collect::<Vec<_>>();
+            let column = table(cx, cz).column_chunks(strata, ColumnCoord::new(cx, cz));
             progress.advance(1);
             column
         })
@@ -619,6 +607,22 @@ impl ColumnTable {
             self.min_floor_y.div_euclid(CHUNK_SIZE_CELLS),
             (self.empty_from_y + CHUNK_SIZE_CELLS - 1).div_euclid(CHUNK_SIZE_CELLS),
         )
+    }
+
+    /// The non-empty chunks of this table as chunk column `column`, sorted
+    /// by y: the one column → chunks step of generation, heightmap import
+    /// and their streaming sources.
+    pub(crate) fn column_chunks(&self, strata: &Strata, column: ColumnCoord) -> ColumnChunks {
+        let (lo, hi) = self.chunk_y_range();
+        (lo..hi)
+            .map(|cy| {
+                (
+                    ChunkCoord::new(column.x, cy, column.z),
+                    self.fill_chunk(strata, cy),
+                )
+            })
+            .filter(|(_, cells)| !cells.is_all_empty())
+            .collect()
     }
 
     /// The cells of chunk row `cy` of this column. Chunks proven uniform from

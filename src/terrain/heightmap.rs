@@ -27,7 +27,8 @@
 use std::path::PathBuf;
 
 use super::cell::Material;
-use super::coords::CHUNK_SIZE_CELLS;
+use super::column_source::{ColumnChunks, ColumnSource, LoadOrigin, SourceError};
+use super::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
 use super::generate::{
     ColumnSpec, ColumnTable, STRATA_MARGIN_CELLS, Strata, fill_chunk_columns, min_3x3,
     ramp_for_slope, slope_3x3, surface_rows_exposed_by_step,
@@ -35,12 +36,24 @@ use super::generate::{
 use super::grid::Grid;
 use crate::progress::Progress;
 
-/// Largest accepted PNG width or height, in pixels (checked from the header).
-pub const MAX_SIDE_PX: u32 = 16384;
+/// Largest accepted PNG width or height, in pixels (checked from the header,
+/// with [`MAX_PIXELS`]): a 65 536-pixel strip still fits the pixel limit.
+pub const MAX_SIDE_PX: u32 = 1 << 16;
 
-/// Largest accepted terrain extent along x or z, in cells (the same limit
-/// as generated worlds, see [`super::generate::MAX_SIZE_CELLS`]).
+/// Largest accepted number of pixels (width × height, checked from the
+/// header): 2³⁰, a 32 768² map, whose samples take 2 GiB as 16-bit codes
+/// ([`HeightSamples::Codes`]).
+pub const MAX_PIXELS: u64 = 1 << 30;
+
+/// Largest accepted terrain extent along x or z of a heightmap built whole
+/// ([`grid_from_heightmap`]), in cells (the same limit as generated worlds
+/// built whole, see [`super::generate::MAX_SIZE_CELLS`]).
 pub const MAX_SIDE_CELLS: u64 = super::generate::MAX_SIZE_CELLS as u64;
+
+/// Largest accepted terrain extent along x or z of a streamed heightmap
+/// ([`HeightmapTerrain::streaming`]), in cells (the streaming world limit,
+/// [`super::generate::MAX_STREAMING_SIZE_CELLS`]).
+pub const MAX_STREAMING_SIDE_CELLS: u64 = super::generate::MAX_STREAMING_SIZE_CELLS as u64;
 
 /// Largest accepted relief (surface above the base), in cells.
 pub const MAX_RELIEF_CELLS: f64 = 4096.0;
@@ -108,6 +121,127 @@ pub struct HeightmapSidecar {
     pub height: Option<u32>,
 }
 
+/// The elevation samples of a heightmap, row-major.
+///
+/// A PNG's samples are kept as its pixel codes (2 bytes a sample, so a
+/// 16 384² map takes 512 MiB, not 2 GiB as `f64`) and mapped on read;
+/// hand-built maps may hold any values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeightSamples {
+    /// Any values, 8 bytes a sample.
+    Values(Vec<f64>),
+    /// Pixel codes: sample `i` is `offset + (codes[i] / max_code) · scale`,
+    /// evaluated in that order in `f64` (so a sidecar's
+    /// `min + (v / (2^B − 1)) · (max − min)` is bit-exact).
+    Codes {
+        /// The pixel values.
+        codes: Vec<u16>,
+        /// The largest pixel value of the bit depth (255 or 65535).
+        max_code: f64,
+        /// Sample of code 0.
+        offset: f64,
+        /// Sample of `max_code` minus `offset`.
+        scale: f64,
+    },
+}
+
+impl From<Vec<f64>> for HeightSamples {
+    fn from(values: Vec<f64>) -> HeightSamples {
+        HeightSamples::Values(values)
+    }
+}
+
+impl HeightSamples {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        match self {
+            HeightSamples::Values(v) => v.len(),
+            HeightSamples::Codes { codes, .. } => codes.len(),
+        }
+    }
+
+    /// True when there is no sample.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sample `i` (row-major index); `i` must be below [`HeightSamples::len`]
+    /// (indexing panics otherwise, as for a slice).
+    #[inline]
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            HeightSamples::Values(v) => v[i],
+            HeightSamples::Codes {
+                codes,
+                max_code,
+                offset,
+                scale,
+            } => offset + (f64::from(codes[i]) / max_code) * scale,
+        }
+    }
+
+    /// Every sample, in order.
+    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Heap bytes the samples take.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            HeightSamples::Values(v) => v.len() * std::mem::size_of::<f64>(),
+            HeightSamples::Codes { codes, .. } => codes.len() * std::mem::size_of::<u16>(),
+        }
+    }
+
+    /// `(min, max)` over the samples, or `Err(i)` with the first sample that
+    /// is not finite. One pass over the codes (a code table, not a float
+    /// per sample) for [`HeightSamples::Codes`].
+    fn range(&self) -> Result<(f64, f64), usize> {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut take = |v: f64| {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        };
+        match self {
+            HeightSamples::Values(values) => {
+                if let Some(i) = values.iter().position(|s| !s.is_finite()) {
+                    return Err(i);
+                }
+                values.iter().copied().for_each(take);
+            }
+            HeightSamples::Codes { codes, .. } => {
+                let mut present = vec![false; 1 << 16];
+                for &c in codes {
+                    present[c as usize] = true;
+                }
+                for (code, _) in present.iter().enumerate().filter(|(_, p)| **p) {
+                    let v = self.value_of_code(code as u16);
+                    if !v.is_finite() {
+                        let first = codes.iter().position(|&c| c as usize == code);
+                        return Err(first.unwrap_or(0));
+                    }
+                    take(v);
+                }
+            }
+        }
+        Ok((lo, hi))
+    }
+
+    /// The sample a pixel code maps to (codes only; values are returned as
+    /// they are by [`HeightSamples::get`]).
+    fn value_of_code(&self, code: u16) -> f64 {
+        match self {
+            HeightSamples::Values(_) => f64::from(code),
+            HeightSamples::Codes {
+                max_code,
+                offset,
+                scale,
+                ..
+            } => offset + (f64::from(code) / max_code) * scale,
+        }
+    }
+}
+
 /// Elevation samples read from a PNG (and its sidecar).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Heightmap {
@@ -117,7 +251,7 @@ pub struct Heightmap {
     pub height_px: u32,
     /// `width_px × height_px` samples, row-major, row 0 north: metres when
     /// `sidecar` is present, else the normalized pixel value in `[0, 1]`.
-    pub samples: Vec<f64>,
+    pub samples: HeightSamples,
     /// The sidecar, when one was found next to the PNG.
     pub sidecar: Option<HeightmapSidecar>,
 }
@@ -168,19 +302,23 @@ pub enum ImportError {
         /// Height in pixels.
         height_px: u32,
     },
-    /// The PNG is larger than [`MAX_SIDE_PX`] on a side.
+    /// The PNG is larger than [`MAX_SIDE_PX`] on a side or has more than
+    /// [`MAX_PIXELS`] pixels.
     #[error(
-        "heightmap of {width_px} × {height_px} pixels exceeds the limit of {limit_px} pixels per side"
+        "heightmap of {width_px} × {height_px} pixels exceeds the limits of {limit_px} pixels per side and {limit_pixels} pixels in all"
     )]
     ImageTooLarge {
         /// Width in pixels.
         width_px: u32,
         /// Height in pixels.
         height_px: u32,
-        /// The limit.
+        /// The side limit.
         limit_px: u32,
+        /// The pixel-count limit.
+        limit_pixels: u64,
     },
-    /// The terrain would exceed [`MAX_SIDE_CELLS`] on a side.
+    /// The terrain would exceed its side limit in cells ([`MAX_SIDE_CELLS`]
+    /// built whole, [`MAX_STREAMING_SIDE_CELLS`] streamed).
     #[error(
         "terrain of {} × {} cells exceeds the limit of {limit_cells} cells per side; lower cells_per_pixel",
         cell_count(*width_cells),
@@ -265,10 +403,38 @@ fn cell_count(cells: f64) -> String {
     }
 }
 
+/// Checks a map's size in pixels (from the PNG header, before decoding):
+/// both sides positive, at most [`MAX_SIDE_PX`], at most [`MAX_PIXELS`] in
+/// all.
+///
+/// # Errors
+/// [`ImportError::ZeroSize`] and [`ImportError::ImageTooLarge`].
+pub fn check_image_size(width_px: u32, height_px: u32) -> Result<(), ImportError> {
+    if width_px == 0 || height_px == 0 {
+        return Err(ImportError::ZeroSize {
+            width_px,
+            height_px,
+        });
+    }
+    if width_px > MAX_SIDE_PX
+        || height_px > MAX_SIDE_PX
+        || u64::from(width_px) * u64::from(height_px) > MAX_PIXELS
+    {
+        return Err(ImportError::ImageTooLarge {
+            width_px,
+            height_px,
+            limit_px: MAX_SIDE_PX,
+            limit_pixels: MAX_PIXELS,
+        });
+    }
+    Ok(())
+}
+
 /// The terrain's extent `(width_cells, depth_cells)` for a `width_px` ×
 /// `height_px` map with `sidecar` under `settings`, checked against
-/// [`MAX_SIDE_CELLS`]: what the importer checks from the PNG header and the
-/// sidecar before decoding any pixel.
+/// `limit_cells` per side ([`MAX_SIDE_CELLS`] for a grid built whole,
+/// [`MAX_STREAMING_SIDE_CELLS`] for a streamed one): what the importer
+/// checks from the PNG header and the sidecar before decoding any pixel.
 ///
 /// # Errors
 /// [`ImportError::InvalidSetting`] and [`ImportError::TerrainTooLarge`].
@@ -277,6 +443,7 @@ pub fn terrain_extent_cells(
     height_px: u32,
     sidecar: Option<&HeightmapSidecar>,
     settings: &HeightmapSettings,
+    limit_cells: u64,
 ) -> Result<(f64, f64), ImportError> {
     let (cpp, _) = settings_scales(settings)?;
     let extent = |px: u32, factor: f64| ((px as f64 * factor).round()).max(1.0);
@@ -287,11 +454,11 @@ pub fn terrain_extent_cells(
         ),
         None => (extent(width_px, cpp), extent(height_px, cpp)),
     };
-    if !(width_cells <= MAX_SIDE_CELLS as f64 && depth_cells <= MAX_SIDE_CELLS as f64) {
+    if !(width_cells <= limit_cells as f64 && depth_cells <= limit_cells as f64) {
         return Err(ImportError::TerrainTooLarge {
             width_cells,
             depth_cells,
-            limit_cells: MAX_SIDE_CELLS,
+            limit_cells,
         });
     }
     Ok((width_cells, depth_cells))
@@ -356,36 +523,31 @@ struct Layout {
     relief_cells: f64,
     /// Water level, cells (`-inf` without a sea).
     water_level_cells: f64,
+    /// Relief actually built: bedrock plus the samples' range, cells.
+    built_relief_cells: f64,
 }
 
 impl Layout {
-    fn new(map: &Heightmap, settings: &HeightmapSettings) -> Result<Layout, ImportError> {
+    /// The layout of `map` under `settings`, its extent within
+    /// `limit_cells` per side.
+    fn new(
+        map: &Heightmap,
+        settings: &HeightmapSettings,
+        limit_cells: u64,
+    ) -> Result<Layout, ImportError> {
         let (cpp, vs) = settings_scales(settings)?;
         let (w, h) = (map.width_px, map.height_px);
-        if w == 0 || h == 0 {
-            return Err(ImportError::ZeroSize {
-                width_px: w,
-                height_px: h,
-            });
-        }
-        if w > MAX_SIDE_PX || h > MAX_SIDE_PX {
-            return Err(ImportError::ImageTooLarge {
-                width_px: w,
-                height_px: h,
-                limit_px: MAX_SIDE_PX,
-            });
-        }
+        check_image_size(w, h)?;
         if map.samples.len() != w as usize * h as usize {
             return Err(ImportError::InvalidHeightmap(format!(
                 "{} samples for {w} × {h} pixels",
                 map.samples.len()
             )));
         }
-        if let Some(i) = map.samples.iter().position(|s| !s.is_finite()) {
-            return Err(ImportError::InvalidHeightmap(format!(
-                "sample {i} is not finite"
-            )));
-        }
+        let (min_sample, max_sample) = map
+            .samples
+            .range()
+            .map_err(|i| ImportError::InvalidHeightmap(format!("sample {i} is not finite")))?;
         let (vertical_cells_per_unit, reference, top) = match &map.sidecar {
             Some(s) => {
                 let cell_size_m = s.spacing_x_m / cpp;
@@ -394,10 +556,10 @@ impl Layout {
             None => (NORMALIZED_RELIEF_CELLS * vs, 0.0, 1.0),
         };
         let (width_cells, depth_cells) =
-            terrain_extent_cells(w, h, map.sidecar.as_ref(), settings)?;
+            terrain_extent_cells(w, h, map.sidecar.as_ref(), settings, limit_cells)?;
         // The relief that gets built: the samples' range (which may exceed the sidecar's).
-        let max_sample = map.samples.iter().copied().fold(reference, f64::max);
-        let min_sample = map.samples.iter().copied().fold(reference, f64::min);
+        let max_sample = max_sample.max(reference);
+        let min_sample = min_sample.min(reference);
         let range = max_sample - min_sample.min(reference);
         // A flat map has no relief even when the scale overflowed (0 × ∞).
         let relief_cells = BEDROCK_CELLS
@@ -435,11 +597,12 @@ impl Layout {
             surface_floor_cells,
             relief_cells: (top - reference).max(0.0) * vertical_cells_per_unit,
             water_level_cells,
+            built_relief_cells: relief_cells,
         })
     }
 
     /// Bilinear sample at column centre `(x + 0.5, z + 0.5)` (cells), edges clamped.
-    fn sample(&self, samples: &[f64], x: i64, z: i64) -> f64 {
+    fn sample(&self, samples: &HeightSamples, x: i64, z: i64) -> f64 {
         let u = ((x as f64 + 0.5) * self.width_px as f64 / self.width_cells as f64 - 0.5)
             .clamp(0.0, (self.width_px - 1) as f64);
         let v = ((z as f64 + 0.5) * self.height_px as f64 / self.depth_cells as f64 - 0.5)
@@ -450,14 +613,14 @@ impl Layout {
             (v0 + 1).min(self.height_px - 1),
         );
         let (fu, fv) = (u - u0 as f64, v - v0 as f64);
-        let at = |px: usize, py: usize| samples[py * self.width_px + px];
+        let at = |px: usize, py: usize| samples.get(py * self.width_px + px);
         let top = at(u0, v0) + (at(u1, v0) - at(u0, v0)) * fu;
         let bottom = at(u0, v1) + (at(u1, v1) - at(u0, v1)) * fu;
         top + (bottom - top) * fv
     }
 
     /// Surface height (cells) of column `(x, z)`.
-    fn height(&self, samples: &[f64], x: i64, z: i64) -> f64 {
+    fn height(&self, samples: &HeightSamples, x: i64, z: i64) -> f64 {
         self.surface_floor_cells
             + (self.sample(samples, x, z) - self.reference) * self.vertical_cells_per_unit
     }
@@ -489,13 +652,12 @@ pub fn grid_from_heightmap_with_progress(
     settings: &HeightmapSettings,
     progress: &Progress,
 ) -> Result<Grid, ImportError> {
-    let layout = Layout::new(map, settings)?;
-    let chunks_x = (layout.width_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
-    let chunks_z = (layout.depth_cells + CHUNK_SIZE_CELLS as i64 - 1) / CHUNK_SIZE_CELLS as i64;
+    let layout = Layout::new(map, settings, MAX_SIDE_CELLS)?;
+    let (chunks_x, chunks_z) = layout.chunk_columns();
     fill_chunk_columns(
-        chunks_x as i32,
-        chunks_z as i32,
-        &Strata::new(0),
+        chunks_x,
+        chunks_z,
+        &heightmap_strata(),
         "importing",
         progress,
         |cx, cz| column_table(&layout, settings, &map.samples, cx, cz),
@@ -503,11 +665,130 @@ pub fn grid_from_heightmap_with_progress(
     .map_err(|_| ImportError::Cancelled)
 }
 
+/// The rock strata of every imported terrain.
+fn heightmap_strata() -> Strata {
+    Strata::new(0)
+}
+
+impl Layout {
+    /// Chunk columns `(along x, along z)` the terrain covers.
+    fn chunk_columns(&self) -> (i32, i32) {
+        let n = CHUNK_SIZE_CELLS as i64;
+        // Extents are at most MAX_STREAMING_SIDE_CELLS (2^20) cells, so the
+        // chunk counts fit an i32.
+        (
+            ((self.width_cells + n - 1) / n) as i32,
+            ((self.depth_cells + n - 1) / n) as i32,
+        )
+    }
+}
+
+/// A heightmap ready to build any chunk column on demand (spec §12): the
+/// samples, the settings and their validated layout. Its columns are the
+/// very columns [`grid_from_heightmap`] builds (one implementation,
+/// `column_table`), so a streamed import equals the whole one chunk for
+/// chunk; as a [`ColumnSource`] it feeds a streaming world's residency.
+///
+/// Memory: the samples ([`HeightSamples::heap_bytes`]) and a few bytes;
+/// no chunk is kept.
+#[derive(Debug)]
+pub struct HeightmapTerrain {
+    map: Heightmap,
+    settings: HeightmapSettings,
+    layout: Layout,
+}
+
+impl HeightmapTerrain {
+    /// Validates `map` under `settings` for a streamed world: as
+    /// [`grid_from_heightmap`], but the extent may reach
+    /// [`MAX_STREAMING_SIDE_CELLS`] per side. Builds nothing.
+    ///
+    /// # Errors
+    /// As [`grid_from_heightmap`] (no [`ImportError::Cancelled`]).
+    pub fn streaming(
+        map: Heightmap,
+        settings: &HeightmapSettings,
+    ) -> Result<HeightmapTerrain, ImportError> {
+        let layout = Layout::new(&map, settings, MAX_STREAMING_SIDE_CELLS)?;
+        Ok(HeightmapTerrain {
+            map,
+            settings: settings.clone(),
+            layout,
+        })
+    }
+
+    /// The samples and sidecar.
+    pub fn map(&self) -> &Heightmap {
+        &self.map
+    }
+
+    /// The import settings.
+    pub fn settings(&self) -> &HeightmapSettings {
+        &self.settings
+    }
+
+    /// The terrain's extent `(width, depth)` in cells: columns
+    /// `x ∈ [0, width)`, `z ∈ [0, depth)`.
+    pub fn extent_cells(&self) -> (i64, i64) {
+        (self.layout.width_cells, self.layout.depth_cells)
+    }
+
+    /// Chunk columns `(along x, along z)` the terrain covers, from `(0, 0)`.
+    pub fn chunk_columns(&self) -> (i32, i32) {
+        self.layout.chunk_columns()
+    }
+
+    /// Surface height in cells (`y` where the solid surface crosses 0.5
+    /// occupancy) of column `(x, z)`, or `None` outside the terrain.
+    pub fn surface_height_cells(&self, x: i64, z: i64) -> Option<f64> {
+        let inside =
+            (0..self.layout.width_cells).contains(&x) && (0..self.layout.depth_cells).contains(&z);
+        inside.then(|| self.layout.height(&self.map.samples, x, z))
+    }
+
+    /// Highest surface any column can have, cells (the base, the bedrock and
+    /// the samples' full relief).
+    pub fn top_cells(&self) -> f64 {
+        self.settings.base_height_cells as f64 + self.layout.built_relief_cells
+    }
+
+    /// The non-empty chunks of `column`, sorted by y; none outside the
+    /// terrain. Costs one column (a 34 × 34 table of bilinear samples).
+    pub fn column_chunks(&self, column: ColumnCoord) -> ColumnChunks {
+        if self.is_outside(column) {
+            return Vec::new();
+        }
+        column_table(
+            &self.layout,
+            &self.settings,
+            &self.map.samples,
+            column.x,
+            column.z,
+        )
+        .column_chunks(&heightmap_strata(), column)
+    }
+}
+
+impl ColumnSource for HeightmapTerrain {
+    fn load_column(&self, column: ColumnCoord) -> Result<ColumnChunks, SourceError> {
+        Ok(self.column_chunks(column))
+    }
+
+    fn origin(&self) -> LoadOrigin {
+        LoadOrigin::Generated
+    }
+
+    fn is_outside(&self, column: ColumnCoord) -> bool {
+        let (cx, cz) = self.chunk_columns();
+        !(0..cx).contains(&column.x) || !(0..cz).contains(&column.z)
+    }
+}
+
 /// Column specs of chunk column `(cx, cz)`.
 fn column_table(
     layout: &Layout,
     settings: &HeightmapSettings,
-    samples: &[f64],
+    samples: &HeightSamples,
     cx: i32,
     cz: i32,
 ) -> ColumnTable {
@@ -617,7 +898,7 @@ mod tests {
         let map = Heightmap {
             width_px: 200,
             height_px: 100,
-            samples: vec![0.5; 200 * 100],
+            samples: vec![0.5; 200 * 100].into(),
             sidecar: None,
         };
         let with = |f: fn(&mut HeightmapSettings)| {
@@ -673,7 +954,7 @@ mod tests {
         let huge = Heightmap {
             width_px: 100_000,
             height_px: 1,
-            samples: Vec::new(),
+            samples: Vec::<f64>::new().into(),
             sidecar: None,
         };
         assert!(matches!(
@@ -686,7 +967,7 @@ mod tests {
         let empty = Heightmap {
             width_px: 0,
             height_px: 5,
-            samples: Vec::new(),
+            samples: Vec::<f64>::new().into(),
             sidecar: None,
         };
         assert!(matches!(
@@ -697,7 +978,7 @@ mod tests {
             })
         ));
         let short = Heightmap {
-            samples: vec![0.0; 3],
+            samples: vec![0.0; 3].into(),
             ..map.clone()
         };
         assert!(matches!(
@@ -705,7 +986,7 @@ mod tests {
             Err(ImportError::InvalidHeightmap(_))
         ));
         let nan = Heightmap {
-            samples: vec![f64::NAN; 200 * 100],
+            samples: vec![f64::NAN; 200 * 100].into(),
             ..map.clone()
         };
         assert!(matches!(
@@ -721,7 +1002,7 @@ mod tests {
         let map = |spacing_x_m: f64, spacing_y_m: f64| Heightmap {
             width_px: 2,
             height_px: 2,
-            samples: vec![0.0, 1.0, 2.0, 3.0],
+            samples: vec![0.0, 1.0, 2.0, 3.0].into(),
             sidecar: Some(HeightmapSidecar {
                 spacing_x_m,
                 spacing_y_m,

@@ -1,0 +1,461 @@
+//! Streamed heightmap imports (issue 15 item 6, spec §12): the columns a
+//! streamed import builds on demand equal the whole import's chunk for
+//! chunk; a streamed heightmap world saved and reopened (without its PNG)
+//! has the same cells and edits; bad inputs and damaged files are typed
+//! errors that write nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::IVec3;
+use rusqlite::params;
+use strata::app::streamed_world::{StreamedTerrain, StreamedWorld};
+use strata::io::heightmap_import::{
+    HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, import_heightmap, read_heightmap,
+    read_heightmap_header,
+};
+use strata::io::streaming_file::{
+    GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
+};
+use strata::terrain::column_source::ColumnSource;
+use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::heightmap::HeightmapTerrain;
+use strata::terrain::residency::Residency;
+use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "strata-heightmap-stream-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A deterministic 16-bit relief: rolling hills, a ridge, a sheer step (a
+/// cliff) and a low basin, so every material rule and the tall ramp
+/// bands show up.
+fn relief(w: u32, h: u32) -> Vec<u16> {
+    (0..h)
+        .flat_map(|y| {
+            (0..w).map(move |x| {
+                let (fx, fy) = (x as f64 / w as f64, y as f64 / h as f64);
+                let hills = 0.25 + 0.12 * (fx * 17.0).sin() * (fy * 11.0).cos();
+                let ridge = 0.35 * (-((fx - 0.7) * 9.0).powi(2)).exp();
+                let step = if fx > 0.3 && fy < 0.4 { 0.2 } else { 0.0 };
+                let basin = -0.2 * (-((fx - 0.2).powi(2) + (fy - 0.75).powi(2)) * 40.0).exp();
+                let v = (hills + ridge + step + basin).clamp(0.0, 1.0);
+                (v * 65535.0).round() as u16
+            })
+        })
+        .collect()
+}
+
+fn write_png16(path: &Path, w: u32, h: u32, values: Vec<u16>) {
+    image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(w, h, values)
+        .unwrap()
+        .save(path)
+        .unwrap();
+}
+
+/// A 256 × 256 relief PNG, with a bathymetric sidecar when `sidecar`.
+fn relief_png(dir: &Path, name: &str, sidecar: bool) -> PathBuf {
+    let png = dir.join(format!("{name}.png"));
+    write_png16(&png, 256, 256, relief(256, 256));
+    if sidecar {
+        std::fs::write(
+            png.with_extension("json"),
+            r#"{"spacing_x_m": 30.0, "spacing_y_m": 36.0, "min_elevation_m": -120.0,
+                "max_elevation_m": 360.0, "width": 256, "height": 256}"#,
+        )
+        .unwrap();
+    }
+    png
+}
+
+/// The option sets the equality is checked under.
+fn option_sets() -> Vec<(&'static str, bool, HeightmapSettings)> {
+    vec![
+        ("defaults", false, HeightmapSettings::default()),
+        (
+            "bathymetry-sea",
+            true,
+            HeightmapSettings {
+                sea_level_m: Some(0.0),
+                ..HeightmapSettings::default()
+            },
+        ),
+        (
+            "slate-sea-odd-scale",
+            false,
+            HeightmapSettings {
+                cells_per_pixel: 1.37,
+                vertical_scale: 2.5,
+                base_height_cells: 10,
+                sea_level_m: Some(0.3),
+                base_material: Some(Material::SLATE),
+            },
+        ),
+    ]
+}
+
+/// Every chunk column of `source` over its footprint and one column
+/// around it, as one grid; checks that columns outside are empty.
+fn all_columns(source: &dyn ColumnSource, (cx, cz): (i32, i32)) -> Grid {
+    let mut chunks = Vec::new();
+    for z in -1..=cz {
+        for x in -1..=cx {
+            let column = ColumnCoord::new(x, z);
+            let inside = (0..cx).contains(&x) && (0..cz).contains(&z);
+            assert_eq!(source.is_outside(column), !inside, "{column:?}");
+            let got = source.load_column(column).unwrap();
+            if !inside {
+                assert!(got.is_empty(), "{column:?}");
+            }
+            chunks.extend(got);
+        }
+    }
+    Grid::from_chunks(chunks)
+}
+
+#[test]
+fn on_demand_columns_equal_the_whole_import_chunk_for_chunk() {
+    let dir = scratch("equal");
+    for (name, sidecar, settings) in option_sets() {
+        let png = relief_png(&dir, name, sidecar);
+        let whole = import_heightmap(&png, &settings).unwrap();
+        let terrain =
+            HeightmapTerrain::streaming(read_heightmap(&png).unwrap(), &settings).unwrap();
+        let (w, d) = terrain.extent_cells();
+        let (cx, cz) = terrain.chunk_columns();
+        assert_eq!((cx as i64, cz as i64), ((w + 31) / 32, (d + 31) / 32));
+        // The samples are 2-byte codes: 128 KiB for 256², not 512 KiB of f64.
+        assert_eq!(terrain.map().samples.heap_bytes(), 256 * 256 * 2);
+        let streamed = all_columns(&terrain, (cx, cz));
+        assert_eq!(streamed.chunk_count(), whole.chunk_count(), "{name}");
+        for (coord, chunk) in whole.chunks() {
+            assert_eq!(
+                streamed.chunk(coord).map(|c| c.cells.content_hash()),
+                Some(chunk.cells.content_hash()),
+                "{name}: chunk {coord:?}"
+            );
+        }
+        assert_eq!(streamed.content_hash(), whole.content_hash(), "{name}");
+        // The surface the camera helper reads is the built surface.
+        let s = terrain.surface_height_cells(w / 2, d / 2).unwrap();
+        assert!(s > settings.base_height_cells as f64 && s <= terrain.top_cells());
+        assert_eq!(terrain.surface_height_cells(w, 0), None);
+
+        // The world a streamed import makes goes through its own file's
+        // copy of the PNG: still the same cells.
+        let world = StreamedWorld::import_heightmap(&png, &settings, &dir).unwrap();
+        let StreamedTerrain::Heightmap(from_file) = &world.terrain else {
+            panic!("a heightmap world");
+        };
+        assert_eq!(
+            all_columns(from_file.as_ref(), (cx, cz)).content_hash(),
+            whole.content_hash(),
+            "{name}: from the world file"
+        );
+        assert_eq!(world.file.format_version(), STREAMING_FORMAT_VERSION);
+        world.remove_recovery();
+    }
+}
+
+/// Loads `columns` now and returns the hash of their cells.
+fn load_hash(r: &mut Residency, grid: &mut Grid, columns: &[ColumnCoord]) -> u64 {
+    r.load_now(grid, columns.iter().copied()).unwrap();
+    Grid::from_chunks(columns.iter().flat_map(|c| grid.column_chunks(*c))).content_hash()
+}
+
+#[test]
+fn a_streamed_heightmap_world_saved_and_reopened_without_its_png_is_the_same() {
+    let dir = scratch("save");
+    let (_, _, settings) = option_sets().remove(1);
+    let png = relief_png(&dir, "coast", true);
+    let whole = import_heightmap(&png, &settings).unwrap();
+    let edited: Vec<ColumnCoord> = ColumnCoord::new(3, 3)
+        .with_neighbours()
+        .chain(ColumnCoord::new(4, 3).with_neighbours())
+        .collect();
+    let unedited = [ColumnCoord::new(10, 1), ColumnCoord::new(0, 12)];
+    let target = dir.join("saved.strata");
+    let edited_hash = {
+        let world = StreamedWorld::import_heightmap(&png, &settings, &dir).unwrap();
+        let mut r = world.residency(usize::MAX);
+        let mut grid = Grid::streaming();
+        let before = load_hash(&mut r, &mut grid, &edited);
+        // Columns (3, 3) and (4, 3).
+        let region = CellBox::new(IVec3::new(100, 0, 100), IVec3::new(140, 90, 120));
+        grid.edit_region(region, |_, _| Cell::full(Material::LIMESTONE))
+            .unwrap();
+        let hash =
+            Grid::from_chunks(edited.iter().flat_map(|c| grid.column_chunks(*c))).content_hash();
+        assert_ne!(hash, before, "the edit changed the cells");
+        // Spill one edited column before the save, keep the other resident.
+        r.end_frame();
+        r.evict(&mut grid, &[ColumnCoord::new(3, 3)]);
+        assert!(r.stats.spilled >= 1, "{:?}", r.stats);
+        let report = world.save(&mut r, &grid, &target, None).unwrap();
+        assert!(report.columns_written >= 1, "{report:?}");
+        assert!(report.pending_saved >= 1, "{report:?}");
+        world.remove_recovery();
+        hash
+    };
+    // The file is self-contained: the PNG and its sidecar are gone.
+    std::fs::remove_file(&png).unwrap();
+    std::fs::remove_file(png.with_extension("json")).unwrap();
+    let world = StreamedWorld::open(&target).unwrap();
+    assert_eq!(world.file.format_version(), STREAMING_FORMAT_VERSION);
+    assert!(world.generator().is_none());
+    let mut r = world.residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    assert_eq!(
+        load_hash(&mut r, &mut grid, &edited),
+        edited_hash,
+        "the edits"
+    );
+    assert_eq!(
+        load_hash(&mut r, &mut grid, &unedited),
+        Grid::from_chunks(unedited.iter().flat_map(|c| whole.column_chunks(*c))).content_hash(),
+        "unedited columns are rebuilt from the stored PNG"
+    );
+    // The default camera looks at the middle of the map from above it.
+    let camera = world.default_camera();
+    let StreamedTerrain::Heightmap(terrain) = &world.terrain else {
+        panic!("a heightmap world");
+    };
+    let (w, _) = terrain.extent_cells();
+    assert_eq!(camera.pos_world.x, w as f64 * 4.0 * 0.5);
+    assert!(camera.pos_world.y > terrain.top_cells() * 4.0);
+}
+
+/// Runs `sql` on the file at `path` with a plain connection.
+fn poke(path: &Path, sql: &str, args: impl rusqlite::Params) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute(sql, args).unwrap();
+}
+
+#[test]
+fn generated_world_files_keep_format_2_and_still_open() {
+    let dir = scratch("v2");
+    let path = dir.join("generated.strata");
+    let settings = GeneratorSettings {
+        seed: 3,
+        size_cells: 8192,
+    };
+    let file = StreamingWorldFile::create(&path, &settings).unwrap();
+    assert_eq!(file.format_version(), GENERATED_FORMAT_VERSION);
+    drop(file);
+    // Exactly the three tables of format 2, as earlier builds wrote.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mut tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    tables.sort();
+    assert_eq!(tables, ["columns", "meta", "pending_columns"]);
+    let version: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'format_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, "2");
+    drop(conn);
+    let world = StreamedWorld::open(&path).unwrap();
+    assert_eq!(world.generator(), Some(settings));
+    // A format-2 file that claims format 3 is refused by name.
+    poke(
+        &path,
+        "UPDATE meta SET value = '3' WHERE key = 'format_version'",
+        [],
+    );
+    assert!(matches!(
+        StreamingWorldFile::open(&path),
+        Err(StreamingFileError::BadMeta { key, .. }) if key == "format_version"
+    ));
+}
+
+#[test]
+fn damaged_heightmap_world_files_are_typed_errors() {
+    let dir = scratch("damaged");
+    let png = relief_png(&dir, "map", false);
+    let settings = HeightmapSettings::default();
+    let fresh = |name: &str| {
+        let world = StreamedWorld::import_heightmap(&png, &settings, &dir).unwrap();
+        let path = dir.join(name);
+        std::fs::copy(world.file.path(), &path).unwrap();
+        world.remove_recovery();
+        path
+    };
+    let open_err = |path: &Path| StreamedWorld::open(path).unwrap_err();
+
+    let flipped = fresh("flipped.strata");
+    poke(
+        &flipped,
+        "UPDATE heightmap_png SET data = zeroblob(length(data)) WHERE part = 0",
+        [],
+    );
+    let e = open_err(&flipped);
+    assert!(
+        matches!(&e, StreamingFileError::CorruptHeightmap { message, .. } if message.contains("hash")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("flipped.strata"), "{e}");
+
+    let missing = fresh("missing.strata");
+    poke(&missing, "DELETE FROM heightmap_png", []);
+    let e = open_err(&missing);
+    assert!(
+        matches!(&e, StreamingFileError::CorruptHeightmap { .. }),
+        "{e}"
+    );
+
+    let bad_meta = fresh("meta.strata");
+    let conn = rusqlite::Connection::open(&bad_meta).unwrap();
+    let text: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'heightmap'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    drop(conn);
+    for (from, to) in [
+        (r#""cells_per_pixel":"2""#, r#""cells_per_pixel":"-2""#),
+        (r#""cells_per_pixel":"2""#, r#""cells_per_pixel":2"#),
+        ("\"png_bytes\":", "\"png_bytes\":99999999999,\"x\":"),
+    ] {
+        assert!(text.contains(from), "{text}");
+        poke(
+            &bad_meta,
+            "UPDATE meta SET value = ?1 WHERE key = 'heightmap'",
+            params![text.replacen(from, to, 1)],
+        );
+        let e = open_err(&bad_meta);
+        assert!(
+            matches!(&e, StreamingFileError::BadMeta { key, .. } if key == "heightmap"),
+            "{from} → {to}: {e}"
+        );
+    }
+
+    // A format-3 file without its PNG table is not a streaming file.
+    let no_table = fresh("no-table.strata");
+    poke(&no_table, "DROP TABLE heightmap_png", []);
+    assert!(matches!(
+        StreamingWorldFile::open(&no_table),
+        Err(StreamingFileError::BadMeta { key, .. }) if key == "format_version"
+    ));
+}
+
+/// A valid PNG header (and bogus pixel data) of `w` × `h` 16-bit pixels:
+/// enough for every check that runs before decoding.
+fn header_only_png(path: &Path, w: u32, h: u32) {
+    // A real 1×1 PNG with its IHDR size patched (and its CRC redone).
+    let tiny = path.with_extension("tiny.png");
+    write_png16(&tiny, 1, 1, vec![7]);
+    let mut bytes = std::fs::read(&tiny).unwrap();
+    bytes[16..20].copy_from_slice(&w.to_be_bytes());
+    bytes[20..24].copy_from_slice(&h.to_be_bytes());
+    let crc = crc32(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn bad_streamed_imports_are_typed_errors_and_write_nothing() {
+    let dir = scratch("bad");
+    let recovery = dir.join("recovery");
+    std::fs::create_dir_all(&recovery).unwrap();
+    let import = |png: &Path, settings: &HeightmapSettings| {
+        StreamedWorld::import_heightmap(png, settings, &recovery).unwrap_err()
+    };
+    let source = |e: StreamingFileError| match e {
+        StreamingFileError::Heightmap { source, .. } => *source,
+        other => panic!("not a heightmap error: {other}"),
+    };
+
+    // 16384 pixels a side are admitted (a 32768-cell streamed world)…
+    let big = dir.join("big.png");
+    header_only_png(&big, 16384, 16384);
+    let header = read_heightmap_header(
+        &big,
+        &HeightmapSettings::default(),
+        MAX_STREAMING_SIDE_CELLS,
+    )
+    .unwrap();
+    assert_eq!(header.extent_cells, (32768.0, 32768.0));
+    // …but not a terrain wider than a streamed world may be.
+    let wide = HeightmapSettings {
+        cells_per_pixel: 100.0,
+        ..HeightmapSettings::default()
+    };
+    let e = source(import(&big, &wide));
+    assert!(
+        matches!(
+            e,
+            ImportError::TerrainTooLarge {
+                limit_cells: MAX_STREAMING_SIDE_CELLS,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Absurd headers are refused before anything is read past them.
+    let absurd = dir.join("absurd.png");
+    header_only_png(&absurd, 40_000, 40_000);
+    let e = source(import(&absurd, &HeightmapSettings::default()));
+    assert!(matches!(e, ImportError::ImageTooLarge { .. }), "{e}");
+    // Bad pixel data past a good header: the stored copy does not decode.
+    let e = source(import(&big, &HeightmapSettings::default()));
+    assert!(matches!(e, ImportError::Decode { .. }), "{e}");
+    // Bad settings and a missing file.
+    let png = relief_png(&dir, "ok", false);
+    let e = source(import(
+        &png,
+        &HeightmapSettings {
+            vertical_scale: f32::NAN,
+            ..HeightmapSettings::default()
+        },
+    ));
+    assert!(matches!(e, ImportError::InvalidSetting { .. }), "{e}");
+    let e = source(import(&dir.join("nope.png"), &HeightmapSettings::default()));
+    assert!(matches!(e, ImportError::NotFound { .. }), "{e}");
+    assert_eq!(
+        std::fs::read_dir(&recovery).unwrap().count(),
+        0,
+        "no recovery file is left behind"
+    );
+    // A good one still imports.
+    let world =
+        StreamedWorld::import_heightmap(&png, &HeightmapSettings::default(), &recovery).unwrap();
+    assert!(world.file.path().exists());
+    let source: Arc<dyn ColumnSource> = world.source();
+    assert!(
+        !source
+            .load_column(ColumnCoord::new(2, 2))
+            .unwrap()
+            .is_empty()
+    );
+    world.remove_recovery();
+}
