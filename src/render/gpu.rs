@@ -148,7 +148,15 @@ impl Gpu {
                 required_features,
                 required_limits: adapter.limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
+                // The adapter's memory is the host's: small allocation blocks. With
+                // the default large blocks, a long streaming flight's freed mesh
+                // buffers fragmented them and every new buffer's placement
+                // scanned a long free list on the frame thread.
+                memory_hints: if unified_memory {
+                    wgpu::MemoryHints::MemoryUsage
+                } else {
+                    wgpu::MemoryHints::Performance
+                },
                 trace: wgpu::Trace::Off,
             })
             .await?;
