@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use glam::DVec3;
+use glam::{DVec3, IVec3};
 
 use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::streamed_world::StreamedWorld;
@@ -20,6 +20,7 @@ use strata::pipeline::lod::LodSettings;
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
+use strata::terrain::coords::CellBox;
 use strata::terrain::generate::GeneratorSettings;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
@@ -63,6 +64,25 @@ fn parse_seed(s: &str) -> Result<u64, String> {
             u64::MAX
         )
     })
+}
+
+/// `--export-region X0,Y0,Z0,X1,Y1,Z1`: a box of cells, min inclusive, max
+/// exclusive (the crop checks its size and lattice).
+fn parse_export_region(s: &str) -> Result<CellBox, String> {
+    let values: Vec<i32> = s
+        .split(',')
+        .map(|v| v.trim().parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("expected six whole numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
+    let [x0, y0, z0, x1, y1, z1] = <[i32; 6]>::try_from(values.as_slice())
+        .map_err(|_| format!("expected six numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
+    let region = CellBox::new(IVec3::new(x0, y0, z0), IVec3::new(x1, y1, z1));
+    if region.is_empty() {
+        return Err(format!(
+            "the box {s:?} holds no cell (each max must exceed its min)"
+        ));
+    }
+    Ok(region)
 }
 
 /// `--world-size CELLS`: a positive whole number (the generator then checks
@@ -174,6 +194,12 @@ struct Cli {
     /// heightmap with a JSON sidecar (with --headless).
     #[arg(long, value_name = "FILE.png", requires = "headless")]
     export_heightmap: Option<PathBuf>,
+
+    /// Export only this box of cells, `X0,Y0,Z0,X1,Y1,Z1` (min inclusive,
+    /// max exclusive; at most 4096 cells along x and z). Needed to export a
+    /// streaming world; its columns are loaded for the export.
+    #[arg(long, value_name = "X0,Y0,Z0,X1,Y1,Z1", allow_hyphen_values = true, value_parser = parse_export_region)]
+    export_region: Option<CellBox>,
 
     /// PNG file to write the rendered frame to (with --headless).
     #[arg(long, value_name = "OUT.png", requires = "headless")]
@@ -577,8 +603,10 @@ fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
         ("--export-glb", cli.export_glb.is_some()),
         ("--export-heightmap", cli.export_heightmap.is_some()),
     ] {
-        if set {
-            bail!("{flag} of a streaming world is not supported yet");
+        if set && cli.export_region.is_none() {
+            bail!(
+                "{flag} of a streaming world needs --export-region x0,y0,z0,x1,y1,z1 (a box of at most 4096 cells along x and z)"
+            );
         }
     }
     if cli.screenshot.is_none() {
@@ -606,7 +634,7 @@ fn run_streamed_outputs(
         })
         .unwrap_or_else(|| world.default_camera());
     let options = screenshot_options(cli, output, Some(camera), script)?;
-    let (mut stats, grid, residency) = headless::render_world_streamed(
+    let (mut stats, mut grid, mut residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
         world.generator(),
@@ -633,8 +661,8 @@ fn run_streamed_outputs(
             s.frames_with_missing_chunks
         );
     }
-    if let (Some(path), Some(mut residency)) = (&cli.save, residency) {
-        let report = world.save(&mut residency, &grid, path, Some(stats.camera))?;
+    if let (Some(path), Some(residency)) = (&cli.save, residency.as_mut()) {
+        let report = world.save(residency, &grid, path, Some(stats.camera))?;
         println!(
             "saved {} ({} edited columns written, {} spilled ones kept, {} bytes, {:.0} ms)",
             path.display(),
@@ -643,6 +671,14 @@ fn run_streamed_outputs(
             report.file_bytes,
             report.elapsed_ms
         );
+    }
+    let exports = cli.export_glb.is_some() || cli.export_heightmap.is_some();
+    if let (Some(region), Some(residency), true) = (cli.export_region, residency.as_mut(), exports)
+    {
+        // The box's columns stay resident: nothing streams during exports.
+        let missing = grid.missing_columns(&region);
+        residency.load_now(&mut grid, missing)?;
+        write_exports(cli, &strata::terrain::region::crop(&grid, region)?)?;
     }
     Ok(())
 }
@@ -757,8 +793,17 @@ fn write_world_outputs(
             report.elapsed_ms
         );
     }
+    match cli.export_region {
+        Some(region) => write_exports(cli, &strata::terrain::region::crop(&world.grid, region)?),
+        None => write_exports(cli, &world.grid),
+    }
+}
+
+/// `--export-glb` and `--export-heightmap` of `grid` (the world, or the
+/// `--export-region` crop of it).
+fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> {
     if let Some(path) = &cli.export_glb {
-        let e = strata::io::gltf_export::export_glb(&world.grid, path)?;
+        let e = strata::io::gltf_export::export_glb(grid, path)?;
         println!(
             "exported {} ({} vertices, {} triangles, {} bytes)",
             path.display(),
@@ -768,7 +813,7 @@ fn write_world_outputs(
         );
     }
     if let Some(path) = &cli.export_heightmap {
-        let e = strata::io::heightmap_export::export_heightmap(&world.grid, path)?;
+        let e = strata::io::heightmap_export::export_heightmap(grid, path)?;
         println!(
             "exported {} and {} ({}x{} pixels)",
             e.png.display(),

@@ -368,6 +368,60 @@ fn the_cli_refuses_hostile_input_before_running() {
             "/dev/full is not a directory",
         ),
         (
+            with(
+                &ws,
+                &[
+                    "--export-glb",
+                    "/tmp/strata-never.glb",
+                    "--export-region",
+                    "1,2,3",
+                ],
+            ),
+            "expected six numbers",
+        ),
+        (
+            with(
+                &ws,
+                &[
+                    "--export-glb",
+                    "/tmp/strata-never.glb",
+                    "--export-region",
+                    "0,0,0,0,5,5",
+                ],
+            ),
+            "holds no cell",
+        ),
+        (
+            vec![
+                "--headless",
+                "--world-size",
+                "65536",
+                "--screenshot",
+                "/tmp/strata-never.png",
+                "--export-glb",
+                "/tmp/strata-never.glb",
+            ],
+            "of a streaming world needs --export-region",
+        ),
+        (
+            vec![
+                "--headless",
+                "--world-size",
+                "65536",
+                "--draw-distance",
+                "256",
+                "--size",
+                "64x36",
+                "--screenshot",
+                "/tmp/strata-never.png",
+                "--export-heightmap",
+                "/tmp/strata-never-h.png",
+                "--export-region",
+                "0,0,0,4097,64,64",
+            ],
+            "exceeds the limit of 4096×4096",
+        ),
+        (
             vec!["--headless", "--seed", "-5", "--save", save],
             "the seed must be a whole number",
         ),
