@@ -19,32 +19,13 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// CRC-32 (PNG chunks), table driven.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut table = [0u32; 256];
-    for (n, entry) in table.iter_mut().enumerate() {
-        let mut c = n as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-        *entry = c;
-    }
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        crc = table[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
-    }
-    !crc
-}
 
 fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32).to_be_bytes());
     let mut body = kind.to_vec();
     body.extend_from_slice(data);
     out.extend_from_slice(&body);
-    out.extend_from_slice(&crc32(&body).to_be_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
 }
 
 /// Deflate bits, least significant first.
