@@ -18,8 +18,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// CRC-32 (PNG chunks), table driven.
-
 fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32).to_be_bytes());
     let mut body = kind.to_vec();
