@@ -82,6 +82,16 @@ fn parse_export_region(s: &str) -> Result<CellBox, String> {
             "the box {s:?} holds no cell (each max must exceed its min)"
         ));
     }
+    // The crop's own limits, checked before anything runs or is written.
+    strata::terrain::coords::check_on_lattice(&region).map_err(|e| e.to_string())?;
+    let limit = strata::terrain::region::MAX_CROP_SIDE_CELLS;
+    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
+    if size.x > i64::from(limit) || size.z > i64::from(limit) {
+        return Err(format!(
+            "the box is {}×{} cells (x×z); at most {limit}×{limit}",
+            size.x, size.z
+        ));
+    }
     Ok(region)
 }
 

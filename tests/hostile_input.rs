@@ -398,7 +398,7 @@ fn the_cli_refuses_hostile_input_before_running() {
                 "--export-region",
                 "0,0,0,4097,64,64",
             ],
-            "exceeds the limit of 4096×4096",
+            "at most 4096×4096",
         ),
         (
             vec!["--headless", "--seed", "-5", "--save", save],

@@ -512,7 +512,12 @@ impl StreamingSummary {
         }
         Ok(Some(StreamingSummary {
             resident_chunks: grid.chunk_count(),
-            resident_columns: grid.resident_column_count(),
+            // Columns outside the world are resident (empty) only so edge
+            // chunks can be meshed: not counted.
+            resident_columns: grid
+                .resident_columns()
+                .filter(|c| !r.is_outside(*c))
+                .count(),
             // As before the edited columns were loaded back for the hash.
             resident_bytes: before_reload.0,
             peak_resident_bytes: before_reload.1,
@@ -940,11 +945,39 @@ pub fn render_world_streamed(
 }
 
 /// The camera a streaming world opens with when none is given: over the
-/// world's centre, 1200 studs up, looking north and 25° down.
+/// world's centre, 1200 studs up, looking north and 25° down; a world at most
+/// [`FRAMED_WORLD_MAX_STUDS`] across is framed whole instead (from the centre
+/// that view would look past its edge).
 pub fn streaming_default_camera(generator: &GeneratorSettings) -> Camera {
-    let centre =
-        f64::from(generator.size_cells) * f64::from(crate::terrain::coords::CELL_SIZE_STUDS) * 0.5;
-    Camera::new(glam::DVec3::new(centre, 1200.0, centre), 0.0, -25.0)
+    let side = f64::from(generator.size_cells) * f64::from(crate::terrain::coords::CELL_SIZE_STUDS);
+    streaming_overview_camera(side, side, 1200.0)
+}
+
+/// Widest world (studs, either axis) that a streaming world's default camera
+/// frames whole: the default world's size.
+pub const FRAMED_WORLD_MAX_STUDS: f64 = 4096.0;
+
+/// The default camera over a streaming world of `size_x_studs` ×
+/// `size_z_studs` (origin at 0): `height_studs` above its centre, looking
+/// north and 25° down, or, for a world at most [`FRAMED_WORLD_MAX_STUDS`]
+/// across, [`Camera::frame_bounds`] of the world up to `height_studs`.
+pub fn streaming_overview_camera(
+    size_x_studs: f64,
+    size_z_studs: f64,
+    height_studs: f64,
+) -> Camera {
+    if size_x_studs.max(size_z_studs) <= FRAMED_WORLD_MAX_STUDS {
+        return Camera::frame_bounds(
+            glam::DVec3::ZERO,
+            glam::DVec3::new(size_x_studs, height_studs * 0.5, size_z_studs),
+            16.0 / 9.0,
+        );
+    }
+    Camera::new(
+        glam::DVec3::new(size_x_studs * 0.5, height_studs, size_z_studs * 0.5),
+        0.0,
+        -25.0,
+    )
 }
 
 /// The collision figures after the script: the cache's totals and the

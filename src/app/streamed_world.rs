@@ -185,8 +185,8 @@ impl StreamedWorld {
 
     /// The camera the world opens with when none is given or stored: for a
     /// generated world [`streaming_default_camera`](super::headless::streaming_default_camera);
-    /// for a heightmap, over its centre, 240 studs above its highest
-    /// possible surface, looking north and 25° down.
+    /// for a heightmap, [`streaming_overview_camera`](super::headless::streaming_overview_camera)
+    /// 240 studs above its highest possible surface.
     pub fn default_camera(&self) -> Camera {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => {
@@ -196,10 +196,10 @@ impl StreamedWorld {
                 let (w, d) = terrain.extent_cells();
                 let studs = f64::from(CELL_SIZE_STUDS);
                 let top = terrain.top_cells() * studs;
-                Camera::new(
-                    glam::DVec3::new(w as f64 * studs * 0.5, top + 240.0, d as f64 * studs * 0.5),
-                    0.0,
-                    -25.0,
+                super::headless::streaming_overview_camera(
+                    w as f64 * studs,
+                    d as f64 * studs,
+                    top + 240.0,
                 )
             }
         }

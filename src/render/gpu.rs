@@ -123,9 +123,6 @@ impl Gpu {
             }
         };
         let adapter_info = adapter.get_info();
-        // Adapter-specific format features make MSAA queries truthful on
-        // adapters (like llvmpipe) that support more than WebGPU guarantees.
-        // Polygon-mode lines draw the wireframe overlay where available.
         // On adapters whose memory is the host's (software, integrated),
         // mesh buffers are written in place instead of through a staging
         // copy (see [`mesh_upload_usage`]).
@@ -138,6 +135,9 @@ impl Gpu {
         } else {
             wgpu::Features::empty()
         };
+        // Adapter-specific format features make MSAA queries truthful on
+        // adapters (like llvmpipe) that support more than WebGPU guarantees.
+        // Polygon-mode lines draw the wireframe overlay where available.
         let required_features = adapter.features()
             & (wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
                 | wgpu::Features::POLYGON_MODE_LINE

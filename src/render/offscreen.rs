@@ -152,12 +152,13 @@ impl OffscreenTarget {
         &self.gpu
     }
 
-    /// Hands uploads recorded since the last submission to the GPU (mesh
-    /// buffers created mapped go through staging copies that the queue holds,
-    /// with their destination buffers, until a submission) and frees what
-    /// finished work no longer uses. A run that stages meshes without
-    /// drawing frames calls this once a frame, or every staging copy and
-    /// dropped chunk buffer of the run stays in memory.
+    /// Hands uploads recorded since the last submission to the GPU and frees
+    /// what finished work no longer uses. Where mesh buffers are filled
+    /// through staging copies (discrete adapters; see
+    /// [`super::gpu::mesh_upload_usage`]) the queue holds each copy and its
+    /// destination buffer until a submission, and buffers an earlier frame
+    /// drew are freed only by a poll: a run that stages meshes without
+    /// drawing frames calls this regularly, or all of them stay in memory.
     pub fn flush_uploads(&self) {
         self.gpu.queue.submit(std::iter::empty());
         // Non-blocking: reclaims whatever already finished; a failed poll

@@ -75,15 +75,16 @@ impl WaterBuffers {
         // Gerstner waves move vertices sideways by less than they lift them.
         let reach = Vec3::splat(WAVE_MAX_DISPLACEMENT_STUDS);
         let vertices = WaterVertex::from_mesh(mesh);
+        let upload = super::gpu::mesh_upload_usage(device);
         let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("water vertices"),
             contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX | super::gpu::mesh_upload_usage(device),
+            usage: wgpu::BufferUsages::VERTEX | upload,
         });
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("water indices"),
             contents: bytemuck::cast_slice(&mesh.indices),
-            usage: wgpu::BufferUsages::INDEX | super::gpu::mesh_upload_usage(device),
+            usage: wgpu::BufferUsages::INDEX | upload,
         });
         let bytes = std::mem::size_of_val(vertices.as_slice()) + mesh.indices.len() * 4;
         Some((
