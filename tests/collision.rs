@@ -613,12 +613,12 @@ fn walker_slides_down_steep_slopes() {
 
 #[test]
 fn scripted_walk_on_a_generated_world_stays_on_the_ground_and_is_deterministic() {
-    use strata::collision::scripted_walk::{WalkSegment, run_walk};
+    use strata::collision::scripted_walk::{WalkSegment, run_walk, whole_grid};
     let settings = GeneratorSettings {
         size_cells: 256,
         ..GeneratorSettings::default()
     };
-    let grid = generate_world(&settings).unwrap();
+    let mut grid = generate_world(&settings).unwrap();
     let segments = [
         WalkSegment {
             frames: 900,
@@ -635,8 +635,8 @@ fn scripted_walk_on_a_generated_world_stays_on_the_ground_and_is_deterministic()
             },
         },
     ];
-    let a = run_walk(&grid, TERRAIN, [60.0, 300.0], &segments).unwrap();
-    let b = run_walk(&grid, TERRAIN, [60.0, 300.0], &segments).unwrap();
+    let a = run_walk(&mut grid, TERRAIN, [60.0, 300.0], &segments, whole_grid).unwrap();
+    let b = run_walk(&mut grid, TERRAIN, [60.0, 300.0], &segments, whole_grid).unwrap();
     println!("{a:?}");
     assert!(!a.fell_through);
     assert!(a.min_height_above_ground_studs > -2.0);

@@ -320,3 +320,86 @@ fn a_cropped_box_of_a_streaming_world_equals_the_whole_worlds() {
             .all(|(c, _)| !c.cell_box().intersect(&region).is_empty())
     );
 }
+
+#[test]
+fn a_walk_over_a_streaming_world_loads_its_ground_and_matches_the_whole_world() {
+    use glam::DVec2;
+    use strata::collision::scripted_walk::{WalkSegment, run_walk, whole_grid};
+    use strata::collision::{TerrainId, WalkInput};
+    let segments = [WalkSegment {
+        frames: 900,
+        input: WalkInput {
+            move_xz: DVec2::new(1.0, 0.3).normalize(),
+            jump: false,
+        },
+    }];
+    let start = [300.0, 420.0];
+    let mut whole = generate_world(&settings()).unwrap();
+    let expected = run_walk(&mut whole, TerrainId(0), start, &segments, whole_grid).unwrap();
+    // The streaming grid starts empty: the walk loads what it stands on.
+    let (mut r, _) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let streamed = run_walk(&mut grid, TerrainId(0), start, &segments, |g, region| {
+        let missing = g.missing_columns(&region);
+        Ok(r.load_now(g, missing)?)
+    })
+    .unwrap();
+    assert!(!streamed.fell_through);
+    assert!(streamed.distance_studs > 100.0, "{streamed:?}");
+    assert_eq!(streamed.end_world, expected.end_world);
+    assert_eq!(
+        streamed.distance_studs.to_bits(),
+        expected.distance_studs.to_bits()
+    );
+    // Only the columns along the way were loaded, not the world (8 × 8).
+    assert!(
+        grid.resident_column_count() < 30,
+        "{}",
+        grid.resident_column_count()
+    );
+    // Without a way to load its ground the walk cannot start.
+    let mut empty = Grid::streaming();
+    assert!(run_walk(&mut empty, TerrainId(0), start, &segments, whole_grid).is_err());
+}
+
+#[test]
+fn the_walkers_pinned_columns_survive_a_tight_budget_until_released() {
+    let (mut r, _) = residency(6 * 70_000);
+    let mut grid = Grid::streaming();
+    let walker: Vec<ColumnCoord> = ColumnCoord::new(1, 1).with_neighbours().collect();
+    r.load_now(&mut grid, walker.clone()).unwrap();
+    let mut pins = Vec::new();
+    r.repin(&mut pins, &walker);
+    // The camera looks elsewhere for many frames, far more than fits.
+    let far_frames = |r: &mut Residency, grid: &mut Grid| {
+        for i in 0..12 {
+            let patch: Vec<ColumnCoord> = ColumnCoord::new(5 + i % 2, 4 + (i / 2) % 4)
+                .with_neighbours()
+                .collect();
+            r.demand(grid, patch.iter().copied());
+            drain(r, grid);
+            r.end_frame();
+        }
+    };
+    far_frames(&mut r, &mut grid);
+    assert!(r.stats.evicted > 0, "{:?}", r.stats);
+    for c in &walker {
+        assert!(grid.is_column_resident(*c), "pinned {c:?} was evicted");
+        assert!(r.is_pinned(*c));
+    }
+    // The walker moves one column east: the shared columns stay pinned.
+    let moved: Vec<ColumnCoord> = ColumnCoord::new(2, 1).with_neighbours().collect();
+    r.load_now(&mut grid, moved.clone()).unwrap();
+    r.repin(&mut pins, &moved);
+    assert!(r.is_pinned(ColumnCoord::new(1, 1)));
+    assert!(!r.is_pinned(ColumnCoord::new(0, 1)));
+    // Walking stops: the group is released and may be evicted again.
+    r.repin(&mut pins, &[]);
+    assert!(pins.is_empty());
+    assert!(moved.iter().all(|c| !r.is_pinned(*c)));
+    far_frames(&mut r, &mut grid);
+    assert!(
+        moved.iter().any(|c| !grid.is_column_resident(*c)),
+        "released columns stayed resident under a budget of six columns"
+    );
+}

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::camera::{Camera, frame_terrain};
-use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk};
+use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk, whole_grid};
 use crate::collision::{CollisionCache, TerrainId, UpdateReport, WalkInput};
 use crate::editor::panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
 use crate::io::world_source::{WorldSource, WorldSourceError};
@@ -835,7 +835,7 @@ pub fn render_world_streamed(
     let collision =
         collision_build.and_then(|build| collision_summary(&mut collision_cache, &grid, &build));
     let walk = match options.script.as_ref() {
-        Some(script) => scripted_walk(script, &grid)?,
+        Some(script) => scripted_walk(script, &mut grid, streaming.residency.as_mut())?,
         None => None,
     };
     let mut settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
@@ -1004,8 +1004,14 @@ fn collision_summary(
     })
 }
 
-/// Runs the script's walk (if it has one) on the edited `grid`.
-fn scripted_walk(script: &Script, grid: &Grid) -> Result<Option<WalkStats>, HeadlessError> {
+/// Runs the script's walk (if it has one) on the edited `grid`; on a
+/// streaming world `residency` loads the walker's ground as it goes (the
+/// walker's collision is demand, spec §12).
+fn scripted_walk(
+    script: &Script,
+    grid: &mut Grid,
+    residency: Option<&mut Residency>,
+) -> Result<Option<WalkStats>, HeadlessError> {
     let Some(walk) = script.walk.as_ref() else {
         return Ok(None);
     };
@@ -1020,7 +1026,14 @@ fn scripted_walk(script: &Script, grid: &Grid) -> Result<Option<WalkStats>, Head
             },
         })
         .collect();
-    run_walk(grid, TerrainId(0), walk.start_xz, &segments)
+    let walked = match residency {
+        Some(residency) => run_walk(grid, TerrainId(0), walk.start_xz, &segments, |g, region| {
+            let missing = g.missing_columns(&region);
+            Ok(residency.load_now(g, missing)?)
+        }),
+        None => run_walk(grid, TerrainId(0), walk.start_xz, &segments, whole_grid),
+    };
+    walked
         .map(Some)
         .map_err(|e| HeadlessError::Walk(e.to_string()))
 }

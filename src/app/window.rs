@@ -602,12 +602,22 @@ impl WindowState {
     ) -> bool {
         let now = Instant::now();
         self.move_camera(grid, now);
-        if streaming.residency.is_some() {
-            // A streaming world: install finished loads, ask for the
-            // columns a waiting edit needs and then the view's (nearest
-            // first), evict over the budget. Never waits for a load.
+        if let Some(ws) = stream.as_mut()
+            && streaming.residency.is_some()
+        {
+            // A streaming world: install finished loads, pin and ask for
+            // the columns a waiting edit needs, the walker's and then the
+            // view's (nearest first), evict over the budget. Never waits
+            // for a load.
             WindowStream::apply_budget(streaming, self.panel.memory_budget_mib);
-            streaming.stream_columns_with(grid, meshes, self.camera.pos_world, self.wait.columns());
+            ws.stream_frame(
+                streaming,
+                grid,
+                meshes,
+                self.camera.pos_world,
+                self.wait.columns(),
+                &self.walk.ground_columns(),
+            );
         }
         // Panel first: it decides the 3D viewport.
         let stats = self.panel_stats(grid, meshes, streaming, tools);

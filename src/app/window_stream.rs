@@ -15,8 +15,10 @@ use crate::camera::Camera;
 use crate::editor::panel::StreamingPanelStats;
 use crate::io::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
+use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
 use crate::terrain::column_source::EditStore;
+use crate::terrain::coords::ColumnCoord;
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 
@@ -27,6 +29,8 @@ use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
 pub struct WindowStream {
     /// The world's settings and backing file.
     pub world: StreamedWorld,
+    /// The columns pinned for the walker's collision (spec §12).
+    walker_pins: Vec<ColumnCoord>,
 }
 
 impl WindowStream {
@@ -66,7 +70,13 @@ impl WindowStream {
         budget_bytes: usize,
     ) -> (WindowStream, TerrainStreaming) {
         let streaming = TerrainStreaming::streaming(lod, world.residency(budget_bytes));
-        (WindowStream { world }, streaming)
+        (
+            WindowStream {
+                world,
+                walker_pins: Vec::new(),
+            },
+            streaming,
+        )
     }
 
     /// The camera the world opens with: the one stored in its file, else
@@ -149,6 +159,29 @@ impl WindowStream {
 
     /// Applies the panel's memory budget (MiB) when it changed: the next
     /// frame evicts down to it.
+    /// One frame's streaming step of the window: pins the walker's ground
+    /// (`walker_columns`, empty when not walking; released when it is
+    /// empty), then asks for the columns a waiting edit needs, the
+    /// walker's, and the view's, in that order ([`TerrainStreaming::stream_columns_with`]).
+    /// Never waits for a load.
+    pub fn stream_frame(
+        &mut self,
+        streaming: &mut TerrainStreaming,
+        grid: &mut Grid,
+        meshes: &WorldMeshes,
+        camera_pos_world: glam::DVec3,
+        edit_columns: &[ColumnCoord],
+        walker_columns: &[ColumnCoord],
+    ) {
+        if let Some(r) = streaming.residency.as_mut() {
+            r.repin(&mut self.walker_pins, walker_columns);
+        }
+        let priority: Vec<ColumnCoord> =
+            edit_columns.iter().chain(walker_columns).copied().collect();
+        streaming.stream_columns_with(grid, meshes, camera_pos_world, &priority);
+    }
+
+    /// Sets the residency's budget to `budget_mib` (the panel's slider).
     pub fn apply_budget(streaming: &mut TerrainStreaming, budget_mib: u32) {
         if let Some(r) = streaming.residency.as_mut() {
             let bytes = (budget_mib as usize) << 20;

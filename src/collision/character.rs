@@ -105,6 +105,10 @@ pub enum WalkError {
     /// [`Walker::region`] before each step).
     #[error("walker left the collision region")]
     OutOfRegion,
+    /// The chunk columns under the walker of a streaming world could not be
+    /// loaded (spec §12).
+    #[error("the walker's ground could not be loaded: {0}")]
+    Ground(#[from] crate::terrain::column_source::SourceError),
 }
 
 /// A capsule character standing or moving on the terrain.

@@ -6,11 +6,16 @@
 //! [`FELL_THROUGH_TOLERANCE_STUDS`] below the topmost surface of the column
 //! under them ([`column_surface_height_studs`], from the cells alone), i.e.
 //! it ended inside or under the terrain.
+//!
+//! On a streaming world (spec §12) the walker's ground is loaded before
+//! each step by the caller's `load_ground` (the collision around the walker
+//! is demand), so a walk may start and end anywhere in the world.
 
 use glam::DVec3;
 
 use super::character::{FIXED_DT_S, WalkError, column_surface_height_studs};
 use super::{CollisionCache, TerrainId, WalkInput, Walker, WalkerSettings};
+use crate::terrain::coords::CellBox;
 use crate::terrain::grid::Grid;
 
 /// How far below the column's surface the feet may be before the walk
@@ -55,18 +60,33 @@ pub struct WalkStats {
 }
 
 /// Drops a walker onto the surface at `start_xz` (world studs) of `grid`,
-/// lets it settle, then plays `segments`.
+/// lets it settle, then plays `segments`. `load_ground(grid, region)` runs
+/// before the drop and before every step with the cells the step reads
+/// (global cells): a streaming world makes their columns resident there;
+/// a grid that holds the whole world passes [`whole_grid`].
 ///
 /// # Errors
-/// [`WalkError`] when there is no surface at the start, or a step fails.
+/// [`WalkError`] when there is no surface at the start, a step fails, or
+/// `load_ground` fails.
 pub fn run_walk(
-    grid: &Grid,
+    grid: &mut Grid,
     terrain: TerrainId,
     start_xz: [f64; 2],
     segments: &[WalkSegment],
+    mut load_ground: impl FnMut(&mut Grid, CellBox) -> Result<(), WalkError>,
 ) -> Result<WalkStats, WalkError> {
     let t0 = std::time::Instant::now();
     let [x, z] = start_xz;
+    if !(x.is_finite() && z.is_finite()) {
+        return Err(WalkError::InvalidInput("the walk's start is not finite"));
+    }
+    // The whole column under the start, so its surface is known.
+    let start_cell = crate::terrain::coords::CellCoord::containing_world(DVec3::new(x, 0.0, z)).0;
+    let start_column = CellBox::new(
+        glam::IVec3::new(start_cell.x, 0, start_cell.z),
+        glam::IVec3::new(start_cell.x + 1, 1, start_cell.z + 1),
+    );
+    load_ground(grid, start_column)?;
     let ground = column_surface_height_studs(grid, x, z)
         .ok_or(WalkError::InvalidInput("no terrain below the walk's start"))?;
     let mut walker = Walker::new(DVec3::new(x, ground + 2.0, z), WalkerSettings::default());
@@ -82,6 +102,7 @@ pub fn run_walk(
     };
     for segment in std::iter::once(&settle).chain(segments) {
         for _ in 0..segment.frames {
+            load_ground(grid, walker.region())?;
             let update = cache
                 .update(grid, terrain, walker.region())
                 .map_err(|_| WalkError::OutOfRegion)?;
@@ -106,4 +127,10 @@ pub fn run_walk(
     stats.end_world = walker.feet_world.to_array();
     stats.walk_ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok(stats)
+}
+
+/// The `load_ground` of [`run_walk`] for a grid that holds the whole world:
+/// nothing to load.
+pub fn whole_grid(_grid: &mut Grid, _region: CellBox) -> Result<(), WalkError> {
+    Ok(())
 }

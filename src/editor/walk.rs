@@ -8,6 +8,11 @@
 //! on the next step. Optionally the fly camera collides with the terrain as
 //! a small sphere. Kept out of `app.rs` and `panel.rs` so the editor's other
 //! features merge independently.
+//!
+//! On a streaming world (spec §12) the walker's collision is demand: the
+//! window pins and requests [`WalkMode::ground_columns`], and the walker
+//! holds still (it never falls into ground that is not loaded yet) while
+//! any of them is not resident.
 
 use glam::{DVec2, DVec3, IVec3};
 use winit::keyboard::KeyCode;
@@ -18,7 +23,7 @@ use crate::collision::query::CapsuleSpec;
 use crate::collision::{
     CollisionCache, CollisionStats, QueryOutcome, TerrainId, WalkInput, Walker, WalkerSettings,
 };
-use crate::terrain::coords::{CellBox, CellCoord};
+use crate::terrain::coords::{CellBox, CellCoord, ColumnCoord};
 use crate::terrain::grid::Grid;
 
 /// The editor's one terrain instance.
@@ -46,6 +51,9 @@ pub struct WalkMode {
     jump: bool,
     /// The last problem (shown in the panel), if any.
     pub last_error: Option<String>,
+    /// Columns of the walker's region not resident at the last update (a
+    /// streaming world still loading them; the walker holds still).
+    loading_columns: usize,
 }
 
 impl WalkMode {
@@ -73,6 +81,17 @@ impl WalkMode {
             return;
         }
         let spot = |p: DVec3| column_surface_height_studs(grid, p.x, p.z).map(|g| (p, g));
+        let loading = |p: DVec3| {
+            let cell = CellCoord::containing_world(p).0;
+            !grid
+                .missing_columns(&CellBox::new(cell, cell + IVec3::ONE))
+                .is_empty()
+        };
+        if loading(camera.pos_world) {
+            self.last_error =
+                Some("the ground under the camera is still loading; try again in a moment".into());
+            return;
+        }
         match spot(camera.pos_world).or_else(|| look_at.and_then(spot)) {
             Some((p, ground)) => {
                 let settings = WalkerSettings::default();
@@ -114,12 +133,37 @@ impl WalkMode {
         self.jump = false;
     }
 
+    /// The chunk columns the walker's collision reads (its region), which a
+    /// streaming world must keep resident: pinned and asked for ahead of
+    /// the view. Empty when not walking.
+    pub fn ground_columns(&self) -> Vec<ColumnCoord> {
+        self.walker
+            .as_ref()
+            .map(|w| w.region().columns().collect())
+            .unwrap_or_default()
+    }
+
+    /// Columns under the walker that were still loading at the last
+    /// [`WalkMode::update`] (0 when its ground is all resident).
+    pub fn loading_columns(&self) -> usize {
+        self.loading_columns
+    }
+
     /// Runs the physics steps due after `dt_s` seconds and puts the camera
-    /// at the walker's eye. Does nothing when not walking.
+    /// at the walker's eye. Does nothing when not walking. While a column
+    /// of the walker's region is not resident (a streaming world) no step
+    /// runs and no time accumulates: the walker waits where it stands.
     pub fn update(&mut self, grid: &Grid, camera: &mut Camera, dt_s: f64) {
         let Some(walker) = self.walker.as_mut() else {
+            self.loading_columns = 0;
             return;
         };
+        self.loading_columns = grid.missing_columns(&walker.region()).len();
+        if self.loading_columns > 0 {
+            self.accumulator_s = 0.0;
+            camera.pos_world = walker.eye_world();
+            return;
+        }
         // Horizontal input relative to the camera's yaw.
         let f = camera.forward_world();
         let fwd = DVec2::new(f.x, f.z).normalize_or_zero();
@@ -169,6 +213,11 @@ impl WalkMode {
         let a = CellCoord::containing_world(from).0;
         let b = CellCoord::containing_world(to).0;
         let region = CellBox::new(a.min(b), a.max(b) + IVec3::ONE).expanded(4);
+        if !grid.missing_columns(&region).is_empty() {
+            // Ground still streaming in: nothing to collide with yet, and a
+            // collider built now would stay empty after the load.
+            return;
+        }
         if let Err(e) = self.cache.update(grid, EDITOR_TERRAIN, region) {
             self.last_error = Some(e.to_string());
             return;
@@ -210,6 +259,15 @@ impl WalkMode {
             self.toggle(grid, camera, target);
         }
         ui.checkbox(&mut self.fly_collides, "Fly camera collides");
+        if self.loading_columns > 0 {
+            ui.colored_label(
+                egui::Color32::YELLOW,
+                format!(
+                    "loading {} chunk columns under the walker…",
+                    self.loading_columns
+                ),
+            );
+        }
         if let Some(w) = &self.walker {
             ui.label(format!(
                 "feet {:.1}, {:.1}, {:.1}  {}",
@@ -256,6 +314,59 @@ mod tests {
         )
         .unwrap();
         grid
+    }
+
+    /// `ground()` as a streaming grid holding only `columns`.
+    fn streamed_ground(columns: &[ColumnCoord]) -> Grid {
+        let whole = ground();
+        let mut grid = Grid::streaming();
+        for &c in columns {
+            grid.install_column(c, whole.column_chunks(c)).unwrap();
+        }
+        grid
+    }
+
+    #[test]
+    fn the_walker_waits_for_its_ground_on_a_streaming_world() {
+        let mut camera = Camera::new(DVec3::new(10.0, 300.0, 10.0), 90.0, -10.0);
+        let mut walk = WalkMode::default();
+        // The camera's own column is not loaded yet: no walk, a clear note.
+        let nothing = streamed_ground(&[]);
+        walk.toggle(&nothing, &camera, None);
+        assert!(!walk.is_walking());
+        assert!(
+            walk.last_error
+                .as_deref()
+                .unwrap()
+                .contains("still loading")
+        );
+        // Its column is in, its neighbours are not: the walker stands still.
+        let mut grid = streamed_ground(&[ColumnCoord::new(0, 0)]);
+        walk.toggle(&grid, &camera, None);
+        assert!(walk.is_walking());
+        let wanted = walk.ground_columns();
+        assert_eq!(wanted.len(), 9, "{wanted:?}");
+        walk.set_key(KeyCode::KeyW, true);
+        let feet = walk.walker().unwrap().feet_world;
+        walk.update(&grid, &mut camera, 0.25);
+        assert_eq!(walk.loading_columns(), 8);
+        assert_eq!(
+            walk.walker().unwrap().feet_world,
+            feet,
+            "moved on missing ground"
+        );
+        // The rest arrives: it settles and walks as on the whole grid.
+        let whole = ground();
+        for c in wanted {
+            if !grid.is_column_resident(c) {
+                grid.install_column(c, whole.column_chunks(c)).unwrap();
+            }
+        }
+        walk.update(&grid, &mut camera, 0.25);
+        assert_eq!(walk.loading_columns(), 0);
+        assert!(walk.walker().unwrap().feet_world.x > feet.x + 1.0);
+        walk.toggle(&grid, &camera, None);
+        assert!(walk.ground_columns().is_empty());
     }
 
     #[test]

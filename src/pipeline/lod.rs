@@ -286,6 +286,7 @@ pub struct LodController {
     pub settings: LodSettings,
     candidates: Vec<ChunkCoord>,
     candidates_key: Option<(u64, u64)>,
+    lead_studs: f64,
 }
 
 impl LodController {
@@ -297,14 +298,27 @@ impl LodController {
         }
     }
 
-    /// Chunks within this distance have (or get) meshes: one chunk beyond the draw distance.
+    /// Chunks within this distance have (or get) meshes: one chunk beyond
+    /// the draw distance, plus the lead of a moving camera
+    /// ([`LodController::set_lead_studs`]).
     pub fn preload_range_studs(&self) -> f64 {
-        self.settings.draw_distance_studs + CHUNK_SIZE_STUDS as f64
+        self.settings.draw_distance_studs + CHUNK_SIZE_STUDS as f64 + self.lead_studs
     }
 
     /// Meshes are kept up to this distance: one chunk beyond the preload range.
     pub fn retain_range_studs(&self) -> f64 {
-        self.settings.draw_distance_studs + 2.0 * CHUNK_SIZE_STUDS as f64
+        self.preload_range_studs() + CHUNK_SIZE_STUDS as f64
+    }
+
+    /// Sets how far beyond the draw distance a moving camera needs its
+    /// ground ready, studs (from [`super::camera_lead::CameraLead`]; 0 for
+    /// a still camera). Negative or non-finite values count as 0.
+    pub fn set_lead_studs(&mut self, lead_studs: f64) {
+        self.lead_studs = if lead_studs.is_finite() {
+            lead_studs.max(0.0)
+        } else {
+            0.0
+        };
     }
 
     /// True when `coord` is within the preload range of `camera_pos_world`.
@@ -372,7 +386,9 @@ impl LodController {
         shown: impl Iterator<Item = ChunkCoord>,
     ) -> LodUpdate {
         let mut out = LodUpdate::default();
-        let draw = self.settings.draw_distance_studs;
+        // The scan is due again when the range it covers changes (the draw
+        // distance or the camera's lead).
+        let draw = self.settings.draw_distance_studs + self.lead_studs;
         // The revision moves with edits, the layout revision when chunks or
         // streamed columns come and go; both only grow, so their sum
         // changes whenever either does.

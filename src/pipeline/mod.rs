@@ -2,6 +2,7 @@
 //! background meshing on worker threads, and budgeted publication that never
 //! shows a stale mesh, a hole or a crack.
 
+pub mod camera_lead;
 pub mod column_demand;
 pub mod invalidation;
 pub mod lod;

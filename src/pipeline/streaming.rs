@@ -10,6 +10,7 @@ use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Grid;
 use crate::terrain::residency::Residency;
 
+use super::camera_lead::CameraLead;
 use super::column_demand::{ColumnDemand, missing_chunks};
 
 use super::lod::{LodController, LodSettings};
@@ -31,6 +32,7 @@ pub struct TerrainStreaming {
     /// whole world).
     pub residency: Option<Residency>,
     demand: ColumnDemand,
+    camera_lead: CameraLead,
     /// Frames [`TerrainStreaming::stream_columns`] ran.
     pub streamed_frames: u64,
     /// Of those, frames in which ground within the draw distance had no
@@ -187,7 +189,8 @@ impl TerrainStreaming {
         meshes
     }
 
-    /// Frame start, right after edits: requests meshes for what the grid
+    /// Frame start, right after edits: measures the camera's lead (a moving
+    /// camera preloads farther ahead), requests meshes for what the grid
     /// changed (within the preload range), runs a LOD scan when one is due,
     /// evicts chunks beyond the retention range, and dispatches workers.
     pub fn begin_frame(
@@ -197,6 +200,8 @@ impl TerrainStreaming {
         camera_pos_world: DVec3,
         uploader: &mut dyn ChunkUploader,
     ) {
+        let lead_studs = self.camera_lead.observe(camera_pos_world, Instant::now());
+        self.lod.set_lead_studs(lead_studs);
         let lod = &self.lod;
         self.pipeline.sync_grid(grid, meshes, Instant::now(), |c| {
             lod.keep(camera_pos_world, c) && grid.neighbourhood_resident(c)

@@ -318,11 +318,37 @@ impl CellBox {
             (lo.y..=hi.y).flat_map(move |y| (lo.x..=hi.x).map(move |x| ChunkCoord::new(x, y, z)))
         })
     }
+
+    /// Iterates over the chunk columns the box overlaps (whatever its
+    /// height), z outermost.
+    pub fn columns(&self) -> impl Iterator<Item = ColumnCoord> + use<> {
+        let (lo, hi) = match self.chunk_range() {
+            Some((lo, hi)) => (lo.0, hi.0),
+            None => (IVec3::ZERO, IVec3::splat(-1)),
+        };
+        (lo.z..=hi.z).flat_map(move |z| (lo.x..=hi.x).map(move |x| ColumnCoord::new(x, z)))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_box_lists_the_columns_it_overlaps_once_each() {
+        // Cells -1..33 in x (columns -1, 0, 1), 0..100 high, 5..6 in z.
+        let b = CellBox::new(IVec3::new(-1, 0, 5), IVec3::new(33, 100, 6));
+        let cols: Vec<ColumnCoord> = b.columns().collect();
+        assert_eq!(
+            cols,
+            vec![
+                ColumnCoord::new(-1, 0),
+                ColumnCoord::new(0, 0),
+                ColumnCoord::new(1, 0)
+            ]
+        );
+        assert_eq!(CellBox::new(IVec3::ZERO, IVec3::ZERO).columns().count(), 0);
+    }
 
     #[test]
     fn negative_cells_land_in_the_right_chunk() {

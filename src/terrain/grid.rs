@@ -211,19 +211,7 @@ impl Grid {
         let Some(set) = &self.resident_columns else {
             return Vec::new();
         };
-        let Some((lo, hi)) = region.chunk_range() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for z in lo.0.z..=hi.0.z {
-            for x in lo.0.x..=hi.0.x {
-                let c = ColumnCoord::new(x, z);
-                if !set.contains(&c) {
-                    out.push(c);
-                }
-            }
-        }
-        out
+        region.columns().filter(|c| !set.contains(c)).collect()
     }
 
     /// Makes `column` resident with its chunks (all-empty ones are skipped).

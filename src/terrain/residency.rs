@@ -285,6 +285,21 @@ impl Residency {
         }
     }
 
+    /// Moves a group of pins (e.g. the walker's collision columns) from
+    /// `held` to `columns`: pins the new ones first, then releases the old,
+    /// so a column in both stays pinned throughout. `held` becomes
+    /// `columns`; an empty `columns` releases the group.
+    pub fn repin(&mut self, held: &mut Vec<ColumnCoord>, columns: &[ColumnCoord]) {
+        for &c in columns {
+            self.pin(c);
+        }
+        for &c in held.iter() {
+            self.unpin(c);
+        }
+        held.clear();
+        held.extend_from_slice(columns);
+    }
+
     /// True when `column` is pinned.
     pub fn is_pinned(&self, column: ColumnCoord) -> bool {
         self.pins.contains_key(&column)
