@@ -11,6 +11,7 @@ use crate::camera::Camera;
 use crate::io::heightmap_import::{
     HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
 };
+use crate::io::recovery_files::{RecoveryLock, remove_recovery_files};
 use crate::io::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
 use crate::terrain::column_source::{ColumnChunks, ColumnSource, EditStore, GeneratedColumns};
@@ -42,6 +43,28 @@ pub struct StreamedWorld {
     pub recovered_columns: usize,
     /// True while the backing file is a recovery file (a new world).
     pub untitled: bool,
+    /// This session's lock on its recovery file (untitled worlds): while
+    /// held, no other session offers the file as a crash's leftover.
+    _recovery_lock: Option<RecoveryLock>,
+}
+
+/// A fresh recovery file name: `untitled-{what}-{pid}-{unix ms}.strata`,
+/// unique across sessions (a reused process id has another time).
+fn recovery_name(what: &str) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("untitled-{what}-{}-{ms}.strata", std::process::id())
+}
+
+/// Locks the recovery file at `path` for this session.
+fn lock_recovery(path: &Path) -> Result<RecoveryLock, StreamingFileError> {
+    RecoveryLock::acquire(path).map_err(|e| {
+        StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })
+    })
 }
 
 impl StreamedWorld {
@@ -54,19 +77,20 @@ impl StreamedWorld {
         settings: &GeneratorSettings,
         recovery_dir: &Path,
     ) -> Result<StreamedWorld, StreamingFileError> {
-        let name = format!(
-            "untitled-seed{}-{}-{}.strata",
-            settings.seed,
-            settings.size_cells,
-            std::process::id()
-        );
-        let path = recovery_dir.join(name);
-        let file = StreamingWorldFile::create(&path, settings)?;
+        let path = recovery_dir.join(recovery_name(&format!(
+            "seed{}-{}",
+            settings.seed, settings.size_cells
+        )));
+        let lock = lock_recovery(&path)?;
+        let file = StreamingWorldFile::create(&path, settings).inspect_err(|_| {
+            let _ = remove_recovery_files(&path);
+        })?;
         Ok(StreamedWorld {
             terrain: StreamedTerrain::Generated(settings.clone()),
             file: Arc::new(file),
             recovered_columns: 0,
             untitled: true,
+            _recovery_lock: Some(lock),
         })
     }
 
@@ -95,10 +119,7 @@ impl StreamedWorld {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .take(40)
             .collect();
-        let path = recovery_dir.join(format!(
-            "untitled-heightmap-{stem}-{}.strata",
-            std::process::id()
-        ));
+        let path = recovery_dir.join(recovery_name(&format!("heightmap-{stem}")));
         let header =
             read_heightmap_header(png, settings, MAX_STREAMING_SIDE_CELLS).map_err(|source| {
                 StreamingFileError::Heightmap {
@@ -106,16 +127,20 @@ impl StreamedWorld {
                     source: Box::new(source),
                 }
             })?;
+        let lock = lock_recovery(&path)?;
         let file = StreamingWorldFile::create_heightmap(
             &path,
             png,
             settings,
             header.sidecar_text.as_deref(),
-        )?;
-        let world = StreamedWorld::from_file(file, true);
+        )
+        .inspect_err(|_| {
+            let _ = remove_recovery_files(&path);
+        })?;
+        let world = StreamedWorld::from_file(file, Some(lock));
         if let Err(e) = &world {
             // The recovery file of a world that never opened is of no use.
-            let _ = std::fs::remove_file(&path);
+            let _ = remove_recovery_files(&path);
             log::debug!("removed {} after: {e}", path.display());
         }
         world
@@ -127,14 +152,29 @@ impl StreamedWorld {
     /// # Errors
     /// [`StreamingFileError`] for a file that is not a valid streaming world.
     pub fn open(path: &Path) -> Result<StreamedWorld, StreamingFileError> {
-        StreamedWorld::from_file(StreamingWorldFile::open(path)?, false)
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, None)
     }
 
-    /// The world of an open file.
+    /// Reopens the recovery file of a new world that a crash left behind
+    /// (see [`crate::io::recovery_files::orphaned_recoveries`]) as the
+    /// untitled world it was: its spilled edits load as their columns are
+    /// needed, Save asks for a path, and a clean exit deletes the file.
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] when another session holds the file or it is
+    /// not a valid streaming world.
+    pub fn recover(path: &Path) -> Result<StreamedWorld, StreamingFileError> {
+        let lock = lock_recovery(path)?;
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, Some(lock))
+    }
+
+    /// The world of an open file; untitled (a recovery file) when this
+    /// session holds its `lock`.
     fn from_file(
         file: StreamingWorldFile,
-        untitled: bool,
+        lock: Option<RecoveryLock>,
     ) -> Result<StreamedWorld, StreamingFileError> {
+        let untitled = lock.is_some();
         let recovered_columns = file.pending_count()?;
         let terrain = match (file.generator(), file.heightmap_terrain()?) {
             (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),
@@ -152,6 +192,7 @@ impl StreamedWorld {
             file: Arc::new(file),
             recovered_columns,
             untitled,
+            _recovery_lock: lock,
         })
     }
 
@@ -262,8 +303,8 @@ impl StreamedWorld {
     pub fn remove_recovery(&self) {
         if self.untitled {
             let path: PathBuf = self.file.path().to_path_buf();
-            for p in [path.clone(), path.with_extension("strata-journal")] {
-                let _ = std::fs::remove_file(p);
+            if let Err(e) = remove_recovery_files(&path) {
+                log::warn!("cannot remove the recovery file {}: {e}", path.display());
             }
         }
     }

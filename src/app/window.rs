@@ -161,6 +161,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut session = FileSession::new(doc, RecentFiles::load_default());
     session.offer_recovery_if_newer();
+    WindowStream::offer_orphaned_recovery(&mut session);
     let mut app = App {
         session,
         options: EditorOptions {
@@ -1223,6 +1224,7 @@ impl WindowState {
     ) -> Option<SessionEvent> {
         let lod = world.streaming.lod.settings;
         let budget = (self.panel.memory_budget_mib as usize) << 20;
+        let recovering = matches!(event, SessionEvent::RecoverStreamed(_));
         match event {
             SessionEvent::NewStreamed(settings) => {
                 match WindowStream::create(&settings, lod, budget) {
@@ -1241,13 +1243,20 @@ impl WindowState {
                 }
                 None
             }
-            SessionEvent::OpenStreamed(path) => {
-                match WindowStream::open(&path, lod, budget) {
+            SessionEvent::OpenStreamed(path) | SessionEvent::RecoverStreamed(path) => {
+                let opened = if recovering {
+                    WindowStream::recover(&path, lod, budget)
+                } else {
+                    WindowStream::open(&path, lod, budget)
+                };
+                match opened {
                     Ok((stream, streaming)) => {
                         let meta = stream.world.meta();
                         let recovered = stream.world.recovered_columns;
                         self.install_streamed(stream, streaming, world, tools);
-                        session.streamed_opened(Some(path), world.grid, meta, recovered);
+                        // A recovered new world stays untitled: Save asks where.
+                        let titled = (!recovering).then_some(path);
+                        session.streamed_opened(titled, world.grid, meta, recovered);
                     }
                     Err(e) => session
                         .menu

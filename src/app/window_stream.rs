@@ -12,7 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::camera::Camera;
+use crate::editor::file_session::FileSession;
 use crate::editor::panel::StreamingPanelStats;
+use crate::io::recovery_files::{orphaned_recoveries, remove_recovery_files};
 use crate::io::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::WorldMeshes;
@@ -62,6 +64,55 @@ impl WindowStream {
             lod,
             budget_bytes,
         ))
+    }
+
+    /// Reopens the recovery file at `path` that a crash left behind, as
+    /// the untitled world it was ([`StreamedWorld::recover`]).
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] when another session holds it or it is not
+    /// a valid streaming world.
+    pub fn recover(
+        path: &Path,
+        lod: LodSettings,
+        budget_bytes: usize,
+    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
+        Ok(Self::streaming(
+            StreamedWorld::recover(path)?,
+            lod,
+            budget_bytes,
+        ))
+    }
+
+    /// At start: offers the newest recovery file of a new streaming world
+    /// that no running session holds (a crash or a kill left it) and that
+    /// holds spilled edits; those that hold none are deleted. Does nothing
+    /// while another recovery offer is open.
+    pub fn offer_orphaned_recovery(session: &mut FileSession) {
+        if session.menu.recovery_offer().is_some() {
+            return;
+        }
+        let Ok(dir) = default_recovery_dir() else {
+            return;
+        };
+        for orphan in orphaned_recoveries(&dir) {
+            let edited = StreamingWorldFile::open(&orphan.path).and_then(|f| f.pending_count());
+            match edited {
+                Ok(0) => {
+                    if let Err(e) = remove_recovery_files(&orphan.path) {
+                        log::warn!("cannot remove {}: {e}", orphan.path.display());
+                    }
+                }
+                Ok(columns) => {
+                    session
+                        .menu
+                        .offer_streamed_recovery(orphan.path, orphan.written, columns);
+                    return;
+                }
+                // Not a streaming world (or damaged): left alone, and said.
+                Err(e) => log::warn!("recovery file {}: {e}", orphan.path.display()),
+            }
+        }
     }
 
     fn streaming(

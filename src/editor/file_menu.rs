@@ -202,8 +202,9 @@ pub struct FileMenu {
     message: Option<(String, bool)>,
     /// A world with damaged chunks: path and the loader's message.
     bad_chunks: Option<(PathBuf, String)>,
-    /// A recovery copy to offer: its path and when it was written.
-    recovery: Option<(PathBuf, SystemTime)>,
+    /// A recovery copy to offer: its path, when it was written and what
+    /// it is (the offer's first line).
+    recovery: Option<(PathBuf, SystemTime, String)>,
     browse: Option<(BrowseTarget, Receiver<Option<PathBuf>>)>,
     dialog_service: bool,
     /// Minutes between autosaves (0 turns autosave off).
@@ -252,7 +253,32 @@ impl FileMenu {
 
     /// Offers to recover from `recovery`, written at `written`.
     pub fn offer_recovery(&mut self, recovery: PathBuf, written: SystemTime) {
-        self.recovery = Some((recovery, written));
+        let what = "An autosaved copy newer than the world was found:".to_string();
+        self.recovery = Some((recovery, written, what));
+    }
+
+    /// Offers to recover the new streaming world whose recovery file
+    /// `recovery` (written at `written`, holding `edited_columns` spilled
+    /// chunk columns) a crash left behind. Does not replace an offer
+    /// already open.
+    pub fn offer_streamed_recovery(
+        &mut self,
+        recovery: PathBuf,
+        written: SystemTime,
+        edited_columns: usize,
+    ) {
+        if self.recovery.is_none() {
+            let what = format!(
+                "A new streaming world was not saved before Strata closed \
+                 ({edited_columns} edited chunk columns):"
+            );
+            self.recovery = Some((recovery, written, what));
+        }
+    }
+
+    /// The recovery offer open now, if any: its path.
+    pub fn recovery_offer(&self) -> Option<&Path> {
+        self.recovery.as_ref().map(|(p, _, _)| p.as_path())
     }
 
     /// Opens the Save As dialog (Save of an untitled world).
@@ -799,7 +825,7 @@ impl FileMenu {
                 self.bad_chunks = None;
             }
         }
-        if let Some((path, written)) = &self.recovery {
+        if let Some((path, written, what)) = &self.recovery {
             let mut close = false;
             let age = written.elapsed().map(|d| d.as_secs() / 60).unwrap_or(0);
             egui::Window::new("Recover unsaved work?")
@@ -807,7 +833,7 @@ impl FileMenu {
                 .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
                 .show(ctx, |ui| {
                     ui.label(format!(
-                        "An autosaved copy newer than the world was found:\n{}\n(written {age} min ago)",
+                        "{what}\n{}\n(written {age} min ago)",
                         path.display()
                     ));
                     ui.horizontal(|ui| {

@@ -36,6 +36,10 @@ pub enum SessionEvent {
     /// Open this streaming world file; the editor answers with
     /// [`FileSession::streamed_opened`].
     OpenStreamed(PathBuf),
+    /// Reopen the recovery file of a new streaming world a crash left
+    /// behind, as the untitled world it was; the editor answers with
+    /// [`FileSession::streamed_opened`] (no path).
+    RecoverStreamed(PathBuf),
     /// Save the streaming world to this file; the editor answers with
     /// [`FileSession::streamed_saved`].
     SaveStreamed(PathBuf),
@@ -243,7 +247,8 @@ impl FileSession {
                 Some(file_jobs::open_world(path, false, true, Some(self.view)))
             }
             FileAction::DiscardRecovery(path) => {
-                if let Err(e) = std::fs::remove_file(&path) {
+                // With its journal and lock file, if it has them.
+                if let Err(e) = crate::io::recovery_files::remove_recovery_files(&path) {
                     self.menu
                         .show_message(format!("Cannot delete {}: {e}", path.display()), true);
                 }
@@ -282,10 +287,13 @@ impl FileSession {
             FileAction::New(settings, _) if new_world_streams(settings.size_cells) => {
                 Some(SessionEvent::NewStreamed(settings.clone()))
             }
-            FileAction::Open(path) | FileAction::Recover(path)
-                if StreamingWorldFile::is_streaming_file(path) =>
-            {
+            FileAction::Open(path) if StreamingWorldFile::is_streaming_file(path) => {
                 Some(SessionEvent::OpenStreamed(path.clone()))
+            }
+            // Only a new world's recovery file is a streaming recovery (an
+            // opened streaming world keeps its spills in its own file).
+            FileAction::Recover(path) if StreamingWorldFile::is_streaming_file(path) => {
+                Some(SessionEvent::RecoverStreamed(path.clone()))
             }
             FileAction::Save if streaming => match self.doc.path() {
                 Some(path) => Some(SessionEvent::SaveStreamed(path.to_path_buf())),

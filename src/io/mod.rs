@@ -14,12 +14,15 @@
 //! - [`streaming_file`]: the streaming world format (SQLite): generator
 //!   settings and only the edited chunk columns, saved and pending, opened
 //!   without reading any column (spec §12).
+//! - [`recovery_files`]: which new-world recovery files a crash left
+//!   behind (no running session holds their lock).
 //! - [`world_source`]: where a world comes from (generator, heightmap,
 //!   world file or a given grid), turned into a grid.
 
 pub mod gltf_export;
 pub mod heightmap_export;
 pub mod heightmap_import;
+pub mod recovery_files;
 pub mod streaming_file;
 pub mod streaming_heightmap;
 pub mod world_file;
