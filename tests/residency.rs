@@ -403,3 +403,60 @@ fn the_walkers_pinned_columns_survive_a_tight_budget_until_released() {
         "released columns stayed resident under a budget of six columns"
     );
 }
+
+#[test]
+fn a_region_export_of_a_streaming_world_sees_resident_spilled_and_unloaded_columns() {
+    use strata::editor::file_jobs::{ExportFormat, JobOutput, export_region};
+    use strata::terrain::region::crop;
+    let (mut r, _) = residency(usize::MAX);
+    let mut grid = Grid::streaming();
+    let mut whole = generate_world(&settings()).unwrap();
+    // An unsaved edit on a resident column, and one on a column that is
+    // evicted afterwards (its edit is spilled to the store).
+    let kept = CellBox::new(IVec3::new(10, 40, 10), IVec3::new(20, 60, 20));
+    let spilled = CellBox::new(IVec3::new(200, 40, 200), IVec3::new(210, 60, 210));
+    for (b, m) in [(kept, Material::SNOW), (spilled, Material::SLATE)] {
+        let missing = grid.missing_columns(&b);
+        r.load_now(&mut grid, missing).unwrap();
+        grid.edit_region(b, |_, _| Cell::full(m)).unwrap();
+        whole.edit_region(b, |_, _| Cell::full(m)).unwrap();
+    }
+    let gone = r.evict(&mut grid, &[ColumnCoord::new(6, 6)]);
+    assert_eq!(gone, vec![ColumnCoord::new(6, 6)]);
+    assert!(r.stats.spilled >= 1);
+    // A box over all three kinds of column, most of them never loaded.
+    let region = CellBox::new(IVec3::new(0, 0, 0), IVec3::new(224, 256, 224));
+    let snapshot = r.snapshot_region(&grid, &region);
+    assert!(snapshot.missing_columns() > 40, "{snapshot:?}");
+    let resident_before = grid.resident_column_count();
+    let streamed = snapshot
+        .into_grid(|_, _| {}, || false)
+        .unwrap()
+        .expect("not cancelled");
+    assert_eq!(
+        crop(&streamed, region).unwrap().content_hash(),
+        crop(&whole, region).unwrap().content_hash()
+    );
+    // The snapshot loaded off to the side: the world's residency is untouched.
+    assert_eq!(grid.resident_column_count(), resident_before);
+    // The export jobs write the box as glTF and as a heightmap.
+    let dir = std::env::temp_dir().join(format!("strata-region-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, format) in [
+        ("box.glb", ExportFormat::Glb),
+        ("box.png", ExportFormat::Heightmap),
+    ] {
+        let snapshot = r.snapshot_region(&grid, &region);
+        let done = export_region(snapshot, region, dir.join(name), format).wait();
+        assert!(
+            matches!(done.output, Ok(JobOutput::Exported(_))),
+            "{:?}",
+            done.output
+        );
+    }
+    assert!(std::fs::metadata(dir.join("box.glb")).unwrap().len() > 10_000);
+    let png = dir.join("box.png");
+    let reimported = strata::io::heightmap_import::read_heightmap(&png).unwrap();
+    assert_eq!((reimported.width_px, reimported.height_px), (224, 224));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1271,6 +1271,11 @@ impl WindowState {
                 };
                 session.streamed_saved(path, result, world.grid, &self.camera)
             }
+            SessionEvent::ExportStreamed(path, format) => {
+                let job = self.region_export_job(world, path, format);
+                session.start_job(job);
+                None
+            }
             SessionEvent::CheckpointStreamed => {
                 match WindowStream::checkpoint(world.streaming, world.grid) {
                     Ok(n) => log::info!("autosave: stored {n} edited chunk columns"),
@@ -1282,6 +1287,36 @@ impl WindowState {
             }
             other => Some(other),
         }
+    }
+
+    /// The export of the selected region box of a streaming world to
+    /// `path` (spec §12: an export is demand): the box is checked, its
+    /// resident columns copied now, the rest loaded by the job. `Err` says
+    /// why there is nothing to export.
+    fn region_export_job(
+        &self,
+        world: &WorldParts<'_>,
+        path: std::path::PathBuf,
+        format: crate::editor::file_jobs::ExportFormat,
+    ) -> Result<crate::editor::file_jobs::Job, String> {
+        let Some(region) = self.panel.tools.region else {
+            return Err(
+                "A streaming world exports a region box: select one with the Region \
+                 tool (B, then drag) and export again."
+                    .into(),
+            );
+        };
+        crate::terrain::region::check_crop_box(&region)
+            .map_err(|e| format!("Cannot export the selected box: {e}"))?;
+        let residency = world
+            .streaming
+            .residency
+            .as_ref()
+            .ok_or_else(|| "this world does not stream".to_string())?;
+        let snapshot = residency.snapshot_region(world.grid, &region);
+        Ok(crate::editor::file_jobs::export_region(
+            snapshot, region, path, format,
+        ))
     }
 
     /// Swaps in a streaming world: an empty streaming grid (its columns

@@ -516,19 +516,84 @@ pub fn merge_import(grid: &mut Grid, imported: &Grid) -> usize {
 pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
-        JobResult::of(
-            match crate::io::gltf_export::export_glb_with_progress(&grid, &path, progress) {
-                Ok(e) => Ok(JobOutput::Exported(format!(
-                    "Exported {} ({} vertices, {} triangles, {:.1} MB)",
-                    path.display(),
-                    e.vertices,
-                    e.triangles,
-                    e.file_bytes as f64 / 1e6
-                ))),
-                Err(crate::io::ExportError::Cancelled { .. }) => Err(JobError::Cancelled),
-                Err(e) => Err(JobError::Failed(e.to_string())),
-            },
-        )
+        glb_result(&grid, &path, progress)
+    })
+}
+
+/// Writes `grid` as binary glTF to `path`: the job's result.
+fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobResult {
+    JobResult::of(
+        match crate::io::gltf_export::export_glb_with_progress(grid, path, progress) {
+            Ok(e) => Ok(JobOutput::Exported(format!(
+                "Exported {} ({} vertices, {} triangles, {:.1} MB)",
+                path.display(),
+                e.vertices,
+                e.triangles,
+                e.file_bytes as f64 / 1e6
+            ))),
+            Err(crate::io::ExportError::Cancelled { .. }) => Err(JobError::Cancelled),
+            Err(e) => Err(JobError::Failed(e.to_string())),
+        },
+    )
+}
+
+/// Writes `grid`'s heightmap to `path`: the job's result.
+fn heightmap_result(grid: &Grid, path: &std::path::Path) -> JobResult {
+    JobResult::of(
+        match crate::io::heightmap_export::export_heightmap(grid, path) {
+            Ok(e) => Ok(JobOutput::Exported(format!(
+                "Exported {} ({} × {} pixels) and {}",
+                e.png.display(),
+                e.width_px,
+                e.height_px,
+                e.sidecar.display()
+            ))),
+            Err(e) => Err(JobError::Failed(e.to_string())),
+        },
+    )
+}
+
+/// What an export writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// The full-detail surface as binary glTF.
+    Glb,
+    /// The top surface as a 16-bit PNG heightmap with its sidecar.
+    Heightmap,
+}
+
+/// Exports the box `region` of a streaming world to `path`: loads the
+/// columns `snapshot` lacks (off the frame thread; progress and Cancel
+/// follow the loads), crops the box ([`crate::terrain::region::crop`]) and
+/// writes it in `format`. Memory: the box's columns twice at most (the
+/// loaded columns and the crop), bounded by the crop's side limit.
+pub fn export_region(
+    snapshot: crate::terrain::residency::RegionSnapshot,
+    region: crate::terrain::coords::CellBox,
+    path: PathBuf,
+    format: ExportFormat,
+) -> Job {
+    let label = format!("Exporting {}", path.display());
+    Job::spawn(label, JobKind::Export, move |progress| {
+        progress.begin_stage("loading chunk columns", snapshot.missing_columns() as u64);
+        let loaded = snapshot.into_grid(|_, _| progress.advance(1), || progress.is_cancelled());
+        let columns = match loaded {
+            Ok(Some(grid)) => grid,
+            Ok(None) => return JobResult::of(Err(JobError::Cancelled)),
+            Err(e) => return JobResult::of(Err(JobError::Failed(e.to_string()))),
+        };
+        let cropped = match crate::terrain::region::crop(&columns, region) {
+            Ok(grid) => grid,
+            Err(e) => return JobResult::of(Err(JobError::Failed(e.to_string()))),
+        };
+        drop(columns);
+        match format {
+            ExportFormat::Glb => glb_result(&cropped, &path, progress),
+            ExportFormat::Heightmap => {
+                progress.begin_stage("writing", 0);
+                heightmap_result(&cropped, &path)
+            }
+        }
     })
 }
 
@@ -538,18 +603,7 @@ pub fn export_heightmap(grid: Grid, path: PathBuf) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
         progress.begin_stage("writing", 0);
-        JobResult::of(
-            match crate::io::heightmap_export::export_heightmap(&grid, &path) {
-                Ok(e) => Ok(JobOutput::Exported(format!(
-                    "Exported {} ({} × {} pixels) and {}",
-                    e.png.display(),
-                    e.width_px,
-                    e.height_px,
-                    e.sidecar.display()
-                ))),
-                Err(e) => Err(JobError::Failed(e.to_string())),
-            },
-        )
+        heightmap_result(&grid, &path)
     })
 }
 

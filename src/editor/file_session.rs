@@ -43,6 +43,10 @@ pub enum SessionEvent {
     /// Save the streaming world to this file; the editor answers with
     /// [`FileSession::streamed_saved`].
     SaveStreamed(PathBuf),
+    /// Export the selected region box of the streaming world to this file;
+    /// the editor snapshots the box's columns and hands the job back with
+    /// [`FileSession::start_job`].
+    ExportStreamed(PathBuf, super::file_jobs::ExportFormat),
     /// Store the streaming world's edited resident columns in its backing
     /// file (the autosave of a streaming world: a crash then loses nothing).
     CheckpointStreamed,
@@ -303,14 +307,21 @@ impl FileSession {
                 }
             },
             FileAction::SaveAs(path) if streaming => Some(SessionEvent::SaveStreamed(path.clone())),
-            FileAction::ExportGlb(_)
-            | FileAction::ExportHeightmap(_)
-            | FileAction::Import(_, _, super::file_jobs::ImportPlacement::IntoWorld { .. })
+            FileAction::ExportGlb(path) if streaming => Some(SessionEvent::ExportStreamed(
+                path.clone(),
+                super::file_jobs::ExportFormat::Glb,
+            )),
+            FileAction::ExportHeightmap(path) if streaming => Some(SessionEvent::ExportStreamed(
+                path.clone(),
+                super::file_jobs::ExportFormat::Heightmap,
+            )),
+            FileAction::Import(_, _, super::file_jobs::ImportPlacement::IntoWorld { .. })
                 if streaming =>
             {
                 self.after_save = None;
                 self.menu.show_message(
-                    "Exports and heightmap imports into a streaming world are not supported yet."
+                    "A heightmap cannot be imported into a streaming world yet; \
+                     import it as a new world instead."
                         .into(),
                     true,
                 );
@@ -349,6 +360,21 @@ impl FileSession {
         }
         // Recovered spills differ from the file's saved columns: unsaved.
         self.doc = Document::streamed(path, grid, meta, recovered_columns == 0);
+    }
+
+    /// Runs `job` (an export the editor prepared, e.g. of a streaming
+    /// world's region box) with the progress bar and Cancel of every file
+    /// job; `Err(message)` is shown instead. One job at a time: a busy
+    /// session refuses it with a message.
+    pub fn start_job(&mut self, job: Result<file_jobs::Job, String>) {
+        match job {
+            Ok(_) if self.job.is_some() => self.menu.show_message(
+                "Another file operation is running; try again when it ends.".into(),
+                true,
+            ),
+            Ok(job) => self.job = Some(job),
+            Err(message) => self.menu.show_message(message, true),
+        }
     }
 
     /// The editor saved (or failed to save) the streaming world to `path`:

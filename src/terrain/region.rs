@@ -210,6 +210,30 @@ pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
     Ok(Clipboard { size, cells })
 }
 
+/// Checks that `region` can be cropped ([`crop`]) before any column is
+/// loaded or copied for it: not empty, on the lattice, at most
+/// [`MAX_CROP_SIDE_CELLS`] along x and z.
+///
+/// # Errors
+/// [`RegionError::Empty`], [`RegionError::OutsideLattice`] or
+/// [`RegionError::CropTooLarge`].
+pub fn check_crop_box(region: &CellBox) -> Result<(), RegionError> {
+    if region.is_empty() {
+        return Err(RegionError::Empty(*region));
+    }
+    check_on_lattice(region)?;
+    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
+    let limit = i64::from(MAX_CROP_SIDE_CELLS);
+    if size.x > limit || size.z > limit {
+        return Err(RegionError::CropTooLarge {
+            size_x_cells: size.x,
+            size_z_cells: size.z,
+            limit: MAX_CROP_SIDE_CELLS,
+        });
+    }
+    Ok(())
+}
+
 /// A grid holding whole (not streaming) just the cells of `region`: chunks
 /// inside it share their storage with `grid`, chunks across its faces are
 /// copied with the cells outside it emptied. For exports of part of a world
@@ -223,19 +247,7 @@ pub fn copy(grid: &Grid, region: CellBox) -> Result<Clipboard, RegionError> {
 /// (as [`RegionError::Grid`]) when a streaming `grid` lacks some of the
 /// box's columns: load them and call again.
 pub fn crop(grid: &Grid, region: CellBox) -> Result<Grid, RegionError> {
-    if region.is_empty() {
-        return Err(RegionError::Empty(region));
-    }
-    check_on_lattice(&region)?;
-    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
-    let limit = i64::from(MAX_CROP_SIDE_CELLS);
-    if size.x > limit || size.z > limit {
-        return Err(RegionError::CropTooLarge {
-            size_x_cells: size.x,
-            size_z_cells: size.z,
-            limit: MAX_CROP_SIDE_CELLS,
-        });
-    }
+    check_crop_box(&region)?;
     let missing = grid.missing_columns(&region);
     if !missing.is_empty() {
         return Err(GridError::NotResident(missing).into());

@@ -728,6 +728,87 @@ impl Residency {
     }
 }
 
+/// The columns of a box of a streaming world as they are now, taken on the
+/// frame thread without waiting for a load: resident columns are copied
+/// (with their unsaved edits), the others are loaded later, off the frame
+/// thread, from the store (spilled edits) or the source
+/// ([`RegionSnapshot::into_grid`]). For exports of a region box from the
+/// window (spec §12: an export is demand).
+pub struct RegionSnapshot {
+    source: Arc<dyn ColumnSource>,
+    store: Arc<dyn EditStore>,
+    resident: Vec<(ColumnCoord, ColumnChunks)>,
+    missing: Vec<ColumnCoord>,
+}
+
+impl std::fmt::Debug for RegionSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegionSnapshot")
+            .field("resident", &self.resident.len())
+            .field("missing", &self.missing.len())
+            .finish()
+    }
+}
+
+impl RegionSnapshot {
+    /// Columns still to load.
+    pub fn missing_columns(&self) -> usize {
+        self.missing.len()
+    }
+
+    /// A streaming grid holding every column of the box: the copied ones
+    /// and the missing ones loaded now on the calling thread, reporting
+    /// `(done, total)` loads to `progress` after each; `cancelled` is asked
+    /// between loads.
+    ///
+    /// # Errors
+    /// The first [`SourceError`] of a load; `Ok(None)` when cancelled.
+    pub fn into_grid(
+        self,
+        mut progress: impl FnMut(usize, usize),
+        cancelled: impl Fn() -> bool,
+    ) -> Result<Option<Grid>, SourceError> {
+        let mut grid = Grid::streaming();
+        let total = self.missing.len();
+        for (column, chunks) in self.resident {
+            // Each column once: the box lists every column one time.
+            let _ = grid.install_column(column, chunks);
+        }
+        for (i, column) in self.missing.into_iter().enumerate() {
+            if cancelled() {
+                return Ok(None);
+            }
+            let (chunks, _) = load_column(self.source.as_ref(), self.store.as_ref(), column)?;
+            let _ = grid.install_column(column, chunks);
+            progress(i + 1, total);
+        }
+        Ok(Some(grid))
+    }
+}
+
+impl Residency {
+    /// The columns of `region` in `grid` now, for reading off the frame
+    /// thread ([`RegionSnapshot`]). Nothing is loaded or evicted here; edits
+    /// of resident columns after the call are not in the snapshot.
+    pub fn snapshot_region(&self, grid: &Grid, region: &super::coords::CellBox) -> RegionSnapshot {
+        let mut resident = Vec::new();
+        let mut missing = Vec::new();
+        for column in region.columns() {
+            if grid.is_column_resident(column) {
+                resident.push((column, grid.column_chunks(column)));
+            } else {
+                missing.push(column);
+            }
+        }
+        RegionSnapshot {
+            source: Arc::clone(&self.source),
+            store: Arc::clone(&self.store),
+            resident,
+            missing,
+        }
+    }
+}
+
 /// One load: the edit store's copy when it has one, else the source.
 fn load_column(
     source: &dyn ColumnSource,
