@@ -444,8 +444,8 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
 }
 
 /// True when the heightmap import of `path` with `settings` is streamed:
-/// asked for with `--stream`, or its terrain (from the PNG header and the
-/// sidecar, no pixel decoded) is larger than a grid built whole may be.
+/// asked for with `--stream`, or its terrain is larger than a grid built
+/// whole may be ([`strata::io::heightmap_import::import_streams`]).
 ///
 /// # Errors
 /// The import's error for a PNG, sidecar or settings it refuses, or a
@@ -455,14 +455,8 @@ fn heightmap_streams(
     path: &std::path::Path,
     settings: &HeightmapSettings,
 ) -> anyhow::Result<bool> {
-    use strata::io::heightmap_import::{MAX_SIDE_CELLS, MAX_STREAMING_SIDE_CELLS};
-    let header = strata::io::heightmap_import::read_heightmap_header(
-        path,
-        settings,
-        MAX_STREAMING_SIDE_CELLS,
-    )?;
-    let (w, d) = header.extent_cells;
-    Ok(cli.stream || w > MAX_SIDE_CELLS as f64 || d > MAX_SIDE_CELLS as f64)
+    let streams = strata::io::heightmap_import::import_streams(path, settings)?;
+    Ok(cli.stream || streams)
 }
 
 /// The memory budget of a streaming world, bytes (`--memory-budget-mib`).

@@ -155,3 +155,44 @@ fn a_missing_file_reports_an_error_and_keeps_the_open_world() {
     assert_eq!(grid.content_hash(), before);
     assert!(!session.doc.is_dirty(&grid));
 }
+
+#[test]
+fn a_heightmap_too_large_to_build_whole_is_imported_as_a_streaming_world() {
+    use strata::editor::file_jobs::ImportPlacement;
+    use strata::io::heightmap_import::HeightmapSettings;
+    let dir = scratch("import-streams");
+    let (mut session, mut grid, _) = opened_session(&dir);
+    // A real PNG header of 16,384² pixels (no pixel data is read to decide).
+    let big = dir.join("big.png");
+    let tiny = dir.join("tiny.png");
+    image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(1, 1, vec![7])
+        .unwrap()
+        .save(&tiny)
+        .unwrap();
+    let mut bytes = std::fs::read(&tiny).unwrap();
+    bytes[16..20].copy_from_slice(&16384u32.to_be_bytes());
+    bytes[20..24].copy_from_slice(&16384u32.to_be_bytes());
+    let crc = crc32fast::hash(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+    std::fs::write(&big, bytes).unwrap();
+    let settings = HeightmapSettings::default();
+    let event = session.handle(
+        FileAction::Import(big.clone(), settings.clone(), ImportPlacement::NewWorld),
+        &mut grid,
+        &camera(),
+    );
+    assert!(
+        matches!(&event, Some(SessionEvent::ImportStreamed(p, s)) if *p == big && *s == settings),
+        "{event:?}"
+    );
+    assert!(!session.busy(), "no whole import was started");
+    // A small map is built whole, as before.
+    let event = session.handle(
+        FileAction::Import(tiny, settings, ImportPlacement::NewWorld),
+        &mut grid,
+        &camera(),
+    );
+    assert!(event.is_none(), "{event:?}");
+    assert!(session.busy(), "the whole import runs as a job");
+    settle(&mut session, &mut grid);
+}

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::IVec3;
-use strata::terrain::column_source::{ColumnSource, EditStore, GeneratedColumns, MemoryEditStore};
+use strata::terrain::column_source::{
+    ColumnChunks, ColumnSource, EditStore, GeneratedColumns, MemoryEditStore, SourceError,
+};
 use strata::terrain::edit_command::{CommandError, EditCommand, EditSession};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
 use strata::terrain::residency::{ColumnState, Residency};
@@ -247,14 +249,8 @@ fn an_edit_outside_the_world_survives_eviction() {
 #[derive(Debug)]
 struct DamagedStore;
 impl EditStore for DamagedStore {
-    fn load_edited(
-        &self,
-        column: ColumnCoord,
-    ) -> Result<
-        Option<strata::terrain::column_source::ColumnChunks>,
-        strata::terrain::column_source::SourceError,
-    > {
-        Err(strata::terrain::column_source::SourceError::Corrupt {
+    fn load_edited(&self, column: ColumnCoord) -> Result<Option<ColumnChunks>, SourceError> {
+        Err(SourceError::Corrupt {
             column,
             message: "test".into(),
         })
@@ -263,12 +259,10 @@ impl EditStore for DamagedStore {
         &self,
         _: ColumnCoord,
         _: &[(strata::terrain::ChunkCoord, strata::terrain::ChunkCells)],
-    ) -> Result<(), strata::terrain::column_source::SourceError> {
+    ) -> Result<(), SourceError> {
         Ok(())
     }
-    fn edited_columns(
-        &self,
-    ) -> Result<Vec<ColumnCoord>, strata::terrain::column_source::SourceError> {
+    fn edited_columns(&self) -> Result<Vec<ColumnCoord>, SourceError> {
         Ok(Vec::new())
     }
 }
@@ -283,7 +277,7 @@ fn a_damaged_column_is_reported_not_left_as_a_silent_hole() {
     assert!(!grid.is_column_resident(ColumnCoord::new(2, 2)));
     assert!(matches!(
         r.first_load_error(),
-        Some(strata::terrain::column_source::SourceError::Corrupt { .. })
+        Some(SourceError::Corrupt { .. })
     ));
 }
 
@@ -459,4 +453,84 @@ fn a_region_export_of_a_streaming_world_sees_resident_spilled_and_unloaded_colum
     let reimported = strata::io::heightmap_import::read_heightmap(&png).unwrap();
     assert_eq!((reimported.width_px, reimported.height_px), (224, 224));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An edit store whose writes wait until the test opens the gate (a slow
+/// disk), counting the writes that landed.
+#[derive(Debug, Default)]
+struct GatedStore {
+    inner: MemoryEditStore,
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+    writes: std::sync::atomic::AtomicUsize,
+}
+
+impl GatedStore {
+    fn open_gate(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+}
+
+impl EditStore for GatedStore {
+    fn load_edited(&self, column: ColumnCoord) -> Result<Option<ColumnChunks>, SourceError> {
+        self.inner.load_edited(column)
+    }
+    fn store_edited(
+        &self,
+        column: ColumnCoord,
+        chunks: &[(
+            strata::terrain::ChunkCoord,
+            strata::terrain::chunk::ChunkCells,
+        )],
+    ) -> Result<(), SourceError> {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+        drop(open);
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.store_edited(column, chunks)
+    }
+    fn edited_columns(&self) -> Result<Vec<ColumnCoord>, SourceError> {
+        self.inner.edited_columns()
+    }
+}
+
+#[test]
+fn a_spill_never_waits_for_the_disk_and_a_column_evicted_mid_write_comes_back_edited() {
+    let store = Arc::new(GatedStore::default());
+    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(&settings()));
+    let mut r = Residency::new(source, store.clone() as Arc<dyn EditStore>, usize::MAX);
+    let mut grid = Grid::streaming();
+    let column = ColumnCoord::new(2, 2);
+    r.load_now(&mut grid, [column]).unwrap();
+    let b = CellBox::new(IVec3::new(70, 50, 70), IVec3::new(74, 54, 74));
+    grid.edit_region(b, |_, _| Cell::full(Material::SNOW))
+        .unwrap();
+    r.end_frame();
+    // The disk is stuck: the eviction returns at once all the same.
+    let start = Instant::now();
+    assert_eq!(r.evict(&mut grid, &[column]), vec![column]);
+    assert!(start.elapsed() < Duration::from_millis(500));
+    assert_eq!(r.spills_in_flight(), 1);
+    assert_eq!(store.writes.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Asked for again before the write landed: it comes from the queued
+    // copy at once, with the edit, not regenerated without it.
+    r.demand(&mut grid, [column]);
+    assert!(grid.is_column_resident(column));
+    assert_eq!(
+        grid.cell(CellCoord::new(71, 51, 71)),
+        Cell::full(Material::SNOW)
+    );
+    // The write lands once the disk moves; flush waits for it.
+    store.open_gate();
+    r.flush_spills().unwrap();
+    assert_eq!(r.spills_in_flight(), 0);
+    let stored = Grid::from_chunks(store.load_edited(column).unwrap().unwrap());
+    assert_eq!(
+        stored.cell(CellCoord::new(71, 51, 71)),
+        Cell::full(Material::SNOW)
+    );
 }

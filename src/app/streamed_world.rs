@@ -271,6 +271,11 @@ impl StreamedWorld {
         target: &Path,
         camera: Option<[f64; 5]>,
     ) -> Result<SaveReport, StreamingFileError> {
+        // Spills and autosave writes still on their way land first: the
+        // save moves every pending column into the saved ones.
+        residency
+            .flush_spills()
+            .map_err(StreamingFileError::Spill)?;
         residency.sync_edits(grid);
         let edited: Vec<ColumnCoord> = residency.edited_columns();
         let columns: Vec<(ColumnCoord, ColumnChunks)> = edited

@@ -1271,18 +1271,27 @@ impl WindowState {
                 };
                 session.streamed_saved(path, result, world.grid, &self.camera)
             }
+            SessionEvent::ImportStreamed(png, settings) => {
+                match WindowStream::import_heightmap(&png, &settings, lod, budget) {
+                    Ok((stream, streaming)) => {
+                        let meta = stream.world.meta();
+                        self.install_streamed(stream, streaming, world, tools);
+                        session.streamed_opened(None, world.grid, meta, 0);
+                    }
+                    Err(e) => session
+                        .menu
+                        .show_message(format!("Cannot import {}: {e}", png.display()), true),
+                }
+                None
+            }
             SessionEvent::ExportStreamed(path, format) => {
                 let job = self.region_export_job(world, path, format);
                 session.start_job(job);
                 None
             }
             SessionEvent::CheckpointStreamed => {
-                match WindowStream::checkpoint(world.streaming, world.grid) {
-                    Ok(n) => log::info!("autosave: stored {n} edited chunk columns"),
-                    Err(e) => session
-                        .menu
-                        .show_message(format!("Autosave failed: {e}"), true),
-                }
+                let n = WindowStream::checkpoint(world.streaming, world.grid);
+                log::info!("autosave: queued {n} edited chunk columns for the world file");
                 None
             }
             other => Some(other),

@@ -66,6 +66,24 @@ impl WindowStream {
         ))
     }
 
+    /// A new streaming world imported from the heightmap PNG at `png` with
+    /// `settings` (spills to a recovery file until saved; see
+    /// [`StreamedWorld::import_heightmap`]: the samples are decoded here,
+    /// seconds for a 16,384² map; no chunk is built).
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] for a PNG the import refuses or a recovery
+    /// file that cannot be made.
+    pub fn import_heightmap(
+        png: &Path,
+        settings: &crate::io::heightmap_import::HeightmapSettings,
+        lod: LodSettings,
+        budget_bytes: usize,
+    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
+        let world = StreamedWorld::import_heightmap(png, settings, &default_recovery_dir()?)?;
+        Ok(Self::streaming(world, lod, budget_bytes))
+    }
+
     /// Reopens the recovery file at `path` that a crash left behind, as
     /// the untitled world it was ([`StreamedWorld::recover`]).
     ///
@@ -182,7 +200,9 @@ impl WindowStream {
             // Spills from now on go to the saved copy, which holds every
             // edit the old file held (the save moved them into it).
             let saved = StreamedWorld::open(target).map_err(failed)?;
-            residency.set_store(Arc::clone(&saved.file) as Arc<dyn EditStore>);
+            residency
+                .set_store(Arc::clone(&saved.file) as Arc<dyn EditStore>)
+                .map_err(|e| failed(StreamingFileError::Spill(e)))?;
             let old = std::mem::replace(&mut self.world, saved);
             old.remove_recovery();
         }
@@ -195,17 +215,16 @@ impl WindowStream {
         ))
     }
 
-    /// The autosave of a streaming world: stores every edited resident
-    /// column in the backing file's pending changes (they stay resident),
-    /// so a crash loses nothing. Returns the columns stored.
-    ///
-    /// # Errors
-    /// The message of the first column that could not be stored.
-    pub fn checkpoint(streaming: &mut TerrainStreaming, grid: &Grid) -> Result<usize, String> {
-        match streaming.residency.as_mut() {
-            Some(r) => r.store_edited(grid).map_err(|e| e.to_string()),
-            None => Ok(0),
-        }
+    /// The autosave of a streaming world: queues every edited resident
+    /// column for the backing file's pending changes (they stay resident;
+    /// the writes run off the frame thread), so a crash loses nothing.
+    /// Returns the columns queued. A write that fails is logged, counted
+    /// (`failed_spills`) and written again by the next save.
+    pub fn checkpoint(streaming: &mut TerrainStreaming, grid: &Grid) -> usize {
+        streaming
+            .residency
+            .as_mut()
+            .map_or(0, |r| r.store_edited(grid))
     }
 
     /// Applies the panel's memory budget (MiB) when it changed: the next
@@ -316,6 +335,8 @@ mod tests {
         residency.end_frame();
         residency.evict(&mut grid, &[column]);
         assert!(!grid.is_column_resident(column));
+        // The spill is written off the frame thread; flush waits for it.
+        residency.flush_spills().expect("stored");
         assert_eq!(stream.world.file.pending_count().expect("count"), 1);
         residency
             .load_now(&mut grid, [column])

@@ -43,6 +43,10 @@ pub enum SessionEvent {
     /// Save the streaming world to this file; the editor answers with
     /// [`FileSession::streamed_saved`].
     SaveStreamed(PathBuf),
+    /// Import this heightmap as a new streaming world (it is larger than a
+    /// world built whole, spec §12); the editor answers with
+    /// [`FileSession::streamed_opened`] (no path).
+    ImportStreamed(PathBuf, crate::io::heightmap_import::HeightmapSettings),
     /// Export the selected region box of the streaming world to this file;
     /// the editor snapshots the box's columns and hands the job back with
     /// [`FileSession::start_job`].
@@ -315,6 +319,12 @@ impl FileSession {
                 path.clone(),
                 super::file_jobs::ExportFormat::Heightmap,
             )),
+            // A refused PNG goes on to the whole import, which says why.
+            FileAction::Import(path, settings, super::file_jobs::ImportPlacement::NewWorld)
+                if crate::io::heightmap_import::import_streams(path, settings).is_ok_and(|s| s) =>
+            {
+                Some(SessionEvent::ImportStreamed(path.clone(), settings.clone()))
+            }
             FileAction::Import(_, _, super::file_jobs::ImportPlacement::IntoWorld { .. })
                 if streaming =>
             {

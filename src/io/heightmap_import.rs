@@ -86,6 +86,20 @@ pub struct HeightmapHeader {
     pub extent_cells: (f64, f64),
 }
 
+/// True when the import of `path` with `settings` must stream (spec §12):
+/// its terrain, from the PNG header and the sidecar (no pixel decoded), is
+/// wider or deeper than a grid built whole may be ([`MAX_SIDE_CELLS`]).
+///
+/// # Errors
+/// As [`read_heightmap_header`] against [`MAX_STREAMING_SIDE_CELLS`]: a
+/// PNG, sidecar or settings the import refuses, or a terrain larger than
+/// even a streamed world may be.
+pub fn import_streams(path: &Path, settings: &HeightmapSettings) -> Result<bool, ImportError> {
+    let header = read_heightmap_header(path, settings, MAX_STREAMING_SIDE_CELLS)?;
+    let (w, d) = header.extent_cells;
+    Ok(w > MAX_SIDE_CELLS as f64 || d > MAX_SIDE_CELLS as f64)
+}
+
 /// Reads the PNG header and the sidecar of `path` and checks the terrain
 /// of `settings` against `limit_cells` per side ([`MAX_SIDE_CELLS`] for a
 /// grid built whole, [`MAX_STREAMING_SIDE_CELLS`] streamed): whether and

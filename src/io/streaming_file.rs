@@ -188,6 +188,10 @@ pub enum StreamingFileError {
     /// leftover journal could not be handled; or an I/O error.
     #[error(transparent)]
     File(#[from] WorldFileError),
+    /// An edited column queued for the store before the save could not be
+    /// written (its cells stay in memory; nothing was saved).
+    #[error("an edited chunk column could not be stored: {0}")]
+    Spill(crate::terrain::column_source::SourceError),
     /// The file is a world file (format 1, every chunk stored), not a
     /// streaming world file: open it with
     /// [`world_file`](super::world_file) instead.

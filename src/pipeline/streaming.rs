@@ -33,6 +33,9 @@ pub struct TerrainStreaming {
     pub residency: Option<Residency>,
     demand: ColumnDemand,
     camera_lead: CameraLead,
+    /// The lead is off while the budget is nearly full (see
+    /// [`LEAD_OFF_BUDGET_FRACTION`]).
+    lead_off: bool,
     /// Frames [`TerrainStreaming::stream_columns`] ran.
     pub streamed_frames: u64,
     /// Of those, frames in which ground within the draw distance had no
@@ -42,6 +45,13 @@ pub struct TerrainStreaming {
     pub last_missing_chunks: usize,
     last_waiting: usize,
 }
+
+/// Share of the memory budget above which a moving camera's lead is
+/// dropped: prefetching ahead must never push the view past the budget.
+pub const LEAD_OFF_BUDGET_FRACTION: f64 = 0.75;
+/// Share of the budget below which the lead comes back (hysteresis, so the
+/// preload ring does not flicker at the threshold).
+pub const LEAD_ON_BUDGET_FRACTION: f64 = 0.6;
 
 /// What one [`TerrainStreaming::stream_columns`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -190,7 +200,8 @@ impl TerrainStreaming {
     }
 
     /// Frame start, right after edits: measures the camera's lead (a moving
-    /// camera preloads farther ahead), requests meshes for what the grid
+    /// camera preloads farther ahead while the memory budget has room),
+    /// requests meshes for what the grid
     /// changed (within the preload range), runs a LOD scan when one is due,
     /// evicts chunks beyond the retention range, and dispatches workers.
     pub fn begin_frame(
@@ -201,7 +212,16 @@ impl TerrainStreaming {
         uploader: &mut dyn ChunkUploader,
     ) {
         let lead_studs = self.camera_lead.observe(camera_pos_world, Instant::now());
-        self.lod.set_lead_studs(lead_studs);
+        if let Some(r) = &self.residency {
+            let used = r.resident_bytes() as f64 / r.budget_bytes().max(1) as f64;
+            if used > LEAD_OFF_BUDGET_FRACTION {
+                self.lead_off = true;
+            } else if used < LEAD_ON_BUDGET_FRACTION {
+                self.lead_off = false;
+            }
+        }
+        self.lod
+            .set_lead_studs(if self.lead_off { 0.0 } else { lead_studs });
         let lod = &self.lod;
         self.pipeline.sync_grid(grid, meshes, Instant::now(), |c| {
             lod.keep(camera_pos_world, c) && grid.neighbourhood_resident(c)

@@ -19,6 +19,7 @@ pub mod history_view;
 pub mod noise;
 pub mod region;
 pub mod residency;
+pub mod spill_queue;
 pub mod stroke;
 pub mod water_tools;
 

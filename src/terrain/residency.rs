@@ -7,8 +7,10 @@
 //! replaced the request (the serial rule of §7, for loads). When resident
 //! bytes pass the budget, the least recently needed unpinned columns that
 //! no one needs this frame are evicted; an edited column is written to the
-//! [`EditStore`] first, so eviction never loses an edit. The frame never
-//! waits for a load: it asks, and draws what is there.
+//! [`EditStore`] first, so eviction never loses an edit: the write runs on
+//! the [`SpillQueue`]'s thread and the column's cells stay in memory until
+//! it lands. The frame never waits for a load or a write: it asks, and
+//! draws what is there.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -20,6 +22,7 @@ use super::chunk::{Chunk, ChunkCells};
 use super::column_source::{ColumnChunks, ColumnSource, EditStore, LoadOrigin, SourceError};
 use super::coords::{ChunkCoord, ColumnCoord};
 use super::grid::Grid;
+use super::spill_queue::SpillQueue;
 
 /// Default memory budget for resident chunks and their CPU mesh copies: 2 GiB.
 pub const DEFAULT_BUDGET_BYTES: usize = 2048 << 20;
@@ -86,7 +89,8 @@ pub struct StreamingStats {
     pub stale_loads: u64,
     /// Loads that failed (the column stays absent and is asked for again).
     pub failed_loads: u64,
-    /// Spills that failed (the column stayed resident).
+    /// Writes to the store that failed (the cells stay in memory and are
+    /// written again by the next flush).
     pub failed_spills: u64,
     /// Finished loads dropped because the budget had no room for them and
     /// nothing could be evicted (asked for again later).
@@ -141,6 +145,8 @@ pub struct Residency {
     /// The newest spilled columns and the frame of each spill, oldest
     /// first (at most [`RECENT_SPILLS_KEPT`]).
     recent_spills: std::collections::VecDeque<(ColumnCoord, u64)>,
+    /// Edited columns on their way to the store (spills and checkpoints).
+    spills: SpillQueue,
     /// Counters since creation.
     pub stats: StreamingStats,
 }
@@ -168,7 +174,6 @@ impl Residency {
         let (tx, rx) = channel();
         Residency {
             source,
-            store,
             budget_bytes,
             columns: FxHashMap::default(),
             pins: FxHashMap::default(),
@@ -185,6 +190,8 @@ impl Residency {
             first_load_error: None,
             budget_blocked: false,
             recent_spills: std::collections::VecDeque::new(),
+            spills: SpillQueue::new(Arc::clone(&store)),
+            store,
             stats: StreamingStats::default(),
         }
     }
@@ -200,10 +207,34 @@ impl Residency {
     }
 
     /// Replaces the edit store (after Save As moved the world into another
-    /// file that holds everything the old store held): later spills and
-    /// loads of edited columns use `store`.
-    pub fn set_store(&mut self, store: Arc<dyn EditStore>) {
+    /// file that holds everything the old store held): queued writes land
+    /// in the old store first, later spills and loads use `store`.
+    ///
+    /// # Errors
+    /// A queued write that fails; the store is not replaced then.
+    pub fn set_store(&mut self, store: Arc<dyn EditStore>) -> Result<(), SourceError> {
+        self.spills
+            .switch_store(self.store.as_ref(), Arc::clone(&store))?;
         self.store = store;
+        Ok(())
+    }
+
+    /// Waits until every queued write of an edited column is in the store
+    /// (before a save reads the store, or at exit), writing failed ones again.
+    ///
+    /// # Errors
+    /// The first write that fails again; its cells stay in memory.
+    pub fn flush_spills(&mut self) -> Result<(), SourceError> {
+        let result = self.spills.flush(self.store.as_ref());
+        if result.is_err() {
+            self.stats.failed_spills += 1;
+        }
+        result
+    }
+
+    /// Edited columns whose writes to the store are not confirmed yet.
+    pub fn spills_in_flight(&self) -> usize {
+        self.spills.pending_count()
     }
 
     /// The budget, bytes.
@@ -219,7 +250,7 @@ impl Residency {
     /// Resident bytes: chunk cells plus the caller's extra bytes (CPU mesh
     /// copies, [`Residency::set_extra_bytes`]).
     pub fn resident_bytes(&self) -> usize {
-        self.resident_chunk_bytes + self.extra_bytes
+        self.resident_chunk_bytes + self.extra_bytes + self.spills.bytes()
     }
 
     /// Sets the bytes resident outside the grid that count against the
@@ -424,6 +455,11 @@ impl Residency {
                     last_needed_frame, ..
                 }) => *last_needed_frame = self.frame,
                 Some(ColumnState::Loading { .. }) => {}
+                None if self.spills.get(column).is_some() => {
+                    // Evicted while its write is still on its way: the
+                    // queued copy is the newest, at no disk or generator cost.
+                    self.install_spilled(grid, column);
+                }
                 None if self.source.is_outside(column) => {
                     // Generated empty: resident at once without a worker
                     // load, so the chunks along the world's edge can be
@@ -513,16 +549,11 @@ impl Residency {
                 continue;
             }
             if *edited {
+                // Written on the spill thread; the queue holds the cells
+                // (and counts their bytes) until the write lands.
                 let chunks = grid.column_chunks(column);
-                if let Err(e) = self.store.store_edited(column, &chunks) {
-                    log::error!(
-                        "kept chunk column ({}, {}) in memory: {e}",
-                        column.x,
-                        column.z
-                    );
-                    self.stats.failed_spills += 1;
-                    continue;
-                }
+                let bytes = column_bytes(&chunks);
+                self.spills.push(column, chunks, bytes);
                 self.stats.spilled += 1;
                 if self.recent_spills.len() == RECENT_SPILLS_KEPT {
                     self.recent_spills.pop_front();
@@ -574,6 +605,11 @@ impl Residency {
     /// since) keeps what it has.
     pub fn receive(&mut self, grid: &mut Grid) -> InstallReport {
         let mut report = InstallReport::default();
+        for e in self.spills.receive() {
+            // The cells stay queued in memory; the next flush writes again.
+            log::error!("kept an edited chunk column in memory: {e}");
+            self.stats.failed_spills += 1;
+        }
         while let Ok(done) = self.rx.try_recv() {
             self.in_flight = self.in_flight.saturating_sub(1);
             let current = matches!(
@@ -605,6 +641,21 @@ impl Residency {
             }
         }
         report
+    }
+
+    /// Installs `column` from its copy in the spill queue (the newest
+    /// cells; their write may still be running). It counts as loaded and
+    /// stays edited until its write is confirmed stored: a column installed
+    /// from the queue is spilled again if evicted (the queue's copy may be
+    /// the only one if that write fails).
+    fn install_spilled(&mut self, grid: &mut Grid, column: ColumnCoord) {
+        let Some(chunks) = self.spills.get(column).cloned() else {
+            return;
+        };
+        self.install(grid, column, chunks, Some(LoadOrigin::Loaded));
+        if let Some(ColumnState::Resident { edited, .. }) = self.columns.get_mut(&column) {
+            *edited = true;
+        }
     }
 
     fn install_outside(&mut self, grid: &mut Grid, column: ColumnCoord) {
@@ -692,6 +743,11 @@ impl Residency {
                 }
                 Some(ColumnState::Loading { .. }) | None => {}
             }
+            if self.spills.get(column).is_some() {
+                // Replacing the Loading state makes the in-flight result stale.
+                self.install_spilled(grid, column);
+                continue;
+            }
             let start = Instant::now();
             let (chunks, origin) = load_column(self.source.as_ref(), self.store.as_ref(), column)?;
             self.stats.load_ms.push(start.elapsed().as_secs_f64() * 1e3);
@@ -707,20 +763,22 @@ impl Residency {
         self.frame += 1;
     }
 
-    /// Stores every edited resident column (a save or a recovery point);
-    /// they stay resident. Returns how many were stored.
-    ///
-    /// # Errors
-    /// The first [`SourceError`]; columns stored before it are marked stored.
-    pub fn store_edited(&mut self, grid: &Grid) -> Result<usize, SourceError> {
+    /// Queues every edited resident column for the store (a recovery
+    /// point: the autosave); they stay resident and the frame does not wait
+    /// for the writes ([`Residency::flush_spills`] does). Returns how many
+    /// were queued.
+    pub fn store_edited(&mut self, grid: &Grid) -> usize {
         self.sync_edits(grid);
         let edited = self.edited_columns();
         for &column in &edited {
-            self.store
-                .store_edited(column, &grid.column_chunks(column))?;
+            let chunks = grid.column_chunks(column);
+            let bytes = column_bytes(&chunks);
+            self.spills.push(column, chunks, bytes);
+            // The queue keeps the cells until the write lands (or retries
+            // it), so the column may be evicted without another spill.
             self.mark_stored(column);
         }
-        Ok(edited.len())
+        edited.len()
     }
 
     fn note_peak(&mut self) {
