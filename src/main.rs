@@ -308,6 +308,17 @@ struct Cli {
     #[arg(long, requires = "script")]
     no_replay_frames: bool,
 
+    /// Write every replayed frame of the `--script` as DIR/frame_NNNNN.png
+    /// (NNNNN: the frame, from 0), to inspect level transitions frame by
+    /// frame. Each frame is drawn and read back, so replays run slower.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "script",
+        conflicts_with = "no_replay_frames"
+    )]
+    record: Option<PathBuf>,
+
     /// Animation time in seconds for the headless frame (water waves), so
     /// screenshots are reproducible.
     #[arg(long = "time", value_name = "SECONDS", default_value_t = 0.0, requires = "headless", allow_negative_numbers = true, value_parser = parse_time)]
@@ -576,6 +587,7 @@ fn screenshot_options(
         overlays: overlay_set(cli),
         time_secs: cli.time_secs,
         replay_frames: !cli.no_replay_frames,
+        record_dir: cli.record.clone(),
     })
 }
 
@@ -726,6 +738,13 @@ fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
         if cli.no_replay_frames {
             bail!("--no-replay-frames needs --screenshot: only the rendered run replays frames");
         }
+        if cli.record.is_some() {
+            bail!("--record needs --screenshot: only the rendered run draws frames");
+        }
+    }
+    if let Some(dir) = &cli.record {
+        strata::io::check_output_path(&strata::app::headless::recorded_frame_path(dir, 0))
+            .map_err(|e| anyhow::anyhow!("--record {}: {e}", dir.display()))?;
     }
     Ok(())
 }

@@ -458,6 +458,7 @@ fn lod_tints_differ_between_forced_levels() {
             overlays,
             time_secs: 0.0,
             replay_frames: true,
+            record_dir: None,
         };
         let stats = headless::render_screenshot(&small_world(), &options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);

@@ -279,31 +279,17 @@ fn cli_writes_screenshot_and_stats() {
     let dir = std::env::temp_dir().join(format!("strata-cli-{}", std::process::id()));
     let png = dir.join("shot.png");
     let json = dir.join("stats.json");
-    let out = strata()
-        .args(["--headless", "--screenshot"])
-        .arg(&png)
-        .args([
-            "--size",
-            "200x120",
-            "--world-size",
-            "128",
-            "--seed",
-            "7",
-            "--stats-json",
-        ])
-        .arg(&json)
-        .output()
-        .expect("run strata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::run_ok(
+        strata()
+            .args(["--headless", "--screenshot"])
+            .arg(&png)
+            .args(["--size", "200x120", "--world-size", "128", "--seed", "7"])
+            .arg("--stats-json")
+            .arg(&json),
     );
     let img = image::open(&png).expect("png written").to_rgba8();
     assert_eq!(img.dimensions(), (200, 120));
-    let stats: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
-            .expect("valid json");
+    let stats = common::read_json(&json);
     for key in [
         "adapter",
         "chunks",
@@ -318,5 +304,73 @@ fn cli_writes_screenshot_and_stats() {
         assert!(stats.get(key).is_some(), "stats.json lacks {key}: {stats}");
     }
     assert!(stats["triangles"].as_u64().unwrap_or(0) > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn record_writes_every_replayed_frame_as_a_png() {
+    if gpu_or_skip("record_writes_every_replayed_frame_as_a_png").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("strata-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let frames_dir = dir.join("frames");
+    let script = dir.join("dolly.json");
+    // A short dolly: the camera moves on every frame, nothing is edited.
+    std::fs::write(
+        &script,
+        r#"{"strokes": [
+            {"frame": 0, "camera": [64, 200, 300, 0, -30]},
+            {"frame": 11, "camera": [64, 200, 200, 0, -30]}
+        ]}"#,
+    )
+    .unwrap();
+    let json = dir.join("stats.json");
+    common::run_ok(
+        strata()
+            .args(["--headless", "--world-size", "128", "--seed", "7"])
+            .args(["--size", "96x64", "--screenshot"])
+            .arg(dir.join("shot.png"))
+            .arg("--script")
+            .arg(&script)
+            .arg("--record")
+            .arg(&frames_dir)
+            .arg("--stats-json")
+            .arg(&json),
+    );
+    let stats = common::read_json(&json);
+    let replayed = stats["script_frames"].as_u64().expect("script_frames");
+    assert!(replayed >= 12, "{replayed}");
+    let mut names: Vec<String> = std::fs::read_dir(&frames_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let expected: Vec<String> = (0..replayed).map(|f| format!("frame_{f:05}.png")).collect();
+    assert_eq!(names, expected, "one PNG per replayed frame");
+    let first = image::open(frames_dir.join("frame_00000.png"))
+        .unwrap()
+        .to_rgba8();
+    let last = image::open(frames_dir.join("frame_00011.png"))
+        .unwrap()
+        .to_rgba8();
+    assert_eq!(first.dimensions(), (96, 64));
+    assert!(
+        differing_pixels(&first, &last, 30) > 200,
+        "the dolly moved the view"
+    );
+    // --record without a rendered run is refused up front.
+    let out = strata()
+        .args(["--headless", "--world-size", "128", "--script"])
+        .arg(&script)
+        .arg("--record")
+        .arg(&frames_dir)
+        .arg("--save")
+        .arg(dir.join("w.strata"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--record needs --screenshot"));
     let _ = std::fs::remove_dir_all(&dir);
 }

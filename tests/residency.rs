@@ -199,6 +199,8 @@ fn undo_of_an_edit_whose_columns_were_evicted_restores_the_before_state() {
     let evicted = r.evict(&mut grid, &columns);
     assert_eq!(evicted.len(), 9);
     assert!(r.stats.spilled >= 1);
+    // Spills are written off the frame thread; flush waits for them.
+    r.flush_spills().unwrap();
     assert!(!store.edited_columns().unwrap().is_empty());
     // Undo waits for its columns: refused (nothing changes) until they are back.
     let err = session.apply(&mut grid, &EditCommand::Undo).unwrap_err();

@@ -121,6 +121,7 @@ impl ReplayTarget for SlowPresent {
     }
     fn present(
         &mut self,
+        _: u32,
         _: &WorldMeshes,
         _: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

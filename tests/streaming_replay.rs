@@ -97,7 +97,9 @@ fn a_far_edit_is_spilled_under_a_small_budget_and_is_there_on_return() {
     let mut stay = run(false, usize::MAX);
     let budget = 40 << 20;
     let mut flown = run(true, budget);
-    let r = flown.streaming.residency.as_ref().expect("streaming");
+    let r = flown.streaming.residency.as_mut().expect("streaming");
+    // Spills are written off the frame thread; flush waits for them.
+    r.flush_spills().expect("spills stored");
     let s = &r.stats;
     let figures = format!(
         "generated {}, loaded {}, evicted {}, spilled {}, peak {} of {budget}",

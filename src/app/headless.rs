@@ -4,7 +4,7 @@
 //! composes both: the offscreen target ([`crate::render::offscreen`]) draws
 //! the 3D view and the editor's egui panel is painted over it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::camera::{Camera, frame_terrain};
@@ -311,6 +311,15 @@ pub struct ScreenshotOptions {
     /// Draw the replay's frames that show something new (edit latencies end
     /// at their presentation); when false they end at publication.
     pub replay_frames: bool,
+    /// `--record DIR`: draw every replayed frame and write it as
+    /// `DIR/frame_NNNNN.png` (NNNNN: the replayed frame, from 0), so level
+    /// transitions can be inspected frame by frame (spec §13).
+    pub record_dir: Option<PathBuf>,
+}
+
+/// The file `--record DIR` writes for replayed frame `frame`.
+pub fn recorded_frame_path(dir: &Path, frame: u32) -> PathBuf {
+    dir.join(format!("frame_{frame:05}.png"))
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -678,6 +687,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
 
     fn present(
         &mut self,
+        frame: u32,
         meshes: &WorldMeshes,
         camera: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -688,10 +698,19 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
         let mut settings = FrameSettings::for_camera(camera, meshes.bounds_world());
         settings.overlays = self.options.overlays;
         settings.time_secs = self.options.time_secs;
-        self.headless
+        let (image, _) = self
+            .headless
             .render(camera, &settings, &self.panel)
-            .map(|_| ())
-            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+        if let Some(dir) = &self.options.record_dir {
+            crate::render::offscreen::write_png(&recorded_frame_path(dir, frame), &image)
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+        }
+        Ok(())
+    }
+
+    fn presents_every_frame(&self) -> bool {
+        self.options.replay_frames && self.options.record_dir.is_some()
     }
 }
 

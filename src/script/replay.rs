@@ -8,9 +8,11 @@
 //! dispatches workers; at [`PUBLISH_POINT`] of the frame period (where the
 //! window publishes, after input, UI and picking) finished meshes are
 //! uploaded within the 2 ms budget and complete sets become visible; then,
-//! when something new became visible, the [`ReplayTarget`] draws and
-//! presents the frame, and the edits it shows get their latency samples.
-//! Frames are paced in real time so latencies are wall-clock milliseconds.
+//! when something new became visible (or on every frame, for a recording),
+//! the [`ReplayTarget`] draws and presents the frame, and the edits it shows get their latency samples.
+//! Frames are paced in real time so latencies are wall-clock milliseconds;
+//! a recording ([`ReplayTarget::presents_every_frame`]) replays script frame
+//! N as frame N instead, however long each takes to draw.
 
 use std::time::{Duration, Instant};
 
@@ -63,16 +65,24 @@ pub enum ReplayError {
 pub trait ReplayTarget {
     /// The GPU side of publication.
     fn uploader(&mut self) -> Box<dyn ChunkUploader + '_>;
-    /// Draws a frame of what is published now, seen from `camera`, and
-    /// returns once it has been presented (its GPU work finished).
+    /// Draws replayed frame `frame` (from 0) of what is published now,
+    /// seen from `camera`, and returns once it has been presented (its GPU
+    /// work finished).
     ///
     /// # Errors
     /// Whatever kept the frame from being drawn.
     fn present(
         &mut self,
+        frame: u32,
         meshes: &WorldMeshes,
         camera: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+    /// True when every replayed frame is to be presented (a recording),
+    /// not only those that show something new.
+    fn presents_every_frame(&self) -> bool {
+        false
+    }
 }
 
 /// A target that uploads but draws nothing (tests, and runs without an
@@ -86,6 +96,7 @@ impl ReplayTarget for UploadOnly<'_> {
     }
     fn present(
         &mut self,
+        _: u32,
         _: &WorldMeshes,
         _: &Camera,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -162,6 +173,7 @@ pub fn replay_script(
     // its start): the result then depends neither on how fast earlier strokes
     // were meshed nor on the camera, and Subtract strokes do not drill down
     // through their own pits.
+    let frame_locked = target.presents_every_frame();
     let mut runner = ScriptRunner::new(
         script.history_budget_bytes,
         generator,
@@ -169,11 +181,17 @@ pub fn replay_script(
     );
     loop {
         sleep_until(frame_start);
-        // Input timestamps: every stroke whose time has come.
-        let due_frame = (frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz
-            + 1e-9)
-            .floor() as u64;
-        let elapsed_frames = frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz;
+        // Script time in frames: wall time (input timestamps, so a long
+        // frame applies several strokes), or for a recording the replayed
+        // frame itself, so each script frame is recorded however long
+        // drawing it takes.
+        let elapsed_frames = if frame_locked {
+            f64::from(frame)
+        } else {
+            frame_start.duration_since(start).as_secs_f64() * script.frame_rate_hz
+        };
+        // Every stroke whose time has come.
+        let due_frame = (elapsed_frames + 1e-9).floor() as u64;
         if let Some([x, y, z, yaw, pitch]) = script.camera_at(elapsed_frames) {
             camera.pos_world = glam::DVec3::new(x, y, z);
             camera.yaw_deg = yaw as f32;
@@ -209,10 +227,13 @@ pub fn replay_script(
         streaming.begin_frame(grid, meshes, camera.pos_world, &mut *target.uploader());
         sleep_until(frame_start + publish_at);
         let published: PublishReport = streaming.publish(&mut *target.uploader(), meshes);
-        if published.promoted_chunks > 0 || streaming.pipeline.stats.awaiting_presentation() > 0 {
+        if published.promoted_chunks > 0
+            || streaming.pipeline.stats.awaiting_presentation() > 0
+            || target.presents_every_frame()
+        {
             let drawn = Instant::now();
             target
-                .present(meshes, &camera)
+                .present(frame, meshes, &camera)
                 .map_err(|source| ReplayError::Present { frame, source })?;
             let presented = Instant::now();
             streaming.pipeline.frame_presented(presented);

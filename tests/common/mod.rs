@@ -86,3 +86,22 @@ pub fn shared_data_file(name: &str) -> Option<PathBuf> {
 pub fn dem_path() -> Option<PathBuf> {
     shared_data_file("jacksboro_fault_dem.png")
 }
+
+/// Runs `cmd` (the `strata` binary, say) and asserts that it succeeded,
+/// with its stderr in the failure message.
+#[allow(dead_code)] // Not every test binary runs commands.
+pub fn run_ok(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The JSON file at `path`, parsed.
+#[allow(dead_code)] // Not every test binary reads statistics.
+pub fn read_json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
+}
