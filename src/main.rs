@@ -743,7 +743,7 @@ fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
         }
     }
     if let Some(dir) = &cli.record {
-        strata::io::check_output_path(&strata::app::headless::recorded_frame_path(dir, 0))
+        strata::io::check_output_path(&strata::app::recording::recorded_frame_path(dir, 0))
             .map_err(|e| anyhow::anyhow!("--record {}: {e}", dir.display()))?;
     }
     Ok(())

@@ -4,7 +4,7 @@
 //! composes both: the offscreen target ([`crate::render::offscreen`]) draws
 //! the 3D view and the editor's egui panel is painted over it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::camera::{Camera, frame_terrain};
@@ -315,11 +315,6 @@ pub struct ScreenshotOptions {
     /// `DIR/frame_NNNNN.png` (NNNNN: the replayed frame, from 0), so level
     /// transitions can be inspected frame by frame (spec §13).
     pub record_dir: Option<PathBuf>,
-}
-
-/// The file `--record DIR` writes for replayed frame `frame`.
-pub fn recorded_frame_path(dir: &Path, frame: u32) -> PathBuf {
-    dir.join(format!("frame_{frame:05}.png"))
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -703,8 +698,11 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
             .render(camera, &settings, &self.panel)
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         if let Some(dir) = &self.options.record_dir {
-            crate::render::offscreen::write_png(&recorded_frame_path(dir, frame), &image)
-                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            crate::render::offscreen::write_png(
+                &super::recording::recorded_frame_path(dir, frame),
+                &image,
+            )
+            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 //! `editor` stays the tools and panels.
 
 pub mod headless;
+pub mod recording;
 pub mod streamed_world;
 pub mod window;
 pub mod window_stream;
