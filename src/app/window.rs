@@ -53,7 +53,7 @@ use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::pipeline::picking::{PickHit, pick};
 
-use super::window_stream::WindowStream;
+use super::window_stream::{PendingImport, WindowStream};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
@@ -307,6 +307,8 @@ struct WindowState {
     last_stroke_apply: Option<Instant>,
     /// Walk mode and fly-camera collision (see `walk.rs`).
     walk: WalkMode,
+    /// A heightmap importing as a streaming world on its own thread.
+    pending_import: Option<PendingImport>,
     /// The paste preview's cached outline and the Flatten plane preview.
     previews: ToolPreviews,
     /// An edit waiting for chunk columns of a streaming world.
@@ -528,6 +530,7 @@ impl App {
             press_pending: false,
             last_stroke_apply: None,
             walk: WalkMode::default(),
+            pending_import: None,
             previews: ToolPreviews::default(),
             wait: ColumnWait::default(),
             gpu,
@@ -653,6 +656,15 @@ impl WindowState {
                     self.streamed_event(other, &mut world, session, tools)
                 }
             };
+        }
+        if self.pending_import.is_some() {
+            let mut world = WorldParts {
+                grid: &mut *grid,
+                meshes: &mut *meshes,
+                streaming: &mut *streaming,
+                stream: &mut *stream,
+            };
+            self.finish_pending_import(&mut world, session, tools);
         }
         let title = session.window_title(grid);
         if title != self.title {
@@ -802,6 +814,10 @@ impl WindowState {
             .wait
             .status(|c| grid.is_column_resident(c))
             .zip(self.cursor_px);
+        let importing = self
+            .pending_import
+            .as_ref()
+            .map(|p| (p.png().to_path_buf(), p.elapsed_s()));
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let mut bar_points = 0.0;
@@ -829,6 +845,21 @@ impl WindowState {
             );
             if let Some((text, [x, y])) = &waiting {
                 cursor_note(ctx, [*x, *y], text);
+            }
+            if let Some((png, secs)) = &importing {
+                egui::Window::new("Importing heightmap")
+                    .collapsible(false)
+                    .resizable(false)
+                    .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+                    .show(ctx, |ui| {
+                        ui.horizontal(|ui| {
+                            ui.spinner();
+                            ui.label(format!(
+                                "Decoding {} as a streaming world… {secs:.0} s",
+                                png.display()
+                            ));
+                        });
+                    });
             }
             egui::Window::new("Walk and collision")
                 .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
@@ -893,8 +924,9 @@ impl WindowState {
             Some(surface) => self.pick_under_cursor(surface),
             None => self.pick_under_cursor(meshes),
         };
-        // While File ▸ New or Open builds the next world, edits would be lost.
-        if session.replacing_world() {
+        // While File ▸ New or Open builds the next world (or a heightmap
+        // imports as one), edits would be lost.
+        if session.replacing_world() || self.pending_import.is_some() {
             self.sculpting = false;
             self.press_pending = false;
         } else {
@@ -1272,15 +1304,18 @@ impl WindowState {
                 session.streamed_saved(path, result, world.grid, &self.camera)
             }
             SessionEvent::ImportStreamed(png, settings) => {
-                match WindowStream::import_heightmap(&png, &settings, lod, budget) {
-                    Ok((stream, streaming)) => {
-                        let meta = stream.world.meta();
-                        self.install_streamed(stream, streaming, world, tools);
-                        session.streamed_opened(None, world.grid, meta, 0);
+                if self.pending_import.is_some() {
+                    session.menu.show_message(
+                        "A heightmap import is running; try again when it ends.".into(),
+                        true,
+                    );
+                } else {
+                    match PendingImport::start(png, settings) {
+                        Ok(pending) => self.pending_import = Some(pending),
+                        Err(e) => session
+                            .menu
+                            .show_message(format!("Cannot start the import: {e}"), true),
                     }
-                    Err(e) => session
-                        .menu
-                        .show_message(format!("Cannot import {}: {e}", png.display()), true),
                 }
                 None
             }
@@ -1295,6 +1330,34 @@ impl WindowState {
                 None
             }
             other => Some(other),
+        }
+    }
+
+    /// A finished background heightmap import replaces the world (an
+    /// unfinished one stays pending).
+    fn finish_pending_import(
+        &mut self,
+        world: &mut WorldParts<'_>,
+        session: &mut FileSession,
+        tools: &mut ToolSession,
+    ) {
+        let Some(pending) = self.pending_import.take() else {
+            return;
+        };
+        let png = pending.png().to_path_buf();
+        match pending.try_finish() {
+            Err(still_running) => self.pending_import = Some(still_running),
+            Ok(Ok(imported)) => {
+                let lod = world.streaming.lod.settings;
+                let budget = (self.panel.memory_budget_mib as usize) << 20;
+                let (stream, streaming) = WindowStream::from_world(imported, lod, budget);
+                let meta = stream.world.meta();
+                self.install_streamed(stream, streaming, world, tools);
+                session.streamed_opened(None, world.grid, meta, 0);
+            }
+            Ok(Err(e)) => session
+                .menu
+                .show_message(format!("Cannot import {}: {e}", png.display()), true),
         }
     }
 

@@ -26,6 +26,67 @@ use crate::terrain::grid::Grid;
 
 use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
 
+/// A heightmap imported as a new streaming world on its own thread
+/// ([`StreamedWorld::import_heightmap`]: seconds of decoding for a 16,384²
+/// map), so the window keeps drawing; the editor takes no edits meanwhile
+/// (the open world is about to be replaced).
+#[derive(Debug)]
+pub struct PendingImport {
+    png: std::path::PathBuf,
+    started: std::time::Instant,
+    handle: std::thread::JoinHandle<Result<StreamedWorld, StreamingFileError>>,
+}
+
+impl PendingImport {
+    /// Starts importing `png` with `settings` (its recovery file goes to
+    /// the default recovery folder).
+    ///
+    /// # Errors
+    /// The I/O error when no thread can be started.
+    pub fn start(
+        png: std::path::PathBuf,
+        settings: crate::io::heightmap_import::HeightmapSettings,
+    ) -> std::io::Result<PendingImport> {
+        let path = png.clone();
+        let handle = std::thread::Builder::new()
+            .name("strata-heightmap-import".into())
+            .spawn(move || {
+                StreamedWorld::import_heightmap(&path, &settings, &default_recovery_dir()?)
+            })?;
+        Ok(PendingImport {
+            png,
+            started: std::time::Instant::now(),
+            handle,
+        })
+    }
+
+    /// The PNG being imported.
+    pub fn png(&self) -> &Path {
+        &self.png
+    }
+
+    /// Seconds since the import started.
+    pub fn elapsed_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// The imported world once the thread is done (`Err(self)` while it
+    /// still runs); a panicked import is reported as an I/O error.
+    pub fn try_finish(self) -> Result<Result<StreamedWorld, StreamingFileError>, PendingImport> {
+        if !self.handle.is_finished() {
+            return Err(self);
+        }
+        Ok(self.handle.join().unwrap_or_else(|_| {
+            Err(StreamingFileError::File(
+                crate::io::world_file::WorldFileError::Io {
+                    path: self.png.clone(),
+                    source: std::io::Error::other("the import stopped unexpectedly"),
+                },
+            ))
+        }))
+    }
+}
+
 /// A streaming world open in the window and its backing file.
 #[derive(Debug)]
 pub struct WindowStream {
@@ -66,22 +127,14 @@ impl WindowStream {
         ))
     }
 
-    /// A new streaming world imported from the heightmap PNG at `png` with
-    /// `settings` (spills to a recovery file until saved; see
-    /// [`StreamedWorld::import_heightmap`]: the samples are decoded here,
-    /// seconds for a 16,384² map; no chunk is built).
-    ///
-    /// # Errors
-    /// [`StreamingFileError`] for a PNG the import refuses or a recovery
-    /// file that cannot be made.
-    pub fn import_heightmap(
-        png: &Path,
-        settings: &crate::io::heightmap_import::HeightmapSettings,
+    /// The window's streaming state for `world` (a finished
+    /// [`PendingImport`], say) within `budget_bytes`.
+    pub fn from_world(
+        world: StreamedWorld,
         lod: LodSettings,
         budget_bytes: usize,
-    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
-        let world = StreamedWorld::import_heightmap(png, settings, &default_recovery_dir()?)?;
-        Ok(Self::streaming(world, lod, budget_bytes))
+    ) -> (WindowStream, TerrainStreaming) {
+        Self::streaming(world, lod, budget_bytes)
     }
 
     /// Reopens the recovery file at `path` that a crash left behind, as
@@ -351,6 +404,52 @@ mod tests {
         assert_eq!(stats.budget_bytes, 300 << 20);
         assert!(stats.resident_chunks > 0);
         stream.close();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod import_tests {
+    use super::*;
+
+    /// Polls `pending` until its thread is done (at most 30 s).
+    fn finish(mut pending: PendingImport) -> Result<StreamedWorld, StreamingFileError> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            match pending.try_finish() {
+                Ok(result) => return result,
+                Err(still) => pending = still,
+            }
+            assert!(std::time::Instant::now() < deadline, "import never ended");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_heightmap_imports_as_a_streaming_world_off_the_frame_thread() {
+        let dir =
+            std::env::temp_dir().join(format!("strata-pending-import-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let png = dir.join("ramp.png");
+        image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(64, 48, |x, z| {
+            image::Luma([(x * 700 + z * 300) as u16])
+        })
+        .save(&png)
+        .expect("png");
+        let settings = crate::io::heightmap_import::HeightmapSettings::default();
+        let pending = PendingImport::start(png.clone(), settings.clone()).expect("thread");
+        assert_eq!(pending.png(), png.as_path());
+        let world = finish(pending).expect("imported");
+        assert!(world.untitled);
+        assert!(matches!(
+            world.terrain,
+            crate::app::streamed_world::StreamedTerrain::Heightmap(_)
+        ));
+        world.remove_recovery();
+        // A file that is not a PNG is an error, reported once the thread ends.
+        let bad = dir.join("bad.png");
+        std::fs::write(&bad, b"not a png").expect("write");
+        assert!(finish(PendingImport::start(bad, settings).expect("thread")).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
