@@ -326,6 +326,9 @@ fn record_writes_every_replayed_frame_as_a_png() {
         ]}"#,
     )
     .unwrap();
+    // A longer, earlier recording in the same folder: its frames go.
+    std::fs::create_dir_all(&frames_dir).unwrap();
+    std::fs::write(frames_dir.join("frame_00099.png"), b"stale").unwrap();
     let json = dir.join("stats.json");
     common::run_ok(
         strata()

@@ -536,3 +536,41 @@ fn a_spill_never_waits_for_the_disk_and_a_column_evicted_mid_write_comes_back_ed
         Cell::full(Material::SNOW)
     );
 }
+
+#[test]
+fn a_walk_across_a_river_bank_is_not_counted_as_falling_through() {
+    // The input that failed (new-user trial): 10,500 frames east from
+    // (3,000,010, 3,000,010) studs on the 1,048,576-cell world cross a river
+    // whose bank put the interpolated surface above the feet at its foot.
+    use glam::DVec2;
+    use strata::collision::scripted_walk::{WalkSegment, run_walk};
+    use strata::collision::{TerrainId, WalkInput};
+    let settings = GeneratorSettings {
+        seed: 7,
+        size_cells: 1 << 20,
+    };
+    let source: Arc<dyn ColumnSource> = Arc::new(GeneratedColumns::new(&settings));
+    let store = Arc::new(MemoryEditStore::default());
+    let mut r = Residency::new(source, store as Arc<dyn EditStore>, usize::MAX);
+    let mut grid = Grid::streaming();
+    let segments = [WalkSegment {
+        frames: 10_500,
+        input: WalkInput {
+            move_xz: DVec2::new(1.0, 0.0),
+            jump: false,
+        },
+    }];
+    let walk = run_walk(
+        &mut grid,
+        TerrainId(0),
+        [3_000_010.0, 3_000_010.0],
+        &segments,
+        |g, region| {
+            let missing = g.missing_columns(&region);
+            Ok(r.load_now(g, missing)?)
+        },
+    )
+    .unwrap();
+    assert!(!walk.fell_through, "{walk:?}");
+    assert!(walk.distance_studs > 2000.0, "{walk:?}");
+}

@@ -820,6 +820,16 @@ pub fn render_world_streamed(
         .stats_json
         .as_ref()
         .and_then(|_| world_collision(&mut collision_cache, &grid));
+    if let Some(dir) = &options.record_dir {
+        // A new recording replaces an earlier one in the same folder.
+        let removed = super::recording::clear_recording(dir).map_err(|e| HeadlessError::Write {
+            path: dir.clone(),
+            message: format!("cannot clear the earlier recording: {e}"),
+        })?;
+        if removed > 0 {
+            log::info!("--record: removed {removed} frames of an earlier recording");
+        }
+    }
     let replay = match &options.script {
         Some(script) => {
             let mut target = HeadlessReplayTarget {

@@ -15,6 +15,36 @@ pub fn recorded_frame_path(dir: &Path, frame: u32) -> PathBuf {
     dir.join(format!("frame_{frame:05}.png"))
 }
 
+/// Removes the frames of an earlier recording from `dir` (files named
+/// `frame_NNNNN.png`; nothing else is touched), so a new, shorter
+/// recording is not followed by stale frames. Returns how many went; a
+/// missing folder has none.
+///
+/// # Errors
+/// The first file that could not be removed.
+pub fn clear_recording(dir: &Path) -> std::io::Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let is_frame = name.to_str().is_some_and(|n| {
+            n.strip_prefix("frame_")
+                .and_then(|r| r.strip_suffix(".png"))
+                .is_some_and(|d| d.len() >= 5 && d.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if is_frame && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Why a recording could not be measured.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
@@ -36,6 +66,9 @@ pub enum RecordingError {
         /// The first frame's size.
         want: (u32, u32),
     },
+    /// The recording's folder does not exist or is not a folder.
+    #[error("{0} is not a folder of recorded frames")]
+    NotAFolder(PathBuf),
     /// Fewer than three frames: no median change to compare with.
     #[error("{dir} holds {frames} recorded frames; at least 3 are needed")]
     TooFew {
@@ -82,6 +115,9 @@ pub fn frame_change(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
 /// [`RecordingError`] for an unreadable frame, frames of different sizes,
 /// or fewer than three frames.
 pub fn measure_recording(dir: &Path) -> Result<FrameChangeReport, RecordingError> {
+    if !dir.is_dir() {
+        return Err(RecordingError::NotAFolder(dir.to_path_buf()));
+    }
     let read = |path: &Path| {
         image::open(path)
             .map(|i| i.to_rgba8())
@@ -218,6 +254,15 @@ mod tests {
             measure_recording(&dir),
             Err(RecordingError::Frame { .. })
         ));
+        assert!(matches!(
+            measure_recording(&dir.join("missing")),
+            Err(RecordingError::NotAFolder(_))
+        ));
+        // Clearing takes the frames and leaves other files alone.
+        std::fs::write(dir.join("notes.txt"), b"keep").unwrap();
+        assert_eq!(clear_recording(&dir).unwrap(), 3);
+        assert!(dir.join("notes.txt").exists());
+        assert_eq!(clear_recording(&dir.join("missing")).unwrap(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

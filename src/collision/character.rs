@@ -458,6 +458,24 @@ struct World<'a> {
 /// sample columns around the point. `None` when one of those columns holds
 /// no solid.
 pub fn column_surface_height_studs(grid: &Grid, x: f64, z: f64) -> Option<f64> {
+    let ([h00, h10, h01, h11], tx, tz) = surrounding_surfaces_studs(grid, x, z)?;
+    Some((h00 * (1.0 - tx) + h10 * tx) * (1.0 - tz) + (h01 * (1.0 - tx) + h11 * tx) * tz)
+}
+
+/// The lowest of the 4 sample columns' topmost surfaces around `(x, z)`
+/// (world studs; see [`column_surface_height_studs`]): feet below it are
+/// under the ground wherever they stand between those columns. At the foot
+/// of a cliff the interpolated surface lies up to the cliff's height above
+/// the ground the feet stand on; this one does not. `None` when one of
+/// those columns holds no solid.
+pub fn lowest_surface_near_studs(grid: &Grid, x: f64, z: f64) -> Option<f64> {
+    let (h, _, _) = surrounding_surfaces_studs(grid, x, z)?;
+    Some(h.into_iter().fold(f64::INFINITY, f64::min))
+}
+
+/// The topmost surfaces (studs) of the 4 sample columns around `(x, z)`,
+/// `[x0z0, x1z0, x0z1, x1z1]`, and the point's fractions between them.
+fn surrounding_surfaces_studs(grid: &Grid, x: f64, z: f64) -> Option<([f64; 4], f64, f64)> {
     let bounds = grid.bounds_cells()?;
     let cell = f64::from(CELL_SIZE_STUDS);
     let (fx, fz) = (x / cell - 0.5, z / cell - 0.5);
@@ -479,9 +497,14 @@ pub fn column_surface_height_studs(grid: &Grid, x: f64, z: f64) -> Option<f64> {
         None
     };
     let (ix, iz) = (x0 as i32, z0 as i32);
-    let h00 = column(ix, iz)?;
-    let h10 = column(ix + 1, iz)?;
-    let h01 = column(ix, iz + 1)?;
-    let h11 = column(ix + 1, iz + 1)?;
-    Some((h00 * (1.0 - tx) + h10 * tx) * (1.0 - tz) + (h01 * (1.0 - tx) + h11 * tx) * tz)
+    Some((
+        [
+            column(ix, iz)?,
+            column(ix + 1, iz)?,
+            column(ix, iz + 1)?,
+            column(ix + 1, iz + 1)?,
+        ],
+        tx,
+        tz,
+    ))
 }

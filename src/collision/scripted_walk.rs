@@ -3,9 +3,11 @@
 //! every step, checked against the grid's columns for falling through.
 //!
 //! "Fell through" means the walker's feet were ever more than
-//! [`FELL_THROUGH_TOLERANCE_STUDS`] below the topmost surface of the column
-//! under them ([`column_surface_height_studs`], from the cells alone), i.e.
-//! it ended inside or under the terrain.
+//! [`FELL_THROUGH_TOLERANCE_STUDS`] below the lowest of the topmost surfaces
+//! of the sample columns around them ([`lowest_surface_near_studs`], from
+//! the cells alone), i.e. it ended inside or under the terrain. (Against the
+//! interpolated surface, a walker standing at the foot of a cliff or a
+//! river bank would count as under it.)
 //!
 //! On a streaming world (spec §12) the walker's ground is loaded before
 //! each step by the caller's `load_ground` (the collision around the walker
@@ -13,7 +15,9 @@
 
 use glam::DVec3;
 
-use super::character::{FIXED_DT_S, WalkError, column_surface_height_studs};
+use super::character::{
+    FIXED_DT_S, WalkError, column_surface_height_studs, lowest_surface_near_studs,
+};
 use super::{CollisionCache, TerrainId, WalkInput, Walker, WalkerSettings};
 use crate::terrain::coords::CellBox;
 use crate::terrain::grid::Grid;
@@ -43,7 +47,8 @@ pub struct WalkStats {
     pub distance_studs: f64,
     /// The feet were ever below the column's surface (see the module docs).
     pub fell_through: bool,
-    /// Lowest height of the feet above the column's surface over all steps, studs.
+    /// Lowest height of the feet above the lowest surface around them
+    /// ([`lowest_surface_near_studs`]) over all steps, studs.
     pub min_height_above_ground_studs: f64,
     /// Physics frames simulated (settling included).
     pub frames: u32,
@@ -114,7 +119,7 @@ pub fn run_walk(
             stats.frames += 1;
             stats.distance_studs += report.moved_xz_studs;
             let p = walker.feet_world;
-            if let Some(h) = column_surface_height_studs(grid, p.x, p.z) {
+            if let Some(h) = lowest_surface_near_studs(grid, p.x, p.z) {
                 let above = p.y - h;
                 stats.min_height_above_ground_studs =
                     stats.min_height_above_ground_studs.min(above);

@@ -47,6 +47,16 @@ pub fn new_world_streams(size_cells: u32) -> bool {
     size_cells > MAX_SIZE_CELLS
 }
 
+/// `count` and `noun`, plural unless `count` is 1: `"1 edited chunk
+/// column"`, `"3 edited chunk columns"`.
+pub fn count_noun(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 /// A world size for the New dialog: cells across and the side in
 /// kilometres (a cell is 4 studs; a stud is taken as one metre, as in
 /// the issue's 1,048,576 cells = 4,194 km), e.g. `"65 536 cells · 262 km"`.
@@ -270,7 +280,8 @@ impl FileMenu {
         if self.recovery.is_none() {
             let what = format!(
                 "A new streaming world was not saved before Strata closed \
-                 ({edited_columns} edited chunk columns):"
+                 ({}):",
+                count_noun(edited_columns, "edited chunk column")
             );
             self.recovery = Some((recovery, written, what));
         }

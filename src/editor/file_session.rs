@@ -362,8 +362,8 @@ impl FileSession {
         if recovered_columns > 0 {
             self.menu.show_message(
                 format!(
-                    "Recovered {recovered_columns} edited chunk columns a crash left unsaved. \
-                     Save to keep them."
+                    "Recovered {} a crash left unsaved. Save to keep them.",
+                    super::file_menu::count_noun(recovered_columns, "edited chunk column")
                 ),
                 false,
             );

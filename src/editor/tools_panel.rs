@@ -465,12 +465,19 @@ pub fn draw_boxes(
     if boxes.is_empty() && handles.is_none() {
         return;
     }
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Background,
-        egui::Id::unique("strata_region_boxes"),
-    ));
     let ppp = ctx.pixels_per_point();
     let [vx, vy, vw, vh] = viewport_px;
+    // Clipped to the 3D view: a box reaching past it must not draw over
+    // the side panel or the menu bar.
+    let painter = ctx
+        .layer_painter(egui::LayerId::new(
+            egui::Order::Background,
+            egui::Id::unique("strata_region_boxes"),
+        ))
+        .with_clip_rect(egui::Rect::from_min_size(
+            egui::pos2(vx / ppp, vy / ppp),
+            egui::vec2(vw / ppp, vh / ppp),
+        ));
     let to_screen = |p: glam::DVec3| {
         camera
             .project_to_screen(p, vw, vh)
