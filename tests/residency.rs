@@ -537,11 +537,12 @@ fn a_spill_never_waits_for_the_disk_and_a_column_evicted_mid_write_comes_back_ed
     );
 }
 
-#[test]
-fn a_walk_across_a_river_bank_is_not_counted_as_falling_through() {
-    // The input that failed (new-user trial): 10,500 frames east from
-    // (3,000,010, 3,000,010) studs on the 1,048,576-cell world cross a river
-    // whose bank put the interpolated surface above the feet at its foot.
+/// A scripted walk east for `frames` from `start_xz` (studs) on the
+/// 1,048,576-cell world of seed 7, loading its ground as it goes.
+fn walk_east_on_the_big_world(
+    start_xz: [f64; 2],
+    frames: u32,
+) -> strata::collision::scripted_walk::WalkStats {
     use glam::DVec2;
     use strata::collision::scripted_walk::{WalkSegment, run_walk};
     use strata::collision::{TerrainId, WalkInput};
@@ -554,23 +555,35 @@ fn a_walk_across_a_river_bank_is_not_counted_as_falling_through() {
     let mut r = Residency::new(source, store as Arc<dyn EditStore>, usize::MAX);
     let mut grid = Grid::streaming();
     let segments = [WalkSegment {
-        frames: 10_500,
+        frames,
         input: WalkInput {
             move_xz: DVec2::new(1.0, 0.0),
             jump: false,
         },
     }];
-    let walk = run_walk(
-        &mut grid,
-        TerrainId(0),
-        [3_000_010.0, 3_000_010.0],
-        &segments,
-        |g, region| {
-            let missing = g.missing_columns(&region);
-            Ok(r.load_now(g, missing)?)
-        },
-    )
-    .unwrap();
+    run_walk(&mut grid, TerrainId(0), start_xz, &segments, |g, region| {
+        let missing = g.missing_columns(&region);
+        Ok(r.load_now(g, missing)?)
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_walk_across_a_river_bank_is_not_counted_as_falling_through() {
+    // The input that failed (new-user trial): 10,500 frames east from
+    // (3,000,010, 3,000,010) studs cross a river whose bank put the
+    // interpolated surface above the feet at its foot.
+    let walk = walk_east_on_the_big_world([3_000_010.0, 3_000_010.0], 10_500);
     assert!(!walk.fell_through, "{walk:?}");
     assert!(walk.distance_studs > 2000.0, "{walk:?}");
+}
+
+#[test]
+fn a_walk_off_the_worlds_edge_is_counted_as_falling() {
+    // The input that went unflagged (new-user trial): 300 frames east from
+    // 14 studs inside the east edge of the world.
+    let walk = walk_east_on_the_big_world([4_194_290.0, 3_000_010.0], 300);
+    assert!(walk.end_world[0] > 4_194_304.0, "{walk:?}");
+    assert!(walk.end_world[1] < 0.0, "{walk:?}");
+    assert!(walk.fell_through, "{walk:?}");
 }

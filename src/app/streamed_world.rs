@@ -60,9 +60,16 @@ fn recovery_name(what: &str) -> String {
 /// Locks the recovery file at `path` for this session.
 fn lock_recovery(path: &Path) -> Result<RecoveryLock, StreamingFileError> {
     RecoveryLock::acquire(path).map_err(|e| {
+        // The message names the file once (the Io variant adds the path).
+        let source = match e {
+            crate::io::recovery_files::RecoveryLockError::InUse(_) => {
+                std::io::Error::other("it is in use by another Strata session")
+            }
+            crate::io::recovery_files::RecoveryLockError::Io { source, .. } => source,
+        };
         StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
             path: path.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
+            source,
         })
     })
 }

@@ -7,7 +7,8 @@
 //! of the sample columns around them ([`lowest_surface_near_studs`], from
 //! the cells alone), i.e. it ended inside or under the terrain. (Against the
 //! interpolated surface, a walker standing at the foot of a cliff or a
-//! river bank would count as under it.)
+//! river bank would count as under it.) Feet with no ground around them
+//! below the world's floor fell too: off the world's edge, into the void.
 //!
 //! On a streaming world (spec §12) the walker's ground is loaded before
 //! each step by the caller's `load_ground` (the collision around the walker
@@ -28,6 +29,10 @@ use crate::terrain::grid::Grid;
 /// vertices, far below any real fall.
 pub const FELL_THROUGH_TOLERANCE_STUDS: f64 = 2.0;
 
+/// The bottom of every world (generated and imported terrain starts at
+/// cell row 0), studs.
+pub const WORLD_FLOOR_STUDS: f64 = 0.0;
+
 /// Frames the walker settles onto the ground before the first step.
 pub const SETTLE_FRAMES: u32 = 120;
 
@@ -45,7 +50,8 @@ pub struct WalkSegment {
 pub struct WalkStats {
     /// Horizontal distance walked, studs.
     pub distance_studs: f64,
-    /// The feet were ever below the column's surface (see the module docs).
+    /// The feet were ever below the ground around them, or off the world
+    /// below its floor (see the module docs).
     pub fell_through: bool,
     /// Lowest height of the feet above the lowest surface around them
     /// ([`lowest_surface_near_studs`]) over all steps, studs.
@@ -119,13 +125,21 @@ pub fn run_walk(
             stats.frames += 1;
             stats.distance_studs += report.moved_xz_studs;
             let p = walker.feet_world;
-            if let Some(h) = lowest_surface_near_studs(grid, p.x, p.z) {
-                let above = p.y - h;
-                stats.min_height_above_ground_studs =
-                    stats.min_height_above_ground_studs.min(above);
-                if above < -FELL_THROUGH_TOLERANCE_STUDS {
+            match lowest_surface_near_studs(grid, p.x, p.z) {
+                Some(h) => {
+                    let above = p.y - h;
+                    stats.min_height_above_ground_studs =
+                        stats.min_height_above_ground_studs.min(above);
+                    if above < -FELL_THROUGH_TOLERANCE_STUDS {
+                        stats.fell_through = true;
+                    }
+                }
+                // No ground under the feet and below the world's floor: the
+                // walker walked off the world's edge into the void.
+                None if p.y < WORLD_FLOOR_STUDS - FELL_THROUGH_TOLERANCE_STUDS => {
                     stats.fell_through = true;
                 }
+                None => {}
             }
         }
     }
