@@ -818,6 +818,8 @@ impl WindowState {
             .pending_import
             .as_ref()
             .map(|p| (p.png().to_path_buf(), p.elapsed_s()));
+        session.export_needs_box =
+            streaming.residency.is_some() && self.panel.tools.region.is_none();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut panel_points = 0.0;
         let mut bar_points = 0.0;

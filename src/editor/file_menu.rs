@@ -139,7 +139,14 @@ pub struct FileMenuView<'a> {
     pub recent: &'a [PathBuf],
     /// The running job's label and progress.
     pub job: Option<(&'a str, &'a Progress)>,
+    /// Why Export cannot run now (a streaming world with no region box
+    /// selected): shown instead of the path dialog.
+    pub export_blocked: Option<&'a str>,
 }
+
+/// Why a streaming world cannot be exported without a region box.
+pub const EXPORT_NEEDS_BOX: &str = "A streaming world exports a region box: select one with the \
+     Region tool (B, then drag) and export again.";
 
 #[derive(Clone, Debug)]
 enum Dialog {
@@ -453,13 +460,17 @@ impl FileMenu {
                 self.dialog = Some(import_dialog());
                 ui.close();
             }
-            if ui.button("Export Heightmap (PNG)…").clicked() {
-                self.open_path_dialog(PathPurpose::ExportHeightmap, view.path);
-                ui.close();
-            }
-            if ui.button("Export Mesh (glTF .glb)…").clicked() {
-                self.open_path_dialog(PathPurpose::ExportGlb, view.path);
-                ui.close();
+            for (label, purpose) in [
+                ("Export Heightmap (PNG)…", PathPurpose::ExportHeightmap),
+                ("Export Mesh (glTF .glb)…", PathPurpose::ExportGlb),
+            ] {
+                if ui.button(label).clicked() {
+                    match view.export_blocked {
+                        Some(why) => self.show_message(why.to_string(), true),
+                        None => self.open_path_dialog(purpose, view.path),
+                    }
+                    ui.close();
+                }
             }
             ui.separator();
             ui.horizontal(|ui| {
@@ -1105,6 +1116,7 @@ mod tests {
             dirty: true,
             recent: &[],
             job: None,
+            export_blocked: None,
         };
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(

@@ -74,6 +74,9 @@ pub struct FileSession {
     recovering_for: Option<PathBuf>,
     /// How a new world is first shown (the editor updates it every frame).
     pub view: ViewSetup,
+    /// Export needs a region box first (a streaming world with none
+    /// selected; the editor updates it every frame).
+    pub export_needs_box: bool,
 }
 
 impl FileSession {
@@ -88,6 +91,7 @@ impl FileSession {
             after_save: None,
             recovering_for: None,
             view: ViewSetup::default(),
+            export_needs_box: false,
         }
     }
 
@@ -145,6 +149,9 @@ impl FileSession {
                 dirty: self.doc.is_dirty(grid),
                 recent: self.recent.paths(),
                 job,
+                export_blocked: self
+                    .export_needs_box
+                    .then_some(super::file_menu::EXPORT_NEEDS_BOX),
             };
             self.menu.show(ctx, &view)
         };
