@@ -330,6 +330,8 @@ impl WindowStream {
             spilled: r.stats.spilled,
             budget_limited: streaming.is_budget_limited(),
             edit_waiting,
+            failed_writes: r.stats.failed_spills,
+            writes_pending: r.spills_in_flight(),
         })
     }
 

@@ -81,9 +81,24 @@ pub struct StreamingPanelStats {
     pub budget_limited: bool,
     /// What a waiting edit says, e.g. `"loading 3 chunk columns…"`.
     pub edit_waiting: Option<String>,
+    /// Writes of edited columns to the backing file that failed so far.
+    pub failed_writes: u64,
+    /// Edited columns whose writes are not confirmed yet (held in memory).
+    pub writes_pending: usize,
 }
 
 impl StreamingPanelStats {
+    /// The warning when writes to the backing file failed and their columns
+    /// are still only in memory (`None` otherwise).
+    pub fn write_warning(&self) -> Option<String> {
+        (self.failed_writes > 0 && self.writes_pending > 0).then(|| {
+            format!(
+                "{} could not be written to the world file; kept in memory, written again at the next save",
+                super::file_menu::count_noun(self.writes_pending, "edited chunk column")
+            )
+        })
+    }
+
     /// The memory line, e.g. `"612 / 2048 MiB, 1 234 chunks, 3 loading"`.
     pub fn memory_line(&self) -> String {
         format!(
@@ -397,6 +412,9 @@ impl EditorPanel {
              recently needed columns are evicted above it, edited ones written to the \
              backing file first",
         );
+        if let Some(warning) = stats.write_warning() {
+            ui.label(egui::RichText::new(warning).color(egui::Color32::from_rgb(255, 120, 80)));
+        }
         if stats.budget_limited {
             ui.label(
                 egui::RichText::new("the budget holds only part of the view")
@@ -674,5 +692,23 @@ mod tests {
         assert_eq!(group_digits(999), "999");
         assert_eq!(group_digits(0), "0");
         assert!(MEMORY_BUDGET_RANGE_MIB.contains(&EditorPanel::default().memory_budget_mib));
+        // Failed writes are shown while their columns are only in memory.
+        assert_eq!(s.write_warning(), None);
+        let failing = StreamingPanelStats {
+            failed_writes: 2,
+            writes_pending: 1,
+            ..s.clone()
+        };
+        assert!(
+            failing
+                .write_warning()
+                .unwrap()
+                .starts_with("1 edited chunk column could not be written")
+        );
+        let retried = StreamingPanelStats {
+            writes_pending: 0,
+            ..failing
+        };
+        assert_eq!(retried.write_warning(), None);
     }
 }
