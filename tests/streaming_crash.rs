@@ -13,6 +13,16 @@ use strata::terrain::{Cell, ColumnCoord, Grid, Material};
 
 mod common;
 
+/// A fill at (100, *, 100) cells, then the camera flies 12,000 studs away
+/// and waits there for a minute (the run is killed long before).
+const AWAY_SCRIPT: &str = r#"{"frame_rate_hz": 60, "strokes": [
+    {"frame": 1, "tool": "fill", "material": "limestone",
+     "region_min": [100, 20, 100], "region_max": [110, 90, 110]},
+    {"frame": 10, "camera": [420, 600, 420, 0, -30]},
+    {"frame": 130, "camera": [420, 600, 12420, 180, -30]},
+    {"frame": 3600, "camera": [420, 600, 12420, 180, -30]}
+]}"#;
+
 #[test]
 fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
     if common::gpu_or_skip("a_killed_session_leaves_its_spilled_edit_for_the_next_open").is_none() {
@@ -26,20 +36,8 @@ fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
         size_cells: 1 << 16,
     };
     drop(StreamingWorldFile::create(&world, &settings).unwrap());
-    // A fill at (100, *, 100) cells, then the camera flies 12,000 studs
-    // away and waits there for a minute (the run is killed long before).
     let script = dir.join("away.json");
-    std::fs::write(
-        &script,
-        r#"{"frame_rate_hz": 60, "strokes": [
-            {"frame": 1, "tool": "fill", "material": "limestone",
-             "region_min": [100, 20, 100], "region_max": [110, 90, 110]},
-            {"frame": 10, "camera": [420, 600, 420, 0, -30]},
-            {"frame": 130, "camera": [420, 600, 12420, 180, -30]},
-            {"frame": 3600, "camera": [420, 600, 12420, 180, -30]}
-        ]}"#,
-    )
-    .unwrap();
+    std::fs::write(&script, AWAY_SCRIPT).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(["--headless", "--world"])
         .arg(&world)
@@ -101,17 +99,7 @@ fn a_killed_new_world_is_offered_back_from_its_recovery_file() {
     let recovery_dir = tmp.join("strata-recovery");
     std::fs::create_dir_all(&recovery_dir).unwrap();
     let script = tmp.join("away.json");
-    std::fs::write(
-        &script,
-        r#"{"frame_rate_hz": 60, "strokes": [
-            {"frame": 1, "tool": "fill", "material": "limestone",
-             "region_min": [100, 20, 100], "region_max": [110, 90, 110]},
-            {"frame": 10, "camera": [420, 600, 420, 0, -30]},
-            {"frame": 130, "camera": [420, 600, 12420, 180, -30]},
-            {"frame": 3600, "camera": [420, 600, 12420, 180, -30]}
-        ]}"#,
-    )
-    .unwrap();
+    std::fs::write(&script, AWAY_SCRIPT).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .env("TMPDIR", &tmp)
         .args(["--headless", "--world-size", "65536", "--seed", "7"])
