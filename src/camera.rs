@@ -18,10 +18,37 @@
 //! turns right (toward +X). `pitch_deg` is positive looking up, clamped to
 //! ±[`MAX_PITCH_DEG`].
 
-use glam::{DMat3, DVec3, Mat4, Vec3, Vec4Swizzles};
+use glam::{DMat3, DVec3, Mat4, Vec3, Vec4, Vec4Swizzles};
 
 use crate::terrain::Grid;
 use crate::terrain::coords::CELL_SIZE_STUDS;
+
+/// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
+/// Reversed-Z infinite projection: the far plane is at infinity and is omitted.
+#[derive(Clone, Copy, Debug)]
+pub struct Frustum {
+    planes: [Vec4; 5],
+}
+
+impl Frustum {
+    /// Extracts the planes from a camera-relative `clip_from_world` (Gribb–Hartmann).
+    pub fn from_clip_from_world(m: Mat4) -> Frustum {
+        let (r0, r1, r2, r3) = (m.row(0), m.row(1), m.row(2), m.row(3));
+        Frustum {
+            // Left, right, bottom, top, near (reversed-Z: z <= w).
+            planes: [r3 + r0, r3 - r0, r3 + r1, r3 - r1, r3 - r2],
+        }
+    }
+
+    /// True when the box `[min, max]` (camera-relative studs) may be visible.
+    pub fn intersects_aabb(&self, min: Vec3, max: Vec3) -> bool {
+        self.planes.iter().all(|p| {
+            let n = p.truncate();
+            let v = Vec3::select(n.cmpge(Vec3::ZERO), max, min);
+            n.dot(v) + p.w >= 0.0
+        })
+    }
+}
 
 /// Largest allowed |pitch| in degrees; keeps the view away from the poles where yaw degenerates.
 pub const MAX_PITCH_DEG: f32 = 89.0;

@@ -89,6 +89,8 @@ pub struct FrameReport {
     pub drawn_chunks: usize,
     /// Triangles drawn.
     pub drawn_triangles: usize,
+    /// Draw calls (terrain chunks, horizon nodes, water).
+    pub draws: usize,
     /// Wall time from recording to pixels on the CPU, in milliseconds.
     pub render_ms: f64,
     /// The 3D viewport (the area right of the UI panel when it is drawn).
@@ -278,7 +280,8 @@ impl HeadlessRenderer {
             img,
             FrameReport {
                 drawn_chunks: draw.drawn_chunks,
-                drawn_triangles: draw.drawn_triangles,
+                drawn_triangles: draw.triangles(),
+                draws: draw.draws(),
                 render_ms: start.elapsed().as_secs_f64() * 1e3,
                 viewport: Some(viewport),
             },
@@ -385,7 +388,11 @@ pub struct RenderStats {
     /// Most results published in one frame.
     pub max_results_per_frame: usize,
     /// Triangles (surface and skirts) of the shown meshes per level of detail.
-    pub triangles_by_level: [usize; 4],
+    pub triangles_by_level: Vec<usize>,
+    /// Draw calls of the final frame (terrain chunks, horizon nodes, water).
+    pub draws: usize,
+    /// Triangles the final frame drew (terrain chunks, horizon nodes, water).
+    pub drawn_triangles: usize,
     /// Chunks with a mesh per level of detail.
     pub chunks_by_level: [usize; 4],
     /// LOD scan time over the run, ms.
@@ -562,9 +569,10 @@ fn settle_streaming(
     streaming: &mut TerrainStreaming,
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
-    camera_pos_world: glam::DVec3,
+    camera: &Camera,
     headless: &mut HeadlessRenderer,
 ) -> Result<u64, HeadlessError> {
+    let camera_pos_world = camera.pos_world;
     let start = Instant::now();
     let mut frames = 0;
     loop {
@@ -589,6 +597,8 @@ fn settle_streaming(
                     streaming.last_waiting_columns()
                 );
             }
+            let mut uploader = headless.renderer().uploader();
+            streaming.horizon_frame_settled(grid, meshes, camera, &mut uploader);
             return Ok(frames);
         }
         if start.elapsed() > STREAMING_STARTUP_TIMEOUT {
@@ -783,7 +793,7 @@ pub fn render_world_streamed(
                 &mut streaming,
                 &mut grid,
                 &mut meshes,
-                camera.pos_world,
+                &camera,
                 &mut headless,
             )?;
             (
@@ -868,6 +878,11 @@ pub fn render_world_streamed(
     let mut settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     settings.overlays = options.overlays;
     settings.time_secs = options.time_secs;
+    {
+        // The final view's horizon, complete (a replay may have ended mid-flight).
+        let mut uploader = headless.renderer().uploader();
+        streaming.horizon_frame_settled(&grid, &meshes, &camera, &mut uploader);
+    }
     // The audit of the shown meshes feeds the statistics, the panel and,
     // with `--overlay seam-audit`, the markers.
     headless
@@ -900,6 +915,11 @@ pub fn render_world_streamed(
     }
     panel.streaming = streaming_panel;
     let (img, report) = headless.render(&camera, &settings, &panel)?;
+    let node_triangles = headless
+        .renderer()
+        .chunk_buffers()
+        .nodes()
+        .triangles_by_level();
     write_png(&options.output, &img)?;
 
     let (vertices, triangles) = meshes.totals();
@@ -931,7 +951,16 @@ pub fn render_world_streamed(
         replay_frames_drawn: options.replay_frames,
         upload_ms: pipeline.stats.upload_summary(),
         max_results_per_frame: pipeline.stats.max_results_per_frame,
-        triangles_by_level: meshes.triangles_by_level(),
+        triangles_by_level: {
+            let mut levels = meshes.triangles_by_level().to_vec();
+            levels.resize(node_triangles.len().max(levels.len()), 0);
+            for (l, t) in node_triangles.iter().enumerate().skip(levels.len().min(4)) {
+                levels[l] = *t;
+            }
+            levels
+        },
+        draws: report.draws,
+        drawn_triangles: report.drawn_triangles,
         seam_audit_mismatches,
         chunks_by_level: meshes.chunks_by_level(),
         lod_scan_ms: ScanSummary {

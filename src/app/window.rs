@@ -697,6 +697,10 @@ impl WindowState {
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
+        let mut camera = self.camera;
+        camera.aspect =
+            self.viewport.size_px()[0].max(1) as f32 / self.viewport.size_px()[1].max(1) as f32;
+        streaming.horizon_frame(grid, meshes, &camera, &mut self.renderer.uploader());
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             self.renderer.update_seam_audit(meshes, now);
         }

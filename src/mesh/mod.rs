@@ -8,6 +8,7 @@ pub mod coarse_vote_cache;
 pub mod collision_mesh;
 pub mod field;
 pub mod materials;
+pub mod node_mesh;
 pub mod skirts;
 pub mod surface_nets;
 pub mod water;

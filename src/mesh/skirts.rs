@@ -52,8 +52,26 @@ pub fn add_skirts(
     samples_per_axis: usize,
     overhang_studs: f32,
 ) {
+    add_skirts_sized(
+        mesh,
+        depth_studs,
+        samples_per_axis,
+        overhang_studs,
+        crate::terrain::coords::CHUNK_SIZE_STUDS,
+    );
+}
+
+/// [`add_skirts`] for a mesh `side_studs` on a side (a node above the
+/// chunk, spec §13), whose side faces lie at 0 and `side_studs`.
+pub fn add_skirts_sized(
+    mesh: &mut ChunkMesh,
+    depth_studs: f32,
+    samples_per_axis: usize,
+    overhang_studs: f32,
+    side_studs: f32,
+) {
     let n = samples_per_axis as i32;
-    let chunk_studs = crate::terrain::coords::CHUNK_SIZE_STUDS;
+    let chunk_studs = side_studs;
     let surface_vertices = mesh.skirt_start_vertex as usize;
     let surface_indices = mesh.skirt_start_index as usize;
     truncate(mesh, surface_vertices, surface_indices);

@@ -287,6 +287,9 @@ pub struct LodController {
     candidates: Vec<ChunkCoord>,
     candidates_key: Option<(u64, u64)>,
     lead_studs: f64,
+    /// Chunks are meshed no farther than this while a horizon draws beyond
+    /// (spec §13); `None`: out to the draw distance.
+    chunk_range_cap_studs: Option<f64>,
 }
 
 impl LodController {
@@ -302,7 +305,22 @@ impl LodController {
     /// the draw distance, plus the lead of a moving camera
     /// ([`LodController::set_lead_studs`]).
     pub fn preload_range_studs(&self) -> f64 {
-        self.settings.draw_distance_studs + CHUNK_SIZE_STUDS as f64 + self.lead_studs
+        self.chunk_draw_distance_studs() + CHUNK_SIZE_STUDS as f64 + self.lead_studs
+    }
+
+    /// How far chunks are drawn: the draw distance, or less where the
+    /// horizon's nodes take over ([`LodController::set_chunk_range_cap`]).
+    pub fn chunk_draw_distance_studs(&self) -> f64 {
+        match self.chunk_range_cap_studs {
+            Some(cap) => self.settings.draw_distance_studs.min(cap),
+            None => self.settings.draw_distance_studs,
+        }
+    }
+
+    /// Caps the chunk levels' range at `cap_studs` (a horizon draws
+    /// beyond it), or lifts the cap with `None`.
+    pub fn set_chunk_range_cap(&mut self, cap_studs: Option<f64>) {
+        self.chunk_range_cap_studs = cap_studs;
     }
 
     /// Meshes are kept up to this distance: one chunk beyond the preload range.
@@ -388,7 +406,7 @@ impl LodController {
         let mut out = LodUpdate::default();
         // The scan is due again when the range it covers changes (the draw
         // distance or the camera's lead).
-        let draw = self.settings.draw_distance_studs + self.lead_studs;
+        let draw = self.chunk_draw_distance_studs() + self.lead_studs;
         // The revision moves with edits, the layout revision when chunks or
         // streamed columns come and go; both only grow, so their sum
         // changes whenever either does.

@@ -201,6 +201,11 @@ pub trait ChunkUploader {
     fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
         let _ = (coord, water);
     }
+    /// Uploads the nodes the horizon built or dropped and takes its draw
+    /// list (spec §13); uploaders without a GPU ignore it.
+    fn sync_horizon(&mut self, horizon: &mut super::horizon::Horizon) {
+        let _ = horizon;
+    }
 }
 
 /// A borrowed uploader uploads (lets a caller hand out `&mut` to a boxed one).
@@ -216,6 +221,9 @@ impl<U: ChunkUploader + ?Sized> ChunkUploader for &mut U {
     }
     fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
         (**self).stage_water(coord, water);
+    }
+    fn sync_horizon(&mut self, horizon: &mut super::horizon::Horizon) {
+        (**self).sync_horizon(horizon);
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod camera_lead;
 pub mod column_demand;
+pub mod horizon;
 pub mod invalidation;
 pub mod lod;
 pub mod mesh_pipeline;

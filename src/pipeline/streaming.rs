@@ -10,8 +10,11 @@ use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Grid;
 use crate::terrain::residency::Residency;
 
+use crate::camera::{Camera, Frustum};
+
 use super::camera_lead::CameraLead;
 use super::column_demand::{ColumnDemand, missing_chunks};
+use super::horizon::{Horizon, HorizonView, chunk_range_studs, chunks_ready};
 
 use super::lod::{LodController, LodSettings};
 use super::mesh_pipeline::{ChunkUploader, MeshPipeline, PublishReport};
@@ -31,6 +34,9 @@ pub struct TerrainStreaming {
     /// Column residency of a streaming world (`None`: the grid holds the
     /// whole world).
     pub residency: Option<Residency>,
+    /// The levels above the chunk of a streaming world whose source answers
+    /// coarse samples (spec §13); `None` otherwise.
+    pub horizon: Option<Horizon>,
     demand: ColumnDemand,
     camera_lead: CameraLead,
     /// The lead is off while the budget is nearly full (see
@@ -76,11 +82,69 @@ impl TerrainStreaming {
     }
 
     /// Streaming of a world whose columns `residency` loads on demand.
+    /// Where the source answers coarse samples, the horizon draws beyond
+    /// the chunk levels and chunks are meshed only out to
+    /// [`chunk_range_studs`].
     pub fn streaming(settings: LodSettings, residency: Residency) -> TerrainStreaming {
-        TerrainStreaming {
+        let horizon = Horizon::new(residency.source().clone());
+        let mut streaming = TerrainStreaming {
             residency: Some(residency),
             ..TerrainStreaming::new(settings)
+        };
+        if horizon.is_some() {
+            streaming.lod.set_chunk_range_cap(Some(chunk_range_studs()));
         }
+        streaming.horizon = horizon;
+        streaming
+    }
+
+    /// Late in the frame, with the camera the frame is drawn from: takes
+    /// finished node builds, selects the horizon's draw list for `camera`'s
+    /// frustum, requests missing nodes coarsest first and hands the result
+    /// to `uploader`. Does nothing without a horizon.
+    pub fn horizon_frame(
+        &mut self,
+        grid: &Grid,
+        meshes: &WorldMeshes,
+        camera: &Camera,
+        uploader: &mut dyn ChunkUploader,
+    ) {
+        let Some(horizon) = self.horizon.as_mut() else {
+            return;
+        };
+        horizon.receive();
+        horizon.note_grid_changes(grid);
+        horizon.set_frozen(self.lod.settings.frozen);
+        let frustum = Frustum::from_clip_from_world(camera.clip_from_world());
+        let pos = camera.pos_world;
+        let in_view = |lo: DVec3, hi: DVec3| {
+            frustum.intersects_aabb((lo - pos).as_vec3(), (hi - pos).as_vec3())
+        };
+        let ready = |key| chunks_ready(grid, meshes, key);
+        horizon.select(&HorizonView {
+            camera_pos_world: pos,
+            draw_distance_studs: self.lod.settings.draw_distance_studs,
+            in_view: &in_view,
+            chunks_ready: &ready,
+        });
+        horizon.dispatch();
+        uploader.sync_horizon(horizon);
+    }
+
+    /// [`TerrainStreaming::horizon_frame`] that waits until every node the
+    /// view wants is built (headless first frames).
+    pub fn horizon_frame_settled(
+        &mut self,
+        grid: &Grid,
+        meshes: &WorldMeshes,
+        camera: &Camera,
+        uploader: &mut dyn ChunkUploader,
+    ) {
+        self.horizon_frame(grid, meshes, camera, uploader);
+        if let Some(h) = self.horizon.as_mut() {
+            h.build_wanted_now();
+        }
+        self.horizon_frame(grid, meshes, camera, uploader);
     }
 
     /// True when every column the view wanted at the last
@@ -164,10 +228,14 @@ impl TerrainStreaming {
         if residency.stats.evicted != evicted_before {
             self.pipeline.cancel_unmeshable(grid);
         }
-        self.last_missing_chunks =
-            missing_chunks(grid, meshes, columns, camera_pos_world, draw, |c| {
+        // With a horizon, ground the chunks have not reached yet is covered
+        // by nodes; what is missing is what no node covers either.
+        self.last_missing_chunks = match &self.horizon {
+            Some(h) => h.uncovered(),
+            None => missing_chunks(grid, meshes, columns, camera_pos_world, draw, |c| {
                 residency.is_outside(c)
-            });
+            }),
+        };
         if self.streamed_frames.is_multiple_of(60) {
             log::debug!(
                 "stream frame {}: {} missing, {} waiting, {} loads in flight, {} MiB resident, {} meshing",

@@ -34,6 +34,7 @@ use crate::terrain::coords::ChunkCoord;
 use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
 use super::instance_buffer::InstanceBuffer;
+use super::node_buffers::NodeBuffers;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::residency_overlay::{ResidencyView, instance_w};
 use super::water_buffers::WaterBuffers;
@@ -91,6 +92,22 @@ pub struct DrawStats {
     pub drawn_water_chunks: usize,
     /// Water triangles drawn.
     pub drawn_water_triangles: usize,
+    /// Horizon nodes drawn (spec §13).
+    pub drawn_nodes: usize,
+    /// Their triangles.
+    pub drawn_node_triangles: usize,
+}
+
+impl DrawStats {
+    /// Draw calls of the frame's terrain and water.
+    pub fn draws(&self) -> usize {
+        self.drawn_chunks + self.drawn_nodes + self.drawn_water_chunks
+    }
+
+    /// Triangles of the frame's terrain and water.
+    pub fn triangles(&self) -> usize {
+        self.drawn_triangles + self.drawn_node_triangles + self.drawn_water_triangles
+    }
 }
 
 /// All chunk buffers plus this frame's instance buffer and draw list.
@@ -112,6 +129,8 @@ pub struct ChunkBuffers {
     revision: u64,
     /// The water surfaces, staged and promoted with the terrain.
     water: WaterBuffers,
+    /// The horizon's nodes and the chunks it leaves to the chunk levels.
+    nodes: NodeBuffers,
     /// Column states the instances carry for the `residency` overlay.
     residency: Option<ResidencyView>,
 }
@@ -154,6 +173,7 @@ impl ChunkBuffers {
             extra_usage: super::gpu::mesh_upload_usage(device),
             revision: 0,
             water: WaterBuffers::new(device),
+            nodes: NodeBuffers::default(),
             residency: None,
         }
     }
@@ -304,6 +324,17 @@ impl ChunkBuffers {
         self.water.promote(coords);
     }
 
+    /// GPU buffers for `mesh` (meshed at `level`) and their size in bytes;
+    /// `None` for an empty mesh. Shared with the horizon's nodes.
+    pub(super) fn create_gpu(
+        device: &wgpu::Device,
+        level: u8,
+        mesh: &ChunkMesh,
+        extra_usage: wgpu::BufferUsages,
+    ) -> Option<(ChunkGpu, usize)> {
+        Self::create(device, level, mesh, extra_usage)
+    }
+
     /// GPU buffers for `mesh` and their size in bytes; `None` for an empty mesh.
     fn create(
         device: &wgpu::Device,
@@ -358,6 +389,7 @@ impl ChunkBuffers {
         self.draws.clear();
         self.instances.clear();
         self.water.clear();
+        self.nodes.clear();
     }
 
     /// Number of chunks with GPU buffers.
@@ -393,8 +425,9 @@ impl ChunkBuffers {
     ) -> DrawStats {
         let residency = self.residency.as_ref();
         let frustum = Frustum::from_clip_from_world(clip_from_world);
+        let nodes = &self.nodes;
         let visible = cull_and_sort(
-            &self.chunks,
+            self.chunks.iter().filter(|(c, _)| nodes.draws_chunk(**c)),
             |gpu| gpu.bounds_local,
             camera.pos_world,
             &frustum,
@@ -418,12 +451,17 @@ impl ChunkBuffers {
             },
         );
         self.instances = visible.iter().map(|v| v.item).collect();
-        self.instance_buffer.write(device, queue, &self.instances);
         self.draws = visible.iter().map(|v| v.coord).collect();
+        let node_stats = self
+            .nodes
+            .prepare(camera.pos_world, &frustum, &mut self.instances);
+        self.instance_buffer.write(device, queue, &self.instances);
         let water = self
             .water
             .prepare(device, queue, camera, &frustum, draw_distance_studs);
         DrawStats {
+            drawn_nodes: node_stats.nodes,
+            drawn_node_triangles: node_stats.triangles,
             drawn_water_chunks: water.chunks,
             drawn_water_triangles: water.triangles,
             resident_chunks: self.chunks.len(),
@@ -446,7 +484,7 @@ impl ChunkBuffers {
     /// `i`), stopping before the skirts when `hide_skirts`. A pipeline with
     /// the terrain's vertex layouts and its bind groups must already be set.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, hide_skirts: bool) {
-        if self.draws.is_empty() {
+        if self.instances.is_empty() {
             return;
         }
         pass.set_vertex_buffer(1, self.instance_buffer.buffer().slice(..));
@@ -467,6 +505,22 @@ impl ChunkBuffers {
             pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..count, 0, i..i + 1);
         }
+        self.nodes.draw(pass, self.draws.len() as u32, hide_skirts);
+    }
+
+    /// Uploads the nodes `horizon` changed and takes its draw list (see
+    /// [`NodeBuffers::sync`]). Returns the bytes uploaded.
+    pub fn sync_horizon(
+        &mut self,
+        device: &wgpu::Device,
+        horizon: &mut crate::pipeline::horizon::Horizon,
+    ) -> usize {
+        self.nodes.sync(device, horizon, self.extra_usage)
+    }
+
+    /// The horizon's node buffers.
+    pub fn nodes(&self) -> &NodeBuffers {
+        &self.nodes
     }
 
     /// Creates the barycentric-wireframe bind group (`layout`: binding 0 =

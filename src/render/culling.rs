@@ -7,36 +7,11 @@
 //! frustum test, draw distance and `f64` origin arithmetic); only the
 //! per-chunk bounds, the instance data and the draw order differ.
 
-use glam::{DVec3, Mat4, Vec3, Vec4};
+use glam::{DVec3, Vec3};
 
 use crate::terrain::coords::ChunkCoord;
 
-/// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
-/// Reversed-Z infinite projection: the far plane is at infinity and is omitted.
-#[derive(Clone, Copy, Debug)]
-pub struct Frustum {
-    planes: [Vec4; 5],
-}
-
-impl Frustum {
-    /// Extracts the planes from a camera-relative `clip_from_world` (Gribb–Hartmann).
-    pub fn from_clip_from_world(m: Mat4) -> Frustum {
-        let (r0, r1, r2, r3) = (m.row(0), m.row(1), m.row(2), m.row(3));
-        Frustum {
-            // Left, right, bottom, top, near (reversed-Z: z <= w).
-            planes: [r3 + r0, r3 - r0, r3 + r1, r3 - r1, r3 - r2],
-        }
-    }
-
-    /// True when the box `[min, max]` (camera-relative studs) may be visible.
-    pub fn intersects_aabb(&self, min: Vec3, max: Vec3) -> bool {
-        self.planes.iter().all(|p| {
-            let n = p.truncate();
-            let v = Vec3::select(n.cmpge(Vec3::ZERO), max, min);
-            n.dot(v) + p.w >= 0.0
-        })
-    }
-}
+pub use crate::camera::Frustum;
 
 /// The order of a draw list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

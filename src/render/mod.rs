@@ -90,6 +90,7 @@ pub mod gpu_data;
 pub mod instance_buffer;
 pub mod line_pipeline;
 pub mod material_textures;
+pub mod node_buffers;
 pub mod offscreen;
 pub mod overlays;
 pub mod pipeline_state;
@@ -196,6 +197,10 @@ impl ChunkUploader for RendererUploader<'_> {
 
     fn stage_water(&mut self, coord: ChunkCoord, water: &Arc<WaterMesh>) {
         self.chunks.stage_water(self.device, coord, water);
+    }
+
+    fn sync_horizon(&mut self, horizon: &mut crate::pipeline::horizon::Horizon) {
+        self.chunks.sync_horizon(self.device, horizon);
     }
 }
 
@@ -434,8 +439,6 @@ impl Renderer {
     ) -> DrawStats {
         let mut cam = *camera;
         cam.aspect = viewport_px[0].max(1) as f32 / viewport_px[1].max(1) as f32;
-        let uniforms = GlobalUniforms::new(&cam, settings, viewport_px, self.encode_srgb);
-        self.globals.write(queue, &uniforms);
         self.last_draw = self.chunks.prepare(
             &self.device,
             queue,
@@ -444,6 +447,14 @@ impl Renderer {
             settings.draw_distance_studs,
             Instant::now(),
         );
+        // The fog thickens toward the farthest ground drawn: with a horizon
+        // that is its farthest node, not the chunk meshes' extent.
+        let mut fogged = *settings;
+        fogged.fog_distance_studs = fogged
+            .fog_distance_studs
+            .max(self.chunks.nodes().reach_studs());
+        let uniforms = GlobalUniforms::new(&cam, &fogged, viewport_px, self.encode_srgb);
+        self.globals.write(queue, &uniforms);
         self.overlays = settings.overlays;
         if self.overlays.contains(Overlay::Wireframe) {
             self.wireframe.prepare(&self.device, &mut self.chunks);

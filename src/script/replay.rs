@@ -227,6 +227,7 @@ pub fn replay_script(
         streaming.begin_frame(grid, meshes, camera.pos_world, &mut *target.uploader());
         sleep_until(frame_start + publish_at);
         let published: PublishReport = streaming.publish(&mut *target.uploader(), meshes);
+        streaming.horizon_frame(grid, meshes, &camera, &mut *target.uploader());
         if published.promoted_chunks > 0
             || streaming.pipeline.stats.awaiting_presentation() > 0
             || target.presents_every_frame()

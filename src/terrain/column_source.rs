@@ -15,6 +15,7 @@ use rustc_hash::FxHashMap;
 use super::chunk::ChunkCells;
 use super::coords::{ChunkCoord, ColumnCoord};
 use super::generate::{ColumnGenerator, GeneratorSettings};
+use super::surface_sampler::SurfaceSampler;
 
 /// The chunks of one column: `(chunk, cells)` sorted by y, all-empty chunks
 /// left out.
@@ -72,6 +73,13 @@ pub trait ColumnSource: Send + Sync + std::fmt::Debug {
     /// True when `column` is known to be empty without loading it (outside
     /// the world's footprint): such columns are never requested.
     fn is_outside(&self, column: ColumnCoord) -> bool;
+
+    /// Point queries on the unedited terrain for the levels above the chunk
+    /// (spec §13), or `None` when the source cannot answer them (then
+    /// nothing is drawn beyond the chunk levels).
+    fn surface_sampler(&self) -> Option<&dyn SurfaceSampler> {
+        None
+    }
 }
 
 /// Keeps edited columns across eviction (spec §12: "an edited chunk is
@@ -135,6 +143,10 @@ impl ColumnSource for GeneratedColumns {
 
     fn is_outside(&self, column: ColumnCoord) -> bool {
         self.generator.is_outside(column)
+    }
+
+    fn surface_sampler(&self) -> Option<&dyn SurfaceSampler> {
+        Some(&self.generator)
     }
 }
 

@@ -324,6 +324,43 @@ impl ColumnGenerator {
     }
 }
 
+impl crate::terrain::surface_sampler::SurfaceSampler for ColumnGenerator {
+    fn height_cells(&self, x_cells: f64, z_cells: f64) -> Option<f64> {
+        let size = self.terrain.size as f64;
+        let inside = |v: f64| (0.0..size).contains(&v);
+        (inside(x_cells) && inside(z_cells)).then(|| self.terrain.height(x_cells, z_cells))
+    }
+
+    fn column(
+        &self,
+        x_cell: i64,
+        z_cell: i64,
+    ) -> Option<crate::terrain::surface_sampler::SurfaceColumn> {
+        let inside = |v: i64| (0..self.terrain.size).contains(&v);
+        if !inside(x_cell) || !inside(z_cell) {
+            return None;
+        }
+        let (x, z) = (x_cell as f64 + 0.5, z_cell as f64 + 0.5);
+        let mut n = [[0.0; 3]; 3];
+        for (dz, row) in n.iter_mut().enumerate() {
+            for (dx, h) in row.iter_mut().enumerate() {
+                *h = self
+                    .terrain
+                    .height(x + dx as f64 - 1.0, z + dz as f64 - 1.0);
+            }
+        }
+        Some(self.terrain.column_spec(x, z, &n).surface_column())
+    }
+
+    fn top_cells(&self) -> f64 {
+        MAX_HEIGHT_CELLS.max(WATER_LEVEL_CELLS as f64)
+    }
+
+    fn extent_cells(&self) -> [i64; 2] {
+        [self.terrain.size; 2]
+    }
+}
+
 /// The smooth surface height of column `(x, z)` in cells (the solid surface
 /// crosses 0.5 occupancy near this `y`), or `None` outside the world.
 /// Below [`WATER_LEVEL_CELLS`] the column is covered by water.

@@ -782,6 +782,43 @@ impl ColumnSource for HeightmapTerrain {
         let (cx, cz) = self.chunk_columns();
         !(0..cx).contains(&column.x) || !(0..cz).contains(&column.z)
     }
+
+    fn surface_sampler(&self) -> Option<&dyn crate::terrain::surface_sampler::SurfaceSampler> {
+        Some(self)
+    }
+}
+
+impl crate::terrain::surface_sampler::SurfaceSampler for HeightmapTerrain {
+    fn height_cells(&self, x_cells: f64, z_cells: f64) -> Option<f64> {
+        self.surface_height_cells(x_cells.floor() as i64, z_cells.floor() as i64)
+    }
+
+    fn column(
+        &self,
+        x_cell: i64,
+        z_cell: i64,
+    ) -> Option<crate::terrain::surface_sampler::SurfaceColumn> {
+        self.surface_height_cells(x_cell, z_cell)?;
+        let (w, d) = self.extent_cells();
+        let mut n = [[0.0; 3]; 3];
+        for (dz, row) in n.iter_mut().enumerate() {
+            for (dx, h) in row.iter_mut().enumerate() {
+                let x = (x_cell + dx as i64 - 1).clamp(0, w - 1);
+                let z = (z_cell + dz as i64 - 1).clamp(0, d - 1);
+                *h = self.layout.height(&self.map.samples, x, z);
+            }
+        }
+        Some(column_spec(&self.layout, &self.settings, &n).surface_column())
+    }
+
+    fn top_cells(&self) -> f64 {
+        HeightmapTerrain::top_cells(self).max(self.layout.water_level_cells)
+    }
+
+    fn extent_cells(&self) -> [i64; 2] {
+        let (w, d) = self.extent_cells();
+        [w, d]
+    }
 }
 
 /// Column specs of chunk column `(cx, cz)`.
