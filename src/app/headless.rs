@@ -397,6 +397,11 @@ pub struct RenderStats {
     pub chunks_by_level: [usize; 4],
     /// LOD scan time over the run, ms.
     pub lod_scan_ms: ScanSummary,
+    /// From an edit to the first frame whose horizon nodes all show it, ms
+    /// (spec §13; empty without a horizon or edits).
+    pub edit_to_horizon_ms: ScanSummary,
+    /// Horizon nodes built and kept at the end.
+    pub horizon_nodes: usize,
     /// Boundary vertices on which equal-level neighbours disagree (must be 0).
     pub seam_audit_mismatches: usize,
     /// Worker results that arrived from the workers (kept or dropped).
@@ -968,6 +973,14 @@ pub fn render_world_streamed(
             max: streaming.lod_scan_ms.max(),
             count: streaming.lod_scan_ms.count(),
         },
+        edit_to_horizon_ms: streaming.horizon.as_mut().map_or_else(ScanSummary::default, |h| {
+            ScanSummary {
+                p50: h.edit_to_horizon_ms.quantile(0.5),
+                max: h.edit_to_horizon_ms.max(),
+                count: h.edit_to_horizon_ms.count(),
+            }
+        }),
+        horizon_nodes: streaming.horizon.as_ref().map_or(0, |h| h.built_count()),
         meshed_results: pipeline.stats.meshed_results,
         preview_results: pipeline.stats.preview_results,
         stale_results: pipeline.stats.stale_results,

@@ -18,6 +18,7 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Instant;
 
 use glam::{DVec3, IVec3};
 use rustc_hash::FxHashMap;
@@ -34,6 +35,7 @@ use crate::terrain::grid::Grid;
 use crate::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
 
 use super::lod::LEVEL_THRESHOLDS_STUDS;
+use super::stats::Samples;
 use super::world_meshes::WorldMeshes;
 
 /// Far end of level 3, the coarsest chunk level: twice its near end (spec §13).
@@ -106,6 +108,11 @@ pub struct Horizon {
     frame: u64,
     uncovered: usize,
     frozen: bool,
+    /// When the oldest edit not yet shown by every drawn node was noted.
+    edit_waiting_since: Option<Instant>,
+    /// Edit-to-horizon latencies: from noting an edit to the first
+    /// selection that draws no node built before it, ms.
+    pub edit_to_horizon_ms: Samples,
 }
 
 impl std::fmt::Debug for Horizon {
@@ -157,6 +164,8 @@ impl Horizon {
             frame: 0,
             uncovered: 0,
             frozen: false,
+            edit_waiting_since: None,
+            edit_to_horizon_ms: Samples::default(),
         })
     }
 
@@ -257,6 +266,13 @@ impl Horizon {
                 }
             }
         }
+        if let Some(since) = self.edit_waiting_since
+            && !self.draws_stale_node()
+        {
+            self.edit_to_horizon_ms
+                .push(since.elapsed().as_secs_f64() * 1e3);
+            self.edit_waiting_since = None;
+        }
         // Coarsest first, then nearest.
         self.wanted.sort_unstable_by(|a, b| {
             b.0.level
@@ -264,6 +280,17 @@ impl Horizon {
                 .then(a.1.total_cmp(&b.1))
                 .then_with(|| (a.0.index.to_array()).cmp(&b.0.index.to_array()))
         });
+    }
+
+    /// True when a node of the draw list was built before an edit it samples.
+    fn draws_stale_node(&self) -> bool {
+        self.draws.iter().any(|d| match d {
+            HorizonDraw::Node(k) => {
+                let since = self.invalid_since.get(k).copied().unwrap_or(0);
+                self.built.get(k).is_some_and(|n| n.epoch < since)
+            }
+            HorizonDraw::Chunks(_) => false,
+        })
     }
 
     /// Selects `key` and below; false when the area is left uncovered.
@@ -455,6 +482,7 @@ impl Horizon {
                 .flat_map(|s| s.height_cells.iter())
                 .fold(0.0f32, |a, &b| a.max(b)) as f64,
         );
+        self.edit_waiting_since.get_or_insert_with(Instant::now);
         for column in columns {
             let min = IVec3::new(column.x * CHUNK_SIZE_CELLS, 0, column.z * CHUNK_SIZE_CELLS);
             let max = min + IVec3::new(CHUNK_SIZE_CELLS, top.ceil() as i32 + 1, CHUNK_SIZE_CELLS);
