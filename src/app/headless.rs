@@ -973,13 +973,14 @@ pub fn render_world_streamed(
             max: streaming.lod_scan_ms.max(),
             count: streaming.lod_scan_ms.count(),
         },
-        edit_to_horizon_ms: streaming.horizon.as_mut().map_or_else(ScanSummary::default, |h| {
-            ScanSummary {
+        edit_to_horizon_ms: streaming
+            .horizon
+            .as_mut()
+            .map_or_else(ScanSummary::default, |h| ScanSummary {
                 p50: h.edit_to_horizon_ms.quantile(0.5),
                 max: h.edit_to_horizon_ms.max(),
                 count: h.edit_to_horizon_ms.count(),
-            }
-        }),
+            }),
         horizon_nodes: streaming.horizon.as_ref().map_or(0, |h| h.built_count()),
         meshed_results: pipeline.stats.meshed_results,
         preview_results: pipeline.stats.preview_results,

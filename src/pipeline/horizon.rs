@@ -210,6 +210,12 @@ impl Horizon {
         self.wanted.len()
     }
 
+    /// The nodes the last selection wanted, in request order (coarsest first,
+    /// then nearest).
+    pub fn wanted(&self) -> impl ExactSizeIterator<Item = NodeKey> + '_ {
+        self.wanted.iter().map(|(k, _)| *k)
+    }
+
     /// True when every node the last selection wanted is built and nothing
     /// is in flight.
     pub fn is_settled(&self) -> bool {
@@ -262,6 +268,28 @@ impl Horizon {
                 for x in lo_x..=hi_x {
                     if !self.visit(NodeKey::new(MAX_NODE_LEVEL, IVec3::new(x, y, z)), view) {
                         self.uncovered += 1;
+                    }
+                }
+            }
+        }
+        // The coarsest level is kept built one node beyond the view in every
+        // direction, so a camera that turns, flies or jumps always has an
+        // ancestor to draw.
+        for z in lo_z - 1..=hi_z + 1 {
+            for y in lo_y..=hi_y {
+                for x in lo_x - 1..=hi_x + 1 {
+                    let key = NodeKey::new(MAX_NODE_LEVEL, IVec3::new(x, y, z));
+                    if !self.may_hold_surface(key) {
+                        continue;
+                    }
+                    match self.built.get_mut(&key) {
+                        Some(node) => node.last_used_frame = self.frame,
+                        None => {
+                            let d = key.distance_studs(c);
+                            if !self.wanted.iter().any(|(k, _)| *k == key) {
+                                self.wanted.push((key, d));
+                            }
+                        }
                     }
                 }
             }
@@ -499,8 +527,12 @@ impl Horizon {
     /// first frames and tests).
     pub fn build_wanted_now(&mut self) {
         loop {
-            let built = &self.built;
-            self.wanted.retain(|(k, _)| !built.contains_key(k));
+            let (built, invalid) = (&self.built, &self.invalid_since);
+            self.wanted.retain(|(k, _)| {
+                built
+                    .get(k)
+                    .is_none_or(|n| invalid.get(k).is_some_and(|&e| n.epoch < e))
+            });
             if self.wanted.is_empty() && self.in_flight.is_empty() {
                 return;
             }

@@ -1,0 +1,220 @@
+//! The horizon's node selection (spec §13): coverage without overlap, the
+//! nearest built ancestor while nodes stream, coarsest-first requests,
+//! edits reaching every level, and a frame's selection allocating nothing.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use glam::{DVec3, IVec3};
+use rustc_hash::FxHashSet;
+use strata::camera::{Camera, Frustum};
+use strata::pipeline::horizon::{Horizon, HorizonDraw, HorizonView, level_far_end_studs};
+use strata::terrain::column_source::GeneratedColumns;
+use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
+use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
+
+/// Counts allocations of this test binary (every test's, so the
+/// allocation test measures a window of its own thread's calls only).
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static COUNT_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNT_HERE.with(|c| c.get()) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNT_HERE.with(|c| c.get()) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn big_world() -> Horizon {
+    let settings = GeneratorSettings {
+        seed: 7,
+        size_cells: 1 << 20,
+    };
+    Horizon::new(Arc::new(GeneratedColumns::new(&settings))).expect("the generator samples")
+}
+
+const CENTRE: f64 = 2_097_152.0;
+
+/// Selects for `camera` with no chunk meshed.
+fn select(h: &mut Horizon, camera: &Camera, draw_distance_studs: f64) {
+    let frustum = Frustum::from_clip_from_world(camera.clip_from_world());
+    let pos = camera.pos_world;
+    let in_view =
+        |lo: DVec3, hi: DVec3| frustum.intersects_aabb((lo - pos).as_vec3(), (hi - pos).as_vec3());
+    let no_chunks = |_| false;
+    h.select(&HorizonView {
+        camera_pos_world: pos,
+        draw_distance_studs,
+        in_view: &in_view,
+        chunks_ready: &no_chunks,
+    });
+}
+
+/// No draw is an ancestor of another: nothing is drawn twice.
+fn assert_no_overlap(draws: &[HorizonDraw]) {
+    let keys: FxHashSet<NodeKey> = draws
+        .iter()
+        .map(|d| match *d {
+            HorizonDraw::Node(k) | HorizonDraw::Chunks(k) => k,
+        })
+        .collect();
+    assert_eq!(keys.len(), draws.len(), "a node drawn twice");
+    for &k in &keys {
+        let mut up = k.parent();
+        while let Some(p) = up {
+            assert!(!keys.contains(&p), "{k:?} drawn with its ancestor {p:?}");
+            up = p.parent();
+        }
+    }
+}
+
+#[test]
+fn the_view_to_65536_studs_is_covered_once_by_bounded_draws() {
+    let mut h = big_world();
+    let camera = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE), 0.0, -8.0);
+    select(&mut h, &camera, 65_536.0);
+    assert!(h.uncovered() > 0, "nothing is built yet");
+    h.build_wanted_now();
+    select(&mut h, &camera, 65_536.0);
+    assert_eq!(h.uncovered(), 0);
+    assert!(h.is_settled());
+    let draws = h.draws();
+    assert_no_overlap(draws);
+    assert!(
+        draws.len() > 100 && draws.len() <= 4000,
+        "{} draws",
+        draws.len()
+    );
+    // Levels follow distance: each drawn node lies beyond the far end of
+    // the level below it (it was not refined); levels 4 to 8 all appear
+    // (level 8 reaches 96 km, past the draw distance).
+    let mut levels = FxHashSet::default();
+    for d in draws {
+        let HorizonDraw::Node(k) = *d else {
+            panic!("no chunk is ready, so none is drawn: {d:?}");
+        };
+        assert!(k.distance_studs(camera.pos_world) >= level_far_end_studs(k.level - 1));
+        levels.insert(k.level);
+    }
+    for level in FIRST_NODE_LEVEL..=8 {
+        assert!(levels.contains(&level), "level {level} missing: {levels:?}");
+    }
+}
+
+#[test]
+fn a_jump_draws_the_nearest_built_ancestors_and_asks_coarsest_first() {
+    let mut h = big_world();
+    let here = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE), 0.0, -8.0);
+    select(&mut h, &here, 65_536.0);
+    h.build_wanted_now();
+    // 12 km on: the coarse nodes are shared, the fine ones are not built.
+    let there = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE - 12_000.0), 0.0, -8.0);
+    select(&mut h, &there, 65_536.0);
+    assert_eq!(h.uncovered(), 0, "built ancestors cover the new view");
+    assert_no_overlap(h.draws());
+    assert!(h.wanted_count() > 0);
+    assert!(
+        h.draws().iter().any(|d| matches!(d, HorizonDraw::Node(k)
+            if k.distance_studs(there.pos_world) < level_far_end_studs(k.level - 1))),
+        "some ground is drawn coarser than its distance asks, for now"
+    );
+    let wanted: Vec<NodeKey> = h.wanted().collect();
+    assert!(
+        wanted.windows(2).all(|w| w[0].level >= w[1].level),
+        "coarsest first"
+    );
+    h.build_wanted_now();
+    select(&mut h, &there, 65_536.0);
+    assert!(h.is_settled());
+    assert_no_overlap(h.draws());
+}
+
+#[test]
+fn an_edit_rebuilds_every_level_that_samples_it() {
+    let mut h = big_world();
+    let camera = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE), 0.0, -8.0);
+    select(&mut h, &camera, 65_536.0);
+    h.build_wanted_now();
+    // A 100-cell pillar 20 km ahead, in a grid holding just its cells.
+    let mut grid = Grid::new();
+    h.note_grid_changes(&grid);
+    let x = (CENTRE / 4.0) as i32;
+    let z = x - 5000;
+    let pillar = CellBox::new(
+        IVec3::new(x - 50, 20, z - 50),
+        IVec3::new(x + 50, 320, z + 50),
+    );
+    grid.edit_region(pillar, |_, _| Cell::full(Material::LIMESTONE))
+        .unwrap();
+    h.note_grid_changes(&grid);
+    assert_eq!(h.edited_columns(), 16, "4 × 4 chunk columns summarised");
+    let pillar_node =
+        |level: u8| NodeKey::containing_chunk(level, ChunkCoord::new(x >> 5, 0, z >> 5));
+    let before: Vec<_> = (FIRST_NODE_LEVEL..=MAX_NODE_LEVEL)
+        .map(|l| h.mesh(pillar_node(l)).cloned())
+        .collect();
+    select(&mut h, &camera, 65_536.0);
+    assert!(
+        h.wanted_count() > 0,
+        "the drawn node under the pillar is rebuilt"
+    );
+    h.build_wanted_now();
+    select(&mut h, &camera, 65_536.0);
+    // The node drawn at 20 km (level 6) now reaches the pillar's top.
+    let k = pillar_node(6);
+    assert!(h.draws().contains(&HorizonDraw::Node(k)), "{k:?} is drawn");
+    let top = |m: &strata::mesh::ChunkMesh| {
+        m.positions[..m.skirt_start_vertex as usize]
+            .iter()
+            .fold(f32::NEG_INFINITY, |a, p| a.max(p.y))
+    };
+    let old_top = before[(6 - FIRST_NODE_LEVEL) as usize]
+        .as_deref()
+        .map_or(0.0, top);
+    let new_top = top(h.mesh(k).expect("built"));
+    assert!(new_top > old_top + 400.0, "{old_top} → {new_top} studs");
+}
+
+#[test]
+fn a_frame_of_selection_allocates_nothing() {
+    let mut h = big_world();
+    let mut camera = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE), 0.0, -8.0);
+    select(&mut h, &camera, 65_536.0);
+    h.build_wanted_now();
+    select(&mut h, &camera, 65_536.0);
+    // Small moves keep the node set; the buffers have grown already.
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    COUNT_HERE.with(|c| c.set(true));
+    for i in 0..50 {
+        camera.pos_world.x += 0.5 * f64::from(i % 2);
+        camera.yaw_deg += 0.01;
+        select(&mut h, &camera, 65_536.0);
+    }
+    COUNT_HERE.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0);
+    assert!(h.draws().len() > 100);
+}
