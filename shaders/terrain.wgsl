@@ -38,12 +38,18 @@ const RESIDENCY_TINTS = array<vec3<f32>, 2>(
     vec3<f32>(0.045, 0.305, 1.0),
     vec3<f32>(1.0, 0.223, 0.007),
 );
-// Linear versions of LEVEL_TINTS_SRGB and SKIRT_TINT_SRGB in src/render/overlays.rs.
-const LEVEL_TINTS = array<vec3<f32>, 4>(
-    vec3<f32>(0.051, 0.262, 1.0),
+// Linear versions of LEVEL_TINTS_SRGB (levels 0-3), NODE_LEVEL_TINTS_SRGB
+// (levels 4-8, 8 also for coarser) and SKIRT_TINT_SRGB in src/render/overlays.rs.
+const LEVEL_TINTS = array<vec3<f32>, 9>(
+    vec3<f32>(0.051, 0.262, 1.000),
     vec3<f32>(0.061, 0.680, 0.102),
-    vec3<f32>(1.0, 0.680, 0.021),
+    vec3<f32>(1.000, 0.680, 0.021),
     vec3<f32>(0.871, 0.061, 0.045),
+    vec3<f32>(0.402, 0.102, 1.000),
+    vec3<f32>(0.045, 0.716, 0.791),
+    vec3<f32>(0.831, 0.831, 0.831),
+    vec3<f32>(1.000, 0.223, 0.515),
+    vec3<f32>(0.402, 0.188, 0.061),
 );
 const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
 // Keep in sync with REMESH_FLASH_SECS in src/render/overlays.rs.
@@ -239,7 +245,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let overlays = globals.overlay_bits;
     if (overlays & OVERLAY_LOD) != 0u {
         var tints = LEVEL_TINTS;
-        color = overlay_tint(color, tints[clamp(in.chunk_coord.w & 15, 0, 3)], 0.6);
+        color = overlay_tint(color, tints[clamp(in.chunk_coord.w & 15, 0, 8)], 0.6);
     }
     let residency = (u32(in.chunk_coord.w) >> RESIDENCY_SHIFT) & 15u;
     if (overlays & OVERLAY_RESIDENCY) != 0u && residency > 0u {

@@ -4,7 +4,9 @@
 //! screenshots, so what a test image shows is what an artist sees.
 
 use crate::pipeline::lod::{LEVEL_THRESHOLDS_STUDS, LodSettings};
-use crate::render::overlays::{LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB};
+use crate::render::overlays::{
+    LEVEL_TINTS_SRGB, NODE_LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB,
+};
 use crate::render::residency_overlay::ResidencyTint;
 use crate::terrain::cell::Material;
 use crate::terrain::edit::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
@@ -519,6 +521,17 @@ impl EditorPanel {
                             ui.end_row();
                         }
                     }
+                    // The horizon's nodes of a streaming world (spec §13).
+                    ui.horizontal(|ui| {
+                        for tint in NODE_LEVEL_TINTS_SRGB {
+                            swatch(ui, tint);
+                        }
+                        ui.label("L4–8 horizon").on_hover_text(
+                            "Streaming worlds draw nodes of 2×2×2 chunks and up beyond \
+                             level 3, each level out to twice the distance of the one below",
+                        );
+                    });
+                    ui.end_row();
                 });
         }
         if self.overlays.contains(Overlay::Skirts) {

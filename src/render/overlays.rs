@@ -183,6 +183,17 @@ impl From<Overlay> for OverlaySet {
 pub const LEVEL_TINTS_SRGB: [[u8; 3]; 4] =
     [[64, 140, 255], [70, 215, 90], [255, 215, 40], [240, 70, 60]];
 
+/// `lod` overlay tints of the horizon's node levels 4–8 (level 8 also for
+/// coarser ones) in sRGB (spec §13). Keep in sync with `LEVEL_TINTS` in
+/// `shaders/terrain.wgsl`.
+pub const NODE_LEVEL_TINTS_SRGB: [[u8; 3]; 5] = [
+    [170, 90, 255],
+    [60, 220, 230],
+    [235, 235, 235],
+    [255, 130, 190],
+    [170, 120, 70],
+];
+
 /// Skirt tint in sRGB. Keep in sync with `SKIRT_TINT` in `shaders/terrain.wgsl`.
 pub const SKIRT_TINT_SRGB: [u8; 3] = [255, 40, 220];
 
