@@ -181,6 +181,40 @@ fn chunk_hue(c: vec3<i32>) -> f32 {
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    return shade(in);
+}
+
+// Level transitions cross-fade (spec §13 "the two levels cross-fade"): for
+// a few frames a chunk draws its new mesh and its old one with
+// complementary 4x4 screen-door masks, so each pixel shows exactly one of
+// them and the share of the new one grows with the fade. Bits of
+// `chunk_coord.w`: FADE_SHIFT..+2 the kind (1 the new mesh, 2 the old
+// one), FADE_T_SHIFT..+8 the progress 0..255. Keep in sync with
+// src/render/level_fades.rs.
+const FADE_SHIFT: u32 = 8u;
+const FADE_T_SHIFT: u32 = 10u;
+const BAYER4 = array<f32, 16>(
+    0.0, 8.0, 2.0, 10.0,
+    12.0, 4.0, 14.0, 6.0,
+    3.0, 11.0, 1.0, 9.0,
+    15.0, 7.0, 13.0, 5.0,
+);
+
+@fragment
+fn fs_main_fade(in: VsOut) -> @location(0) vec4<f32> {
+    let w = u32(in.chunk_coord.w);
+    let kind = (w >> FADE_SHIFT) & 3u;
+    let t = f32((w >> FADE_T_SHIFT) & 255u) / 255.0;
+    let p = vec2<u32>(in.clip.xy) & vec2<u32>(3u);
+    var bayer = BAYER4;
+    let d = (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+    if (kind == 1u && d >= t) || (kind == 2u && d < t) {
+        discard;
+    }
+    return shade(in);
+}
+
+fn shade(in: VsOut) -> vec4<f32> {
     let n = normalize(in.normal);
 
     // Triplanar projection from chunk-local studs (period divides the chunk).

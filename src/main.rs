@@ -319,6 +319,12 @@ struct Cli {
     )]
     record: Option<PathBuf>,
 
+    /// Debug: level changes replace a chunk's mesh at once instead of
+    /// cross-fading over 16 frames (to see the pops the fades remove,
+    /// e.g. with `--record`).
+    #[arg(long)]
+    no_morph: bool,
+
     /// Animation time in seconds for the headless frame (water waves), so
     /// screenshots are reproducible.
     #[arg(long = "time", value_name = "SECONDS", default_value_t = 0.0, requires = "headless", allow_negative_numbers = true, value_parser = parse_time)]
@@ -588,6 +594,7 @@ fn screenshot_options(
         time_secs: cli.time_secs,
         replay_frames: !cli.no_replay_frames,
         record_dir: cli.record.clone(),
+        level_fades: !cli.no_morph,
     })
 }
 

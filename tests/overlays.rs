@@ -459,6 +459,7 @@ fn lod_tints_differ_between_forced_levels() {
             time_secs: 0.0,
             replay_frames: true,
             record_dir: None,
+            level_fades: true,
         };
         let stats = headless::render_screenshot(&small_world(), &options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);

@@ -318,6 +318,8 @@ pub struct ScreenshotOptions {
     /// `DIR/frame_NNNNN.png` (NNNNN: the replayed frame, from 0), so level
     /// transitions can be inspected frame by frame (spec §13).
     pub record_dir: Option<PathBuf>,
+    /// Level changes cross-fade (false with `--no-morph`).
+    pub level_fades: bool,
 }
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -789,6 +791,11 @@ pub fn render_world_streamed(
     let gpu = Gpu::new_headless()?;
     let adapter = gpu.adapter_summary();
     let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
+    headless
+        .renderer()
+        .chunk_buffers_mut()
+        .fades_mut()
+        .set_enabled(options.level_fades);
     let (mut streaming, mut meshes, startup_frames, startup_ms) = match residency {
         Some(residency) => {
             let start = Instant::now();

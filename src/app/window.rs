@@ -883,6 +883,11 @@ impl WindowState {
                 });
         });
         streaming.lod.settings = self.panel.lod;
+        let fades = self.renderer.chunk_buffers_mut().fades_mut();
+        fades.set_paused(self.panel.fades_paused);
+        if std::mem::take(&mut self.panel.fade_step_requested) {
+            fades.step();
+        }
         session.view = ViewSetup {
             lod: streaming.lod.settings,
             aspect: self.camera.aspect,

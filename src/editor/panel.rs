@@ -207,6 +207,10 @@ pub struct EditorPanel {
     pub sea_action: Option<SeaAction>,
     /// Draw distance and level-of-detail controls.
     pub lod: LodSettings,
+    /// Level cross-fades hold where they are (debug: inspect a transition).
+    pub fades_paused: bool,
+    /// One frame of the paused fades was asked for (consumed by the window).
+    pub fade_step_requested: bool,
     /// Debug overlays that are on.
     pub overlays: OverlaySet,
     /// Shape, falloff, tool-specific and region settings.
@@ -227,6 +231,8 @@ impl Default for EditorPanel {
             sea_region_half_cells: 64,
             sea_action: None,
             lod: LodSettings::default(),
+            fades_paused: false,
+            fade_step_requested: false,
             overlays: OverlaySet::NONE,
             tools: super::tools_panel::ToolSettings::default(),
             memory_budget_mib: (crate::terrain::residency::DEFAULT_BUDGET_BYTES >> 20) as u32,
@@ -324,14 +330,30 @@ impl EditorPanel {
             .default_open(false)
             .show(ui, |ui| {
                 ui.add(
-                    egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=32768.0)
+                    egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=65536.0)
                         .text("draw dist")
                         .logarithmic(true)
                         .fixed_decimals(0),
                 )
-                .on_hover_text("Draw distance in studs: chunks beyond it are not drawn");
+                .on_hover_text(
+                    "Draw distance in studs: nothing beyond it is drawn (streaming worlds \
+                     draw coarse horizon nodes beyond 3000 studs)",
+                );
                 ui.checkbox(&mut self.lod.frozen, "Freeze LOD")
                     .on_hover_text("Stop choosing levels so you can fly away and inspect them");
+                ui.horizontal(|ui| {
+                    ui.checkbox(&mut self.fades_paused, "Pause level fades")
+                        .on_hover_text(
+                            "Hold level-change cross-fades where they are (they last 16 frames)",
+                        );
+                    if ui
+                        .add_enabled(self.fades_paused, egui::Button::new("Step"))
+                        .on_hover_text("Advance the paused fades by one frame")
+                        .clicked()
+                    {
+                        self.fade_step_requested = true;
+                    }
+                });
                 ui.separator();
                 self.overlay_section(ui, stats);
             });

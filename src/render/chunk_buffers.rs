@@ -34,6 +34,7 @@ use crate::terrain::coords::ChunkCoord;
 use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
 use super::instance_buffer::InstanceBuffer;
+use super::level_fades::{FadeSide, LevelFades, fade_bits};
 use super::node_buffers::NodeBuffers;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::residency_overlay::{ResidencyView, instance_w};
@@ -131,6 +132,12 @@ pub struct ChunkBuffers {
     water: WaterBuffers,
     /// The horizon's nodes and the chunks it leaves to the chunk levels.
     nodes: NodeBuffers,
+    /// Old meshes cross-fading out after a level change.
+    fades: LevelFades,
+    /// This frame's fading chunks: new meshes, then old ones; their
+    /// instances follow those of `draws`.
+    fade_in_draws: Vec<ChunkCoord>,
+    fade_out_draws: Vec<ChunkCoord>,
     /// Column states the instances carry for the `residency` overlay.
     residency: Option<ResidencyView>,
 }
@@ -174,6 +181,9 @@ impl ChunkBuffers {
             revision: 0,
             water: WaterBuffers::new(device),
             nodes: NodeBuffers::default(),
+            fades: LevelFades::default(),
+            fade_in_draws: Vec::new(),
+            fade_out_draws: Vec::new(),
             residency: None,
         }
     }
@@ -313,10 +323,16 @@ impl ChunkBuffers {
             match self.staged.remove(coord) {
                 Some(Some(mut gpu)) => {
                     gpu.promoted_at = Some(now);
-                    self.chunks.insert(*coord, gpu);
+                    let level = gpu.level;
+                    if let Some(old) = self.chunks.insert(*coord, gpu)
+                        && old.level != level
+                    {
+                        self.fades.begin(*coord, old);
+                    }
                 }
                 Some(None) => {
                     self.chunks.remove(coord);
+                    self.fades.cancel(*coord);
                 }
                 None => {}
             }
@@ -379,6 +395,7 @@ impl ChunkBuffers {
         }
         self.staged.remove(&coord);
         self.water.remove(coord);
+        self.fades.cancel(coord);
     }
 
     /// Drops every chunk (e.g. when a different world is loaded).
@@ -390,6 +407,9 @@ impl ChunkBuffers {
         self.instances.clear();
         self.water.clear();
         self.nodes.clear();
+        self.fades.clear();
+        self.fade_in_draws.clear();
+        self.fade_out_draws.clear();
     }
 
     /// Number of chunks with GPU buffers.
@@ -450,8 +470,50 @@ impl ChunkBuffers {
                 }
             },
         );
-        self.instances = visible.iter().map(|v| v.item).collect();
-        self.draws = visible.iter().map(|v| v.coord).collect();
+        // Chunks in a level fade are drawn by the fade pipeline, after the others.
+        self.fades.next_frame();
+        let fades = &self.fades;
+        let (fading, steady): (Vec<_>, Vec<_>) = visible
+            .into_iter()
+            .partition(|v| fades.progress(v.coord).is_some());
+        self.instances = steady.iter().map(|v| v.item).collect();
+        self.draws = steady.iter().map(|v| v.coord).collect();
+        self.fade_in_draws.clear();
+        for v in &fading {
+            let t = fades.progress(v.coord).unwrap_or(1.0);
+            let mut instance = v.item;
+            instance.chunk_coord[3] |= fade_bits(FadeSide::Incoming, t);
+            self.instances.push(instance);
+            self.fade_in_draws.push(v.coord);
+        }
+        let outgoing = cull_and_sort(
+            fades.outgoing().filter(|(c, _)| nodes.draws_chunk(**c)),
+            |gpu| gpu.bounds_local,
+            camera.pos_world,
+            &frustum,
+            draw_distance_studs,
+            DrawOrder::FrontToBack,
+            |coord, origin_rel, gpu| ChunkInstance {
+                chunk_origin_rel: [
+                    origin_rel.x,
+                    origin_rel.y,
+                    origin_rel.z,
+                    AGE_NEVER_PROMOTED_SECS,
+                ],
+                chunk_coord: [
+                    coord.0.x,
+                    coord.0.y,
+                    coord.0.z,
+                    instance_w(gpu.level, residency.and_then(|r| r.tint_of(coord)))
+                        | fade_bits(FadeSide::Outgoing, fades.progress(coord).unwrap_or(1.0)),
+                ],
+            },
+        );
+        self.fade_out_draws.clear();
+        for v in outgoing {
+            self.instances.push(v.item);
+            self.fade_out_draws.push(v.coord);
+        }
         let node_stats = self
             .nodes
             .prepare(camera.pos_world, &frustum, &mut self.instances);
@@ -465,11 +527,17 @@ impl ChunkBuffers {
             drawn_water_chunks: water.chunks,
             drawn_water_triangles: water.triangles,
             resident_chunks: self.chunks.len(),
-            drawn_chunks: self.draws.len(),
+            drawn_chunks: self.draws.len() + self.fade_in_draws.len(),
             drawn_triangles: self
                 .draws
                 .iter()
+                .chain(&self.fade_in_draws)
                 .filter_map(|c| self.chunks.get(c))
+                .chain(
+                    self.fade_out_draws
+                        .iter()
+                        .filter_map(|c| self.fades.outgoing_of(*c)),
+                )
                 .map(|g| g.index_count as usize / 3)
                 .sum(),
         }
@@ -505,7 +573,47 @@ impl ChunkBuffers {
             pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..count, 0, i..i + 1);
         }
-        self.nodes.draw(pass, self.draws.len() as u32, hide_skirts);
+        let fading = self.fade_in_draws.len() + self.fade_out_draws.len();
+        self.nodes
+            .draw(pass, (self.draws.len() + fading) as u32, hide_skirts);
+    }
+
+    /// True when chunks cross-fade this frame ([`ChunkBuffers::draw_fades`]).
+    pub fn has_fades(&self) -> bool {
+        !self.fade_in_draws.is_empty() || !self.fade_out_draws.is_empty()
+    }
+
+    /// Issues the draws of the chunks in a level fade, new meshes then old
+    /// ones; the fade pipeline (`fs_main_fade`) must be set.
+    pub fn draw_fades(&self, pass: &mut wgpu::RenderPass<'_>, hide_skirts: bool) {
+        let first = self.draws.len();
+        let incoming = self.fade_in_draws.iter().map(|c| self.chunks.get(c));
+        let outgoing = self
+            .fade_out_draws
+            .iter()
+            .map(|c| self.fades.outgoing_of(*c));
+        for (i, gpu) in incoming.chain(outgoing).enumerate() {
+            let Some(gpu) = gpu else {
+                continue;
+            };
+            let count = if hide_skirts {
+                gpu.surface_index_count
+            } else {
+                gpu.index_count
+            };
+            if count == 0 {
+                continue;
+            }
+            let i = (first + i) as u32;
+            pass.set_vertex_buffer(0, gpu.vertex_buffer.slice(..));
+            pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..count, 0, i..i + 1);
+        }
+    }
+
+    /// The level cross-fades (`--no-morph`, the debug panel's pause and step).
+    pub fn fades_mut(&mut self) -> &mut LevelFades {
+        &mut self.fades
     }
 
     /// Uploads the nodes `horizon` changed and takes its draw list (see

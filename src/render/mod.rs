@@ -88,6 +88,7 @@ pub mod globals;
 pub mod gpu;
 pub mod gpu_data;
 pub mod instance_buffer;
+pub mod level_fades;
 pub mod line_pipeline;
 pub mod material_textures;
 pub mod node_buffers;
@@ -300,6 +301,11 @@ impl Renderer {
     /// MSAA samples per pixel of the pipelines and the renderer's own targets.
     pub fn sample_count(&self) -> u32 {
         self.sample_count
+    }
+
+    /// The per-chunk GPU buffers, to change (the level fades' settings).
+    pub fn chunk_buffers_mut(&mut self) -> &mut ChunkBuffers {
+        &mut self.chunks
     }
 
     /// The per-chunk GPU buffers.

@@ -18,6 +18,8 @@ pub use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex};
 /// The terrain render pipeline and its material bind group (group 1).
 pub struct TerrainPipeline {
     pipeline: wgpu::RenderPipeline,
+    /// The same with the cross-fade's screen-door discard (`fs_main_fade`).
+    fade_pipeline: wgpu::RenderPipeline,
     material_bind_group: wgpu::BindGroup,
     /// The material texture array this pipeline samples.
     pub materials: MaterialTextures,
@@ -77,37 +79,44 @@ impl TerrainPipeline {
             bind_group_layouts: &[Some(&globals.layout), Some(&material_layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("terrain pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(TerrainVertex::layout()), Some(ChunkInstance::layout())],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                strip_index_format: None,
-                front_face: wgpu::FrontFace::Ccw,
-                cull_mode: Some(wgpu::Face::Back),
-                unclipped_depth: false,
-                polygon_mode: wgpu::PolygonMode::Fill,
-                conservative: false,
-            },
-            depth_stencil: Some(pipeline_state::depth_write()),
-            multisample: pipeline_state::multisample(sample_count),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(pipeline_state::opaque_target(target_format))],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let make = |label: &str, fragment_entry: &str| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(TerrainVertex::layout()), Some(ChunkInstance::layout())],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    strip_index_format: None,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: Some(wgpu::Face::Back),
+                    unclipped_depth: false,
+                    polygon_mode: wgpu::PolygonMode::Fill,
+                    conservative: false,
+                },
+                depth_stencil: Some(pipeline_state::depth_write()),
+                multisample: pipeline_state::multisample(sample_count),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(fragment_entry),
+                    compilation_options: Default::default(),
+                    targets: &[Some(pipeline_state::opaque_target(target_format))],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        // The fading variant discards; kept apart so the other draws keep
+        // early depth testing.
+        let pipeline = make("terrain pipeline", "fs_main");
+        let fade_pipeline = make("terrain fade pipeline", "fs_main_fade");
         TerrainPipeline {
             pipeline,
+            fade_pipeline,
             material_bind_group,
             materials,
         }
@@ -126,5 +135,9 @@ impl TerrainPipeline {
         pass.set_bind_group(0, &globals.bind_group, &[]);
         pass.set_bind_group(1, &self.material_bind_group, &[]);
         chunks.draw(pass, hide_skirts);
+        if chunks.has_fades() {
+            pass.set_pipeline(&self.fade_pipeline);
+            chunks.draw_fades(pass, hide_skirts);
+        }
     }
 }
