@@ -218,3 +218,46 @@ fn a_frame_of_selection_allocates_nothing() {
     assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0);
     assert!(h.draws().len() > 100);
 }
+
+#[test]
+fn a_reopened_worlds_stored_edits_show_from_afar_before_their_columns_load() {
+    // The pillar of the edit test, stored as a reopened world's edits are.
+    let mut grid = Grid::new();
+    let x = (CENTRE / 4.0) as i32;
+    let z = x - 5000;
+    let pillar = CellBox::new(
+        IVec3::new(x - 50, 20, z - 50),
+        IVec3::new(x + 50, 320, z + 50),
+    );
+    grid.edit_region(pillar, |_, _| Cell::full(Material::LIMESTONE))
+        .unwrap();
+    let store = Arc::new(strata::terrain::column_source::MemoryEditStore::default());
+    let mut columns: Vec<_> = grid
+        .chunks()
+        .map(|(c, _)| strata::terrain::ColumnCoord::of(c))
+        .collect();
+    columns.sort_by_key(|c| (c.x, c.z));
+    columns.dedup();
+    for &c in &columns {
+        use strata::terrain::column_source::EditStore;
+        store.store_edited(c, &grid.column_chunks(c)).unwrap();
+    }
+    let mut h = big_world();
+    h.summarise_store(store);
+    let start = std::time::Instant::now();
+    while h.edited_columns() < columns.len() {
+        assert!(start.elapsed().as_secs() < 30, "summaries never came");
+        h.receive();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let camera = Camera::new(DVec3::new(CENTRE, 2500.0, CENTRE), 0.0, -8.0);
+    select(&mut h, &camera, 65_536.0);
+    h.build_wanted_now();
+    select(&mut h, &camera, 65_536.0);
+    let k = NodeKey::containing_chunk(6, ChunkCoord::new(x >> 5, 0, z >> 5));
+    let mesh = h.mesh(k).expect("the node under the pillar is built");
+    let top = mesh.positions[..mesh.skirt_start_vertex as usize]
+        .iter()
+        .fold(f32::NEG_INFINITY, |a, p| a.max(p.y));
+    assert!(top > 1000.0, "the pillar (1,280 studs) shows: top {top}");
+}

@@ -27,7 +27,7 @@ use crate::mesh::ChunkMesh;
 use crate::mesh::field::SampleField;
 use crate::mesh::node_mesh::mesh_node;
 use crate::mesh::surface_nets::SurfaceNets;
-use crate::terrain::column_source::ColumnSource;
+use crate::terrain::column_source::{ColumnSource, EditStore};
 use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary, EditedSurface};
 use crate::terrain::coords::{CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Changes;
@@ -100,6 +100,9 @@ pub struct Horizon {
     edited: Arc<ColumnSummaries>,
     /// The grid `(generation, revision)` whose edits are summarised.
     grid_reader: Option<(u64, u64)>,
+    /// Summaries of the store's edited columns, read in the background
+    /// after opening ([`Horizon::summarise_store`]).
+    stored_rx: Option<Receiver<(ColumnCoord, ColumnSummary)>>,
     tx: Sender<NodeResult>,
     rx: Receiver<NodeResult>,
     draws: Vec<HorizonDraw>,
@@ -156,6 +159,7 @@ impl Horizon {
             invalid_since: FxHashMap::default(),
             edited: Arc::new(ColumnSummaries::default()),
             grid_reader: None,
+            stored_rx: None,
             tx,
             rx,
             draws: Vec::new(),
@@ -433,9 +437,48 @@ impl Horizon {
         });
     }
 
-    /// Takes finished builds (never waits); returns how many were accepted.
-    /// Also drops built nodes unused for [`NODE_KEEP_FRAMES`].
+    /// Summarises every column `store` holds, on a background thread, so
+    /// edits of a reopened world show from afar before their columns are
+    /// loaded. Each summary arrives through [`Horizon::receive`]. Columns the
+    /// store cannot read are skipped (their load reports the error).
+    pub fn summarise_store(&mut self, store: Arc<dyn EditStore>) {
+        let (tx, rx) = channel();
+        self.stored_rx = Some(rx);
+        std::thread::spawn(move || {
+            let Ok(columns) = store.edited_columns() else {
+                return;
+            };
+            for column in columns {
+                if let Ok(Some(chunks)) = store.load_edited(column)
+                    && tx
+                        .send((column, ColumnSummary::from_chunks(&chunks)))
+                        .is_err()
+                {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Takes finished builds and stored summaries (never waits); returns how
+    /// many builds were accepted. Also drops built nodes unused for
+    /// [`NODE_KEEP_FRAMES`].
     pub fn receive(&mut self) -> usize {
+        let mut stored = Vec::new();
+        if let Some(rx) = &self.stored_rx {
+            while let Ok(summary) = rx.try_recv() {
+                stored.push(summary);
+            }
+        }
+        for (column, summary) in stored {
+            // An edit of this session summarised the column already.
+            if !self.edited.contains_key(&column) {
+                let top = summary.height_cells.iter().fold(0.0f32, |a, &b| a.max(b));
+                self.top_cells = self.top_cells.max(f64::from(top));
+                Arc::make_mut(&mut self.edited).insert(column, Arc::new(summary));
+                self.invalidate_column(column);
+            }
+        }
         let mut accepted = 0;
         while let Ok(result) = self.rx.try_recv() {
             accepted += usize::from(self.accept(result));
@@ -510,12 +553,23 @@ impl Horizon {
                 .flat_map(|s| s.height_cells.iter())
                 .fold(0.0f32, |a, &b| a.max(b)) as f64,
         );
+        self.top_cells = top;
         self.edit_waiting_since.get_or_insert_with(Instant::now);
         for column in columns {
-            let min = IVec3::new(column.x * CHUNK_SIZE_CELLS, 0, column.z * CHUNK_SIZE_CELLS);
-            let max = min + IVec3::new(CHUNK_SIZE_CELLS, top.ceil() as i32 + 1, CHUNK_SIZE_CELLS);
-            self.invalidate(min, max);
+            self.invalidate_column(column);
         }
+    }
+
+    /// Invalidates every node that samples `column`, at every height.
+    fn invalidate_column(&mut self, column: ColumnCoord) {
+        let min = IVec3::new(column.x * CHUNK_SIZE_CELLS, 0, column.z * CHUNK_SIZE_CELLS);
+        let max = min
+            + IVec3::new(
+                CHUNK_SIZE_CELLS,
+                self.top_cells.ceil() as i32 + 1,
+                CHUNK_SIZE_CELLS,
+            );
+        self.invalidate(min, max);
     }
 
     /// Edited columns with summaries.

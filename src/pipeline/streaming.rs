@@ -86,7 +86,10 @@ impl TerrainStreaming {
     /// the chunk levels and chunks are meshed only out to
     /// [`chunk_range_studs`].
     pub fn streaming(settings: LodSettings, residency: Residency) -> TerrainStreaming {
-        let horizon = Horizon::new(residency.source().clone());
+        let mut horizon = Horizon::new(residency.source().clone());
+        if let Some(h) = horizon.as_mut() {
+            h.summarise_store(residency.store().clone());
+        }
         let mut streaming = TerrainStreaming {
             residency: Some(residency),
             ..TerrainStreaming::new(settings)
