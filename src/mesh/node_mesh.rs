@@ -20,7 +20,7 @@
 
 use crate::terrain::cell::Material;
 use crate::terrain::node::{NODE_SAMPLES, NodeKey};
-use crate::terrain::surface_sampler::SurfaceSampler;
+use crate::terrain::surface_sampler::{SurfaceColumn, SurfaceSampler};
 
 use super::chunk_mesh::ChunkMesh;
 use super::field::{PAD, SampleField, inside_bits};
@@ -40,10 +40,74 @@ fn band_fraction(lo: f64, hi: f64, y: f64, s: f64) -> f64 {
     (hi.clamp(b0, b1) - lo.clamp(b0, b1)).max(0.0) / (2.0 * s)
 }
 
+/// Padded sample columns per node axis.
+const DIM: usize = NODE_SAMPLES + 2 * PAD;
+
+/// The source's surface under one column of nodes: what every node of a
+/// `(level, x, z)` column reads, sampled once for all its heights (a
+/// level-4 column has six nodes from under the floor to over the hills).
+pub struct NodeColumns {
+    /// `(level, index x, index z)` these columns belong to.
+    key: Option<(u8, i32, i32)>,
+    /// Heights around each padded sample column (x fastest), cells; NaN
+    /// outside the footprint.
+    heights: [[f64; HEIGHTS_PER_BLOCK_AXIS * HEIGHTS_PER_BLOCK_AXIS]; DIM * DIM],
+    /// Each padded sample column's own description.
+    centre: [Option<SurfaceColumn>; DIM * DIM],
+}
+
+impl Default for NodeColumns {
+    fn default() -> Self {
+        NodeColumns {
+            key: None,
+            heights: [[f64::NAN; HEIGHTS_PER_BLOCK_AXIS * HEIGHTS_PER_BLOCK_AXIS]; DIM * DIM],
+            centre: [None; DIM * DIM],
+        }
+    }
+}
+
+impl NodeColumns {
+    /// Samples the columns of `key`'s node column unless they are held already.
+    pub fn sample(&mut self, sampler: &dyn SurfaceSampler, key: NodeKey) {
+        let id = (key.level, key.index.x, key.index.z);
+        if self.key == Some(id) {
+            return;
+        }
+        let s_cells = key.spacing_cells();
+        let s = s_cells as f64;
+        let [min_x, _, min_z] = key.min_cell();
+        let k = HEIGHTS_PER_BLOCK_AXIS;
+        for pz in 0..DIM {
+            // Samples sit at block centres, where the mesher places them.
+            let z = min_z + (pz as i64 - PAD as i64) * s_cells + s_cells / 2;
+            for px in 0..DIM {
+                let x = min_x + (px as i64 - PAD as i64) * s_cells + s_cells / 2;
+                let c = px + DIM * pz;
+                for (i, h) in self.heights[c].iter_mut().enumerate() {
+                    let fx = ((i % k) as f64 + 0.5) / k as f64 - 0.5;
+                    let fz = ((i / k) as f64 + 0.5) / k as f64 - 0.5;
+                    *h = sampler
+                        .height_cells(x as f64 + fx * s, z as f64 + fz * s)
+                        .unwrap_or(f64::NAN);
+                }
+                self.centre[c] = sampler.column(x, z);
+            }
+        }
+        self.key = Some(id);
+    }
+}
+
 /// Fills `field` (reshaped to [`NODE_SAMPLES`] per axis) with the coarse
 /// samples of node `key` from `sampler` (see the module docs). Columns
 /// outside the sampler's footprint are empty.
 pub fn gather_node(field: &mut SampleField, sampler: &dyn SurfaceSampler, key: NodeKey) {
+    let mut columns = NodeColumns::default();
+    columns.sample(sampler, key);
+    gather_node_from(field, &columns, key);
+}
+
+/// [`gather_node`] from columns already sampled for `key`'s node column.
+pub fn gather_node_from(field: &mut SampleField, columns: &NodeColumns, key: NodeKey) {
     if field.n != NODE_SAMPLES {
         *field = SampleField::new(NODE_SAMPLES);
     }
@@ -51,24 +115,11 @@ pub fn gather_node(field: &mut SampleField, sampler: &dyn SurfaceSampler, key: N
     field.spacing_cells = s_cells as u32;
     let s = s_cells as f64;
     let dim = field.dim;
-    let [min_x, min_y, min_z] = key.min_cell();
-    let k = HEIGHTS_PER_BLOCK_AXIS;
+    let min_y = key.min_cell()[1];
     for pz in 0..dim {
-        // Samples sit at block centres, where the mesher places them.
-        let z = min_z + (pz as i64 - PAD as i64) * s_cells + s_cells / 2;
         for px in 0..dim {
-            let x = min_x + (px as i64 - PAD as i64) * s_cells + s_cells / 2;
-            // Phase 1: the heights around the sample column and its own column.
-            let mut heights = [f64::NAN; HEIGHTS_PER_BLOCK_AXIS * HEIGHTS_PER_BLOCK_AXIS];
-            for (i, h) in heights.iter_mut().enumerate() {
-                let fx = ((i % k) as f64 + 0.5) / k as f64 - 0.5;
-                let fz = ((i / k) as f64 + 0.5) / k as f64 - 0.5;
-                *h = sampler
-                    .height_cells(x as f64 + fx * s, z as f64 + fz * s)
-                    .unwrap_or(f64::NAN);
-            }
-            let centre = sampler.column(x, z);
-            // Phase 2: every sample of the column.
+            let heights = &columns.heights[px + DIM * pz];
+            let centre = columns.centre[px + DIM * pz];
             for py in 0..dim {
                 let y = (min_y + (py as i64 - PAD as i64) * s_cells) as f64 + 0.5 * s;
                 let i = px + dim * (py + dim * pz);
@@ -80,7 +131,7 @@ pub fn gather_node(field: &mut SampleField, sampler: &dyn SurfaceSampler, key: N
                 };
                 let mut solid = 0.0;
                 let mut water = 0.0;
-                for &h in &heights {
+                for &h in heights {
                     // A sub-column past the footprint's edge takes the centre's height.
                     let h = if h.is_nan() { col.height_cells } else { h };
                     solid += band_fraction(f64::NEG_INFINITY, h, y, s);
@@ -117,11 +168,13 @@ pub fn gather_node(field: &mut SampleField, sampler: &dyn SurfaceSampler, key: N
 }
 
 /// Meshes node `key` from `sampler` into `out` (cleared first), with
-/// skirts, using `mesher` and `field` as scratch. Positions are node-local
+/// skirts, using `mesher`, `field` and `columns` as scratch (`columns` is
+/// reused when consecutive calls mesh nodes of one node column). Positions are node-local
 /// studs (origin at [`NodeKey::origin_world`]).
 pub fn mesh_node(
     mesher: &mut SurfaceNets,
     field: &mut SampleField,
+    columns: &mut NodeColumns,
     sampler: &dyn SurfaceSampler,
     key: NodeKey,
     out: &mut ChunkMesh,
@@ -134,7 +187,8 @@ pub fn mesh_node(
         // Entirely above the highest surface: nothing to mesh.
         return;
     }
-    gather_node(field, sampler, key);
+    columns.sample(sampler, key);
+    gather_node_from(field, columns, key);
     mesher.mesh_field(field, MeshOptions::default(), out);
     add_water_sheet(out, sampler, key);
     if !out.is_empty() {
@@ -298,6 +352,7 @@ mod tests {
                 mesh_node(
                     &mut SurfaceNets::new(),
                     &mut SampleField::new(NODE_SAMPLES),
+                    &mut NodeColumns::default(),
                     &plain,
                     key,
                     &mut mesh,
@@ -342,6 +397,7 @@ mod tests {
             mesh_node(
                 &mut SurfaceNets::new(),
                 &mut SampleField::new(NODE_SAMPLES),
+                &mut NodeColumns::default(),
                 &lake,
                 key,
                 &mut mesh,
@@ -359,6 +415,31 @@ mod tests {
     }
 
     #[test]
+    fn nodes_of_one_column_share_their_samples_exactly() {
+        let source = crate::terrain::column_source::GeneratedColumns::new(
+            &crate::terrain::generate::GeneratorSettings {
+                seed: 7,
+                size_cells: 1 << 16,
+            },
+        );
+        use crate::terrain::column_source::ColumnSource;
+        let sampler = source.surface_sampler().unwrap();
+        let mut shared = NodeColumns::default();
+        let (mut mesher, mut field) = (SurfaceNets::new(), SampleField::new(NODE_SAMPLES));
+        let mut surfaces = 0;
+        for y in -1..5 {
+            let key = NodeKey::new(4, IVec3::new(300, y, 211));
+            let (mut a, mut b) = (ChunkMesh::default(), ChunkMesh::default());
+            mesh_node(&mut mesher, &mut field, &mut shared, sampler, key, &mut a);
+            let mut fresh = NodeColumns::default();
+            mesh_node(&mut mesher, &mut field, &mut fresh, sampler, key, &mut b);
+            assert_eq!(a, b, "y {y}");
+            surfaces += usize::from(!a.is_empty());
+        }
+        assert!(surfaces >= 1);
+    }
+
+    #[test]
     fn nodes_above_the_highest_surface_are_empty_without_sampling() {
         let plain = Plain {
             height: 40.0,
@@ -369,6 +450,7 @@ mod tests {
         mesh_node(
             &mut SurfaceNets::new(),
             &mut SampleField::new(NODE_SAMPLES),
+            &mut NodeColumns::default(),
             &plain,
             NodeKey::new(4, IVec3::new(0, 5, 0)),
             &mut mesh,

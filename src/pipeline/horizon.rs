@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 
 use crate::mesh::ChunkMesh;
 use crate::mesh::field::SampleField;
-use crate::mesh::node_mesh::mesh_node;
+use crate::mesh::node_mesh::{NodeColumns, mesh_node};
 use crate::mesh::surface_nets::SurfaceNets;
 use crate::terrain::column_source::{ColumnSource, EditStore};
 use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary, EditedSurface};
@@ -389,7 +389,7 @@ impl Horizon {
     /// Starts builds for the wanted nodes, coarsest first, up to
     /// [`MAX_NODE_BUILDS_IN_FLIGHT`] (rayon workers, [`NODES_PER_JOB`] per job).
     pub fn dispatch(&mut self) {
-        let mut job: Vec<NodeKey> = Vec::new();
+        let mut batch: Vec<NodeKey> = Vec::new();
         for i in 0..self.wanted.len() {
             if self.in_flight.len() >= MAX_NODE_BUILDS_IN_FLIGHT {
                 break;
@@ -400,13 +400,20 @@ impl Horizon {
                 continue;
             }
             self.in_flight.insert(key, self.epoch);
-            job.push(key);
-            if job.len() == NODES_PER_JOB {
-                self.spawn(std::mem::take(&mut job));
-            }
+            batch.push(key);
         }
-        if !job.is_empty() {
-            self.spawn(job);
+        // Coarsest first still, and the nodes of one node column together
+        // so a job samples their columns once.
+        batch.sort_by_key(|k| (std::cmp::Reverse(k.level), k.index.z, k.index.x, k.index.y));
+        let mut start = 0;
+        while start < batch.len() {
+            let mut end = (start + NODES_PER_JOB).min(batch.len());
+            let column = |k: &NodeKey| (k.level, k.index.x, k.index.z);
+            while end < batch.len() && column(&batch[end]) == column(&batch[end - 1]) {
+                end += 1;
+            }
+            self.spawn(batch[start..end].to_vec());
+            start = end;
         }
     }
 
@@ -424,10 +431,12 @@ impl Horizon {
                 edited: &edited,
             };
             NODE_SCRATCH.with(|scratch| {
-                let (mesher, field) = &mut *scratch.borrow_mut();
+                let (mesher, field, columns) = &mut *scratch.borrow_mut();
+                // A job's columns may differ from the last job's edits.
+                **columns = NodeColumns::default();
                 for key in keys {
                     let mut mesh = ChunkMesh::default();
-                    mesh_node(mesher, field, &sampler, key, &mut mesh);
+                    mesh_node(mesher, field, columns, &sampler, key, &mut mesh);
                     // The receiver is gone only when the horizon was dropped.
                     if tx.send((key, epoch, mesh)).is_err() {
                         return;
@@ -621,8 +630,12 @@ impl Horizon {
 }
 
 thread_local! {
-    static NODE_SCRATCH: std::cell::RefCell<(SurfaceNets, SampleField)> =
-        std::cell::RefCell::new((SurfaceNets::new(), SampleField::new(crate::terrain::node::NODE_SAMPLES)));
+    static NODE_SCRATCH: std::cell::RefCell<(SurfaceNets, SampleField, Box<NodeColumns>)> =
+        std::cell::RefCell::new((
+            SurfaceNets::new(),
+            SampleField::new(crate::terrain::node::NODE_SAMPLES),
+            Box::default(),
+        ));
 }
 
 /// True when every chunk of level-4 node `key` that can own surface has a

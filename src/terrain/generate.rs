@@ -341,14 +341,14 @@ impl crate::terrain::surface_sampler::SurfaceSampler for ColumnGenerator {
             return None;
         }
         let (x, z) = (x_cell as f64 + 0.5, z_cell as f64 + 0.5);
-        let mut n = [[0.0; 3]; 3];
-        for (dz, row) in n.iter_mut().enumerate() {
-            for (dx, h) in row.iter_mut().enumerate() {
-                *h = self
-                    .terrain
-                    .height(x + dx as f64 - 1.0, z + dz as f64 - 1.0);
-            }
-        }
+        // The material needs the slope (the 4 edge neighbours); the corners,
+        // which only move the strata and soil depths, repeat the centre.
+        let h = self.terrain.height(x, z);
+        let mut n = [[h; 3]; 3];
+        n[1][0] = self.terrain.height(x - 1.0, z);
+        n[1][2] = self.terrain.height(x + 1.0, z);
+        n[0][1] = self.terrain.height(x, z - 1.0);
+        n[2][1] = self.terrain.height(x, z + 1.0);
         Some(self.terrain.column_spec(x, z, &n).surface_column())
     }
 
