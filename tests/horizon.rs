@@ -153,6 +153,21 @@ fn a_jump_draws_the_nearest_built_ancestors_and_asks_coarsest_first() {
     assert_no_overlap(h.draws());
 }
 
+/// Fills a limestone pillar 100 cells wide and 300 tall into `grid`, 20 km
+/// (5,000 cells) ahead of the centre along −z; returns its centre cell
+/// column `(x, z)`.
+fn add_pillar(grid: &mut Grid) -> (i32, i32) {
+    let x = (CENTRE / 4.0) as i32;
+    let z = x - 5000;
+    let pillar = CellBox::new(
+        IVec3::new(x - 50, 20, z - 50),
+        IVec3::new(x + 50, 320, z + 50),
+    );
+    grid.edit_region(pillar, |_, _| Cell::full(Material::LIMESTONE))
+        .unwrap();
+    (x, z)
+}
+
 #[test]
 fn an_edit_rebuilds_every_level_that_samples_it() {
     let mut h = big_world();
@@ -162,14 +177,7 @@ fn an_edit_rebuilds_every_level_that_samples_it() {
     // A 100-cell pillar 20 km ahead, in a grid holding just its cells.
     let mut grid = Grid::new();
     h.note_grid_changes(&grid);
-    let x = (CENTRE / 4.0) as i32;
-    let z = x - 5000;
-    let pillar = CellBox::new(
-        IVec3::new(x - 50, 20, z - 50),
-        IVec3::new(x + 50, 320, z + 50),
-    );
-    grid.edit_region(pillar, |_, _| Cell::full(Material::LIMESTONE))
-        .unwrap();
+    let (x, z) = add_pillar(&mut grid);
     h.note_grid_changes(&grid);
     assert_eq!(h.edited_columns(), 16, "4 × 4 chunk columns summarised");
     let pillar_node =
@@ -223,14 +231,7 @@ fn a_frame_of_selection_allocates_nothing() {
 fn a_reopened_worlds_stored_edits_show_from_afar_before_their_columns_load() {
     // The pillar of the edit test, stored as a reopened world's edits are.
     let mut grid = Grid::new();
-    let x = (CENTRE / 4.0) as i32;
-    let z = x - 5000;
-    let pillar = CellBox::new(
-        IVec3::new(x - 50, 20, z - 50),
-        IVec3::new(x + 50, 320, z + 50),
-    );
-    grid.edit_region(pillar, |_, _| Cell::full(Material::LIMESTONE))
-        .unwrap();
+    let (x, z) = add_pillar(&mut grid);
     let store = Arc::new(strata::terrain::column_source::MemoryEditStore::default());
     let mut columns: Vec<_> = grid
         .chunks()

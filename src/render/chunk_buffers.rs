@@ -67,6 +67,25 @@ pub struct ChunkGpu {
     wire_bind_group: Option<wgpu::BindGroup>,
 }
 
+impl ChunkGpu {
+    /// Draws this mesh as instance `instance` of the bound instance buffer,
+    /// stopping before the skirts when `hide_skirts`. A pipeline with the
+    /// terrain's vertex layouts and its bind groups must already be set.
+    pub fn draw_instance(&self, pass: &mut wgpu::RenderPass<'_>, instance: u32, hide_skirts: bool) {
+        let count = if hide_skirts {
+            self.surface_index_count
+        } else {
+            self.index_count
+        };
+        if count == 0 {
+            return;
+        }
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..count, 0, instance..instance + 1);
+    }
+}
+
 /// What [`ChunkBuffers::sync`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SyncStats {
@@ -560,18 +579,7 @@ impl ChunkBuffers {
             let Some(gpu) = self.chunks.get(coord) else {
                 continue;
             };
-            let count = if hide_skirts {
-                gpu.surface_index_count
-            } else {
-                gpu.index_count
-            };
-            if count == 0 {
-                continue;
-            }
-            let i = i as u32;
-            pass.set_vertex_buffer(0, gpu.vertex_buffer.slice(..));
-            pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..count, 0, i..i + 1);
+            gpu.draw_instance(pass, i as u32, hide_skirts);
         }
         let fading = self.fade_in_draws.len() + self.fade_out_draws.len();
         self.nodes
@@ -596,18 +604,7 @@ impl ChunkBuffers {
             let Some(gpu) = gpu else {
                 continue;
             };
-            let count = if hide_skirts {
-                gpu.surface_index_count
-            } else {
-                gpu.index_count
-            };
-            if count == 0 {
-                continue;
-            }
-            let i = (first + i) as u32;
-            pass.set_vertex_buffer(0, gpu.vertex_buffer.slice(..));
-            pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..count, 0, i..i + 1);
+            gpu.draw_instance(pass, (first + i) as u32, hide_skirts);
         }
     }
 

@@ -156,18 +156,7 @@ impl NodeBuffers {
             let Some(gpu) = self.nodes.get(key) else {
                 continue;
             };
-            let count = if hide_skirts {
-                gpu.surface_index_count
-            } else {
-                gpu.index_count
-            };
-            if count == 0 {
-                continue;
-            }
-            let i = first_instance + i as u32;
-            pass.set_vertex_buffer(0, gpu.vertex_buffer.slice(..));
-            pass.set_index_buffer(gpu.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..count, 0, i..i + 1);
+            gpu.draw_instance(pass, first_instance + i as u32, hide_skirts);
         }
     }
 
