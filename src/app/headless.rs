@@ -243,6 +243,7 @@ impl HeadlessRenderer {
             Some(mut first) => {
                 let stats = PanelStats {
                     drawn_chunks: draw.drawn_chunks,
+                    drawn_nodes: (draw.drawn_nodes, draw.drawn_node_triangles),
                     ..stats.clone()
                 };
                 let (_, second) = self.layout_ui(&stats);

@@ -767,7 +767,9 @@ impl WindowState {
     ) -> PanelStats {
         let mut stats = PanelStats::of_world(&self.adapter, grid, meshes, &self.camera);
         stats.frame_ms = self.frame_ms;
-        stats.drawn_chunks = self.renderer.last_draw_stats().drawn_chunks;
+        let draw = self.renderer.last_draw_stats();
+        stats.drawn_chunks = draw.drawn_chunks;
+        stats.drawn_nodes = (draw.drawn_nodes, draw.drawn_node_triangles);
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
         stats.add_pipeline(&mut streaming.pipeline);
         stats.add_lod(meshes, &streaming.lod);

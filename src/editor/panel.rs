@@ -25,6 +25,9 @@ pub struct PanelStats {
     pub nonempty_chunks: usize,
     /// Chunks drawn this frame (after frustum culling).
     pub drawn_chunks: usize,
+    /// Horizon nodes drawn this frame and their triangles (spec §13; 0
+    /// without a horizon).
+    pub drawn_nodes: (usize, usize),
     /// Vertices over all meshes.
     pub vertices: usize,
     /// Triangles over all meshes.
@@ -144,6 +147,7 @@ impl PanelStats {
             chunks: grid.chunk_count(),
             nonempty_chunks: meshes.len(),
             drawn_chunks: 0,
+            drawn_nodes: (0, 0),
             vertices,
             triangles,
             grid_bytes: grid.heap_bytes(),
@@ -624,6 +628,17 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
             ),
         );
         row(ui, "triangles", format_count(stats.triangles));
+        if stats.drawn_nodes.0 > 0 {
+            row(
+                ui,
+                "horizon",
+                format!(
+                    "{} nodes, {} tris",
+                    stats.drawn_nodes.0,
+                    format_count(stats.drawn_nodes.1)
+                ),
+            );
+        }
         let [t0, t1, t2, t3] = stats.triangles_by_level.map(format_count_short);
         ui.label("by level")
             .on_hover_text("Triangles at levels of detail 0 / 1 / 2 / 3");
