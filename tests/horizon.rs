@@ -10,6 +10,7 @@ use glam::{DVec3, IVec3};
 use rustc_hash::FxHashSet;
 use strata::camera::{Camera, Frustum};
 use strata::pipeline::horizon::{Horizon, HorizonDraw, HorizonView, level_far_end_studs};
+use strata::pipeline::seam_audit::audit_nodes;
 use strata::terrain::column_source::GeneratedColumns;
 use strata::terrain::generate::GeneratorSettings;
 use strata::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
@@ -92,6 +93,33 @@ fn assert_no_overlap(draws: &[HorizonDraw]) {
     }
 }
 
+/// Every node column is drawn whole at one level: no two draws whose
+/// footprints overlap are at different levels (a coarse fallback node
+/// under a fine one drew a flat plane over the valleys).
+fn assert_columns_whole(draws: &[HorizonDraw]) {
+    let footprint = |k: NodeKey| {
+        let [x, _, z] = k.min_cell();
+        (x, z, x + k.side_cells(), z + k.side_cells())
+    };
+    let keys: Vec<NodeKey> = draws
+        .iter()
+        .map(|d| match *d {
+            HorizonDraw::Node(k) | HorizonDraw::Chunks(k) => k,
+        })
+        .collect();
+    for &a in &keys {
+        let (ax0, az0, ax1, az1) = footprint(a);
+        for &b in &keys {
+            let (bx0, bz0, bx1, bz1) = footprint(b);
+            let overlap = ax0 < bx1 && bx0 < ax1 && az0 < bz1 && bz0 < az1;
+            assert!(
+                !overlap || a.level == b.level,
+                "{a:?} and {b:?} stand on one column at different levels"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_view_to_65536_studs_is_covered_once_by_bounded_draws() {
     let mut h = big_world();
@@ -104,20 +132,30 @@ fn the_view_to_65536_studs_is_covered_once_by_bounded_draws() {
     assert!(h.is_settled());
     let draws = h.draws();
     assert_no_overlap(draws);
+    assert_columns_whole(draws);
+    // Equal-level neighbours agree on their shared vertices (spec §11, §13),
+    // and there are such neighbours at every level drawn.
+    assert_eq!(audit_nodes(&h), vec![]);
     assert!(
         draws.len() > 100 && draws.len() <= 4000,
         "{} draws",
         draws.len()
     );
-    // Levels follow distance: each drawn node lies beyond the far end of
-    // the level below it (it was not refined); levels 4 to 8 all appear
+    // Levels follow distance: each drawn node's column above level 4 lies
+    // beyond the far end of the level below it (it was not refined);
+    // levels 4 to 8 all appear
     // (level 8 reaches 96 km, past the draw distance).
     let mut levels = FxHashSet::default();
     for d in draws {
         let HorizonDraw::Node(k) = *d else {
             panic!("no chunk is ready, so none is drawn: {d:?}");
         };
-        assert!(k.distance_studs(camera.pos_world) >= level_far_end_studs(k.level - 1));
+        // (Level 4 also stands in for the chunks, none of which is ready.)
+        assert!(
+            k.level == FIRST_NODE_LEVEL
+                || h.column_distance_studs(k, camera.pos_world) >= level_far_end_studs(k.level - 1),
+            "{k:?} drawn nearer than its level"
+        );
         levels.insert(k.level);
     }
     for level in FIRST_NODE_LEVEL..=8 {
@@ -136,6 +174,7 @@ fn a_jump_draws_the_nearest_built_ancestors_and_asks_coarsest_first() {
     select(&mut h, &there, 65_536.0);
     assert_eq!(h.uncovered(), 0, "built ancestors cover the new view");
     assert_no_overlap(h.draws());
+    assert_columns_whole(h.draws());
     assert!(h.wanted_count() > 0);
     assert!(
         h.draws().iter().any(|d| matches!(d, HorizonDraw::Node(k)
@@ -151,6 +190,34 @@ fn a_jump_draws_the_nearest_built_ancestors_and_asks_coarsest_first() {
     select(&mut h, &there, 65_536.0);
     assert!(h.is_settled());
     assert_no_overlap(h.draws());
+    assert_columns_whole(h.draws());
+}
+
+/// The slow flight that showed the bug: 1,400 studs up, flying −z at 150
+/// studs/s (2.5 studs a frame) with nodes arriving a few per frame, as in
+/// the window. At no frame may a column be drawn at two levels.
+#[test]
+fn a_flight_with_nodes_streaming_in_never_stacks_two_levels_in_a_column() {
+    let mut h = big_world();
+    let start = DVec3::new(CENTRE, 1400.0, CENTRE);
+    let camera = |frame: u32| {
+        Camera::new(
+            start - DVec3::new(0.0, 0.0, 2.5 * f64::from(frame)),
+            0.0,
+            -8.0,
+        )
+    };
+    select(&mut h, &camera(0), 16_384.0);
+    h.build_wanted_now();
+    for frame in 1..=90 {
+        select(&mut h, &camera(frame), 16_384.0);
+        assert_no_overlap(h.draws());
+        assert_columns_whole(h.draws());
+        // A few builds land per frame; the rest stay in flight.
+        h.dispatch();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        h.receive();
+    }
 }
 
 /// Fills a limestone pillar 100 cells wide and 300 tall into `grid`, 20 km

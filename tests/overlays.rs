@@ -164,7 +164,7 @@ fn every_overlay_changes_the_image() {
     // mismatch in a correct world) leave the image exactly as it was.
     headless
         .renderer()
-        .update_seam_audit(&meshes, Instant::now());
+        .update_seam_audit(&meshes, None, Instant::now());
     assert_eq!(headless.renderer().seam_audit().count(), Some(0));
     let quiet = render(
         &mut headless,
@@ -201,7 +201,7 @@ fn every_overlay_changes_the_image() {
     republish(&mut headless, &meshes);
     headless
         .renderer()
-        .update_seam_audit(&meshes, Instant::now());
+        .update_seam_audit(&meshes, None, Instant::now());
     let found = headless.renderer().seam_audit().count().unwrap_or(0);
     assert!(found > 0, "the moved vertex is a mismatch");
     let unmarked = render(&mut headless, &camera, &settings);

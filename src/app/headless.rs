@@ -900,7 +900,7 @@ pub fn render_world_streamed(
     // with `--overlay seam-audit`, the markers.
     headless
         .renderer()
-        .update_seam_audit(&meshes, Instant::now());
+        .update_seam_audit(&meshes, streaming.horizon.as_ref(), Instant::now());
     let seam_audit_mismatches = headless.renderer().seam_audit().mismatches().len();
     if let Some(panel) = headless.panel_mut() {
         panel.overlays = options.overlays;
@@ -927,6 +927,8 @@ pub fn render_world_streamed(
         );
     }
     panel.streaming = streaming_panel;
+    // The screenshot shows the settled view, not a level change half faded.
+    headless.renderer().chunk_buffers_mut().finish_fades();
     let (img, report) = headless.render(&camera, &settings, &panel)?;
     let node_triangles = headless
         .renderer()

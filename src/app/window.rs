@@ -702,7 +702,8 @@ impl WindowState {
             self.viewport.size_px()[0].max(1) as f32 / self.viewport.size_px()[1].max(1) as f32;
         streaming.horizon_frame(grid, meshes, &camera, &mut self.renderer.uploader());
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            self.renderer.update_seam_audit(meshes, now);
+            self.renderer
+                .update_seam_audit(meshes, streaming.horizon.as_ref(), now);
         }
         self.renderer.prepare(
             &self.gpu.queue,

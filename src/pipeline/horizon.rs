@@ -2,9 +2,10 @@
 //! first on worker threads, with the nearest built ancestor drawn wherever a
 //! node is still missing (spec §13).
 //!
-//! Selection walks the node tree from the coarsest level down. A node is
-//! refined (its children drawn instead) while the camera is nearer than the
-//! far end of the level below: level 3 ends at [`CHUNK_LEVELS_END_STUDS`] and
+//! Selection walks the tree of node columns (every node of one `(level, x,
+//! z)`, floor to top, taken as one) from the coarsest level down. A column
+//! is refined (its 2×2 child columns drawn instead) while the camera is
+//! nearer than the far end of the level below: level 3 ends at [`CHUNK_LEVELS_END_STUDS`] and
 //! each level ends at twice the distance of the one below. A refined level-4
 //! node hands its 2×2×2 chunks to the chunk levels (spec §6). Where a node's
 //! children are not all ready, the node itself is drawn, and where it is not
@@ -29,7 +30,7 @@ use crate::mesh::node_mesh::{NodeColumns, mesh_node};
 use crate::mesh::surface_nets::SurfaceNets;
 use crate::terrain::column_source::{ColumnSource, EditStore};
 use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary, EditedSurface};
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord};
+use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Changes;
 use crate::terrain::grid::Grid;
 use crate::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
@@ -45,6 +46,9 @@ pub const CHUNK_LEVELS_END_STUDS: f64 = 2.0 * LEVEL_THRESHOLDS_STUDS[2];
 pub const MAX_NODE_BUILDS_IN_FLIGHT: usize = 256;
 /// Nodes per worker job.
 pub const NODES_PER_JOB: usize = 8;
+/// Columns this many of their sides beyond the frustum or the draw
+/// distance are requested (built ahead) but not drawn.
+pub const PREFETCH_MARGIN_SIDES: f64 = 0.5;
 /// Frames a built node stays cached after it was last selected or wanted.
 pub const NODE_KEEP_FRAMES: u64 = 240;
 
@@ -106,7 +110,10 @@ pub struct Horizon {
     tx: Sender<NodeResult>,
     rx: Receiver<NodeResult>,
     draws: Vec<HorizonDraw>,
-    wanted: Vec<(NodeKey, f64)>,
+    /// Nodes to build: key, distance (studs) and whether it is drawn once
+    /// built (else it is an ancestor or a node just outside the view, built
+    /// ahead).
+    wanted: Vec<(NodeKey, f64, bool)>,
     changed: Vec<NodeKey>,
     frame: u64,
     uncovered: usize,
@@ -217,7 +224,7 @@ impl Horizon {
     /// The nodes the last selection wanted, in request order (coarsest first,
     /// then nearest).
     pub fn wanted(&self) -> impl ExactSizeIterator<Item = NodeKey> + '_ {
-        self.wanted.iter().map(|(k, _)| *k)
+        self.wanted.iter().map(|(k, _, _)| *k)
     }
 
     /// True when every node the last selection wanted is built and nothing
@@ -236,16 +243,36 @@ impl Horizon {
         (lo, hi)
     }
 
+    /// True when `key`'s column meets the footprint (any y).
+    fn in_footprint(&self, key: NodeKey) -> bool {
+        let [x, _, z] = key.min_cell();
+        let side = key.side_cells();
+        x < self.extent_cells[0] && z < self.extent_cells[1] && x + side > 0 && z + side > 0
+    }
+
     /// True when `key` meets the footprint and the vertical band of surface.
     fn may_hold_surface(&self, key: NodeKey) -> bool {
         let (lo, hi) = self.y_range(key.level);
-        let [x, _, z] = key.min_cell();
-        let side = key.side_cells();
-        (lo..=hi).contains(&key.index.y)
-            && x < self.extent_cells[0]
-            && z < self.extent_cells[1]
-            && x + side > 0
-            && z + side > 0
+        (lo..=hi).contains(&key.index.y) && self.in_footprint(key)
+    }
+
+    /// The box of node column `(level, x, z)` in world studs: its footprint
+    /// from the floor to the highest surface.
+    fn column_bounds_world(&self, level: u8, x: i32, z: i32) -> (DVec3, DVec3) {
+        let (lo, hi) = NodeKey::new(level, IVec3::new(x, 0, z)).bounds_world();
+        let top_studs = self.top_cells * f64::from(CELL_SIZE_STUDS);
+        (
+            DVec3::new(lo.x, 0.0, lo.z),
+            DVec3::new(hi.x, top_studs, hi.z),
+        )
+    }
+
+    /// Distance from `pos_world` to the column of `key` (its footprint from
+    /// the floor to the highest surface), studs: the distance selection
+    /// refines by, the same for every node of the column.
+    pub fn column_distance_studs(&self, key: NodeKey, pos_world: DVec3) -> f64 {
+        let (lo, hi) = self.column_bounds_world(key.level, key.index.x, key.index.z);
+        (pos_world.clamp(lo, hi) - pos_world).length()
     }
 
     /// Chooses this frame's draw list and requests (see the module docs).
@@ -266,19 +293,17 @@ impl Horizon {
         let hi_x = ((c.x + reach) / side).floor() as i32;
         let lo_z = ((c.z - reach) / side).floor() as i32;
         let hi_z = ((c.z + reach) / side).floor() as i32;
-        let (lo_y, hi_y) = self.y_range(MAX_NODE_LEVEL);
         for z in lo_z..=hi_z {
-            for y in lo_y..=hi_y {
-                for x in lo_x..=hi_x {
-                    if !self.visit(NodeKey::new(MAX_NODE_LEVEL, IVec3::new(x, y, z)), view) {
-                        self.uncovered += 1;
-                    }
+            for x in lo_x..=hi_x {
+                if !self.visit_column(MAX_NODE_LEVEL, x, z, view, true) {
+                    self.uncovered += 1;
                 }
             }
         }
         // The coarsest level is kept built one node beyond the view in every
         // direction, so a camera that turns, flies or jumps always has an
         // ancestor to draw.
+        let (lo_y, hi_y) = self.y_range(MAX_NODE_LEVEL);
         for z in lo_z - 1..=hi_z + 1 {
             for y in lo_y..=hi_y {
                 for x in lo_x - 1..=hi_x + 1 {
@@ -290,8 +315,8 @@ impl Horizon {
                         Some(node) => node.last_used_frame = self.frame,
                         None => {
                             let d = key.distance_studs(c);
-                            if !self.wanted.iter().any(|(k, _)| *k == key) {
-                                self.wanted.push((key, d));
+                            if !self.wanted.iter().any(|(k, _, _)| *k == key) {
+                                self.wanted.push((key, d, false));
                             }
                         }
                     }
@@ -325,65 +350,114 @@ impl Horizon {
         })
     }
 
-    /// Selects `key` and below; false when the area is left uncovered.
-    fn visit(&mut self, key: NodeKey, view: &HorizonView<'_>) -> bool {
-        if !self.may_hold_surface(key) {
+    /// Selects node column `(level, x, z)` and below; false when the area
+    /// is left uncovered.
+    ///
+    /// The unit is the column, every node of one `(level, x, z)` from the
+    /// floor to the top together: its nodes are refined, drawn or replaced
+    /// by an ancestor as one, because the surface of a column passes from
+    /// one node to the one above or below it, and two levels stacked in one
+    /// column would draw a coarse surface over a fine one.
+    fn visit_column(
+        &mut self,
+        level: u8,
+        x: i32,
+        z: i32,
+        view: &HorizonView<'_>,
+        draw: bool,
+    ) -> bool {
+        if !self.in_footprint(NodeKey::new(level, IVec3::new(x, 0, z))) {
             return true;
         }
-        let d = key.distance_studs(view.camera_pos_world);
-        if d > view.draw_distance_studs {
+        let (lo, hi) = self.column_bounds_world(level, x, z);
+        let pos = view.camera_pos_world;
+        let d = self.column_distance_studs(NodeKey::new(level, IVec3::new(x, 0, z)), pos);
+        let (lo_y, hi_y) = self.y_range(level);
+        let side = NodeKey::new(level, IVec3::ZERO).side_studs();
+        // Columns within half a side of the view are requested but not
+        // drawn, so a column that comes into view as the camera moves or
+        // turns is usually built already (else its parent is drawn in its
+        // place and its siblings' whole area turns coarse for a moment).
+        let margin = side * PREFETCH_MARGIN_SIDES;
+        if d > view.draw_distance_studs + margin {
             return true;
         }
-        let (lo, hi) = key.bounds_world();
-        if !(view.in_view)(lo, hi) {
+        let band = (
+            DVec3::new(lo.x, f64::from(lo_y) * side, lo.z),
+            DVec3::new(hi.x, f64::from(hi_y + 1) * side, hi.z),
+        );
+        let near = DVec3::splat(margin);
+        if !(view.in_view)(band.0 - near, band.1 + near) {
             return true;
         }
-        if d < level_far_end_studs(key.level - 1) {
-            let mark = self.draws.len();
-            let covered = match key.children() {
-                None => {
-                    let ready = (view.chunks_ready)(key);
-                    if ready {
+        let draw = draw && d <= view.draw_distance_studs && (view.in_view)(band.0, band.1);
+        let refined = d < level_far_end_studs(level - 1);
+        // A refined column draws its children (for level 4: its chunks,
+        // when every one has its mesh) if they cover its whole area.
+        let mark = self.draws.len();
+        let mut covered = refined;
+        if refined {
+            if level == FIRST_NODE_LEVEL {
+                for y in lo_y..=hi_y {
+                    let key = NodeKey::new(level, IVec3::new(x, y, z));
+                    if (view.chunks_ready)(key) {
                         self.draws.push(HorizonDraw::Chunks(key));
+                    } else {
+                        covered = false;
                     }
-                    ready
                 }
-                Some(children) => {
-                    // Every child is visited (not short-circuited), so each
-                    // missing one is requested.
-                    let mut all = true;
-                    for child in children {
-                        all &= self.visit(child, view);
-                    }
-                    all
+            } else {
+                // Every child column is visited (not short-circuited), so
+                // each missing node is requested.
+                for (cx, cz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    covered &= self.visit_column(level - 1, 2 * x + cx, 2 * z + cz, view, draw);
                 }
-            };
-            if covered {
-                return true;
             }
+        }
+        if !draw || !covered {
             self.draws.truncate(mark);
         }
-        match self.built.get_mut(&key) {
-            Some(node) => {
-                node.last_used_frame = self.frame;
-                if !node.mesh.is_empty() {
-                    self.draws.push(HorizonDraw::Node(key));
+        // The column's own nodes are kept built even while its children
+        // are drawn: they are the ancestors that cover the children's area
+        // while a child streams in (otherwise the fallback would reach the
+        // coarsest level). They are wanted for the view itself only where
+        // the column is drawn: it is not refined, or (level 4) its chunks
+        // are not all ready.
+        let for_view = draw && (!refined || (level == FIRST_NODE_LEVEL && !covered));
+        let mut all_built = true;
+        for y in lo_y..=hi_y {
+            let key = NodeKey::new(level, IVec3::new(x, y, z));
+            match self.built.get_mut(&key) {
+                Some(node) => {
+                    node.last_used_frame = self.frame;
+                    // An edited node keeps its old mesh drawn until the new one comes.
+                    if self
+                        .invalid_since
+                        .get(&key)
+                        .is_some_and(|&since| node.epoch < since)
+                    {
+                        self.wanted.push((key, d, for_view));
+                    }
                 }
-                // An edited node keeps its old mesh drawn until the new one comes.
-                if self
-                    .invalid_since
-                    .get(&key)
-                    .is_some_and(|&since| node.epoch < since)
-                {
-                    self.wanted.push((key, d));
+                None => {
+                    self.wanted.push((key, d, for_view));
+                    all_built = false;
                 }
-                true
-            }
-            None => {
-                self.wanted.push((key, d));
-                false
             }
         }
+        if !draw || covered {
+            return true;
+        }
+        if !all_built {
+            return false;
+        }
+        for y in lo_y..=hi_y {
+            let key = NodeKey::new(level, IVec3::new(x, y, z));
+            if self.built.get(&key).is_some_and(|n| !n.mesh.is_empty()) {
+                self.draws.push(HorizonDraw::Node(key));
+            }
+        }
+        true
     }
 
     /// Starts builds for the wanted nodes, coarsest first, up to
@@ -586,12 +660,25 @@ impl Horizon {
         self.edited.len()
     }
 
-    /// Blocks until every node the last selection wanted is built (headless
-    /// first frames and tests).
+    /// Blocks until every node the last selection wanted is built (tests).
     pub fn build_wanted_now(&mut self) {
+        self.build_now(false);
+    }
+
+    /// Blocks until every node the last selection wanted to draw is built;
+    /// ancestors and nodes outside the view are left to stream in later
+    /// (headless first frames).
+    pub fn build_drawn_now(&mut self) {
+        self.build_now(true);
+    }
+
+    fn build_now(&mut self, drawn_only: bool) {
+        if drawn_only {
+            self.wanted.retain(|w| w.2);
+        }
         loop {
             let (built, invalid) = (&self.built, &self.invalid_since);
-            self.wanted.retain(|(k, _)| {
+            self.wanted.retain(|(k, _, _)| {
                 built
                     .get(k)
                     .is_none_or(|n| invalid.get(k).is_some_and(|&e| n.epoch < e))

@@ -135,7 +135,8 @@ impl TerrainStreaming {
     }
 
     /// [`TerrainStreaming::horizon_frame`] that waits until every node the
-    /// view wants is built (headless first frames).
+    /// view draws is built (headless first frames); ancestors and nodes just
+    /// outside the view stream in after.
     pub fn horizon_frame_settled(
         &mut self,
         grid: &Grid,
@@ -145,7 +146,7 @@ impl TerrainStreaming {
     ) {
         self.horizon_frame(grid, meshes, camera, uploader);
         if let Some(h) = self.horizon.as_mut() {
-            h.build_wanted_now();
+            h.build_drawn_now();
         }
         self.horizon_frame(grid, meshes, camera, uploader);
     }

@@ -35,6 +35,7 @@ use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};
 use super::instance_buffer::InstanceBuffer;
 use super::level_fades::{FadeSide, LevelFades, fade_bits};
+use super::node_buffers::ChunkShow;
 use super::node_buffers::NodeBuffers;
 use super::overlays::AGE_NEVER_PROMOTED_SECS;
 use super::residency_overlay::{ResidencyView, instance_w};
@@ -464,9 +465,14 @@ impl ChunkBuffers {
     ) -> DrawStats {
         let residency = self.residency.as_ref();
         let frustum = Frustum::from_clip_from_world(clip_from_world);
+        // Chunks in a level fade are drawn by the fade pipeline, after the others.
+        self.fades.next_frame();
+        self.nodes.set_fade_clock(self.fades.clock());
         let nodes = &self.nodes;
         let visible = cull_and_sort(
-            self.chunks.iter().filter(|(c, _)| nodes.draws_chunk(**c)),
+            self.chunks
+                .iter()
+                .filter(|(c, _)| nodes.chunk_show(**c) != ChunkShow::Hidden),
             |gpu| gpu.bounds_local,
             camera.pos_world,
             &frustum,
@@ -489,24 +495,31 @@ impl ChunkBuffers {
                 }
             },
         );
-        // Chunks in a level fade are drawn by the fade pipeline, after the others.
-        self.fades.next_frame();
         let fades = &self.fades;
+        // A chunk handed between the chunks and a node fades with the node;
+        // otherwise a level change of its own fades it.
+        let fade_of = |coord: ChunkCoord| match nodes.chunk_show(coord) {
+            ChunkShow::Fading(side, t) => Some(fade_bits(side, t)),
+            _ => fades
+                .progress(coord)
+                .map(|t| fade_bits(FadeSide::Incoming, t)),
+        };
         let (fading, steady): (Vec<_>, Vec<_>) = visible
             .into_iter()
-            .partition(|v| fades.progress(v.coord).is_some());
+            .partition(|v| fade_of(v.coord).is_some());
         self.instances = steady.iter().map(|v| v.item).collect();
         self.draws = steady.iter().map(|v| v.coord).collect();
         self.fade_in_draws.clear();
         for v in &fading {
-            let t = fades.progress(v.coord).unwrap_or(1.0);
             let mut instance = v.item;
-            instance.chunk_coord[3] |= fade_bits(FadeSide::Incoming, t);
+            instance.chunk_coord[3] |= fade_of(v.coord).unwrap_or(0);
             self.instances.push(instance);
             self.fade_in_draws.push(v.coord);
         }
         let outgoing = cull_and_sort(
-            fades.outgoing().filter(|(c, _)| nodes.draws_chunk(**c)),
+            fades
+                .outgoing()
+                .filter(|(c, _)| nodes.chunk_show(**c) == ChunkShow::Steady),
             |gpu| gpu.bounds_local,
             camera.pos_world,
             &frustum,
@@ -586,9 +599,10 @@ impl ChunkBuffers {
             .draw(pass, (self.draws.len() + fading) as u32, hide_skirts);
     }
 
-    /// True when chunks cross-fade this frame ([`ChunkBuffers::draw_fades`]).
+    /// True when chunks or nodes cross-fade this frame
+    /// ([`ChunkBuffers::draw_fades`]).
     pub fn has_fades(&self) -> bool {
-        !self.fade_in_draws.is_empty() || !self.fade_out_draws.is_empty()
+        !self.fade_in_draws.is_empty() || !self.fade_out_draws.is_empty() || self.nodes.has_fades()
     }
 
     /// Issues the draws of the chunks in a level fade, new meshes then old
@@ -606,6 +620,16 @@ impl ChunkBuffers {
             };
             gpu.draw_instance(pass, (first + i) as u32, hide_skirts);
         }
+        let fading = self.fade_in_draws.len() + self.fade_out_draws.len();
+        self.nodes
+            .draw_fades(pass, (first + fading) as u32, hide_skirts);
+    }
+
+    /// Ends every level fade of chunks and nodes at once, so the next frame
+    /// shows only the current meshes (a headless screenshot after a replay).
+    pub fn finish_fades(&mut self) {
+        self.fades.clear();
+        self.nodes.finish_fades();
     }
 
     /// The level cross-fades (`--no-morph`, the debug panel's pause and step).
@@ -620,7 +644,17 @@ impl ChunkBuffers {
         device: &wgpu::Device,
         horizon: &mut crate::pipeline::horizon::Horizon,
     ) -> usize {
-        self.nodes.sync(device, horizon, self.extra_usage)
+        let bytes = self.nodes.sync(
+            device,
+            horizon,
+            self.extra_usage,
+            self.fades.clock(),
+            self.fades.is_enabled(),
+        );
+        if self.nodes.draw_list_changed() {
+            self.revision += 1;
+        }
+        bytes
     }
 
     /// The horizon's node buffers.

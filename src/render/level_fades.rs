@@ -113,6 +113,11 @@ impl<G> LevelFades<G> {
             .retain(|_, (_, start)| frame.wrapping_sub(*start) < FADE_FRAMES);
     }
 
+    /// The fade clock: frames advanced so far (it stands still while paused).
+    pub fn clock(&self) -> u32 {
+        self.frame
+    }
+
     /// Progress `0..1` of `coord`'s fade, or `None` when it is not fading.
     pub fn progress(&self, coord: ChunkCoord) -> Option<f32> {
         self.outgoing

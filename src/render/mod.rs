@@ -87,6 +87,7 @@ pub mod egui_pass;
 pub mod globals;
 pub mod gpu;
 pub mod gpu_data;
+pub mod horizon_fades;
 pub mod instance_buffer;
 pub mod level_fades;
 pub mod line_pipeline;
@@ -344,11 +345,18 @@ impl Renderer {
     }
 
     /// Re-runs the seam audit behind the `seam-audit` overlay on `meshes`
-    /// (the shown meshes) when the drawn meshes changed since the last audit
+    /// (the shown meshes) and `horizon`'s drawn nodes when the drawn meshes
+    /// changed since the last audit
     /// and that audit is at least [`SeamAuditOverlay::MIN_INTERVAL`] old.
     /// Returns whether it ran.
-    pub fn update_seam_audit(&mut self, meshes: &WorldMeshes, now: Instant) -> bool {
-        self.seam_audit.update(meshes, self.chunks.revision(), now)
+    pub fn update_seam_audit(
+        &mut self,
+        meshes: &WorldMeshes,
+        horizon: Option<&crate::pipeline::horizon::Horizon>,
+        now: Instant,
+    ) -> bool {
+        self.seam_audit
+            .update(meshes, horizon, self.chunks.revision(), now)
     }
 
     /// The last seam audit (its mismatches are the `seam-audit` markers).

@@ -20,6 +20,7 @@
 use std::time::{Duration, Instant};
 
 use crate::pipeline::WorldMeshes;
+use crate::pipeline::horizon::Horizon;
 use crate::pipeline::seam_audit::{self, SeamMismatch};
 
 /// One debug overlay. The command-line names (`--overlay NAME`) are the
@@ -287,21 +288,38 @@ impl SeamAuditOverlay {
     /// whenever the shown meshes do) differs from the last audited one and
     /// the last audit is at least [`Self::MIN_INTERVAL`] before `now`.
     /// Returns whether it ran.
-    pub fn update(&mut self, meshes: &WorldMeshes, revision: u64, now: Instant) -> bool {
+    /// With a `horizon`, its drawn nodes are audited too.
+    pub fn update(
+        &mut self,
+        meshes: &WorldMeshes,
+        horizon: Option<&Horizon>,
+        revision: u64,
+        now: Instant,
+    ) -> bool {
         let due = self
             .last_run
             .is_none_or(|t| now.saturating_duration_since(t) >= Self::MIN_INTERVAL);
         if !due || self.last_revision == Some(revision) {
             return false;
         }
-        self.run(meshes, revision, now);
+        self.run(meshes, horizon, revision, now);
         true
     }
 
-    /// Audits `meshes` now, whatever the throttle says.
-    pub fn run(&mut self, meshes: &WorldMeshes, revision: u64, now: Instant) {
+    /// Audits `meshes` (and `horizon`'s drawn nodes) now, whatever the
+    /// throttle says.
+    pub fn run(
+        &mut self,
+        meshes: &WorldMeshes,
+        horizon: Option<&Horizon>,
+        revision: u64,
+        now: Instant,
+    ) {
         let start = Instant::now();
         self.mismatches = seam_audit::audit(meshes);
+        if let Some(h) = horizon {
+            self.mismatches.extend(seam_audit::audit_nodes(h));
+        }
         self.last_ms = start.elapsed().as_secs_f64() * 1e3;
         log::debug!(
             "seam audit: {} mismatches over {} meshes in {:.1} ms",
@@ -369,12 +387,12 @@ mod tests {
         let mut a = SeamAuditOverlay::default();
         let t0 = Instant::now();
         assert_eq!(a.count(), None);
-        assert!(a.update(&meshes, 1, t0));
+        assert!(a.update(&meshes, None, 1, t0));
         assert_eq!(a.count(), Some(0));
         // Same revision: nothing to do, however late.
-        assert!(!a.update(&meshes, 1, t0 + Duration::from_secs(5)));
+        assert!(!a.update(&meshes, None, 1, t0 + Duration::from_secs(5)));
         // New revision, too soon.
-        assert!(!a.update(&meshes, 2, t0 + Duration::from_millis(100)));
-        assert!(a.update(&meshes, 2, t0 + SeamAuditOverlay::MIN_INTERVAL));
+        assert!(!a.update(&meshes, None, 2, t0 + Duration::from_millis(100)));
+        assert!(a.update(&meshes, None, 2, t0 + SeamAuditOverlay::MIN_INTERVAL));
     }
 }
