@@ -243,7 +243,7 @@ fn poke(path: &Path, sql: &str, args: impl rusqlite::Params) {
 }
 
 #[test]
-fn generated_world_files_keep_format_2_and_still_open() {
+fn generated_world_files_are_format_4_and_format_2_files_still_open() {
     let dir = scratch("v2");
     let path = dir.join("generated.strata");
     let settings = GeneratorSettings {
@@ -251,28 +251,37 @@ fn generated_world_files_keep_format_2_and_still_open() {
         size_cells: 8192,
     };
     let file = StreamingWorldFile::create(&path, &settings).unwrap();
-    assert_eq!(file.format_version(), GENERATED_FORMAT_VERSION);
+    assert_eq!(file.format_version(), STREAMING_FORMAT_VERSION);
     drop(file);
-    // Exactly the three tables of format 2, as earlier builds wrote.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let mut tables: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    tables.sort();
-    assert_eq!(tables, ["columns", "meta", "pending_columns"]);
-    let version: String = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'format_version'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(version, "2");
-    drop(conn);
+    let tables = |path: &std::path::Path| -> Vec<String> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        tables.sort();
+        tables
+    };
+    // The three tables of format 2 and the summaries of format 4.
+    assert_eq!(
+        tables(&path),
+        ["column_summaries", "columns", "meta", "pending_columns"]
+    );
+    // What builds before format 4 wrote: exactly the tables of format 2.
+    poke(&path, "DROP TABLE column_summaries", []);
+    poke(
+        &path,
+        "UPDATE meta SET value = '2' WHERE key = 'format_version'",
+        [],
+    );
+    assert_eq!(tables(&path), ["columns", "meta", "pending_columns"]);
+    assert_eq!(
+        StreamingWorldFile::open(&path).unwrap().format_version(),
+        GENERATED_FORMAT_VERSION
+    );
     let world = StreamedWorld::open(&path).unwrap();
     assert_eq!(world.generator(), Some(settings));
     // A format-2 file that claims format 3 is refused by name.
@@ -348,12 +357,13 @@ fn damaged_heightmap_world_files_are_typed_errors() {
         );
     }
 
-    // A format-3 file without its PNG table is not a streaming file.
+    // A heightmap file without its PNG table has the tables of a generated
+    // world and no generator settings: refused by name.
     let no_table = fresh("no-table.strata");
     poke(&no_table, "DROP TABLE heightmap_png", []);
     assert!(matches!(
         StreamingWorldFile::open(&no_table),
-        Err(StreamingFileError::BadMeta { key, .. }) if key == "format_version"
+        Err(StreamingFileError::BadMeta { key, .. }) if key == "generator"
     ));
 }
 

@@ -2,7 +2,8 @@
 //! columns round trip, spills that survive a session ended without saving,
 //! incremental saves, an open that reads no column, damaged rows and files
 //! refused with typed errors (never a panic), the size of a small world,
-//! "save as" of a recovery file, and residency spilling into a file.
+//! "save as" of a recovery file, residency spilling into a file, and the
+//! column summaries of format 4 (spec §13) with the format-2 files before them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,12 +12,15 @@ use std::time::Instant;
 use glam::IVec3;
 use rusqlite::{Connection, params};
 use strata::io::streaming_file::{
-    MAX_COLUMN_BYTES, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
+    GENERATED_FORMAT_VERSION, MAX_COLUMN_BYTES, STREAMING_FORMAT_VERSION, StreamingFileError,
+    StreamingWorldFile,
 };
 use strata::io::world_file::{WorldFile, WorldFileError, WorldMeta};
+use strata::pipeline::horizon::Horizon;
 use strata::terrain::column_source::{
     ColumnChunks, ColumnSource, EditStore, GeneratedColumns, SourceError,
 };
+use strata::terrain::column_summary::ColumnSummary;
 use strata::terrain::generate::{ColumnGenerator, GeneratorSettings, generate_world};
 use strata::terrain::residency::Residency;
 use strata::terrain::{Cell, CellBox, ChunkCells, ChunkCoord, ColumnCoord, Grid, Material};
@@ -434,13 +438,13 @@ fn files_of_another_version_or_kind_are_refused_with_typed_errors() {
     };
     fresh();
     assert!(StreamingWorldFile::is_streaming_file(&path));
-    set_meta("format_version", "4");
+    set_meta("format_version", "5");
     let e = open_err();
     assert!(
         matches!(
             e,
             StreamingFileError::UnsupportedVersion {
-                found: 4,
+                found: 5,
                 supported: STREAMING_FORMAT_VERSION,
                 ..
             }
@@ -687,4 +691,108 @@ fn residency_spills_edits_into_the_file_and_a_new_session_gets_them_back() {
         Grid::from_chunks(columns.iter().flat_map(|c| grid.column_chunks(*c))).content_hash();
     assert_eq!(hash, edited_hash, "the spilled edits came back");
     assert!(file.column_rows_read() >= 1);
+}
+
+/// The summary of `chunks` (what a node samples of an edited column).
+fn summary_of(chunks: &[(ChunkCoord, ChunkCells)]) -> ColumnSummary {
+    ColumnSummary::from_chunks(chunks)
+}
+
+#[test]
+fn column_summaries_are_stored_with_their_columns_and_count_only_for_the_current_copy() {
+    let dir = test_dir("summaries");
+    let path = dir.join("world.strata");
+    let file = StreamingWorldFile::create(&path, &settings()).unwrap();
+    assert_eq!(file.format_version(), STREAMING_FORMAT_VERSION);
+    let a = ColumnCoord::new(1, 2);
+    let saved = edited_column(a, 1);
+    file.save(&[(a, saved.clone())]).unwrap();
+    assert_eq!(file.stored_summary(a).unwrap(), Some(summary_of(&saved)));
+    assert_eq!(file.stored_summary(ColumnCoord::new(3, 3)).unwrap(), None);
+    // A spill (the column edited down to nothing) carries its own summary.
+    file.store_edited(a, &[]).unwrap();
+    let emptied = summary_of(&[]);
+    assert_ne!(emptied, summary_of(&saved));
+    assert_eq!(file.stored_summary(a).unwrap(), Some(emptied));
+    // Discarded, the spill's summary belongs to no copy: none is returned
+    // (the saved chunks are summarised instead), never the stale one.
+    file.discard_pending().unwrap();
+    assert_eq!(file.stored_summary(a).unwrap(), None);
+    assert_eq!(load(&file, a), Some(hashes(&saved)));
+    file.save(&[(a, saved.clone())]).unwrap();
+    drop(file);
+
+    // Reopened: the summary comes back without reading a column row, and a
+    // horizon summarises the reopened world from it.
+    let file = Arc::new(StreamingWorldFile::open(&path).unwrap());
+    assert_eq!(file.stored_summary(a).unwrap(), Some(summary_of(&saved)));
+    let mut horizon = Horizon::new(Arc::new(GeneratedColumns::new(&settings()))).unwrap();
+    horizon.summarise_store(file.clone());
+    let start = std::time::Instant::now();
+    while horizon.edited_columns() < 1 {
+        assert!(start.elapsed().as_secs() < 30, "the summary never came");
+        horizon.receive();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(file.column_rows_read(), 0, "no chunk was read");
+    drop(horizon);
+    drop(file);
+
+    // Damaged: a clear error, never a panic (the horizon then reads chunks).
+    poke(&path, "UPDATE column_summaries SET data = x'010203'", []);
+    let file = StreamingWorldFile::open(&path).unwrap();
+    assert!(matches!(
+        file.stored_summary(a),
+        Err(SourceError::Corrupt { column, .. }) if column == a
+    ));
+    drop(file);
+    poke(
+        &path,
+        "UPDATE column_summaries SET data = zeroblob(9216)",
+        [],
+    );
+    let file = StreamingWorldFile::open(&path).unwrap();
+    let zeroed = file
+        .stored_summary(a)
+        .unwrap()
+        .expect("zeros are a valid summary");
+    assert!(zeroed.height_cells.iter().all(|&h| h == 0.0));
+    drop(file);
+    let mut nan = vec![0u8; 9216];
+    nan[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+    poke(&path, "UPDATE column_summaries SET data = ?1", [nan]);
+    let file = StreamingWorldFile::open(&path).unwrap();
+    assert!(matches!(
+        file.stored_summary(a),
+        Err(SourceError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn a_format_2_file_without_summaries_still_opens_loads_and_saves() {
+    let dir = test_dir("format_2");
+    let path = dir.join("world.strata");
+    let a = ColumnCoord::new(2, 1);
+    let saved = edited_column(a, 3);
+    let file = StreamingWorldFile::create(&path, &settings()).unwrap();
+    file.save(&[(a, saved.clone())]).unwrap();
+    drop(file);
+    // What a build before summaries wrote: the version-2 tables only.
+    poke(&path, "DROP TABLE column_summaries", []);
+    poke(
+        &path,
+        "UPDATE meta SET value = '2' WHERE key = 'format_version'",
+        [],
+    );
+    let file = StreamingWorldFile::open(&path).unwrap();
+    assert_eq!(file.format_version(), GENERATED_FORMAT_VERSION);
+    assert_eq!(file.stored_summary(a).unwrap(), None);
+    assert_eq!(load(&file, a), Some(hashes(&saved)));
+    let b = ColumnCoord::new(0, 3);
+    file.store_edited(b, &edited_column(b, 4)).unwrap();
+    file.save(&[]).unwrap();
+    drop(file);
+    let file = StreamingWorldFile::open(&path).unwrap();
+    assert_eq!(file.format_version(), GENERATED_FORMAT_VERSION, "kept");
+    assert_eq!(load(&file, b), Some(hashes(&edited_column(b, 4))));
 }

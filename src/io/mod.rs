@@ -25,6 +25,7 @@ pub mod heightmap_import;
 pub mod recovery_files;
 pub mod streaming_file;
 pub mod streaming_heightmap;
+pub mod summary_rows;
 pub mod world_file;
 pub mod world_source;
 

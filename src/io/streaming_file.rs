@@ -8,7 +8,7 @@
 //! read one at a time when residency asks for them
 //! ([`EditStore::load_edited`]).
 //!
-//! # Format (versions 2 and [`STREAMING_FORMAT_VERSION`] = 3)
+//! # Format (versions 2, 3 and [`STREAMING_FORMAT_VERSION`] = 4)
 //! `PRAGMA application_id` is
 //! [`APPLICATION_ID`](super::world_file::APPLICATION_ID) (`"STRA"`), as for world
 //! files. Version 2 (generated worlds; still what a generated world is
@@ -47,6 +47,17 @@
 //! version-2 file with the heightmap table, or a version-3 file without it,
 //! is refused.
 //!
+//! Version 4 (what this build writes, for either origin) adds the table
+//! `column_summaries(x, z, hash, data, PRIMARY KEY (x, z))` to the tables of
+//! version 2 (generated) or 3 (heightmap): the coarse summary of each edited
+//! column (spec §13; `data` as [`summary_rows`](super::summary_rows) says),
+//! written with every column row in the same transaction. `hash` is the
+//! column hash of the row the summary was made from: a summary counts only
+//! while it equals the hash of the column's current copy (pending, else
+//! saved), so a discarded spill or a damaged row never shows a stale
+//! summary; without a match the column's chunks are summarised instead.
+//! Versions 2 and 3 are read as before and keep their version when saved.
+//!
 //! # Integrity
 //! The file is opened as world files are (hardened connection, exact
 //! schema checked before any row is read, a leftover journal rolled back
@@ -75,6 +86,7 @@ use super::streaming_heightmap::{
     CopyError, HEIGHTMAP_TABLE, StoredHeightmap, copy_png, heightmap_meta_text,
     parse_heightmap_meta, read_png,
 };
+use super::summary_rows::{SUMMARY_BYTES, decode_summary, encode_summary};
 use super::world_file::{
     FileSchema, JournalRecovery, MAX_BLOB_BYTES, WORLD_SCHEMA, WorldFileError, camera_text,
     configure_new_file, decode_blob, encode_cells, generator_text, io_err, meta_number, meta_text,
@@ -83,18 +95,24 @@ use super::world_file::{
 };
 use crate::terrain::chunk::ChunkCells;
 use crate::terrain::column_source::{ColumnChunks, EditStore, SourceError};
+use crate::terrain::column_summary::ColumnSummary;
 use crate::terrain::coords::{ChunkCoord, ColumnCoord};
 use crate::terrain::generate::{GenerateError, GeneratorSettings};
 use crate::terrain::heightmap::HeightmapTerrain;
 
-/// The newest format version of streaming world files (world files are
+/// The newest format version of streaming world files, what this build
+/// writes (4: column summaries; world files are
 /// version 1, [`FORMAT_VERSION`](super::world_file::FORMAT_VERSION)): 3,
 /// heightmap worlds. This build reads versions
 /// [`GENERATED_FORMAT_VERSION`] and 3.
-pub const STREAMING_FORMAT_VERSION: u32 = 3;
+pub const STREAMING_FORMAT_VERSION: u32 = 4;
 
-/// The format version a generated streaming world is written as (2: the
-/// first streaming format, unchanged).
+/// The format version of a streamed heightmap import before column
+/// summaries (3); still read.
+pub const HEIGHTMAP_FORMAT_VERSION: u32 = 3;
+
+/// The format version of a generated streaming world before column
+/// summaries (2: the first streaming format); still read.
 pub const GENERATED_FORMAT_VERSION: u32 = 2;
 
 /// The `kind` meta value of a streaming world file.
@@ -151,6 +169,48 @@ const HEIGHTMAP_SCHEMA_SQL: &str = concat!(
     "CREATE TABLE heightmap_png (part INTEGER PRIMARY KEY NOT NULL, data BLOB NOT NULL);\n"
 );
 
+/// The summaries table of version 4.
+macro_rules! summaries_table_sql {
+    () => {
+        "CREATE TABLE column_summaries (
+    x INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, z)
+);
+"
+    };
+}
+
+/// The tables of a version-4 generated streaming world file.
+const SUMMARY_SCHEMA_SQL: &str = concat!(streaming_tables_sql!(), summaries_table_sql!());
+
+/// The tables of a version-4 heightmap streaming world file.
+const SUMMARY_HEIGHTMAP_SCHEMA_SQL: &str = concat!(
+    streaming_tables_sql!(),
+    "CREATE TABLE heightmap_png (part INTEGER PRIMARY KEY NOT NULL, data BLOB NOT NULL);\n",
+    summaries_table_sql!()
+);
+
+/// The exact schema of a version-4 generated streaming world file.
+const SUMMARY_SCHEMA: FileSchema = FileSchema {
+    sql: SUMMARY_SCHEMA_SQL,
+    tables: &["meta", "columns", "pending_columns", "column_summaries"],
+};
+
+/// The exact schema of a version-4 heightmap streaming world file.
+const SUMMARY_HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
+    sql: SUMMARY_HEIGHTMAP_SCHEMA_SQL,
+    tables: &[
+        "meta",
+        "columns",
+        "pending_columns",
+        HEIGHTMAP_TABLE,
+        "column_summaries",
+    ],
+};
+
 /// The exact schema of a version-2 streaming world file.
 const STREAMING_SCHEMA: FileSchema = FileSchema {
     sql: STREAMING_SCHEMA_SQL,
@@ -164,17 +224,35 @@ const HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
 };
 
 /// The schemas a streaming file may have, in the order they are tried (the
-/// first error is the one reported): version 2, version 3, and a world file
-/// (to name it).
-const OPEN_SCHEMAS: [&FileSchema; 3] = [&STREAMING_SCHEMA, &HEIGHTMAP_SCHEMA, &WORLD_SCHEMA];
+/// first error is the one reported): version 2, version 3, version 4
+/// generated and heightmap, and a world file (to name it).
+const OPEN_SCHEMAS: [&FileSchema; 5] = [
+    &STREAMING_SCHEMA,
+    &HEIGHTMAP_SCHEMA,
+    &SUMMARY_SCHEMA,
+    &SUMMARY_HEIGHTMAP_SCHEMA,
+    &WORLD_SCHEMA,
+];
+
+/// The format version and origin kind (true: heightmap) of the streaming
+/// schema at `index` of [`OPEN_SCHEMAS`]; `None` for a world file.
+fn schema_kind(index: usize) -> Option<(u32, bool)> {
+    match index {
+        0 => Some((GENERATED_FORMAT_VERSION, false)),
+        1 => Some((HEIGHTMAP_FORMAT_VERSION, true)),
+        2 => Some((STREAMING_FORMAT_VERSION, false)),
+        3 => Some((STREAMING_FORMAT_VERSION, true)),
+        _ => None,
+    }
+}
 
 /// Where a streaming world's unedited columns come from, as its file
 /// records it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamingOrigin {
-    /// The generator with these settings (format 2).
+    /// The generator with these settings (format 2, or 4).
     Generated(GeneratorSettings),
-    /// A heightmap import (format 3); the PNG is stored in the file.
+    /// A heightmap import (format 3, or 4); the PNG is stored in the file.
     Heightmap(StoredHeightmap),
 }
 
@@ -324,6 +402,8 @@ struct EncodedColumn {
     column: ColumnCoord,
     hash: u64,
     data: Vec<u8>,
+    /// Its summary's row data (format 4 only).
+    summary: Option<Vec<u8>>,
 }
 
 /// The part of the file handle that changes, behind one lock.
@@ -343,6 +423,7 @@ struct Inner {
 #[derive(Debug)]
 pub struct StreamingWorldFile {
     path: PathBuf,
+    format_version: u32,
     origin: StreamingOrigin,
     created_unix: u64,
     journal_recovery: Option<JournalRecovery>,
@@ -434,6 +515,7 @@ fn encode_column(
         column,
         hash: column_hash(column, hashes),
         data,
+        summary: None,
     })
 }
 
@@ -556,7 +638,8 @@ fn read_row(
     Ok(Some((hash as u64, data)))
 }
 
-/// Inserts or replaces `columns` in `table`.
+/// Inserts or replaces `columns` in `table`, and their summaries (those
+/// that have one) in `column_summaries`.
 fn write_columns(
     tx: &rusqlite::Transaction<'_>,
     table: Table,
@@ -570,7 +653,45 @@ fn write_columns(
         // The u64 hash is stored as the i64 with the same bits.
         put.execute(params![c.column.x, c.column.z, c.hash as i64, c.data])?;
     }
+    if columns.iter().any(|c| c.summary.is_some()) {
+        let mut put = tx.prepare(
+            "INSERT OR REPLACE INTO column_summaries (x, z, hash, data) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for c in columns {
+            if let Some(summary) = &c.summary {
+                put.execute(params![c.column.x, c.column.z, c.hash as i64, summary])?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// Reads the stored summary of `column` if it was made from the column's
+/// current copy (pending, else saved): `Ok(None)` when there is none or it
+/// is stale, `Err` with a reason when it is damaged.
+fn read_summary(conn: &Connection, column: ColumnCoord) -> Result<Option<ColumnSummary>, RowFault> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT CASE WHEN typeof(data) = 'blob' AND length(data) = ?3 THEN data END \
+             FROM column_summaries WHERE x = ?1 AND z = ?2 AND hash = \
+             COALESCE((SELECT hash FROM pending_columns WHERE x = ?1 AND z = ?2), \
+                      (SELECT hash FROM columns WHERE x = ?1 AND z = ?2))",
+        )
+        .map_err(RowFault::Sqlite)?;
+    let mut rows = stmt
+        .query(params![column.x, column.z, SUMMARY_BYTES as i64])
+        .map_err(RowFault::Sqlite)?;
+    let Some(row) = rows.next().map_err(RowFault::Sqlite)? else {
+        return Ok(None);
+    };
+    match row.get_ref(0).map_err(RowFault::Sqlite)? {
+        rusqlite::types::ValueRef::Blob(b) => {
+            decode_summary(b).map(Some).map_err(RowFault::Damaged)
+        }
+        _ => Err(RowFault::Damaged(format!(
+            "its summary is not a blob of {SUMMARY_BYTES} bytes"
+        ))),
+    }
 }
 
 /// Inserts or replaces (or deletes, for `None`) meta rows.
@@ -596,9 +717,9 @@ fn writer() -> String {
 
 /// What a new streaming file is made from.
 enum NewOrigin<'a> {
-    /// Generator settings (a format-2 file).
+    /// Generator settings (a format-4 file).
     Generated(&'a GeneratorSettings),
-    /// A heightmap import (a format-3 file): the PNG is copied in.
+    /// A heightmap import (a format-4 file): the PNG is copied in.
     Heightmap {
         /// The PNG to copy.
         png: &'a Path,
@@ -629,9 +750,9 @@ fn write_new_file(
         .map_err(sql)?;
     let origin_meta: Vec<(&str, Option<String>)> = match origin {
         NewOrigin::Generated(settings) => {
-            tx.execute_batch(STREAMING_SCHEMA_SQL).map_err(sql)?;
+            tx.execute_batch(SUMMARY_SCHEMA_SQL).map_err(sql)?;
             vec![
-                ("format_version", Some(GENERATED_FORMAT_VERSION.to_string())),
+                ("format_version", Some(STREAMING_FORMAT_VERSION.to_string())),
                 ("generator", Some(generator_text(settings))),
             ]
         }
@@ -640,7 +761,8 @@ fn write_new_file(
             settings,
             sidecar_text,
         } => {
-            tx.execute_batch(HEIGHTMAP_SCHEMA_SQL).map_err(sql)?;
+            tx.execute_batch(SUMMARY_HEIGHTMAP_SCHEMA_SQL)
+                .map_err(sql)?;
             let (png_bytes, png_hash) = copy_png(&tx, png).map_err(|e| match e {
                 CopyError::Read(source) => StreamingFileError::Heightmap {
                     path: target.to_path_buf(),
@@ -711,7 +833,7 @@ struct StreamingMeta {
 fn read_streaming_meta(
     conn: &Connection,
     path: &Path,
-    schema_version: u32,
+    (schema_version, heightmap): (u32, bool),
 ) -> Result<StreamingMeta, StreamingFileError> {
     let map = read_meta_map(conn, path)?;
     let bad = |key: &str, message: String| StreamingFileError::BadMeta {
@@ -722,7 +844,12 @@ fn read_streaming_meta(
     let get = |key: &str| meta_text(&map, key).map_err(|f| bad(&f.key, f.message));
     let number = |key: &str| meta_number(&map, key).map_err(|f| bad(&f.key, f.message));
     let found = number("format_version")?;
-    if found != GENERATED_FORMAT_VERSION as u64 && found != STREAMING_FORMAT_VERSION as u64 {
+    let known = [
+        GENERATED_FORMAT_VERSION,
+        HEIGHTMAP_FORMAT_VERSION,
+        STREAMING_FORMAT_VERSION,
+    ];
+    if !known.iter().any(|&v| u64::from(v) == found) {
         return Err(StreamingFileError::UnsupportedVersion {
             path: path.to_path_buf(),
             found,
@@ -739,7 +866,7 @@ fn read_streaming_meta(
     if kind != STREAMING_KIND {
         return Err(bad("kind", format!("{kind:?} is not {STREAMING_KIND:?}")));
     }
-    let origin = if schema_version == GENERATED_FORMAT_VERSION {
+    let origin = if !heightmap {
         let settings = parse_generator(get("generator")?).map_err(|m| bad("generator", m))?;
         settings
             .validate_streaming()
@@ -811,7 +938,7 @@ impl StreamingWorldFile {
         Self::create_from(path, &NewOrigin::Generated(settings))
     }
 
-    /// Creates a new heightmap world file (format 3) at `path` for the PNG
+    /// Creates a new heightmap world file (format 4) at `path` for the PNG
     /// at `png` imported with `settings` (and the sidecar text
     /// `sidecar_text`, as read beside the PNG), with no edited column, and
     /// opens it. The PNG's bytes are copied in (1 MiB at a time), so the
@@ -925,14 +1052,10 @@ impl StreamingWorldFile {
         conn: Connection,
         schema: usize,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
-        let schema_version = match schema {
-            0 => GENERATED_FORMAT_VERSION,
-            1 => STREAMING_FORMAT_VERSION,
-            _ => {
-                return Err(StreamingFileError::NotStreaming {
-                    path: path.to_path_buf(),
-                });
-            }
+        let Some(kind) = schema_kind(schema) else {
+            return Err(StreamingFileError::NotStreaming {
+                path: path.to_path_buf(),
+            });
         };
         let sql = |e| StreamingFileError::File(sqlite_err(path, e));
         // Column rows are longer than the hardened default allows.
@@ -944,9 +1067,10 @@ impl StreamingWorldFile {
         // Spills must be on disk when `store_edited` returns.
         conn.execute_batch("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;")
             .map_err(sql)?;
-        let meta = read_streaming_meta(&conn, path, schema_version)?;
+        let meta = read_streaming_meta(&conn, path, kind)?;
         Ok(StreamingWorldFile {
             path: path.to_path_buf(),
+            format_version: kind.0,
             origin: meta.origin,
             created_unix: meta.created_unix,
             journal_recovery: None,
@@ -969,7 +1093,7 @@ impl StreamingWorldFile {
     /// Like every open, it rolls back a leftover journal after keeping
     /// copies (logged; see [`JournalRecovery`]).
     pub fn is_streaming_file(path: &Path) -> bool {
-        matches!(open_existing_as(path, &OPEN_SCHEMAS), Ok((_, 0 | 1, _)))
+        matches!(open_existing_as(path, &OPEN_SCHEMAS), Ok((_, i, _)) if schema_kind(i).is_some())
     }
 
     /// The file's path.
@@ -991,12 +1115,16 @@ impl StreamingWorldFile {
         }
     }
 
-    /// The file's format version (2 generated, 3 heightmap).
+    /// The file's format version: 2 (generated) or 3 (heightmap) as older
+    /// builds wrote them, 4 ([`STREAMING_FORMAT_VERSION`], with column
+    /// summaries) for either origin.
     pub fn format_version(&self) -> u32 {
-        match self.origin {
-            StreamingOrigin::Generated(_) => GENERATED_FORMAT_VERSION,
-            StreamingOrigin::Heightmap(_) => STREAMING_FORMAT_VERSION,
-        }
+        self.format_version
+    }
+
+    /// True when the file stores column summaries (format 4).
+    fn has_summaries(&self) -> bool {
+        self.format_version >= STREAMING_FORMAT_VERSION
     }
 
     /// The editor camera `[x, y, z, yaw_deg, pitch_deg]` (studs, degrees):
@@ -1082,14 +1210,21 @@ impl StreamingWorldFile {
         resident_edited: &[(ColumnCoord, ColumnChunks)],
     ) -> Result<SaveReport, StreamingFileError> {
         let start = Instant::now();
+        let summaries = self.has_summaries();
         let encoded: Vec<EncodedColumn> = resident_edited
             .par_iter()
             .map(|(column, chunks)| {
-                encode_column(*column, chunks).map_err(|message| StreamingFileError::BadColumn {
-                    path: self.path.clone(),
-                    column: *column,
-                    message,
-                })
+                let mut encoded = encode_column(*column, chunks).map_err(|message| {
+                    StreamingFileError::BadColumn {
+                        path: self.path.clone(),
+                        column: *column,
+                        message,
+                    }
+                })?;
+                if summaries {
+                    encoded.summary = Some(encode_summary(&ColumnSummary::from_chunks(chunks)));
+                }
+                Ok::<_, StreamingFileError>(encoded)
             })
             .collect::<Result<_, _>>()?;
         let path = &self.path;
@@ -1284,7 +1419,10 @@ impl EditStore for StreamingWorldFile {
             column,
             message: format!("cannot store it in {}: {message}", self.path.display()),
         };
-        let encoded = encode_column(column, chunks).map_err(io)?;
+        let mut encoded = encode_column(column, chunks).map_err(io)?;
+        if self.has_summaries() {
+            encoded.summary = Some(encode_summary(&ColumnSummary::from_chunks(chunks)));
+        }
         let mut inner = self.lock();
         let tx = inner
             .conn
@@ -1301,6 +1439,41 @@ impl EditStore for StreamingWorldFile {
     /// [`SourceError::Store`] when SQLite fails, a row's coordinate is not
     /// a column on the lattice, or there are more than
     /// [`MAX_EDITED_COLUMNS`].
+    /// The summary stored with `column`'s current copy (format 4), or
+    /// `None`: a file of format 2 or 3, a column without a summary, or one
+    /// whose summary was made from another copy (see the module docs).
+    ///
+    /// # Errors
+    /// [`SourceError::Corrupt`] for a damaged summary or database;
+    /// [`SourceError::Io`] for other SQLite failures.
+    fn stored_summary(&self, column: ColumnCoord) -> Result<Option<ColumnSummary>, SourceError> {
+        if !self.has_summaries() {
+            return Ok(None);
+        }
+        let inner = self.lock();
+        read_summary(&inner.conn, column).map_err(|fault| {
+            let message = |m: String| format!("{} (column_summaries): {m}", self.path.display());
+            match fault {
+                RowFault::Sqlite(e)
+                    if e.sqlite_error_code() != Some(rusqlite::ErrorCode::DatabaseCorrupt) =>
+                {
+                    SourceError::Io {
+                        column,
+                        message: message(e.to_string()),
+                    }
+                }
+                RowFault::Sqlite(e) => SourceError::Corrupt {
+                    column,
+                    message: message(e.to_string()),
+                },
+                RowFault::Damaged(reason) => SourceError::Corrupt {
+                    column,
+                    message: message(reason),
+                },
+            }
+        })
+    }
+
     fn edited_columns(&self) -> Result<Vec<ColumnCoord>, SourceError> {
         let store = |message: String| SourceError::Store {
             message: format!("{}: {message}", self.path.display()),

@@ -1,4 +1,4 @@
-//! The heightmap inside a streaming world file (format 3): a streamed
+//! The heightmap inside a streaming world file (formats 3 and 4): a streamed
 //! heightmap import keeps the imported PNG's bytes, its sidecar's text and
 //! the import settings in its own file, so the file rebuilds every unedited
 //! column by itself (spec §12: "an unedited chunk is never stored") without
@@ -45,7 +45,7 @@ use crate::terrain::Material;
 /// Bytes of one stored part of a heightmap world's PNG (1 MiB).
 pub const HEIGHTMAP_PART_BYTES: usize = 1 << 20;
 
-/// The table of a format-3 file that holds its PNG.
+/// The table of a format-3 or format-4 heightmap file that holds its PNG.
 pub(crate) const HEIGHTMAP_TABLE: &str = "heightmap_png";
 
 /// A heightmap world's import, as its file records it (the PNG itself is in

@@ -522,7 +522,8 @@ impl Horizon {
 
     /// Summarises every column `store` holds, on a background thread, so
     /// edits of a reopened world show from afar before their columns are
-    /// loaded. Each summary arrives through [`Horizon::receive`]. Columns the
+    /// loaded: the summaries stored with them where the store keeps them
+    /// (format-4 world files), else summaries of their chunks. Each summary arrives through [`Horizon::receive`]. Columns the
     /// store cannot read are skipped (their load reports the error).
     pub fn summarise_store(&mut self, store: Arc<dyn EditStore>) {
         let (tx, rx) = channel();
@@ -532,10 +533,17 @@ impl Horizon {
                 return;
             };
             for column in columns {
-                if let Ok(Some(chunks)) = store.load_edited(column)
-                    && tx
-                        .send((column, ColumnSummary::from_chunks(&chunks)))
-                        .is_err()
+                // The summary stored with the column when the store keeps
+                // one (no chunk is read), else one made from its chunks.
+                let summary = match store.stored_summary(column) {
+                    Ok(Some(summary)) => Some(summary),
+                    _ => match store.load_edited(column) {
+                        Ok(Some(chunks)) => Some(ColumnSummary::from_chunks(&chunks)),
+                        _ => None,
+                    },
+                };
+                if let Some(summary) = summary
+                    && tx.send((column, summary)).is_err()
                 {
                     return;
                 }

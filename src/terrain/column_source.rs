@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use rustc_hash::FxHashMap;
 
 use super::chunk::ChunkCells;
+use super::column_summary::ColumnSummary;
 use super::coords::{ChunkCoord, ColumnCoord};
 use super::generate::{ColumnGenerator, GeneratorSettings};
 use super::surface_sampler::SurfaceSampler;
@@ -109,6 +110,19 @@ pub trait EditStore: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// [`SourceError`] when the store cannot be read.
     fn edited_columns(&self) -> Result<Vec<ColumnCoord>, SourceError>;
+
+    /// The stored summary of `column`'s current content (spec §13: coarse
+    /// summaries stored with the edited chunks), or `None` when the store
+    /// keeps none that matches it (a store without summaries, an older
+    /// file): then summarise the chunks [`EditStore::load_edited`] returns.
+    ///
+    /// # Errors
+    /// [`SourceError`] when the store cannot be read or the summary is
+    /// damaged.
+    fn stored_summary(&self, column: ColumnCoord) -> Result<Option<ColumnSummary>, SourceError> {
+        let _ = column;
+        Ok(None)
+    }
 }
 
 /// The default generator as a column source.
