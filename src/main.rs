@@ -16,7 +16,7 @@ use strata::camera::Camera;
 use strata::io::heightmap_import::HeightmapSettings;
 use strata::io::streaming_file::StreamingWorldFile;
 use strata::io::world_source::WorldSource;
-use strata::pipeline::lod::LodSettings;
+use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
@@ -182,7 +182,9 @@ struct Cli {
     #[arg(value_name = "WORLD.strata", conflicts_with_all = ["world", "seed", "heightmap", "world_size"])]
     world_file: Option<PathBuf>,
 
-    /// Render offscreen without a window (requires --screenshot, --save or an export).
+    /// Render offscreen without a window (requires --screenshot, --save or an
+    /// export; a streaming world, one larger than 4096 cells or opened from a
+    /// streaming file, requires --screenshot).
     #[arg(long, requires = "headless_output")]
     headless: bool,
 
@@ -284,7 +286,8 @@ struct Cli {
     #[arg(long, value_name = "OUT.json", requires = "headless")]
     stats_json: Option<PathBuf>,
 
-    /// Draw distance in studs (chunks beyond it are not drawn or meshed).
+    /// Draw distance in studs, up to 65536 (chunks beyond it are not drawn
+    /// or meshed; a streaming world draws the horizon's nodes out to it).
     #[arg(long, value_name = "STUDS")]
     draw_distance: Option<f64>,
 
@@ -373,6 +376,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Bad view settings are refused before any world is opened or built,
+    // whatever the run would have done with them.
+    lod_settings(&cli)?;
     if cli.headless {
         return run_headless(&cli);
     }
@@ -382,8 +388,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
     let mut lod = LodSettings::default();
     if let Some(d) = cli.draw_distance {
-        if !(d.is_finite() && d > 0.0 && d <= 1.0e6) {
-            bail!("--draw-distance must be a positive number of studs up to 1000000, got {d}");
+        if !(d.is_finite() && d > 0.0 && d <= MAX_DRAW_DISTANCE_STUDS) {
+            bail!(
+                "--draw-distance must be a positive number of studs up to {MAX_DRAW_DISTANCE_STUDS}, got {d}"
+            );
         }
         lod.draw_distance_studs = d;
     }

@@ -326,6 +326,12 @@ fn the_cli_refuses_hostile_input_before_running() {
         ws.iter().chain(extra).copied().collect()
     }
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        // Beyond the horizon's coarsest level (a fresh user's 1e6 drew 4,661
+        // draws, over the 4,000).
+        (
+            with(&ws, &["--draw-distance", "100000"]),
+            "--draw-distance must be a positive number of studs up to 65536, got 100000",
+        ),
         (
             with(&ws, &["--script", "/dev/zero"]),
             "/dev/zero: it is a character device",

@@ -334,10 +334,13 @@ impl EditorPanel {
             .default_open(false)
             .show(ui, |ui| {
                 ui.add(
-                    egui::Slider::new(&mut self.lod.draw_distance_studs, 256.0..=65536.0)
-                        .text("draw dist")
-                        .logarithmic(true)
-                        .fixed_decimals(0),
+                    egui::Slider::new(
+                        &mut self.lod.draw_distance_studs,
+                        256.0..=crate::pipeline::lod::MAX_DRAW_DISTANCE_STUDS,
+                    )
+                    .text("draw dist")
+                    .logarithmic(true)
+                    .fixed_decimals(0),
                 )
                 .on_hover_text(
                     "Draw distance in studs: nothing beyond it is drawn (streaming worlds \

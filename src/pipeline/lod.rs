@@ -239,6 +239,10 @@ mod tests {
     }
 }
 
+/// The longest draw distance, studs: the horizon's coarsest level (12,
+/// 65,536 studs a side) reaches it within its bounded draws (spec §13).
+pub const MAX_DRAW_DISTANCE_STUDS: f64 = 65_536.0;
+
 /// Level-of-detail and residency settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LodSettings {
