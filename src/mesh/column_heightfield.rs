@@ -1,0 +1,114 @@
+//! The column heightfield the low-poly style reads from the grid (issue 19,
+//! background `chunked-greedy-heightfield-terrain`): for each cell column
+//! the top of the solid quantized to steps, with the top cell's material;
+//! a column whose water stands above its ground shows the water surface
+//! instead. The grid stays the single source of truth: this is a view of
+//! it, rebuilt from a chunk column and its four neighbours whenever they
+//! change.
+
+use crate::terrain::Material;
+use crate::terrain::column_summary::ColumnSummary;
+use crate::terrain::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
+use crate::terrain::grid::Grid;
+
+/// Cell columns per chunk column side.
+pub const SIDE: usize = CHUNK_SIZE_CELLS as usize;
+
+/// One cell column's top: its step (height in steps above y = 0) and
+/// material.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnTop {
+    /// Height of the top in steps (`step_cells` cells each).
+    pub step: i32,
+    /// Material of the top (Water for a water surface).
+    pub material: Material,
+}
+
+/// The tops of one chunk column with a one-column apron from each of its
+/// four neighbours (`None`: no solid and no water there, or outside the
+/// grid), indexed `(x + 1) + (z + 1) · (SIDE + 2)` for local `x, z` in
+/// `-1..=SIDE`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnHeightfield {
+    /// The chunk column.
+    pub column: ColumnCoord,
+    /// Cells per step (positive).
+    pub step_cells: f32,
+    tops: Vec<Option<ColumnTop>>,
+}
+
+/// Quantizes a height in cells to steps: the nearest step, so a surface
+/// exactly between two steps rounds up (every chunk column rounds the same
+/// global height the same way).
+pub fn quantize_step(height_cells: f32, step_cells: f32) -> i32 {
+    (height_cells / step_cells + 0.5).floor() as i32
+}
+
+impl ColumnHeightfield {
+    /// The heightfield of `column` in `grid`, quantized to `step_cells`
+    /// (must be finite and positive; callers check user input).
+    pub fn from_grid(grid: &Grid, column: ColumnCoord, step_cells: f32) -> ColumnHeightfield {
+        let summary = |c: ColumnCoord| ColumnSummary::from_chunks(&grid.column_chunks(c));
+        let own = summary(column);
+        let west = summary(ColumnCoord::new(column.x - 1, column.z));
+        let east = summary(ColumnCoord::new(column.x + 1, column.z));
+        let north = summary(ColumnCoord::new(column.x, column.z - 1));
+        let south = summary(ColumnCoord::new(column.x, column.z + 1));
+        let n = SIDE as i32;
+        let mut tops = vec![None; (SIDE + 2) * (SIDE + 2)];
+        for z in -1..=n {
+            for x in -1..=n {
+                let (inside_x, inside_z) = ((0..n).contains(&x), (0..n).contains(&z));
+                let (s, lx, lz) = match (inside_x, inside_z) {
+                    (true, true) => (&own, x, z),
+                    (false, true) if x < 0 => (&west, n - 1, z),
+                    (false, true) => (&east, 0, z),
+                    (true, false) if z < 0 => (&north, x, n - 1),
+                    (true, false) => (&south, x, 0),
+                    // The apron's corners are never read.
+                    (false, false) => continue,
+                };
+                let i = (lz * n + lx) as usize;
+                tops[Self::index(x, z)] = top_of(s, i, step_cells);
+            }
+        }
+        ColumnHeightfield {
+            column,
+            step_cells,
+            tops,
+        }
+    }
+
+    fn index(x: i32, z: i32) -> usize {
+        (x + 1) as usize + (z + 1) as usize * (SIDE + 2)
+    }
+
+    /// The top at local `(x, z)`, `-1..=SIDE` on each axis (the apron
+    /// corners are `None`).
+    pub fn top(&self, x: i32, z: i32) -> Option<ColumnTop> {
+        self.tops[Self::index(x, z)]
+    }
+
+    /// True when no column of the chunk column has a top.
+    pub fn is_empty(&self) -> bool {
+        let n = SIDE as i32;
+        (0..n).all(|z| (0..n).all(|x| self.top(x, z).is_none()))
+    }
+}
+
+/// The top of cell column `i` of `summary`: the water surface where water
+/// stands above the ground, else the ground.
+fn top_of(summary: &ColumnSummary, i: usize, step_cells: f32) -> Option<ColumnTop> {
+    let ground = summary.height_cells[i];
+    let water = summary.water_cells[i];
+    if water > ground && water.is_finite() {
+        return Some(ColumnTop {
+            step: quantize_step(water, step_cells),
+            material: Material::WATER,
+        });
+    }
+    ground.is_finite().then(|| ColumnTop {
+        step: quantize_step(ground, step_cells),
+        material: Material::from_id(summary.material[i]).unwrap_or(Material::ROCK),
+    })
+}
