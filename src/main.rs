@@ -164,6 +164,15 @@ fn parse_camera(s: &str) -> Result<CameraArg, String> {
     })
 }
 
+/// The terrain style of an export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Style {
+    /// Surface Nets, blended materials.
+    Smooth,
+    /// Greedy heightfield meshes with a palette atlas.
+    LowPoly,
+}
+
 /// Strata: a voxel terrain editor.
 ///
 /// Without flags, opens the editor window. With `--headless --screenshot OUT.png`,
@@ -201,6 +210,12 @@ struct Cli {
     /// Export the world (after any --script) at full detail as binary glTF (with --headless).
     #[arg(long, value_name = "FILE.glb", requires = "headless")]
     export_glb: Option<PathBuf>,
+
+    /// The style --export-glb writes: `smooth` (Surface Nets, the default)
+    /// or `low-poly` (greedy heightfield tops and skirts in 1-cell steps,
+    /// flat-shaded, one mesh per chunk column, the palette atlas embedded).
+    #[arg(long, value_enum, default_value_t = Style::Smooth, requires = "export_glb")]
+    style: Style,
 
     /// Export the world's top surface (after any --script) as a 16-bit PNG
     /// heightmap with a JSON sidecar (with --headless).
@@ -840,7 +855,19 @@ fn write_world_outputs(
 /// `--export-glb` and `--export-heightmap` of `grid` (the world, or the
 /// `--export-region` crop of it).
 fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> {
-    if let Some(path) = &cli.export_glb {
+    if let Some(path) = &cli.export_glb
+        && cli.style == Style::LowPoly
+    {
+        let e = strata::io::lowpoly_gltf::export_low_poly_glb(grid, path, 1.0)?;
+        println!(
+            "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} bytes)",
+            path.display(),
+            e.chunk_columns,
+            e.vertices,
+            e.triangles,
+            e.file_bytes
+        );
+    } else if let Some(path) = &cli.export_glb {
         let e = strata::io::gltf_export::export_glb(grid, path)?;
         println!(
             "exported {} ({} vertices, {} triangles, {} bytes)",

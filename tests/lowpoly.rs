@@ -203,3 +203,42 @@ fn water_standing_above_the_ground_is_the_top() {
             .all(|&v| m.positions[v].y == 9.0 * CELL_SIZE_STUDS)
     );
 }
+
+#[test]
+fn the_low_poly_glb_validates_and_reads_back_its_vertices() {
+    use strata::io::lowpoly_gltf::export_low_poly_glb;
+    let grid = heightfield_grid(2, |x, z| 4 + (x / 5 + z / 7) % 6);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lowpoly");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("terrain.glb");
+    let export = export_low_poly_glb(&grid, &path, 1.0).unwrap();
+    assert_eq!(export.chunk_columns, 4);
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes.len() as u64, export.file_bytes);
+    // `from_slice` parses and validates the whole document.
+    let gltf = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let doc = &gltf.document;
+    assert_eq!(doc.images().count(), 1, "the palette atlas is embedded");
+    assert_eq!(doc.meshes().count(), 4, "one mesh per chunk column");
+    let root = doc.scenes().next().unwrap().nodes().next().unwrap();
+    assert_eq!(root.children().count(), 4);
+    let (mut vertices, mut triangles) = (0, 0);
+    for mesh in doc.meshes() {
+        for p in mesh.primitives() {
+            vertices += p.get(&gltf::Semantic::Positions).unwrap().count();
+            assert!(p.get(&gltf::Semantic::TexCoords(0)).is_some());
+            triangles += p.indices().unwrap().count() / 3;
+        }
+    }
+    assert_eq!(vertices, export.vertices);
+    assert_eq!(triangles, export.triangles);
+    let expected: usize = (0..2)
+        .flat_map(|z| (0..2).map(move |x| ColumnCoord::new(x, z)))
+        .map(|c| mesh(&grid, c).positions.len())
+        .sum();
+    assert_eq!(vertices, expected);
+    // A step of no height is refused, and nothing is written.
+    let bad = dir.join("bad.glb");
+    assert!(export_low_poly_glb(&grid, &bad, 0.0).is_err());
+    assert!(!bad.exists());
+}

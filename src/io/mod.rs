@@ -22,6 +22,7 @@
 pub mod gltf_export;
 pub mod heightmap_export;
 pub mod heightmap_import;
+pub mod lowpoly_gltf;
 pub mod recovery_files;
 pub mod streaming_file;
 pub mod streaming_heightmap;

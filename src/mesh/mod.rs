@@ -11,6 +11,7 @@ pub mod field;
 pub mod greedy_heightfield;
 pub mod materials;
 pub mod node_mesh;
+pub mod palette_atlas;
 pub mod skirts;
 pub mod surface_nets;
 pub mod water;

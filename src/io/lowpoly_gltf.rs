@@ -1,0 +1,342 @@
+//! Low-poly export (issue 19): the world as greedy heightfield meshes
+//! ([`crate::mesh::greedy_heightfield`]) in one binary glTF 2.0 file, a
+//! light mesh to drop into an engine.
+//!
+//! # What is exported
+//! One node per non-empty chunk column (named `chunk column X Z`, in (z, x)
+//! order) under one root node `terrain`, each with one mesh of one
+//! triangle-list primitive:
+//!
+//! - `POSITION` (`f32` VEC3): world studs (chunk column origin + local
+//!   position, every value a whole cell or step, exact in `f32`).
+//! - `NORMAL` (`f32` VEC3): the face normal (flat shading).
+//! - `TEXCOORD_0` (`f32` VEC2): the centre of the face's palette-atlas
+//!   cell ([`crate::mesh::palette_atlas`]), constant over the face.
+//!
+//! Every primitive uses the one material, whose base colour texture is the
+//! palette atlas, embedded as a PNG in the binary chunk and sampled
+//! nearest. Indices are `u32`, counter-clockwise seen from the front
+//! (glTF's front faces).
+
+use std::io::Write;
+use std::path::Path;
+
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+use rayon::prelude::*;
+
+use super::ExportError;
+use crate::mesh::column_heightfield::ColumnHeightfield;
+use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
+use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
+use crate::terrain::ColumnCoord;
+use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use crate::terrain::grid::Grid;
+
+/// What [`export_low_poly_glb`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowPolyGlbExport {
+    /// Non-empty chunk columns (one node and mesh each).
+    pub chunk_columns: usize,
+    /// Vertices written.
+    pub vertices: usize,
+    /// Triangles written.
+    pub triangles: usize,
+    /// File size, bytes.
+    pub file_bytes: u64,
+}
+
+const GLB_MAGIC: u32 = 0x4654_6C67;
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// The low-poly meshes of every chunk column `grid` stores, in (z, x)
+/// order, empty ones left out.
+pub fn mesh_world_low_poly(grid: &Grid, step_cells: f32) -> Vec<(ColumnCoord, LowPolyMesh)> {
+    let mut columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
+    columns.sort_by_key(|c| (c.z, c.x));
+    columns.dedup();
+    columns
+        .into_par_iter()
+        .map(|column| {
+            let mut mesh = LowPolyMesh::default();
+            mesh_low_poly(
+                &ColumnHeightfield::from_grid(grid, column, step_cells),
+                &mut mesh,
+            );
+            (column, mesh)
+        })
+        .filter(|(_, m)| !m.is_empty())
+        .collect()
+}
+
+/// Appends `bytes` to `bin` at a 4-byte boundary; returns (offset, length).
+fn append(bin: &mut Vec<u8>, bytes: &[u8]) -> (u64, u64) {
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let offset = bin.len() as u64;
+    bin.extend_from_slice(bytes);
+    (offset, bytes.len() as u64)
+}
+
+/// Meshes `grid` in the low-poly style (steps of `step_cells` cells,
+/// finite and positive) and writes it to `path` as binary glTF (see the
+/// module docs). Parent directories are created; a failed export leaves an
+/// existing file as it was.
+///
+/// # Errors
+/// [`ExportError::NoSurface`] for a world without surface,
+/// [`ExportError::TooLarge`] past the 4 GiB a GLB can hold,
+/// [`ExportError::Write`] when the file cannot be written (or the step is
+/// not a positive number of cells).
+pub fn export_low_poly_glb(
+    grid: &Grid,
+    path: &Path,
+    step_cells: f32,
+) -> Result<LowPolyGlbExport, ExportError> {
+    if !(step_cells.is_finite() && step_cells > 0.0) {
+        return Err(ExportError::write(
+            path,
+            format!("the step height must be a positive number of cells, got {step_cells}"),
+        ));
+    }
+    let meshes = mesh_world_low_poly(grid, step_cells);
+    if meshes.is_empty() {
+        return Err(ExportError::NoSurface {
+            path: path.to_path_buf(),
+        });
+    }
+    let (json_bytes, bin) = glb_parts(&meshes).map_err(|e| ExportError::write(path, e))?;
+    let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin.len() as u64;
+    if total > u64::from(u32::MAX) {
+        return Err(ExportError::TooLarge {
+            path: path.to_path_buf(),
+            message: format!("{total} bytes exceed the 4 GiB a .glb can hold"),
+        });
+    }
+    super::write_atomically(
+        path,
+        |tmp| {
+            let mut out = std::io::BufWriter::new(
+                std::fs::File::create(tmp).map_err(|e| ExportError::write(path, e))?,
+            );
+            // `total` and both chunk lengths are below 4 GiB (checked above).
+            let header = [
+                GLB_MAGIC,
+                2,
+                total as u32,
+                json_bytes.len() as u32,
+                CHUNK_JSON,
+            ];
+            for word in header {
+                out.write_all(&word.to_le_bytes())
+                    .map_err(|e| ExportError::write(path, e))?;
+            }
+            out.write_all(&json_bytes)
+                .and_then(|()| out.write_all(&(bin.len() as u32).to_le_bytes()))
+                .and_then(|()| out.write_all(&CHUNK_BIN.to_le_bytes()))
+                .and_then(|()| out.write_all(&bin))
+                .and_then(|()| out.flush())
+                .map_err(|e| ExportError::write(path, e))
+        },
+        |e| ExportError::write(path, e),
+    )?;
+    Ok(LowPolyGlbExport {
+        chunk_columns: meshes.len(),
+        vertices: meshes.iter().map(|(_, m)| m.positions.len()).sum(),
+        triangles: meshes.iter().map(|(_, m)| m.triangle_count()).sum(),
+        file_bytes: std::fs::metadata(path).map_or(total, |m| m.len()),
+    })
+}
+
+/// The JSON chunk (padded with spaces to 4 bytes) and the binary chunk
+/// (padded with zeros) of the GLB for `meshes`.
+fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>), String> {
+    use json::accessor::{ComponentType as C, Type as T};
+    let mut root = json::Root {
+        asset: json::Asset {
+            generator: Some(format!("Strata {} (low-poly)", env!("CARGO_PKG_VERSION"))),
+            ..json::Asset::default()
+        },
+        ..json::Root::default()
+    };
+    let mut bin = Vec::new();
+    let view = |root: &mut json::Root,
+                bin: &mut Vec<u8>,
+                bytes: &[u8],
+                target: Option<json::buffer::Target>| {
+        let (offset, length) = append(bin, bytes);
+        root.push(json::buffer::View {
+            buffer: json::Index::new(0),
+            byte_length: USize64(length),
+            byte_offset: Some(USize64(offset)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Checked::Valid),
+            extensions: None,
+            extras: None,
+        })
+    };
+    // The atlas, a PNG in the binary chunk.
+    let (w, h, pixels) = atlas_rgba();
+    let mut png = Vec::new();
+    image::ImageEncoder::write_image(
+        image::codecs::png::PngEncoder::new(&mut png),
+        &pixels,
+        w,
+        h,
+        image::ExtendedColorType::Rgba8,
+    )
+    .map_err(|e| format!("the palette atlas could not be encoded: {e}"))?;
+    let png_view = view(&mut root, &mut bin, &png, None);
+    let image = root.push(json::Image {
+        buffer_view: Some(png_view),
+        mime_type: Some(json::image::MimeType("image/png".to_string())),
+        name: Some("palette atlas".to_string()),
+        uri: None,
+        extensions: None,
+        extras: None,
+    });
+    let sampler = root.push(json::texture::Sampler {
+        mag_filter: Some(Checked::Valid(json::texture::MagFilter::Nearest)),
+        min_filter: Some(Checked::Valid(json::texture::MinFilter::Nearest)),
+        wrap_s: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
+        wrap_t: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
+        ..json::texture::Sampler::default()
+    });
+    let texture = root.push(json::Texture {
+        name: None,
+        sampler: Some(sampler),
+        source: image,
+        extensions: None,
+        extras: None,
+    });
+    let material = root.push(json::Material {
+        name: Some("palette".to_string()),
+        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+            base_color_texture: Some(json::texture::Info {
+                index: texture,
+                tex_coord: 0,
+                extensions: None,
+                extras: None,
+            }),
+            metallic_factor: json::material::StrengthFactor(0.0),
+            roughness_factor: json::material::StrengthFactor(1.0),
+            ..json::material::PbrMetallicRoughness::default()
+        },
+        ..json::Material::default()
+    });
+    let mut children = Vec::with_capacity(meshes.len());
+    let array = Some(json::buffer::Target::ArrayBuffer);
+    for (column, mesh) in meshes {
+        let origin = glam::Vec3::new(
+            (column.x * CHUNK_SIZE_CELLS) as f32 * CELL_SIZE_STUDS,
+            0.0,
+            (column.z * CHUNK_SIZE_CELLS) as f32 * CELL_SIZE_STUDS,
+        );
+        let positions: Vec<glam::Vec3> = mesh.positions.iter().map(|&p| origin + p).collect();
+        let (lo, hi) = positions.iter().fold(
+            (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        let f32s = |values: &mut dyn Iterator<Item = f32>| -> Vec<u8> {
+            values.flat_map(f32::to_le_bytes).collect()
+        };
+        let pos_bytes = f32s(&mut positions.iter().flat_map(|p| p.to_array()));
+        let normal_bytes = f32s(&mut mesh.normals.iter().flat_map(|n| n.to_array()));
+        let uv_bytes = f32s(
+            &mut (0..mesh.positions.len())
+                .flat_map(|v| cell_centre_uv(atlas_cell(mesh.materials[v], mesh.skirt[v]))),
+        );
+        let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let n = mesh.positions.len() as u64;
+        let views = [
+            view(&mut root, &mut bin, &pos_bytes, array),
+            view(&mut root, &mut bin, &normal_bytes, array),
+            view(&mut root, &mut bin, &uv_bytes, array),
+            view(
+                &mut root,
+                &mut bin,
+                &index_bytes,
+                Some(json::buffer::Target::ElementArrayBuffer),
+            ),
+        ];
+        let mut accessor =
+            |view, count, component, type_, bounds: Option<(glam::Vec3, glam::Vec3)>| {
+                root.push(json::Accessor {
+                    buffer_view: Some(view),
+                    byte_offset: Some(USize64(0)),
+                    count: USize64(count),
+                    component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+                    extensions: None,
+                    extras: None,
+                    type_: Checked::Valid(type_),
+                    min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
+                    max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
+                    name: None,
+                    normalized: false,
+                    sparse: None,
+                })
+            };
+        let pos = accessor(views[0], n, C::F32, T::Vec3, Some((lo, hi)));
+        let normal = accessor(views[1], n, C::F32, T::Vec3, None);
+        let uv = accessor(views[2], n, C::F32, T::Vec2, None);
+        let indices = accessor(views[3], mesh.indices.len() as u64, C::U32, T::Scalar, None);
+        let attributes = [
+            (json::mesh::Semantic::Positions, pos),
+            (json::mesh::Semantic::Normals, normal),
+            (json::mesh::Semantic::TexCoords(0), uv),
+        ]
+        .into_iter()
+        .map(|(s, a)| (Checked::Valid(s), a))
+        .collect();
+        let mesh_index = root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: None,
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(indices),
+                material: Some(material),
+                mode: Checked::Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            }],
+            weights: None,
+        });
+        children.push(root.push(json::Node {
+            mesh: Some(mesh_index),
+            name: Some(format!("chunk column {} {}", column.x, column.z)),
+            ..json::Node::default()
+        }));
+    }
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    root.push(json::Buffer {
+        byte_length: USize64(bin.len() as u64),
+        name: None,
+        uri: None,
+        extensions: None,
+        extras: None,
+    });
+    let terrain = root.push(json::Node {
+        children: Some(children),
+        name: Some("terrain".to_string()),
+        ..json::Node::default()
+    });
+    let scene = root.push(json::Scene {
+        extensions: None,
+        extras: None,
+        name: None,
+        nodes: vec![terrain],
+    });
+    root.scene = Some(scene);
+    let mut json_bytes = root.to_vec().map_err(|e| e.to_string())?;
+    while !json_bytes.len().is_multiple_of(4) {
+        json_bytes.push(b' ');
+    }
+    Ok((json_bytes, bin))
+}
