@@ -217,6 +217,12 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Style::Smooth, requires = "export_glb")]
     style: Style,
 
+    /// With `--style low-poly`: also export a coarse collision mesh whose
+    /// blocks of CELLS × CELLS columns (1, 2, 4, 8, 16 or 32) take their
+    /// highest ground, under a root node `collision`.
+    #[arg(long, value_name = "CELLS", requires = "export_glb")]
+    collision_block: Option<u32>,
+
     /// Export the world's top surface (after any --script) as a 16-bit PNG
     /// heightmap with a JSON sidecar (with --headless).
     #[arg(long, value_name = "FILE.png", requires = "headless")]
@@ -858,13 +864,16 @@ fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> 
     if let Some(path) = &cli.export_glb
         && cli.style == Style::LowPoly
     {
-        let e = strata::io::lowpoly_gltf::export_low_poly_glb(grid, path, 1.0)?;
+        let e =
+            strata::io::lowpoly_gltf::export_low_poly_glb(grid, path, 1.0, cli.collision_block)?;
         println!(
-            "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} bytes)",
+            "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} collision \
+             triangles, {} bytes)",
             path.display(),
             e.chunk_columns,
             e.vertices,
             e.triangles,
+            e.collision_triangles,
             e.file_bytes
         );
     } else if let Some(path) = &cli.export_glb {

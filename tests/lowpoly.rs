@@ -211,7 +211,7 @@ fn the_low_poly_glb_validates_and_reads_back_its_vertices() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lowpoly");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("terrain.glb");
-    let export = export_low_poly_glb(&grid, &path, 1.0).unwrap();
+    let export = export_low_poly_glb(&grid, &path, 1.0, None).unwrap();
     assert_eq!(export.chunk_columns, 4);
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes.len() as u64, export.file_bytes);
@@ -239,6 +239,75 @@ fn the_low_poly_glb_validates_and_reads_back_its_vertices() {
     assert_eq!(vertices, expected);
     // A step of no height is refused, and nothing is written.
     let bad = dir.join("bad.glb");
-    assert!(export_low_poly_glb(&grid, &bad, 0.0).is_err());
+    assert!(matches!(
+        export_low_poly_glb(&grid, &bad, 0.0, None),
+        Err(strata::io::ExportError::InvalidSettings { .. })
+    ));
+    assert!(!bad.exists());
+}
+
+#[test]
+fn block_max_collision_never_lies_below_the_render_tops_and_is_lighter() {
+    use strata::io::lowpoly_gltf::export_low_poly_glb;
+    let height = |x: i32, z: i32| 4 + ((x * 7 + z * 13) % 9).abs();
+    let grid = heightfield_grid(2, height);
+    let column = ColumnCoord::new(1, 0);
+    let render = ColumnHeightfield::from_grid(&grid, column, 1.0);
+    let collision = ColumnHeightfield::block_max_from_grid(&grid, column, 1.0, 4).unwrap();
+    let n = SIDE as i32;
+    for z in 0..n {
+        for x in 0..n {
+            let (r, c) = (render.top(x, z).unwrap(), collision.top(x, z).unwrap());
+            assert!(
+                c.step >= r.step,
+                "({x}, {z}): collision {} under {}",
+                c.step,
+                r.step
+            );
+            // The block's highest column.
+            let (x0, z0) = (x - x % 4, z - z % 4);
+            let highest = (z0..z0 + 4)
+                .flat_map(|zz| (x0..x0 + 4).map(move |xx| height(32 + xx, zz)))
+                .max()
+                .unwrap();
+            assert_eq!(c.step, highest);
+        }
+    }
+    let (mut a, mut b) = (LowPolyMesh::default(), LowPolyMesh::default());
+    mesh_low_poly(&render, &mut a);
+    mesh_low_poly(&collision, &mut b);
+    assert!(
+        b.triangle_count() * 4 < a.triangle_count(),
+        "{} vs {}",
+        b.triangle_count(),
+        a.triangle_count()
+    );
+    assert!(ColumnHeightfield::block_max_from_grid(&grid, column, 1.0, 3).is_err());
+
+    // Exported beside the render meshes under its own root.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lowpoly");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("with-collision.glb");
+    let e = export_low_poly_glb(&grid, &path, 1.0, Some(4)).unwrap();
+    assert!(e.collision_triangles > 0 && e.collision_triangles < e.triangles);
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(&path).unwrap()).expect("a valid glTF");
+    let roots: Vec<_> = gltf.document.scenes().next().unwrap().nodes().collect();
+    assert_eq!(roots.len(), 2);
+    let collision_meshes: Vec<_> = roots[1]
+        .children()
+        .map(|n| n.mesh().expect("a collision mesh"))
+        .collect();
+    assert_eq!(collision_meshes.len(), 4);
+    for m in collision_meshes {
+        for p in m.primitives() {
+            assert!(p.get(&gltf::Semantic::TexCoords(0)).is_none(), "not drawn");
+            assert!(p.material().index().is_none());
+        }
+    }
+    let bad = dir.join("bad-block.glb");
+    assert!(matches!(
+        export_low_poly_glb(&grid, &bad, 1.0, Some(5)),
+        Err(strata::io::ExportError::InvalidSettings { .. })
+    ));
     assert!(!bad.exists());
 }

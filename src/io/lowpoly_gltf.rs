@@ -17,6 +17,12 @@
 //! palette atlas, embedded as a PNG in the binary chunk and sampled
 //! nearest. Indices are `u32`, counter-clockwise seen from the front
 //! (glTF's front faces).
+//!
+//! With a collision block size, a second root node `collision` holds one
+//! node per chunk column (`collision X Z`) with the coarse block-max
+//! collision mesh ([`ColumnHeightfield::block_max_from_grid`]): `POSITION`
+//! and `NORMAL` only, no material, to be used as the engine's collider and
+//! not drawn.
 
 use std::io::Write;
 use std::path::Path;
@@ -42,6 +48,8 @@ pub struct LowPolyGlbExport {
     pub vertices: usize,
     /// Triangles written.
     pub triangles: usize,
+    /// Triangles of the collision meshes (0 without them).
+    pub collision_triangles: usize,
     /// File size, bytes.
     pub file_bytes: u64,
 }
@@ -53,21 +61,30 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 /// The low-poly meshes of every chunk column `grid` stores, in (z, x)
 /// order, empty ones left out.
 pub fn mesh_world_low_poly(grid: &Grid, step_cells: f32) -> Vec<(ColumnCoord, LowPolyMesh)> {
+    mesh_columns(grid, |column| {
+        Ok(ColumnHeightfield::from_grid(grid, column, step_cells))
+    })
+    .unwrap_or_default()
+}
+
+/// The low-poly meshes of the heightfields `field` makes for every chunk
+/// column `grid` stores, in (z, x) order, empty ones left out.
+fn mesh_columns(
+    grid: &Grid,
+    field: impl Fn(ColumnCoord) -> Result<ColumnHeightfield, String> + Sync,
+) -> Result<Vec<(ColumnCoord, LowPolyMesh)>, String> {
     let mut columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
     columns.sort_by_key(|c| (c.z, c.x));
     columns.dedup();
-    columns
+    let meshed: Vec<_> = columns
         .into_par_iter()
         .map(|column| {
             let mut mesh = LowPolyMesh::default();
-            mesh_low_poly(
-                &ColumnHeightfield::from_grid(grid, column, step_cells),
-                &mut mesh,
-            );
-            (column, mesh)
+            mesh_low_poly(&field(column)?, &mut mesh);
+            Ok((column, mesh))
         })
-        .filter(|(_, m)| !m.is_empty())
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok(meshed.into_iter().filter(|(_, m)| !m.is_empty()).collect())
 }
 
 /// Appends `bytes` to `bin` at a 4-byte boundary; returns (offset, length).
@@ -82,32 +99,48 @@ fn append(bin: &mut Vec<u8>, bytes: &[u8]) -> (u64, u64) {
 
 /// Meshes `grid` in the low-poly style (steps of `step_cells` cells,
 /// finite and positive) and writes it to `path` as binary glTF (see the
-/// module docs). Parent directories are created; a failed export leaves an
-/// existing file as it was.
+/// module docs), with block-max collision meshes of `collision_block_cells`
+/// cells when given. Parent directories are created; a failed export
+/// leaves an existing file as it was.
 ///
 /// # Errors
 /// [`ExportError::NoSurface`] for a world without surface,
 /// [`ExportError::TooLarge`] past the 4 GiB a GLB can hold,
-/// [`ExportError::Write`] when the file cannot be written (or the step is
-/// not a positive number of cells).
+/// [`ExportError::InvalidSettings`] when the step is not a positive number
+/// of cells or the collision block does not divide a chunk side (nothing
+/// written), [`ExportError::Write`] when the file cannot be written.
 pub fn export_low_poly_glb(
     grid: &Grid,
     path: &Path,
     step_cells: f32,
+    collision_block_cells: Option<u32>,
 ) -> Result<LowPolyGlbExport, ExportError> {
     if !(step_cells.is_finite() && step_cells > 0.0) {
-        return Err(ExportError::write(
-            path,
-            format!("the step height must be a positive number of cells, got {step_cells}"),
-        ));
+        return Err(ExportError::InvalidSettings {
+            path: path.to_path_buf(),
+            message: format!(
+                "the step height must be a positive number of cells, got {step_cells}"
+            ),
+        });
     }
+    let collision = match collision_block_cells {
+        Some(b) => mesh_columns(grid, |column| {
+            ColumnHeightfield::block_max_from_grid(grid, column, step_cells, b)
+        })
+        .map_err(|message| ExportError::InvalidSettings {
+            path: path.to_path_buf(),
+            message,
+        })?,
+        None => Vec::new(),
+    };
     let meshes = mesh_world_low_poly(grid, step_cells);
     if meshes.is_empty() {
         return Err(ExportError::NoSurface {
             path: path.to_path_buf(),
         });
     }
-    let (json_bytes, bin) = glb_parts(&meshes).map_err(|e| ExportError::write(path, e))?;
+    let (json_bytes, bin) =
+        glb_parts(&meshes, &collision).map_err(|e| ExportError::write(path, e))?;
     let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin.len() as u64;
     if total > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge {
@@ -146,13 +179,17 @@ pub fn export_low_poly_glb(
         chunk_columns: meshes.len(),
         vertices: meshes.iter().map(|(_, m)| m.positions.len()).sum(),
         triangles: meshes.iter().map(|(_, m)| m.triangle_count()).sum(),
+        collision_triangles: collision.iter().map(|(_, m)| m.triangle_count()).sum(),
         file_bytes: std::fs::metadata(path).map_or(total, |m| m.len()),
     })
 }
 
 /// The JSON chunk (padded with spaces to 4 bytes) and the binary chunk
 /// (padded with zeros) of the GLB for `meshes`.
-fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>), String> {
+fn glb_parts(
+    meshes: &[(ColumnCoord, LowPolyMesh)],
+    collision: &[(ColumnCoord, LowPolyMesh)],
+) -> Result<(Vec<u8>, Vec<u8>), String> {
     use json::accessor::{ComponentType as C, Type as T};
     let mut root = json::Root {
         asset: json::Asset {
@@ -228,8 +265,13 @@ fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>)
         ..json::Material::default()
     });
     let mut children = Vec::with_capacity(meshes.len());
+    let mut collision_children = Vec::with_capacity(collision.len());
     let array = Some(json::buffer::Target::ArrayBuffer);
-    for (column, mesh) in meshes {
+    let parts = meshes
+        .iter()
+        .map(|p| (p, false))
+        .chain(collision.iter().map(|p| (p, true)));
+    for ((column, mesh), is_collision) in parts {
         let origin = glam::Vec3::new(
             (column.x * CHUNK_SIZE_CELLS) as f32 * CELL_SIZE_STUDS,
             0.0,
@@ -245,23 +287,24 @@ fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>)
         };
         let pos_bytes = f32s(&mut positions.iter().flat_map(|p| p.to_array()));
         let normal_bytes = f32s(&mut mesh.normals.iter().flat_map(|n| n.to_array()));
-        let uv_bytes = f32s(
-            &mut (0..mesh.positions.len())
-                .flat_map(|v| cell_centre_uv(atlas_cell(mesh.materials[v], mesh.skirt[v]))),
-        );
         let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
         let n = mesh.positions.len() as u64;
-        let views = [
-            view(&mut root, &mut bin, &pos_bytes, array),
-            view(&mut root, &mut bin, &normal_bytes, array),
-            view(&mut root, &mut bin, &uv_bytes, array),
-            view(
-                &mut root,
-                &mut bin,
-                &index_bytes,
-                Some(json::buffer::Target::ElementArrayBuffer),
-            ),
-        ];
+        let pos_view = view(&mut root, &mut bin, &pos_bytes, array);
+        let normal_view = view(&mut root, &mut bin, &normal_bytes, array);
+        // Collision meshes are not drawn: no texture coordinates.
+        let uv_view = (!is_collision).then(|| {
+            let uv_bytes = f32s(
+                &mut (0..mesh.positions.len())
+                    .flat_map(|v| cell_centre_uv(atlas_cell(mesh.materials[v], mesh.skirt[v]))),
+            );
+            view(&mut root, &mut bin, &uv_bytes, array)
+        });
+        let index_view = view(
+            &mut root,
+            &mut bin,
+            &index_bytes,
+            Some(json::buffer::Target::ElementArrayBuffer),
+        );
         let mut accessor =
             |view, count, component, type_, bounds: Option<(glam::Vec3, glam::Vec3)>| {
                 root.push(json::Accessor {
@@ -279,18 +322,22 @@ fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>)
                     sparse: None,
                 })
             };
-        let pos = accessor(views[0], n, C::F32, T::Vec3, Some((lo, hi)));
-        let normal = accessor(views[1], n, C::F32, T::Vec3, None);
-        let uv = accessor(views[2], n, C::F32, T::Vec2, None);
-        let indices = accessor(views[3], mesh.indices.len() as u64, C::U32, T::Scalar, None);
-        let attributes = [
-            (json::mesh::Semantic::Positions, pos),
-            (json::mesh::Semantic::Normals, normal),
-            (json::mesh::Semantic::TexCoords(0), uv),
-        ]
-        .into_iter()
-        .map(|(s, a)| (Checked::Valid(s), a))
-        .collect();
+        let pos = accessor(pos_view, n, C::F32, T::Vec3, Some((lo, hi)));
+        let normal = accessor(normal_view, n, C::F32, T::Vec3, None);
+        let uv = uv_view.map(|v| accessor(v, n, C::F32, T::Vec2, None));
+        let indices = accessor(
+            index_view,
+            mesh.indices.len() as u64,
+            C::U32,
+            T::Scalar,
+            None,
+        );
+        let mut attributes = std::collections::BTreeMap::new();
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), pos);
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), normal);
+        if let Some(uv) = uv {
+            attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), uv);
+        }
         let mesh_index = root.push(json::Mesh {
             extensions: None,
             extras: None,
@@ -300,17 +347,26 @@ fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>)
                 extensions: None,
                 extras: None,
                 indices: Some(indices),
-                material: Some(material),
+                material: (!is_collision).then_some(material),
                 mode: Checked::Valid(json::mesh::Mode::Triangles),
                 targets: None,
             }],
             weights: None,
         });
-        children.push(root.push(json::Node {
+        let node = root.push(json::Node {
             mesh: Some(mesh_index),
-            name: Some(format!("chunk column {} {}", column.x, column.z)),
+            name: Some(if is_collision {
+                format!("collision {} {}", column.x, column.z)
+            } else {
+                format!("chunk column {} {}", column.x, column.z)
+            }),
             ..json::Node::default()
-        }));
+        });
+        if is_collision {
+            collision_children.push(node);
+        } else {
+            children.push(node);
+        }
     }
     while !bin.len().is_multiple_of(4) {
         bin.push(0);
@@ -327,11 +383,19 @@ fn glb_parts(meshes: &[(ColumnCoord, LowPolyMesh)]) -> Result<(Vec<u8>, Vec<u8>)
         name: Some("terrain".to_string()),
         ..json::Node::default()
     });
+    let mut nodes = vec![terrain];
+    if !collision_children.is_empty() {
+        nodes.push(root.push(json::Node {
+            children: Some(collision_children),
+            name: Some("collision".to_string()),
+            ..json::Node::default()
+        }));
+    }
     let scene = root.push(json::Scene {
         extensions: None,
         extras: None,
         name: None,
-        nodes: vec![terrain],
+        nodes,
     });
     root.scene = Some(scene);
     let mut json_bytes = root.to_vec().map_err(|e| e.to_string())?;

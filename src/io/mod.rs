@@ -434,6 +434,14 @@ pub enum ExportError {
         /// Which limit.
         message: String,
     },
+    /// A setting of the export is out of range; nothing was written.
+    #[error("cannot export {path}: {message}")]
+    InvalidSettings {
+        /// The requested output file.
+        path: PathBuf,
+        /// Which setting and why.
+        message: String,
+    },
     /// Writing failed.
     #[error("cannot write {path}: {message}")]
     Write {

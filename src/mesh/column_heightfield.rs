@@ -48,6 +48,58 @@ impl ColumnHeightfield {
     /// The heightfield of `column` in `grid`, quantized to `step_cells`
     /// (must be finite and positive; callers check user input).
     pub fn from_grid(grid: &Grid, column: ColumnCoord, step_cells: f32) -> ColumnHeightfield {
+        Self::build(grid, column, step_cells, |s, lx, lz| {
+            top_of(s, (lz * SIDE as i32 + lx) as usize, step_cells)
+        })
+    }
+
+    /// The coarse collision heightfield of `column` (background
+    /// `chunked-greedy-heightfield-terrain` §3: collision is not the render
+    /// mesh): every cell column of a `block_cells` × `block_cells` block
+    /// takes the block's highest ground step (water is not solid: the ground
+    /// under it is walkable), so a walker never sinks below the render
+    /// tops. Meshed with [`super::greedy_heightfield::mesh_low_poly`], each
+    /// block merges into its neighbours of equal height.
+    ///
+    /// # Errors
+    /// A message when `block_cells` does not divide a chunk side (1, 2, 4,
+    /// 8, 16 or 32).
+    pub fn block_max_from_grid(
+        grid: &Grid,
+        column: ColumnCoord,
+        step_cells: f32,
+        block_cells: u32,
+    ) -> Result<ColumnHeightfield, String> {
+        if !(block_cells.is_power_of_two() && block_cells as usize <= SIDE) {
+            return Err(format!(
+                "a collision block is 1, 2, 4, 8, 16 or 32 cells, not {block_cells}"
+            ));
+        }
+        let b = block_cells as i32;
+        Ok(Self::build(grid, column, step_cells, |s, lx, lz| {
+            let (x0, z0) = (lx - lx % b, lz - lz % b);
+            (z0..z0 + b)
+                .flat_map(|z| (x0..x0 + b).map(move |x| (z * SIDE as i32 + x) as usize))
+                .filter_map(|i| {
+                    let ground = s.height_cells[i];
+                    ground.is_finite().then(|| ColumnTop {
+                        step: quantize_step(ground, step_cells),
+                        material: Material::from_id(s.material[i]).unwrap_or(Material::ROCK),
+                    })
+                })
+                .max_by_key(|t| t.step)
+        }))
+    }
+
+    /// The heightfield of `column` whose top at local `(lx, lz)` of a chunk
+    /// column's summary is `top(summary, lx, lz)`, for the column itself and
+    /// the one-column apron from its four neighbours.
+    fn build(
+        grid: &Grid,
+        column: ColumnCoord,
+        step_cells: f32,
+        top: impl Fn(&ColumnSummary, i32, i32) -> Option<ColumnTop>,
+    ) -> ColumnHeightfield {
         let summary = |c: ColumnCoord| ColumnSummary::from_chunks(&grid.column_chunks(c));
         let own = summary(column);
         let west = summary(ColumnCoord::new(column.x - 1, column.z));
@@ -68,8 +120,7 @@ impl ColumnHeightfield {
                     // The apron's corners are never read.
                     (false, false) => continue,
                 };
-                let i = (lz * n + lx) as usize;
-                tops[Self::index(x, z)] = top_of(s, i, step_cells);
+                tops[Self::index(x, z)] = top(s, lx, lz);
             }
         }
         ColumnHeightfield {
