@@ -212,7 +212,7 @@ struct Cli {
     export_glb: Option<PathBuf>,
 
     /// The style --export-glb writes: `smooth` (Surface Nets, the default)
-    /// or `low-poly` (greedy heightfield tops and skirts in 1-cell steps,
+    /// or `low-poly` (greedy heightfield tops and skirts in `--step-cells` steps,
     /// flat-shaded, one mesh per chunk column, the palette atlas embedded).
     #[arg(long, value_enum, default_value_t = Style::Smooth, requires = "export_glb")]
     style: Style,
@@ -222,6 +222,16 @@ struct Cli {
     /// highest ground, under a root node `collision`.
     #[arg(long, value_name = "CELLS", requires = "export_glb")]
     collision_block: Option<u32>,
+
+    /// With `--style low-poly`: the height of one terrace step, cells
+    /// (default 1; tops are quantized to the nearest step).
+    #[arg(
+        long,
+        value_name = "CELLS",
+        default_value_t = 1.0,
+        requires = "export_glb"
+    )]
+    step_cells: f32,
 
     /// Export the world's top surface (after any --script) as a 16-bit PNG
     /// heightmap with a JSON sidecar (with --headless).
@@ -400,6 +410,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     // Bad view settings are refused before any world is opened or built,
     // whatever the run would have done with them.
     lod_settings(&cli)?;
+    if cli.style == Style::LowPoly {
+        strata::io::lowpoly_gltf::check_low_poly_settings(cli.step_cells, cli.collision_block)
+            .map_err(|m| anyhow::anyhow!("--export-glb --style low-poly: {m}"))?;
+    }
     if cli.headless {
         return run_headless(&cli);
     }
@@ -864,8 +878,12 @@ fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> 
     if let Some(path) = &cli.export_glb
         && cli.style == Style::LowPoly
     {
-        let e =
-            strata::io::lowpoly_gltf::export_low_poly_glb(grid, path, 1.0, cli.collision_block)?;
+        let e = strata::io::lowpoly_gltf::export_low_poly_glb(
+            grid,
+            path,
+            cli.step_cells,
+            cli.collision_block,
+        )?;
         println!(
             "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} collision \
              triangles, {} bytes)",

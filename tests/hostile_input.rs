@@ -321,6 +321,8 @@ fn the_cli_refuses_hostile_input_before_running() {
     write_zero_png16(&huge, 16384);
     let small = dir.join("small.png");
     write_zero_png16(&small, 4);
+    let glb = out.join("lowpoly.glb");
+    let glb = glb.to_str().unwrap();
     let ws = ["--headless", "--world-size", "64", "--save", save];
     fn with<'a>(ws: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         ws.iter().chain(extra).copied().collect()
@@ -331,6 +333,34 @@ fn the_cli_refuses_hostile_input_before_running() {
         (
             with(&ws, &["--draw-distance", "100000"]),
             "--draw-distance must be a positive number of studs up to 65536, got 100000",
+        ),
+        (
+            with(
+                &ws,
+                &[
+                    "--export-glb",
+                    glb,
+                    "--style",
+                    "low-poly",
+                    "--step-cells",
+                    "NaN",
+                ],
+            ),
+            "the step height must be a positive number of cells, got NaN",
+        ),
+        (
+            with(
+                &ws,
+                &[
+                    "--export-glb",
+                    glb,
+                    "--style",
+                    "low-poly",
+                    "--collision-block",
+                    "6",
+                ],
+            ),
+            "a collision block is 1, 2, 4, 8, 16 or 32 cells, not 6",
         ),
         (
             with(&ws, &["--script", "/dev/zero"]),

@@ -87,6 +87,29 @@ fn mesh_columns(
     Ok(meshed.into_iter().filter(|(_, m)| !m.is_empty()).collect())
 }
 
+/// Checks the settings of a low-poly export: a step of a finite, positive
+/// number of cells and a collision block that divides a chunk side (1, 2,
+/// 4, 8, 16 or 32 cells).
+///
+/// # Errors
+/// A message naming the setting and the value.
+pub fn check_low_poly_settings(
+    step_cells: f32,
+    collision_block_cells: Option<u32>,
+) -> Result<(), String> {
+    if !(step_cells.is_finite() && step_cells > 0.0) {
+        return Err(format!(
+            "the step height must be a positive number of cells, got {step_cells}"
+        ));
+    }
+    match collision_block_cells {
+        Some(b) if !(b.is_power_of_two() && b <= CHUNK_SIZE_CELLS as u32) => Err(format!(
+            "a collision block is 1, 2, 4, 8, 16 or 32 cells, not {b}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Appends `bytes` to `bin` at a 4-byte boundary; returns (offset, length).
 fn append(bin: &mut Vec<u8>, bytes: &[u8]) -> (u64, u64) {
     while !bin.len().is_multiple_of(4) {
@@ -115,22 +138,17 @@ pub fn export_low_poly_glb(
     step_cells: f32,
     collision_block_cells: Option<u32>,
 ) -> Result<LowPolyGlbExport, ExportError> {
-    if !(step_cells.is_finite() && step_cells > 0.0) {
-        return Err(ExportError::InvalidSettings {
+    check_low_poly_settings(step_cells, collision_block_cells).map_err(|message| {
+        ExportError::InvalidSettings {
             path: path.to_path_buf(),
-            message: format!(
-                "the step height must be a positive number of cells, got {step_cells}"
-            ),
-        });
-    }
+            message,
+        }
+    })?;
     let collision = match collision_block_cells {
         Some(b) => mesh_columns(grid, |column| {
             ColumnHeightfield::block_max_from_grid(grid, column, step_cells, b)
         })
-        .map_err(|message| ExportError::InvalidSettings {
-            path: path.to_path_buf(),
-            message,
-        })?,
+        .map_err(|e| ExportError::write(path, e))?,
         None => Vec::new(),
     };
     let meshes = mesh_world_low_poly(grid, step_cells);
