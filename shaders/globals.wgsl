@@ -25,7 +25,8 @@ struct Globals {
     sky_ambient: f32,
     // Horizon colour = fog colour.
     sky_horizon: vec3<f32>,
-    _pad0: f32,
+    // Distance (studs) where the ground is lost in the fog entirely (0: none).
+    fog_full_studs: f32,
     // Ambient from the ground (hemisphere bottom).
     ground_ambient: vec3<f32>,
     _pad1: f32,

@@ -270,7 +270,12 @@ fn shade(in: VsOut) -> vec4<f32> {
     let height = globals.camera_height_studs + in.pos_rel.y;
     let height_factor = exp(-max(height, 0.0) * globals.fog_height_falloff);
     let fd = dist * globals.fog_density;
-    let fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog_max;
+    var fog_amount = (1.0 - exp(-fd * sqrt(fd))) * mix(0.6, 1.0, height_factor) * globals.fog_max;
+    if globals.fog_full_studs > 0.0 {
+        // The horizon's farthest ground fades out entirely over the last quarter.
+        let full = globals.fog_full_studs;
+        fog_amount = max(fog_amount, smoothstep(0.75 * full, full, dist));
+    }
     color = mix(color, fog_color(view_dir), clamp(fog_amount, 0.0, 1.0));
 
     color = tonemap(color);

@@ -116,7 +116,7 @@ fn global_uniforms_match_wgsl_globals_in_every_module() {
         sky_zenith,
         sky_ambient,
         sky_horizon,
-        _pad0,
+        fog_full_studs,
         ground_ambient,
         _pad1,
         fog_density,

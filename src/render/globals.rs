@@ -60,6 +60,10 @@ pub struct FrameSettings {
     pub fog_distance_studs: f32,
     /// Maximum fog amount in `[0, 1]`.
     pub fog_max: f32,
+    /// Distance (studs) at which the ground is lost in the fog entirely,
+    /// over the last quarter before it; 0 for none (see
+    /// [`GlobalUniforms::fog_full_studs`]).
+    pub fog_full_studs: f32,
     /// Chunks whose bounds lie entirely farther than this (studs) are not
     /// drawn; `f32::INFINITY` draws everything in the frustum.
     pub draw_distance_studs: f32,
@@ -79,6 +83,7 @@ impl Default for FrameSettings {
             sun_dir: Vec3::new(-0.28, 0.57, -0.78).normalize(),
             fog_distance_studs: 9000.0,
             fog_max: 0.85,
+            fog_full_studs: 0.0,
             draw_distance_studs: f32::INFINITY,
             overlays: OverlaySet::NONE,
             time_secs: 0.0,
@@ -197,7 +202,7 @@ impl GlobalUniforms {
             sky_zenith: palette::SKY_ZENITH,
             sky_ambient: 1.3,
             sky_horizon: palette::SKY_HORIZON,
-            _pad0: 0.0,
+            fog_full_studs: settings.fog_full_studs.max(0.0),
             ground_ambient: palette::GROUND_AMBIENT,
             _pad1: 0.0,
             fog_density,

@@ -61,8 +61,11 @@ pub struct GlobalUniforms {
     pub sky_ambient: f32,
     /// Horizon colour, which is also the fog colour.
     pub sky_horizon: [f32; 3],
-    /// Padding (the next `vec3` is 16-byte aligned).
-    pub _pad0: f32,
+    /// Distance (studs) at which the ground is lost in the fog entirely,
+    /// rising to it over the last quarter (the horizon's reach, so the
+    /// farthest ground fades into the sky instead of ending in a line); 0
+    /// for none.
+    pub fog_full_studs: f32,
     /// Ambient light from below (hemisphere bottom).
     pub ground_ambient: [f32; 3],
     /// Padding (keeps the fog scalars in their own 16 bytes).

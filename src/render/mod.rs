@@ -464,9 +464,10 @@ impl Renderer {
         // The fog thickens toward the farthest ground drawn: with a horizon
         // that is its farthest node, not the chunk meshes' extent.
         let mut fogged = *settings;
-        fogged.fog_distance_studs = fogged
-            .fog_distance_studs
-            .max(self.chunks.nodes().reach_studs());
+        let reach = self.chunks.nodes().reach_studs();
+        fogged.fog_distance_studs = fogged.fog_distance_studs.max(reach);
+        // And the farthest nodes fade into the sky instead of ending in a line.
+        fogged.fog_full_studs = reach;
         let uniforms = GlobalUniforms::new(&cam, &fogged, viewport_px, self.encode_srgb);
         self.globals.write(queue, &uniforms);
         self.overlays = settings.overlays;
