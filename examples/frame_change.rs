@@ -19,6 +19,13 @@ fn main() -> anyhow::Result<()> {
             "{} frames: median change {:.3}, largest {:.3} (into frame {}), largest/median {:.2}",
             report.frames, report.median, report.max, report.max_at_frame, report.max_over_median
         );
+        println!(
+            "largest 16-pixel tile: median {:.3}, largest {:.3} (into frame {}), largest/median {:.2}",
+            report.tile_median,
+            report.tile_max,
+            report.tile_max_at_frame,
+            report.tile_max_over_median
+        );
     }
     Ok(())
 }

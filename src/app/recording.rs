@@ -94,7 +94,23 @@ pub struct FrameChangeReport {
     pub max_at_frame: u32,
     /// `max / median` (1 for a perfectly even dolly; a pop is a spike).
     pub max_over_median: f64,
+    /// The local change from frame `i` to `i + 1`: the largest mean
+    /// absolute RGB difference of any [`TILE_PX`]-pixel square tile. A pop
+    /// changes a patch of the image; the camera's own motion changes all of
+    /// it, so this shows pops the whole-image mean hides.
+    pub tile_changes: Vec<f64>,
+    /// Median of `tile_changes`.
+    pub tile_median: f64,
+    /// Largest of `tile_changes`.
+    pub tile_max: f64,
+    /// The frame the largest tile change leads to.
+    pub tile_max_at_frame: u32,
+    /// `tile_max / tile_median`.
+    pub tile_max_over_median: f64,
 }
+
+/// Side of the square tiles of [`FrameChangeReport::tile_changes`], pixels.
+pub const TILE_PX: u32 = 16;
 
 /// Mean absolute RGB difference of two images of the same size (0–255).
 pub fn frame_change(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
@@ -106,6 +122,29 @@ pub fn frame_change(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
         .sum();
     let samples = (a.width() as u64 * a.height() as u64 * 3).max(1);
     total as f64 / samples as f64
+}
+
+/// The largest mean absolute RGB difference (0–255) of any whole
+/// [`TILE_PX`] × [`TILE_PX`] tile of two images of the same size (the whole
+/// image for one smaller than a tile).
+pub fn tile_change(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
+    let (w, h) = a.dimensions();
+    let (tw, th) = ((w / TILE_PX).max(1), (h / TILE_PX).max(1));
+    let (sw, sh) = (w.min(TILE_PX), h.min(TILE_PX));
+    let mut best = 0.0f64;
+    for ty in 0..th {
+        for tx in 0..tw {
+            let mut total = 0u64;
+            for y in ty * sh..(ty + 1) * sh {
+                for x in tx * sw..(tx + 1) * sw {
+                    let (p, q) = (a.get_pixel(x, y), b.get_pixel(x, y));
+                    total += (0..3).map(|i| u64::from(p[i].abs_diff(q[i]))).sum::<u64>();
+                }
+            }
+            best = best.max(total as f64 / (u64::from(sw * sh) * 3) as f64);
+        }
+    }
+    best
 }
 
 /// Measures the recording in `dir`: `frame_00000.png` on, up to the first
@@ -127,6 +166,7 @@ pub fn measure_recording(dir: &Path) -> Result<FrameChangeReport, RecordingError
             })
     };
     let mut changes = Vec::new();
+    let mut tile_changes = Vec::new();
     let mut previous: Option<image::RgbaImage> = None;
     let mut frames = 0u32;
     loop {
@@ -144,6 +184,7 @@ pub fn measure_recording(dir: &Path) -> Result<FrameChangeReport, RecordingError
                 });
             }
             changes.push(frame_change(prev, &image));
+            tile_changes.push(tile_change(prev, &image));
         }
         previous = Some(image);
         frames += 1;
@@ -154,12 +195,13 @@ pub fn measure_recording(dir: &Path) -> Result<FrameChangeReport, RecordingError
             frames,
         });
     }
-    Ok(report_of(frames, changes))
+    Ok(report_of(frames, changes, tile_changes))
 }
 
-/// The report of `changes` between `frames` frames (at least two changes).
-fn report_of(frames: u32, changes: Vec<f64>) -> FrameChangeReport {
-    let mut sorted = changes.clone();
+/// Median, largest, the frame the largest leads to, and their ratio, of
+/// `changes` (at least two).
+fn spread(changes: &[f64]) -> (f64, f64, u32, f64) {
+    let mut sorted = changes.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     let median = if n % 2 == 1 {
@@ -176,17 +218,31 @@ fn report_of(frames: u32, changes: Vec<f64>) -> FrameChangeReport {
                 (0, f64::MIN),
                 |best, (i, c)| if c > best.1 { (i, c) } else { best },
             );
+    let ratio = if median > 0.0 {
+        max / median
+    } else {
+        f64::INFINITY
+    };
+    (median, max, max_index as u32 + 1, ratio)
+}
+
+/// The report of `changes` and `tile_changes` between `frames` frames (at
+/// least two changes).
+fn report_of(frames: u32, changes: Vec<f64>, tile_changes: Vec<f64>) -> FrameChangeReport {
+    let (median, max, max_at_frame, max_over_median) = spread(&changes);
+    let (tile_median, tile_max, tile_max_at_frame, tile_max_over_median) = spread(&tile_changes);
     FrameChangeReport {
         frames,
         median,
         max,
-        max_at_frame: max_index as u32 + 1,
-        max_over_median: if median > 0.0 {
-            max / median
-        } else {
-            f64::INFINITY
-        },
+        max_at_frame,
+        max_over_median,
         changes,
+        tile_changes,
+        tile_median,
+        tile_max,
+        tile_max_at_frame,
+        tile_max_over_median,
     }
 }
 
@@ -231,6 +287,31 @@ mod tests {
         assert!(r.max_over_median < 1.2, "{r:?}");
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_dir_all(&even);
+    }
+
+    #[test]
+    fn a_local_pop_stands_out_in_the_tile_changes_only() {
+        let dir = scratch("local-pop");
+        // 64×32 frames that all change a little everywhere (the camera's
+        // motion); frame 5 changes one 16×16 patch a lot (a pop) and stays.
+        for f in 0..10u32 {
+            let img = image::RgbaImage::from_fn(64, 32, |x, y| {
+                let v = (((x + f) * 4) % 200) as u8;
+                let pop = f >= 5 && x < 16 && y < 16;
+                image::Rgba(if pop {
+                    [255, 0, 0, 255]
+                } else {
+                    [v, v, v, 255]
+                })
+            });
+            img.save(recorded_frame_path(&dir, f)).unwrap();
+        }
+        let r = measure_recording(&dir).unwrap();
+        assert_eq!(r.tile_changes.len(), 9);
+        assert_eq!(r.tile_max_at_frame, 5);
+        assert!(r.tile_max_over_median > 5.0, "{r:?}");
+        assert!(r.max_over_median < r.tile_max_over_median, "{r:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
