@@ -54,7 +54,22 @@ pub struct GlbExport {
 
 const GLB_MAGIC: u32 = 0x4654_6C67;
 const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
+/// The type of a GLB's binary chunk (its header is the chunk's length and this).
+pub(super) const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// The GLB file header and the JSON chunk's header, little-endian: magic,
+/// version 2, `total_bytes` (the whole file), the JSON chunk's length and
+/// type. The JSON bytes follow, then the binary chunk.
+pub(super) fn glb_header(total_bytes: u32, json_bytes: u32) -> [u8; 20] {
+    let mut out = [0u8; 20];
+    for (i, word) in [GLB_MAGIC, 2, total_bytes, json_bytes, CHUNK_JSON]
+        .into_iter()
+        .enumerate()
+    {
+        out[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
 
 /// Per-vertex bytes of each attribute, in the order they are laid out.
 const STRIDES: [u64; 4] = [12, 12, 4, 4];
@@ -354,11 +369,7 @@ fn write_glb_file(
             .map_err(|e| ExportError::write(path, e))
     };
     // `total`, `json_bytes.len()` and `bin_len` are below 4 GiB (checked above).
-    write(&mut out, &GLB_MAGIC.to_le_bytes())?;
-    write(&mut out, &2u32.to_le_bytes())?;
-    write(&mut out, &(total as u32).to_le_bytes())?;
-    write(&mut out, &(json_bytes.len() as u32).to_le_bytes())?;
-    write(&mut out, &CHUNK_JSON.to_le_bytes())?;
+    write(&mut out, &glb_header(total as u32, json_bytes.len() as u32))?;
     write(&mut out, json_bytes)?;
     write(&mut out, &(bin_len as u32).to_le_bytes())?;
     write(&mut out, &CHUNK_BIN.to_le_bytes())?;

@@ -31,11 +31,15 @@ use gltf_json as json;
 use json::validation::{Checked, USize64};
 use rayon::prelude::*;
 
+use std::sync::Arc;
+
 use super::ExportError;
-use crate::mesh::column_heightfield::ColumnHeightfield;
+use super::gltf_export::{CHUNK_BIN, glb_header};
+use crate::mesh::column_heightfield::{ColumnHeightfield, check_block_cells};
 use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
 use crate::terrain::ColumnCoord;
+use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary};
 use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use crate::terrain::grid::Grid;
 
@@ -54,28 +58,45 @@ pub struct LowPolyGlbExport {
     pub file_bytes: u64,
 }
 
-const GLB_MAGIC: u32 = 0x4654_6C67;
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
-
 /// The low-poly meshes of every chunk column `grid` stores, in (z, x)
 /// order, empty ones left out.
 pub fn mesh_world_low_poly(grid: &Grid, step_cells: f32) -> Vec<(ColumnCoord, LowPolyMesh)> {
-    mesh_columns(grid, |column| {
-        Ok(ColumnHeightfield::from_grid(grid, column, step_cells))
+    let summaries = summarise_columns(grid);
+    mesh_columns(&summaries, |column| {
+        Ok(ColumnHeightfield::from_summaries(
+            &summaries, column, step_cells,
+        ))
     })
     .unwrap_or_default()
 }
 
-/// The low-poly meshes of the heightfields `field` makes for every chunk
-/// column `grid` stores, in (z, x) order, empty ones left out.
-fn mesh_columns(
-    grid: &Grid,
-    field: impl Fn(ColumnCoord) -> Result<ColumnHeightfield, String> + Sync,
-) -> Result<Vec<(ColumnCoord, LowPolyMesh)>, String> {
+/// The summary of every chunk column `grid` stores, each made once (a
+/// heightfield reads its column's and its four neighbours').
+fn summarise_columns(grid: &Grid) -> ColumnSummaries {
     let mut columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
     columns.sort_by_key(|c| (c.z, c.x));
     columns.dedup();
+    columns
+        .into_par_iter()
+        .map(|c| {
+            (
+                c,
+                Arc::new(ColumnSummary::from_chunks(&grid.column_chunks(c))),
+            )
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The low-poly meshes of the heightfields `field` makes for every column
+/// of `summaries`, in (z, x) order, empty ones left out.
+fn mesh_columns(
+    summaries: &ColumnSummaries,
+    field: impl Fn(ColumnCoord) -> Result<ColumnHeightfield, String> + Sync,
+) -> Result<Vec<(ColumnCoord, LowPolyMesh)>, String> {
+    let mut columns: Vec<ColumnCoord> = summaries.keys().copied().collect();
+    columns.sort_by_key(|c| (c.z, c.x));
     let meshed: Vec<_> = columns
         .into_par_iter()
         .map(|column| {
@@ -102,12 +123,7 @@ pub fn check_low_poly_settings(
             "the step height must be a positive number of cells, got {step_cells}"
         ));
     }
-    match collision_block_cells {
-        Some(b) if !(b.is_power_of_two() && b <= CHUNK_SIZE_CELLS as u32) => Err(format!(
-            "a collision block is 1, 2, 4, 8, 16 or 32 cells, not {b}"
-        )),
-        _ => Ok(()),
-    }
+    collision_block_cells.map_or(Ok(()), check_block_cells)
 }
 
 /// Appends `bytes` to `bin` at a 4-byte boundary; returns (offset, length).
@@ -144,14 +160,20 @@ pub fn export_low_poly_glb(
             message,
         }
     })?;
+    let summaries = summarise_columns(grid);
     let collision = match collision_block_cells {
-        Some(b) => mesh_columns(grid, |column| {
-            ColumnHeightfield::block_max_from_grid(grid, column, step_cells, b)
+        Some(b) => mesh_columns(&summaries, |column| {
+            ColumnHeightfield::block_max_from_summaries(&summaries, column, step_cells, b)
         })
         .map_err(|e| ExportError::write(path, e))?,
         None => Vec::new(),
     };
-    let meshes = mesh_world_low_poly(grid, step_cells);
+    let meshes = mesh_columns(&summaries, |column| {
+        Ok(ColumnHeightfield::from_summaries(
+            &summaries, column, step_cells,
+        ))
+    })
+    .map_err(|e| ExportError::write(path, e))?;
     if meshes.is_empty() {
         return Err(ExportError::NoSurface {
             path: path.to_path_buf(),
@@ -173,18 +195,8 @@ pub fn export_low_poly_glb(
                 std::fs::File::create(tmp).map_err(|e| ExportError::write(path, e))?,
             );
             // `total` and both chunk lengths are below 4 GiB (checked above).
-            let header = [
-                GLB_MAGIC,
-                2,
-                total as u32,
-                json_bytes.len() as u32,
-                CHUNK_JSON,
-            ];
-            for word in header {
-                out.write_all(&word.to_le_bytes())
-                    .map_err(|e| ExportError::write(path, e))?;
-            }
-            out.write_all(&json_bytes)
+            out.write_all(&glb_header(total as u32, json_bytes.len() as u32))
+                .and_then(|()| out.write_all(&json_bytes))
                 .and_then(|()| out.write_all(&(bin.len() as u32).to_le_bytes()))
                 .and_then(|()| out.write_all(&CHUNK_BIN.to_le_bytes()))
                 .and_then(|()| out.write_all(&bin))

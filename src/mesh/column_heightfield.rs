@@ -7,7 +7,9 @@
 //! change.
 
 use crate::terrain::Material;
-use crate::terrain::column_summary::ColumnSummary;
+use std::sync::Arc;
+
+use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary};
 use crate::terrain::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
 use crate::terrain::grid::Grid;
 
@@ -44,11 +46,51 @@ pub fn quantize_step(height_cells: f32, step_cells: f32) -> i32 {
     (height_cells / step_cells + 0.5).floor() as i32
 }
 
+/// Checks a collision block size: it must divide a chunk side.
+///
+/// # Errors
+/// A message when `block_cells` is not 1, 2, 4, 8, 16 or 32.
+pub fn check_block_cells(block_cells: u32) -> Result<(), String> {
+    if block_cells.is_power_of_two() && block_cells as usize <= SIDE {
+        Ok(())
+    } else {
+        Err(format!(
+            "a collision block is 1, 2, 4, 8, 16 or 32 cells, not {block_cells}"
+        ))
+    }
+}
+
+/// The summaries of `column` and its four edge neighbours in `grid` (what
+/// one heightfield reads).
+fn neighbourhood(grid: &Grid, column: ColumnCoord) -> ColumnSummaries {
+    [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
+        .into_iter()
+        .map(|(dx, dz)| {
+            let c = ColumnCoord::new(column.x + dx, column.z + dz);
+            (
+                c,
+                Arc::new(ColumnSummary::from_chunks(&grid.column_chunks(c))),
+            )
+        })
+        .collect()
+}
+
 impl ColumnHeightfield {
     /// The heightfield of `column` in `grid`, quantized to `step_cells`
     /// (must be finite and positive; callers check user input).
     pub fn from_grid(grid: &Grid, column: ColumnCoord, step_cells: f32) -> ColumnHeightfield {
-        Self::build(grid, column, step_cells, |s, lx, lz| {
+        Self::from_summaries(&neighbourhood(grid, column), column, step_cells)
+    }
+
+    /// [`ColumnHeightfield::from_grid`] from already made summaries of
+    /// `column` and its four edge neighbours (a missing one has no tops), so
+    /// meshing many columns summarises each once.
+    pub fn from_summaries(
+        summaries: &ColumnSummaries,
+        column: ColumnCoord,
+        step_cells: f32,
+    ) -> ColumnHeightfield {
+        Self::build(summaries, column, step_cells, |s, lx, lz| {
             top_of(s, (lz * SIDE as i32 + lx) as usize, step_cells)
         })
     }
@@ -62,21 +104,35 @@ impl ColumnHeightfield {
     /// block merges into its neighbours of equal height.
     ///
     /// # Errors
-    /// A message when `block_cells` does not divide a chunk side (1, 2, 4,
-    /// 8, 16 or 32).
+    /// As [`check_block_cells`].
     pub fn block_max_from_grid(
         grid: &Grid,
         column: ColumnCoord,
         step_cells: f32,
         block_cells: u32,
     ) -> Result<ColumnHeightfield, String> {
-        if !(block_cells.is_power_of_two() && block_cells as usize <= SIDE) {
-            return Err(format!(
-                "a collision block is 1, 2, 4, 8, 16 or 32 cells, not {block_cells}"
-            ));
-        }
+        Self::block_max_from_summaries(
+            &neighbourhood(grid, column),
+            column,
+            step_cells,
+            block_cells,
+        )
+    }
+
+    /// [`ColumnHeightfield::block_max_from_grid`] from already made
+    /// summaries (see [`ColumnHeightfield::from_summaries`]).
+    ///
+    /// # Errors
+    /// As [`check_block_cells`].
+    pub fn block_max_from_summaries(
+        summaries: &ColumnSummaries,
+        column: ColumnCoord,
+        step_cells: f32,
+        block_cells: u32,
+    ) -> Result<ColumnHeightfield, String> {
+        check_block_cells(block_cells)?;
         let b = block_cells as i32;
-        Ok(Self::build(grid, column, step_cells, |s, lx, lz| {
+        Ok(Self::build(summaries, column, step_cells, |s, lx, lz| {
             let (x0, z0) = (lx - lx % b, lz - lz % b);
             (z0..z0 + b)
                 .flat_map(|z| (x0..x0 + b).map(move |x| (z * SIDE as i32 + x) as usize))
@@ -93,30 +149,31 @@ impl ColumnHeightfield {
 
     /// The heightfield of `column` whose top at local `(lx, lz)` of a chunk
     /// column's summary is `top(summary, lx, lz)`, for the column itself and
-    /// the one-column apron from its four neighbours.
+    /// the one-column apron from its four neighbours in `summaries`.
     fn build(
-        grid: &Grid,
+        summaries: &ColumnSummaries,
         column: ColumnCoord,
         step_cells: f32,
         top: impl Fn(&ColumnSummary, i32, i32) -> Option<ColumnTop>,
     ) -> ColumnHeightfield {
-        let summary = |c: ColumnCoord| ColumnSummary::from_chunks(&grid.column_chunks(c));
-        let own = summary(column);
-        let west = summary(ColumnCoord::new(column.x - 1, column.z));
-        let east = summary(ColumnCoord::new(column.x + 1, column.z));
-        let north = summary(ColumnCoord::new(column.x, column.z - 1));
-        let south = summary(ColumnCoord::new(column.x, column.z + 1));
         let n = SIDE as i32;
+        let empty = std::cell::OnceCell::new();
+        let summary = |dx: i32, dz: i32| -> &ColumnSummary {
+            match summaries.get(&ColumnCoord::new(column.x + dx, column.z + dz)) {
+                Some(s) => s,
+                None => empty.get_or_init(|| ColumnSummary::from_chunks(&[])),
+            }
+        };
         let mut tops = vec![None; (SIDE + 2) * (SIDE + 2)];
         for z in -1..=n {
             for x in -1..=n {
                 let (inside_x, inside_z) = ((0..n).contains(&x), (0..n).contains(&z));
                 let (s, lx, lz) = match (inside_x, inside_z) {
-                    (true, true) => (&own, x, z),
-                    (false, true) if x < 0 => (&west, n - 1, z),
-                    (false, true) => (&east, 0, z),
-                    (true, false) if z < 0 => (&north, x, n - 1),
-                    (true, false) => (&south, x, 0),
+                    (true, true) => (summary(0, 0), x, z),
+                    (false, true) if x < 0 => (summary(-1, 0), n - 1, z),
+                    (false, true) => (summary(1, 0), 0, z),
+                    (true, false) if z < 0 => (summary(0, -1), x, n - 1),
+                    (true, false) => (summary(0, 1), x, 0),
                     // The apron's corners are never read.
                     (false, false) => continue,
                 };
