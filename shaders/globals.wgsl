@@ -29,7 +29,8 @@ struct Globals {
     fog_full_studs: f32,
     // Ambient from the ground (hemisphere bottom).
     ground_ambient: vec3<f32>,
-    _pad1: f32,
+    // 1 when the terrain is drawn in the low-poly style, else 0.
+    low_poly: f32,
     // Fog density (1/studs).
     fog_density: f32,
     // Maximum fog amount.

@@ -179,6 +179,43 @@ fn chunk_hue(c: vec3<i32>) -> f32 {
     return f32(h >> 8u) * (1.0 / 16777216.0);
 }
 
+// The low-poly style's palette (issue 19): the flat sRGB colour of each
+// material id, as in the exported atlas. Keep in sync with
+// `Material::base_color_srgb` in src/terrain/cell.rs (a test compares them).
+const PALETTE_SRGB = array<vec3<f32>, 11>(
+    vec3<f32>(0.0, 0.0, 0.0),
+    vec3<f32>(40.0, 90.0, 140.0),
+    vec3<f32>(86.0, 128.0, 52.0),
+    vec3<f32>(118.0, 114.0, 108.0),
+    vec3<f32>(112.0, 84.0, 58.0),
+    vec3<f32>(204.0, 186.0, 140.0),
+    vec3<f32>(236.0, 240.0, 246.0),
+    vec3<f32>(84.0, 70.0, 56.0),
+    vec3<f32>(72.0, 76.0, 84.0),
+    vec3<f32>(136.0, 130.0, 122.0),
+    vec3<f32>(196.0, 190.0, 170.0),
+);
+// Walls take the top colour times this, like the atlas's skirt cells. Keep
+// in sync with SKIRT_SHADE in src/mesh/palette_atlas.rs.
+const LOW_POLY_SKIRT_SHADE: f32 = 0.7;
+
+fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
+    let lo = c / 12.92;
+    let hi = pow((c + 0.055) / 1.055, vec3<f32>(2.4));
+    return select(hi, lo, c <= vec3<f32>(0.04045));
+}
+
+// Linear albedo of a low-poly face: its material's palette colour, darkened
+// on walls (faces whose normal is horizontal).
+fn low_poly_albedo(material: u32, n: vec3<f32>) -> vec3<f32> {
+    var palette = PALETTE_SRGB;
+    var srgb = palette[min(material, 10u)] / 255.0;
+    if abs(n.y) < 0.5 {
+        srgb *= LOW_POLY_SKIRT_SHADE;
+    }
+    return srgb_to_linear(srgb);
+}
+
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     return shade(in);
@@ -238,22 +275,26 @@ fn shade(in: VsOut) -> vec4<f32> {
     w = max(w - vec3<f32>(0.05), vec3<f32>(0.0));
     t.w = w / max(w.x + w.y + w.z, 1e-5);
 
-    // Blend the quad's materials by the interpolated weights.
-    let mw = in.weights / max(in.weights.x + in.weights.y + in.weights.z + in.weights.w, 1e-5);
     var albedo = vec3<f32>(0.0);
-    if mw.x > 0.004 { albedo += sample_material(t, in.material_ids.x) * mw.x; }
-    if mw.y > 0.004 { albedo += sample_material(t, in.material_ids.y) * mw.y; }
-    if mw.z > 0.004 { albedo += sample_material(t, in.material_ids.z) * mw.z; }
-    if mw.w > 0.004 { albedo += sample_material(t, in.material_ids.w) * mw.w; }
+    if globals.low_poly > 0.5 {
+        albedo = low_poly_albedo(in.material_ids.x, n);
+    } else {
+        // Blend the quad's materials by the interpolated weights.
+        let mw = in.weights / max(in.weights.x + in.weights.y + in.weights.z + in.weights.w, 1e-5);
+        if mw.x > 0.004 { albedo += sample_material(t, in.material_ids.x) * mw.x; }
+        if mw.y > 0.004 { albedo += sample_material(t, in.material_ids.y) * mw.y; }
+        if mw.z > 0.004 { albedo += sample_material(t, in.material_ids.z) * mw.z; }
+        if mw.w > 0.004 { albedo += sample_material(t, in.material_ids.w) * mw.w; }
 
-    // Large-scale variation hides the 32-stud texture repetition: brightness
-    // on 64- and 16-stud lattices plus a hue drift (greener / drier) on the
-    // 64-stud one. All lattices are global, so there are no chunk seams.
-    let m1 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS));
-    let m2 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 4);
-    let m3 = macro_noise(in.chunk_coord.xz + vec2<i32>(7919, 104729), in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 2);
-    albedo *= 0.8 + 0.26 * m1 + 0.14 * m2;
-    albedo *= mix(vec3<f32>(0.92, 1.04, 0.96), vec3<f32>(1.07, 0.98, 0.9), m3);
+        // Large-scale variation hides the 32-stud texture repetition: brightness
+        // on 64- and 16-stud lattices plus a hue drift (greener / drier) on the
+        // 64-stud one. All lattices are global, so there are no chunk seams.
+        let m1 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS));
+        let m2 = macro_noise(in.chunk_coord.xz, in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 4);
+        let m3 = macro_noise(in.chunk_coord.xz + vec2<i32>(7919, 104729), in.pos_in_chunk.xz, i32(CHUNK_SIZE_STUDS / MACRO_PERIOD_STUDS) * 2);
+        albedo *= 0.8 + 0.26 * m1 + 0.14 * m2;
+        albedo *= mix(vec3<f32>(0.92, 1.04, 0.96), vec3<f32>(1.07, 0.98, 0.9), m3);
+    }
 
     // Sun (wrapped Lambert) plus hemispherical sky ambient.
     let sun_dir = globals.sun_dir;

@@ -16,6 +16,7 @@ use strata::camera::Camera;
 use strata::io::heightmap_import::HeightmapSettings;
 use strata::io::streaming_file::StreamingWorldFile;
 use strata::io::world_source::WorldSource;
+use strata::mesh::MeshStyle;
 use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
@@ -164,7 +165,7 @@ fn parse_camera(s: &str) -> Result<CameraArg, String> {
     })
 }
 
-/// The terrain style of an export.
+/// The terrain style of the view and of an export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Style {
     /// Surface Nets, blended materials.
@@ -211,10 +212,11 @@ struct Cli {
     #[arg(long, value_name = "FILE.glb", requires = "headless")]
     export_glb: Option<PathBuf>,
 
-    /// The style --export-glb writes: `smooth` (Surface Nets, the default)
-    /// or `low-poly` (greedy heightfield tops and skirts in `--step-cells` steps,
-    /// flat-shaded, one mesh per chunk column, the palette atlas embedded).
-    #[arg(long, value_enum, default_value_t = Style::Smooth, requires = "export_glb")]
+    /// The terrain style the view draws and --export-glb writes: `smooth`
+    /// (Surface Nets, the default) or `low-poly` (greedy heightfield tops and
+    /// skirts in `--step-cells` steps, flat-shaded palette colours; exported
+    /// as one mesh per chunk column with the palette atlas embedded).
+    #[arg(long, value_enum, default_value_t = Style::Smooth)]
     style: Style,
 
     /// With `--style low-poly`: also export a coarse collision mesh whose
@@ -225,12 +227,7 @@ struct Cli {
 
     /// With `--style low-poly`: the height of one terrace step, cells
     /// (default 1; tops are quantized to the nearest step).
-    #[arg(
-        long,
-        value_name = "CELLS",
-        default_value_t = 1.0,
-        requires = "export_glb"
-    )]
+    #[arg(long, value_name = "CELLS", default_value_t = 1.0)]
     step_cells: f32,
 
     /// Export the world's top surface (after any --script) as a 16-bit PNG
@@ -410,10 +407,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     // Bad view settings are refused before any world is opened or built,
     // whatever the run would have done with them.
     lod_settings(&cli)?;
-    if cli.style == Style::LowPoly {
-        strata::io::lowpoly_gltf::check_low_poly_settings(cli.step_cells, cli.collision_block)
-            .map_err(|m| anyhow::anyhow!("--export-glb --style low-poly: {m}"))?;
-    }
     if cli.headless {
         return run_headless(&cli);
     }
@@ -431,6 +424,15 @@ fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
         lod.draw_distance_studs = d;
     }
     lod.force_level = cli.force_level;
+    if cli.style == Style::LowPoly {
+        strata::io::lowpoly_gltf::check_low_poly_settings(cli.step_cells, cli.collision_block)
+            .map_err(|m| anyhow::anyhow!("--style low-poly: {m}"))?;
+        lod.style = MeshStyle::LowPoly {
+            step_cells: cli.step_cells,
+        };
+    } else if cli.step_cells != 1.0 || cli.collision_block.is_some() {
+        bail!("--step-cells and --collision-block need --style low-poly");
+    }
     Ok(lod)
 }
 

@@ -118,7 +118,7 @@ fn global_uniforms_match_wgsl_globals_in_every_module() {
         sky_horizon,
         fog_full_studs,
         ground_ambient,
-        _pad1,
+        low_poly,
         fog_density,
         fog_max,
         fog_height_falloff,

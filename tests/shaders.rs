@@ -56,3 +56,49 @@ fn every_wgsl_shader_parses_and_validates() {
         }
     }
 }
+
+/// The low-poly palette in `terrain.wgsl` is the materials' base colours and
+/// the atlas's skirt shade (the view shows what the export writes).
+#[test]
+fn the_low_poly_palette_matches_the_materials_and_the_atlas() {
+    use strata::mesh::palette_atlas::SKIRT_SHADE;
+    use strata::terrain::Material;
+    let source = include_str!("../shaders/terrain.wgsl");
+    let start = source
+        .find("const PALETTE_SRGB")
+        .expect("terrain.wgsl declares PALETTE_SRGB");
+    let end = start + source[start..].find(");").expect("the array ends");
+    let colours: Vec<[u8; 3]> = source[start..end]
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let inner = line.trim().strip_prefix("vec3<f32>(")?;
+            let inner = inner.trim_end_matches(',').trim_end_matches(')');
+            let v: Vec<u8> = inner
+                .split(',')
+                .map(|x| {
+                    x.trim()
+                        .trim_end_matches(".0")
+                        .parse()
+                        .expect("an integer colour")
+                })
+                .collect();
+            Some([v[0], v[1], v[2]])
+        })
+        .collect();
+    assert_eq!(colours.len(), Material::COUNT);
+    for (id, colour) in colours.iter().enumerate() {
+        let m = Material::from_id(id as u8).expect("ids below COUNT are materials");
+        assert_eq!(*colour, m.base_color_srgb(), "{m:?}");
+    }
+    let shade_line = source
+        .lines()
+        .find(|l| l.starts_with("const LOW_POLY_SKIRT_SHADE"))
+        .expect("terrain.wgsl declares LOW_POLY_SKIRT_SHADE");
+    let shade: f32 = shade_line
+        .split('=')
+        .nth(1)
+        .and_then(|v| v.trim().trim_end_matches(';').parse().ok())
+        .expect("a number");
+    assert_eq!(shade, SKIRT_SHADE);
+}

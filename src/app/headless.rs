@@ -711,6 +711,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
         let mut settings = FrameSettings::for_camera(camera, meshes.bounds_world());
         settings.overlays = self.options.overlays;
         settings.time_secs = self.options.time_secs;
+        settings.low_poly = self.options.lod.style.is_low_poly();
         let (image, _) = self
             .headless
             .render(camera, &settings, &self.panel)
@@ -891,6 +892,7 @@ pub fn render_world_streamed(
     let mut settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     settings.overlays = options.overlays;
     settings.time_secs = options.time_secs;
+    settings.low_poly = streaming.style().is_low_poly();
     {
         // The final view's horizon, complete (a replay may have ended mid-flight).
         let mut uploader = headless.renderer().uploader();

@@ -833,10 +833,13 @@ impl WindowState {
         let mut session_event = None;
         let panel = &mut self.panel;
         panel.lod = streaming.lod.settings;
+        session.menu.style = panel.lod.style;
         let walk = &mut self.walk;
         let camera = self.camera;
         let output = self.egui_ctx.run_pass(raw_input, |ctx| {
             let (bar, event) = session.ui(ctx, grid, &camera);
+            // View ▸ Style: the panel's settings carry it to the streaming.
+            panel.lod.style = session.menu.style;
             bar_points = bar;
             session_event = event;
             panel_points = panel.show(ctx, stats);
@@ -972,6 +975,7 @@ impl WindowState {
                 falloff: self.panel.tools.falloff,
             });
         settings.overlays = self.panel.overlays;
+        settings.low_poly = self.panel.lod.style.is_low_poly();
         // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
         settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
             % f64::from(crate::render::gpu_data::WAVE_LOOP_SECS))

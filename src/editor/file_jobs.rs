@@ -554,12 +554,66 @@ fn heightmap_result(grid: &Grid, path: &std::path::Path) -> JobResult {
 }
 
 /// What an export writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ExportFormat {
     /// The full-detail surface as binary glTF.
     Glb,
     /// The top surface as a 16-bit PNG heightmap with its sidecar.
     Heightmap,
+    /// The low-poly meshes (issue 19) as binary glTF.
+    LowPolyGlb(LowPolyExport),
+}
+
+/// Settings of a low-poly export (File ▸ Export Low-poly Mesh).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LowPolyExport {
+    /// Height of one terrace step, cells.
+    pub step_cells: f32,
+    /// Side of the collision mesh's blocks, cells (1, 2, 4, 8, 16 or 32);
+    /// 0 exports no collision mesh.
+    pub collision_block_cells: u32,
+}
+
+impl Default for LowPolyExport {
+    fn default() -> Self {
+        LowPolyExport {
+            step_cells: 1.0,
+            collision_block_cells: 8,
+        }
+    }
+}
+
+/// Exports `grid` in the low-poly style to `path` with `settings`.
+pub fn export_low_poly_glb(grid: Grid, path: PathBuf, settings: LowPolyExport) -> Job {
+    let label = format!("Exporting {}", path.display());
+    Job::spawn(label, JobKind::Export, move |progress| {
+        progress.begin_stage("writing", 0);
+        low_poly_glb_result(&grid, &path, settings)
+    })
+}
+
+/// Writes `grid`'s low-poly meshes to `path`: the job's result.
+fn low_poly_glb_result(grid: &Grid, path: &std::path::Path, settings: LowPolyExport) -> JobResult {
+    let collision = (settings.collision_block_cells > 0).then_some(settings.collision_block_cells);
+    JobResult::of(
+        match crate::io::lowpoly_gltf::export_low_poly_glb(
+            grid,
+            path,
+            settings.step_cells,
+            collision,
+        ) {
+            Ok(e) => Ok(JobOutput::Exported(format!(
+                "Exported {} (low-poly: {} chunk columns, {} triangles, {} collision triangles, \
+                 {:.1} MB)",
+                path.display(),
+                e.chunk_columns,
+                e.triangles,
+                e.collision_triangles,
+                e.file_bytes as f64 / 1e6
+            ))),
+            Err(e) => Err(JobError::Failed(e.to_string())),
+        },
+    )
 }
 
 /// Exports the box `region` of a streaming world to `path`: loads the
@@ -589,6 +643,10 @@ pub fn export_region(
         drop(columns);
         match format {
             ExportFormat::Glb => glb_result(&cropped, &path, progress),
+            ExportFormat::LowPolyGlb(settings) => {
+                progress.begin_stage("writing", 0);
+                low_poly_glb_result(&cropped, &path, settings)
+            }
             ExportFormat::Heightmap => {
                 progress.begin_stage("writing", 0);
                 heightmap_result(&cropped, &path)

@@ -90,6 +90,9 @@ pub enum FileAction {
     ExportGlb(PathBuf),
     /// Export the top surface as a 16-bit PNG heightmap.
     ExportHeightmap(PathBuf),
+    /// Export the low-poly meshes (and collision) as binary glTF, with the
+    /// menu's [`FileMenu::low_poly_export`] settings.
+    ExportLowPolyGlb(PathBuf),
     /// Open a recovery copy in place of its world.
     Recover(PathBuf),
     /// Delete a recovery copy the user declined.
@@ -178,6 +181,7 @@ enum PathPurpose {
     SaveAs,
     ExportGlb,
     ExportHeightmap,
+    ExportLowPolyGlb,
 }
 
 impl PathPurpose {
@@ -187,13 +191,14 @@ impl PathPurpose {
             PathPurpose::SaveAs => "Save world as",
             PathPurpose::ExportGlb => "Export mesh (binary glTF)",
             PathPurpose::ExportHeightmap => "Export heightmap (16-bit PNG)",
+            PathPurpose::ExportLowPolyGlb => "Export low-poly mesh (binary glTF)",
         }
     }
 
     fn extension(self) -> &'static str {
         match self {
             PathPurpose::Open | PathPurpose::SaveAs => "strata",
-            PathPurpose::ExportGlb => "glb",
+            PathPurpose::ExportGlb | PathPurpose::ExportLowPolyGlb => "glb",
             PathPurpose::ExportHeightmap => "png",
         }
     }
@@ -226,6 +231,11 @@ pub struct FileMenu {
     dialog_service: bool,
     /// Minutes between autosaves (0 turns autosave off).
     pub autosave_minutes: f32,
+    /// Settings of File ▸ Export Low-poly Mesh.
+    pub low_poly_export: super::file_jobs::LowPolyExport,
+    /// The view's style as View ▸ Style shows and sets it (the editor
+    /// copies it in before and out after each frame's menu).
+    pub style: crate::mesh::MeshStyle,
 }
 
 impl Default for FileMenu {
@@ -239,6 +249,8 @@ impl Default for FileMenu {
             browse: None,
             dialog_service: dialog_service_available(),
             autosave_minutes: super::document::DEFAULT_AUTOSAVE_INTERVAL.as_secs_f32() / 60.0,
+            low_poly_export: super::file_jobs::LowPolyExport::default(),
+            style: crate::mesh::MeshStyle::Smooth,
         }
     }
 }
@@ -328,6 +340,7 @@ impl FileMenu {
             let response = egui::Panel::top("strata_menu_bar").show(root, |ui| {
                 egui::MenuBar::new().ui(ui, |ui| {
                     ui.add_enabled_ui(!busy, |ui| self.file_menu(ui, view, &mut actions));
+                    super::view_menu::view_menu(ui, &mut self.style);
                     ui.separator();
                     let mark = if view.dirty {
                         " •  unsaved changes"
@@ -472,6 +485,43 @@ impl FileMenu {
                     ui.close();
                 }
             }
+            ui.menu_button("Export Low-poly Mesh (.glb)", |ui| {
+                let settings = &mut self.low_poly_export;
+                ui.horizontal(|ui| {
+                    ui.label("Terrace step");
+                    ui.add(
+                        egui::DragValue::new(&mut settings.step_cells)
+                            .range(0.25..=32.0)
+                            .speed(0.25)
+                            .suffix(" cells"),
+                    );
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Collision block");
+                    egui::ComboBox::from_id_salt("low_poly_collision_block")
+                        .selected_text(match settings.collision_block_cells {
+                            0 => "none".to_string(),
+                            n => format!("{n} cells"),
+                        })
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut settings.collision_block_cells, 0, "none");
+                            for n in [1u32, 2, 4, 8, 16, 32] {
+                                ui.selectable_value(
+                                    &mut settings.collision_block_cells,
+                                    n,
+                                    format!("{n} cells"),
+                                );
+                            }
+                        });
+                });
+                if ui.button("Export…").clicked() {
+                    match view.export_blocked {
+                        Some(why) => self.show_message(why.to_string(), true),
+                        None => self.open_path_dialog(PathPurpose::ExportLowPolyGlb, view.path),
+                    }
+                    ui.close();
+                }
+            });
             ui.separator();
             ui.horizontal(|ui| {
                 ui.label("Autosave every");
@@ -922,6 +972,7 @@ fn path_action(purpose: PathPurpose, text: &str) -> FileAction {
         PathPurpose::SaveAs => FileAction::SaveAs(path),
         PathPurpose::ExportGlb => FileAction::ExportGlb(path),
         PathPurpose::ExportHeightmap => FileAction::ExportHeightmap(path),
+        PathPurpose::ExportLowPolyGlb => FileAction::ExportLowPolyGlb(path),
     }
 }
 

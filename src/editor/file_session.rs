@@ -287,6 +287,11 @@ impl FileSession {
             FileAction::ExportHeightmap(path) => {
                 Some(file_jobs::export_heightmap(grid.clone(), path))
             }
+            FileAction::ExportLowPolyGlb(path) => Some(file_jobs::export_low_poly_glb(
+                grid.clone(),
+                path,
+                self.menu.low_poly_export,
+            )),
             FileAction::CancelJob | FileAction::Quit => None,
         };
         None
@@ -325,6 +330,10 @@ impl FileSession {
             FileAction::ExportHeightmap(path) if streaming => Some(SessionEvent::ExportStreamed(
                 path.clone(),
                 super::file_jobs::ExportFormat::Heightmap,
+            )),
+            FileAction::ExportLowPolyGlb(path) if streaming => Some(SessionEvent::ExportStreamed(
+                path.clone(),
+                super::file_jobs::ExportFormat::LowPolyGlb(self.menu.low_poly_export),
             )),
             // A refused PNG goes on to the whole import, which says why.
             FileAction::Import(path, settings, super::file_jobs::ImportPlacement::NewWorld)

@@ -14,4 +14,5 @@ pub mod previews;
 pub mod tool_session;
 pub mod tools_panel;
 pub mod ui_pointer;
+pub mod view_menu;
 pub mod walk;

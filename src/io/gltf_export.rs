@@ -129,11 +129,16 @@ pub fn export_glb_with_progress(
     path: &Path,
     progress: &Progress,
 ) -> Result<GlbExport, ExportError> {
-    let meshes =
-        WorldMeshes::build_with_progress(grid, &grid.meshing_candidates(), |_| 0, progress)
-            .map_err(|_| ExportError::Cancelled {
-                path: path.to_path_buf(),
-            })?;
+    let meshes = WorldMeshes::build_with_progress(
+        grid,
+        &grid.meshing_candidates(),
+        |_| 0,
+        crate::mesh::MeshStyle::Smooth,
+        progress,
+    )
+    .map_err(|_| ExportError::Cancelled {
+        path: path.to_path_buf(),
+    })?;
     progress.begin_stage("writing", 0);
     export_meshes_glb(&meshes, path)
 }

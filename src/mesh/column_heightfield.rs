@@ -95,6 +95,28 @@ impl ColumnHeightfield {
         })
     }
 
+    /// The heightfield of the ground alone (water is not a top: the view
+    /// draws water as its own animated surface over the ground), from
+    /// summaries of `column` and its four edge neighbours.
+    pub fn ground_from_summaries(
+        summaries: &ColumnSummaries,
+        column: ColumnCoord,
+        step_cells: f32,
+    ) -> ColumnHeightfield {
+        Self::build(summaries, column, step_cells, |s, lx, lz| {
+            ground_top(s, (lz * SIDE as i32 + lx) as usize, step_cells)
+        })
+    }
+
+    /// [`ColumnHeightfield::ground_from_summaries`] of `column` in `grid`.
+    pub fn ground_from_grid(
+        grid: &Grid,
+        column: ColumnCoord,
+        step_cells: f32,
+    ) -> ColumnHeightfield {
+        Self::ground_from_summaries(&neighbourhood(grid, column), column, step_cells)
+    }
+
     /// The coarse collision heightfield of `column` (background
     /// `chunked-greedy-heightfield-terrain` §3: collision is not the render
     /// mesh): every cell column of a `block_cells` × `block_cells` block
@@ -136,13 +158,7 @@ impl ColumnHeightfield {
             let (x0, z0) = (lx - lx % b, lz - lz % b);
             (z0..z0 + b)
                 .flat_map(|z| (x0..x0 + b).map(move |x| (z * SIDE as i32 + x) as usize))
-                .filter_map(|i| {
-                    let ground = s.height_cells[i];
-                    ground.is_finite().then(|| ColumnTop {
-                        step: quantize_step(ground, step_cells),
-                        material: Material::from_id(s.material[i]).unwrap_or(Material::ROCK),
-                    })
-                })
+                .filter_map(|i| ground_top(s, i, step_cells))
                 .max_by_key(|t| t.step)
         }))
     }
@@ -215,6 +231,12 @@ fn top_of(summary: &ColumnSummary, i: usize, step_cells: f32) -> Option<ColumnTo
             material: Material::WATER,
         });
     }
+    ground_top(summary, i, step_cells)
+}
+
+/// The ground top of cell column `i` of `summary` (`None`: no solid).
+fn ground_top(summary: &ColumnSummary, i: usize, step_cells: f32) -> Option<ColumnTop> {
+    let ground = summary.height_cells[i];
     ground.is_finite().then(|| ColumnTop {
         step: quantize_step(ground, step_cells),
         material: Material::from_id(summary.material[i]).unwrap_or(Material::ROCK),

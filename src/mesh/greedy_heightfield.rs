@@ -25,7 +25,7 @@ use glam::Vec3;
 use crate::terrain::Material;
 use crate::terrain::coords::CELL_SIZE_STUDS;
 
-use super::column_heightfield::{ColumnHeightfield, ColumnTop, SIDE};
+use super::column_heightfield::{ColumnHeightfield, SIDE};
 
 /// A chunk column's low-poly mesh. Positions are studs relative to the
 /// chunk column's minimum corner at y = 0 (world = column origin +
@@ -91,14 +91,55 @@ impl LowPolyMesh {
     }
 }
 
-/// Meshes `field` into `out` (cleared first): greedy tops, then merged
-/// skirts in the four directions (see the module docs).
+/// Which blocks of a chunk column one mesh covers, and how coarse they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LowPolyBlocks {
+    /// Cell columns per block side, a power of two up to 32: level of
+    /// detail by decimation (1 at level 0, `1 << level` coarser). A block
+    /// stands at the highest top among its columns.
+    pub block_cells: u32,
+    /// `Some(cy)`: only the blocks one of whose columns has its top cell in
+    /// chunk layer `cy`, with tops capped at that chunk's ceiling (the view
+    /// draws one mesh per chunk); `None`: every block (the export draws one
+    /// mesh per chunk column).
+    pub chunk_y: Option<i32>,
+}
+
+impl LowPolyBlocks {
+    /// Every column at full detail (the export).
+    pub const WHOLE: LowPolyBlocks = LowPolyBlocks {
+        block_cells: 1,
+        chunk_y: None,
+    };
+}
+
+/// Meshes `field` into `out` (cleared first) at full detail: greedy tops,
+/// then merged skirts in the four directions (see the module docs).
 pub fn mesh_low_poly(field: &ColumnHeightfield, out: &mut LowPolyMesh) {
+    mesh_low_poly_blocks(field, LowPolyBlocks::WHOLE, out);
+}
+
+/// [`mesh_low_poly`] over `blocks.block_cells`-sided blocks, limited to one
+/// chunk's blocks when `blocks.chunk_y` is set.
+///
+/// A block's wall toward a neighbour drops from its top to the lowest
+/// full-detail top of the neighbour's columns along that edge (y = 0 beside
+/// a column with no top). A neighbour drawn at any level stands at or above
+/// those tops, so blocks at different levels never leave a crack between
+/// them; at full detail the wall ends exactly at the neighbour's top.
+///
+/// `blocks.block_cells` must be a power of two up to [`SIDE`] (checked by
+/// the callers; [`super::column_heightfield::check_block_cells`]).
+pub fn mesh_low_poly_blocks(
+    field: &ColumnHeightfield,
+    blocks: LowPolyBlocks,
+    out: &mut LowPolyMesh,
+) {
     out.clear();
-    let step_studs = field.step_cells * CELL_SIZE_STUDS;
-    greedy_tops(field, step_studs, out);
+    let grid = BlockGrid::new(field, blocks);
+    greedy_tops(&grid, out);
     for direction in Direction::ALL {
-        skirts(field, direction, step_studs, out);
+        skirts(field, &grid, direction, out);
     }
 }
 
@@ -107,21 +148,113 @@ fn lattice(i: i32) -> f32 {
     i as f32 * CELL_SIZE_STUDS
 }
 
-/// Tops: maximal rectangles of equal (step, material), row by row.
-fn greedy_tops(field: &ColumnHeightfield, step_studs: f32, out: &mut LowPolyMesh) {
-    let n = SIDE as i32;
-    let mut done = [[false; SIDE]; SIDE];
+/// A drawn block's top: height in studs above y = 0 and material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BlockTop {
+    y_studs: f32,
+    material: Material,
+}
+
+/// The blocks of one mesh: `side` × `side` blocks of `cells` columns.
+struct BlockGrid {
+    cells: i32,
+    side: i32,
+    step_studs: f32,
+    /// Row-major `side × side`; `None`: not drawn by this mesh.
+    tops: Vec<Option<BlockTop>>,
+}
+
+/// The chunk layer holding the top cell of a column whose top is `step`
+/// steps of `step_cells` (a top at y = 0 counts as layer 0).
+fn top_chunk_y(step: i32, step_cells: f32) -> i32 {
+    let top_cell = ((step as f32 * step_cells).ceil() as i32 - 1).max(0);
+    top_cell.div_euclid(SIDE as i32)
+}
+
+impl BlockGrid {
+    fn new(field: &ColumnHeightfield, blocks: LowPolyBlocks) -> BlockGrid {
+        let cells = (blocks.block_cells.clamp(1, SIDE as u32)) as i32;
+        let side = SIDE as i32 / cells;
+        let step_studs = field.step_cells * CELL_SIZE_STUDS;
+        let mut tops = Vec::with_capacity((side * side) as usize);
+        for bz in 0..side {
+            for bx in 0..side {
+                tops.push(block_top(field, blocks, cells, bx, bz, step_studs));
+            }
+        }
+        BlockGrid {
+            cells,
+            side,
+            step_studs,
+            tops,
+        }
+    }
+
+    fn top(&self, bx: i32, bz: i32) -> Option<BlockTop> {
+        self.tops[(bz * self.side + bx) as usize]
+    }
+}
+
+/// The top of block `(bx, bz)`: the highest step among its columns, with the
+/// most common material among the columns at that step (ties: the lowest
+/// id), so a coarse block shows what full detail shows on top. `None` when
+/// no column has a top, or when `blocks.chunk_y` is set and none of its
+/// columns tops out in that chunk layer.
+fn block_top(
+    field: &ColumnHeightfield,
+    blocks: LowPolyBlocks,
+    cells: i32,
+    bx: i32,
+    bz: i32,
+    step_studs: f32,
+) -> Option<BlockTop> {
+    let columns = || {
+        (bz * cells..(bz + 1) * cells)
+            .flat_map(move |z| (bx * cells..(bx + 1) * cells).map(move |x| (x, z)))
+            .filter_map(|(x, z)| field.top(x, z))
+    };
+    let max_step = columns().map(|t| t.step).max()?;
+    if let Some(cy) = blocks.chunk_y
+        && !columns().any(|t| top_chunk_y(t.step, field.step_cells) == cy)
+    {
+        return None;
+    }
+    let mut counts = [0u16; Material::COUNT];
+    for t in columns().filter(|t| t.step == max_step) {
+        counts[usize::from(t.material.0).min(Material::COUNT - 1)] += 1;
+    }
+    let mut material = Material::ROCK;
+    let mut best = 0;
+    for (id, &n) in counts.iter().enumerate() {
+        if n > best {
+            best = n;
+            material = Material::from_id(id as u8).unwrap_or(Material::ROCK);
+        }
+    }
+    let mut y_studs = max_step as f32 * step_studs;
+    if let Some(cy) = blocks.chunk_y {
+        // A block whose highest column tops out in a chunk above ends at this
+        // chunk's ceiling; the chunk above draws its real top.
+        y_studs = y_studs.min(((cy + 1) * SIDE as i32) as f32 * CELL_SIZE_STUDS);
+    }
+    Some(BlockTop { y_studs, material })
+}
+
+/// Tops: maximal rectangles of blocks with equal (height, material), row by row.
+fn greedy_tops(grid: &BlockGrid, out: &mut LowPolyMesh) {
+    let n = grid.side;
+    let mut done = vec![false; (n * n) as usize];
+    let at = |x: i32, z: i32| (z * n + x) as usize;
     for z in 0..n {
         for x in 0..n {
-            if done[z as usize][x as usize] {
+            if done[at(x, z)] {
                 continue;
             }
-            let Some(top) = field.top(x, z) else {
+            let Some(top) = grid.top(x, z) else {
                 continue;
             };
-            let same = |x: i32, z: i32, done: &[[bool; SIDE]; SIDE]| {
-                !done[z as usize][x as usize] && field.top(x, z) == Some(top)
-            };
+            let same =
+                |x: i32, z: i32, done: &[bool]| !done[at(x, z)] && grid.top(x, z) == Some(top);
             let mut w = 1;
             while x + w < n && same(x + w, z, &done) {
                 w += 1;
@@ -130,16 +263,16 @@ fn greedy_tops(field: &ColumnHeightfield, step_studs: f32, out: &mut LowPolyMesh
             while z + d < n && (x..x + w).all(|xi| same(xi, z + d, &done)) {
                 d += 1;
             }
-            for row in &mut done[z as usize..(z + d) as usize] {
-                for cell in &mut row[x as usize..(x + w) as usize] {
-                    *cell = true;
+            for zi in z..z + d {
+                for xi in x..x + w {
+                    done[at(xi, zi)] = true;
                 }
             }
-            let y = top.step as f32 * step_studs;
+            let c = grid.cells;
             out.push_quad(
-                Vec3::new(lattice(x), y, lattice(z)),
-                Vec3::new(0.0, 0.0, lattice(d)),
-                Vec3::new(lattice(w), 0.0, 0.0),
+                Vec3::new(lattice(x * c), top.y_studs, lattice(z * c)),
+                Vec3::new(0.0, 0.0, lattice(d * c)),
+                Vec3::new(lattice(w * c), 0.0, 0.0),
                 top.material,
                 false,
             );
@@ -163,77 +296,91 @@ impl Direction {
         Direction::PlusZ,
         Direction::MinusZ,
     ];
-
-    /// The neighbour's offset `(dx, dz)`.
-    fn offset(self) -> (i32, i32) {
-        match self {
-            Direction::PlusX => (1, 0),
-            Direction::MinusX => (-1, 0),
-            Direction::PlusZ => (0, 1),
-            Direction::MinusZ => (0, -1),
-        }
-    }
 }
 
-/// The wall a column at `(x, z)` builds toward `direction`: (own top,
-/// neighbour step) when it stands higher than the neighbour's top (or than
-/// y = 0 beside a column with no top).
+/// The wall block `(bx, bz)` builds toward `direction`: (its top, the
+/// wall's foot in studs) when it stands higher than the lowest full-detail
+/// top of the neighbour columns along that edge (or than y = 0 beside a
+/// column with no top).
 fn wall(
     field: &ColumnHeightfield,
-    x: i32,
-    z: i32,
+    grid: &BlockGrid,
+    bx: i32,
+    bz: i32,
     direction: Direction,
-) -> Option<(ColumnTop, i32)> {
-    let own = field.top(x, z)?;
-    let (dx, dz) = direction.offset();
-    let below = field.top(x + dx, z + dz).map_or(0, |t| t.step);
-    (own.step > below).then_some((own, below))
+) -> Option<(BlockTop, f32)> {
+    let own = grid.top(bx, bz)?;
+    let c = grid.cells;
+    let edge = |i: i32| -> (i32, i32) {
+        match direction {
+            Direction::PlusX => ((bx + 1) * c, bz * c + i),
+            Direction::MinusX => (bx * c - 1, bz * c + i),
+            Direction::PlusZ => (bx * c + i, (bz + 1) * c),
+            Direction::MinusZ => (bx * c + i, bz * c - 1),
+        }
+    };
+    let foot = (0..c)
+        .map(|i| {
+            let (x, z) = edge(i);
+            field
+                .top(x, z)
+                .map_or(0.0, |t| t.step as f32 * grid.step_studs)
+        })
+        .fold(f32::INFINITY, f32::min);
+    (own.y_studs > foot).then_some((own, foot))
 }
 
-/// Skirts toward `direction`: along each line of columns, runs of equal
-/// (own step, neighbour step, material) become one quad each.
-fn skirts(field: &ColumnHeightfield, direction: Direction, step_studs: f32, out: &mut LowPolyMesh) {
-    let n = SIDE as i32;
+/// Skirts toward `direction`: along each line of blocks, runs of equal
+/// (top, foot, material) become one quad each.
+fn skirts(
+    field: &ColumnHeightfield,
+    grid: &BlockGrid,
+    direction: Direction,
+    out: &mut LowPolyMesh,
+) {
+    let n = grid.side;
+    let c = grid.cells;
     let along_x = matches!(direction, Direction::PlusZ | Direction::MinusZ);
     for line in 0..n {
         let at = |i: i32| if along_x { (i, line) } else { (line, i) };
         let mut i = 0;
         while i < n {
-            let (x, z) = at(i);
-            let Some(key) = wall(field, x, z, direction) else {
+            let (bx, bz) = at(i);
+            let Some(key) = wall(field, grid, bx, bz, direction) else {
                 i += 1;
                 continue;
             };
             let mut run = 1;
             while i + run < n && {
-                let (x2, z2) = at(i + run);
-                wall(field, x2, z2, direction) == Some(key)
+                let (bx2, bz2) = at(i + run);
+                wall(field, grid, bx2, bz2, direction) == Some(key)
             } {
                 run += 1;
             }
-            let (top, below) = key;
-            let (y0, y1) = (below as f32 * step_studs, top.step as f32 * step_studs);
-            let rise = Vec3::new(0.0, y1 - y0, 0.0);
+            let (top, y0) = key;
+            let rise = Vec3::new(0.0, top.y_studs - y0, 0.0);
+            let (x, z) = (bx * c, bz * c);
+            let length = lattice(run * c);
             let (a, u, v) = match direction {
                 Direction::PlusX => (
-                    Vec3::new(lattice(x + 1), y0, lattice(z)),
+                    Vec3::new(lattice(x + c), y0, lattice(z)),
                     rise,
-                    Vec3::new(0.0, 0.0, lattice(run)),
+                    Vec3::new(0.0, 0.0, length),
                 ),
                 Direction::MinusX => (
                     Vec3::new(lattice(x), y0, lattice(z)),
-                    Vec3::new(0.0, 0.0, lattice(run)),
+                    Vec3::new(0.0, 0.0, length),
                     rise,
                 ),
                 Direction::PlusZ => (
-                    Vec3::new(lattice(x), y0, lattice(z + 1)),
-                    Vec3::new(lattice(run), 0.0, 0.0),
+                    Vec3::new(lattice(x), y0, lattice(z + c)),
+                    Vec3::new(length, 0.0, 0.0),
                     rise,
                 ),
                 Direction::MinusZ => (
                     Vec3::new(lattice(x), y0, lattice(z)),
                     rise,
-                    Vec3::new(lattice(run), 0.0, 0.0),
+                    Vec3::new(length, 0.0, 0.0),
                 ),
             };
             out.push_quad(a, u, v, top.material, true);

@@ -1,5 +1,5 @@
 //! Meshes derived from the voxel grid: the solid surface by Surface Nets with
-//! blended materials. Plain Rust; the renderer converts these to GPU buffers.
+//! blended materials, or in the low-poly style by greedy heightfield meshing. Plain Rust; the renderer converts these to GPU buffers.
 
 pub mod cell_outline;
 pub mod chunk_mesh;
@@ -9,7 +9,9 @@ pub mod collision_mesh;
 pub mod column_heightfield;
 pub mod field;
 pub mod greedy_heightfield;
+pub mod lowpoly_chunk;
 pub mod materials;
+pub mod mesh_style;
 pub mod node_mesh;
 pub mod palette_atlas;
 pub mod skirts;
@@ -17,4 +19,5 @@ pub mod surface_nets;
 pub mod water;
 
 pub use chunk_mesh::ChunkMesh;
+pub use mesh_style::MeshStyle;
 pub use surface_nets::{MeshOptions, SurfaceNets};

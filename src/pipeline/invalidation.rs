@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::terrain::coords::{CellBox, ChunkCoord};
+use crate::terrain::coords::{CHUNK_SIZE_CELLS, CellBox, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::EditReport;
 
 /// Cells read beyond each chunk face when meshing at `level` (2 at level 0, doubling per level).
@@ -41,6 +41,24 @@ pub fn chunks_reading_at_levels(
             let reach = padding_reach_cells(level_of(c));
             !c.cell_box().expanded(reach).intersect(changed).is_empty()
         })
+        .collect()
+}
+
+/// The chunk columns whose low-poly heightfields read `changed` (global
+/// cells, max exclusive): those it overlaps and, within one cell of their
+/// border, the neighbours whose one-column apron reaches in.
+pub fn columns_reading(changed: &CellBox) -> Vec<ColumnCoord> {
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    let n = CHUNK_SIZE_CELLS;
+    let (lo, hi) = (changed.min, changed.max);
+    let x0 = (lo.x - 1).div_euclid(n);
+    let x1 = hi.x.div_euclid(n);
+    let z0 = (lo.z - 1).div_euclid(n);
+    let z1 = hi.z.div_euclid(n);
+    (z0..=z1)
+        .flat_map(|z| (x0..=x1).map(move |x| ColumnCoord::new(x, z)))
         .collect()
 }
 
@@ -120,6 +138,25 @@ mod tests {
         l1.sort_by_key(|c| c.0.x);
         assert_eq!(l1, vec![ChunkCoord::new(0, 0, 0), ChunkCoord::new(1, 0, 0)]);
         assert_eq!(padding_reach_cells(3), 16);
+    }
+
+    #[test]
+    fn columns_reading_reach_one_cell_across_a_column_border() {
+        // Cells 10..12 in x and z: only the column itself.
+        let b = CellBox::new(IVec3::new(10, 0, 10), IVec3::new(12, 5, 12));
+        assert_eq!(columns_reading(&b), vec![ColumnCoord::new(0, 0)]);
+        // Cell 31 in x is read by column +x's apron, cell 0 by column -x's.
+        let b = CellBox::new(IVec3::new(31, 0, 10), IVec3::new(32, 5, 11));
+        assert_eq!(
+            columns_reading(&b),
+            vec![ColumnCoord::new(0, 0), ColumnCoord::new(1, 0)]
+        );
+        let b = CellBox::new(IVec3::new(0, 0, 10), IVec3::new(1, 5, 11));
+        assert_eq!(
+            columns_reading(&b),
+            vec![ColumnCoord::new(-1, 0), ColumnCoord::new(0, 0)]
+        );
+        assert!(columns_reading(&CellBox::new(IVec3::ZERO, IVec3::ZERO)).is_empty());
     }
 
     #[test]

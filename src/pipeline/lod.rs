@@ -12,6 +12,7 @@
 use glam::DVec3;
 use rustc_hash::FxHashMap;
 
+use crate::mesh::MeshStyle;
 use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 
 /// Number of levels of detail: 32, 16, 8 and 4 samples per chunk axis.
@@ -34,6 +35,28 @@ pub fn chunk_bounding_radius_studs() -> f64 {
 pub fn distance_to_chunk_studs(camera_pos_world: DVec3, coord: ChunkCoord) -> f64 {
     let centre = coord.origin_world() + DVec3::splat(CHUNK_SIZE_STUDS as f64 * 0.5);
     (centre.distance(camera_pos_world) - chunk_bounding_radius_studs()).max(0.0)
+}
+
+/// Distance from `camera_pos_world` to the vertical prism of `coord`'s chunk
+/// column (its footprint's bounding circle; 0 inside it), studs: the same
+/// for every chunk stacked in one column, so the low-poly style, whose
+/// meshes share one heightfield per column, gives them one level.
+pub fn distance_to_column_studs(camera_pos_world: DVec3, coord: ChunkCoord) -> f64 {
+    let half = CHUNK_SIZE_STUDS as f64 * 0.5;
+    let o = coord.origin_world();
+    let centre = glam::DVec2::new(o.x + half, o.z + half);
+    let radius = half * 2f64.sqrt();
+    (centre.distance(glam::DVec2::new(camera_pos_world.x, camera_pos_world.z)) - radius).max(0.0)
+}
+
+/// The distance a chunk's level is chosen by: to its bounding sphere, or
+/// with `by_column` to its chunk column ([`distance_to_column_studs`]).
+pub fn level_distance_studs(camera_pos_world: DVec3, coord: ChunkCoord, by_column: bool) -> f64 {
+    if by_column {
+        distance_to_column_studs(camera_pos_world, coord)
+    } else {
+        distance_to_chunk_studs(camera_pos_world, coord)
+    }
 }
 
 /// The level for a chunk at `distance_studs` whose current level is `current`
@@ -113,11 +136,15 @@ impl LodScanner {
             grid,
             range_studs,
             chunks,
+            |c| distance_to_chunk_studs(camera_pos_world, c),
             select_level,
         )
     }
 
-    /// [`LodScanner::scan`] with the level chosen by `desired(distance, current)`.
+    /// [`LodScanner::scan`] with the level chosen by `desired(distance,
+    /// current)` from the distance `level_distance(coord)`; chunks beyond
+    /// `range_studs` of their bounding sphere are ignored.
+    #[allow(clippy::too_many_arguments)]
     pub fn scan_with(
         &mut self,
         camera_pos_world: DVec3,
@@ -125,15 +152,16 @@ impl LodScanner {
         grid: (u64, u64),
         range_studs: f64,
         chunks: impl IntoIterator<Item = (ChunkCoord, Option<u8>)>,
+        level_distance: impl Fn(ChunkCoord) -> f64,
         desired: impl Fn(f64, Option<u8>) -> u8,
     ) -> Vec<Transition> {
         let mut transitions: Vec<Transition> = chunks
             .into_iter()
             .filter_map(|(coord, from)| {
-                let distance_studs = distance_to_chunk_studs(camera_pos_world, coord);
-                if distance_studs > range_studs {
+                if distance_to_chunk_studs(camera_pos_world, coord) > range_studs {
                     return None;
                 }
+                let distance_studs = level_distance(coord);
                 let to = desired(distance_studs, from);
                 (from != Some(to)).then_some(Transition {
                     coord,
@@ -253,6 +281,11 @@ pub struct LodSettings {
     /// Stop level selection (and residency changes) so the camera can inspect
     /// the current levels from elsewhere.
     pub frozen: bool,
+    /// The mesher the view draws with. In the low-poly style levels are
+    /// chosen by the distance to each chunk's column instead of its bounding
+    /// sphere, so stacked chunks share one level
+    /// ([`distance_to_column_studs`]).
+    pub style: MeshStyle,
 }
 
 impl Default for LodSettings {
@@ -261,6 +294,7 @@ impl Default for LodSettings {
             draw_distance_studs: DEFAULT_DRAW_DISTANCE_STUDS,
             force_level: None,
             frozen: false,
+            style: MeshStyle::Smooth,
         }
     }
 }
@@ -357,7 +391,10 @@ impl LodController {
     ) -> u8 {
         match self.settings.force_level {
             Some(level) => level.min(LEVEL_COUNT as u8 - 1),
-            None => select_level(distance_to_chunk_studs(camera_pos_world, coord), current),
+            None => select_level(
+                level_distance_studs(camera_pos_world, coord, self.settings.style.is_low_poly()),
+                current,
+            ),
         }
     }
 
@@ -380,6 +417,7 @@ impl LodController {
     ) -> Vec<(ChunkCoord, u8)> {
         let preload = self.preload_range_studs();
         let force = self.settings.force_level;
+        let by_column = self.settings.style.is_low_poly();
         self.candidates(grid)
             .iter()
             .filter_map(|&c| {
@@ -388,7 +426,12 @@ impl LodController {
                     (
                         c,
                         force
-                            .unwrap_or_else(|| select_level(d, None))
+                            .unwrap_or_else(|| {
+                                select_level(
+                                    level_distance_studs(camera_pos_world, c, by_column),
+                                    None,
+                                )
+                            })
                             .min(LEVEL_COUNT as u8 - 1),
                     )
                 })
@@ -423,12 +466,14 @@ impl LodController {
         let force = self.settings.force_level;
         let candidates = self.candidates(grid).to_vec();
         let chunks = candidates.iter().map(|&c| (c, level_now(c)));
+        let by_column = self.settings.style.is_low_poly();
         let transitions = self.scanner.scan_with(
             camera_pos_world,
             draw,
             grid_key,
             preload,
             chunks,
+            |c| level_distance_studs(camera_pos_world, c, by_column),
             |d, current| match force {
                 Some(level) => level.min(LEVEL_COUNT as u8 - 1),
                 None => select_level(d, current),
@@ -447,5 +492,11 @@ impl LodController {
     /// True when the last scan proposed every transition it found.
     pub fn is_settled(&self) -> bool {
         self.scanner.is_settled()
+    }
+
+    /// Makes the next [`LodController::update`] scan whatever moved (the
+    /// distance levels are chosen by changed, e.g. with the style).
+    pub fn rescan(&mut self) {
+        self.scanner = LodScanner::default();
     }
 }

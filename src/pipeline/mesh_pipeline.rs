@@ -41,17 +41,16 @@ use std::time::{Duration, Instant};
 use glam::DVec3;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::mesh::ChunkMesh;
-use crate::mesh::MeshOptions;
 use crate::mesh::water::WaterMesh;
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
+use crate::mesh::{ChunkMesh, MeshStyle};
+use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::{Changes, Grid};
 
-use super::invalidation::chunks_reading_at_levels;
+use super::invalidation::{chunks_reading_at_levels, columns_reading};
 use super::lod::LEVEL_COUNT;
 use super::publication::{Candidate, Component, EditBatch, ResultKey, choose_components};
 use super::stats::PipelineStats;
-use super::world_meshes::{WorldMeshes, mesh_one, mesh_water_one};
+use super::world_meshes::{WorldMeshes, mesh_styled, mesh_water_one};
 
 /// Most chunks one worker batch meshes.
 pub const MAX_BATCH_CHUNKS: usize = 32;
@@ -109,8 +108,11 @@ impl JobItem {
 pub struct MeshJob {
     /// At most [`MAX_BATCH_CHUNKS`] chunks.
     pub items: Vec<JobItem>,
-    /// The requested chunks and their neighbours, sharing storage with the live grid.
+    /// The requested chunks and their neighbours (in the low-poly style,
+    /// whole chunk columns), sharing storage with the live grid.
     pub snapshot: Grid,
+    /// The mesher to run.
+    pub style: MeshStyle,
 }
 
 impl MeshJob {
@@ -132,11 +134,11 @@ impl MeshJob {
     /// Meshes one item of this job from its snapshot.
     pub fn mesh_item(&self, item: &JobItem) -> MeshResult {
         let start = Instant::now();
-        let mesh = Arc::new(mesh_one(
+        let mesh = Arc::new(mesh_styled(
             &self.snapshot,
             item.coord,
             item.level,
-            MeshOptions::default(),
+            self.style,
         ));
         let water = item
             .water
@@ -359,6 +361,8 @@ pub struct MeshPipeline {
     /// Input times of the edits made since the last sync (see
     /// [`MeshPipeline::note_edit_times`]).
     noted_edit_times: Vec<Instant>,
+    /// The mesher every job runs.
+    style: MeshStyle,
     /// Statistics over the session.
     pub stats: PipelineStats,
 }
@@ -391,7 +395,23 @@ impl MeshPipeline {
             max_in_flight_batches: (rayon::current_num_threads() * 2).max(2),
             stale_slots: FxHashSet::default(),
             noted_edit_times: Vec::new(),
+            style: MeshStyle::Smooth,
             stats: PipelineStats::default(),
+        }
+    }
+
+    /// The mesher jobs run.
+    pub fn style(&self) -> MeshStyle {
+        self.style
+    }
+
+    /// Switches the mesher: the next [`MeshPipeline::sync_grid`] requests
+    /// every chunk again (shown meshes stay up until their replacements are
+    /// published; results of the old style still in flight are stale).
+    pub fn set_style(&mut self, style: MeshStyle) {
+        if style != self.style {
+            self.style = style;
+            self.reader = None;
         }
     }
 
@@ -559,13 +579,21 @@ impl MeshPipeline {
                         .or_else(|| meshes.level_of(c))
                         .unwrap_or(0)
                 };
+                let mut columns: FxHashSet<ColumnCoord> = FxHashSet::default();
                 for coord in changed {
                     let extent = grid.changed_extent_since(coord, since);
                     set.extend(chunks_reading_at_levels(&extent, level_of));
+                    columns.extend(columns_reading(&extent));
                 }
                 for coord in removed {
                     set.insert(coord);
                     set.extend(coord.neighbours());
+                    columns.extend(columns_reading(&coord.cell_box()));
+                }
+                if self.style.is_low_poly() {
+                    // A column's heightfield feeds every chunk stacked in it
+                    // and the walls of its neighbours.
+                    set.extend(grid.chunks_in_columns(&columns));
                 }
                 false
             }
@@ -808,9 +836,15 @@ impl MeshPipeline {
             .into_iter()
             .map(|items| {
                 let coords: Vec<ChunkCoord> = items.iter().map(|i| i.coord).collect();
+                let snapshot = if self.style.is_low_poly() {
+                    grid.snapshot_for_columns(&coords)
+                } else {
+                    grid.snapshot_for(&coords)
+                };
                 MeshJob {
                     items,
-                    snapshot: grid.snapshot_for(&coords),
+                    snapshot,
+                    style: self.style,
                 }
             })
             .collect()

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use glam::DVec3;
 
+use crate::mesh::MeshStyle;
 use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::grid::Grid;
 use crate::terrain::residency::Residency;
@@ -73,8 +74,10 @@ pub struct StreamReport {
 impl TerrainStreaming {
     /// Streaming with `settings`, not yet synced to any grid.
     pub fn new(settings: LodSettings) -> TerrainStreaming {
+        let mut pipeline = MeshPipeline::new();
+        pipeline.set_style(settings.style);
         TerrainStreaming {
-            pipeline: MeshPipeline::new(),
+            pipeline,
             lod: LodController::new(settings),
             lod_scan_ms: Samples::default(),
             ..TerrainStreaming::default()
@@ -99,6 +102,22 @@ impl TerrainStreaming {
         }
         streaming.horizon = horizon;
         streaming
+    }
+
+    /// Switches the mesher of the view (issue 19; also done by the next
+    /// [`TerrainStreaming::begin_frame`] when `lod.settings.style` changed):
+    /// every chunk is meshed again with the new style.
+    pub fn set_style(&mut self, style: MeshStyle) {
+        self.lod.settings.style = style;
+        if self.pipeline.style() != style {
+            self.pipeline.set_style(style);
+            self.lod.rescan();
+        }
+    }
+
+    /// The mesher of the view.
+    pub fn style(&self) -> MeshStyle {
+        self.pipeline.style()
     }
 
     /// Late in the frame, with the camera the frame is drawn from: takes
@@ -266,7 +285,12 @@ impl TerrainStreaming {
         let initial = self.lod.initial_levels(grid, camera_pos_world);
         let levels: rustc_hash::FxHashMap<ChunkCoord, u8> = initial.iter().copied().collect();
         let coords: Vec<ChunkCoord> = initial.iter().map(|(c, _)| *c).collect();
-        let meshes = WorldMeshes::build(grid, &coords, |c| levels.get(&c).copied().unwrap_or(0));
+        let meshes = WorldMeshes::build_styled(
+            grid,
+            &coords,
+            |c| levels.get(&c).copied().unwrap_or(0),
+            self.pipeline.style(),
+        );
         self.pipeline.mark_synced(grid);
         meshes
     }
@@ -294,6 +318,7 @@ impl TerrainStreaming {
         }
         self.lod
             .set_lead_studs(if self.lead_off { 0.0 } else { lead_studs });
+        self.set_style(self.lod.settings.style);
         let lod = &self.lod;
         self.pipeline.sync_grid(grid, meshes, Instant::now(), |c| {
             lod.keep(camera_pos_world, c) && grid.neighbourhood_resident(c)

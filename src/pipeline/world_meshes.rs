@@ -17,9 +17,10 @@ use rustc_hash::FxHashMap;
 
 use crate::mesh::coarse::gather_level;
 use crate::mesh::field::{Neighbourhood, SampleField};
+use crate::mesh::lowpoly_chunk::mesh_low_poly_chunk;
 use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
 use crate::mesh::water::{WaterMesh, mesh_water};
-use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
+use crate::mesh::{ChunkMesh, MeshOptions, MeshStyle, SurfaceNets};
 use crate::terrain::coords::ChunkCoord;
 use crate::terrain::grid::Grid;
 
@@ -62,6 +63,16 @@ thread_local! {
 /// Meshes one chunk at full detail with this thread's reusable mesher.
 pub fn mesh_one_l0(grid: &Grid, coord: ChunkCoord) -> ChunkMesh {
     mesh_one(grid, coord, 0, MeshOptions::default())
+}
+
+/// Meshes one chunk at `level` in `style`: Surface Nets ([`mesh_one`]) or
+/// the low-poly heightfield ([`mesh_low_poly_chunk`], which needs the
+/// chunk's column and its neighbours in `grid`).
+pub fn mesh_styled(grid: &Grid, coord: ChunkCoord, level: u8, style: MeshStyle) -> ChunkMesh {
+    match style {
+        MeshStyle::Smooth => mesh_one(grid, coord, level, MeshOptions::default()),
+        MeshStyle::LowPoly { step_cells } => mesh_low_poly_chunk(grid, coord, level, step_cells),
+    }
 }
 
 /// Meshes one chunk at `level` (0 = full detail, up to 3) with this thread's
@@ -127,12 +138,22 @@ impl WorldMeshes {
         coords: &[ChunkCoord],
         level_of: impl Fn(ChunkCoord) -> u8 + Sync,
     ) -> WorldMeshes {
+        WorldMeshes::build_styled(grid, coords, level_of, MeshStyle::Smooth)
+    }
+
+    /// [`WorldMeshes::build`] with the `style`'s mesher.
+    pub fn build_styled(
+        grid: &Grid,
+        coords: &[ChunkCoord],
+        level_of: impl Fn(ChunkCoord) -> u8 + Sync,
+        style: MeshStyle,
+    ) -> WorldMeshes {
         // A fresh progress is never cancelled, so this is always `Ok`.
-        WorldMeshes::build_with_progress(grid, coords, level_of, &Progress::new())
+        WorldMeshes::build_with_progress(grid, coords, level_of, style, &Progress::new())
             .unwrap_or_default()
     }
 
-    /// [`WorldMeshes::build`], counting chunks meshed in `progress` (stage
+    /// [`WorldMeshes::build_styled`], counting chunks meshed in `progress` (stage
     /// "meshing") and stopping early when it is cancelled.
     ///
     /// # Errors
@@ -141,6 +162,7 @@ impl WorldMeshes {
         grid: &Grid,
         coords: &[ChunkCoord],
         level_of: impl Fn(ChunkCoord) -> u8 + Sync,
+        style: MeshStyle,
         progress: &Progress,
     ) -> Result<WorldMeshes, Cancelled> {
         let start = Instant::now();
@@ -150,7 +172,7 @@ impl WorldMeshes {
             .filter(|_| !progress.is_cancelled())
             .map(|&c| {
                 let level = level_of(c);
-                let mesh = mesh_one(grid, c, level, MeshOptions::default());
+                let mesh = mesh_styled(grid, c, level, style);
                 progress.advance(1);
                 (c, level, mesh, mesh_water_one(grid, c))
             })

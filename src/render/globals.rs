@@ -72,6 +72,9 @@ pub struct FrameSettings {
     /// Animation time in seconds (water waves). The window advances it with
     /// real time; headless frames take `--time` so screenshots reproduce.
     pub time_secs: f32,
+    /// Shade the terrain in the low-poly style: each face the flat palette
+    /// colour of its material, walls darkened (issue 19).
+    pub low_poly: bool,
 }
 
 impl Default for FrameSettings {
@@ -87,6 +90,7 @@ impl Default for FrameSettings {
             draw_distance_studs: f32::INFINITY,
             overlays: OverlaySet::NONE,
             time_secs: 0.0,
+            low_poly: false,
         }
     }
 }
@@ -204,7 +208,7 @@ impl GlobalUniforms {
             sky_horizon: palette::SKY_HORIZON,
             fog_full_studs: settings.fog_full_studs.max(0.0),
             ground_ambient: palette::GROUND_AMBIENT,
-            _pad1: 0.0,
+            low_poly: if settings.low_poly { 1.0 } else { 0.0 },
             fog_density,
             fog_max: settings.fog_max.clamp(0.0, 1.0),
             fog_height_falloff: 1.0 / 1500.0,

@@ -68,8 +68,9 @@ pub struct GlobalUniforms {
     pub fog_full_studs: f32,
     /// Ambient light from below (hemisphere bottom).
     pub ground_ambient: [f32; 3],
-    /// Padding (keeps the fog scalars in their own 16 bytes).
-    pub _pad1: f32,
+    /// 1 when the terrain is drawn in the low-poly style (flat palette
+    /// colours, walls darkened), else 0.
+    pub low_poly: f32,
     /// Fog density, 1/studs.
     pub fog_density: f32,
     /// Maximum fog amount in `[0, 1]`.

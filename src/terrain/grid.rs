@@ -356,6 +356,50 @@ impl Grid {
         }
     }
 
+    /// A selective snapshot holding every stored chunk of the chunk columns
+    /// around `coords` (each one's column and its eight neighbours): what
+    /// the low-poly mesher (whole-column heightfields with a one-column
+    /// apron) and the water mesher (26 neighbours) read. Shares storage
+    /// with this grid, like [`Grid::snapshot_for`].
+    pub fn snapshot_for_columns(&self, coords: &[ChunkCoord]) -> Grid {
+        let columns: FxHashSet<ColumnCoord> = coords
+            .iter()
+            .flat_map(|&c| {
+                let col = ColumnCoord::of(c);
+                (-1..=1).flat_map(move |dz| {
+                    (-1..=1).map(move |dx| ColumnCoord::new(col.x + dx, col.z + dz))
+                })
+            })
+            .collect();
+        let chunks: FxHashMap<ChunkCoord, Chunk> = self
+            .chunks
+            .iter()
+            .filter(|(c, _)| columns.contains(&ColumnCoord::of(**c)))
+            .map(|(c, chunk)| (*c, chunk.clone()))
+            .collect();
+        Grid {
+            chunks,
+            generation: fresh_generation(),
+            revision: self.revision,
+            removals: VecDeque::new(),
+            removals_forgotten_through: self.revision,
+            layout_revision: 0,
+            resident_columns: None,
+        }
+    }
+
+    /// Coordinates of the stored chunks in `columns`.
+    pub fn chunks_in_columns(&self, columns: &FxHashSet<ColumnCoord>) -> Vec<ChunkCoord> {
+        if columns.is_empty() {
+            return Vec::new();
+        }
+        self.chunks
+            .keys()
+            .filter(|c| columns.contains(&ColumnCoord::of(**c)))
+            .copied()
+            .collect()
+    }
+
     /// Stored chunk coordinates, sorted (z, then y, then x).
     pub fn sorted_coords(&self) -> Vec<ChunkCoord> {
         let mut v: Vec<ChunkCoord> = self.chunks.keys().copied().collect();
