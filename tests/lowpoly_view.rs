@@ -9,8 +9,10 @@ use glam::{IVec3, Vec3};
 use strata::mesh::lowpoly_chunk::mesh_low_poly_chunk;
 use strata::mesh::{ChunkMesh, MeshStyle};
 use strata::pipeline::MeshPipeline;
+use strata::pipeline::lowpoly_audit;
 use strata::pipeline::world_meshes::WorldMeshes;
 use strata::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS};
+use strata::terrain::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// One chunk column plus its neighbours whose cell column `(x, z)` is solid
@@ -18,7 +20,7 @@ use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 fn heightfield_grid(height: impl Fn(i32, i32) -> i32) -> Grid {
     let mut grid = Grid::new();
     grid.edit_region(
-        CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(64, 100, 64)),
+        CellBox::new(IVec3::new(-32, 0, -32), IVec3::new(96, 100, 96)),
         |c, _| {
             let h = height(c.0.x, c.0.z);
             if c.0.y < h - 1 {
@@ -140,5 +142,64 @@ fn an_edit_at_the_top_of_a_column_remeshes_every_chunk_stacked_in_it() {
         // Layer 0 owned the old top there: only the low-poly style must
         // re-mesh it (Surface Nets reads just the edit's neighbourhood).
         assert_eq!(bottom, style.is_low_poly(), "{style:?}");
+    }
+}
+
+#[test]
+fn the_audit_finds_no_gap_and_no_bad_triangle_at_any_mix_of_levels() {
+    let grid = heightfield_grid(ramp);
+    for levels in (0..16u32).map(|i| [i % 4, i / 4].map(|l| l as u8)) {
+        let mut meshes = Vec::new();
+        for (cx, cz, level) in [(0, 0, levels[0]), (1, 0, levels[1]), (0, 1, levels[1])] {
+            for cy in 0..3 {
+                let coord = ChunkCoord::new(cx, cy, cz);
+                meshes.push((coord, mesh_low_poly_chunk(&grid, coord, level, 1.0)));
+            }
+        }
+        let audit = lowpoly_audit::audit(meshes.iter().map(|(c, m)| (*c, m))).unwrap();
+        // Mixed levels meet across both chunk seams (32 faces each) and
+        // inside the columns.
+        assert!(audit.chunk_seam_faces > 32 && audit.seam_faces > audit.chunk_seam_faces);
+        assert_eq!(audit.downward_faces, 0);
+        assert_eq!(
+            (
+                audit.cracks,
+                audit.winding_errors,
+                audit.off_lattice_vertices
+            ),
+            (0, 0, 0),
+            "levels {levels:?}: {:?}",
+            audit.crack_sites.first()
+        );
+    }
+}
+
+#[test]
+fn the_default_world_cliff_that_lost_its_walls_audits_clean_at_every_level_pair() {
+    // Chunk columns (15, 19) and (15, 20) of the default world: at level 3
+    // the 164-stud walls of (15, 3, 20) had normals of 0.99999994, the
+    // audit skipped them and found 24 gaps.
+    let grid = generate_world(&GeneratorSettings::default()).unwrap();
+    for levels in (0..16u32).map(|i| [i % 4, i / 4].map(|l| l as u8)) {
+        let mut meshes = Vec::new();
+        for (cz, level) in [(19, levels[0]), (20, levels[1])] {
+            for cy in 0..8 {
+                let coord = ChunkCoord::new(15, cy, cz);
+                if grid.chunk(coord).is_some() {
+                    meshes.push((coord, mesh_low_poly_chunk(&grid, coord, level, 1.0)));
+                }
+            }
+        }
+        let audit = lowpoly_audit::audit(meshes.iter().map(|(c, m)| (*c, m))).unwrap();
+        assert!(audit.chunk_seam_faces > 0);
+        assert_eq!(
+            (
+                audit.cracks,
+                audit.winding_errors,
+                audit.off_lattice_vertices
+            ),
+            (0, 0, 0),
+            "levels {levels:?}"
+        );
     }
 }

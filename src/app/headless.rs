@@ -405,8 +405,14 @@ pub struct RenderStats {
     pub edit_to_horizon_ms: ScanSummary,
     /// Horizon nodes built and kept at the end.
     pub horizon_nodes: usize,
-    /// Boundary vertices on which equal-level neighbours disagree (must be 0).
+    /// Boundary vertices on which equal-level neighbours disagree, plus
+    /// the gaps in low-poly walls (must be 0).
     pub seam_audit_mismatches: usize,
+    /// Audits of the shown low-poly meshes (issue 19): triangle census per
+    /// chunk, lattice, winding, downward faces, non-finite vertices and
+    /// wall gaps; absent in the smooth style.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low_poly_audit: Option<crate::pipeline::lowpoly_audit::LowPolyAudit>,
     /// Worker results that arrived from the workers (kept or dropped).
     pub meshed_results: usize,
     /// Of those, coarser editor-only previews.
@@ -979,6 +985,9 @@ pub fn render_world_streamed(
         draws: report.draws,
         drawn_triangles: report.drawn_triangles,
         seam_audit_mismatches,
+        low_poly_audit: crate::pipeline::lowpoly_audit::audit(
+            meshes.iter().map(|(c, m)| (c, &**m)),
+        ),
         chunks_by_level: meshes.chunks_by_level(),
         lod_scan_ms: ScanSummary {
             p50: streaming.lod_scan_ms.quantile(0.5),

@@ -35,6 +35,9 @@ pub struct ChunkMesh {
     pub skirt_start_vertex: u32,
     /// Index into `indices` where skirt triangles begin (`indices.len()` when none).
     pub skirt_start_index: u32,
+    /// The mesher that made it: audits tell Surface Nets meshes from
+    /// low-poly ones.
+    pub style: super::MeshStyle,
 }
 
 impl ChunkMesh {
@@ -49,6 +52,7 @@ impl ChunkMesh {
         self.cube_offsets.clear();
         self.skirt_start_vertex = 0;
         self.skirt_start_index = 0;
+        self.style = super::MeshStyle::Smooth;
     }
 
     /// Number of vertices.

@@ -42,7 +42,9 @@ pub fn mesh_low_poly_chunk(
         },
         &mut low,
     );
-    to_chunk_mesh(&low, coord.0.y)
+    let mut mesh = to_chunk_mesh(&low, coord.0.y);
+    mesh.style = super::MeshStyle::LowPoly { step_cells };
+    mesh
 }
 
 /// `low` (chunk-column-local, y from 0) as the mesh of chunk layer `chunk_y`.

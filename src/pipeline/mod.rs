@@ -7,6 +7,7 @@ pub mod column_demand;
 pub mod horizon;
 pub mod invalidation;
 pub mod lod;
+pub mod lowpoly_audit;
 pub mod mesh_pipeline;
 pub mod picking;
 pub mod publication;

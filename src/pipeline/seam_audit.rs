@@ -41,8 +41,9 @@ pub struct SeamMismatch {
     pub neighbour: SeamPiece,
     /// The vertex position in `piece`'s mesh, world studs.
     pub pos_world: DVec3,
-    /// Index of the vertex in `piece`'s mesh.
-    pub vertex: u32,
+    /// Index of the vertex in `piece`'s mesh; `None` for a gap in a
+    /// low-poly surface (see [`super::lowpoly_audit`]), which is no vertex.
+    pub vertex: Option<u32>,
 }
 
 /// One mesh's border vertices: global cube key → (world position, normal
@@ -92,7 +93,7 @@ fn compare(
                 piece,
                 neighbour,
                 pos_world: pos,
-                vertex,
+                vertex: Some(vertex),
             });
         }
     }
@@ -110,9 +111,15 @@ fn later_neighbours(index: IVec3) -> impl Iterator<Item = IVec3> {
 
 /// Audits every pair of face/edge/corner neighbours shown at equal levels and
 /// returns the vertices they disagree on (none when seams are correct).
+/// Low-poly meshes are audited by [`super::lowpoly_audit`] instead: each
+/// gap it finds in their walls is a mismatch here.
 pub fn audit(meshes: &WorldMeshes) -> Vec<SeamMismatch> {
+    let mut out = low_poly_cracks(meshes);
     let mut borders: FxHashMap<ChunkCoord, BorderVertices> = FxHashMap::default();
     for (coord, mesh) in meshes.iter() {
+        if mesh.style.is_low_poly() {
+            continue;
+        }
         let level = meshes.level_of(coord).unwrap_or(0);
         let n = CHUNK_SIZE_CELLS >> level;
         borders.insert(
@@ -120,7 +127,6 @@ pub fn audit(meshes: &WorldMeshes) -> Vec<SeamMismatch> {
             border_vertices(coord.0 * n, n, coord.origin_world(), mesh),
         );
     }
-    let mut out = Vec::new();
     for (&coord, mine) in &borders {
         let level = meshes.level_of(coord).unwrap_or(0);
         for neighbour in later_neighbours(coord.0).map(ChunkCoord) {
@@ -139,6 +145,24 @@ pub fn audit(meshes: &WorldMeshes) -> Vec<SeamMismatch> {
         }
     }
     out
+}
+
+/// The gaps [`super::lowpoly_audit::audit`] finds in the shown low-poly
+/// meshes, as mismatches.
+fn low_poly_cracks(meshes: &WorldMeshes) -> Vec<SeamMismatch> {
+    let Some(found) = super::lowpoly_audit::audit(meshes.iter().map(|(c, m)| (c, &**m))) else {
+        return Vec::new();
+    };
+    found
+        .crack_sites
+        .iter()
+        .map(|crack| SeamMismatch {
+            piece: SeamPiece::Chunk(crack.chunk),
+            neighbour: SeamPiece::Chunk(crack.neighbour),
+            pos_world: crack.pos_world,
+            vertex: None,
+        })
+        .collect()
 }
 
 /// Position tolerance for the nodes of `level`: [`POSITION_TOLERANCE_STUDS`]
