@@ -11,6 +11,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use strata::mesh::column_heightfield::ColumnHeightfield;
 use strata::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
+use strata::mesh::lowpoly_chunk::mesh_low_poly_chunk;
 use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
 use strata::terrain::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{ChunkCoord, ColumnCoord, Grid};
@@ -82,6 +83,32 @@ fn lowpoly(c: &mut Criterion) {
                 n += sn.indices.len();
             }
             black_box(n)
+        })
+    });
+    group.finish();
+    // The view meshes chunk by chunk: the chunk of the column with the most
+    // Surface Nets triangles.
+    let surface = *chunks
+        .iter()
+        .max_by_key(|&&coord| {
+            mesher.mesh_chunk_l0(&grid, coord, MeshOptions::default(), &mut sn);
+            sn.indices.len()
+        })
+        .expect("the column has chunks");
+    let mut group = c.benchmark_group("surface_chunk");
+    for level in [0u8, 2] {
+        group.bench_function(format!("low_poly_view_l{level}"), |b| {
+            b.iter(|| {
+                black_box(mesh_low_poly_chunk(black_box(&grid), surface, level, 1.0))
+                    .indices
+                    .len()
+            })
+        });
+    }
+    group.bench_function("surface_nets_l0", |b| {
+        b.iter(|| {
+            mesher.mesh_chunk_l0(black_box(&grid), surface, MeshOptions::default(), &mut sn);
+            black_box(sn.indices.len())
         })
     });
     group.finish();

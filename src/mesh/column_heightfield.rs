@@ -60,17 +60,24 @@ pub fn check_block_cells(block_cells: u32) -> Result<(), String> {
     }
 }
 
-/// The summaries of `column` and its four edge neighbours in `grid` (what
-/// one heightfield reads).
-fn neighbourhood(grid: &Grid, column: ColumnCoord) -> ColumnSummaries {
+/// The summaries of `column` and, of its four edge neighbours in `grid`,
+/// the `apron_cells` rows next to it (what one heightfield reads: 1 row
+/// for the tops, a block's width for block-max collision).
+fn neighbourhood(grid: &Grid, column: ColumnCoord, apron_cells: i32) -> ColumnSummaries {
+    let far = SIDE as i32 - apron_cells;
     [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
         .into_iter()
         .map(|(dx, dz)| {
             let c = ColumnCoord::new(column.x + dx, column.z + dz);
-            (
-                c,
-                Arc::new(ColumnSummary::from_chunks(&grid.column_chunks(c))),
-            )
+            let keep = |x: i32, z: i32| match (dx, dz) {
+                (-1, _) => x >= far,
+                (1, _) => x < apron_cells,
+                (_, -1) => z >= far,
+                (_, 1) => z < apron_cells,
+                _ => true,
+            };
+            let summary = ColumnSummary::from_chunks_where(&grid.column_chunks(c), keep);
+            (c, Arc::new(summary))
         })
         .collect()
 }
@@ -79,7 +86,7 @@ impl ColumnHeightfield {
     /// The heightfield of `column` in `grid`, quantized to `step_cells`
     /// (must be finite and positive; callers check user input).
     pub fn from_grid(grid: &Grid, column: ColumnCoord, step_cells: f32) -> ColumnHeightfield {
-        Self::from_summaries(&neighbourhood(grid, column), column, step_cells)
+        Self::from_summaries(&neighbourhood(grid, column, 1), column, step_cells)
     }
 
     /// [`ColumnHeightfield::from_grid`] from already made summaries of
@@ -114,7 +121,7 @@ impl ColumnHeightfield {
         column: ColumnCoord,
         step_cells: f32,
     ) -> ColumnHeightfield {
-        Self::ground_from_summaries(&neighbourhood(grid, column), column, step_cells)
+        Self::ground_from_summaries(&neighbourhood(grid, column, 1), column, step_cells)
     }
 
     /// The coarse collision heightfield of `column` (background
@@ -133,8 +140,9 @@ impl ColumnHeightfield {
         step_cells: f32,
         block_cells: u32,
     ) -> Result<ColumnHeightfield, String> {
+        check_block_cells(block_cells)?;
         Self::block_max_from_summaries(
-            &neighbourhood(grid, column),
+            &neighbourhood(grid, column, block_cells as i32),
             column,
             step_cells,
             block_cells,
