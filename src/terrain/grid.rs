@@ -345,6 +345,12 @@ impl Grid {
                 }
             }
         }
+        self.snapshot_of(chunks)
+    }
+
+    /// A snapshot made of `chunks` (shared with this grid), at this grid's
+    /// revision and with a fresh generation.
+    fn snapshot_of(&self, chunks: FxHashMap<ChunkCoord, Chunk>) -> Grid {
         Grid {
             chunks,
             generation: fresh_generation(),
@@ -377,15 +383,7 @@ impl Grid {
             .filter(|(c, _)| columns.contains(&ColumnCoord::of(**c)))
             .map(|(c, chunk)| (*c, chunk.clone()))
             .collect();
-        Grid {
-            chunks,
-            generation: fresh_generation(),
-            revision: self.revision,
-            removals: VecDeque::new(),
-            removals_forgotten_through: self.revision,
-            layout_revision: 0,
-            resident_columns: None,
-        }
+        self.snapshot_of(chunks)
     }
 
     /// Coordinates of the stored chunks in `columns`.
