@@ -10,6 +10,7 @@ pub mod file_session;
 pub mod fly_controls;
 pub mod history_panel;
 pub mod panel;
+pub mod path_draft;
 pub mod previews;
 pub mod tool_session;
 pub mod tools_panel;
