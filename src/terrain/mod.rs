@@ -19,6 +19,7 @@ pub mod history;
 pub mod history_view;
 pub mod node;
 pub mod noise;
+pub mod path_bed;
 pub mod path_carve;
 pub mod path_profile;
 pub mod path_route;

@@ -19,6 +19,10 @@
 //!          = max(min(terrain, inner), min(inner, levee))   beside it
 //! ```
 //!
+//! The bed columns' heights are then limited in the plane as well
+//! ([`super::path_bed`]), so tight turns do not leave steps steeper than
+//! the profile between neighbouring columns.
+//!
 //! So a road's banks are the usual cut (down to the bed at slope `s`) and
 //! fill (up to it); a river's channel walls always rise to the crest, so
 //! the water is contained. Banks reach at most [`MAX_BANK_REACH_CELLS`]
@@ -36,7 +40,8 @@ use super::generate::fractional_occupancy;
 use super::grid::Grid;
 use super::history::Recorder;
 use super::noise::{hash2, unit_f64};
-use super::path_profile::{Profile, RIVER_FREEBOARD_CELLS};
+use super::path_bed::limit_bed_slope;
+use super::path_profile::{Profile, RIVER_FREEBOARD_CELLS, profile_slope_limit};
 use super::path_spec::{PathError, PathMode, PathSpec};
 use super::path_spline::SampledCurve;
 use super::path_surface::SurfacePatch;
@@ -51,6 +56,10 @@ pub const DITHER_EDGE_CELLS: f64 = 1.5;
 /// fractional band reaches this far down on steep slopes
 /// (`generate::MAX_RAMP_CELLS`).
 const RAMP_ROWS: i32 = 4;
+
+/// Least half width of the bed whose slope is limited in the plane,
+/// cells: every column a centreline sample lies in is within it.
+const MIN_BED_HALF_WIDTH_CELLS: f64 = 0.75;
 
 /// Material of filled ground under a road or in a levee.
 pub const FILL_MATERIAL: Material = Material::DIRT;
@@ -79,6 +88,8 @@ struct Section {
     half_width: f64,
     /// Bank slope, cells of height per cell of distance.
     bank_slope: f64,
+    /// Steepest bed slope, cells per cell (the profile's limit).
+    bed_slope: f64,
     material: Material,
 }
 
@@ -88,6 +99,7 @@ impl Section {
             mode: spec.mode,
             half_width: 0.5 * spec.width_cells(),
             bank_slope: spec.bank_slope_deg.to_radians().tan(),
+            bed_slope: profile_slope_limit(spec.max_grade_deg),
             material: spec.material,
         }
     }
@@ -213,8 +225,8 @@ fn plan_column(
     profile: &Profile,
     column: IVec2,
     old: f64,
-    i: usize,
-    d: f64,
+    (i, d): (usize, f64),
+    bed_column: Option<f64>,
 ) -> Option<ColumnPlan> {
     let bed = profile.bed_cells[i];
     let water = profile.water_cells.get(i).copied();
@@ -222,7 +234,9 @@ fn plan_column(
     let s = section.bank_slope;
     let e = (d - section.half_width).max(0.0);
     let run = (crest - bed) / s;
-    let target = if d <= section.half_width {
+    let target = if let Some(b) = bed_column {
+        b
+    } else if d <= section.half_width {
         bed
     } else {
         let inner = bed + s * e;
@@ -325,6 +339,17 @@ fn plan_columns(
     patch: &SurfacePatch,
     footprint: &Footprint,
 ) -> Vec<Option<ColumnPlan>> {
+    let bed_half_width = section.half_width.max(MIN_BED_HALF_WIDTH_CELLS);
+    let mut beds: Vec<Option<f64>> = footprint
+        .nearest
+        .iter()
+        .map(|n| {
+            n.and_then(|(i, d)| {
+                (f64::from(d) <= bed_half_width).then(|| profile.bed_cells[i as usize])
+            })
+        })
+        .collect();
+    limit_bed_slope(&mut beds, footprint.size, section.bed_slope);
     let mut plans = vec![None; footprint.nearest.len()];
     for z in 0..footprint.size.y {
         for x in 0..footprint.size.x {
@@ -336,7 +361,14 @@ fn plan_columns(
             let Some(old) = patch.height_cells(column) else {
                 continue;
             };
-            plans[k] = plan_column(section, profile, column, old, i as usize, f64::from(d));
+            plans[k] = plan_column(
+                section,
+                profile,
+                column,
+                old,
+                (i as usize, f64::from(d)),
+                beds[k],
+            );
         }
     }
     plans

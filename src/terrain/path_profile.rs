@@ -5,8 +5,10 @@
 //! to its grade: `lower` is the highest curve under the smoothed terrain
 //! whose slope nowhere exceeds the limit and `upper` the lowest one above
 //! it (each one forward and one backward pass, the 1-D Lipschitz
-//! envelopes); the bed is their mean, which keeps the same slope bound and
-//! balances cut against fill.
+//! envelopes); the bed is their mean, which keeps the same slope bound, is
+//! the grade-limited curve closest to the terrain in the largest deviation
+//! (the largest cut equals the largest fill), and so balances cut against
+//! fill.
 //!
 //! A river's water surface is the running minimum of the terrain (less a
 //! freeboard) from the first sample to the last, so it never rises

@@ -42,7 +42,16 @@ pub const ROUTE_MARGIN_CELLS: f64 = 32.0;
 pub const MAX_ROUTE_NODES: usize = 1 << 19;
 
 /// Tolerance of the thinning of the node path into control points, cells.
-pub const SIMPLIFY_CELLS: f64 = 0.75;
+pub const SIMPLIFY_CELLS: f64 = 1.5;
+
+/// Corner-cutting passes over the thinned path (Chaikin 1974), so the
+/// lattice's zigzags do not become wiggles of the spline (a wiggle is
+/// longer than the cells it crosses and so steeper on them).
+pub const SMOOTHING_PASSES: usize = 2;
+
+/// Fraction of the profile's slope limit an edge may climb: the smoothed
+/// path is shorter than the lattice path, so it needs the slack.
+pub const EDGE_SLOPE_FRACTION: f64 = 0.85;
 
 /// Weight of the grade term: an edge at the cap costs this much more per
 /// cell of length than a level one.
@@ -182,7 +191,8 @@ pub fn find_route(
     if lattice.height[gi].is_none() {
         return Err(no_surface(to));
     }
-    let nodes = search(&lattice, si, gi, profile_slope_limit(cap_deg)).map_err(|e| match e {
+    let slope = EDGE_SLOPE_FRACTION * profile_slope_limit(cap_deg);
+    let nodes = search(&lattice, si, gi, slope).map_err(|e| match e {
         SearchFailure::Exhausted => PathError::NoRoute {
             grade_cap_deg: cap_deg,
         },
@@ -200,7 +210,30 @@ pub fn find_route(
     } else {
         points[last] = to;
     }
-    Ok(simplify(&points, SIMPLIFY_CELLS))
+    let mut points = simplify(&points, SIMPLIFY_CELLS);
+    for _ in 0..SMOOTHING_PASSES {
+        points = cut_corners(&points);
+    }
+    Ok(points)
+}
+
+/// One Chaikin pass: every inner corner is replaced by the points a
+/// quarter and three quarters along its two edges; the ends stay.
+pub fn cut_corners(points: &[DVec2]) -> Vec<DVec2> {
+    if points.len() < 3 {
+        return points.to_vec();
+    }
+    let mut out = vec![points[0]];
+    for (k, w) in points.windows(2).enumerate() {
+        if k > 0 {
+            out.push(w[0].lerp(w[1], 0.25));
+        }
+        if k + 2 < points.len() {
+            out.push(w[0].lerp(w[1], 0.75));
+        }
+    }
+    out.push(points[points.len() - 1]);
+    out
 }
 
 enum SearchFailure {
@@ -330,6 +363,16 @@ mod tests {
         assert_eq!(
             simplify(&pts, 0.5),
             vec![DVec2::ZERO, DVec2::new(10.0, 0.0), DVec2::new(10.0, 10.0)]
+        );
+        let corner = [DVec2::ZERO, DVec2::new(4.0, 0.0), DVec2::new(4.0, 4.0)];
+        assert_eq!(
+            cut_corners(&corner),
+            vec![
+                DVec2::ZERO,
+                DVec2::new(3.0, 0.0),
+                DVec2::new(4.0, 1.0),
+                DVec2::new(4.0, 4.0)
+            ]
         );
     }
 }
