@@ -461,6 +461,9 @@ pub struct RenderStats {
     /// Residency figures of a streaming world (spec §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streaming: Option<StreamingSummary>,
+    /// One entry per path the script applied (issue 18), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<crate::terrain::path_spec::PathReport>,
 }
 
 /// `"streaming"` in `--stats-json`: residency of a streaming world.
@@ -1031,6 +1034,7 @@ pub fn render_world_streamed(
         collision,
         walk,
         streaming: StreamingSummary::of(&mut streaming, &mut grid, startup_frames, startup_ms)?,
+        paths: replay.paths,
     };
     Ok((out, grid, streaming.residency.take()))
 }

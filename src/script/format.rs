@@ -47,6 +47,15 @@
 //!
 //! `undo` and `redo` take no other field.
 //!
+//! `path` lays a road, river or routed road along a spline (issue 18):
+//! `mode` `road` (default) / `river` / `route`; `points` world `[x, z]`
+//! studs (2 to 1000 control points, a river's from upstream; a route's
+//! two endpoints); `width` (bed width, studs, 4–128), `max_grade_deg`
+//! (0.5–45), `bank_slope_deg` (10–80), `depth` (river water depth, studs,
+//! 1–64) and `material` (a solid: the road band, default gravel; a
+//! river's banks, default sand). Defaults as [`PathSpec::road`] and
+//! [`PathSpec::river`].
+//!
 //! A camera keyframe, `{"frame": N, "camera": [x, y, z, yaw_deg,
 //! pitch_deg]}` (no `tool`, no other field), moves the replay's camera;
 //! see [`Script::camera_at`] for the interpolation.
@@ -71,6 +80,10 @@ use crate::terrain::edit::{
 };
 use crate::terrain::edit_command::EditCommand;
 use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::path_carve::reach_cells;
+use crate::terrain::path_route::ROUTE_MARGIN_CELLS;
+use crate::terrain::path_spec::{PathError, PathMode, PathSpec};
+use crate::terrain::path_spline::chord_length;
 use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 
 /// Default frame rate of a replay, frames per second.
@@ -357,7 +370,7 @@ pub enum EntryError {
     /// The tool name is not known.
     #[error(
         "unknown tool {0:?} (use add, subtract, add_water, remove_water, grow, erode, smooth, \
-         flatten, paint, replace, fill, clear, copy, paste, generate, undo or redo)"
+         flatten, paint, replace, fill, clear, copy, paste, generate, path, undo or redo)"
     )]
     UnknownTool(String),
     /// The frame number is too large.
@@ -454,6 +467,15 @@ pub enum EntryError {
     /// `quarter_turns` above 3.
     #[error("quarter_turns {0} is outside 0..=3")]
     QuarterTurns(u8),
+    /// A path without `points`.
+    #[error("path needs points")]
+    MissingPoints,
+    /// An unknown path `mode`.
+    #[error("unknown path mode {0:?} (use road, river or route)")]
+    UnknownPathMode(String),
+    /// The path tool rejected a value.
+    #[error(transparent)]
+    Path(#[from] PathError),
 }
 
 #[derive(Deserialize)]
@@ -518,6 +540,18 @@ struct StrokeFile {
     at: Option<[i32; 3]>,
     #[serde(default)]
     quarter_turns: Option<u8>,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    points: Option<Vec<[f64; 2]>>,
+    #[serde(default)]
+    width: Option<f64>,
+    #[serde(default)]
+    max_grade_deg: Option<f64>,
+    #[serde(default)]
+    bank_slope_deg: Option<f64>,
+    #[serde(default)]
+    depth: Option<f64>,
 }
 
 /// The brush tool named `name` (case-insensitive), e.g. `"add_water"`.
@@ -608,8 +642,32 @@ fn own_work(action: &StrokeAction) -> (f64, f64) {
             | EditCommand::Clear { region, .. }
             | EditCommand::Copy { region },
         ) => (region.volume_cells() as f64 * COPY_CELL_COST, 0.0),
+        StrokeAction::Command(EditCommand::Path(spec)) => (path_work_cells(spec), 0.0),
         StrokeAction::Command(_) => (0.0, 0.0),
     }
+}
+
+/// Rows of an average column a path rewrites, for the work estimate.
+const PATH_ROWS_PER_COLUMN: f64 = 48.0;
+
+/// Brush-cell cost of one route search node (16 edges, 3 height samples each).
+const ROUTE_NODE_COST: f64 = 16.0;
+
+/// Estimated work of a path: its footprint (length plus the reach at both
+/// ends, times twice the reach) times [`PATH_ROWS_PER_COLUMN`]; a route
+/// counts its search area (one node every 2 cells) and a path half as
+/// long again as its span.
+fn path_work_cells(spec: &PathSpec) -> f64 {
+    let span_cells = chord_length(&spec.points_xz_studs) / f64::from(CELL_SIZE_STUDS);
+    let reach = reach_cells(spec);
+    let (length, search) = match spec.mode {
+        PathMode::Route => {
+            let side = span_cells + 2.0 * ROUTE_MARGIN_CELLS.max(0.5 * span_cells);
+            (1.5 * span_cells, side * side / 4.0 * ROUTE_NODE_COST)
+        }
+        _ => (span_cells, 0.0),
+    };
+    (length + 2.0 * reach) * 2.0 * reach * PATH_ROWS_PER_COLUMN + search
 }
 
 /// A script's estimated work (see [`MAX_SCRIPT_WORK_CELLS`]): total cells,
@@ -677,20 +735,32 @@ fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
     add(s.occupancy.is_some(), "occupancy");
     add(s.at.is_some(), "at");
     add(s.quarter_turns.is_some(), "quarter_turns");
+    add(s.mode.is_some(), "mode");
+    add(s.points.is_some(), "points");
+    add(s.width.is_some(), "width");
+    add(s.max_grade_deg.is_some(), "max_grade_deg");
+    add(s.bank_slope_deg.is_some(), "bank_slope_deg");
+    add(s.depth.is_some(), "depth");
     v
 }
 
 fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, EntryError> {
-    const REGION_FIELDS: [&str; 5] = [
+    const NON_BRUSH_FIELDS: [&str; 11] = [
         "region_min",
         "region_max",
         "occupancy",
         "at",
         "quarter_turns",
+        "mode",
+        "points",
+        "width",
+        "max_grade_deg",
+        "bank_slope_deg",
+        "depth",
     ];
     if let Some(f) = set_fields(s)
         .into_iter()
-        .find(|f| REGION_FIELDS.contains(f))
+        .find(|f| NON_BRUSH_FIELDS.contains(f))
     {
         return Err(EntryError::UnusedField {
             field: f,
@@ -812,6 +882,61 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, En
         plane_lock: s.plane_lock,
         flatten_from_pick,
     })
+}
+
+/// A `path` entry (see the module docs).
+fn parse_path_command(s: &StrokeFile) -> Result<EditCommand, EntryError> {
+    const FIELDS: [&str; 7] = [
+        "mode",
+        "points",
+        "width",
+        "max_grade_deg",
+        "bank_slope_deg",
+        "depth",
+        "material",
+    ];
+    if let Some(f) = set_fields(s).into_iter().find(|f| !FIELDS.contains(f)) {
+        return Err(EntryError::UnusedField {
+            field: f,
+            tool: "path".to_string(),
+        });
+    }
+    let mode = match &s.mode {
+        None => PathMode::Road,
+        Some(m) => {
+            PathMode::from_script_name(m).ok_or_else(|| EntryError::UnknownPathMode(m.clone()))?
+        }
+    };
+    let points: Vec<glam::DVec2> = s
+        .points
+        .as_ref()
+        .ok_or(EntryError::MissingPoints)?
+        .iter()
+        .map(|p| glam::DVec2::from_array(*p))
+        .collect();
+    let defaults = match mode {
+        PathMode::River => PathSpec::river(points),
+        _ => PathSpec {
+            mode,
+            ..PathSpec::road(points)
+        },
+    };
+    let material = match &s.material {
+        None => defaults.material,
+        Some(m) => parse_material(m)
+            .filter(|m| m.is_solid())
+            .ok_or_else(|| EntryError::NotSolidMaterial(m.clone()))?,
+    };
+    let spec = PathSpec {
+        width_studs: s.width.unwrap_or(defaults.width_studs),
+        max_grade_deg: s.max_grade_deg.unwrap_or(defaults.max_grade_deg),
+        bank_slope_deg: s.bank_slope_deg.unwrap_or(defaults.bank_slope_deg),
+        depth_studs: s.depth.unwrap_or(defaults.depth_studs),
+        material,
+        ..defaults
+    };
+    spec.validate()?;
+    Ok(EditCommand::Path(spec))
 }
 
 fn parse_region_command(s: &StrokeFile, tool: &str) -> Result<EditCommand, EntryError> {
@@ -966,6 +1091,8 @@ impl Script {
             let tool = s.tool.to_ascii_lowercase();
             let action = if let Some(mode) = parse_tool(&tool) {
                 StrokeAction::Brush(parse_brush_stroke(&s, mode).map_err(fail)?)
+            } else if tool == "path" {
+                StrokeAction::Command(parse_path_command(&s).map_err(fail)?)
             } else if REGION_TOOLS.contains(&tool.as_str()) {
                 StrokeAction::Command(parse_region_command(&s, &tool).map_err(fail)?)
             } else if tool == "undo" || tool == "redo" {

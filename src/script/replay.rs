@@ -134,6 +134,8 @@ pub struct ReplayReport {
     /// Frames in which an entry waited for chunk columns to load (streaming
     /// worlds, spec §12).
     pub entries_waited_for_columns: usize,
+    /// The report of every path entry applied, in order.
+    pub paths: Vec<crate::terrain::path_spec::PathReport>,
 }
 
 /// Replays `script` on `grid`, publishing and presenting through `target`
@@ -270,6 +272,7 @@ pub fn replay_script(
     report.history_dropped_steps = runner.history().dropped_steps();
     report.history_budget_bytes = runner.history().budget_bytes();
     report.history = HistoryView::of(runner.history());
+    report.paths = runner.path_reports().to_vec();
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     report.final_camera = Some(camera);
     Ok(report)

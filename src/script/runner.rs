@@ -9,10 +9,11 @@ use glam::DVec3;
 
 use crate::terrain::brush_stroke::{BrushStrokeError, StrokeInProgress};
 use crate::terrain::edit::{BrushMode, FlattenPlane};
-use crate::terrain::edit_command::{CommandError, EditSession};
+use crate::terrain::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 use crate::terrain::history::History;
+use crate::terrain::path_spec::PathReport;
 use crate::terrain::region::Clipboard;
 use crate::terrain::stroke::LockPlane;
 
@@ -60,6 +61,7 @@ pub struct ScriptRunner {
     /// History, clipboard and generator, as in the window.
     pub session: EditSession,
     surface: Option<SurfaceSnapshot>,
+    paths: Vec<PathReport>,
 }
 
 impl ScriptRunner {
@@ -74,12 +76,19 @@ impl ScriptRunner {
         ScriptRunner {
             session: EditSession::new(budget_bytes, generator),
             surface,
+            paths: Vec::new(),
         }
     }
 
     /// The undo history every entry is recorded in.
     pub fn history(&self) -> &History {
         &self.session.history
+    }
+
+    /// The report of every path entry applied so far, in order (`"paths"`
+    /// in `--stats-json`).
+    pub fn path_reports(&self) -> &[PathReport] {
+        &self.paths
     }
 
     /// Applies one entry; returns true when the grid changed.
@@ -89,7 +98,13 @@ impl ScriptRunner {
     pub fn run(&mut self, grid: &mut Grid, action: &StrokeAction) -> Result<bool, RunError> {
         match action {
             StrokeAction::Brush(stroke) => self.brush_stroke(grid, stroke),
-            StrokeAction::Command(command) => Ok(self.session.apply(grid, command)?.changed_grid()),
+            StrokeAction::Command(command) => {
+                let outcome = self.session.apply(grid, command)?;
+                if let CommandOutcome::PathApplied { report, .. } = outcome {
+                    self.paths.push(report);
+                }
+                Ok(outcome.changed_grid())
+            }
         }
     }
 

@@ -11,6 +11,8 @@ use super::coords::{CellBox, ColumnCoord};
 use super::generate::GeneratorSettings;
 use super::grid::{Grid, GridError};
 use super::history::{History, Recorder};
+use super::path_spec::{PathError, PathReport, PathSpec};
+use super::path_tool::apply_path;
 use super::region::{self, Clipboard, RegionError};
 use super::water_tools::{self, SeaLevelError};
 
@@ -67,6 +69,9 @@ pub enum EditCommand {
         /// Height above which water is removed, cells.
         level_cells: f64,
     },
+    /// Lay a road, a river or a routed road along a spline (issue 18).
+    /// The spec is kept with the history step ([`super::history::Step::path_spec`]).
+    Path(PathSpec),
     /// Undo the newest step.
     Undo,
     /// Redo the last undone step.
@@ -92,6 +97,7 @@ impl EditCommand {
             EditCommand::Generate { .. } => "Generate".into(),
             EditCommand::FillSeaLevel { .. } => "Sea level".into(),
             EditCommand::Evaporate { .. } => "Evaporate".into(),
+            EditCommand::Path(spec) => spec.label(),
             EditCommand::Undo => "Undo".into(),
             EditCommand::Redo => "Redo".into(),
             EditCommand::JumpTo { .. } => "Jump in history".into(),
@@ -115,6 +121,9 @@ pub enum CommandError {
     /// (nothing changed; it applies once they are loaded).
     #[error(transparent)]
     Grid(#[from] GridError),
+    /// The path tool rejected its input, or found no terrain or route.
+    #[error(transparent)]
+    Path(#[from] PathError),
     /// Generate on a world that was not made by the generator.
     #[error("generate needs a generated world (this one was imported or loaded)")]
     NoGenerator,
@@ -128,19 +137,30 @@ impl CommandError {
             CommandError::Region(RegionError::Grid(e))
             | CommandError::Water(SeaLevelError::Grid(e))
             | CommandError::Grid(e) => e.missing_columns(),
+            CommandError::Path(e) => e.missing_columns(),
             _ => None,
         }
     }
 }
 
 /// What a command did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CommandOutcome {
     /// An editing command ran: `changed` when it changed cells (and so
     /// became an undo step).
     Edited {
         /// Cells changed.
         changed: bool,
+    },
+    /// A path was laid: `changed` when it changed cells (and so became an
+    /// undo step), with its figures and the cells it touched.
+    PathApplied {
+        /// Cells changed.
+        changed: bool,
+        /// What the path did.
+        report: PathReport,
+        /// Union of the changed cells' bounds (global cells).
+        touched: CellBox,
     },
     /// The clipboard now holds a box of this size, cells.
     Copied {
@@ -166,7 +186,9 @@ impl CommandOutcome {
     /// True when the grid's cells changed.
     pub fn changed_grid(&self) -> bool {
         match *self {
-            CommandOutcome::Edited { changed } => changed,
+            CommandOutcome::Edited { changed } | CommandOutcome::PathApplied { changed, .. } => {
+                changed
+            }
             CommandOutcome::Copied { .. } => false,
             CommandOutcome::Stepped { changed, .. } => changed == Some(true),
             CommandOutcome::Jumped { moved_steps } => moved_steps > 0,
@@ -178,6 +200,15 @@ impl CommandOutcome {
         match *self {
             CommandOutcome::Edited { changed: true } => "done".into(),
             CommandOutcome::Edited { changed: false } => "nothing changed".into(),
+            CommandOutcome::PathApplied { report: r, .. } => format!(
+                "{} laid: {:.0} studs, steepest {:.1}° (cap {}°), {} cells cut, {} filled",
+                r.mode.name(),
+                r.length_studs,
+                r.max_grade_deg,
+                r.grade_cap_deg,
+                r.cut_cells,
+                r.fill_cells
+            ),
             CommandOutcome::Copied { size_cells: s } => {
                 format!("copied {}×{}×{} cells", s.x, s.y, s.z)
             }
@@ -292,6 +323,23 @@ impl EditSession {
                 level_cells,
             } => {
                 rec.record(grid, b, |g| water_tools::evaporate(g, b, level_cells))?;
+            }
+            EditCommand::Path(ref spec) => {
+                rec.set_path_spec(spec.clone());
+                let outcome = match apply_path(grid, &mut rec, spec) {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        // Checks run before the first write; this puts back
+                        // anything a later failure left.
+                        rec.revert(grid);
+                        return Err(e.into());
+                    }
+                };
+                return Ok(CommandOutcome::PathApplied {
+                    changed: self.history.commit(rec, grid),
+                    report: outcome.report,
+                    touched: outcome.touched,
+                });
             }
             EditCommand::Undo => {
                 let changed = self.history.undo(grid).map(|r| r.is_change());

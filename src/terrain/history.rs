@@ -30,6 +30,7 @@ use super::cell::Cell;
 use super::chunk::ChunkCells;
 use super::coords::{CellBox, ChunkCoord};
 use super::grid::{EditReport, Grid, same_content};
+use super::path_spec::PathSpec;
 
 /// Default memory budget of the history: 512 MiB.
 pub const DEFAULT_HISTORY_BUDGET_BYTES: usize = 512 << 20;
@@ -48,6 +49,8 @@ struct ChunkChange {
 #[derive(Clone, Debug)]
 pub struct Step {
     label: String,
+    /// The path a Path command laid, kept so the editor can reopen it.
+    path: Option<Box<PathSpec>>,
     changes: Vec<ChunkChange>,
     /// Heap bytes attributed to this step at the last accounting.
     held_bytes: usize,
@@ -57,6 +60,11 @@ impl Step {
     /// What the operation was, e.g. `"Paint (Sand) ×14"`.
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The path this step laid (a Path command), for reopening it.
+    pub fn path_spec(&self) -> Option<&PathSpec> {
+        self.path.as_deref()
     }
 
     /// Chunks the step changed.
@@ -83,6 +91,7 @@ impl Step {
 #[derive(Debug)]
 pub struct Recorder {
     label: String,
+    path: Option<Box<PathSpec>>,
     before: FxHashMap<ChunkCoord, (ChunkCells, CellBox)>,
     edits: usize,
 }
@@ -98,6 +107,7 @@ impl Recorder {
     pub fn new(label: impl Into<String>) -> Recorder {
         Recorder {
             label: label.into(),
+            path: None,
             before: FxHashMap::default(),
             edits: 0,
         }
@@ -111,6 +121,11 @@ impl Recorder {
     /// Replaces the label (e.g. to add the application count).
     pub fn set_label(&mut self, label: impl Into<String>) {
         self.label = label.into();
+    }
+
+    /// Keeps `spec` with the step (a Path command), see [`Step::path_spec`].
+    pub fn set_path_spec(&mut self, spec: PathSpec) {
+        self.path = Some(Box::new(spec));
     }
 
     /// Edits recorded that changed the grid.
@@ -270,6 +285,7 @@ impl History {
         self.redo.clear();
         self.undo.push_back(Step {
             label: recorder.label,
+            path: recorder.path,
             changes,
             held_bytes: 0,
         });
