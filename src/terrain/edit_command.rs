@@ -4,6 +4,8 @@
 //! cannot drift between them. Brush strokes, which grow over many frames,
 //! go through [`super::brush_stroke::StrokeInProgress`] instead.
 
+use std::sync::Arc;
+
 use glam::IVec3;
 
 use super::cell::Material;
@@ -12,6 +14,8 @@ use super::generate::GeneratorSettings;
 use super::grid::{Grid, GridError};
 use super::history::{History, Recorder};
 use super::region::{self, Clipboard, RegionError};
+use super::stamp::{Stamp, StampError, StampPlacement};
+use super::stamp_apply::StampPlan;
 use super::water_tools::{self, SeaLevelError};
 
 /// A region or history operation on the grid. Every variant that changes
@@ -67,6 +71,13 @@ pub enum EditCommand {
         /// Height above which water is removed, cells.
         level_cells: f64,
     },
+    /// Press a stamp into the terrain ([`super::stamp_apply`]).
+    Stamp {
+        /// The stamp, shared (the command stays cheap to clone).
+        stamp: Arc<Stamp>,
+        /// Where and how.
+        placement: StampPlacement,
+    },
     /// Undo the newest step.
     Undo,
     /// Redo the last undone step.
@@ -92,6 +103,7 @@ impl EditCommand {
             EditCommand::Generate { .. } => "Generate".into(),
             EditCommand::FillSeaLevel { .. } => "Sea level".into(),
             EditCommand::Evaporate { .. } => "Evaporate".into(),
+            EditCommand::Stamp { stamp, placement } => placement.label(stamp),
             EditCommand::Undo => "Undo".into(),
             EditCommand::Redo => "Redo".into(),
             EditCommand::JumpTo { .. } => "Jump in history".into(),
@@ -108,6 +120,9 @@ pub enum CommandError {
     /// The sea level or evaporate tool rejected its input.
     #[error(transparent)]
     Water(#[from] SeaLevelError),
+    /// The stamp or its placement was rejected.
+    #[error(transparent)]
+    Stamp(#[from] StampError),
     /// Paste before any copy.
     #[error("the clipboard is empty (copy a region first)")]
     EmptyClipboard,
@@ -127,6 +142,7 @@ impl CommandError {
         match self {
             CommandError::Region(RegionError::Grid(e))
             | CommandError::Water(SeaLevelError::Grid(e))
+            | CommandError::Stamp(StampError::Grid(e))
             | CommandError::Grid(e) => e.missing_columns(),
             _ => None,
         }
@@ -245,6 +261,13 @@ impl EditSession {
     ) -> Result<CommandOutcome, CommandError> {
         self.check_resident(grid, command)?;
         let mut rec = Recorder::new(command.label());
+        if let EditCommand::Stamp { stamp, placement } = command {
+            let plan = StampPlan::new(grid, stamp, placement)?;
+            rec.record(grid, plan.region(), |g| plan.apply(g))?;
+            return Ok(CommandOutcome::Edited {
+                changed: self.history.commit(rec, grid),
+            });
+        }
         match *command {
             EditCommand::Fill {
                 region: b,
@@ -312,6 +335,8 @@ impl EditSession {
                     moved_steps: self.jump_to(grid, applied_steps),
                 });
             }
+            // Handled above (it borrows its stamp).
+            EditCommand::Stamp { .. } => {}
         }
         Ok(CommandOutcome::Edited {
             changed: self.history.commit(rec, grid),

@@ -22,6 +22,8 @@ pub mod noise;
 pub mod region;
 pub mod residency;
 pub mod spill_queue;
+pub mod stamp;
+pub mod stamp_apply;
 pub mod stroke;
 pub mod surface_sampler;
 pub mod water_tools;
