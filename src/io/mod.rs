@@ -16,6 +16,8 @@
 //!   without reading any column (spec §12).
 //! - [`recovery_files`]: which new-world recovery files a crash left
 //!   behind (no running session holds their lock).
+//! - [`stamp_file`]: stamps for the stamp tool, grayscale PNGs and `.stamp`
+//!   cell files, and the library listing.
 //! - [`world_source`]: where a world comes from (generator, heightmap,
 //!   world file or a given grid), turned into a grid.
 
@@ -24,6 +26,7 @@ pub mod heightmap_export;
 pub mod heightmap_import;
 pub mod lowpoly_gltf;
 pub mod recovery_files;
+pub mod stamp_file;
 pub mod streaming_file;
 pub mod streaming_heightmap;
 pub mod summary_rows;

@@ -45,6 +45,18 @@
 //! corner at `at` (cells) turned `quarter_turns` × 90° about +Y.
 //! `ignore_water` applies to `fill` and `clear`.
 //!
+//! `stamp` presses a stamp file into the terrain as one undo step (issue
+//! 18): `stamp` names a grayscale PNG or a `.stamp` cell file, relative to
+//! the script's folder or else the shipped `assets/stamps/` (e.g.
+//! `"crater.png"`); `centre_xz` (world studs) centres it; `radius_cells`
+//! (1–512, required) is half its longer side; `rotation_deg` (default 0)
+//! turns +X toward +Z; `height_scale_cells` (0–1024; default 32 for a
+//! height stamp, a cell stamp's own height); `edge_falloff` (0–1, default
+//! 0); `mode` `add`/`subtract`/`raise_to`/`lower_to`/`replace` (default
+//! add); `base_cells` the base height (default: the surface under the
+//! centre when the entry runs); `material` a solid (default: the column's
+//! own, or the cell stamp's).
+//!
 //! `undo` and `redo` take no other field.
 //!
 //! `path` lays a road, river or routed road along a spline (issue 18):
@@ -68,7 +80,8 @@
 //! across the terrain after the strokes:
 //! `"walk": {"start_xz": [8.0, 2048.0], "steps": [{"frames": 600, "move_xz": [1, 0]}]}`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use glam::{DVec3, IVec3};
 use serde::Deserialize;
@@ -84,6 +97,7 @@ use crate::terrain::path_carve::reach_cells;
 use crate::terrain::path_route::ROUTE_MARGIN_CELLS;
 use crate::terrain::path_spec::{PathError, PathMode, PathSpec};
 use crate::terrain::path_spline::chord_length;
+use crate::terrain::stamp::{Stamp, StampBase, StampError, StampMode, StampPlacement, StampShape};
 use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 
 /// Default frame rate of a replay, frames per second.
@@ -370,7 +384,7 @@ pub enum EntryError {
     /// The tool name is not known.
     #[error(
         "unknown tool {0:?} (use add, subtract, add_water, remove_water, grow, erode, smooth, \
-         flatten, paint, replace, fill, clear, copy, paste, generate, path, undo or redo)"
+         flatten, paint, replace, fill, clear, copy, paste, generate, path, stamp, undo or redo)"
     )]
     UnknownTool(String),
     /// The frame number is too large.
@@ -476,6 +490,23 @@ pub enum EntryError {
     /// The path tool rejected a value.
     #[error(transparent)]
     Path(#[from] PathError),
+    /// A stamp entry without `stamp` or `centre_xz`.
+    #[error("stamp needs {0}")]
+    MissingStampField(&'static str),
+    /// The stamp file could not be read.
+    #[error("cannot use stamp {path}: {message}")]
+    StampFile {
+        /// The file as resolved.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// An unknown stamp `mode`.
+    #[error("unknown stamp mode {0:?} (use add, subtract, raise_to, lower_to or replace)")]
+    UnknownStampMode(String),
+    /// The stamp placement rejected a value.
+    #[error(transparent)]
+    StampPlacement(#[from] StampError),
 }
 
 #[derive(Deserialize)]
@@ -552,6 +583,16 @@ struct StrokeFile {
     bank_slope_deg: Option<f64>,
     #[serde(default)]
     depth: Option<f64>,
+    #[serde(default)]
+    stamp: Option<String>,
+    #[serde(default)]
+    rotation_deg: Option<f64>,
+    #[serde(default)]
+    height_scale_cells: Option<f64>,
+    #[serde(default)]
+    edge_falloff: Option<f64>,
+    #[serde(default)]
+    base_cells: Option<f64>,
 }
 
 /// The brush tool named `name` (case-insensitive), e.g. `"add_water"`.
@@ -643,6 +684,9 @@ fn own_work(action: &StrokeAction) -> (f64, f64) {
             | EditCommand::Copy { region },
         ) => (region.volume_cells() as f64 * COPY_CELL_COST, 0.0),
         StrokeAction::Command(EditCommand::Path(spec)) => (path_work_cells(spec), 0.0),
+        StrokeAction::Command(EditCommand::Stamp { stamp, placement }) => {
+            (placement.estimated_cells(stamp), 0.0)
+        }
         StrokeAction::Command(_) => (0.0, 0.0),
     }
 }
@@ -741,11 +785,16 @@ fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
     add(s.max_grade_deg.is_some(), "max_grade_deg");
     add(s.bank_slope_deg.is_some(), "bank_slope_deg");
     add(s.depth.is_some(), "depth");
+    add(s.stamp.is_some(), "stamp");
+    add(s.rotation_deg.is_some(), "rotation_deg");
+    add(s.height_scale_cells.is_some(), "height_scale_cells");
+    add(s.edge_falloff.is_some(), "edge_falloff");
+    add(s.base_cells.is_some(), "base_cells");
     v
 }
 
 fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, EntryError> {
-    const NON_BRUSH_FIELDS: [&str; 11] = [
+    const NON_BRUSH_FIELDS: [&str; 16] = [
         "region_min",
         "region_max",
         "occupancy",
@@ -757,6 +806,11 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, En
         "max_grade_deg",
         "bank_slope_deg",
         "depth",
+        "stamp",
+        "rotation_deg",
+        "height_scale_cells",
+        "edge_falloff",
+        "base_cells",
     ];
     if let Some(f) = set_fields(s)
         .into_iter()
@@ -1011,6 +1065,100 @@ fn parse_region_command(s: &StrokeFile, tool: &str) -> Result<EditCommand, Entry
     })
 }
 
+/// Stamps a script's entries read, by resolved path (entries naming one
+/// file share it), and the folder relative names are looked up in first.
+struct StampFiles {
+    dir: Option<PathBuf>,
+    loaded: std::collections::HashMap<PathBuf, Arc<Stamp>>,
+}
+
+impl StampFiles {
+    /// The stamp `name`: absolute as it is; relative, in the script's
+    /// folder (the working directory for scripts given as text) and else in
+    /// the shipped stamps ([`crate::io::stamp_file::default_stamp_dir`]).
+    fn get(&mut self, name: &str) -> Result<Arc<Stamp>, EntryError> {
+        let given = Path::new(name);
+        let local = match &self.dir {
+            Some(dir) => dir.join(given),
+            None => given.to_path_buf(),
+        };
+        let path = if given.is_absolute() || local.exists() {
+            local
+        } else {
+            crate::io::stamp_file::default_stamp_dir().join(given)
+        };
+        if let Some(stamp) = self.loaded.get(&path) {
+            return Ok(stamp.clone());
+        }
+        let stamp = crate::io::stamp_file::read_stamp(&path).map_err(|e| EntryError::StampFile {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let stamp = Arc::new(stamp);
+        self.loaded.insert(path, stamp.clone());
+        Ok(stamp)
+    }
+}
+
+/// A `stamp` entry as an [`EditCommand::Stamp`].
+fn parse_stamp(s: &StrokeFile, files: &mut StampFiles) -> Result<EditCommand, EntryError> {
+    const ALLOWED: [&str; 9] = [
+        "stamp",
+        "centre_xz",
+        "radius_cells",
+        "rotation_deg",
+        "height_scale_cells",
+        "edge_falloff",
+        "mode",
+        "base_cells",
+        "material",
+    ];
+    if let Some(f) = set_fields(s).into_iter().find(|f| !ALLOWED.contains(f)) {
+        return Err(EntryError::UnusedField {
+            field: f,
+            tool: "stamp".into(),
+        });
+    }
+    let name = s
+        .stamp
+        .as_deref()
+        .ok_or(EntryError::MissingStampField("stamp"))?;
+    let [x, z] = s.centre_xz.ok_or(EntryError::MissingStampField("centre_xz"))?;
+    let radius_cells = s.radius_cells.ok_or(EntryError::MissingRadius)?;
+    let mode = match &s.mode {
+        None => StampMode::Add,
+        Some(m) => {
+            StampMode::from_script_name(m).ok_or_else(|| EntryError::UnknownStampMode(m.clone()))?
+        }
+    };
+    let material = match &s.material {
+        None => None,
+        Some(m) => Some(
+            parse_material(m)
+                .filter(|m| m.is_solid())
+                .ok_or_else(|| EntryError::NotSolidMaterial(m.clone()))?,
+        ),
+    };
+    let stamp = files.get(name)?;
+    let default_height = match stamp.shape() {
+        StampShape::Height(_) => 32.0,
+        StampShape::Cells(c) => f64::from(c.size().y),
+    };
+    let stud = f64::from(CELL_SIZE_STUDS);
+    let placement = StampPlacement {
+        centre_xz_cells: glam::DVec2::new(x / stud, z / stud),
+        base: s.base_cells.map_or(StampBase::SurfaceUnderCentre, StampBase::Cells),
+        rotation_deg: s.rotation_deg.unwrap_or(0.0),
+        radius_cells: f64::from(radius_cells),
+        height_scale_cells: s.height_scale_cells.unwrap_or(default_height),
+        falloff_fraction: s.edge_falloff.unwrap_or(0.0),
+        mode,
+        material,
+    };
+    placement.validate()?;
+    Ok(EditCommand::Stamp { stamp, placement })
+}
+
 impl Script {
     /// Reads and validates a script file: a regular file (after following
     /// symlinks) of at most [`MAX_SCRIPT_FILE_BYTES`], checked before reading.
@@ -1028,7 +1176,11 @@ impl Script {
                     source,
                 }
             })?;
-        Script::parse(&text, &path.display().to_string())
+        Script::parse_in(
+            &text,
+            &path.display().to_string(),
+            path.parent().map(Path::to_path_buf),
+        )
     }
 
     /// Parses and validates script text; `name` labels errors.
@@ -1036,6 +1188,23 @@ impl Script {
     /// # Errors
     /// As [`Script::load`].
     pub fn parse(text: &str, name: &str) -> Result<Script, ScriptError> {
+        Script::parse_in(text, name, None)
+    }
+
+    /// [`Script::parse`] with relative stamp files looked up first in
+    /// `stamp_dir` (the script's folder; the working directory for `None`).
+    ///
+    /// # Errors
+    /// As [`Script::load`].
+    pub fn parse_in(
+        text: &str,
+        name: &str,
+        stamp_dir: Option<PathBuf>,
+    ) -> Result<Script, ScriptError> {
+        let mut stamp_files = StampFiles {
+            dir: stamp_dir,
+            loaded: std::collections::HashMap::new(),
+        };
         let file: ScriptFile = serde_json::from_str(text).map_err(|source| ScriptError::Parse {
             path: name.to_string(),
             source,
@@ -1093,6 +1262,8 @@ impl Script {
                 StrokeAction::Brush(parse_brush_stroke(&s, mode).map_err(fail)?)
             } else if tool == "path" {
                 StrokeAction::Command(parse_path_command(&s).map_err(fail)?)
+            } else if tool == "stamp" {
+                StrokeAction::Command(parse_stamp(&s, &mut stamp_files).map_err(fail)?)
             } else if REGION_TOOLS.contains(&tool.as_str()) {
                 StrokeAction::Command(parse_region_command(&s, &tool).map_err(fail)?)
             } else if tool == "undo" || tool == "redo" {

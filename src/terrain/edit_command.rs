@@ -4,6 +4,8 @@
 //! cannot drift between them. Brush strokes, which grow over many frames,
 //! go through [`super::brush_stroke::StrokeInProgress`] instead.
 
+use std::sync::Arc;
+
 use glam::IVec3;
 
 use super::cell::Material;
@@ -14,6 +16,8 @@ use super::history::{History, Recorder};
 use super::path_spec::{PathError, PathReport, PathSpec};
 use super::path_tool::apply_path;
 use super::region::{self, Clipboard, RegionError};
+use super::stamp::{Stamp, StampError, StampPlacement};
+use super::stamp_apply::StampPlan;
 use super::water_tools::{self, SeaLevelError};
 
 /// A region or history operation on the grid. Every variant that changes
@@ -72,6 +76,13 @@ pub enum EditCommand {
     /// Lay a road, a river or a routed road along a spline (issue 18).
     /// The spec is kept with the history step ([`super::history::Step::path_spec`]).
     Path(PathSpec),
+    /// Press a stamp into the terrain ([`super::stamp_apply`]).
+    Stamp {
+        /// The stamp, shared (the command stays cheap to clone).
+        stamp: Arc<Stamp>,
+        /// Where and how.
+        placement: StampPlacement,
+    },
     /// Undo the newest step.
     Undo,
     /// Redo the last undone step.
@@ -98,6 +109,7 @@ impl EditCommand {
             EditCommand::FillSeaLevel { .. } => "Sea level".into(),
             EditCommand::Evaporate { .. } => "Evaporate".into(),
             EditCommand::Path(spec) => spec.label(),
+            EditCommand::Stamp { stamp, placement } => placement.label(stamp),
             EditCommand::Undo => "Undo".into(),
             EditCommand::Redo => "Redo".into(),
             EditCommand::JumpTo { .. } => "Jump in history".into(),
@@ -114,6 +126,9 @@ pub enum CommandError {
     /// The sea level or evaporate tool rejected its input.
     #[error(transparent)]
     Water(#[from] SeaLevelError),
+    /// The stamp or its placement was rejected.
+    #[error(transparent)]
+    Stamp(#[from] StampError),
     /// Paste before any copy.
     #[error("the clipboard is empty (copy a region first)")]
     EmptyClipboard,
@@ -136,6 +151,7 @@ impl CommandError {
         match self {
             CommandError::Region(RegionError::Grid(e))
             | CommandError::Water(SeaLevelError::Grid(e))
+            | CommandError::Stamp(StampError::Grid(e))
             | CommandError::Grid(e) => e.missing_columns(),
             CommandError::Path(e) => e.missing_columns(),
             _ => None,
@@ -276,6 +292,13 @@ impl EditSession {
     ) -> Result<CommandOutcome, CommandError> {
         self.check_resident(grid, command)?;
         let mut rec = Recorder::new(command.label());
+        if let EditCommand::Stamp { stamp, placement } = command {
+            let plan = StampPlan::new(grid, stamp, placement)?;
+            rec.record(grid, plan.region(), |g| plan.apply(g))?;
+            return Ok(CommandOutcome::Edited {
+                changed: self.history.commit(rec, grid),
+            });
+        }
         match *command {
             EditCommand::Fill {
                 region: b,
@@ -360,6 +383,8 @@ impl EditSession {
                     moved_steps: self.jump_to(grid, applied_steps),
                 });
             }
+            // Handled above (it borrows its stamp).
+            EditCommand::Stamp { .. } => {}
         }
         Ok(CommandOutcome::Edited {
             changed: self.history.commit(rec, grid),

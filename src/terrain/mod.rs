@@ -30,6 +30,8 @@ pub mod path_tool;
 pub mod region;
 pub mod residency;
 pub mod spill_queue;
+pub mod stamp;
+pub mod stamp_apply;
 pub mod stroke;
 pub mod surface_sampler;
 pub mod water_tools;

@@ -175,6 +175,24 @@ impl Clipboard {
         out
     }
 
+    /// A clipboard of `size` cells (x fastest, then y, then z, as
+    /// [`Clipboard::get`] reads them), e.g. a 3D stamp read from a file;
+    /// `None` when an axis is not positive, the volume exceeds
+    /// [`MAX_CLIPBOARD_VOLUME_CELLS`] or `cells` has another length.
+    pub fn from_cells(size: IVec3, cells: Vec<Cell>) -> Option<Clipboard> {
+        if size.min_element() < 1 {
+            return None;
+        }
+        let volume = size.as_u64vec3().element_product();
+        (volume <= MAX_CLIPBOARD_VOLUME_CELLS && cells.len() as u64 == volume)
+            .then_some(Clipboard { size, cells })
+    }
+
+    /// The cells, x fastest, then y, then z.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
     /// Heap bytes of the copied cells.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(self.cells.as_slice())
