@@ -320,6 +320,22 @@ impl EditorPanel {
             .show_unindented(ui, |ui| self.tools.region_ui(ui, stats.has_clipboard))
             .header_response
             .on_hover_text("B: select by dragging on the surface; Esc: back to the brush");
+        let stamp_active = self.tools.active == super::tools_panel::ActiveTool::Stamp;
+        egui::CollapsingHeader::new(egui::RichText::new("Stamp").strong())
+            .id_salt("stamp_section")
+            .open(stamp_active.then_some(true))
+            .default_open(false)
+            .show(ui, |ui| self.tools.stamp.ui(ui))
+            .header_response
+            .on_hover_text("K: press a stamp into the terrain where you click; R turns it 15°");
+        let path_active = self.tools.active == super::tools_panel::ActiveTool::Path;
+        egui::CollapsingHeader::new(egui::RichText::new("Path").strong())
+            .id_salt("path_section")
+            .open(path_active.then_some(true))
+            .default_open(false)
+            .show(ui, |ui| self.tools.path.ui(ui))
+            .header_response
+            .on_hover_text("P: click points on the terrain, drag to move, Enter lays the path");
         super::history_panel::history_ui(ui, &stats.history, &mut self.tools);
         egui::CollapsingHeader::new(egui::RichText::new("Sea level").strong())
             .id_salt("sea_section")

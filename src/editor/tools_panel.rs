@@ -23,6 +23,10 @@ pub enum ActiveTool {
     Region,
     /// Paste preview follows the cursor; a click pastes.
     Paste,
+    /// The chosen stamp's ghost follows the cursor; a click presses it in.
+    Stamp,
+    /// Clicks lay and edit a path's control points; Enter applies it.
+    Path,
 }
 
 /// A one-shot action the panel or a shortcut asks the editor for.
@@ -86,6 +90,10 @@ pub struct ToolSettings {
     pub requests: Vec<ToolRequest>,
     /// The last tool message (errors in red).
     pub message: Option<(String, bool)>,
+    /// The Stamp tool: library, chosen stamp and placement.
+    pub stamp: super::stamp_panel::StampToolSettings,
+    /// The Path tool: mode, shape and the points being laid.
+    pub path: super::path_panel::PathToolSettings,
 }
 
 impl Default for ToolSettings {
@@ -108,6 +116,8 @@ impl Default for ToolSettings {
             history_budget_mib: (DEFAULT_HISTORY_BUDGET_BYTES >> 20) as u32,
             requests: Vec::new(),
             message: None,
+            stamp: super::stamp_panel::StampToolSettings::default(),
+            path: super::path_panel::PathToolSettings::default(),
         }
     }
 }
@@ -133,6 +143,14 @@ pub enum Shortcut {
     Tool(BrushMode),
     /// Select the region tool.
     RegionTool,
+    /// Select the stamp tool.
+    StampTool,
+    /// Select the path tool.
+    PathTool,
+    /// Apply the path being laid (Enter).
+    Confirm,
+    /// Remove the path's last point (Backspace).
+    DeleteLast,
     /// Next brush shape.
     CycleShape,
     /// Next falloff.
@@ -172,6 +190,10 @@ pub fn shortcut(code: KeyCode, mods: ModifiersState) -> Option<Shortcut> {
     }
     match code {
         KeyCode::KeyB => Some(Shortcut::RegionTool),
+        KeyCode::KeyK => Some(Shortcut::StampTool),
+        KeyCode::KeyP => Some(Shortcut::PathTool),
+        KeyCode::Enter | KeyCode::NumpadEnter => Some(Shortcut::Confirm),
+        KeyCode::Backspace => Some(Shortcut::DeleteLast),
         KeyCode::KeyT => Some(Shortcut::CycleShape),
         KeyCode::KeyU => Some(Shortcut::CycleFalloff),
         KeyCode::KeyL => Some(Shortcut::TogglePlaneLock),
@@ -229,7 +251,27 @@ impl ToolSettings {
             Shortcut::CycleShape => self.shape = next(&BrushShape::ALL, self.shape),
             Shortcut::CycleFalloff => self.falloff = next(&Falloff::ALL, self.falloff),
             Shortcut::TogglePlaneLock => self.plane_lock = !self.plane_lock,
+            Shortcut::RotatePaste if self.active == ActiveTool::Stamp => {
+                self.stamp.rotate_step();
+            }
             Shortcut::RotatePaste => self.paste_quarter_turns = (self.paste_quarter_turns + 1) % 4,
+            Shortcut::StampTool => self.active = ActiveTool::Stamp,
+            Shortcut::PathTool => self.active = ActiveTool::Path,
+            Shortcut::Confirm if self.active == ActiveTool::Path => {
+                self.path.action = Some(super::path_panel::PathAction::Apply);
+            }
+            Shortcut::DeleteLast if self.active == ActiveTool::Path => {
+                self.path.draft.delete_near(None, 0.0);
+            }
+            Shortcut::Confirm | Shortcut::DeleteLast => {}
+            // Esc first drops the points being laid, then leaves the tool.
+            Shortcut::Cancel if self.active == ActiveTool::Path && !self.path.draft.is_empty() => {
+                self.path.draft.clear();
+            }
+            // Del removes the path point under the cursor (the editor knows where it is).
+            Shortcut::Request(ToolRequest::Clear) if self.active == ActiveTool::Path => {
+                return Some(s);
+            }
             Shortcut::ArmPaste => self.active = ActiveTool::Paste,
             Shortcut::RegionTool => self.active = ActiveTool::Region,
             Shortcut::Cancel => self.active = ActiveTool::Brush,
@@ -258,13 +300,34 @@ impl ToolSettings {
                 }
             }
             if ui
-                .selectable_label(self.active != ActiveTool::Brush, "Region")
+                .selectable_label(
+                    matches!(self.active, ActiveTool::Region | ActiveTool::Paste),
+                    "Region",
+                )
                 .on_hover_text(
                     "Region: drag on the surface to select a box, drag its handles to resize it (B)",
                 )
                 .clicked()
             {
                 self.active = ActiveTool::Region;
+            }
+            if ui
+                .selectable_label(self.active == ActiveTool::Stamp, "Stamp")
+                .on_hover_text(
+                    "Stamp: press a height image or a saved 3D region into the terrain (K; R turns it)",
+                )
+                .clicked()
+            {
+                self.active = ActiveTool::Stamp;
+            }
+            if ui
+                .selectable_label(self.active == ActiveTool::Path, "Path")
+                .on_hover_text(
+                    "Path: click points to lay a road, river or route; Enter applies (P)",
+                )
+                .clicked()
+            {
+                self.active = ActiveTool::Path;
             }
         });
     }
