@@ -201,10 +201,15 @@ mod tests {
             })
             .collect();
         let p = river_profile(&terrain, &a, 1.5, 20.0);
-        for i in 1..n {
-            assert!(p.water_cells[i] <= p.water_cells[i - 1], "rises at {i}");
-            assert!(p.water_cells[i] <= terrain[i] - RIVER_FREEBOARD_CELLS + 1e-9);
-            assert!((p.water_cells[i] - p.bed_cells[i] - 1.5).abs() < 1e-12);
+        for (i, (w, (bed, h))) in p
+            .water_cells
+            .iter()
+            .zip(p.bed_cells.iter().zip(&terrain))
+            .enumerate()
+        {
+            assert!(i == 0 || *w <= p.water_cells[i - 1], "rises at {i}");
+            assert!(*w <= h - RIVER_FREEBOARD_CELLS + 1e-9);
+            assert!((w - bed - 1.5).abs() < 1e-12);
         }
         assert!(max_slope(&p.water_cells, &a) <= profile_slope_limit(20.0) + 1e-12);
         // Through the bump the water stays at the level before it.
