@@ -196,13 +196,16 @@ fn cliff_arch() -> Clipboard {
     Clipboard::from_cells(size, cells).unwrap_or_else(|| unreachable!("48×40×16 cells"))
 }
 
+/// A height stamp's shape: stamp `(u, v)` in −1..=1 to height in 0..=1.
+type HeightShape = fn(f64, f64) -> f64;
+
 fn main() -> anyhow::Result<()> {
     let dir = std::env::args().nth(1).map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/stamps"),
         PathBuf::from,
     );
     std::fs::create_dir_all(&dir)?;
-    let shapes: [(&str, fn(f64, f64) -> f64); 7] = [
+    let shapes: [(&str, HeightShape); 7] = [
         ("crater", crater),
         ("mesa", mesa),
         ("volcano", volcano),

@@ -298,7 +298,8 @@ struct WindowState {
     sample_requested: bool,
     /// `F` asked to focus the camera on the cursor.
     focus_requested: bool,
-    /// The current left press already pasted (one paste per click).
+    /// The current left press already pasted, stamped or placed a path
+    /// point (one per click).
     pasted_this_press: bool,
     /// A left press in the 3D view not yet seen by a frame (a click shorter
     /// than a frame still applies the tool once).
@@ -572,6 +573,15 @@ impl WindowState {
             match self.panel.tools.apply_shortcut(s) {
                 Some(Shortcut::Tool(mode)) => self.panel.tool = mode,
                 Some(Shortcut::Focus) => self.focus_requested = true,
+                Some(Shortcut::Request(ToolRequest::Clear)) => {
+                    let at = self.hit.map(|h| h.pos_world);
+                    let pick = at.map_or(0.0, |p| self.path_pick_studs(p));
+                    self.panel
+                        .tools
+                        .path
+                        .draft
+                        .delete_near(at.map(|p| glam::DVec2::new(p.x, p.z)), pick);
+                }
                 _ => {}
             }
             return;
@@ -692,7 +702,7 @@ impl WindowState {
         self.renderer.set_residency(residency_view);
         let previews = self
             .previews
-            .frame_previews(tools, &self.panel, self.hit.as_ref());
+            .frame_previews(grid, tools, &self.panel, self.hit.as_ref());
         self.renderer.set_previews(previews);
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
@@ -1150,9 +1160,18 @@ impl WindowState {
                 self.pasted_this_press = true;
                 self.panel.tools.requests.push(ToolRequest::Paste);
             }
+            ActiveTool::Stamp if held && !self.pasted_this_press && !waiting => {
+                self.pasted_this_press = true;
+                self.press_stamp(grid, tools, now);
+            }
+            ActiveTool::Path if held => self.edit_path_points(),
             _ => {}
         }
+        if self.panel.tools.path.action.take().is_some() && !waiting {
+            self.lay_path(grid, tools, now);
+        }
         if !held {
+            self.panel.tools.path.draft.release();
             // A stroke whose applications wait for columns ends once they
             // have applied.
             if !self.wait.is_stroke_waiting() {
@@ -1198,6 +1217,61 @@ impl WindowState {
                     break;
                 }
             }
+        }
+    }
+
+    /// A click with the Stamp tool: presses the chosen stamp in, centred on
+    /// the surface under the cursor, as one undo step.
+    fn press_stamp(&mut self, grid: &mut Grid, tools: &mut ToolSession, now: Instant) {
+        let Some(hit) = self.hit else { return };
+        let Some(stamp) = self.panel.tools.stamp.stamp().cloned() else {
+            self.panel.tools.message = Some(("choose a stamp in the Stamp section".into(), true));
+            return;
+        };
+        let command = EditCommand::Stamp {
+            placement: self.panel.tools.stamp.placement_at(hit.pos_world),
+            stamp,
+        };
+        match tools.apply_command(grid, &command) {
+            Ok(message) => self.panel.tools.message = Some((message, false)),
+            Err(e) => self.wait_for_columns(e, now),
+        }
+    }
+
+    /// One frame of a held press with the Path tool: the press appends,
+    /// inserts or picks up a control point; later frames drag it.
+    fn edit_path_points(&mut self) {
+        let Some(hit) = self.hit else { return };
+        let at = glam::DVec2::new(hit.pos_world.x, hit.pos_world.z);
+        if self.pasted_this_press {
+            self.panel.tools.path.draft.drag_to(at);
+            return;
+        }
+        self.pasted_this_press = true;
+        let pick_studs = self.path_pick_studs(hit.pos_world);
+        if self.panel.tools.path.draft.press(at, pick_studs)
+            == Some(crate::editor::path_draft::DraftPress::Full)
+        {
+            self.panel.tools.message = Some(("a path holds at most 256 points".into(), true));
+        }
+    }
+
+    /// How close to a control point (studs, on the surface at `pos_world`)
+    /// a click picks it: the handle pick radius in pixels at that distance.
+    fn path_pick_studs(&self, pos_world: glam::DVec3) -> f64 {
+        (self.handle_tolerance_rad() * self.camera.pos_world.distance(pos_world)).max(2.0)
+    }
+
+    /// Lays the path being drawn (Enter or Apply) as one undo step; the
+    /// points are cleared once it is laid.
+    fn lay_path(&mut self, grid: &mut Grid, tools: &mut ToolSession, now: Instant) {
+        let command = EditCommand::Path(self.panel.tools.path.spec());
+        match tools.apply_command(grid, &command) {
+            Ok(message) => {
+                self.panel.tools.path.draft.clear();
+                self.panel.tools.message = Some((message, false));
+            }
+            Err(e) => self.wait_for_columns(e, now),
         }
     }
 

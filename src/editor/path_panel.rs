@@ -171,9 +171,7 @@ impl PathToolSettings {
             (_, 0) => "click on the terrain to place points".to_string(),
             (PathMode::Route, 1) => "click the route's other end".to_string(),
             (PathMode::Route, _) => "route between the first and last point".to_string(),
-            (_, n) => format!(
-                "{n} points: drag to move, click a segment to insert, Del removes"
-            ),
+            (_, n) => format!("{n} points: drag to move, click a segment to insert, Del removes"),
         });
         ui.horizontal(|ui| {
             if ui

@@ -1,7 +1,8 @@
 //! The tools' 3D previews, drawn by the renderer's overlay lines: the
 //! clipboard's solid cells where a paste would put them (the outer faces'
 //! edges, built once per clipboard and turn, moved with the cursor by their
-//! origin), and the plane Flatten would flatten to under the cursor.
+//! origin), the plane Flatten would flatten to under the cursor, and the
+//! Stamp and Path tools' previews ([`super::shape_previews`]).
 
 use std::sync::Arc;
 
@@ -14,7 +15,10 @@ use crate::terrain::coords::CELL_SIZE_STUDS;
 use crate::terrain::edit::{BrushMode, FlattenPlane};
 use crate::terrain::region::Clipboard;
 
+use crate::terrain::grid::Grid;
+
 use super::panel::EditorPanel;
+use super::shape_previews::{path_preview, stamp_ghost};
 use super::tool_session::{ToolSession, flatten_plane_for};
 use super::tools_panel::ActiveTool;
 
@@ -100,14 +104,26 @@ impl ToolPreviews {
     /// at `hit` would use). Empty otherwise.
     pub fn frame_previews(
         &mut self,
+        grid: &Grid,
         tools: &ToolSession,
         panel: &EditorPanel,
         hit: Option<&PickHit>,
     ) -> Vec<PreviewLines> {
+        // The path's points stay visible while the cursor is off the terrain.
+        if panel.tools.active == ActiveTool::Path {
+            return path_preview(grid, &panel.tools.path).into_iter().collect();
+        }
         let Some(hit) = hit else {
             return Vec::new();
         };
         match panel.tools.active {
+            ActiveTool::Stamp => match panel.tools.stamp.stamp() {
+                Some(stamp) => {
+                    let placement = panel.tools.stamp.placement_at(hit.pos_world);
+                    stamp_ghost(grid, stamp, &placement).into_iter().collect()
+                }
+                None => Vec::new(),
+            },
             ActiveTool::Paste => {
                 let turns = panel.tools.paste_quarter_turns;
                 match (
@@ -216,7 +232,7 @@ mod tests {
         panel.tools.active = ActiveTool::Paste;
         let mut previews = ToolPreviews::default();
         let at = hit_at(100.0, 32.0, 100.0);
-        let lines = previews.frame_previews(&tools, &panel, Some(&at));
+        let lines = previews.frame_previews(&g, &tools, &panel, Some(&at));
         assert_eq!(lines.len(), 1);
         let b = tools.paste_box(&at, 0).unwrap();
         // The paste box: centred on cell (25, 7, 25), 4 cells wide.
@@ -237,7 +253,7 @@ mod tests {
         assert_eq!(lines[0].segments_studs.len(), outline.segments_studs.len());
         assert_eq!(previews.paste_builds(), 1);
         // Moving the cursor moves the origin without a rebuild.
-        let moved = previews.frame_previews(&tools, &panel, Some(&hit_at(140.0, 32.0, 100.0)));
+        let moved = previews.frame_previews(&g, &tools, &panel, Some(&hit_at(140.0, 32.0, 100.0)));
         assert_eq!(moved[0].origin_world, DVec3::new(132.0, 28.0, 92.0));
         assert!(Arc::ptr_eq(
             &moved[0].segments_studs,
@@ -246,18 +262,18 @@ mod tests {
         assert_eq!(previews.paste_builds(), 1);
         // A turn or a new copy rebuilds it.
         panel.tools.paste_quarter_turns = 1;
-        previews.frame_previews(&tools, &panel, Some(&at));
+        previews.frame_previews(&g, &tools, &panel, Some(&at));
         assert_eq!(previews.paste_builds(), 2);
         tools
             .request(&mut g, ToolRequest::Copy, &panel.tools, None)
             .unwrap();
-        previews.frame_previews(&tools, &panel, Some(&at));
+        previews.frame_previews(&g, &tools, &panel, Some(&at));
         assert_eq!(previews.paste_builds(), 3);
         // Other tools draw no paste preview.
         panel.tools.active = ActiveTool::Region;
         assert!(
             previews
-                .frame_previews(&tools, &panel, Some(&at))
+                .frame_previews(&g, &tools, &panel, Some(&at))
                 .is_empty()
         );
     }
@@ -286,7 +302,7 @@ mod tests {
             panel.tools.flatten_height_studs = height_studs;
             // The cursor on the floor (top at 32 studs), over cell (20, 20).
             let hit = hit_at(82.0, 32.0, 82.0);
-            let previews = ToolPreviews::default().frame_previews(&tools, &panel, Some(&hit));
+            let previews = ToolPreviews::default().frame_previews(&g, &tools, &panel, Some(&hit));
             assert_eq!(previews.len(), 1);
             let plane_y = previews[0].origin_world.y;
             assert_eq!(plane_y, height_studs);
@@ -327,7 +343,7 @@ mod tests {
                     (DVec3::ZERO, DVec3::NEG_Y),
                 )
                 .unwrap();
-            let held = ToolPreviews::default().frame_previews(&tools, &panel, Some(&moved));
+            let held = ToolPreviews::default().frame_previews(&g, &tools, &panel, Some(&moved));
             assert_eq!(held[0].origin_world.y, plane_y);
             tools.end_stroke(&g);
         }

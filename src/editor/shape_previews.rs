@@ -28,10 +28,10 @@ pub const PATH_COLOR: [u8; 4] = [255, 90, 200, 235];
 /// Colour of the path where the terrain hides it.
 pub const PATH_HIDDEN_COLOR: [u8; 4] = [255, 90, 200, 80];
 
-/// Lines of the ghost grid along each stamp axis.
-const GHOST_LINES: usize = 24;
-/// Points along each ghost line.
-const GHOST_STEPS: usize = 48;
+/// Lines of the ghost grid along each stamp axis (odd, so one runs through the centre).
+const GHOST_LINES: usize = 25;
+/// Points along each ghost line (odd, so one lies on the centre).
+const GHOST_STEPS: usize = 49;
 /// Lifts preview lines above the surface they lie on, studs.
 const LIFT_STUDS: f64 = 0.6;
 /// Spacing of the path preview's samples, studs.
@@ -200,22 +200,18 @@ pub fn path_preview(grid: &Grid, settings: &PathToolSettings) -> Option<PreviewL
 mod tests {
     use super::*;
     use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::{CellBox, ChunkCoord};
+    use crate::terrain::coords::CellBox;
     use crate::terrain::stamp::StampMode;
     use glam::IVec3;
 
     /// A flat floor whose surface is 8 cells (32 studs) high.
     fn floor() -> Grid {
         let mut g = Grid::new();
-        for cx in 0..4 {
-            for cz in 0..4 {
-                g.ensure_chunk(ChunkCoord::new(cx, 0, cz));
-            }
-        }
-        g.fill_box(
+        g.edit_region(
             CellBox::new(IVec3::ZERO, IVec3::new(128, 8, 128)),
-            Cell::solid(Material::GRASS, 255),
-        );
+            |_, _| Cell::full(Material::GRASS),
+        )
+        .expect("floor");
         g
     }
 

@@ -84,7 +84,12 @@ impl std::fmt::Debug for StampToolSettings {
 /// and place it alike (thumbnails and messages are not compared).
 impl PartialEq for StampToolSettings {
     fn eq(&self, other: &Self) -> bool {
-        let paths = |s: &Self| s.rows.iter().map(|r| r.entry.path.clone()).collect::<Vec<_>>();
+        let paths = |s: &Self| {
+            s.rows
+                .iter()
+                .map(|r| r.entry.path.clone())
+                .collect::<Vec<_>>()
+        };
         self.folders == other.folders
             && paths(self) == paths(other)
             && self.selected == other.selected

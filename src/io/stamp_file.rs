@@ -140,10 +140,11 @@ pub fn read_stamp(path: &Path) -> Result<Stamp, StampFileError> {
 /// [`StampFileError::ImageTooLarge`], [`StampFileError::Image`] for a
 /// corrupt or coloured image.
 pub fn read_height_stamp(path: &Path) -> Result<Stamp, StampFileError> {
-    let bytes = read_bounded(path, MAX_STAMP_FILE_BYTES).map_err(|source| StampFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        read_bounded(path, MAX_STAMP_FILE_BYTES).map_err(|source| StampFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     decode_height_stamp(&bytes, path)
 }
 
@@ -227,7 +228,11 @@ pub fn save_cell_stamp(path: &Path, clip: &Clipboard) -> Result<(), StampFileErr
         path: path.to_path_buf(),
         source,
     };
-    super::write_atomically(path, |tmp| std::fs::write(tmp, &bytes).map_err(write_err), write_err)
+    super::write_atomically(
+        path,
+        |tmp| std::fs::write(tmp, &bytes).map_err(write_err),
+        write_err,
+    )
 }
 
 /// The size `[x, y, z]` in a `.stamp` header, checked (module docs).
@@ -245,7 +250,8 @@ fn cell_stamp_header(bytes: &[u8], path: &Path) -> Result<(IVec3, u64), StampFil
     if bytes[0..8] != CELL_STAMP_MAGIC {
         return Err(corrupt("it does not start with STRATA3D".into()));
     }
-    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let u32_at =
+        |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     let version = u32_at(8);
     if version != CELL_STAMP_VERSION {
         return Err(corrupt(format!(
@@ -318,10 +324,11 @@ pub fn decode_cell_stamp(bytes: &[u8], path: &Path) -> Result<Stamp, StampFileEr
 /// # Errors
 /// [`StampFileError::Read`] and as [`decode_cell_stamp`].
 pub fn read_cell_stamp(path: &Path) -> Result<Stamp, StampFileError> {
-    let bytes = read_bounded(path, MAX_STAMP_FILE_BYTES).map_err(|source| StampFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        read_bounded(path, MAX_STAMP_FILE_BYTES).map_err(|source| StampFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     decode_cell_stamp(&bytes, path)
 }
 

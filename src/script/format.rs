@@ -1090,10 +1090,11 @@ impl StampFiles {
         if let Some(stamp) = self.loaded.get(&path) {
             return Ok(stamp.clone());
         }
-        let stamp = crate::io::stamp_file::read_stamp(&path).map_err(|e| EntryError::StampFile {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let stamp =
+            crate::io::stamp_file::read_stamp(&path).map_err(|e| EntryError::StampFile {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
         let stamp = Arc::new(stamp);
         self.loaded.insert(path, stamp.clone());
         Ok(stamp)
@@ -1123,7 +1124,9 @@ fn parse_stamp(s: &StrokeFile, files: &mut StampFiles) -> Result<EditCommand, En
         .stamp
         .as_deref()
         .ok_or(EntryError::MissingStampField("stamp"))?;
-    let [x, z] = s.centre_xz.ok_or(EntryError::MissingStampField("centre_xz"))?;
+    let [x, z] = s
+        .centre_xz
+        .ok_or(EntryError::MissingStampField("centre_xz"))?;
     let radius_cells = s.radius_cells.ok_or(EntryError::MissingRadius)?;
     let mode = match &s.mode {
         None => StampMode::Add,
@@ -1147,7 +1150,9 @@ fn parse_stamp(s: &StrokeFile, files: &mut StampFiles) -> Result<EditCommand, En
     let stud = f64::from(CELL_SIZE_STUDS);
     let placement = StampPlacement {
         centre_xz_cells: glam::DVec2::new(x / stud, z / stud),
-        base: s.base_cells.map_or(StampBase::SurfaceUnderCentre, StampBase::Cells),
+        base: s
+            .base_cells
+            .map_or(StampBase::SurfaceUnderCentre, StampBase::Cells),
         rotation_deg: s.rotation_deg.unwrap_or(0.0),
         radius_cells: f64::from(radius_cells),
         height_scale_cells: s.height_scale_cells.unwrap_or(default_height),

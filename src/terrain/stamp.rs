@@ -118,6 +118,21 @@ impl StampMode {
             .into_iter()
             .find(|m| m.script_name().eq_ignore_ascii_case(name))
     }
+
+    /// A height stamp's new surface height, cells, at a column whose
+    /// surface is `old_cells`, where the stamp reads `h_cells` (sample ×
+    /// height scale) above `base_cells`, before the edge falloff (the
+    /// table in the type's docs).
+    #[inline]
+    pub fn surface_cells(self, old_cells: f64, h_cells: f64, base_cells: f64) -> f64 {
+        match self {
+            StampMode::Add => old_cells + h_cells,
+            StampMode::Subtract => old_cells - h_cells,
+            StampMode::RaiseTo => old_cells.max(base_cells + h_cells),
+            StampMode::LowerTo => old_cells.min(base_cells + h_cells),
+            StampMode::Replace => base_cells + h_cells,
+        }
+    }
 }
 
 /// The height a placement's `B` is measured from, cells.
@@ -587,7 +602,8 @@ impl StampPlacement {
         if self.rotation_deg.abs() > MAX_STAMP_ROTATION_DEG {
             return Err(StampError::Rotation(self.rotation_deg));
         }
-        let on_lattice = |v: f64| (f64::from(MIN_CELL_COORD)..=f64::from(MAX_CELL_COORD)).contains(&v);
+        let on_lattice =
+            |v: f64| (f64::from(MIN_CELL_COORD)..=f64::from(MAX_CELL_COORD)).contains(&v);
         if ![self.centre_xz_cells.x, base, self.centre_xz_cells.y]
             .into_iter()
             .all(on_lattice)
@@ -662,10 +678,7 @@ impl StampPlacement {
     pub fn turned_half_extents(&self, stamp: &Stamp) -> DVec2 {
         let h = self.half_extents_cells(stamp);
         let (c, s) = self.rotation_cos_sin();
-        DVec2::new(
-            h.x * c.abs() + h.y * s.abs(),
-            h.x * s.abs() + h.y * c.abs(),
-        )
+        DVec2::new(h.x * c.abs() + h.y * s.abs(), h.x * s.abs() + h.y * c.abs())
     }
 
     /// Estimated cells the placement visits (for script work budgets): the
@@ -713,8 +726,8 @@ mod tests {
             Stamp::height("a", 2, 1, vec![0.0, f32::NAN]),
             Err(StampError::BadSample { index: 1, .. })
         ));
-        let s = Stamp::height("ramp", 4, 2, vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0])
-            .unwrap();
+        let s =
+            Stamp::height("ramp", 4, 2, vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0]).unwrap();
         let StampShape::Height(h) = s.shape() else {
             panic!()
         };
@@ -729,7 +742,10 @@ mod tests {
         let mean = (0.0 + 0.25 + 0.5 + 0.75 + 4.0) / 8.0;
         assert!((h.sample(0.3, 0.3, 8.0) - mean).abs() < 1e-6);
         assert_eq!(s.dims(), [4, 1, 2]);
-        assert_eq!(format!("{s:?}"), "Stamp { name: \"ramp\", kind: Height, dims: [4, 1, 2] }");
+        assert_eq!(
+            format!("{s:?}"),
+            "Stamp { name: \"ramp\", kind: Height, dims: [4, 1, 2] }"
+        );
     }
 
     #[test]
@@ -750,7 +766,10 @@ mod tests {
             with(|p| p.height_scale_cells = -1.0),
             Err(StampError::HeightScale(-1.0))
         );
-        assert_eq!(with(|p| p.falloff_fraction = 1.5), Err(StampError::Falloff(1.5)));
+        assert_eq!(
+            with(|p| p.falloff_fraction = 1.5),
+            Err(StampError::Falloff(1.5))
+        );
         assert_eq!(
             with(|p| p.rotation_deg = f64::INFINITY),
             Err(StampError::NonFinite("rotation"))

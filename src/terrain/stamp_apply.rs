@@ -130,7 +130,10 @@ fn column_top(stack: &ChunkStack, lx: i32, lz: i32) -> Option<ColumnTop> {
 /// no solid. A surface built with the generator's ramp at height `h` reads
 /// as `h` within half a 255th per fractional cell.
 pub fn surface_height_cells(grid: &Grid, x: i32, z: i32) -> Option<f64> {
-    let (cx, cz) = (x.div_euclid(CHUNK_SIZE_CELLS), z.div_euclid(CHUNK_SIZE_CELLS));
+    let (cx, cz) = (
+        x.div_euclid(CHUNK_SIZE_CELLS),
+        z.div_euclid(CHUNK_SIZE_CELLS),
+    );
     let stacks = chunk_stacks(grid, (cx, cz), (cx, cz));
     let stack = stacks.get(&(cx, cz))?;
     column_top(
@@ -372,7 +375,10 @@ fn resolve_base(
 fn column_tops(grid: &Grid, apron: CellBox) -> Vec<Option<ColumnTop>> {
     let n = CHUNK_SIZE_CELLS;
     let lo = (apron.min.x.div_euclid(n), apron.min.z.div_euclid(n));
-    let hi = ((apron.max.x - 1).div_euclid(n), (apron.max.z - 1).div_euclid(n));
+    let hi = (
+        (apron.max.x - 1).div_euclid(n),
+        (apron.max.z - 1).div_euclid(n),
+    );
     let stacks = chunk_stacks(grid, lo, hi);
     let w = (apron.max.x - apron.min.x) as usize;
     let mut tops = vec![None; w * (apron.max.z - apron.min.z) as usize];
@@ -407,53 +413,50 @@ fn plan_height(
     let targets = target_heights(stamp, height, placement, apron, &tops, base);
     // Each inner column's edit, from the target surface's slope.
     let mut edits: Vec<Option<ColumnEdit>> = vec![None; w * d];
-    edits
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(row, out)| {
-            if row == 0 || row + 1 == d {
-                return;
+    edits.par_chunks_mut(w).enumerate().for_each(|(row, out)| {
+        if row == 0 || row + 1 == d {
+            return;
+        }
+        for i in 1..w - 1 {
+            let k = row * w + i;
+            let (Some(top), Some(t)) = (tops[k], targets[k]) else {
+                continue;
+            };
+            if t == top.height_cells {
+                continue;
             }
-            for i in 1..w - 1 {
-                let k = row * w + i;
-                let (Some(top), Some(t)) = (tops[k], targets[k]) else {
-                    continue;
-                };
-                if t == top.height_cells {
-                    continue;
-                }
-                let mut n = [[t; 3]; 3];
-                for (dz, line) in n.iter_mut().enumerate() {
-                    for (dx, v) in line.iter_mut().enumerate() {
-                        if let Some(h) = targets[(row + dz - 1) * w + i + dx - 1] {
-                            *v = h;
-                        }
+            let mut n = [[t; 3]; 3];
+            for (dz, line) in n.iter_mut().enumerate() {
+                for (dx, v) in line.iter_mut().enumerate() {
+                    if let Some(h) = targets[(row + dz - 1) * w + i + dx - 1] {
+                        *v = h;
                     }
                 }
-                let ramp = ramp_for_slope(slope_3x3(&n));
-                let raise = t > top.height_cells;
-                let (y_lo, y_hi) = if raise {
-                    (
-                        top.height_cells.floor() as i32 - 2,
-                        (t - 0.5 + 0.5 * ramp).ceil() as i32 + 1,
-                    )
-                } else {
-                    ((t - 0.5 - 0.5 * ramp).floor() as i32 - 1, top.top_row + 1)
-                };
-                out[i] = Some(ColumnEdit {
-                    y_lo,
-                    y_hi,
-                    target_cells: t,
-                    ramp_cells: ramp,
-                    raise,
-                    material: placement.material.unwrap_or(if top.material.is_solid() {
-                        top.material
-                    } else {
-                        Material::ROCK
-                    }),
-                });
             }
-        });
+            let ramp = ramp_for_slope(slope_3x3(&n));
+            let raise = t > top.height_cells;
+            let (y_lo, y_hi) = if raise {
+                (
+                    top.height_cells.floor() as i32 - 2,
+                    (t - 0.5 + 0.5 * ramp).ceil() as i32 + 1,
+                )
+            } else {
+                ((t - 0.5 - 0.5 * ramp).floor() as i32 - 1, top.top_row + 1)
+            };
+            out[i] = Some(ColumnEdit {
+                y_lo,
+                y_hi,
+                target_cells: t,
+                ramp_cells: ramp,
+                raise,
+                material: placement.material.unwrap_or(if top.material.is_solid() {
+                    top.material
+                } else {
+                    Material::ROCK
+                }),
+            });
+        }
+    });
     group_by_chunk_column(&edits, apron)
 }
 
@@ -491,15 +494,9 @@ fn target_heights(
                 *target = Some(if weight <= 0.0 {
                     old
                 } else {
-                    let h = height.sample(uv.x, uv.y, texels_per_sample)
-                        * placement.height_scale_cells;
-                    let full = match placement.mode {
-                        StampMode::Add => old + h,
-                        StampMode::Subtract => old - h,
-                        StampMode::RaiseTo => old.max(base + h),
-                        StampMode::LowerTo => old.min(base + h),
-                        StampMode::Replace => base + h,
-                    };
+                    let h =
+                        height.sample(uv.x, uv.y, texels_per_sample) * placement.height_scale_cells;
+                    let full = placement.mode.surface_cells(old, h, base);
                     old + weight * (full - old)
                 });
             }
@@ -518,7 +515,10 @@ fn group_by_chunk_column(
     let mut boxes: Vec<ColumnBox> = Vec::new();
     let mut volume: u64 = 0;
     let (cx0, cz0) = (apron.min.x.div_euclid(n), apron.min.z.div_euclid(n));
-    let (cx1, cz1) = ((apron.max.x - 1).div_euclid(n), (apron.max.z - 1).div_euclid(n));
+    let (cx1, cz1) = (
+        (apron.max.x - 1).div_euclid(n),
+        (apron.max.z - 1).div_euclid(n),
+    );
     for cz in cz0..=cz1 {
         for cx in cx0..=cx1 {
             let x_lo = (cx * n).max(apron.min.x);
