@@ -49,7 +49,7 @@
 //! 18): `stamp` names a grayscale PNG or a `.stamp` cell file, relative to
 //! the script's folder or else the shipped `assets/stamps/` (e.g.
 //! `"crater.png"`); `centre_xz` (world studs) centres it; `radius_cells`
-//! (1–512, required) is half its longer side; `rotation_deg` (default 0)
+//! (0.5–512, required) is half its longer side; `rotation_deg` (default 0)
 //! turns +X toward +Z; `height_scale_cells` (0–1024; default 32 for a
 //! height stamp, a cell stamp's own height); `edge_falloff` (0–1, default
 //! 0); `mode` `add`/`subtract`/`raise_to`/`lower_to`/`replace` (default

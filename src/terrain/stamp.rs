@@ -29,9 +29,9 @@ use super::region::{Clipboard, MAX_CLIPBOARD_VOLUME_CELLS};
 /// Largest height stamp side, pixels (a 4096² stamp holds 64 MiB of samples).
 pub const MAX_STAMP_SIDE_PX: u32 = 4096;
 
-/// Radius range of a placement, cells: a stamp 2 to 1024 cells
-/// (8 to 4096 studs) across.
-pub const STAMP_RADIUS_RANGE_CELLS: std::ops::RangeInclusive<f64> = 1.0..=512.0;
+/// Radius range of a placement, cells: a stamp 1 to 1024 cells
+/// (4 to 4096 studs) across.
+pub const STAMP_RADIUS_RANGE_CELLS: std::ops::RangeInclusive<f64> = 0.5..=512.0;
 
 /// Largest height scale of a placement, cells (a sample of 1.0 raises the
 /// surface by at most this).
@@ -207,7 +207,7 @@ pub enum StampError {
     #[error("stamp {0} must be a finite number")]
     NonFinite(&'static str),
     /// Radius outside [`STAMP_RADIUS_RANGE_CELLS`].
-    #[error("stamp radius {0} cells is outside 1..=512")]
+    #[error("stamp radius {0} cells is outside 0.5..=512")]
     Radius(f64),
     /// Height scale outside `0..=`[`MAX_STAMP_HEIGHT_SCALE_CELLS`].
     #[error("stamp height scale {0} cells is outside 0..=1024")]

@@ -7,15 +7,17 @@
 //! # Height stamps
 //! Each column's surface height `H` is read from its cells: the top solid
 //! cell and the fractional ones under it down to the first full cell, whose
-//! occupancies add up to the height (exact for the generator's and the
-//! importer's ramps, see [`surface_height_cells`]). The target height `T`
+//! occupancies add up to the height (see [`surface_height_cells`]). The target height `T`
 //! ([`super::stamp::StampMode`]) becomes occupancies with the generator's
 //! distance-like ramp ([`ramp_occupancy`] with [`ramp_for_slope`] of the
 //! target surface's slope), so a stamped slope is as smooth as a generated
-//! one. A column that rises only gains occupancy (cells that gain solid take
-//! the placement's material, or the column's top material), one that falls
-//! only loses it; rows below the surface's band are never touched, so caves
-//! under a stamp stay. Columns holding no solid are left alone.
+//! one: a column whose height changes is rewritten near its surface, from
+//! under the lower of its old and new bands to above the higher, exactly
+//! as the generator writes a column of that height. Cells that gain solid
+//! take the placement's material (or the column's top material), cells
+//! that lose it keep theirs; rows further down are never touched, so caves
+//! under a stamp stay. Columns holding no solid, and columns whose height
+//! does not change, are left alone.
 //!
 //! # Cell stamps
 //! Every cell in the box around the turned, scaled stamp reads the stamp cell
@@ -127,8 +129,8 @@ fn column_top(stack: &ChunkStack, lx: i32, lz: i32) -> Option<ColumnTop> {
 
 /// The surface height of cell column `(x, z)`, cells, read from its cells
 /// as a height stamp reads it (module docs); `None` when the column holds
-/// no solid. A surface built with the generator's ramp at height `h` reads
-/// as `h` within half a 255th per fractional cell.
+/// no solid. A flat surface at height `h` reads as `h` within half a 255th;
+/// a sloped one (a ramp `r` cells tall) within about `1 / (8 r)` of a cell.
 pub fn surface_height_cells(grid: &Grid, x: i32, z: i32) -> Option<f64> {
     let (cx, cz) = (
         x.div_euclid(CHUNK_SIZE_CELLS),
@@ -144,15 +146,14 @@ pub fn surface_height_cells(grid: &Grid, x: i32, z: i32) -> Option<f64> {
     .map(|t| t.height_cells)
 }
 
-/// One column's part of a height stamp: rows `[y_lo, y_hi)` move toward
-/// the ramp of surface `target_cells`.
+/// One column's part of a height stamp: rows `[y_lo, y_hi)` take the
+/// ramp occupancy of surface `target_cells`.
 #[derive(Clone, Copy, Debug)]
 struct ColumnEdit {
     y_lo: i32,
     y_hi: i32,
     target_cells: f64,
     ramp_cells: f64,
-    raise: bool,
     material: Material,
 }
 
@@ -165,19 +166,17 @@ impl ColumnEdit {
         }
         let target = ramp_occupancy(self.target_cells, self.ramp_cells, y);
         let solid = old.solid_occupancy();
-        if self.raise {
-            if target <= solid {
-                return old;
-            }
+        if target == solid {
+            old
+        } else if target > solid {
             let m = if old.material().is_solid() {
                 old.material()
             } else {
                 self.material
             };
             Cell::new(m, target)
-        } else if target >= solid {
-            old
         } else {
+            // Only solid cells have occupancy to lose (target < solid).
             Cell::new(old.material(), target)
         }
     }
@@ -434,21 +433,16 @@ fn plan_height(
                 }
             }
             let ramp = ramp_for_slope(slope_3x3(&n));
-            let raise = t > top.height_cells;
-            let (y_lo, y_hi) = if raise {
-                (
-                    top.height_cells.floor() as i32 - 2,
-                    (t - 0.5 + 0.5 * ramp).ceil() as i32 + 1,
-                )
-            } else {
-                ((t - 0.5 - 0.5 * ramp).floor() as i32 - 1, top.top_row + 1)
-            };
+            // From under both bands (the old one at most
+            // MAX_RAMP_CELLS / 2 below the old surface) to above both.
+            let band_lo = (t - 0.5 - 0.5 * ramp).floor() as i32;
+            let y_lo = band_lo.min(top.height_cells.floor() as i32 - 2) - 1;
+            let y_hi = (t - 0.5 + 0.5 * ramp).ceil().max(f64::from(top.top_row)) as i32 + 2;
             out[i] = Some(ColumnEdit {
                 y_lo,
                 y_hi,
                 target_cells: t,
                 ramp_cells: ramp,
-                raise,
                 material: placement.material.unwrap_or(if top.material.is_solid() {
                     top.material
                 } else {
