@@ -6,6 +6,7 @@ use glam::{DVec2, IVec2, IVec3};
 use strata::script::{Script, ScriptRunner};
 use strata::terrain::coords::CellBox;
 use strata::terrain::edit_command::{CommandError, CommandOutcome, EditCommand, EditSession};
+use strata::terrain::generate::{GeneratorSettings, generate_world};
 use strata::terrain::path_spec::{PathError, PathMode, PathReport, PathSpec};
 use strata::terrain::path_surface::SurfacePatch;
 use strata::terrain::{Cell, CellCoord, Grid, Material};
@@ -194,6 +195,31 @@ fn a_river_carves_a_channel_whose_water_never_rises_downstream() {
     );
     assert!(by_x[20] - by_x[50] > 2.5, "{} {}", by_x[20], by_x[50]);
     assert_eq!(top_material(&grid, IVec2::new(30, 41)), Material::MUD);
+}
+
+/// The input that failed: on the default world this river runs down into
+/// the generated water east of x = 3,270 studs, whose surface stood above
+/// the level the river carved, so the water rose 4.9 studs where they met.
+/// The river now ends at that water, backed up to its surface.
+#[test]
+fn a_river_into_standing_water_ends_there_without_a_rise() {
+    let mut grid = generate_world(&GeneratorSettings::default()).unwrap();
+    let mut session = EditSession::new(1 << 28, None);
+    let spec = PathSpec {
+        width_studs: 20.0,
+        depth_studs: 6.0,
+        ..PathSpec::river(vec![
+            DVec2::new(2760.0, 1330.0),
+            DVec2::new(2950.0, 1390.0),
+            DVec2::new(3150.0, 1450.0),
+            DVec2::new(3360.0, 1500.0),
+        ])
+    };
+    let report = apply(&mut grid, &mut session, &spec);
+    assert_eq!(report.max_upstream_rise_studs, 0.0, "{report:?}");
+    // It stopped at the water body, short of the last control point.
+    assert!(report.length_studs < 600.0, "{report:?}");
+    assert!(report.length_studs > 400.0, "{report:?}");
 }
 
 #[test]

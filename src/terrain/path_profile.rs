@@ -113,7 +113,22 @@ pub fn road_profile(terrain: &[f64], arc: &[f64], smooth_radius: f64, cap_deg: f
 /// water at the running minimum of the terrain less
 /// [`RIVER_FREEBOARD_CELLS`], falls bounded by `cap_deg`, bed `depth_cells`
 /// below the water.
-pub fn river_profile(terrain: &[f64], arc: &[f64], depth_cells: f64, cap_deg: f64) -> Profile {
+///
+/// `standing_water` is the water already over each sample's column
+/// (cells, `None` for none; the same length as `terrain`). The river ends
+/// where it flows into standing water at or above its own surface (a lake,
+/// the sea, another river): the profile then holds the samples up to and
+/// including that junction only (see [`river_junction`]), and the water
+/// upstream of it is raised to the standing surface where it lay lower
+/// (the water body backs up the channel; the bed stays where it was), so
+/// the surface never rises going downstream into the water body.
+pub fn river_profile(
+    terrain: &[f64],
+    standing_water: &[Option<f64>],
+    arc: &[f64],
+    depth_cells: f64,
+    cap_deg: f64,
+) -> Profile {
     let mut running = f64::INFINITY;
     let level: Vec<f64> = terrain
         .iter()
@@ -122,11 +137,36 @@ pub fn river_profile(terrain: &[f64], arc: &[f64], depth_cells: f64, cap_deg: f6
             running
         })
         .collect();
-    let water = lower_envelope(&level, arc, profile_slope_limit(cap_deg));
+    let mut water = lower_envelope(&level, arc, profile_slope_limit(cap_deg));
+    let mut bed_cells: Vec<f64> = water.iter().map(|w| w - depth_cells).collect();
+    if let Some(end) = river_junction(&water, standing_water) {
+        water.truncate(end + 1);
+        bed_cells.truncate(end + 1);
+        if let Some(surface) = standing_water[end] {
+            for w in &mut water {
+                *w = w.max(surface);
+            }
+        }
+    }
     Profile {
-        bed_cells: water.iter().map(|w| w - depth_cells).collect(),
+        bed_cells,
         water_cells: water,
     }
+}
+
+/// The first sample (after the start) where a river with surface `water`
+/// enters standing water at or above it, coming from a sample that was
+/// not under such water (so a river that leaves a lake it starts in runs
+/// on until the next one); `None` when it meets none.
+pub fn river_junction(water: &[f64], standing_water: &[Option<f64>]) -> Option<usize> {
+    let submerged = |i: usize| {
+        standing_water
+            .get(i)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s >= water[i])
+    };
+    (1..water.len()).find(|&i| submerged(i) && !submerged(i - 1))
 }
 
 #[cfg(test)]
@@ -200,7 +240,7 @@ mod tests {
                 base + bump + drop
             })
             .collect();
-        let p = river_profile(&terrain, &a, 1.5, 20.0);
+        let p = river_profile(&terrain, &vec![None; n], &a, 1.5, 20.0);
         for (i, (w, (bed, h))) in p
             .water_cells
             .iter()
@@ -214,5 +254,37 @@ mod tests {
         assert!(max_slope(&p.water_cells, &a) <= profile_slope_limit(20.0) + 1e-12);
         // Through the bump the water stays at the level before it.
         assert!((p.water_cells[110] - p.water_cells[99]).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_river_ends_where_it_meets_higher_standing_water_and_never_rises_into_it() {
+        let n = 200;
+        let a = arc(n);
+        // Downhill from 60 to a lake floor at 30 from sample 150 on, with
+        // the lake's surface at 38 (above the carved level there).
+        let terrain: Vec<f64> = (0..n)
+            .map(|i| {
+                if i >= 150 {
+                    30.0
+                } else {
+                    60.0 - 0.2 * i as f64
+                }
+            })
+            .collect();
+        let standing: Vec<Option<f64>> = (0..n).map(|i| (i >= 150).then_some(38.0)).collect();
+        let p = river_profile(&terrain, &standing, &a, 2.0, 30.0);
+        assert_eq!(p.water_cells.len(), 151, "ends at the lake");
+        assert_eq!(p.bed_cells.len(), 151);
+        assert_eq!(p.water_cells[150], 38.0);
+        for i in 1..p.water_cells.len() {
+            assert!(p.water_cells[i] <= p.water_cells[i - 1], "rises at {i}");
+        }
+        // Upstream of the backwater the water is the carved one.
+        assert!((p.water_cells[10] - (58.0 - RIVER_FREEBOARD_CELLS)).abs() < 1e-9);
+        // A river starting in a lake runs on after leaving it.
+        let from_lake: Vec<Option<f64>> = (0..n).map(|i| (i < 5).then_some(70.0)).collect();
+        let q = river_profile(&terrain[..140], &from_lake[..140], &a[..140], 2.0, 30.0);
+        assert_eq!(q.water_cells.len(), 140);
+        assert_eq!(river_junction(&q.water_cells, &from_lake[..140]), None);
     }
 }

@@ -39,6 +39,13 @@ impl SampledCurve {
     pub fn length(&self) -> f64 {
         self.arc.last().copied().unwrap_or(0.0)
     }
+
+    /// The first `samples` samples (all of them when there are fewer).
+    pub fn truncated(mut self, samples: usize) -> SampledCurve {
+        self.points.truncate(samples);
+        self.arc.truncate(samples);
+        self
+    }
 }
 
 /// The control points with consecutive duplicates (closer than

@@ -69,7 +69,10 @@ pub fn apply_path(
     }
     let before = SurfacePatch::read(grid, min, max);
     let terrain = terrain_along(&before, &curve)?;
-    let profile = build_profile(spec, &terrain, &curve.arc);
+    let profile = build_profile(spec, &before, &terrain, &curve);
+    // A river that met standing water ends there (see `river_profile`).
+    let curve = curve.truncated(profile.bed_cells.len());
+    let length_studs = curve.length() * f64::from(CELL_SIZE_STUDS);
     let counts: CarveCounts = carve(grid, rec, &before, &curve, &profile, spec)?;
     let after = SurfacePatch::read(grid, min, max);
     let (max_grade_deg, rise_cells) = measure(&after, &curve);
@@ -121,10 +124,27 @@ fn terrain_along(patch: &SurfacePatch, curve: &SampledCurve) -> Result<Vec<f64>,
         .collect()
 }
 
-fn build_profile(spec: &PathSpec, terrain: &[f64], arc: &[f64]) -> Profile {
+/// The water standing over the column of every sample before the carve,
+/// cells.
+fn standing_water_along(patch: &SurfacePatch, curve: &SampledCurve) -> Vec<Option<f64>> {
+    curve
+        .points
+        .iter()
+        .map(|p| patch.water_cells(column_of(*p)))
+        .collect()
+}
+
+fn build_profile(
+    spec: &PathSpec,
+    patch: &SurfacePatch,
+    terrain: &[f64],
+    curve: &SampledCurve,
+) -> Profile {
+    let arc = &curve.arc;
     match spec.mode {
         PathMode::River => river_profile(
             terrain,
+            &standing_water_along(patch, curve),
             arc,
             spec.depth_studs / f64::from(CELL_SIZE_STUDS),
             spec.max_grade_deg,
