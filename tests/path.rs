@@ -197,6 +197,40 @@ fn a_river_carves_a_channel_whose_water_never_rises_downstream() {
     assert_eq!(top_material(&grid, IVec2::new(30, 41)), Material::MUD);
 }
 
+/// The input that failed: a road across flat ground whose surface lies on
+/// a cell boundary (full cells up to row 19) changed nothing, because the
+/// band's rows were under both surfaces and kept their old material; the
+/// gravel band came out broken wherever the terrain was level.
+#[test]
+fn a_road_on_level_ground_paints_its_band() {
+    let mut grid = terrain(96, 40, |_, _| 20.0);
+    let before = grid.content_hash();
+    let mut session = EditSession::new(1 << 28, None);
+    let spec = PathSpec {
+        width_studs: 12.0,
+        ..PathSpec::road(vec![studs([8.5, 48.5]), studs([88.5, 48.5])])
+    };
+    let report = apply(&mut grid, &mut session, &spec);
+    assert_eq!((report.cut_cells, report.fill_cells), (0, 0), "{report:?}");
+    for x in 12..84 {
+        let c = IVec2::new(x, 48);
+        assert_eq!(top_material(&grid, c), Material::GRAVEL, "{c}");
+        // Two rows deep, and the surface stays where it was.
+        assert_eq!(
+            grid.cell(CellCoord::new(x, 18, 48)).material(),
+            Material::GRAVEL
+        );
+        assert_eq!(
+            grid.cell(CellCoord::new(x, 17, 48)).material(),
+            Material::DIRT
+        );
+        assert!(grid.cell(CellCoord::new(x, 20, 48)).is_empty());
+    }
+    assert_eq!(top_material(&grid, IVec2::new(48, 30)), Material::GRASS);
+    session.apply(&mut grid, &EditCommand::Undo).unwrap();
+    assert_eq!(grid.content_hash(), before);
+}
+
 /// The input that failed: on the default world this river runs down into
 /// the generated water east of x = 3,270 studs, whose surface stood above
 /// the level the river carved, so the water rose 4.9 studs where they met.

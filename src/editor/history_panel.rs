@@ -2,6 +2,7 @@
 //! with the memory each holds, the redo steps greyed (a click on a step
 //! undoes or redoes up to it), Undo and Redo buttons,
 //! the memory budget and a note when old steps were dropped to stay within it.
+//! A path step has a Reopen button that loads it back into the Path tool.
 
 use crate::terrain::history_view::HistoryView;
 
@@ -79,7 +80,7 @@ fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettin
         .max_height(160.0)
         .show(ui, |ui| {
             egui::Grid::new("history_grid")
-                .num_columns(2)
+                .num_columns(3)
                 .show(ui, |ui| {
                     // Row k (newest first) is the state after step
                     // undo_len + redo_len - k of the timeline.
@@ -100,6 +101,23 @@ fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettin
                             tools.requests.push(ToolRequest::JumpTo(newest - k));
                         }
                         ui.label(egui::RichText::new(mib(row.bytes)).weak());
+                        match &row.path {
+                            Some(spec) if !row.undone => {
+                                if ui
+                                    .small_button("Reopen")
+                                    .on_hover_text(
+                                        "Undo back to before this path and load its points into \
+                                         the Path tool to edit and apply again",
+                                    )
+                                    .clicked()
+                                {
+                                    tools.reopen_path(spec, newest - k - 1);
+                                }
+                            }
+                            _ => {
+                                ui.label("");
+                            }
+                        }
                         ui.end_row();
                     }
                 });

@@ -691,4 +691,59 @@ mod tests {
             .unwrap();
         assert_eq!(g.content_hash(), hashes[0]);
     }
+
+    #[test]
+    fn an_applied_path_reopens_from_the_history_and_applies_again() {
+        use crate::editor::tools_panel::ActiveTool;
+        use crate::terrain::history_view::HistoryView;
+        use crate::terrain::path_spec::PathSpec;
+        use glam::DVec2;
+        let mut g = floor();
+        let mut s = ToolSession::new(1 << 28, None);
+        let mut settings = ToolSettings::default();
+        let start = g.content_hash();
+        let spec = PathSpec {
+            width_studs: 8.0,
+            ..PathSpec::road(vec![DVec2::new(20.0, 60.0), DVec2::new(230.0, 200.0)])
+        };
+        let message = s
+            .apply_command(&mut g, &EditCommand::Path(spec.clone()))
+            .unwrap();
+        assert!(message.starts_with("Road laid"), "{message}");
+        let laid = g.content_hash();
+        assert_ne!(laid, start);
+        settings.region = Some(CellBox::new(IVec3::new(0, 8, 0), IVec3::new(3, 10, 3)));
+        settings.fill_material = Material::SNOW;
+        s.request(&mut g, ToolRequest::Fill, &settings, None)
+            .unwrap();
+        // The history lists the path step (second newest) with its spec.
+        let view = HistoryView::of(s.history());
+        let newest = view.undo_len + view.redo_len;
+        let (k, row) = view
+            .rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.path.is_some())
+            .expect("the path step is listed");
+        assert_eq!(k, 1);
+        assert_eq!(row.path.as_ref(), Some(&spec));
+        // Reopen: the draft holds its points, Path is active, and the
+        // request undoes back to before it.
+        settings.reopen_path(row.path.as_ref().unwrap(), newest - k - 1);
+        assert_eq!(settings.active, ActiveTool::Path);
+        assert_eq!(
+            settings.path.draft.points_studs(),
+            &spec.points_xz_studs[..]
+        );
+        for r in std::mem::take(&mut settings.requests) {
+            s.request(&mut g, r, &settings, None).unwrap();
+        }
+        assert_eq!(g.content_hash(), start);
+        assert_eq!((s.history().undo_len(), s.history().redo_len()), (0, 2));
+        // Applied again unchanged, it lays the same cells.
+        s.apply_command(&mut g, &EditCommand::Path(settings.path.spec()))
+            .unwrap();
+        assert_eq!(g.content_hash(), laid);
+        assert_eq!((s.history().undo_len(), s.history().redo_len()), (1, 0));
+    }
 }

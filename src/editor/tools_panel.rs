@@ -244,6 +244,17 @@ impl ToolSettings {
         }
     }
 
+    /// Reopens an applied path from the history: undoes back to the state
+    /// before it (`steps_before` applied steps; it and later steps stay
+    /// redoable until something new is applied), loads its points and
+    /// settings into the Path tool's draft and makes Path the active tool,
+    /// so the artist edits the points and applies it again.
+    pub fn reopen_path(&mut self, spec: &crate::terrain::path_spec::PathSpec, steps_before: usize) {
+        self.path = super::path_panel::PathToolSettings::from_spec(spec);
+        self.active = ActiveTool::Path;
+        self.requests.push(ToolRequest::JumpTo(steps_before));
+    }
+
     /// Applies a shortcut that only changes settings; returns it back when
     /// the editor must act on it (tool changes, focus, requests).
     pub fn apply_shortcut(&mut self, s: Shortcut) -> Option<Shortcut> {

@@ -4,6 +4,7 @@
 //! headless replay and the window show the same figures.
 
 use super::history::History;
+use super::path_spec::PathSpec;
 
 /// Most steps listed in the panel (the newest ones).
 pub const LISTED_STEPS: usize = 40;
@@ -17,6 +18,8 @@ pub struct StepRow {
     pub bytes: usize,
     /// True for a step that was undone (can be redone).
     pub undone: bool,
+    /// The path the step laid (a Path command), so it can be reopened.
+    pub path: Option<PathSpec>,
 }
 
 /// What the panel shows of the history (copied once per frame).
@@ -45,11 +48,13 @@ impl HistoryView {
             label: s.label().to_string(),
             bytes: s.held_bytes(),
             undone: true,
+            path: s.path_spec().cloned(),
         });
         let undo = history.undo_steps().rev().map(|s| StepRow {
             label: s.label().to_string(),
             bytes: s.held_bytes(),
             undone: false,
+            path: s.path_spec().cloned(),
         });
         HistoryView {
             rows: redo.chain(undo).take(LISTED_STEPS).collect(),

@@ -57,6 +57,9 @@ pub const DITHER_EDGE_CELLS: f64 = 1.5;
 /// (`generate::MAX_RAMP_CELLS`).
 const RAMP_ROWS: i32 = 4;
 
+/// Rows of a road's band or a river's bank material under the new surface.
+const PAINT_ROWS: i32 = 2;
+
 /// Least half width of the bed whose slope is limited in the plane,
 /// cells: every column a centreline sample lies in is within it.
 const MIN_BED_HALF_WIDTH_CELLS: f64 = 0.75;
@@ -139,28 +142,27 @@ impl ColumnPlan {
         if y < self.lo || y >= self.hi {
             return old;
         }
+        // The painted band: the top two rows under the new surface.
+        let paint = self
+            .paint
+            .filter(|_| y >= self.target.ceil() as i32 - PAINT_ROWS);
         let below_both = (y as f64) < self.target.min(self.old).floor();
         if below_both {
             // Under both surfaces: only the old fractional band is made
-            // solid; caves stay.
+            // solid (and the band painted); caves stay.
             return if old.material().is_solid() {
-                Cell::full(old.material())
+                Cell::full(paint.unwrap_or(old.material()))
             } else {
                 old
             };
         }
         let solid = fractional_occupancy(self.target, y);
         if solid > 0 {
-            let mut material = if old.material().is_solid() {
+            let material = paint.unwrap_or(if old.material().is_solid() {
                 old.material()
             } else {
                 FILL_MATERIAL
-            };
-            if let Some(m) = self.paint
-                && y >= self.target.ceil() as i32 - 2
-            {
-                material = m;
-            }
+            });
             return Cell::new(material, solid);
         }
         if (y as f64) < self.water {
