@@ -62,6 +62,8 @@ pub struct StampToolSettings {
     pub material: Material,
     /// A message for the artist (a file that did not load).
     pub message: Option<String>,
+    /// The path typed into the panel's "Add file" field.
+    pub add_path: String,
 }
 
 impl Default for StampToolSettings {
@@ -119,6 +121,7 @@ impl StampToolSettings {
             use_material: false,
             material: Material::ROCK,
             message: None,
+            add_path: String::new(),
         };
         s.rescan();
         s
@@ -341,6 +344,24 @@ impl StampToolSettings {
                 .clicked()
             {
                 self.rescan();
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.add_path)
+                    .hint_text("your .png or .stamp file")
+                    .desired_width(150.0),
+            );
+            if ui
+                .add_enabled(
+                    !self.add_path.trim().is_empty(),
+                    egui::Button::new("Add file"),
+                )
+                .on_hover_text("List this file's folder in the library and choose the file")
+                .clicked()
+            {
+                let path = PathBuf::from(self.add_path.trim());
+                self.add_file(&path);
             }
         });
     }
