@@ -1170,6 +1170,15 @@ impl WindowState {
         if self.panel.tools.path.action.take().is_some() && !waiting {
             self.lay_path(grid, tools, now);
         }
+        if let Some(path) = self.panel.tools.save_stamp_to.take() {
+            self.panel.tools.message = Some(match tools.save_clipboard_as_stamp(&path) {
+                Ok(message) => {
+                    self.panel.tools.stamp.add_file(&path);
+                    (message, false)
+                }
+                Err(e) => (e, true),
+            });
+        }
         if !held {
             self.panel.tools.path.draft.release();
             // A stroke whose applications wait for columns ends once they

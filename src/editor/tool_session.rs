@@ -305,6 +305,28 @@ impl ToolSession {
         self.handle_drag = None;
     }
 
+    /// Saves the clipboard (the last Copy) as a 3D stamp file at `path`
+    /// (`io::stamp_file` format). Returns the status message.
+    ///
+    /// # Errors
+    /// A message when nothing was copied or the file cannot be written.
+    pub fn save_clipboard_as_stamp(&self, path: &std::path::Path) -> Result<String, String> {
+        let clip = self
+            .session
+            .clipboard
+            .as_ref()
+            .ok_or("copy a region first (Ctrl+C)")?;
+        crate::io::stamp_file::save_cell_stamp(path, clip).map_err(|e| e.to_string())?;
+        let size = clip.size();
+        Ok(format!(
+            "saved {} × {} × {} cells as {}",
+            size.x,
+            size.y,
+            size.z,
+            path.display()
+        ))
+    }
+
     /// Where a paste would go with the cursor on `hit`: the clipboard's box
     /// (turned as set) centred on the cursor cell horizontally, its floor there.
     pub fn paste_box(&self, hit: &PickHit, quarter_turns: u8) -> Option<CellBox> {
@@ -745,5 +767,34 @@ mod tests {
             .unwrap();
         assert_eq!(g.content_hash(), laid);
         assert_eq!((s.history().undo_len(), s.history().redo_len()), (1, 0));
+    }
+
+    #[test]
+    fn a_copied_region_saves_as_a_stamp_that_reads_back() {
+        use crate::terrain::stamp::StampShape;
+        let mut g = floor();
+        let mut s = ToolSession::new(1 << 28, None);
+        let mut settings = ToolSettings::default();
+        let dir = std::env::temp_dir().join(format!("strata-save-stamp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("floor.stamp");
+        // Nothing copied yet: refused, no file.
+        assert!(s.save_clipboard_as_stamp(&path).is_err());
+        assert!(!path.exists());
+        let region = CellBox::new(IVec3::new(28, 4, 2), IVec3::new(36, 10, 7));
+        settings.region = Some(region);
+        s.request(&mut g, ToolRequest::Copy, &settings, None)
+            .unwrap();
+        let message = s.save_clipboard_as_stamp(&path).unwrap();
+        assert!(message.contains("8 × 6 × 5"), "{message}");
+        let stamp = crate::io::stamp_file::read_stamp(&path).unwrap();
+        let StampShape::Cells(clip) = stamp.shape() else {
+            panic!("a cell stamp");
+        };
+        assert_eq!(clip.size(), IVec3::new(8, 6, 5));
+        // The file holds exactly the copied cells.
+        let expected = s.session.clipboard.as_ref().unwrap();
+        assert_eq!(clip, expected);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

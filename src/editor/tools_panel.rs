@@ -94,6 +94,11 @@ pub struct ToolSettings {
     pub stamp: super::stamp_panel::StampToolSettings,
     /// The Path tool: mode, shape and the points being laid.
     pub path: super::path_panel::PathToolSettings,
+    /// The file path typed for "Save as stamp".
+    pub stamp_save_path: String,
+    /// "Save as stamp" pressed this frame: where to save the clipboard
+    /// (consumed by the editor).
+    pub save_stamp_to: Option<std::path::PathBuf>,
 }
 
 impl Default for ToolSettings {
@@ -116,6 +121,8 @@ impl Default for ToolSettings {
             history_budget_mib: (DEFAULT_HISTORY_BUDGET_BYTES >> 20) as u32,
             requests: Vec::new(),
             message: None,
+            stamp_save_path: String::new(),
+            save_stamp_to: None,
             stamp: super::stamp_panel::StampToolSettings::default(),
             path: super::path_panel::PathToolSettings::default(),
         }
@@ -488,6 +495,30 @@ impl ToolSettings {
                 .clicked()
             {
                 self.paste_quarter_turns = (self.paste_quarter_turns + 1) % 4;
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.stamp_save_path)
+                    .hint_text("my_arch.stamp")
+                    .desired_width(130.0),
+            );
+            let path = self.stamp_save_path.trim();
+            if ui
+                .add_enabled(
+                    has_clipboard && !path.is_empty(),
+                    egui::Button::new("Save as stamp"),
+                )
+                .on_hover_text(
+                    "Save the copied cells as a 3D stamp file (.stamp); it joins the stamp library",
+                )
+                .clicked()
+            {
+                let mut path = std::path::PathBuf::from(path);
+                if path.extension().is_none() {
+                    path.set_extension("stamp");
+                }
+                self.save_stamp_to = Some(path);
             }
         });
         if let Some((text, error)) = &self.message {
