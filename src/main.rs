@@ -189,7 +189,7 @@ enum Style {
 ))]
 struct Cli {
     /// A saved world (.strata) to open instead of generating one.
-    #[arg(value_name = "WORLD.strata", conflicts_with_all = ["world", "seed", "heightmap", "world_size"])]
+    #[arg(value_name = "WORLD.strata", conflicts_with_all = ["world", "seed", "heightmap", "world_size", "recipe"])]
     world_file: Option<PathBuf>,
 
     /// Render offscreen without a window (requires --screenshot, --save or an
@@ -200,7 +200,7 @@ struct Cli {
 
     /// Load this saved world (.strata) instead of generating one (same as the
     /// positional WORLD.strata).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "heightmap", "world_size"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "heightmap", "world_size", "recipe"])]
     world: Option<PathBuf>,
 
     /// Save the world (after any --script) to this .strata file (with
@@ -256,6 +256,11 @@ struct Cli {
     /// Import a heightmap PNG instead of generating a world.
     #[arg(long, value_name = "PNG")]
     heightmap: Option<PathBuf>,
+
+    /// Generate the world from a recipe (JSON stages, e.g.
+    /// assets/recipes/alpine.json); --seed and --world-size still apply.
+    #[arg(long, value_name = "RECIPE.json", conflicts_with = "heightmap")]
+    recipe: Option<PathBuf>,
 
     /// Heightmap import: cells per heightmap pixel.
     #[arg(
@@ -489,6 +494,21 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(size) = cli.world_size {
         settings.size_cells = size;
     }
+    if let Some(path) = &cli.recipe {
+        if streams(cli, &settings) {
+            bail!(
+                "--recipe worlds are built whole for now: use a --world-size up to {} \
+                 without --stream",
+                strata::terrain::generate::MAX_SIZE_CELLS
+            );
+        }
+        settings.validate().context("invalid --world-size")?;
+        let recipe = strata::terrain::recipe::Recipe::load(path)?;
+        return Ok(WorldSource::Recipe {
+            recipe: Box::new(recipe),
+            settings,
+        });
+    }
     if streams(cli, &settings) {
         settings
             .validate_streaming()
@@ -606,6 +626,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;
         stats.world_ms = world_ms;
+        stats.generation = world.generation.take();
         if let Some(path) = &options.stats_json {
             headless::write_stats_json(path, &stats)?;
         }

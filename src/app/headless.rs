@@ -360,6 +360,9 @@ pub struct RenderStats {
     pub mesh_ms: f64,
     /// World generation or import wall time, ms.
     pub world_ms: f64,
+    /// A recipe world's stage times and audits (`None` for other worlds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<crate::terrain::recipe_cook::CookReport>,
     /// GPU upload of all chunk meshes at start-up, ms.
     pub initial_upload_ms: f64,
     /// Chunks with a meshing request not yet visible (after the script, if any).
@@ -681,10 +684,11 @@ pub fn render_screenshot(
 ) -> Result<RenderStats, HeadlessError> {
     check_image_size(options.size_px)?;
     let world_start = Instant::now();
-    let grid = world.build()?;
+    let (grid, generation) = world.build_with_report(&crate::progress::Progress::new())?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     let (mut stats, _) = render_world(options, grid, generator_of(world))?;
     stats.world_ms = world_ms;
+    stats.generation = generation;
     if let Some(path) = &options.stats_json {
         write_stats_json(path, &stats)?;
     }
@@ -961,6 +965,7 @@ pub fn render_world_streamed(
         triangles,
         mesh_ms,
         world_ms: 0.0,
+        generation: None,
         initial_upload_ms,
         queue_len: pipeline.queue_len(),
         results_published_last_frame: pipeline.stats.results_last_frame,

@@ -25,6 +25,8 @@ pub struct OpenedWorld {
     /// A leftover journal that opening the file rolled back into it (with
     /// the copies kept first), for the caller to tell the user.
     pub journal_recovery: Option<JournalRecovery>,
+    /// What cooking the recipe did, for a recipe world.
+    pub generation: Option<crate::terrain::recipe_cook::CookReport>,
 }
 
 impl OpenedWorld {
@@ -59,17 +61,20 @@ pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError>
             meta,
             file: Some(file),
             journal_recovery: report.journal_recovery,
+            generation: None,
         });
     }
     let meta = match source {
         WorldSource::Generated(settings) => WorldMeta::generated(settings),
         _ => WorldMeta::default(),
     };
+    let (grid, generation) = source.build_with_report(&crate::progress::Progress::new())?;
     Ok(OpenedWorld {
-        grid: source.build()?,
+        grid,
         meta,
         file: None,
         journal_recovery: None,
+        generation,
     })
 }
 

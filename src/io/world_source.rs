@@ -6,8 +6,12 @@
 use std::path::PathBuf;
 
 use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
+use crate::progress::Progress;
 use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::grid::Grid;
+use crate::terrain::recipe::Recipe;
+use crate::terrain::recipe_cook::CookReport;
+use crate::terrain::recipe_terrain::RecipeTerrain;
 
 /// The source of a world.
 #[derive(Clone, Debug)]
@@ -24,6 +28,13 @@ pub enum WorldSource {
     /// A saved world file (`.strata`), loaded and verified
     /// ([`crate::io::world_file::load`]); any damaged chunk is an error.
     File(PathBuf),
+    /// A generator recipe (`--recipe FILE`), cooked for a seed and size.
+    Recipe {
+        /// The recipe, validated.
+        recipe: Box<Recipe>,
+        /// Seed and size (cells) of the world.
+        settings: GeneratorSettings,
+    },
     /// A grid built by the caller (tests, tools).
     Grid(Grid),
 }
@@ -50,13 +61,35 @@ impl WorldSource {
     /// [`WorldSourceError`] for invalid generator settings, a heightmap that
     /// cannot be imported, or a world file that cannot be loaded.
     pub fn build(&self) -> Result<Grid, WorldSourceError> {
-        Ok(match self {
+        Ok(self.build_with_report(&Progress::new())?.0)
+    }
+
+    /// [`WorldSource::build`], with the cooking report of a recipe world
+    /// (its overhang count filled in) and progress for the recipe's stages
+    /// and cells.
+    ///
+    /// # Errors
+    /// As [`WorldSource::build`]; [`GenerateError::Cancelled`] when
+    /// `progress` was cancelled while a recipe cooked.
+    pub fn build_with_report(
+        &self,
+        progress: &Progress,
+    ) -> Result<(Grid, Option<CookReport>), WorldSourceError> {
+        let grid = match self {
             WorldSource::Generated(settings) => generate_world(settings)?,
             WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
             WorldSource::File(path) => {
                 super::world_file::load(path, super::world_file::LoadOptions::default())?.0
             }
             WorldSource::Grid(grid) => grid.clone(),
-        })
+            WorldSource::Recipe { recipe, settings } => {
+                settings.validate()?;
+                let (terrain, mut report) = RecipeTerrain::cook(recipe, settings, progress)?;
+                let (grid, overhangs) = terrain.build_grid(progress)?;
+                report.overhang_cells = Some(overhangs);
+                return Ok((grid, Some(report)));
+            }
+        };
+        Ok((grid, None))
     }
 }

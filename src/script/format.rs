@@ -626,9 +626,7 @@ fn validate_walk(walk: &WalkScript) -> Result<(), SettingError> {
 
 /// The material named `name` (case-insensitive), e.g. `"grass"`.
 pub fn parse_material(name: &str) -> Option<Material> {
-    Material::ALL
-        .into_iter()
-        .find(|m| m.name().eq_ignore_ascii_case(name))
+    Material::from_name(name)
 }
 
 fn parse_shape(name: &str) -> Option<BrushShape> {

@@ -70,6 +70,14 @@ impl Material {
         ((id as usize) < Self::COUNT).then_some(Material(id))
     }
 
+    /// The material named `name` (case-insensitive, as [`Material::name`]
+    /// spells it, e.g. `"grass"`), or `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<Material> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+
     /// Human-readable name, e.g. `"Grass"`.
     pub fn name(self) -> &'static str {
         match self.0 {

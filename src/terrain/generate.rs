@@ -438,7 +438,7 @@ impl Strata {
     /// Rock material of the stratum through cell row `y`, with the layers
     /// shifted up by `shift_cells` (tilted, warped layers).
     #[inline]
-    fn material(&self, y: i32, shift_cells: f64) -> Material {
+    pub(crate) fn material(&self, y: i32, shift_cells: f64) -> Material {
         let layer = ((y as f64 + 0.5 + shift_cells) / STRATUM_CELLS).floor() as i64;
         match hash1(self.seed, layer) % 20 {
             0..=10 => Material::ROCK,

@@ -125,6 +125,12 @@ fn next_octave(x: f64, z: f64, lacunarity: f64) -> (f64, f64) {
 /// Fractal Brownian motion: `octaves` layers of [`perlin2`], each at double
 /// the frequency and half the amplitude, normalized to roughly `[-1, 1]`.
 pub fn fbm(seed: u64, x: f64, z: f64, octaves: u32) -> f64 {
+    fbm_with_gain(seed, x, z, octaves, 0.5)
+}
+
+/// [`fbm`] with each octave's amplitude `gain` times the previous one's
+/// (0.5 gives [`fbm`]; higher values make rougher, more rugged relief).
+pub fn fbm_with_gain(seed: u64, x: f64, z: f64, octaves: u32, gain: f64) -> f64 {
     let (mut px, mut pz) = (x, z);
     let mut amp = 1.0;
     let mut sum = 0.0;
@@ -132,10 +138,47 @@ pub fn fbm(seed: u64, x: f64, z: f64, octaves: u32) -> f64 {
     for octave in 0..octaves {
         sum += amp * perlin2(sub_seed(seed, octave as u64), px, pz);
         norm += amp;
-        amp *= 0.5;
+        amp *= gain;
         (px, pz) = next_octave(px, pz, 2.0);
     }
     if norm > 0.0 { sum / norm } else { 0.0 }
+}
+
+/// 3D gradient noise at `(x, y, z)` (noise units), roughly in `[-1, 1]`, 0
+/// at every lattice point: Perlin's improved noise with the 12 cube-edge
+/// gradients (Perlin 2002, "Improving Noise"), hashed with [`hash2`] so it
+/// is deterministic on every machine. Used for caves and overhangs.
+pub fn perlin3(seed: u64, x: f64, y: f64, z: f64) -> f64 {
+    let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
+    let (ix, iy, iz) = (xf as i64, yf as i64, zf as i64);
+    let (fx, fy, fz) = (x - xf, y - yf, z - zf);
+    let grad = |cx: i64, cy: i64, cz: i64, dx: f64, dy: f64, dz: f64| {
+        let h = hash2(hash1(seed, cy), cx, cz) >> 60;
+        match h % 12 {
+            0 => dx + dy,
+            1 => -dx + dy,
+            2 => dx - dy,
+            3 => -dx - dy,
+            4 => dx + dz,
+            5 => -dx + dz,
+            6 => dx - dz,
+            7 => -dx - dz,
+            8 => dy + dz,
+            9 => -dy + dz,
+            10 => dy - dz,
+            _ => -dy - dz,
+        }
+    };
+    let (u, v, w) = (quintic(fx), quintic(fy), quintic(fz));
+    let layer = |cy: i64, dy: f64| {
+        let n00 = grad(ix, cy, iz, fx, dy, fz);
+        let n10 = grad(ix + 1, cy, iz, fx - 1.0, dy, fz);
+        let n01 = grad(ix, cy, iz + 1, fx, dy, fz - 1.0);
+        let n11 = grad(ix + 1, cy, iz + 1, fx - 1.0, dy, fz - 1.0);
+        lerp(lerp(n00, n10, u), lerp(n01, n11, u), w)
+    };
+    // Edge gradients give |n| up to about 1; no rescale needed.
+    lerp(layer(iy, fy), layer(iy + 1, fy - 1.0), v)
 }
 
 /// Ridged multifractal noise in `[0, 1]`: sharp crests where the underlying
@@ -164,9 +207,69 @@ pub fn ridged(seed: u64, x: f64, z: f64, octaves: u32) -> f64 {
     }
 }
 
+/// `tan(deg°)` for `deg ∈ [0, 89]` from Taylor series of sine and cosine,
+/// with IEEE-exact operations only, so a recipe's grades give the same bits
+/// on every machine (`f64::tan` comes from the platform's maths library).
+/// Accurate to about 1e-13 relative.
+pub fn tan_deg(deg: f64) -> f64 {
+    let x = deg * (std::f64::consts::PI / 180.0);
+    let x2 = x * x;
+    let (mut sin, mut cos) = (0.0, 0.0);
+    let (mut s_term, mut c_term) = (x, 1.0);
+    for n in 0..24 {
+        sin += s_term;
+        cos += c_term;
+        let k = (2 * n + 2) as f64;
+        s_term *= -x2 / (k * (k + 1.0));
+        c_term *= -x2 / ((k - 1.0) * k);
+    }
+    sin / cos
+}
+
+/// `atan(x)` in degrees for `x >= 0`, with IEEE-exact operations only (see
+/// [`tan_deg`]): two half-angle reductions, then the Taylor series.
+/// Accurate to about 1e-12 degrees.
+pub fn atan_deg(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    let (x, flip) = if x > 1.0 { (1.0 / x, true) } else { (x, false) };
+    // atan(x) = 2·atan(x / (1 + sqrt(1 + x²))), twice: |x| <= tan(π/16).
+    let mut r = x;
+    for _ in 0..2 {
+        r /= 1.0 + (1.0 + r * r).sqrt();
+    }
+    let r2 = r * r;
+    let (mut sum, mut term) = (0.0, r);
+    for n in 0..20 {
+        sum += term / (2 * n + 1) as f64;
+        term *= -r2;
+    }
+    let deg = sum * 4.0 * (180.0 / std::f64::consts::PI);
+    if flip { 90.0 - deg } else { deg }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tan_deg_matches_the_library_tangent() {
+        for deg in [0.0f64, 1.0, 8.0, 30.0, 45.0, 60.0, 80.0, 89.0] {
+            let want: f64 = deg.to_radians().tan();
+            assert!(
+                (tan_deg(deg) - want).abs() <= 1e-12 * want.max(1.0),
+                "{deg}"
+            );
+        }
+    }
+
+    #[test]
+    fn atan_deg_inverts_tan_deg() {
+        for deg in [0.0, 0.5, 10.0, 33.0, 45.0, 70.0, 89.0] {
+            assert!((atan_deg(tan_deg(deg)) - deg).abs() < 1e-9, "{deg}");
+        }
+    }
 
     #[test]
     fn noise_is_zero_on_lattice_and_bounded() {

@@ -1,0 +1,201 @@
+//! Generator recipes: every shipped recipe cooks with its audits met, the
+//! same recipe, seed and size give one pinned world hash whatever the
+//! thread count, and the binary builds recipe worlds and reports their
+//! generation figures.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use strata::progress::Progress;
+use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::recipe::{Recipe, Stage};
+use strata::terrain::recipe_terrain::RecipeTerrain;
+
+fn recipes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recipes")
+}
+
+fn shipped() -> Vec<(String, Recipe)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(recipes_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, Recipe::load(&p).unwrap())
+        })
+        .collect()
+}
+
+fn settings(size_cells: u32) -> GeneratorSettings {
+    GeneratorSettings {
+        seed: 7,
+        size_cells,
+    }
+}
+
+#[test]
+fn five_recipes_ship_and_each_cooks_with_its_audits_met() {
+    let recipes = shipped();
+    let names: Vec<&str> = recipes.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "alpine",
+            "canyon_caves",
+            "coast_rivers",
+            "desert_mesas",
+            "islands"
+        ]
+    );
+    for (name, recipe) in &recipes {
+        let (terrain, mut report) =
+            RecipeTerrain::cook(recipe, &settings(512), &Progress::new()).unwrap();
+        let (grid, overhangs) = terrain.build_grid(&Progress::new()).unwrap();
+        report.overhang_cells = Some(overhangs);
+        assert!(grid.chunk_count() > 0, "{name}");
+        assert_eq!(report.stages.len(), recipe.stages.len(), "{name}");
+        let has = |f: fn(&Stage) -> bool| recipe.stages.iter().any(f);
+        if has(|s| matches!(s, Stage::Rivers(_))) {
+            assert!(report.river_cells > 0, "{name}: no river: {report:?}");
+            assert_eq!(report.stranded_rivers, 0, "{name}: {report:?}");
+        }
+        if let Some(cap) = report.slope_cap_deg {
+            assert!(report.max_slope_deg <= cap, "{name}: {report:?}");
+        }
+        if has(|s| matches!(s, Stage::Sea(_))) {
+            assert!(report.sea_cells > 0, "{name}: no sea: {report:?}");
+        }
+        if has(|s| matches!(s, Stage::Caves(_))) {
+            assert!(overhangs > 1000, "{name}: {overhangs} overhang cells");
+        } else {
+            assert_eq!(overhangs, 0, "{name}: a height field has no overhangs");
+        }
+    }
+}
+
+/// The world hash of the Alpine recipe at 256 cells, seed 7: pinned so a
+/// change to any stage that moves a cell is seen.
+const ALPINE_256_HASH: u64 = 0x641d_b513_7a27_0366;
+
+#[test]
+fn a_recipe_world_hash_is_pinned_and_independent_of_threads() {
+    let recipe = Recipe::load(&recipes_dir().join("alpine.json")).unwrap();
+    let hash_with = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let (terrain, _) =
+                    RecipeTerrain::cook(&recipe, &settings(256), &Progress::new()).unwrap();
+                terrain
+                    .build_grid(&Progress::new())
+                    .unwrap()
+                    .0
+                    .content_hash()
+            })
+    };
+    let one = hash_with(1);
+    assert_eq!(one, hash_with(3));
+    assert_eq!(one, ALPINE_256_HASH, "hash {one:#018x}");
+}
+
+#[test]
+fn a_slope_cap_holds_on_a_rugged_recipe() {
+    let text = r#"{ "name": "steep", "stages": [
+        { "stage": "relief", "kind": "ridged", "amplitude_cells": 200, "wavelength_cells": 120 },
+        { "stage": "slope_cap", "grade_deg": 30 },
+        { "stage": "rivers", "min_catchment_cells": 2000, "min_width_cells": 2,
+          "max_width_cells": 6, "depth_cells": 2, "max_breach_cells": 30 }
+    ] }"#;
+    let recipe = Recipe::from_json(text).unwrap();
+    let (terrain, report) = RecipeTerrain::cook(&recipe, &settings(128), &Progress::new()).unwrap();
+    assert!(report.max_slope_deg <= 30.0, "{report:?}");
+    assert!(
+        report.max_slope_deg > 25.0,
+        "the cap was reached: {report:?}"
+    );
+    assert_eq!(report.stranded_rivers, 0, "{report:?}");
+    // The plan's heights obey it pair by pair on dry land.
+    let plan = terrain.plan();
+    let grade = 30f64.to_radians().tan();
+    for j in 0..plan.side {
+        for i in 0..plan.side - 1 {
+            let (a, b) = (plan.index(i, j), plan.index(i + 1, j));
+            if plan.is_wet(a) || plan.is_wet(b) {
+                continue;
+            }
+            let rise = f64::from(plan.height_cells[a] - plan.height_cells[b]).abs();
+            assert!(rise <= grade + 1e-6, "({i}, {j}): {rise}");
+        }
+    }
+}
+
+#[test]
+fn cancelling_stops_the_cook() {
+    let recipe = Recipe::load(&recipes_dir().join("alpine.json")).unwrap();
+    let progress = Progress::new();
+    progress.cancel();
+    assert!(matches!(
+        RecipeTerrain::cook(&recipe, &settings(256), &progress),
+        Err(strata::terrain::generate::GenerateError::Cancelled)
+    ));
+}
+
+#[test]
+fn the_binary_reports_generation_and_refuses_a_bad_recipe() {
+    let dir = std::env::temp_dir().join(format!("strata-recipe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{ "name": "bad", "stages": [
+            { "stage": "relief", "kind": "fbm", "amplitude_cells": 40, "wavelength_cells": 0 } ] }"#,
+    )
+    .unwrap();
+    let shot = dir.join("bad.png");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless", "--world-size", "128", "--recipe"])
+        .arg(&bad)
+        .arg("--screenshot")
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("wavelength_cells"), "{stderr}");
+    assert!(!shot.exists());
+
+    if common::gpu_or_skip("the_binary_reports_generation_and_refuses_a_bad_recipe").is_none() {
+        return;
+    }
+    let json = dir.join("stats.json");
+    common::run_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["--headless", "--world-size", "256", "--seed", "7"])
+            .args(["--size", "96x64", "--recipe"])
+            .arg(recipes_dir().join("alpine.json"))
+            .arg("--screenshot")
+            .arg(dir.join("alpine.png"))
+            .arg("--stats-json")
+            .arg(&json),
+    );
+    let stats = common::read_json(&json);
+    let generation = &stats["generation"];
+    assert_eq!(generation["recipe"], "Alpine", "{stats}");
+    assert_eq!(generation["stranded_rivers"], 0);
+    assert_eq!(generation["stages"].as_array().unwrap().len(), 7);
+    assert!(generation["river_cells"].as_u64().unwrap() > 0);
+    assert_eq!(
+        stats["world_hash"].as_str().unwrap(),
+        format!("{ALPINE_256_HASH:016x}")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
