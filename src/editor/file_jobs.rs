@@ -30,6 +30,8 @@ use crate::terrain::generate::{
     GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
 };
 use crate::terrain::grid::Grid;
+use crate::terrain::recipe::{Recipe, SHIPPED_RECIPES};
+use crate::terrain::recipe_terrain::RecipeTerrain;
 
 use super::document::GridState;
 
@@ -388,23 +390,59 @@ pub enum WorldPreset {
     Generated,
     /// A flat grass plain at [`FLAT_GROUND_CELLS`], to sculpt from scratch.
     Flat,
+    /// A shipped generator recipe: its index in [`SHIPPED_RECIPES`].
+    Recipe(usize),
 }
 
 impl WorldPreset {
-    /// Every preset, in menu order.
-    pub const ALL: [WorldPreset; 2] = [WorldPreset::Generated, WorldPreset::Flat];
+    /// Every preset, in menu order: the generator, the flat plain, then
+    /// the shipped recipes.
+    pub fn all() -> impl Iterator<Item = WorldPreset> {
+        [WorldPreset::Generated, WorldPreset::Flat]
+            .into_iter()
+            .chain((0..SHIPPED_RECIPES.len()).map(WorldPreset::Recipe))
+    }
 
     /// Name shown in the New dialog.
     pub fn name(self) -> &'static str {
         match self {
             WorldPreset::Generated => "Generated terrain",
             WorldPreset::Flat => "Flat plain",
+            WorldPreset::Recipe(i) => SHIPPED_RECIPES.get(i).map_or("Recipe", |r| r.0),
         }
+    }
+
+    /// True when the preset takes a seed.
+    pub fn is_seeded(self) -> bool {
+        !matches!(self, WorldPreset::Flat)
+    }
+
+    /// True when the preset can make a streaming world (larger than
+    /// [`crate::terrain::generate::MAX_SIZE_CELLS`]); the others are built whole.
+    pub fn streams(self) -> bool {
+        matches!(self, WorldPreset::Generated)
     }
 }
 
 /// Ground height of the flat preset, cells.
 pub const FLAT_GROUND_CELLS: i32 = 32;
+
+/// Cooks shipped recipe `index` for `settings` and builds its cells.
+fn recipe_world(
+    index: usize,
+    settings: &GeneratorSettings,
+    progress: &Progress,
+) -> Result<Grid, String> {
+    let text = SHIPPED_RECIPES
+        .get(index)
+        .ok_or_else(|| format!("no shipped recipe {index}"))?
+        .1;
+    let recipe = Recipe::from_json(text).map_err(|e| e.to_string())?;
+    settings.validate().map_err(|e| e.to_string())?;
+    let (terrain, _) =
+        RecipeTerrain::cook(&recipe, settings, progress).map_err(|e| e.to_string())?;
+    Ok(terrain.build_grid(progress).map_err(|e| e.to_string())?.0)
+}
 
 /// Builds a new world from `settings` (seed and size) and `preset`.
 pub fn new_world(settings: GeneratorSettings, preset: WorldPreset, view: Option<ViewSetup>) -> Job {
@@ -414,20 +452,28 @@ pub fn new_world(settings: GeneratorSettings, preset: WorldPreset, view: Option<
         settings.size_cells
     );
     Job::spawn(label, JobKind::ReplaceWorld, move |progress| {
-        let grid = match preset {
-            WorldPreset::Generated => generate_world_with_progress(&settings, progress),
-            WorldPreset::Flat => flat_world(settings.size_cells, FLAT_GROUND_CELLS),
-        };
+        let grid =
+            match preset {
+                WorldPreset::Generated => generate_world_with_progress(&settings, progress)
+                    .map_err(|e| match e {
+                        GenerateError::Cancelled => None,
+                        e => Some(e.to_string()),
+                    }),
+                WorldPreset::Flat => flat_world(settings.size_cells, FLAT_GROUND_CELLS)
+                    .map_err(|e| Some(e.to_string())),
+                WorldPreset::Recipe(i) => recipe_world(i, &settings, progress)
+                    .map_err(|e| (!progress.is_cancelled()).then_some(e)),
+            };
         let meta = match preset {
             WorldPreset::Generated => WorldMeta::generated(&settings),
-            WorldPreset::Flat => WorldMeta::default(),
+            WorldPreset::Flat | WorldPreset::Recipe(_) => WorldMeta::default(),
         };
         JobResult::of(match grid {
             Ok(grid) => Ok(JobOutput::World(Box::new(loaded(
                 grid, meta, view, progress,
             )))),
-            Err(GenerateError::Cancelled) => Err(JobError::Cancelled),
-            Err(e) => Err(JobError::Failed(e.to_string())),
+            Err(None) => Err(JobError::Cancelled),
+            Err(Some(e)) => Err(JobError::Failed(e)),
         })
     })
 }

@@ -1023,14 +1023,14 @@ fn new_world_dialog_ui(
         egui::ComboBox::from_id_salt("preset")
             .selected_text(preset.name())
             .show_ui(ui, |ui| {
-                for p in WorldPreset::ALL {
+                for p in WorldPreset::all() {
                     ui.selectable_value(preset, p, p.name());
                 }
             });
         ui.end_row();
         ui.label("Seed");
         ui.add_enabled(
-            *preset == WorldPreset::Generated,
+            preset.is_seeded(),
             egui::TextEdit::singleline(seed).desired_width(120.0),
         );
         ui.end_row();
@@ -1057,11 +1057,28 @@ fn new_world_dialog_ui(
             "The seed must be a whole number ≥ 0",
         );
     }
-    let flat_streams = streams && *preset == WorldPreset::Flat;
+    let flat_streams = streams && !preset.streams();
     if flat_streams {
         ui.colored_label(
             egui::Color32::LIGHT_RED,
-            format!("A flat plain is at most {MAX_SIZE_CELLS} cells across"),
+            format!(
+                "A {} world is at most {MAX_SIZE_CELLS} cells across",
+                preset.name().to_lowercase()
+            ),
+        );
+    } else if let WorldPreset::Recipe(i) = *preset {
+        let description = crate::terrain::recipe::SHIPPED_RECIPES
+            .get(i)
+            .and_then(|(_, text)| crate::terrain::recipe::Recipe::from_json(text).ok())
+            .map(|r| r.description)
+            .unwrap_or_default();
+        ui.label(
+            egui::RichText::new(format!(
+                "{description} Erosion, rivers and the breach run once, with progress \
+                 and Cancel."
+            ))
+            .small()
+            .weak(),
         );
     } else if streams {
         ui.label(

@@ -70,6 +70,8 @@ pub struct ToolSettings {
     pub flatten_limit: FlattenLimit,
     /// Replace's source material (the brush material is the target).
     pub replace_from: Material,
+    /// Iterations per application of the erosion brushes.
+    pub erosion_iterations: u32,
     /// Stroke spacing as a fraction of the radius.
     pub spacing_fraction: f32,
     /// Keep strokes on the plane of their first hit.
@@ -111,6 +113,7 @@ impl Default for ToolSettings {
             flatten_height_studs: 160.0,
             flatten_limit: FlattenLimit::Both,
             replace_from: Material::GRASS,
+            erosion_iterations: BrushOptions::default().erosion_iterations,
             spacing_fraction: DEFAULT_SPACING_FRACTION,
             plane_lock: false,
             region: None,
@@ -229,8 +232,16 @@ pub fn tool_tooltip(mode: BrushMode) -> String {
         BrushMode::Flatten => "move terrain toward the plane of the first hit (or a height)",
         BrushMode::Paint => "set the material of the surface (Alt+click picks a material)",
         BrushMode::Replace => "replace one material by the brush material",
+        BrushMode::HydraulicErode => {
+            "water runs downhill from the brush, cutting gullies and leaving sand below"
+        }
+        BrushMode::ThermalErode => "slopes steeper than 33° slump into scree",
     };
-    format!("{}: {what} ({key})", mode.name())
+    if key.is_empty() {
+        format!("{}: {what}", mode.name())
+    } else {
+        format!("{}: {what} ({key})", mode.name())
+    }
 }
 
 fn next<T: Copy + PartialEq>(all: &[T], current: T) -> T {
@@ -248,6 +259,7 @@ impl ToolSettings {
             flatten_plane: None,
             flatten_limit: self.flatten_limit,
             replace_from: self.replace_from,
+            erosion_iterations: self.erosion_iterations,
         }
     }
 
@@ -398,6 +410,15 @@ impl ToolSettings {
                     ui.selectable_value(&mut self.flatten_limit, l, l.name());
                 }
             });
+        }
+        if tool.is_erosion() {
+            ui.add(
+                egui::Slider::new(
+                    &mut self.erosion_iterations,
+                    crate::terrain::edit::EROSION_ITERATIONS_RANGE,
+                )
+                .text("iterations"),
+            );
         }
         if tool == BrushMode::Replace {
             ui.horizontal(|ui| {

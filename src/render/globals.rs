@@ -179,7 +179,10 @@ impl GlobalUniforms {
                 let c = cam.relative(b.centre_world);
                 let col = match b.mode {
                     BrushMode::Add | BrushMode::Grow => palette::BRUSH_ADD,
-                    BrushMode::Subtract | BrushMode::Erode => palette::BRUSH_SUBTRACT,
+                    BrushMode::Subtract
+                    | BrushMode::Erode
+                    | BrushMode::HydraulicErode
+                    | BrushMode::ThermalErode => palette::BRUSH_SUBTRACT,
                     BrushMode::Smooth | BrushMode::Flatten => palette::BRUSH_SMOOTH,
                     BrushMode::Paint | BrushMode::Replace => palette::BRUSH_PAINT,
                     BrushMode::AddWater => palette::BRUSH_ADD_WATER,

@@ -23,7 +23,8 @@
 //! Every entry is one undo step (or an undo or redo).
 //!
 //! Brush tools (`add`, `subtract`, `add_water`, `remove_water`, `grow`,
-//! `erode`, `smooth`, `flatten`, `paint`, `replace`): one application at
+//! `erode`, `smooth`, `flatten`, `paint`, `replace`, `hydraulic_erode`,
+//! `thermal_erode`): one application at
 //! `centre` (world studs) or `centre_xz` (dropped onto the surface below
 //! `(x, z)` as it was when the replay began), or a continuous stroke along
 //! `path` (world studs) or `path_xz`, applied every `spacing` × radius along
@@ -36,7 +37,8 @@
 //! (studs) or `flatten_normal` (with the first point as the plane's point;
 //! default: the surface normal picked at the first `*_xz` point, else up),
 //! and `flatten_limit` `both`/`raise_only`/`lower_only`. Replace:
-//! `replace_from` (a solid material name).
+//! `replace_from` (a solid material name). Hydraulic and thermal erode:
+//! `iterations` 1–64 (default 8) per application.
 //!
 //! Region tools, on the box `region_min` (inclusive) to `region_max`
 //! (exclusive) in cells: `fill` (`material`, which may be `water`, and
@@ -562,6 +564,8 @@ struct StrokeFile {
     #[serde(default)]
     replace_from: Option<String>,
     #[serde(default)]
+    iterations: Option<u32>,
+    #[serde(default)]
     region_min: Option<[i32; 3]>,
     #[serde(default)]
     region_max: Option<[i32; 3]>,
@@ -772,6 +776,7 @@ fn set_fields(s: &StrokeFile) -> Vec<&'static str> {
     add(s.flatten_normal.is_some(), "flatten_normal");
     add(s.flatten_limit.is_some(), "flatten_limit");
     add(s.replace_from.is_some(), "replace_from");
+    add(s.iterations.is_some(), "iterations");
     add(s.region_min.is_some(), "region_min");
     add(s.region_max.is_some(), "region_max");
     add(s.occupancy.is_some(), "occupancy");
@@ -887,6 +892,16 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, En
         (Some(_), _) => return Err(EntryError::ReplaceFromUnused),
         (None, _) => Material::ROCK,
     };
+    let erosion_iterations = match (s.iterations, mode.is_erosion()) {
+        (Some(n), true) => n,
+        (Some(_), false) => {
+            return Err(EntryError::UnusedField {
+                field: "iterations",
+                tool: mode.script_name().to_string(),
+            });
+        }
+        (None, _) => BrushOptions::default().erosion_iterations,
+    };
     if mode != BrushMode::Flatten
         && (s.flatten_height.is_some() || s.flatten_normal.is_some() || s.flatten_limit.is_some())
     {
@@ -920,6 +935,7 @@ fn parse_brush_stroke(s: &StrokeFile, mode: BrushMode) -> Result<BrushStroke, En
         flatten_plane,
         flatten_limit,
         replace_from,
+        erosion_iterations,
     };
     options.validate(mode)?;
     let spacing_fraction = s.spacing.unwrap_or(DEFAULT_SPACING_FRACTION);

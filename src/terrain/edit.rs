@@ -65,11 +65,16 @@ pub enum BrushMode {
     Paint,
     /// Replace one solid material by another; occupancy untouched.
     Replace,
+    /// Droplets run downhill from the brush, carrying occupancy away and
+    /// depositing it downstream ([`super::erosion_brush`]).
+    HydraulicErode,
+    /// Slopes steeper than the talus angle slump ([`super::erosion_brush`]).
+    ThermalErode,
 }
 
 impl BrushMode {
     /// Every mode, in panel order.
-    pub const ALL: [BrushMode; 10] = [
+    pub const ALL: [BrushMode; 12] = [
         BrushMode::Add,
         BrushMode::Subtract,
         BrushMode::AddWater,
@@ -80,6 +85,8 @@ impl BrushMode {
         BrushMode::Flatten,
         BrushMode::Paint,
         BrushMode::Replace,
+        BrushMode::HydraulicErode,
+        BrushMode::ThermalErode,
     ];
 
     /// Display name.
@@ -95,6 +102,8 @@ impl BrushMode {
             BrushMode::Flatten => "Flatten",
             BrushMode::Paint => "Paint",
             BrushMode::Replace => "Replace",
+            BrushMode::HydraulicErode => "Hydraulic erode",
+            BrushMode::ThermalErode => "Thermal erode",
         }
     }
 
@@ -111,6 +120,8 @@ impl BrushMode {
             BrushMode::Flatten => "flatten",
             BrushMode::Paint => "paint",
             BrushMode::Replace => "replace",
+            BrushMode::HydraulicErode => "hydraulic_erode",
+            BrushMode::ThermalErode => "thermal_erode",
         }
     }
 
@@ -125,6 +136,12 @@ impl BrushMode {
                 | BrushMode::Smooth
                 | BrushMode::Flatten
         )
+    }
+
+    /// True for the erosion brushes, which move whole column tops
+    /// ([`super::erosion_brush`]) instead of cells one by one.
+    pub fn is_erosion(self) -> bool {
+        matches!(self, BrushMode::HydraulicErode | BrushMode::ThermalErode)
     }
 
     /// True for the modes that change materials only.
@@ -315,7 +332,7 @@ pub struct Brush {
 
 /// Shape, falloff and tool-specific settings of a brush. The default is the
 /// classic hard sphere ([`apply_brush`] uses it).
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BrushOptions {
     /// The brush's shape.
     pub shape: BrushShape,
@@ -327,6 +344,25 @@ pub struct BrushOptions {
     pub flatten_limit: FlattenLimit,
     /// Replace's source material (must be a known solid for Replace).
     pub replace_from: Material,
+    /// Passes (Thermal erode) or droplet batches (Hydraulic erode) per
+    /// application of an erosion brush, within [`EROSION_ITERATIONS_RANGE`].
+    pub erosion_iterations: u32,
+}
+
+/// Allowed [`BrushOptions::erosion_iterations`].
+pub const EROSION_ITERATIONS_RANGE: std::ops::RangeInclusive<u32> = 1..=64;
+
+impl Default for BrushOptions {
+    fn default() -> Self {
+        BrushOptions {
+            shape: BrushShape::default(),
+            falloff: Falloff::default(),
+            flatten_plane: None,
+            flatten_limit: FlattenLimit::default(),
+            replace_from: Material::default(),
+            erosion_iterations: 8,
+        }
+    }
 }
 
 /// Bad brush input. The grid is never changed when one of these is returned.
@@ -352,6 +388,9 @@ pub enum EditError {
     /// Replace's source material is Air or Water, or unknown.
     #[error("replace source material {0} is not a solid material")]
     InvalidReplaceMaterial(u8),
+    /// Erosion iterations outside [`EROSION_ITERATIONS_RANGE`].
+    #[error("erosion iterations {0} is outside 1..=64")]
+    InvalidIterations(u32),
     /// Flatten plane with a non-finite point or height, or a zero or non-finite normal.
     #[error("flatten plane {0:?} needs a finite point and a non-zero finite normal")]
     InvalidPlane(FlattenPlane),
@@ -411,6 +450,9 @@ impl BrushOptions {
     pub fn validate(&self, mode: BrushMode) -> Result<(), EditError> {
         if mode == BrushMode::Replace && !is_known_solid(self.replace_from) {
             return Err(EditError::InvalidReplaceMaterial(self.replace_from.0));
+        }
+        if mode.is_erosion() && !EROSION_ITERATIONS_RANGE.contains(&self.erosion_iterations) {
+            return Err(EditError::InvalidIterations(self.erosion_iterations));
         }
         if mode == BrushMode::Flatten
             && let Some(plane) = self.flatten_plane
@@ -721,6 +763,9 @@ pub fn apply_tool(
     options: &BrushOptions,
     centre_world: DVec3,
 ) -> Result<EditReport, EditError> {
+    if brush.mode.is_erosion() {
+        return super::erosion_brush::apply_erosion(grid, brush, options, centre_world);
+    }
     options.validate(brush.mode)?;
     let region = brush.region(centre_world)?;
     let fp = Footprint {
@@ -787,6 +832,9 @@ fn tool_cell(
         BrushMode::Flatten => flatten_cell(brush, options, plane, nb, &at),
         BrushMode::Paint => nb.map_or(old, |nb| paint_cell(brush, nb, &at)),
         BrushMode::Replace => replace_cell(brush, options, &at),
+        // Erosion brushes move column tops; `apply_tool` sends them to
+        // `erosion_brush` before any cell is visited.
+        BrushMode::HydraulicErode | BrushMode::ThermalErode => old,
     }
 }
 

@@ -18,7 +18,6 @@
 use rayon::prelude::*;
 
 use super::cell::Material;
-use super::generate::Strata;
 use super::noise::{hash2, unit_f64};
 use super::recipe::HydraulicStage;
 use super::recipe_plan::Plan;
@@ -57,6 +56,7 @@ impl HardnessTable {
 /// One tile's working copy: its region of the height, sediment and
 /// wetness layers.
 struct Region {
+    side: usize,
     x0: usize,
     z0: usize,
     w: usize,
@@ -79,6 +79,7 @@ impl Region {
                 .collect()
         };
         Region {
+            side: plan.side,
             x0,
             z0,
             w,
@@ -114,10 +115,15 @@ impl Region {
     }
 }
 
+/// The rock a droplet erodes: the material at plan sample `k` and height
+/// `h` (cells), whose hardness resists it.
+pub type RockAt<'a> = &'a (dyn Fn(usize, f64) -> Material + Sync);
+
 /// Runs the stage's droplets over `plan` with the world `seed`; sediment
 /// dropped is added to [`Plan::sediment_cells`] and droplet visits to
-/// [`Plan::wetness`] (as `visits / (visits + 16)`).
-pub(crate) fn erode_hydraulic(plan: &mut Plan, stage: &HydraulicStage, seed: u64, strata: &Strata) {
+/// [`Plan::wetness`] (as `visits / (visits + 16)`). `rock` names the
+/// material under a droplet (the recipe's strata, a brush's cells).
+pub fn erode_hydraulic(plan: &mut Plan, stage: &HydraulicStage, seed: u64, rock: RockAt) {
     let hardness = HardnessTable::new(stage);
     let tiles = plan.side.div_ceil(TILE_SAMPLES);
     // Visits accumulate in the wetness layer during the stage.
@@ -131,7 +137,7 @@ pub(crate) fn erode_hydraulic(plan: &mut Plan, stage: &HydraulicStage, seed: u64
         let plan_ref = &*plan;
         let regions: Vec<Region> = mine
             .par_iter()
-            .map(|&(ti, tj)| run_tile(plan_ref, stage, seed, strata, &hardness, ti, tj, tiles))
+            .map(|&(ti, tj)| run_tile(plan_ref, stage, seed, rock, &hardness, ti, tj, tiles))
             .collect();
         for region in &regions {
             region.write_back(plan);
@@ -149,7 +155,7 @@ fn run_tile(
     plan: &Plan,
     stage: &HydraulicStage,
     seed: u64,
-    strata: &Strata,
+    rock: RockAt,
     hardness: &HardnessTable,
     ti: usize,
     tj: usize,
@@ -182,7 +188,7 @@ fn run_tile(
         roll_droplet(
             &mut region,
             stage,
-            strata,
+            rock,
             hardness,
             x - rx0,
             z - rz0,
@@ -197,7 +203,7 @@ fn run_tile(
 fn roll_droplet(
     region: &mut Region,
     stage: &HydraulicStage,
-    strata: &Strata,
+    rock: RockAt,
     hardness: &HardnessTable,
     mut x: f64,
     mut z: f64,
@@ -238,10 +244,11 @@ fn roll_droplet(
             sediment -= drop;
             deposit(region, x, z, drop);
         } else {
-            let rock = strata.material(h.floor() as i32, 0.0);
-            let resist = 1.0 - hardness.0[rock.0 as usize];
+            let k = (region.z0 + z as usize) * region.side + region.x0 + x as usize;
+            let material = rock(k, h);
+            let resist = 1.0 - hardness.0[material.0 as usize];
             let take = ((capacity - sediment) * stage.erosion).min(-climb) * resist;
-            sediment += erode(region, x, z, take);
+            sediment += erode(region, x, z, take, nh as f32);
         }
         speed = (speed * speed - climb * GRAVITY).max(0.0).sqrt();
         water *= 1.0 - stage.evaporation;
@@ -271,8 +278,10 @@ fn deposit(region: &mut Region, x: f64, z: f64, amount: f64) {
 
 /// Removes up to `amount` cells from the brush around `(x, z)` (weights
 /// falling linearly to 0 at [`BRUSH_RADIUS`]), never digging a sample below
-/// its lowest neighbour in one step; returns what was removed.
-fn erode(region: &mut Region, x: f64, z: f64, amount: f64) -> f64 {
+/// `floor_cells`, the height the droplet flows on to (else the footprint's
+/// edge digs pits the droplet then falls into, and they run away); returns
+/// what was removed.
+fn erode(region: &mut Region, x: f64, z: f64, amount: f64, floor_cells: f32) -> f64 {
     if amount <= 0.0 {
         return 0.0;
     }
@@ -283,7 +292,10 @@ fn erode(region: &mut Region, x: f64, z: f64, amount: f64) -> f64 {
     for dj in -BRUSH_RADIUS..=BRUSH_RADIUS {
         for di in -BRUSH_RADIUS..=BRUSH_RADIUS {
             let (i, j) = (ci + di, cj + dj);
-            let (px, pz) = (i as f64 + 0.5 - x, j as f64 + 0.5 - z);
+            // Samples sit at integer coordinates, as `height_gradient` reads
+            // them: a footprint offset by half a sample would dig ahead of
+            // the droplet and run away.
+            let (px, pz) = (i as f64 - x, j as f64 - z);
             let w = BRUSH_RADIUS as f64 - (px * px + pz * pz).sqrt();
             if w > 0.0 {
                 weights[count] = (j as usize * region.w + i as usize, w);
@@ -294,7 +306,7 @@ fn erode(region: &mut Region, x: f64, z: f64, amount: f64) -> f64 {
     }
     let mut removed = 0.0;
     for &(k, w) in &weights[..count] {
-        let take = (amount * w / total) as f32;
+        let take = ((amount * w / total) as f32).min((region.height[k] - floor_cells).max(0.0));
         region.height[k] -= take;
         // Eroding a deposit removes it first.
         region.sediment[k] = (region.sediment[k] - take).max(0.0);
@@ -336,7 +348,7 @@ mod tests {
     fn droplets_cut_gullies_and_deposit_downslope() {
         let mut plan = slope_plan();
         let before = plan.clone();
-        erode_hydraulic(&mut plan, &stage(), 11, &Strata::new(11));
+        erode_hydraulic(&mut plan, &stage(), 11, &|_, _| Material::ROCK);
         let lowered = plan
             .height_cells
             .iter()
@@ -348,7 +360,7 @@ mod tests {
         assert!(plan.wetness.iter().all(|w| (0.0..1.0).contains(w)));
         // Deterministic: a second run gives the same bits.
         let mut again = before.clone();
-        erode_hydraulic(&mut again, &stage(), 11, &Strata::new(11));
+        erode_hydraulic(&mut again, &stage(), 11, &|_, _| Material::ROCK);
         assert_eq!(again, plan);
     }
 }

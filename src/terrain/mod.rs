@@ -12,6 +12,7 @@ pub mod column_summary;
 pub mod coords;
 pub mod edit;
 pub mod edit_command;
+pub mod erosion_brush;
 pub mod generate;
 pub mod grid;
 pub mod heightmap;

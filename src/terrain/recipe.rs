@@ -33,6 +33,25 @@ pub const MAX_DROPLETS_PER_SAMPLE: f64 = 8.0;
 /// Most iterations an iterative stage (thermal erosion) may run.
 pub const MAX_ITERATIONS: u32 = 500;
 
+/// The recipes shipped in `assets/recipes/`, built into the binary for the
+/// New dialog: `(name, JSON text)`, the name as the recipe's own `"name"`.
+pub const SHIPPED_RECIPES: [(&str, &str); 5] = [
+    ("Alpine", include_str!("../../assets/recipes/alpine.json")),
+    (
+        "Coast with rivers",
+        include_str!("../../assets/recipes/coast_rivers.json"),
+    ),
+    (
+        "Desert mesas",
+        include_str!("../../assets/recipes/desert_mesas.json"),
+    ),
+    ("Islands", include_str!("../../assets/recipes/islands.json")),
+    (
+        "Canyon with caves",
+        include_str!("../../assets/recipes/canyon_caves.json"),
+    ),
+];
+
 /// A generator recipe: its name and its ordered stages.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -793,6 +812,13 @@ mod tests {
     const SMALL: &str = r#"{ "name": "t", "stages": [
         { "stage": "relief", "kind": "fbm", "amplitude_cells": 40, "wavelength_cells": 200 }
     ] }"#;
+
+    #[test]
+    fn shipped_recipes_parse_under_their_listed_names() {
+        for (name, text) in SHIPPED_RECIPES {
+            assert_eq!(Recipe::from_json(text).unwrap().name, name);
+        }
+    }
 
     #[test]
     fn a_small_recipe_parses_with_defaults() {

@@ -119,7 +119,9 @@ pub fn cook_plan(
             Stage::ThermalErosion(t) => {
                 erode_thermal(&mut plan, tan_deg(t.talus_deg), t.iterations, t.rate)
             }
-            Stage::HydraulicErosion(h) => erode_hydraulic(&mut plan, h, stage_seed, &strata),
+            Stage::HydraulicErosion(h) => erode_hydraulic(&mut plan, h, stage_seed, &|_, h| {
+                strata.material(h.floor() as i32, 0.0)
+            }),
             Stage::SlopeCap(s) => {
                 let grade = tan_deg(s.grade_deg);
                 let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();

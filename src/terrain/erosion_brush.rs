@@ -1,0 +1,327 @@
+//! The erosion brushes: Hydraulic erode (droplets run downhill from the
+//! brush, carry occupancy away and drop it downstream, cutting gullies) and
+//! Thermal erode (slopes above the talus angle slump). They run the
+//! recipe engine's erosion ([`super::hydraulic_erosion`],
+//! [`super::thermal_erosion`]) on a small height field read from the cells
+//! under the brush, then move each column's top by the change, peeling or
+//! adding occupancy at the surface only, so caves and overhangs below the
+//! surface stay as they are.
+//!
+//! Hardness is the real material's: a droplet over rock erodes less than
+//! one over dirt. Deposits are sand (hydraulic: the alluvial fan at the
+//! gully's foot) or gravel (thermal: scree).
+
+use glam::{DVec3, IVec3};
+
+use super::cell::{Cell, Material};
+use super::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
+use super::edit::{Brush, BrushMode, BrushOptions, EditError};
+use super::grid::{EditReport, Grid};
+use super::hydraulic_erosion::erode_hydraulic;
+use super::noise::{hash2, tan_deg};
+use super::recipe::{HydraulicStage, MaterialHardness};
+use super::recipe_plan::Plan;
+use super::thermal_erosion::erode_thermal;
+
+/// Talus angle of the Thermal erode brush, degrees.
+pub const BRUSH_TALUS_DEG: f64 = 33.0;
+
+/// Resistance of each material to the Hydraulic erode brush, `[0, 1)`.
+const BRUSH_HARDNESS: [(Material, f64); 6] = [
+    (Material::ROCK, 0.8),
+    (Material::SLATE, 0.7),
+    (Material::LIMESTONE, 0.6),
+    (Material::GRAVEL, 0.3),
+    (Material::GRASS, 0.2),
+    (Material::SNOW, 0.1),
+];
+
+/// The columns and rows an erosion brush reads and writes: the brush's
+/// reach plus half its radius around it (deposits land downstream), and
+/// twice its radius up and down (the surface may lie anywhere in it).
+fn erosion_box(brush: &Brush, centre_world: DVec3) -> Result<CellBox, EditError> {
+    let core = brush.region(centre_world)?;
+    let margin = (brush.radius_cells * 0.5).ceil() as i32 + 1;
+    let r = brush.radius_cells.ceil() as i32;
+    // Off-lattice boxes are refused by `Grid::edit_region` before anything
+    // changes; the core box was checked above.
+    Ok(CellBox::new(
+        core.min - IVec3::new(margin, r, margin),
+        core.max + IVec3::new(margin, r, margin),
+    ))
+}
+
+/// The surface height of each column of `area` (x fastest), cells: the
+/// highest row holding solid plus its occupancy (the box's floor where the
+/// column holds none), and the top solid material.
+fn read_columns(grid: &Grid, area: &CellBox) -> (Vec<f32>, Vec<Material>) {
+    let size = area.max - area.min;
+    let mut heights = Vec::with_capacity((size.x * size.z) as usize);
+    let mut tops = Vec::with_capacity(heights.capacity());
+    for z in area.min.z..area.max.z {
+        for x in area.min.x..area.max.x {
+            let mut surface = (area.min.y as f32, Material::DIRT);
+            for y in (area.min.y..area.max.y).rev() {
+                let cell = grid.cell(CellCoord(IVec3::new(x, y, z)));
+                let solid = cell.solid_occupancy();
+                if solid > 0 {
+                    surface = (y as f32 + f32::from(solid) / 255.0, cell.material());
+                    break;
+                }
+            }
+            heights.push(surface.0);
+            tops.push(surface.1);
+        }
+    }
+    (heights, tops)
+}
+
+/// Applies an erosion brush ([`BrushMode::HydraulicErode`] or
+/// [`BrushMode::ThermalErode`]) once at `centre_world` (studs):
+/// `options.erosion_iterations` passes (thermal) or droplet batches
+/// (hydraulic), blended into the terrain by the brush's falloff and
+/// strength. Reports the cells it changed.
+///
+/// # Errors
+/// [`EditError`] for invalid brush parameters, iterations or centre; the
+/// grid is unchanged.
+pub fn apply_erosion(
+    grid: &mut Grid,
+    brush: &Brush,
+    options: &BrushOptions,
+    centre_world: DVec3,
+) -> Result<EditReport, EditError> {
+    options.validate(brush.mode)?;
+    let area = erosion_box(brush, centre_world)?;
+    let side = (area.max.x - area.min.x) as usize;
+    let (heights, tops) = read_columns(grid, &area);
+    let mut plan = Plan::new(side as u32);
+    plan.height_cells.copy_from_slice(&heights);
+    let seed = hash2(grid.revision(), area.min.x as i64, area.min.z as i64);
+    match brush.mode {
+        BrushMode::HydraulicErode => {
+            let stage = brush_stage(options.erosion_iterations);
+            let tops = &tops;
+            erode_hydraulic(&mut plan, &stage, seed, &|k, _| tops[k]);
+        }
+        _ => erode_thermal(
+            &mut plan,
+            tan_deg(BRUSH_TALUS_DEG),
+            options.erosion_iterations,
+            0.5,
+        ),
+    }
+    let centre_cells = centre_world / CELL_SIZE_STUDS as f64;
+    let radius = f64::from(brush.radius_cells);
+    let deposit = if brush.mode == BrushMode::HydraulicErode {
+        Material::SAND
+    } else {
+        Material::GRAVEL
+    };
+    // The change of each column's top, weighted by falloff and strength.
+    let delta: Vec<f64> = (0..side * side)
+        .map(|k| {
+            let (x, z) = (
+                area.min.x + (k % side) as i32,
+                area.min.z + (k / side) as i32,
+            );
+            let d = DVec3::new(
+                f64::from(x) + 0.5 - centre_cells.x,
+                0.0,
+                f64::from(z) + 0.5 - centre_cells.z,
+            )
+            .length();
+            // Full effect inside the radius, fading over the margin.
+            let fade = (1.0 - (d - radius) / (radius * 0.5 + 1.0)).clamp(0.0, 1.0);
+            let weight =
+                f64::from(brush.strength) * options.falloff.weight((d / radius).min(1.0)) * fade;
+            f64::from(plan.height_cells[k] - heights[k]) * weight
+        })
+        .collect();
+    let report = grid.edit_region(area, |cell, old| {
+        let k = ((cell.0.z - area.min.z) as usize) * side + (cell.0.x - area.min.x) as usize;
+        let d = delta[k];
+        if d.abs() < 1.0 / 512.0 {
+            return old;
+        }
+        move_top(old, cell.0.y, f64::from(heights[k]), d, deposit)
+    })?;
+    Ok(report)
+}
+
+/// The hydraulic stage a brush runs: `iterations` × 0.04 droplets per column.
+fn brush_stage(iterations: u32) -> HydraulicStage {
+    HydraulicStage {
+        droplets_per_sample: (f64::from(iterations) * 0.04).min(8.0),
+        max_steps: 48,
+        capacity: 4.0,
+        erosion: 0.3,
+        deposition: 0.3,
+        evaporation: 0.05,
+        inertia: 0.1,
+        hardness: BRUSH_HARDNESS
+            .iter()
+            .map(|(m, h)| MaterialHardness {
+                material: m.name().to_owned(),
+                hardness: *h,
+            })
+            .collect(),
+    }
+}
+
+/// A cell of a column whose top (height `top_cells`) moves by `delta`
+/// cells: erosion lowers the solid between the new and old top, deposition
+/// fills the air between them with `deposit`. Cells outside that band keep
+/// their value.
+fn move_top(old: Cell, y: i32, top_cells: f64, delta: f64, deposit: Material) -> Cell {
+    let (lo, hi) = if delta < 0.0 {
+        (top_cells + delta, top_cells)
+    } else {
+        (top_cells, top_cells + delta)
+    };
+    let (y0, y1) = (f64::from(y), f64::from(y) + 1.0);
+    if y1 <= lo || y0 >= hi {
+        return old;
+    }
+    // The new solid fraction of this row under a top at `lo` or `hi`.
+    let solid = old.solid_occupancy();
+    if delta < 0.0 {
+        let keep = ((lo - y0).clamp(0.0, 1.0) * 255.0).round() as u8;
+        if keep >= solid {
+            return old;
+        }
+        if keep == 0 {
+            Cell::EMPTY
+        } else {
+            Cell::new(old.material(), keep)
+        }
+    } else {
+        let want = ((hi - y0).clamp(0.0, 1.0) * 255.0).round() as u8;
+        if want <= solid {
+            return old;
+        }
+        let material = if old.material().is_solid() {
+            old.material()
+        } else {
+            deposit
+        };
+        Cell::new(material, want)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::edit::apply_tool;
+    use crate::terrain::generate::flat_world;
+
+    /// A dirt slope of about 29° rising toward +x from x = 64, flat below.
+    fn slope() -> Grid {
+        let mut grid = flat_world(128, 8).unwrap();
+        let brush = Brush {
+            mode: BrushMode::Add,
+            radius_cells: 64.0,
+            strength: 1.0,
+            material: Material::DIRT,
+            ignore_water: false,
+        };
+        grid.edit_region(
+            CellBox::new(IVec3::new(0, 0, 0), IVec3::new(128, 80, 128)),
+            |c, old| {
+                let h = 8.0 + f64::from((c.0.x - 64).max(0)) * 0.55;
+                let occ = ((h - f64::from(c.0.y)).clamp(0.0, 1.0) * 255.0).round() as u8;
+                if occ == 0 {
+                    old
+                } else {
+                    Cell::new(brush.material, occ.max(old.solid_occupancy()))
+                }
+            },
+        )
+        .unwrap();
+        grid
+    }
+
+    fn erosion(mode: BrushMode) -> (Brush, BrushOptions) {
+        (
+            Brush {
+                mode,
+                radius_cells: 16.0,
+                strength: 1.0,
+                material: Material::GRASS,
+                ignore_water: false,
+            },
+            BrushOptions {
+                erosion_iterations: 16,
+                ..BrushOptions::default()
+            },
+        )
+    }
+
+    #[test]
+    fn hydraulic_erode_cuts_downhill_and_deposits_sand() {
+        let mut grid = slope();
+        let before = grid.content_hash();
+        let (brush, options) = erosion(BrushMode::HydraulicErode);
+        let centre = DVec3::new(72.0, 12.0, 64.0) * CELL_SIZE_STUDS as f64;
+        let top = |grid: &Grid, x: i32, z: i32| {
+            (0..80)
+                .map(|y| f32::from(grid.cell(CellCoord(IVec3::new(x, y, z))).solid_occupancy()))
+                .sum::<f32>()
+                / 255.0
+        };
+        let old: Vec<f32> = (56..90)
+            .flat_map(|x| (48..80).map(move |z| (x, z)))
+            .map(|(x, z)| top(&grid, x, z))
+            .collect();
+        let report = apply_tool(&mut grid, &brush, &options, centre).unwrap();
+        assert!(report.is_change(), "{report:?}");
+        let new: Vec<f32> = (56..90)
+            .flat_map(|x| (48..80).map(move |z| (x, z)))
+            .map(|(x, z)| top(&grid, x, z))
+            .collect();
+        let deepest = old.iter().zip(&new).map(|(a, b)| a - b).fold(0.0, f32::max);
+        assert!(deepest > 0.3, "gullies {deepest} cells deep");
+        let highest = old.iter().zip(&new).map(|(a, b)| b - a).fold(0.0, f32::max);
+        assert!(highest > 0.05, "deposits {highest} cells high");
+        assert!(
+            deepest < 8.0,
+            "one application cuts gullies, not canyons: {deepest}"
+        );
+        assert_ne!(grid.content_hash(), before);
+        let sand = (0..128)
+            .flat_map(|x| (0..128).map(move |z| (x, z)))
+            .flat_map(|(x, z)| (0..80).map(move |y| IVec3::new(x, y, z)))
+            .filter(|&c| grid.cell(CellCoord(c)).material() == Material::SAND)
+            .count();
+        assert!(sand > 0, "no deposit");
+    }
+
+    #[test]
+    fn thermal_erode_lowers_a_cliff_top_and_fills_its_foot() {
+        let mut grid = flat_world(96, 8).unwrap();
+        // A 12-cell tall block: a cliff all round.
+        grid.edit_region(
+            CellBox::new(IVec3::new(40, 8, 40), IVec3::new(56, 20, 56)),
+            |_, _| Cell::full(Material::DIRT),
+        )
+        .unwrap();
+        let (brush, options) = erosion(BrushMode::ThermalErode);
+        let centre = DVec3::new(48.0, 20.0, 48.0) * CELL_SIZE_STUDS as f64;
+        apply_tool(&mut grid, &brush, &options, centre).unwrap();
+        let edge_top = grid.cell(CellCoord(IVec3::new(40, 19, 48)));
+        assert!(edge_top.solid_occupancy() < 255, "the rim slumped");
+        let foot = grid.cell(CellCoord(IVec3::new(38, 8, 48)));
+        assert_eq!(foot.material(), Material::GRAVEL, "scree at the foot");
+    }
+
+    #[test]
+    fn bad_iterations_change_nothing() {
+        let mut grid = slope();
+        let before = grid.content_hash();
+        let (brush, mut options) = erosion(BrushMode::ThermalErode);
+        options.erosion_iterations = 0;
+        let centre = DVec3::new(256.0, 200.0, 256.0);
+        assert!(apply_tool(&mut grid, &brush, &options, centre).is_err());
+        assert_eq!(grid.content_hash(), before);
+    }
+}
