@@ -262,6 +262,11 @@ struct Cli {
     #[arg(long, value_name = "RECIPE.json", conflicts_with = "heightmap")]
     recipe: Option<PathBuf>,
 
+    /// With --recipe and --headless: write a 512-pixel top-down picture of
+    /// the plan after every stage to DIR (NN-stage.png).
+    #[arg(long, value_name = "DIR", requires_all = ["recipe", "headless"])]
+    recipe_previews: Option<PathBuf>,
+
     /// Heightmap import: cells per heightmap pixel.
     #[arg(
         long,
@@ -458,6 +463,26 @@ fn initial_camera(cli: &Cli) -> Option<Camera> {
         .map(|c| Camera::new(c.pos, c.yaw_deg, c.pitch_deg))
 }
 
+/// Side of the stage pictures `--recipe-previews` writes, pixels.
+const RECIPE_PREVIEW_PX: u32 = 512;
+
+/// Writes a recipe world's stage pictures into `dir` as `NN-stage.png`.
+fn write_recipe_previews(
+    dir: &std::path::Path,
+    previews: &[strata::terrain::recipe_cook::StagePreview],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    for p in previews {
+        let path = dir.join(format!("{:02}-{}.png", p.index, p.stage));
+        let image = image::RgbImage::from_raw(p.size_px, p.size_px, p.rgb.clone())
+            .context("a stage preview has the wrong size")?;
+        image
+            .save(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(path) = world_path(cli) {
         return Ok(WorldSource::File(path.clone()));
@@ -507,6 +532,7 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
         return Ok(WorldSource::Recipe {
             recipe: Box::new(recipe),
             settings,
+            preview_px: cli.recipe_previews.as_ref().map(|_| RECIPE_PREVIEW_PX),
         });
     }
     if streams(cli, &settings) {
@@ -612,6 +638,9 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let world_start = std::time::Instant::now();
     let mut world = world_outputs::open_world(&source)?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
+    if let (Some(dir), Some(g)) = (&cli.recipe_previews, &world.generation) {
+        write_recipe_previews(dir, &g.previews)?;
+    }
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
     }

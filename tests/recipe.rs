@@ -185,8 +185,20 @@ fn the_binary_reports_generation_and_refuses_a_bad_recipe() {
             .arg("--screenshot")
             .arg(dir.join("alpine.png"))
             .arg("--stats-json")
-            .arg(&json),
+            .arg(&json)
+            .arg("--recipe-previews")
+            .arg(dir.join("previews")),
     );
+    let mut previews: Vec<String> = std::fs::read_dir(dir.join("previews"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    previews.sort();
+    assert_eq!(previews.len(), 7, "{previews:?}");
+    assert_eq!(previews[0], "00-relief.png");
+    assert_eq!(previews[6], "06-materials.png");
+    let first = image::open(dir.join("previews").join(&previews[6])).unwrap();
+    assert_eq!((first.width(), first.height()), (512, 512));
     let stats = common::read_json(&json);
     let generation = &stats["generation"];
     assert_eq!(generation["recipe"], "Alpine", "{stats}");

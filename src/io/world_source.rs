@@ -34,6 +34,9 @@ pub enum WorldSource {
         recipe: Box<Recipe>,
         /// Seed and size (cells) of the world.
         settings: GeneratorSettings,
+        /// Draw the plan after every stage at this many pixels a side
+        /// ([`CookReport::previews`]).
+        preview_px: Option<u32>,
     },
     /// A grid built by the caller (tests, tools).
     Grid(Grid),
@@ -82,9 +85,14 @@ impl WorldSource {
                 super::world_file::load(path, super::world_file::LoadOptions::default())?.0
             }
             WorldSource::Grid(grid) => grid.clone(),
-            WorldSource::Recipe { recipe, settings } => {
+            WorldSource::Recipe {
+                recipe,
+                settings,
+                preview_px,
+            } => {
                 settings.validate()?;
-                let (terrain, mut report) = RecipeTerrain::cook(recipe, settings, progress)?;
+                let (terrain, mut report) =
+                    RecipeTerrain::cook_with_previews(recipe, settings, progress, *preview_px)?;
                 let (grid, overhangs) = terrain.build_grid(progress)?;
                 report.overhang_cells = Some(overhangs);
                 return Ok((grid, Some(report)));

@@ -117,7 +117,7 @@ impl StrokeInProgress {
         let (brush, options) = (self.brush, self.options);
         let mut applied = 0;
         while let Some(&centre) = self.waiting.first() {
-            let region = brush.region(centre)?;
+            let region = super::edit::tool_region(&brush, &options, centre)?;
             match self
                 .recorder
                 .record(grid, region, |g| apply_tool(g, &brush, &options, centre))

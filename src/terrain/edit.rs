@@ -742,6 +742,26 @@ pub fn apply_brush(
     apply_tool(grid, brush, &BrushOptions::default(), centre_world)
 }
 
+/// The box of cells one application of `brush` with `options` at
+/// `centre_world` may change: [`Brush::region`], or the wider box of the
+/// erosion brushes ([`super::erosion_brush::erosion_box`]). The history
+/// records this box before the application.
+///
+/// # Errors
+/// As [`Brush::region`].
+pub fn tool_region(
+    brush: &Brush,
+    options: &BrushOptions,
+    centre_world: DVec3,
+) -> Result<CellBox, EditError> {
+    options.validate(brush.mode)?;
+    if brush.mode.is_erosion() {
+        super::erosion_brush::erosion_box(brush, centre_world)
+    } else {
+        brush.region(centre_world)
+    }
+}
+
 /// Applies `brush` with `options` once, centred at `centre_world` (studs),
 /// and reports the cells it changed.
 ///

@@ -36,18 +36,24 @@ const BRUSH_HARDNESS: [(Material, f64); 6] = [
     (Material::SNOW, 0.1),
 ];
 
-/// The columns and rows an erosion brush reads and writes: the brush's
-/// reach plus half its radius around it (deposits land downstream), and
-/// twice its radius up and down (the surface may lie anywhere in it).
-fn erosion_box(brush: &Brush, centre_world: DVec3) -> Result<CellBox, EditError> {
+/// The columns and rows an erosion brush reads and writes: a square of
+/// columns reaching the brush's radius plus half of it around the centre
+/// (deposits land downstream), and twice its radius up and down (the
+/// surface may lie anywhere in it).
+///
+/// # Errors
+/// As [`Brush::region`].
+pub fn erosion_box(brush: &Brush, centre_world: DVec3) -> Result<CellBox, EditError> {
     let core = brush.region(centre_world)?;
-    let margin = (brush.radius_cells * 0.5).ceil() as i32 + 1;
+    let reach = (brush.radius_cells * 1.5).ceil() as i32 + 2;
+    let centre = (centre_world / CELL_SIZE_STUDS as f64).floor();
+    let (cx, cz) = (centre.x as i32, centre.z as i32);
     let r = brush.radius_cells.ceil() as i32;
     // Off-lattice boxes are refused by `Grid::edit_region` before anything
     // changes; the core box was checked above.
     Ok(CellBox::new(
-        core.min - IVec3::new(margin, r, margin),
-        core.max + IVec3::new(margin, r, margin),
+        IVec3::new(cx - reach, core.min.y - r, cz - reach),
+        IVec3::new(cx + reach + 1, core.max.y + r, cz + reach + 1),
     ))
 }
 
@@ -312,6 +318,37 @@ mod tests {
         assert!(edge_top.solid_occupancy() < 255, "the rim slumped");
         let foot = grid.cell(CellCoord(IVec3::new(38, 8, 48)));
         assert_eq!(foot.material(), Material::GRAVEL, "scree at the foot");
+    }
+
+    /// The default world's script input that failed: a stroke at a
+    /// centre whose brush box is 35 × 36 columns (a non-square plan), and
+    /// changes outside the box the history recorded.
+    #[test]
+    fn a_stroke_at_any_centre_is_one_undo_step_that_restores_the_world() {
+        use crate::terrain::brush_stroke::StrokeInProgress;
+        use crate::terrain::history::History;
+        let mut grid = slope();
+        let before = grid.content_hash();
+        let (brush, options) = erosion(BrushMode::HydraulicErode);
+        for centre in [
+            DVec3::new(290.3, 60.7, 255.9),
+            DVec3::new(2000.0 / 8.0, 45.0, 1360.0 / 8.0),
+        ] {
+            let b = erosion_box(&brush, centre).unwrap();
+            assert_eq!(b.max.x - b.min.x, b.max.z - b.min.z, "{b:?}");
+        }
+        let mut history = History::new(64 << 20);
+        let mut stroke = StrokeInProgress::begin(brush, options, 0.5).unwrap();
+        stroke
+            .advance(&mut grid, DVec3::new(290.3, 60.7, 255.9))
+            .unwrap();
+        stroke
+            .advance(&mut grid, DVec3::new(270.1, 50.2, 240.6))
+            .unwrap();
+        assert!(stroke.finish(&mut history, &grid));
+        assert_ne!(grid.content_hash(), before);
+        history.undo(&mut grid).unwrap();
+        assert_eq!(grid.content_hash(), before);
     }
 
     #[test]

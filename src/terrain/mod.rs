@@ -34,6 +34,7 @@ pub mod path_tool;
 pub mod recipe;
 pub mod recipe_cook;
 pub mod recipe_plan;
+pub mod recipe_preview;
 pub mod recipe_relief;
 pub mod recipe_terrain;
 pub mod region;

@@ -15,6 +15,7 @@ use super::material_rules::{apply_materials, default_materials};
 use super::noise::{atan_deg, sub_seed, tan_deg};
 use super::recipe::{Recipe, Stage};
 use super::recipe_plan::{LAKE, Plan, RIVER, SEA};
+use super::recipe_preview::{MAX_PREVIEW_PX, plan_preview_rgb};
 use super::recipe_relief::{apply_falloff, apply_relief, apply_terrace};
 use super::slope_cap::cap_slopes;
 use super::thermal_erosion::erode_thermal;
@@ -33,6 +34,19 @@ pub struct StageReport {
     pub stage: &'static str,
     /// Wall time, milliseconds.
     pub ms: f64,
+}
+
+/// A picture of the plan after one stage ([`super::recipe_preview`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StagePreview {
+    /// 0-based stage index.
+    pub index: usize,
+    /// The stage's name.
+    pub stage: &'static str,
+    /// Side, pixels.
+    pub size_px: u32,
+    /// RGB bytes, row by row.
+    pub rgb: Vec<u8>,
 }
 
 /// What cooking a recipe did: stage times and the water and slope audits
@@ -73,6 +87,9 @@ pub struct CookReport {
     /// Solid cells with an empty cell right below them (overhangs, cave
     /// roofs), counted when the world is built whole (`None` until then).
     pub overhang_cells: Option<u64>,
+    /// A picture of the plan after each stage, when asked for.
+    #[serde(skip)]
+    pub previews: Vec<StagePreview>,
 }
 
 /// Checks the world settings for a recipe world.
@@ -96,7 +113,22 @@ pub fn cook_plan(
     settings: &GeneratorSettings,
     progress: &Progress,
 ) -> Result<(Plan, CookReport), GenerateError> {
+    cook_plan_with_previews(recipe, settings, progress, None)
+}
+
+/// [`cook_plan`], drawing the plan after every stage at `preview_px`
+/// pixels a side when given ([`CookReport::previews`]).
+///
+/// # Errors
+/// As [`cook_plan`].
+pub fn cook_plan_with_previews(
+    recipe: &Recipe,
+    settings: &GeneratorSettings,
+    progress: &Progress,
+    preview_px: Option<u32>,
+) -> Result<(Plan, CookReport), GenerateError> {
     check_settings(settings)?;
+    let mut previews = Vec::new();
     let start = Instant::now();
     let mut plan = Plan::new(settings.size_cells);
     let strata = Strata::new(settings.seed);
@@ -144,6 +176,14 @@ pub fn cook_plan(
             stage: stage.name(),
             ms: t.elapsed().as_secs_f64() * 1e3,
         });
+        if let Some(size_px) = preview_px {
+            previews.push(StagePreview {
+                index,
+                stage: stage.name(),
+                size_px: size_px.clamp(1, MAX_PREVIEW_PX),
+                rgb: plan_preview_rgb(&plan, size_px),
+            });
+        }
         progress.advance(1);
     }
     clamp_surface(&mut plan);
@@ -170,6 +210,7 @@ pub fn cook_plan(
         slope_cap_deg,
         max_slope_deg: max_dry_grade_deg(&plan),
         overhang_cells: None,
+        previews,
     };
     Ok((plan, report))
 }

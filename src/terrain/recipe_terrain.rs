@@ -23,7 +23,7 @@ use super::generate::{
 use super::grid::Grid;
 use super::noise::{perlin3, smoothstep, sub_seed, tan_deg};
 use super::recipe::{CavesStage, Recipe};
-use super::recipe_cook::{CookReport, cook_plan};
+use super::recipe_cook::{CookReport, cook_plan_with_previews};
 use super::recipe_plan::Plan;
 use super::surface_sampler::{SurfaceColumn, SurfaceSampler};
 use crate::progress::Progress;
@@ -54,13 +54,27 @@ impl RecipeTerrain {
     /// limit) and returns the terrain and its report.
     ///
     /// # Errors
-    /// As [`cook_plan`].
+    /// As [`super::recipe_cook::cook_plan`].
     pub fn cook(
         recipe: &Recipe,
         settings: &GeneratorSettings,
         progress: &Progress,
     ) -> Result<(RecipeTerrain, CookReport), GenerateError> {
-        let (plan, report) = cook_plan(recipe, settings, progress)?;
+        RecipeTerrain::cook_with_previews(recipe, settings, progress, None)
+    }
+
+    /// [`RecipeTerrain::cook`], drawing the plan after each stage at
+    /// `preview_px` pixels a side when given.
+    ///
+    /// # Errors
+    /// As [`super::recipe_cook::cook_plan`].
+    pub fn cook_with_previews(
+        recipe: &Recipe,
+        settings: &GeneratorSettings,
+        progress: &Progress,
+        preview_px: Option<u32>,
+    ) -> Result<(RecipeTerrain, CookReport), GenerateError> {
+        let (plan, report) = cook_plan_with_previews(recipe, settings, progress, preview_px)?;
         let terrain = RecipeTerrain {
             plan: Arc::new(plan),
             size_cells: settings.size_cells,
