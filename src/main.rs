@@ -521,13 +521,12 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     }
     if let Some(path) = &cli.recipe {
         if streams(cli, &settings) {
-            bail!(
-                "--recipe worlds are built whole for now: use a --world-size up to {} \
-                 without --stream",
-                strata::terrain::generate::MAX_SIZE_CELLS
-            );
+            settings
+                .validate_streaming()
+                .context("invalid --world-size")?;
+        } else {
+            settings.validate().context("invalid --world-size")?;
         }
-        settings.validate().context("invalid --world-size")?;
         let recipe = strata::terrain::recipe::Recipe::load(path)?;
         return Ok(WorldSource::Recipe {
             recipe: Box::new(recipe),
@@ -593,6 +592,23 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             check_streamed_outputs(cli)?;
             let start = std::time::Instant::now();
             let world = StreamedWorld::new(settings, &recovery_dir()?)?;
+            return run_headless_streamed(cli, world, script, start);
+        }
+        WorldSource::Recipe {
+            recipe,
+            settings,
+            preview_px,
+        } if streams(cli, settings) => {
+            check_streamed_outputs(cli)?;
+            let start = std::time::Instant::now();
+            let path = cli.recipe.as_ref().context("a recipe world has --recipe")?;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let world =
+                StreamedWorld::new_recipe(recipe, &text, settings, *preview_px, &recovery_dir()?)?;
+            if let (Some(dir), Some(g)) = (&cli.recipe_previews, &world.generation) {
+                write_recipe_previews(dir, &g.previews)?;
+            }
             return run_headless_streamed(cli, world, script, start);
         }
         WorldSource::Heightmap { path, settings } if heightmap_streams(cli, path, settings)? => {
@@ -759,6 +775,7 @@ fn run_streamed_outputs(
         Some(world.residency(budget_bytes(cli))),
     )?;
     stats.world_ms = world_ms;
+    stats.generation = world.generation.clone();
     if let Some(path) = &options.stats_json {
         headless::write_stats_json(path, &stats)?;
     }

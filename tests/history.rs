@@ -88,8 +88,8 @@ fn random_op(
         let (x, z) = (rng.range(0.0, 384.0), rng.range(0.0, 384.0));
         let mut centre = DVec3::new(x, surface_y_studs(grid, x, z) + rng.range(-8.0, 8.0), z);
         for _ in 0..1 + rng.below(4) {
-            let region = strata::terrain::edit::tool_region(&brush, &options, centre)
-                .expect("valid brush");
+            let region =
+                strata::terrain::edit::tool_region(&brush, &options, centre).expect("valid brush");
             rec.record(grid, region, |g| apply_tool(g, &brush, &options, centre))
                 .expect("valid stroke");
             centre += DVec3::new(rng.range(-6.0, 6.0), 0.0, rng.range(-6.0, 6.0));

@@ -211,3 +211,42 @@ fn the_binary_reports_generation_and_refuses_a_bad_recipe() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A recipe world streams (spec §12): its file keeps the recipe text, the
+/// columns it serves equal the whole world's, and reopening the file cooks
+/// the same columns again.
+#[test]
+fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
+    use strata::app::streamed_world::StreamedWorld;
+    use strata::terrain::ColumnCoord;
+    let dir = std::env::temp_dir().join(format!("strata-recipe-stream-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = recipes_dir().join("canyon_caves.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let recipe = Recipe::from_json(&text).unwrap();
+    let world = StreamedWorld::new_recipe(&recipe, &text, &settings(256), None, &dir).unwrap();
+    assert_eq!(
+        world.generation.as_ref().unwrap().recipe,
+        "Canyon with caves"
+    );
+    let (terrain, _) = RecipeTerrain::cook(&recipe, &settings(256), &Progress::new()).unwrap();
+    let (whole, _) = terrain.build_grid(&Progress::new()).unwrap();
+    let column = ColumnCoord::new(3, 5);
+    let served = world.source().load_column(column).unwrap();
+    assert!(!served.is_empty());
+    for (coord, cells) in &served {
+        assert!(cells.same_cells(&whole.chunk_cells(*coord)), "{coord:?}");
+    }
+    let reopened = StreamedWorld::open(world.file.path()).unwrap();
+    assert!(reopened.generation.is_some());
+    let again = reopened.source().load_column(column).unwrap();
+    assert_eq!(again.len(), served.len());
+    for ((a, x), (b, y)) in served.iter().zip(&again) {
+        assert_eq!(a, b);
+        assert!(x.same_cells(y));
+    }
+    drop(reopened);
+    world.remove_recovery();
+    let _ = std::fs::remove_dir_all(&dir);
+}

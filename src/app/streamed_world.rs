@@ -19,6 +19,9 @@ use crate::terrain::coords::CELL_SIZE_STUDS;
 use crate::terrain::generate::GeneratorSettings;
 use crate::terrain::grid::Grid;
 use crate::terrain::heightmap::HeightmapTerrain;
+use crate::terrain::recipe::Recipe;
+use crate::terrain::recipe_cook::CookReport;
+use crate::terrain::recipe_terrain::RecipeTerrain;
 use crate::terrain::residency::Residency;
 
 /// Where a streaming world's unedited columns come from.
@@ -28,6 +31,8 @@ pub enum StreamedTerrain {
     Generated(GeneratorSettings),
     /// A heightmap's samples (held in memory: 2 bytes a pixel).
     Heightmap(Arc<HeightmapTerrain>),
+    /// A cooked recipe's plan (held in memory: at most 92 MiB).
+    Recipe(Arc<RecipeTerrain>),
 }
 
 /// A streaming world's terrain source and backing file.
@@ -43,6 +48,8 @@ pub struct StreamedWorld {
     pub recovered_columns: usize,
     /// True while the backing file is a recovery file (a new world).
     pub untitled: bool,
+    /// What cooking the recipe did, for a recipe world.
+    pub generation: Option<CookReport>,
     /// This session's lock on its recovery file (untitled worlds): while
     /// held, no other session offers the file as a crash's leftover.
     _recovery_lock: Option<RecoveryLock>,
@@ -97,6 +104,49 @@ impl StreamedWorld {
             file: Arc::new(file),
             recovered_columns: 0,
             untitled: true,
+            generation: None,
+            _recovery_lock: Some(lock),
+        })
+    }
+
+    /// A new world cooked from `recipe` (whose JSON text is `recipe_json`)
+    /// for `settings`, whose spills go to a fresh recovery file in
+    /// `recovery_dir`. The whole-map stages run here (drawing the plan after
+    /// each at `preview_px` when given); no chunk is built.
+    ///
+    /// # Errors
+    /// [`StreamingFileError`] when the recovery file cannot be made or the
+    /// recipe cannot be cooked (bad settings).
+    pub fn new_recipe(
+        recipe: &Recipe,
+        recipe_json: &str,
+        settings: &GeneratorSettings,
+        preview_px: Option<u32>,
+        recovery_dir: &Path,
+    ) -> Result<StreamedWorld, StreamingFileError> {
+        let path = recovery_dir.join(recovery_name(&format!(
+            "recipe-seed{}-{}",
+            settings.seed, settings.size_cells
+        )));
+        let lock = lock_recovery(&path)?;
+        let file =
+            StreamingWorldFile::create_recipe(&path, settings, recipe_json).inspect_err(|_| {
+                let _ = remove_recovery_files(&path);
+            })?;
+        let progress = crate::progress::Progress::new();
+        let (terrain, report) = RecipeTerrain::cook_with_previews(
+            recipe, settings, &progress, preview_px,
+        )
+        .map_err(|source| StreamingFileError::InvalidSettings {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(StreamedWorld {
+            terrain: StreamedTerrain::Recipe(Arc::new(terrain)),
+            file: Arc::new(file),
+            recovered_columns: 0,
+            untitled: true,
+            generation: Some(report),
             _recovery_lock: Some(lock),
         })
     }
@@ -183,6 +233,25 @@ impl StreamedWorld {
     ) -> Result<StreamedWorld, StreamingFileError> {
         let untitled = lock.is_some();
         let recovered_columns = file.pending_count()?;
+        if let Some((settings, text)) = file.recipe() {
+            let bad = |message: String| StreamingFileError::BadMeta {
+                path: file.path().to_path_buf(),
+                key: "recipe".to_string(),
+                message,
+            };
+            let recipe = Recipe::from_json(text).map_err(|e| bad(e.to_string()))?;
+            let (terrain, report) =
+                RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
+                    .map_err(|e| bad(e.to_string()))?;
+            return Ok(StreamedWorld {
+                terrain: StreamedTerrain::Recipe(Arc::new(terrain)),
+                file: Arc::new(file),
+                recovered_columns,
+                untitled,
+                generation: Some(report),
+                _recovery_lock: lock,
+            });
+        }
         let terrain = match (file.generator(), file.heightmap_terrain()?) {
             (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),
             (Some(settings), None) => StreamedTerrain::Generated(settings.clone()),
@@ -199,6 +268,7 @@ impl StreamedWorld {
             file: Arc::new(file),
             recovered_columns,
             untitled,
+            generation: None,
             _recovery_lock: lock,
         })
     }
@@ -208,7 +278,7 @@ impl StreamedWorld {
     pub fn generator(&self) -> Option<GeneratorSettings> {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => Some(settings.clone()),
-            StreamedTerrain::Heightmap(_) => None,
+            StreamedTerrain::Heightmap(_) | StreamedTerrain::Recipe(_) => None,
         }
     }
 
@@ -219,7 +289,9 @@ impl StreamedWorld {
             StreamedTerrain::Generated(settings) => {
                 crate::io::world_file::WorldMeta::generated(settings)
             }
-            StreamedTerrain::Heightmap(_) => crate::io::world_file::WorldMeta::default(),
+            StreamedTerrain::Heightmap(_) | StreamedTerrain::Recipe(_) => {
+                crate::io::world_file::WorldMeta::default()
+            }
         }
     }
 
@@ -228,6 +300,7 @@ impl StreamedWorld {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => Arc::new(GeneratedColumns::new(settings)),
             StreamedTerrain::Heightmap(terrain) => Arc::clone(terrain) as Arc<dyn ColumnSource>,
+            StreamedTerrain::Recipe(terrain) => Arc::clone(terrain) as Arc<dyn ColumnSource>,
         }
     }
 
@@ -239,6 +312,12 @@ impl StreamedWorld {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => {
                 super::headless::streaming_default_camera(settings)
+            }
+            StreamedTerrain::Recipe(terrain) => {
+                let studs = f64::from(CELL_SIZE_STUDS);
+                let side = f64::from(terrain.size_cells()) * studs;
+                let top = crate::terrain::surface_sampler::SurfaceSampler::top_cells(&**terrain);
+                super::headless::streaming_overview_camera(side, side, top * studs + 240.0)
             }
             StreamedTerrain::Heightmap(terrain) => {
                 let (w, d) = terrain.extent_cells();

@@ -254,6 +254,14 @@ pub enum StreamingOrigin {
     Generated(GeneratorSettings),
     /// A heightmap import (format 3, or 4); the PNG is stored in the file.
     Heightmap(StoredHeightmap),
+    /// A generator recipe (format 4 with a `recipe` meta row): the seed and
+    /// size, and the recipe's JSON text, cooked again when the file opens.
+    Recipe {
+        /// Seed and size.
+        settings: GeneratorSettings,
+        /// The recipe, as JSON text (valid: checked when the file opens).
+        recipe_json: String,
+    },
 }
 
 /// Why a streaming world file could not be created, opened, saved or copied.
@@ -719,6 +727,8 @@ fn writer() -> String {
 enum NewOrigin<'a> {
     /// Generator settings (a format-4 file).
     Generated(&'a GeneratorSettings),
+    /// A recipe for these settings (a format-4 file with a `recipe` row).
+    Recipe(&'a GeneratorSettings, &'a str),
     /// A heightmap import (a format-4 file): the PNG is copied in.
     Heightmap {
         /// The PNG to copy.
@@ -754,6 +764,14 @@ fn write_new_file(
             vec![
                 ("format_version", Some(STREAMING_FORMAT_VERSION.to_string())),
                 ("generator", Some(generator_text(settings))),
+            ]
+        }
+        NewOrigin::Recipe(settings, recipe_json) => {
+            tx.execute_batch(SUMMARY_SCHEMA_SQL).map_err(sql)?;
+            vec![
+                ("format_version", Some(STREAMING_FORMAT_VERSION.to_string())),
+                ("generator", Some(generator_text(settings))),
+                ("recipe", Some((*recipe_json).to_string())),
             ]
         }
         NewOrigin::Heightmap {
@@ -871,7 +889,17 @@ fn read_streaming_meta(
         settings
             .validate_streaming()
             .map_err(|e| bad("generator", e.to_string()))?;
-        StreamingOrigin::Generated(settings)
+        match map.get("recipe") {
+            Some(text) => {
+                crate::terrain::recipe::Recipe::from_json(text)
+                    .map_err(|e| bad("recipe", e.to_string()))?;
+                StreamingOrigin::Recipe {
+                    settings,
+                    recipe_json: text.clone(),
+                }
+            }
+            None => StreamingOrigin::Generated(settings),
+        }
     } else {
         let sidecar = map.get("heightmap_sidecar").cloned();
         StreamingOrigin::Heightmap(
@@ -936,6 +964,37 @@ impl StreamingWorldFile {
                 source,
             })?;
         Self::create_from(path, &NewOrigin::Generated(settings))
+    }
+
+    /// Creates a new streaming world file at `path` for `recipe_json` (a
+    /// recipe's JSON text, checked here) with `settings`, like
+    /// [`StreamingWorldFile::create`]; opening it cooks the recipe again.
+    ///
+    /// # Errors
+    /// [`StreamingFileError::InvalidSettings`] for settings that
+    /// [`GeneratorSettings::validate_streaming`] refuses;
+    /// [`StreamingFileError::BadMeta`] for text that is not a valid recipe
+    /// (nothing written in either case); [`StreamingFileError::File`] as
+    /// for [`StreamingWorldFile::create`].
+    pub fn create_recipe(
+        path: &Path,
+        settings: &GeneratorSettings,
+        recipe_json: &str,
+    ) -> Result<StreamingWorldFile, StreamingFileError> {
+        settings
+            .validate_streaming()
+            .map_err(|source| StreamingFileError::InvalidSettings {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        crate::terrain::recipe::Recipe::from_json(recipe_json).map_err(|e| {
+            StreamingFileError::BadMeta {
+                path: path.to_path_buf(),
+                key: "recipe".to_string(),
+                message: e.to_string(),
+            }
+        })?;
+        Self::create_from(path, &NewOrigin::Recipe(settings, recipe_json))
     }
 
     /// Creates a new heightmap world file (format 4) at `path` for the PNG
@@ -1106,12 +1165,23 @@ impl StreamingWorldFile {
         &self.origin
     }
 
+    /// The seed, size and recipe text of a recipe world, if it is one.
+    pub fn recipe(&self) -> Option<(&GeneratorSettings, &str)> {
+        match &self.origin {
+            StreamingOrigin::Recipe {
+                settings,
+                recipe_json,
+            } => Some((settings, recipe_json)),
+            _ => None,
+        }
+    }
+
     /// The generator settings the world's unedited columns come from;
-    /// `None` for a heightmap world.
+    /// `None` for a heightmap or a recipe world.
     pub fn generator(&self) -> Option<&GeneratorSettings> {
         match &self.origin {
             StreamingOrigin::Generated(settings) => Some(settings),
-            StreamingOrigin::Heightmap(_) => None,
+            StreamingOrigin::Heightmap(_) | StreamingOrigin::Recipe { .. } => None,
         }
     }
 
