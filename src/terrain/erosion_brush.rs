@@ -8,7 +8,10 @@
 //! surface stay as they are.
 //!
 //! Hardness is the real material's: a droplet over rock erodes less than
-//! one over dirt. Deposits are sand (hydraulic: the alluvial fan at the
+//! one over dirt. Where the droplets soak the foot of a face at least two
+//! cells tall, Hydraulic erode also cuts the row just above the foot out
+//! of the face, under a roof: water undercuts cliffs, a shape no height
+//! field can hold. Deposits are sand (hydraulic: the alluvial fan at the
 //! gully's foot) or gravel (thermal: scree).
 
 use glam::{DVec3, IVec3};
@@ -144,8 +147,16 @@ pub fn apply_erosion(
             f64::from(plan.height_cells[k] - heights[k]) * weight
         })
         .collect();
+    let notches = if brush.mode == BrushMode::HydraulicErode {
+        undercut_rows(&plan, &heights, &delta, side)
+    } else {
+        vec![None; side * side]
+    };
     let report = grid.edit_region(area, |cell, old| {
         let k = ((cell.0.z - area.min.z) as usize) * side + (cell.0.x - area.min.x) as usize;
+        if notches[k] == Some(cell.0.y) && old.material().is_solid() {
+            return Cell::EMPTY;
+        }
         let d = delta[k];
         if d.abs() < 1.0 / 512.0 {
             return old;
@@ -153,6 +164,39 @@ pub fn apply_erosion(
         move_top(old, cell.0.y, f64::from(heights[k]), d, deposit)
     })?;
     Ok(report)
+}
+
+/// Least droplet wetness ([`Plan::wetness`]) at a face's foot that cuts
+/// under the face.
+const UNDERCUT_WETNESS: f32 = 0.2;
+
+/// Where running water undercuts a face: for each column standing at
+/// least 2 cells over an axis neighbour whose foot the droplets soaked
+/// (wetness at least [`UNDERCUT_WETNESS`]) and that the brush changed, the
+/// cell row just above that neighbour's new surface, under a roof of at
+/// least one cell of the column's own new surface.
+fn undercut_rows(plan: &Plan, heights: &[f32], delta: &[f64], side: usize) -> Vec<Option<i32>> {
+    let top = |k: usize| f64::from(heights[k]) + delta[k];
+    (0..side * side)
+        .map(|k| {
+            let (i, j) = (k % side, k / side);
+            let own = top(k);
+            [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)]
+                .into_iter()
+                .filter_map(|(di, dj)| {
+                    let (ni, nj) = (i as i64 + di, j as i64 + dj);
+                    if ni < 0 || nj < 0 || ni >= side as i64 || nj >= side as i64 {
+                        return None;
+                    }
+                    let q = nj as usize * side + ni as usize;
+                    let foot = top(q);
+                    let row = foot.floor() as i32;
+                    let soaked = plan.wetness[q] >= UNDERCUT_WETNESS && delta[q].abs() > 1e-3;
+                    (soaked && own - foot >= 2.0 && own - f64::from(row + 1) >= 1.0).then_some(row)
+                })
+                .min()
+        })
+        .collect()
 }
 
 /// The hydraulic stage a brush runs: `iterations` × 0.04 droplets per column.
@@ -349,6 +393,41 @@ mod tests {
         assert_ne!(grid.content_hash(), before);
         history.undo(&mut grid).unwrap();
         assert_eq!(grid.content_hash(), before);
+    }
+
+    #[test]
+    fn hydraulic_erode_undercuts_a_face_whose_foot_runs_wet() {
+        // A 10-cell step across a slope: water runs down the lower ground
+        // along the face's foot.
+        let mut grid = flat_world(128, 8).unwrap();
+        grid.edit_region(
+            CellBox::new(IVec3::new(0, 0, 0), IVec3::new(128, 40, 128)),
+            |c, old| {
+                let ground = 8.0 + f64::from(c.0.z) * 0.2;
+                let h = if c.0.x >= 64 { ground + 10.0 } else { ground };
+                let occ = ((h - f64::from(c.0.y)).clamp(0.0, 1.0) * 255.0).round() as u8;
+                if occ == 0 {
+                    old
+                } else {
+                    Cell::new(Material::DIRT, occ.max(old.solid_occupancy()))
+                }
+            },
+        )
+        .unwrap();
+        let (brush, mut options) = erosion(BrushMode::HydraulicErode);
+        options.erosion_iterations = 64;
+        let centre = DVec3::new(62.0, 18.0, 64.0) * CELL_SIZE_STUDS as f64;
+        apply_tool(&mut grid, &brush, &options, centre).unwrap();
+        // Solid over a cell that is not: an overhang, in the face's columns.
+        let overhangs = (0..128)
+            .flat_map(|z| (50..80).map(move |x| (x, z)))
+            .flat_map(|(x, z)| (1..40).map(move |y| IVec3::new(x, y, z)))
+            .filter(|&c| {
+                grid.cell(CellCoord(c)).is_inside()
+                    && !grid.cell(CellCoord(c - IVec3::Y)).is_inside()
+            })
+            .count();
+        assert!(overhangs > 0, "no undercut");
     }
 
     #[test]

@@ -338,6 +338,12 @@ pub struct CavesStage {
     /// Depth of the undercuts into the slope, cells (`[0, 12]`, default 4).
     #[serde(default = "four")]
     pub overhang_depth_cells: f64,
+    /// Height of the notch cut into river banks at the waterline, cells
+    /// (`[0, 4]`, default 0: none): banks rising at least a cell over a
+    /// river lose their cells at the water's level under a roof of at
+    /// least one cell, where the pocket noise allows (undercut banks).
+    #[serde(default)]
+    pub bank_undercut_cells: f64,
 }
 
 fn default_octaves() -> u32 {
@@ -799,6 +805,12 @@ fn validate_stage(index: usize, stage: &Stage) -> Result<(), RecipeError> {
                 k.overhang_depth_cells,
                 (0.0..=12.0).contains(&k.overhang_depth_cells),
                 "0 to 12",
+            )?;
+            c.range(
+                "bank_undercut_cells",
+                k.bank_undercut_cells,
+                (0.0..=4.0).contains(&k.bank_undercut_cells),
+                "0 to 4",
             )?;
         }
     }

@@ -18,13 +18,14 @@ use super::column_source::{ColumnChunks, ColumnSource, LoadOrigin, SourceError};
 use super::coords::{CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord, local_index};
 use super::generate::{
     ColumnSpec, ColumnTable, GenerateError, GeneratorSettings, STRATA_MARGIN_CELLS, Strata,
-    min_3x3, ramp_for_slope, slope_3x3, surface_rows_exposed_by_step,
+    fractional_occupancy, min_3x3, ramp_for_slope, slope_3x3, surface_rows_exposed_by_step,
 };
 use super::grid::Grid;
 use super::noise::{perlin3, smoothstep, sub_seed, tan_deg};
 use super::recipe::{CavesStage, Recipe};
 use super::recipe_cook::{CookReport, cook_plan_with_previews};
-use super::recipe_plan::Plan;
+use super::recipe_plan::{DRY, Plan, RIVER};
+
 use super::surface_sampler::{SurfaceColumn, SurfaceSampler};
 use crate::progress::Progress;
 
@@ -203,20 +204,59 @@ impl RecipeTerrain {
         }
         let mut chunks = ColumnTable::new(specs.clone()).column_chunks(&self.strata, column);
         if let Some(caves) = &self.caves {
+            let banks = if caves.bank_undercut_cells > 0.0 {
+                self.bank_water(x0, z0)
+            } else {
+                vec![None; specs.len()]
+            };
             for (coord, cells) in &mut chunks {
-                self.carve_caves(caves, *coord, &heights, &specs, cells);
+                self.carve_caves(caves, *coord, &heights, &specs, &banks, cells);
             }
         }
         chunks
     }
 
-    /// Carves tunnels and undercuts into one chunk (see [`CavesStage`]).
+    /// For each column of the chunk column at `(x0, z0)` (x fastest): the
+    /// water level of a river within 2 columns when the column itself is
+    /// dry (a bank the caves stage may undercut), else `None`.
+    fn bank_water(&self, x0: i64, z0: i64) -> Vec<Option<f64>> {
+        let plan = &*self.plan;
+        let sample = |x: i64, z: i64| {
+            let (u, v) = plan.sample_coords(x as f64 + 0.5, z as f64 + 0.5);
+            plan.nearest(u, v)
+        };
+        (0..CHUNK_SIZE_CELLS as i64 * CHUNK_SIZE_CELLS as i64)
+            .map(|i| {
+                let (x, z) = (x0 + i % 32, z0 + i / 32);
+                if plan.water_body[sample(x, z)] != DRY {
+                    return None;
+                }
+                let mut level: Option<f64> = None;
+                for dz in -2..=2 {
+                    for dx in -2..=2 {
+                        let k = sample(x + dx, z + dz);
+                        if plan.water_body[k] == RIVER {
+                            let w = f64::from(plan.water_cells[k]);
+                            level = Some(level.map_or(w, |l| l.max(w)));
+                        }
+                    }
+                }
+                level
+            })
+            .collect()
+    }
+
+    /// Carves tunnels, face undercuts and bank undercuts (`banks`: the
+    /// river level beside each column, [`RecipeTerrain::bank_water`]) into
+    /// one chunk (see [`CavesStage`]).
+    #[allow(clippy::too_many_arguments)]
     fn carve_caves(
         &self,
         caves: &CavesStage,
         coord: ChunkCoord,
         heights: &[f64],
         specs: &[Option<ColumnSpec>],
+        banks: &[Option<f64>],
         cells: &mut super::chunk::ChunkCells,
     ) {
         let min = coord.min_cell().0;
@@ -247,7 +287,17 @@ impl RecipeTerrain {
                     if depth < 0.0 {
                         break;
                     }
-                    let keep = cave_solidness(caves, &tunnels, &pockets, lx, ly, lz, depth, steep);
+                    let mut keep =
+                        cave_solidness(caves, &tunnels, &pockets, lx, ly, lz, depth, steep);
+                    if let Some(w) = banks[(lz * CHUNK_SIZE_CELLS + lx) as usize] {
+                        let notch = f64::from(y) >= w.floor()
+                            && f64::from(y) < w.floor() + caves.bank_undercut_cells
+                            && spec.height_cells - f64::from(y + 1) >= 1.0
+                            && lattice_at(&pockets, lx, ly, lz)[1] > -0.15;
+                        if notch {
+                            keep = 0.0;
+                        }
+                    }
                     if keep >= 1.0 {
                         continue;
                     }
@@ -258,11 +308,15 @@ impl RecipeTerrain {
                     if occupancy == solid {
                         continue;
                     }
+                    let water = banks[(lz * CHUNK_SIZE_CELLS + lx) as usize]
+                        .unwrap_or(f64::NEG_INFINITY)
+                        .max(spec.water_level_cells);
                     dense[i] = if occupancy > 0 {
                         Cell::new(cell.material(), occupancy)
-                    } else if f64::from(y) < spec.water_level_cells {
-                        // A cave opened under a lake or the sea floods.
-                        Cell::full(Material::WATER)
+                    } else if f64::from(y) < water {
+                        // A cave opened under a lake, the sea or beside a
+                        // river floods (the top row to the water's level).
+                        Cell::new(Material::WATER, fractional_occupancy(water, y))
                     } else {
                         Cell::EMPTY
                     };
