@@ -446,11 +446,11 @@ fn recipe_world(
 
 /// Builds a new world from `settings` (seed and size) and `preset`.
 pub fn new_world(settings: GeneratorSettings, preset: WorldPreset, view: Option<ViewSetup>) -> Job {
-    let label = format!(
-        "Creating a {} world ({} cells across)",
-        preset.name().to_lowercase(),
-        settings.size_cells
-    );
+    let what = match preset {
+        WorldPreset::Recipe(_) => format!("a world from the {} recipe", preset.name()),
+        _ => format!("a {} world", preset.name().to_lowercase()),
+    };
+    let label = format!("Creating {what} ({} cells across)", settings.size_cells);
     Job::spawn(label, JobKind::ReplaceWorld, move |progress| {
         let grid =
             match preset {
