@@ -519,27 +519,20 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(size) = cli.world_size {
         settings.size_cells = size;
     }
-    if let Some(path) = &cli.recipe {
-        if streams(cli, &settings) {
-            settings
-                .validate_streaming()
-                .context("invalid --world-size")?;
-        } else {
-            settings.validate().context("invalid --world-size")?;
-        }
-        let recipe = strata::terrain::recipe::Recipe::load(path)?;
-        return Ok(WorldSource::Recipe {
-            recipe: Box::new(recipe),
-            settings,
-            preview_px: cli.recipe_previews.as_ref().map(|_| RECIPE_PREVIEW_PX),
-        });
-    }
     if streams(cli, &settings) {
         settings
             .validate_streaming()
             .context("invalid --world-size")?;
     } else {
         settings.validate().context("invalid --world-size")?;
+    }
+    if let Some(path) = &cli.recipe {
+        let recipe = strata::terrain::recipe::Recipe::load(path)?;
+        return Ok(WorldSource::Recipe {
+            recipe: Box::new(recipe),
+            settings,
+            preview_px: cli.recipe_previews.as_ref().map(|_| RECIPE_PREVIEW_PX),
+        });
     }
     Ok(WorldSource::Generated(settings))
 }

@@ -941,6 +941,19 @@ fn noting_streaming<T>(
     }
 }
 
+/// [`GeneratorSettings::validate_streaming`], its error naming `path`.
+fn check_streaming_settings(
+    path: &Path,
+    settings: &GeneratorSettings,
+) -> Result<(), StreamingFileError> {
+    settings
+        .validate_streaming()
+        .map_err(|source| StreamingFileError::InvalidSettings {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 impl StreamingWorldFile {
     /// Creates a new streaming world file at `path` for `settings`, with no
     /// edited column, and opens it. The file is written to a sibling
@@ -957,12 +970,7 @@ impl StreamingWorldFile {
         path: &Path,
         settings: &GeneratorSettings,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
-        settings
-            .validate_streaming()
-            .map_err(|source| StreamingFileError::InvalidSettings {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        check_streaming_settings(path, settings)?;
         Self::create_from(path, &NewOrigin::Generated(settings))
     }
 
@@ -981,12 +989,7 @@ impl StreamingWorldFile {
         settings: &GeneratorSettings,
         recipe_json: &str,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
-        settings
-            .validate_streaming()
-            .map_err(|source| StreamingFileError::InvalidSettings {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        check_streaming_settings(path, settings)?;
         crate::terrain::recipe::Recipe::from_json(recipe_json).map_err(|e| {
             StreamingFileError::BadMeta {
                 path: path.to_path_buf(),

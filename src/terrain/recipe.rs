@@ -477,7 +477,7 @@ impl Recipe {
         Recipe::from_json(&text)
     }
 
-    /// The stage of the given kind, first of its kind, if any.
+    /// The recipe's caves stage (the first, if it has several), if any.
     pub fn caves(&self) -> Option<&CavesStage> {
         self.stages.iter().find_map(|s| match s {
             Stage::Caves(c) => Some(c),
