@@ -20,10 +20,11 @@ use glam::{DVec3, IVec3};
 use strata::collision::{CollisionCache, TerrainId, shape_from_mesh};
 use strata::mesh::collision_mesh::{CollisionMesh, CollisionMesher};
 use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
-use strata::terrain::cell::Material;
-use strata::terrain::coords::{CellBox, CellCoord};
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::cell::Material;
+use strata::terrain::storage::coords::{CellBox, CellCoord};
 
 fn collision(c: &mut Criterion) {
     let grid = generate_world(&GeneratorSettings::default()).expect("default settings are valid");

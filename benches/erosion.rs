@@ -1,5 +1,5 @@
 //! Cost of one application of the erosion brushes at radius 16 and 32
-//! cells (issue 17: at most 30 ms at radius 32), on a slope of the default
+//! cells (at most 30 ms at radius 32), on a slope of the default
 //! generated world, 8 iterations (the panel's default), full strength.
 //! Each iteration erodes a fresh clone of the same grid (clones share
 //! chunk storage, so the first write per chunk pays its copy, as in the
@@ -11,10 +11,13 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::DVec3;
-use strata::terrain::cell::Material;
-use strata::terrain::coords::CELL_SIZE_STUDS;
-use strata::terrain::edit::{Brush, BrushMode, BrushOptions, apply_tool};
-use strata::terrain::generate::{GeneratorSettings, generate_world, surface_height_cells};
+use strata::terrain::editing::brush::{Brush, BrushMode, BrushOptions};
+use strata::terrain::editing::kernels::apply_tool;
+use strata::terrain::generation::generate::{
+    GeneratorSettings, generate_world, surface_height_cells,
+};
+use strata::terrain::storage::cell::Material;
+use strata::terrain::storage::coords::CELL_SIZE_STUDS;
 
 fn erosion(c: &mut Criterion) {
     let settings = GeneratorSettings::default();

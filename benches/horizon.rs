@@ -17,9 +17,10 @@ use strata::mesh::field::SampleField;
 use strata::mesh::node_mesh::{NodeColumns, mesh_node};
 use strata::mesh::surface_nets::SurfaceNets;
 use strata::pipeline::horizon::{Horizon, HorizonView};
-use strata::terrain::column_source::{ColumnSource, GeneratedColumns};
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::node::{NODE_SAMPLES, NodeKey};
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::generation::generated_columns::GeneratedColumns;
+use strata::terrain::storage::node::{NODE_SAMPLES, NodeKey};
+use strata::terrain::streaming::column_source::ColumnSource;
 
 fn select(h: &mut Horizon, camera: &Camera) {
     let frustum = Frustum::from_clip_from_world(camera.clip_from_world());

@@ -11,7 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use glam::DVec3;
 use strata::pipeline::TerrainStreaming;
 use strata::pipeline::lod::{LodScanner, LodSettings};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 
 fn lod(c: &mut Criterion) {
     let grid = generate_world(&GeneratorSettings::default()).expect("default settings are valid");

@@ -1,5 +1,5 @@
 //! Meshing one chunk column of the generated default-seed world: the
-//! low-poly mesher (column heightfield + greedy tops and skirts, issue 19)
+//! low-poly mesher (column heightfield + greedy tops and skirts)
 //! against Surface Nets at level 0 over the same column's chunks, side by
 //! side in one run. Prints the triangle census of both over the world
 //! first.
@@ -13,7 +13,7 @@ use strata::mesh::column_heightfield::ColumnHeightfield;
 use strata::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use strata::mesh::lowpoly_chunk::mesh_low_poly_chunk;
 use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{ChunkCoord, ColumnCoord, Grid};
 
 /// Chunks of `column` that `grid` stores, bottom to top.

@@ -1,4 +1,4 @@
-//! Cost of the path tool (issue 18) on the default world (1024 cells,
+//! Cost of the path tool on the default world (1024 cells,
 //! seed 7): applying a 1 km road (1000 studs, 250 cells; target ≤ 200 ms),
 //! a 1 km river, and a route search between two points 600 studs apart
 //! with the road it lays. Each iteration applies to a fresh clone of the
@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::DVec2;
-use strata::terrain::edit_command::{CommandOutcome, EditCommand, EditSession};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::path_route::find_route;
-use strata::terrain::path_spec::PathSpec;
+use strata::terrain::command::edit_command::{CommandOutcome, EditCommand, EditSession};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::path::route::find_route;
+use strata::terrain::path::spec::PathSpec;
 
 fn studs(x_cells: f64, z_cells: f64) -> DVec2 {
     DVec2::new(x_cells, z_cells) * 4.0

@@ -1,5 +1,5 @@
 //! Cost of pressing a 2048² height stamp into the default generated world
-//! at radius 64 and 128 cells (issue 18: at most 100 ms at radius 64),
+//! at radius 64 and 128 cells (at most 100 ms at radius 64),
 //! turned 30° with an edge falloff, Add mode; and of a cell stamp (the
 //! shipped-size 48 × 40 × 16 arch shape as a solid block) at 30°. Each
 //! iteration stamps a fresh clone of the same grid (clones share chunk
@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::{DVec2, IVec3};
-use strata::terrain::cell::{Cell, Material};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::region::Clipboard;
-use strata::terrain::stamp::{Stamp, StampBase, StampMode, StampPlacement};
-use strata::terrain::stamp_apply::apply_stamp;
+use strata::terrain::editing::region::Clipboard;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::stamp::definition::{Stamp, StampBase, StampMode, StampPlacement};
+use strata::terrain::stamp::press::apply_stamp;
+use strata::terrain::storage::cell::{Cell, Material};
 
 /// A 2048² dome with ripples, samples in 0..=1.
 fn big_height_stamp() -> Stamp {

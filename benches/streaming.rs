@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use strata::io::streaming_file::StreamingWorldFile;
-use strata::terrain::column_source::{ColumnChunks, EditStore};
-use strata::terrain::generate::{ColumnGenerator, GeneratorSettings};
+use strata::terrain::generation::generate::{ColumnGenerator, GeneratorSettings};
+use strata::terrain::streaming::column_source::{ColumnChunks, EditStore};
 use strata::terrain::{Cell, ChunkCells, ColumnCoord, Material};
 
 /// Stored columns: a 50 × 40 patch of a 2048-cell world.

@@ -11,9 +11,13 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::DVec3;
 use strata::terrain::Material;
-use strata::terrain::edit::{Brush, BrushMode, BrushOptions, BrushShape, Falloff, apply_tool};
-use strata::terrain::generate::{GeneratorSettings, generate_world, surface_height_cells};
-use strata::terrain::history::{History, Recorder};
+use strata::terrain::command::history::History;
+use strata::terrain::editing::brush::{Brush, BrushMode, BrushOptions, BrushShape, Falloff};
+use strata::terrain::editing::kernels::apply_tool;
+use strata::terrain::editing::recorder::Recorder;
+use strata::terrain::generation::generate::{
+    GeneratorSettings, generate_world, surface_height_cells,
+};
 
 fn tools(c: &mut Criterion) {
     let settings = GeneratorSettings {

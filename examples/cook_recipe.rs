@@ -5,9 +5,9 @@
 //! `cargo run --example cook_recipe -- assets/recipes/alpine.json 8192 [SEED]`
 
 use strata::progress::Progress;
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::recipe::Recipe;
-use strata::terrain::recipe_cook::cook_plan;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::recipe::cook::cook_plan;
+use strata::terrain::recipe::stages::Recipe;
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);

@@ -13,8 +13,8 @@
 use anyhow::{Context as _, bail};
 use clap::Parser;
 use serde_json::json;
-use strata::terrain::coords::CELL_SIZE_STUDS;
-use strata::terrain::generate::{GeneratorSettings, surface_height_cells};
+use strata::terrain::generation::generate::{GeneratorSettings, surface_height_cells};
+use strata::terrain::storage::coords::CELL_SIZE_STUDS;
 
 #[derive(Parser)]
 struct Args {

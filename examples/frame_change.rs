@@ -1,6 +1,6 @@
 //! Measures a `--record DIR` recording for pops (spec §13): the change from
 //! each frame to the next (mean absolute RGB difference, 0–255), their
-//! median and largest, and the ratio of the two (issue 16: at most 2 for a
+//! median and largest, and the ratio of the two (at most 2 for a
 //! dolly across level switches).
 //!
 //! `cargo run --release --example frame_change -- DIR [--json]`

@@ -1,4 +1,4 @@
-//! Writes the shipped stamps of the stamp tool (issue 18) into
+//! Writes the shipped stamps of the stamp tool into
 //! `assets/stamps/` (or the folder given): seven 512² 16-bit grayscale
 //! height stamps and one cell stamp. Procedural and deterministic (fixed
 //! seeds, the terrain's own noise), so a rerun writes the same files.
@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use glam::IVec3;
 use strata::io::stamp_file::save_cell_stamp;
-use strata::terrain::cell::{Cell, Material};
-use strata::terrain::noise::{fbm, ridged, smoothstep};
-use strata::terrain::region::Clipboard;
+use strata::terrain::editing::region::Clipboard;
+use strata::terrain::generation::noise::{fbm, ridged, smoothstep};
+use strata::terrain::storage::cell::{Cell, Material};
 
 /// Side of the height stamps, pixels.
 const SIDE_PX: u32 = 512;

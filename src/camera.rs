@@ -21,7 +21,7 @@
 use glam::{DMat3, DVec3, Mat4, Vec3, Vec4, Vec4Swizzles};
 
 use crate::terrain::Grid;
-use crate::terrain::coords::CELL_SIZE_STUDS;
+use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 /// The six planes of a camera-relative view frustum, `ax + by + cz + d >= 0` inside.
 /// Reversed-Z infinite projection: the far plane is at infinity and is omitted.

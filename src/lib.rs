@@ -1,35 +1,43 @@
 //! Strata: a voxel terrain editor.
 //!
-//! The modules form layers; a file imports only from its own layer or the
-//! ones below it (`tests/architecture.rs` checks every `use crate::` path).
-//! Lowest first:
-//!
-//! 1. `terrain` (cells, chunks, the grid, edits and edit commands,
-//!    generation), with the root helpers `camera` and `progress`;
-//! 2. `mesh` (Surface Nets, materials, water and collision meshes);
-//! 3. `pipeline` (meshing workers, LOD, publication, picking) and
-//!    `collision` (parry3d colliders, queries, the walker);
-//! 4. `io` (world files, heightmap import and export, glTF, where a world
-//!    comes from);
-//! 5. `script` (the script format, runner and replay);
-//! 6. `render` (wgpu only: pipelines, buffers, the offscreen target);
-//! 7. `editor` (tools, panels, file dialogs: egui);
-//! 8. `app` (the window's event loop and the headless run: they compose
-//!    everything below);
-//! 9. the `strata` binary (`main.rs`: CLI parsing, `anyhow` errors).
-//!
-//! Only `render`, `editor`, `app` and the binary touch wgpu, winit or egui.
+//! The modules below form layers, declared here lowest first; a file names
+//! only its own module or one declared before it, and no circle of files
+//! forms inside a folder (`tests/architecture.rs` parses every file and
+//! reads the order from this list). Only the modules marked "GUI layer" and
+//! the binary touch wgpu, winit or egui.
 #![warn(missing_docs)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
-pub mod app;
-pub mod camera;
-pub mod collision;
-pub mod editor;
-pub mod io;
-pub mod mesh;
-pub mod pipeline;
+/// Progress reporting and cancellation for long jobs (no dependencies).
 pub mod progress;
-pub mod render;
-pub mod script;
+
+/// Cells, chunks, the grid and its edits, generation, stamps, paths and
+/// streaming sources.
 pub mod terrain;
+
+/// The editor camera (position, orientation, projection).
+pub mod camera;
+
+/// Surface Nets, materials, water, skirts, nodes and collision meshes.
+pub mod mesh;
+
+/// Meshing workers, LOD, publication, the horizon, picking and audits.
+pub mod pipeline;
+
+/// parry3d colliders, queries and the walking character.
+pub mod collision;
+
+/// World files, heightmap import and export, glTF, where a world comes from.
+pub mod io;
+
+/// The script format, runner and replay.
+pub mod script;
+
+/// GUI layer: wgpu pipelines, buffers, the offscreen target.
+pub mod render;
+
+/// GUI layer: tools, panels and file dialogs (egui).
+pub mod editor;
+
+/// GUI layer: the window's event loop and the headless run.
+pub mod app;

@@ -21,8 +21,8 @@ use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::material_textures;
 use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
-use strata::terrain::coords::CellBox;
-use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::storage::coords::CellBox;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,8 +84,8 @@ fn parse_export_region(s: &str) -> Result<CellBox, String> {
         ));
     }
     // The crop's own limits, checked before anything runs or is written.
-    strata::terrain::coords::check_on_lattice(&region).map_err(|e| e.to_string())?;
-    let limit = strata::terrain::region::MAX_CROP_SIDE_CELLS;
+    strata::terrain::storage::coords::check_on_lattice(&region).map_err(|e| e.to_string())?;
+    let limit = strata::terrain::editing::region::MAX_CROP_SIDE_CELLS;
     let size = region.max.as_i64vec3() - region.min.as_i64vec3();
     if size.x > i64::from(limit) || size.z > i64::from(limit) {
         return Err(format!(
@@ -103,8 +103,8 @@ fn parse_world_size(s: &str) -> Result<u32, String> {
         format!(
             "the world size must be a positive whole number of cells (a multiple of 32 up to {}; \
              above {} the world streams), got {s:?}",
-            strata::terrain::generate::MAX_STREAMING_SIZE_CELLS,
-            strata::terrain::generate::MAX_SIZE_CELLS
+            strata::terrain::generation::generate::MAX_STREAMING_SIZE_CELLS,
+            strata::terrain::generation::generate::MAX_SIZE_CELLS
         )
     };
     match s.trim().parse::<i128>() {
@@ -469,7 +469,7 @@ const RECIPE_PREVIEW_PX: u32 = 512;
 /// Writes a recipe world's stage pictures into `dir` as `NN-stage.png`.
 fn write_recipe_previews(
     dir: &std::path::Path,
-    previews: &[strata::terrain::recipe_cook::StagePreview],
+    previews: &[strata::terrain::recipe::cook::StagePreview],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     for p in previews {
@@ -527,7 +527,7 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
         settings.validate().context("invalid --world-size")?;
     }
     if let Some(path) = &cli.recipe {
-        let recipe = strata::terrain::recipe::Recipe::load(path)?;
+        let recipe = strata::terrain::recipe::stages::Recipe::load(path)?;
         return Ok(WorldSource::Recipe {
             recipe: Box::new(recipe),
             settings,
@@ -540,7 +540,7 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
 /// True when the generated world `settings` is streamed (spec §12): asked
 /// for with `--stream`, or larger than a world built whole may be.
 fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
-    cli.stream || settings.size_cells > strata::terrain::generate::MAX_SIZE_CELLS
+    cli.stream || settings.size_cells > strata::terrain::generation::generate::MAX_SIZE_CELLS
 }
 
 /// True when the heightmap import of `path` with `settings` is streamed:
@@ -561,10 +561,10 @@ fn heightmap_streams(
 
 /// The memory budget of a streaming world, bytes (`--memory-budget-mib`).
 fn budget_bytes(cli: &Cli) -> usize {
-    cli.memory_budget_mib
-        .map_or(strata::terrain::residency::DEFAULT_BUDGET_BYTES, |m| {
-            m as usize * (1 << 20)
-        })
+    cli.memory_budget_mib.map_or(
+        strata::terrain::streaming::residency::DEFAULT_BUDGET_BYTES,
+        |m| m as usize * (1 << 20),
+    )
 }
 
 /// Where a new streaming world spills its edits until it is saved.
@@ -626,14 +626,14 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             bail!(
                 "--memory-budget-mib applies to streaming worlds: add --stream, or use a \
                  --world-size above {}",
-                strata::terrain::generate::MAX_SIZE_CELLS
+                strata::terrain::generation::generate::MAX_SIZE_CELLS
             );
         }
         WorldSource::Heightmap { .. } if cli.memory_budget_mib.is_some() => {
             bail!(
                 "--memory-budget-mib applies to streaming worlds: add --stream, or import a \
                  heightmap larger than {} cells",
-                strata::terrain::generate::MAX_SIZE_CELLS
+                strata::terrain::generation::generate::MAX_SIZE_CELLS
             );
         }
         _ if cli.memory_budget_mib.is_some() || cli.stream => {
@@ -806,7 +806,7 @@ fn run_streamed_outputs(
         // The box's columns stay resident: nothing streams during exports.
         let missing = grid.missing_columns(&region);
         residency.load_now(&mut grid, missing)?;
-        write_exports(cli, &strata::terrain::region::crop(&grid, region)?)?;
+        write_exports(cli, &strata::terrain::editing::region::crop(&grid, region)?)?;
     }
     Ok(())
 }
@@ -929,7 +929,10 @@ fn write_world_outputs(
         );
     }
     match cli.export_region {
-        Some(region) => write_exports(cli, &strata::terrain::region::crop(&world.grid, region)?),
+        Some(region) => write_exports(
+            cli,
+            &strata::terrain::editing::region::crop(&world.grid, region)?,
+        ),
         None => write_exports(cli, &world.grid),
     }
 }
@@ -1110,13 +1113,13 @@ mod tests {
         let WorldSource::Heightmap { settings, .. } = world_source(&cli).expect("settings") else {
             panic!("a heightmap source");
         };
-        let map = strata::terrain::heightmap::Heightmap {
+        let map = strata::terrain::generation::heightmap::Heightmap {
             width_px: 4,
             height_px: 2,
             samples: vec![0.0; 8].into(),
             sidecar: None,
         };
-        let err = strata::terrain::heightmap::grid_from_heightmap(&map, &settings)
+        let err = strata::terrain::generation::heightmap::grid_from_heightmap(&map, &settings)
             .expect_err("too large");
         let message = err.to_string();
         assert!(

@@ -13,11 +13,12 @@ use strata::collision::{
 use strata::mesh::MeshOptions;
 use strata::mesh::collision_mesh::{CollisionMesh, CollisionMesher};
 use strata::pipeline::world_meshes::{mesh_one, mesh_one_l0};
-use strata::terrain::cell::{Cell, Material};
-use strata::terrain::coords::{CellBox, CellCoord, ChunkCoord};
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::grid::Grid;
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::cell::{Cell, Material};
+use strata::terrain::storage::coords::{CellBox, CellCoord, ChunkCoord};
+use strata::terrain::storage::grid::Grid;
 
 const TERRAIN: TerrainId = TerrainId(1);
 

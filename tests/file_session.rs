@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use glam::{DVec3, IVec3};
 
 use strata::camera::Camera;
-use strata::editor::document::{Document, RecentFiles, recovery_path_for};
-use strata::editor::file_menu::FileAction;
-use strata::editor::file_session::{FileSession, SessionEvent};
+use strata::editor::files::document::{Document, RecentFiles, recovery_path_for};
+use strata::editor::files::file_menu::FileAction;
+use strata::editor::files::file_session::{FileSession, SessionEvent};
 use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
-use strata::terrain::cell::Cell;
-use strata::terrain::coords::CellBox;
-use strata::terrain::generate::flat_world;
-use strata::terrain::grid::Grid;
+use strata::terrain::generation::generate::flat_world;
+use strata::terrain::storage::cell::Cell;
+use strata::terrain::storage::coords::CellBox;
+use strata::terrain::storage::grid::Grid;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("strata-session-{}-{name}", std::process::id()));
@@ -81,7 +81,7 @@ fn autosave_writes_a_loadable_recovery_copy_and_a_save_removes_it() {
     let (on_disk, _, _) = load(&path, LoadOptions::default()).unwrap();
     assert_ne!(on_disk.content_hash(), grid.content_hash());
     // The recovery copy is newer than the world: offered on the next start.
-    assert!(strata::editor::document::newer_recovery(&recovery, Some(&path)).is_some());
+    assert!(strata::editor::files::document::newer_recovery(&recovery, Some(&path)).is_some());
 
     assert!(
         session
@@ -158,7 +158,7 @@ fn a_missing_file_reports_an_error_and_keeps_the_open_world() {
 
 #[test]
 fn a_heightmap_too_large_to_build_whole_is_imported_as_a_streaming_world() {
-    use strata::editor::file_jobs::ImportPlacement;
+    use strata::editor::files::file_jobs::ImportPlacement;
     use strata::io::heightmap_import::HeightmapSettings;
     let dir = scratch("import-streams");
     let (mut session, mut grid, _) = opened_session(&dir);

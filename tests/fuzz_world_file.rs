@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use glam::IVec3;
 use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, Material};
 
 /// Longest one load of a (small) mutated file may take.

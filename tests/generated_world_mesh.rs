@@ -4,7 +4,7 @@
 
 use strata::pipeline::WorldMeshes;
 use strata::terrain::Material;
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 
 #[test]
 fn weights_sum_to_255_on_every_vertex_of_the_default_world() {

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use strata::terrain::generate::{
+use strata::terrain::generation::generate::{
     DEFAULT_SIZE_CELLS, GenerateError, GeneratorSettings, SNOW_LINE_CELLS, SNOW_LINE_JITTER_CELLS,
     WATER_LEVEL_CELLS, generate_chunk, generate_world, lake_centre_cells,
 };

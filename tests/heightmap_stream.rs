@@ -1,4 +1,4 @@
-//! Streamed heightmap imports (issue 15 item 6, spec §12): the columns a
+//! Streamed heightmap imports (spec §12): the columns a
 //! streamed import builds on demand equal the whole import's chunk for
 //! chunk; a streamed heightmap world saved and reopened (without its PNG)
 //! has the same cells and edits; bad inputs and damaged files are typed
@@ -17,10 +17,10 @@ use strata::io::heightmap_import::{
 use strata::io::streaming_file::{
     GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
 };
-use strata::terrain::column_source::ColumnSource;
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::heightmap::HeightmapTerrain;
-use strata::terrain::residency::Residency;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::generation::heightmap::HeightmapTerrain;
+use strata::terrain::streaming::column_source::ColumnSource;
+use strata::terrain::streaming::residency::Residency;
 use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};
 
 /// A fresh scratch directory for one test.

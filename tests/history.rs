@@ -2,15 +2,17 @@
 //! operation sequences, shared before-state storage, and the memory budget.
 
 use glam::{DVec3, IVec3};
-use strata::terrain::cell::Material;
-use strata::terrain::coords::CellBox;
-use strata::terrain::edit::{
-    Brush, BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit, apply_tool,
+use strata::terrain::command::history::History;
+use strata::terrain::editing::brush::{
+    Brush, BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit,
 };
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::grid::Grid;
-use strata::terrain::history::{History, Recorder};
-use strata::terrain::region;
+use strata::terrain::editing::kernels::apply_tool;
+use strata::terrain::editing::recorder::Recorder;
+use strata::terrain::editing::region;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::cell::Material;
+use strata::terrain::storage::coords::CellBox;
+use strata::terrain::storage::grid::Grid;
 
 /// SplitMix64: a tiny seeded generator, so every failure is reproducible by seed.
 struct Rng(u64);
@@ -48,7 +50,7 @@ fn surface_y_studs(grid: &Grid, x: f64, z: f64) -> f64 {
     (0..256)
         .rev()
         .find(|&y| {
-            grid.cell(strata::terrain::coords::CellCoord::new(cx, y, cz))
+            grid.cell(strata::terrain::storage::coords::CellCoord::new(cx, y, cz))
                 .is_inside()
         })
         .map_or(40.0, |y| (y as f64 + 0.5) * 4.0)
@@ -88,8 +90,8 @@ fn random_op(
         let (x, z) = (rng.range(0.0, 384.0), rng.range(0.0, 384.0));
         let mut centre = DVec3::new(x, surface_y_studs(grid, x, z) + rng.range(-8.0, 8.0), z);
         for _ in 0..1 + rng.below(4) {
-            let region =
-                strata::terrain::edit::tool_region(&brush, &options, centre).expect("valid brush");
+            let region = strata::terrain::editing::kernels::tool_region(&brush, &options, centre)
+                .expect("valid brush");
             rec.record(grid, region, |g| apply_tool(g, &brush, &options, centre))
                 .expect("valid stroke");
             centre += DVec3::new(rng.range(-6.0, 6.0), 0.0, rng.range(-6.0, 6.0));
@@ -192,12 +194,13 @@ fn a_step_keeps_the_before_storage_shared_and_undo_reports_the_step_bounds() {
     let column_top = (0..256)
         .rev()
         .find(|&y| {
-            grid.cell(strata::terrain::coords::CellCoord::new(48, y, 48))
+            grid.cell(strata::terrain::storage::coords::CellCoord::new(48, y, 48))
                 .is_inside()
         })
         .expect("ground");
-    let centre = strata::terrain::coords::CellCoord::new(48, column_top, 48).sample_point_world();
-    let chunk = strata::terrain::coords::CellCoord::new(48, column_top, 48).chunk();
+    let centre =
+        strata::terrain::storage::coords::CellCoord::new(48, column_top, 48).sample_point_world();
+    let chunk = strata::terrain::storage::coords::CellCoord::new(48, column_top, 48).chunk();
     let before = grid.chunk(chunk).expect("stored").cells.clone();
     let original = grid.clone();
     let mut rec = Recorder::new("Subtract");
@@ -330,7 +333,7 @@ fn undo_and_redo_invalidate_the_same_chunks_as_the_edit() {
 fn a_huge_region_operation_is_rejected_at_once_and_changes_nothing() {
     // The input that hung a script: clear over ±100000 cells on each axis,
     // and a fill spanning most of the i32 range (its volume used to wrap).
-    let mut grid = strata::terrain::generate::flat_world(64, 32).unwrap();
+    let mut grid = strata::terrain::generation::generate::flat_world(64, 32).unwrap();
     let before = grid.content_hash();
     let started = std::time::Instant::now();
     for bounds in [

@@ -11,9 +11,9 @@ use rustc_hash::FxHashSet;
 use strata::camera::{Camera, Frustum};
 use strata::pipeline::horizon::{Horizon, HorizonDraw, HorizonView, level_far_end_studs};
 use strata::pipeline::seam_audit::audit_nodes;
-use strata::terrain::column_source::GeneratedColumns;
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::generation::generated_columns::GeneratedColumns;
+use strata::terrain::storage::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// Counts allocations of this test binary (every test's, so the
@@ -299,7 +299,7 @@ fn a_reopened_worlds_stored_edits_show_from_afar_before_their_columns_load() {
     // The pillar of the edit test, stored as a reopened world's edits are.
     let mut grid = Grid::new();
     let (x, z) = add_pillar(&mut grid);
-    let store = Arc::new(strata::terrain::column_source::MemoryEditStore::default());
+    let store = Arc::new(strata::terrain::streaming::column_source::MemoryEditStore::default());
     let mut columns: Vec<_> = grid
         .chunks()
         .map(|(c, _)| strata::terrain::ColumnCoord::of(c))
@@ -307,7 +307,7 @@ fn a_reopened_worlds_stored_edits_show_from_afar_before_their_columns_load() {
     columns.sort_by_key(|c| (c.x, c.z));
     columns.dedup();
     for &c in &columns {
-        use strata::terrain::column_source::EditStore;
+        use strata::terrain::streaming::column_source::EditStore;
         store.store_edited(c, &grid.column_chunks(c)).unwrap();
     }
     let mut h = big_world();

@@ -12,8 +12,9 @@ use strata::pipeline::picking::pick;
 use strata::pipeline::seam_audit::audit;
 use strata::pipeline::world_meshes::mesh_one;
 use strata::pipeline::{TerrainStreaming, WorldMeshes};
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 mod common;

@@ -1,11 +1,11 @@
-//! The low-poly mesher (issue 19): greedy tops, merged full-drop skirts,
+//! The low-poly mesher: greedy tops, merged full-drop skirts,
 //! watertight across chunk columns, every vertex on the global lattice,
 //! counter-clockwise winding, no NaN.
 
 use glam::{DVec3, IVec3, Vec3};
 use strata::mesh::column_heightfield::{ColumnHeightfield, SIDE};
 use strata::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
-use strata::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};
 
 /// A grid of `columns`² chunk columns whose cell column `(x, z)` is solid

@@ -1,4 +1,4 @@
-//! The low-poly style as a view (issue 19): one mesh per chunk at the
+//! The low-poly style as a view: one mesh per chunk at the
 //! chunk's level by decimation, no holes whatever levels stacked chunks
 //! have, every vertex on the global lattice, and edits anywhere in a chunk
 //! column re-meshing every chunk stacked in it.
@@ -11,8 +11,8 @@ use strata::mesh::{ChunkMesh, MeshStyle};
 use strata::pipeline::MeshPipeline;
 use strata::pipeline::lowpoly_audit;
 use strata::pipeline::world_meshes::WorldMeshes;
-use strata::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// One chunk column plus its neighbours whose cell column `(x, z)` is solid

@@ -15,14 +15,14 @@ use std::time::Instant;
 use strata::app::headless::{self, HeadlessRenderer, ScreenshotOptions};
 use strata::camera::Camera;
 use strata::camera::frame_terrain;
-use strata::editor::panel::PanelStats;
+use strata::editor::panel::side_panel::PanelStats;
 use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
 use strata::render::{FrameSettings, Overlay, OverlaySet, WireframeMode};
 use strata::terrain::Grid;
-use strata::terrain::coords::ChunkCoord;
-use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::storage::coords::ChunkCoord;
 
 mod common;
 use common::gpu_or_skip;
@@ -552,7 +552,7 @@ fn cli_draws_repeated_overlays() {
 #[test]
 fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones() {
     use strata::render::residency_overlay::{ResidencyTint, ResidencyView};
-    use strata::terrain::coords::ColumnCoord;
+    use strata::terrain::storage::coords::ColumnCoord;
     let Some(gpu) = gpu_or_skip("residency_overlay_tints_resident_columns_by_state") else {
         return;
     };

@@ -4,10 +4,11 @@
 
 use glam::{DVec3, IVec3};
 use strata::script::surface::SurfaceSnapshot;
-use strata::terrain::cell::Material;
-use strata::terrain::coords::{CELL_SIZE_STUDS, CellCoord};
-use strata::terrain::edit::{Brush, BrushMode, BrushOptions, BrushShape, Falloff, apply_tool};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::terrain::editing::brush::{Brush, BrushMode, BrushOptions, BrushShape, Falloff};
+use strata::terrain::editing::kernels::apply_tool;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::cell::Material;
+use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellCoord};
 
 #[test]
 fn four_cube_paints_leave_no_line_of_the_old_material() {

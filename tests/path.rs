@@ -1,14 +1,16 @@
-//! The path tool (issue 18): roads, rivers and routes laid through the one
+//! The path tool: roads, rivers and routes laid through the one
 //! edit-command path, measured on the cells they leave.
 
 use glam::{DVec2, IVec2, IVec3};
 
 use strata::script::{Script, ScriptRunner};
-use strata::terrain::coords::CellBox;
-use strata::terrain::edit_command::{CommandError, CommandOutcome, EditCommand, EditSession};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::path_spec::{PathError, PathMode, PathReport, PathSpec};
-use strata::terrain::path_surface::SurfacePatch;
+use strata::terrain::command::edit_command::{
+    CommandError, CommandOutcome, EditCommand, EditSession,
+};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::path::spec::{PathError, PathMode, PathReport, PathSpec};
+use strata::terrain::path::surface::SurfacePatch;
+use strata::terrain::storage::coords::CellBox;
 use strata::terrain::{Cell, CellCoord, Grid, Material};
 
 mod common;

@@ -11,8 +11,9 @@ use glam::{DVec3, IVec3};
 use strata::mesh::ChunkMesh;
 use strata::pipeline::mesh_pipeline::{MAX_RESULTS_PER_FRAME, UPLOAD_BUDGET};
 use strata::pipeline::{ChunkUploader, MeshPipeline, MeshResult, WorldMeshes};
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
-use strata::terrain::grid::Changes;
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
+use strata::terrain::storage::grid::Changes;
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// Records what publication does; each upload takes `upload_cost` of fake time.
@@ -159,7 +160,7 @@ fn full_refresh_on_generation_mismatch_future_and_expired_revisions() {
     // Older than the retained removal history.
     let mut g = Grid::new();
     let generation = g.generation();
-    for i in 0..(strata::terrain::grid::REMOVAL_LOG_CAPACITY as i32 + 1) {
+    for i in 0..(strata::terrain::storage::grid::REMOVAL_LOG_CAPACITY as i32 + 1) {
         let b = CellBox::new(IVec3::new(i * 32, 0, 0), IVec3::new(i * 32 + 1, 1, 1));
         g.edit_region(b, |_, _| Cell::full(Material::ROCK)).unwrap();
         g.edit_region(b, |_, _| Cell::EMPTY).unwrap();

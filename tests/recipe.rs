@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use strata::progress::Progress;
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::recipe::{Recipe, Stage};
-use strata::terrain::recipe_terrain::RecipeTerrain;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::recipe::stages::{Recipe, Stage};
+use strata::terrain::recipe::terrain_source::RecipeTerrain;
 
 fn recipes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recipes")
@@ -144,7 +144,7 @@ fn cancelling_stops_the_cook() {
     progress.cancel();
     assert!(matches!(
         RecipeTerrain::cook(&recipe, &settings(256), &progress),
-        Err(strata::terrain::generate::GenerateError::Cancelled)
+        Err(strata::terrain::generation::generate::GenerateError::Cancelled)
     ));
 }
 

@@ -10,11 +10,11 @@ use glam::{DVec3, IVec3};
 use strata::app::headless::HeadlessRenderer;
 use strata::camera::Camera;
 use strata::camera::frame_terrain;
-use strata::editor::panel::PanelStats;
+use strata::editor::panel::side_panel::PanelStats;
 use strata::pipeline::WorldMeshes;
 use strata::render::{BrushCursor, FrameSettings};
-use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
-use strata::terrain::edit::BrushMode;
+use strata::terrain::editing::brush::BrushMode;
+use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::{Cell, Grid, Material};
 
 mod common;
@@ -127,8 +127,8 @@ fn renders_sky_and_terrain_and_follows_the_camera() {
             centre_world: centre,
             radius_studs: 40.0,
             mode: BrushMode::Add,
-            shape: strata::terrain::edit::BrushShape::Sphere,
-            falloff: strata::terrain::edit::Falloff::Smooth,
+            shape: strata::terrain::editing::brush::BrushShape::Sphere,
+            falloff: strata::terrain::editing::brush::Falloff::Smooth,
         }),
         ..settings
     };

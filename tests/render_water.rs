@@ -12,11 +12,11 @@ use glam::{DVec3, IVec3};
 
 use strata::app::headless::HeadlessRenderer;
 use strata::camera::Camera;
-use strata::editor::panel::PanelStats;
+use strata::editor::panel::side_panel::PanelStats;
 use strata::pipeline::world_meshes::mesh_water_one;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
 use strata::render::{FrameSettings, Gpu};
-use strata::terrain::coords::{CELL_SIZE_STUDS, CellBox};
+use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::{Cell, ChunkCoord, Grid, Material};
 
 mod common;

@@ -5,12 +5,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::IVec3;
-use strata::terrain::column_source::{
-    ColumnChunks, ColumnSource, EditStore, GeneratedColumns, MemoryEditStore, SourceError,
+use strata::terrain::command::edit_command::{CommandError, EditCommand, EditSession};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::generation::generated_columns::GeneratedColumns;
+use strata::terrain::streaming::column_source::{
+    ColumnChunks, ColumnSource, EditStore, MemoryEditStore, SourceError,
 };
-use strata::terrain::edit_command::{CommandError, EditCommand, EditSession};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::residency::{ColumnState, Residency};
+use strata::terrain::streaming::residency::{ColumnState, Residency};
 use strata::terrain::{Cell, CellBox, CellCoord, ColumnCoord, Grid, GridError, Material};
 
 fn settings() -> GeneratorSettings {
@@ -288,7 +289,7 @@ fn a_damaged_column_is_reported_not_left_as_a_silent_hole() {
 /// generated world holds (and the crop leaves nothing outside the box).
 #[test]
 fn a_cropped_box_of_a_streaming_world_equals_the_whole_worlds() {
-    use strata::terrain::region::crop;
+    use strata::terrain::editing::region::crop;
     let settings = GeneratorSettings {
         seed: 11,
         size_cells: 512,
@@ -402,8 +403,8 @@ fn the_walkers_pinned_columns_survive_a_tight_budget_until_released() {
 
 #[test]
 fn a_region_export_of_a_streaming_world_sees_resident_spilled_and_unloaded_columns() {
-    use strata::editor::file_jobs::{ExportFormat, JobOutput, export_region};
-    use strata::terrain::region::crop;
+    use strata::editor::files::file_jobs::{ExportFormat, JobOutput, export_region};
+    use strata::terrain::editing::region::crop;
     let (mut r, _) = residency(usize::MAX);
     let mut grid = Grid::streaming();
     let mut whole = generate_world(&settings()).unwrap();
@@ -483,7 +484,7 @@ impl EditStore for GatedStore {
         column: ColumnCoord,
         chunks: &[(
             strata::terrain::ChunkCoord,
-            strata::terrain::chunk::ChunkCells,
+            strata::terrain::storage::chunk::ChunkCells,
         )],
     ) -> Result<(), SourceError> {
         let mut open = self.open.lock().unwrap();

@@ -9,8 +9,8 @@ use strata::app::world_outputs::apply_script;
 use strata::camera::Camera;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
-use strata::script::{ReplayTarget, Script, UploadOnly, replay_script};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
+use strata::script::{ReplayTarget, Script, ScriptRunner, UploadOnly, replay_script};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 
 mod common;
 use common::NoGpu;
@@ -40,6 +40,7 @@ fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 
     let mut grid = generate_world(&settings()).expect("world");
     let mut streaming = TerrainStreaming::new(lod);
     let mut meshes = streaming.build_initial(&grid, camera_world);
+    let mut runner = ScriptRunner::for_script(script, &grid, Some(settings()));
     replay_script(
         script,
         &mut grid,
@@ -47,7 +48,7 @@ fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 
         &mut streaming,
         &mut UploadOnly(&mut NoGpu),
         Camera::new(camera_world, 0.0, -30.0),
-        Some(settings()),
+        &mut runner,
     )
     .expect("replay");
     grid.content_hash()
@@ -133,7 +134,7 @@ impl ReplayTarget for SlowPresent {
 
 #[test]
 fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
-    // Issue 13, item 5: the panel said 2–3 ms while frames took ~390 ms.
+    // The input that failed: the panel said 2–3 ms while frames took ~390 ms.
     // With a 60 ms draw, every edit's latency includes the frame that shows it.
     let script = Script::parse(SCRIPT, "surface.json").expect("script");
     let mut grid = generate_world(&settings()).expect("world");
@@ -144,6 +145,7 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
         draw: std::time::Duration::from_millis(60),
         presented: 0,
     };
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings()));
     let report = replay_script(
         &script,
         &mut grid,
@@ -151,7 +153,7 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
         &mut streaming,
         &mut target,
         Camera::new(camera, 0.0, -30.0),
-        Some(settings()),
+        &mut runner,
     )
     .expect("replay");
     assert!(target.presented >= 1);

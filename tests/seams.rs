@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use glam::{DVec3, IVec3, Vec3};
 use strata::mesh::{ChunkMesh, MeshOptions};
 use strata::pipeline::world_meshes::mesh_one;
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
 use strata::terrain::{Cell, CellBox, CellCoord, ChunkCoord, Grid, Material};
 
 /// Global edge key: axis (0 = x, 1 = y, 2 = z) and the edge's lower sample.

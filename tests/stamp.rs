@@ -1,4 +1,4 @@
-//! The stamp tool's core (issue 18): height and cell stamps placed at any
+//! The stamp tool's core: height and cell stamps placed at any
 //! angle and size through the one edit-command path, their files, and
 //! scripted stamps replayed by the binary.
 
@@ -11,14 +11,18 @@ use strata::io::stamp_file::{
     read_stamp, save_cell_stamp, thumbnail_rgba,
 };
 use strata::io::world_file::{self, LoadOptions};
-use strata::terrain::cell::{Cell, Material};
-use strata::terrain::coords::{CellBox, CellCoord};
-use strata::terrain::edit_command::{CommandError, CommandOutcome, EditCommand, EditSession};
-use strata::terrain::generate::{GeneratorSettings, flat_world, generate_world};
-use strata::terrain::grid::{Grid, GridError};
-use strata::terrain::region::{self, Clipboard};
-use strata::terrain::stamp::{Stamp, StampBase, StampError, StampKind, StampMode, StampPlacement};
-use strata::terrain::stamp_apply::{apply_stamp, surface_height_cells};
+use strata::terrain::command::edit_command::{
+    CommandError, CommandOutcome, EditCommand, EditSession,
+};
+use strata::terrain::editing::region::{self, Clipboard};
+use strata::terrain::generation::generate::{GeneratorSettings, flat_world, generate_world};
+use strata::terrain::stamp::definition::{
+    Stamp, StampBase, StampError, StampKind, StampMode, StampPlacement,
+};
+use strata::terrain::stamp::press::{apply_stamp, surface_height_cells};
+use strata::terrain::storage::cell::{Cell, Material};
+use strata::terrain::storage::coords::{CellBox, CellCoord};
+use strata::terrain::storage::grid::{Grid, GridError};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("strata-stamp-{}-{name}", std::process::id()));
@@ -605,7 +609,7 @@ fn grayscale_pngs_of_8_and_16_bits_load_and_bad_images_are_refused() {
     assert_eq!(s.name(), "eight");
     assert_eq!(s.kind(), StampKind::Height);
     assert_eq!(s.dims(), [3, 1, 2]);
-    let strata::terrain::stamp::StampShape::Height(h) = s.shape() else {
+    let strata::terrain::stamp::definition::StampShape::Height(h) = s.shape() else {
         panic!()
     };
     let want: Vec<f32> = [0u8, 100, 200, 20, 120, 220]
@@ -623,7 +627,7 @@ fn grayscale_pngs_of_8_and_16_bits_load_and_bad_images_are_refused() {
     .unwrap();
     img.save(&p16).unwrap();
     let s = read_stamp(&p16).unwrap();
-    let strata::terrain::stamp::StampShape::Height(h) = s.shape() else {
+    let strata::terrain::stamp::definition::StampShape::Height(h) = s.shape() else {
         panic!()
     };
     assert_eq!(h.samples()[1], (1000.0f64 / 65535.0) as f32);
@@ -671,7 +675,7 @@ fn cell_stamp_files_round_trip_and_damaged_ones_are_refused() {
     let s = read_stamp(&path).unwrap();
     assert_eq!(s.name(), "block");
     assert_eq!(s.dims(), [6, 4, 4]);
-    let strata::terrain::stamp::StampShape::Cells(read) = s.shape() else {
+    let strata::terrain::stamp::definition::StampShape::Cells(read) = s.shape() else {
         panic!()
     };
     assert_eq!(read, &clip);
@@ -770,7 +774,7 @@ fn the_library_lists_the_shipped_and_user_stamps_from_their_headers() {
 fn the_shipped_arch_has_a_hole_under_its_span() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps/cliff_arch.stamp");
     let stamp = read_stamp(&path).unwrap();
-    let strata::terrain::stamp::StampShape::Cells(clip) = stamp.shape() else {
+    let strata::terrain::stamp::definition::StampShape::Cells(clip) = stamp.shape() else {
         panic!()
     };
     let inside = |x, y, z| clip.get(IVec3::new(x, y, z)).is_inside();

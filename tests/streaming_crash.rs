@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use strata::io::streaming_file::StreamingWorldFile;
-use strata::terrain::column_source::EditStore;
-use strata::terrain::generate::GeneratorSettings;
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::streaming::column_source::EditStore;
 use strata::terrain::{Cell, ColumnCoord, Grid, Material};
 
 mod common;

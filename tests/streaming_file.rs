@@ -17,12 +17,13 @@ use strata::io::streaming_file::{
 };
 use strata::io::world_file::{WorldFile, WorldFileError, WorldMeta};
 use strata::pipeline::horizon::Horizon;
-use strata::terrain::column_source::{
-    ColumnChunks, ColumnSource, EditStore, GeneratedColumns, SourceError,
+use strata::terrain::generation::generate::{ColumnGenerator, GeneratorSettings, generate_world};
+use strata::terrain::generation::generated_columns::GeneratedColumns;
+use strata::terrain::streaming::column_source::{
+    ColumnChunks, ColumnSource, EditStore, SourceError,
 };
-use strata::terrain::column_summary::ColumnSummary;
-use strata::terrain::generate::{ColumnGenerator, GeneratorSettings, generate_world};
-use strata::terrain::residency::Residency;
+use strata::terrain::streaming::column_summary::ColumnSummary;
+use strata::terrain::streaming::residency::Residency;
 use strata::terrain::{Cell, CellBox, ChunkCells, ChunkCoord, ColumnCoord, Grid, Material};
 
 fn settings() -> GeneratorSettings {

@@ -8,10 +8,11 @@ use glam::DVec3;
 use strata::camera::Camera;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{TerrainStreaming, WorldMeshes};
-use strata::script::{Script, UploadOnly, replay_script};
-use strata::terrain::column_source::{EditStore, GeneratedColumns, MemoryEditStore};
-use strata::terrain::generate::GeneratorSettings;
-use strata::terrain::residency::Residency;
+use strata::script::{Script, ScriptRunner, UploadOnly, replay_script};
+use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::generation::generated_columns::GeneratedColumns;
+use strata::terrain::streaming::column_source::{EditStore, MemoryEditStore};
+use strata::terrain::streaming::residency::Residency;
 use strata::terrain::{ColumnCoord, Grid};
 
 mod common;
@@ -65,6 +66,7 @@ fn run(fly: bool, budget_bytes: usize) -> Run {
     let mut streaming = TerrainStreaming::streaming(lod, residency);
     let mut grid = Grid::streaming();
     let mut meshes = WorldMeshes::default();
+    let mut runner = ScriptRunner::for_script(&script(fly), &grid, Some(settings()));
     replay_script(
         &script(fly),
         &mut grid,
@@ -72,7 +74,7 @@ fn run(fly: bool, budget_bytes: usize) -> Run {
         &mut streaming,
         &mut UploadOnly(&mut NoGpu),
         Camera::new(DVec3::new(400.0, 700.0, 400.0), 0.0, -30.0),
-        Some(settings()),
+        &mut runner,
     )
     .expect("replay");
     Run {
@@ -128,7 +130,7 @@ fn a_far_edit_is_spilled_under_a_small_budget_and_is_there_on_return() {
 fn streamed_ground_brings_its_water() {
     // Found by trying it: a streamed world drew its lake without water,
     // because first meshes were requested like level changes.
-    let (lx, lz) = strata::terrain::generate::lake_centre_cells(&settings());
+    let (lx, lz) = strata::terrain::generation::generate::lake_centre_cells(&settings());
     let cam = DVec3::new(lx * 4.0, 600.0, lz * 4.0);
     let residency = Residency::new(
         Arc::new(GeneratedColumns::new(&settings())),
@@ -143,6 +145,7 @@ fn streamed_ground_brings_its_water() {
     let mut grid = Grid::streaming();
     let mut meshes = WorldMeshes::default();
     let script = Script::parse(r#"{"strokes": []}"#, "empty.json").expect("script");
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings()));
     replay_script(
         &script,
         &mut grid,
@@ -150,7 +153,7 @@ fn streamed_ground_brings_its_water() {
         &mut streaming,
         &mut UploadOnly(&mut NoGpu),
         Camera::new(cam, 0.0, -30.0),
-        Some(settings()),
+        &mut runner,
     )
     .expect("replay");
     assert!(meshes.water_iter().count() > 0, "the lake shows water");

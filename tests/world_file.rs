@@ -24,11 +24,14 @@ use strata::io::world_file::{
     SAVE_STALL_MESSAGE, WorldFile, WorldFileError, WorldMeta,
 };
 use strata::pipeline::WorldMeshes;
-use strata::terrain::coords::{MAX_CELL_COORD, MAX_CHUNK_COORD, MIN_CELL_COORD, MIN_CHUNK_COORD};
-use strata::terrain::edit::{Brush, BrushMode, apply_brush};
-use strata::terrain::edit_command::{CommandError, EditCommand, EditSession};
-use strata::terrain::generate::{GeneratorSettings, generate_world};
-use strata::terrain::region::RegionError;
+use strata::terrain::command::edit_command::{CommandError, EditCommand, EditSession};
+use strata::terrain::editing::brush::{Brush, BrushMode};
+use strata::terrain::editing::kernels::apply_brush;
+use strata::terrain::editing::region::RegionError;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::coords::{
+    MAX_CELL_COORD, MAX_CHUNK_COORD, MIN_CELL_COORD, MIN_CHUNK_COORD,
+};
 use strata::terrain::{Cell, CellBox, CellCoord, ChunkCells, ChunkCoord, Grid, Material};
 
 /// The default world, generated once for the tests that need it.
@@ -651,9 +654,9 @@ fn a_generated_column_and_other_foreign_schema_objects_are_refused_before_any_ro
 /// chunk (one rock cell, a blob of a few dozen bytes that decodes to
 /// `DENSE_CHUNK_BYTES`), each with its correct chunk hash.
 fn dense_chunk_bomb(name: &str, rows: usize) -> Saved {
-    let mut cells = vec![strata::terrain::cell::Cell::EMPTY; 32 * 32 * 32];
-    cells[0] = strata::terrain::cell::Cell::full(Material::ROCK);
-    let chunk = strata::terrain::chunk::ChunkCells::from_dense(cells);
+    let mut cells = vec![strata::terrain::storage::cell::Cell::EMPTY; 32 * 32 * 32];
+    cells[0] = strata::terrain::storage::cell::Cell::full(Material::ROCK);
+    let chunk = strata::terrain::storage::chunk::ChunkCells::from_dense(cells);
     let grid = Grid::from_chunks([(ChunkCoord::new(0, 0, 0), chunk)]);
     let path = test_dir(name).join("world.strata");
     WorldFile::save_full(&path, &grid, &WorldMeta::default()).expect("save");

@@ -10,7 +10,8 @@ use std::time::Instant;
 use crate::camera::{Camera, frame_terrain};
 use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk, whole_grid};
 use crate::collision::{CollisionCache, TerrainId, UpdateReport, WalkInput};
-use crate::editor::panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
+use crate::editor::panel::side_panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
+use crate::editor::tools::history_view::HistoryView;
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
@@ -20,10 +21,10 @@ use crate::render::offscreen::{OffscreenError, OffscreenTarget, check_image_size
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::residency_overlay::ResidencyView;
 use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
-use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, replay_script};
+use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, ScriptRunner, replay_script};
 use crate::terrain::Grid;
-use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::residency::Residency;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::streaming::residency::Residency;
 
 pub use crate::render::offscreen::MAX_IMAGE_SIDE;
 
@@ -47,7 +48,7 @@ pub enum HeadlessError {
     Walk(String),
     /// A chunk column of a streaming world could not be loaded.
     #[error(transparent)]
-    Load(#[from] crate::terrain::column_source::SourceError),
+    Load(#[from] crate::terrain::streaming::column_source::SourceError),
     /// A streaming world's first view did not load and mesh in time.
     #[error("the first view of the streaming world was not ready within {0:?}")]
     StartupTimeout(std::time::Duration),
@@ -362,7 +363,7 @@ pub struct RenderStats {
     pub world_ms: f64,
     /// A recipe world's stage times and audits (`None` for other worlds).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub generation: Option<crate::terrain::recipe_cook::CookReport>,
+    pub generation: Option<crate::terrain::recipe::cook::CookReport>,
     /// GPU upload of all chunk meshes at start-up, ms.
     pub initial_upload_ms: f64,
     /// Chunks with a meshing request not yet visible (after the script, if any).
@@ -411,7 +412,7 @@ pub struct RenderStats {
     /// Boundary vertices on which equal-level neighbours disagree, plus
     /// the gaps in low-poly walls (must be 0).
     pub seam_audit_mismatches: usize,
-    /// Audits of the shown low-poly meshes (issue 19): triangle census per
+    /// Audits of the shown low-poly meshes: triangle census per
     /// chunk, lattice, winding, downward faces, non-finite vertices and
     /// wall gaps; absent in the smooth style.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -464,9 +465,9 @@ pub struct RenderStats {
     /// Residency figures of a streaming world (spec §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streaming: Option<StreamingSummary>,
-    /// One entry per path the script applied (issue 18), in order.
+    /// One entry per path the script applied, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub paths: Vec<crate::terrain::path_spec::PathReport>,
+    pub paths: Vec<crate::terrain::path::spec::PathReport>,
 }
 
 /// `"streaming"` in `--stats-json`: residency of a streaming world.
@@ -867,8 +868,12 @@ pub fn render_world_streamed(
             log::info!("--record: removed {removed} frames of an earlier recording");
         }
     }
-    let replay = match &options.script {
-        Some(script) => {
+    let mut runner = options
+        .script
+        .as_ref()
+        .map(|script| ScriptRunner::for_script(script, &grid, generator));
+    let replay = match (&options.script, runner.as_mut()) {
+        (Some(script), Some(runner)) => {
             let mut target = HeadlessReplayTarget {
                 panel: PanelStats::of_world(&adapter, &grid, &meshes, &camera),
                 headless: &mut headless,
@@ -881,10 +886,10 @@ pub fn render_world_streamed(
                 &mut streaming,
                 &mut target,
                 camera,
-                generator,
+                runner,
             )?
         }
-        None => ReplayReport::default(),
+        _ => ReplayReport::default(),
     };
     if let Some(c) = replay.final_camera {
         camera = c;
@@ -934,7 +939,9 @@ pub fn render_world_streamed(
     panel.add_pipeline(pipeline);
     panel.add_lod(&meshes, &streaming.lod);
     panel.seam_mismatches = Some(seam_audit_mismatches);
-    panel.history = replay.history.clone();
+    if let Some(runner) = &runner {
+        panel.history = HistoryView::of(runner.history());
+    }
     if options.overlays.contains(Overlay::Wireframe) {
         log::info!(
             "wireframe overlay drawn as {}",
@@ -1049,7 +1056,8 @@ pub fn render_world_streamed(
 /// [`FRAMED_WORLD_MAX_STUDS`] across is framed whole instead (from the centre
 /// that view would look past its edge).
 pub fn streaming_default_camera(generator: &GeneratorSettings) -> Camera {
-    let side = f64::from(generator.size_cells) * f64::from(crate::terrain::coords::CELL_SIZE_STUDS);
+    let side = f64::from(generator.size_cells)
+        * f64::from(crate::terrain::storage::coords::CELL_SIZE_STUDS);
     streaming_overview_camera(side, side, 1200.0)
 }
 

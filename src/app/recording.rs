@@ -5,8 +5,8 @@
 //! changes one frame much more than its neighbours. The change between two
 //! frames is the mean absolute difference of their RGB values (0–255); a
 //! recording's spikiness is its largest change over the median change, so
-//! a smooth dolly scores near 1 and a pop stands out (issue 16 asks for at
-//! most 2).
+//! a smooth dolly scores near 1 and a pop stands out (a smooth flight
+//! should score at most 2).
 
 use std::path::{Path, PathBuf};
 

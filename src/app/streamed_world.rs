@@ -14,15 +14,16 @@ use crate::io::heightmap_import::{
 use crate::io::recovery_files::{RecoveryLock, remove_recovery_files};
 use crate::io::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
-use crate::terrain::column_source::{ColumnChunks, ColumnSource, EditStore, GeneratedColumns};
-use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::grid::Grid;
-use crate::terrain::heightmap::HeightmapTerrain;
-use crate::terrain::recipe::Recipe;
-use crate::terrain::recipe_cook::CookReport;
-use crate::terrain::recipe_terrain::RecipeTerrain;
-use crate::terrain::residency::Residency;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::generation::generated_columns::GeneratedColumns;
+use crate::terrain::generation::heightmap::HeightmapTerrain;
+use crate::terrain::recipe::cook::CookReport;
+use crate::terrain::recipe::stages::Recipe;
+use crate::terrain::recipe::terrain_source::RecipeTerrain;
+use crate::terrain::storage::coords::CELL_SIZE_STUDS;
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::streaming::column_source::{ColumnChunks, ColumnSource, EditStore};
+use crate::terrain::streaming::residency::Residency;
 
 /// Where a streaming world's unedited columns come from.
 #[derive(Clone, Debug)]
@@ -316,7 +317,9 @@ impl StreamedWorld {
             StreamedTerrain::Recipe(terrain) => {
                 let studs = f64::from(CELL_SIZE_STUDS);
                 let side = f64::from(terrain.size_cells()) * studs;
-                let top = crate::terrain::surface_sampler::SurfaceSampler::top_cells(&**terrain);
+                let top = crate::terrain::streaming::surface_sampler::SurfaceSampler::top_cells(
+                    &**terrain,
+                );
                 super::headless::streaming_overview_camera(side, side, top * studs + 240.0)
             }
             StreamedTerrain::Heightmap(terrain) => {

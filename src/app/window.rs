@@ -4,7 +4,7 @@
 //!
 //! Each frame: move the camera, run the panel, pick the surface under the
 //! cursor (CPU ray cast against the displayed meshes), run the current tool
-//! ([`crate::editor::tool_session::ToolSession`]: brush strokes sampled by distance
+//! ([`crate::editor::tools::tool_session::ToolSession`]: brush strokes sampled by distance
 //! along the cursor path, region selection and paste, undo and redo, each
 //! stroke or operation one history step), re-mesh exactly the chunks the
 //! edits reached, upload exactly those, then draw terrain and panel.
@@ -22,6 +22,8 @@ use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::camera::{Camera, frame_terrain};
+use crate::editor::tools::box_handles::pick_tolerance_rad;
+use crate::editor::tools::history_view::HistoryView;
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
@@ -29,27 +31,25 @@ use crate::render::egui_pass::EguiPainter;
 use crate::render::overlays::{Overlay, OverlaySet};
 use crate::render::residency_overlay::ResidencyView;
 use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
-use crate::terrain::box_handles::pick_tolerance_rad;
-use crate::terrain::edit::BRUSH_RADIUS_RANGE_CELLS;
-use crate::terrain::edit_command::EditCommand;
-use crate::terrain::grid::Grid;
-use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
-use crate::terrain::history_view::HistoryView;
+use crate::terrain::command::edit_command::EditCommand;
+use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::editing::brush::BRUSH_RADIUS_RANGE_CELLS;
+use crate::terrain::storage::grid::Grid;
 
-use crate::editor::column_wait::{ColumnWait, MAX_COLUMN_WAIT, WaitPoll, WaitingEdit};
-use crate::editor::document::{Document, RecentFiles};
-use crate::editor::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
-use crate::editor::file_menu::new_world_streams;
-use crate::editor::file_session::{FileSession, SessionEvent};
-use crate::editor::fly_controls::FlyControls;
-use crate::editor::panel::{EditorPanel, PanelStats, SeaAction};
-use crate::editor::previews::ToolPreviews;
-use crate::editor::tool_session::{ToolError, ToolSession, sample_material};
-use crate::editor::tools_panel::{
+use crate::editor::files::document::{Document, RecentFiles};
+use crate::editor::files::file_jobs::{LoadedWorld, PreparedView, ViewSetup};
+use crate::editor::files::file_menu::new_world_streams;
+use crate::editor::files::file_session::{FileSession, SessionEvent};
+use crate::editor::navigation::fly_controls::FlyControls;
+use crate::editor::navigation::walk::WalkMode;
+use crate::editor::panel::side_panel::{EditorPanel, PanelStats, SeaAction};
+use crate::editor::panel::ui_pointer::ui_claims_pointer;
+use crate::editor::tools::column_wait::{ColumnWait, MAX_COLUMN_WAIT, WaitPoll, WaitingEdit};
+use crate::editor::tools::previews::ToolPreviews;
+use crate::editor::tools::tool_session::{ToolError, ToolSession, sample_material};
+use crate::editor::tools::tools_panel::{
     ActiveTool, HANDLE_PICK_RADIUS_PX, HandleView, Shortcut, ToolRequest,
 };
-use crate::editor::ui_pointer::ui_claims_pointer;
-use crate::editor::walk::WalkMode;
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::pipeline::picking::{PickHit, pick};
 
@@ -569,7 +569,7 @@ impl WindowState {
             *BRUSH_RADIUS_RANGE_CELLS.start(),
             *BRUSH_RADIUS_RANGE_CELLS.end(),
         );
-        if let Some(s) = crate::editor::tools_panel::shortcut(code, self.modifiers) {
+        if let Some(s) = crate::editor::tools::tools_panel::shortcut(code, self.modifiers) {
             match self.panel.tools.apply_shortcut(s) {
                 Some(Shortcut::Tool(mode)) => self.panel.tool = mode,
                 Some(Shortcut::Focus) => self.focus_requested = true,
@@ -700,9 +700,13 @@ impl WindowState {
             .filter(|_| self.panel.overlays.contains(Overlay::Residency))
             .map(|r| ResidencyView::of(r, self.camera.pos_world));
         self.renderer.set_residency(residency_view);
-        let previews = self
-            .previews
-            .frame_previews(grid, tools, &self.panel, self.hit.as_ref());
+        let previews = self.previews.frame_previews(
+            grid,
+            tools,
+            &self.panel.tools,
+            &self.panel.brush(),
+            self.hit.as_ref(),
+        );
         self.renderer.set_previews(previews);
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
@@ -811,13 +815,13 @@ impl WindowState {
         // Region selection and paste preview, drawn over the 3D view.
         let mut boxes = Vec::new();
         if let Some(b) = self.panel.tools.region {
-            boxes.push((b, crate::editor::tools_panel::SELECTION_COLOR));
+            boxes.push((b, crate::editor::tools::tools_panel::SELECTION_COLOR));
         }
         if self.panel.tools.active == ActiveTool::Paste
             && let Some(hit) = self.hit
             && let Some(b) = tools.paste_box(&hit, self.panel.tools.paste_quarter_turns)
         {
-            boxes.push((b, crate::editor::tools_panel::PASTE_COLOR));
+            boxes.push((b, crate::editor::tools::tools_panel::PASTE_COLOR));
         }
         let handles = match self.panel.tools.region {
             Some(region) if self.panel.tools.active == ActiveTool::Region => Some(HandleView {
@@ -853,7 +857,7 @@ impl WindowState {
             bar_points = bar;
             session_event = event;
             panel_points = panel.show(ctx, stats);
-            crate::editor::tools_panel::draw_boxes(
+            crate::editor::tools::tools_panel::draw_boxes(
                 ctx,
                 &box_camera,
                 [
@@ -979,7 +983,8 @@ impl WindowState {
             .filter(|_| self.panel.tools.active == ActiveTool::Brush)
             .map(|hit| BrushCursor {
                 centre_world: hit.pos_world,
-                radius_studs: self.panel.radius_cells * crate::terrain::coords::CELL_SIZE_STUDS,
+                radius_studs: self.panel.radius_cells
+                    * crate::terrain::storage::coords::CELL_SIZE_STUDS,
                 mode: self.panel.tool,
                 shape: self.panel.tools.shape,
                 falloff: self.panel.tools.falloff,
@@ -1085,12 +1090,12 @@ impl WindowState {
             log::warn!("sea level: point the cursor at the terrain to choose the region");
             return;
         };
-        let cell = crate::terrain::coords::CellCoord::containing_world(hit.pos_world).0;
+        let cell = crate::terrain::storage::coords::CellCoord::containing_world(hit.pos_world).0;
         let half = self.panel.sea_region_half_cells;
         let level_cells =
-            self.panel.sea_level_studs / crate::terrain::coords::CELL_SIZE_STUDS as f64;
+            self.panel.sea_level_studs / crate::terrain::storage::coords::CELL_SIZE_STUDS as f64;
         let bottom = (level_cells.floor() as i32).saturating_sub(256);
-        let region = crate::terrain::coords::CellBox::new(
+        let region = crate::terrain::storage::coords::CellBox::new(
             glam::IVec3::new(cell.x - half, bottom, cell.z - half),
             glam::IVec3::new(cell.x + half, level_cells.ceil() as i32 + 1, cell.z + half),
         );
@@ -1206,7 +1211,7 @@ impl WindowState {
             && let Some(hit) = self.hit
         {
             let distance = (self.panel.radius_cells as f64
-                * crate::terrain::coords::CELL_SIZE_STUDS as f64
+                * crate::terrain::storage::coords::CELL_SIZE_STUDS as f64
                 * 8.0)
                 .max(48.0);
             self.camera.pos_world = hit.pos_world - self.camera.forward_world() * distance;
@@ -1259,7 +1264,7 @@ impl WindowState {
         self.pasted_this_press = true;
         let pick_studs = self.path_pick_studs(hit.pos_world);
         if self.panel.tools.path.draft.press(at, pick_studs)
-            == Some(crate::editor::path_draft::DraftPress::Full)
+            == Some(crate::editor::tools::path_draft::DraftPress::Full)
         {
             self.panel.tools.message = Some(("a path holds at most 256 points".into(), true));
         }
@@ -1470,8 +1475,8 @@ impl WindowState {
         &self,
         world: &WorldParts<'_>,
         path: std::path::PathBuf,
-        format: crate::editor::file_jobs::ExportFormat,
-    ) -> Result<crate::editor::file_jobs::Job, String> {
+        format: crate::editor::files::file_jobs::ExportFormat,
+    ) -> Result<crate::editor::files::file_jobs::Job, String> {
         let Some(region) = self.panel.tools.region else {
             return Err(
                 "A streaming world exports a region box: select one with the Region \
@@ -1479,7 +1484,7 @@ impl WindowState {
                     .into(),
             );
         };
-        crate::terrain::region::check_crop_box(&region)
+        crate::terrain::editing::region::check_crop_box(&region)
             .map_err(|e| format!("Cannot export the selected box: {e}"))?;
         let residency = world
             .streaming
@@ -1487,7 +1492,7 @@ impl WindowState {
             .as_ref()
             .ok_or_else(|| "this world does not stream".to_string())?;
         let snapshot = residency.snapshot_region(world.grid, &region);
-        Ok(crate::editor::file_jobs::export_region(
+        Ok(crate::editor::files::file_jobs::export_region(
             snapshot, region, path, format,
         ))
     }

@@ -6,23 +6,23 @@
 //! ([`TerrainStreaming::stream_columns_with`]): it never waits for a load,
 //! so the first frame appears before any column is generated and terrain
 //! fills in as workers finish. An edit that waits for columns puts them
-//! first in that step's demand ([`crate::editor::column_wait`]).
+//! first in that step's demand ([`crate::editor::tools::column_wait`]).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::camera::Camera;
-use crate::editor::file_session::FileSession;
-use crate::editor::panel::StreamingPanelStats;
+use crate::editor::files::file_session::FileSession;
+use crate::editor::panel::side_panel::StreamingPanelStats;
 use crate::io::recovery_files::{orphaned_recoveries, remove_recovery_files};
 use crate::io::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
-use crate::terrain::column_source::EditStore;
-use crate::terrain::coords::ColumnCoord;
-use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::grid::Grid;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::storage::coords::ColumnCoord;
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::streaming::column_source::EditStore;
 
 use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
 
@@ -350,8 +350,8 @@ impl WindowStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::{CellBox, ColumnCoord};
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::{CellBox, ColumnCoord};
     use glam::{DVec3, IVec3};
 
     #[test]
@@ -397,7 +397,9 @@ mod tests {
             .load_now(&mut grid, [column])
             .expect("loaded back");
         assert_eq!(
-            grid.cell(crate::terrain::coords::CellCoord::new(331, 301, 331)),
+            grid.cell(crate::terrain::storage::coords::CellCoord::new(
+                331, 301, 331
+            )),
             Cell::full(Material::SAND)
         );
         // The budget setting reaches the residency.

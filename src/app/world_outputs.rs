@@ -12,7 +12,7 @@ use crate::io::world_file::{
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
 use crate::terrain::Grid;
-use crate::terrain::generate::GeneratorSettings;
+use crate::terrain::generation::generate::GeneratorSettings;
 
 /// A world opened for a headless run.
 pub struct OpenedWorld {
@@ -26,7 +26,7 @@ pub struct OpenedWorld {
     /// the copies kept first), for the caller to tell the user.
     pub journal_recovery: Option<JournalRecovery>,
     /// What cooking the recipe did, for a recipe world.
-    pub generation: Option<crate::terrain::recipe_cook::CookReport>,
+    pub generation: Option<crate::terrain::recipe::cook::CookReport>,
 }
 
 impl OpenedWorld {

@@ -21,8 +21,8 @@ use parry3d::shape::Capsule;
 
 use super::query::{CapsuleSpec, QueryError, QueryOutcome};
 use super::{CollisionCache, TerrainId};
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CellBox, CellCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CellBox, CellCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// The fixed physics step the editor and scripts use, seconds.
 pub const FIXED_DT_S: f64 = 1.0 / 60.0;
@@ -108,7 +108,7 @@ pub enum WalkError {
     /// The chunk columns under the walker of a streaming world could not be
     /// loaded (spec §12).
     #[error("the walker's ground could not be loaded: {0}")]
-    Ground(#[from] crate::terrain::column_source::SourceError),
+    Ground(#[from] crate::terrain::streaming::column_source::SourceError),
 }
 
 /// A capsule character standing or moving on the terrain.

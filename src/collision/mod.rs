@@ -33,9 +33,9 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::mesh::collision_mesh::{CollisionMesh, CollisionMesher};
-use crate::terrain::cell::Material;
-use crate::terrain::coords::{CellBox, ChunkCoord};
-use crate::terrain::grid::{Changes, Grid};
+use crate::terrain::storage::cell::Material;
+use crate::terrain::storage::coords::{CellBox, ChunkCoord};
+use crate::terrain::storage::grid::{Changes, Grid};
 
 pub use character::{WalkInput, Walker, WalkerSettings};
 pub use query::{CapsuleHit, CapsuleSpec, QueryError, QueryOutcome, TerrainHit};

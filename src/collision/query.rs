@@ -16,9 +16,9 @@ use parry3d::query::{PointQuery, Ray, RayCast, ShapeCastOptions, ShapeCastStatus
 use parry3d::shape::Capsule;
 
 use super::{CollisionCache, TerrainId};
-use crate::terrain::cell::Material;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_STUDS, CellCoord, ChunkCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::cell::Material;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_STUDS, CellCoord, ChunkCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// Bad input or a cache that does not match the grid.
 #[derive(Clone, Debug, thiserror::Error, PartialEq)]

@@ -20,8 +20,8 @@ use super::character::{
     FIXED_DT_S, WalkError, column_surface_height_studs, lowest_surface_near_studs,
 };
 use super::{CollisionCache, TerrainId, WalkInput, Walker, WalkerSettings};
-use crate::terrain::coords::CellBox;
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::CellBox;
+use crate::terrain::storage::grid::Grid;
 
 /// How far below the column's surface the feet may be before the walk
 /// counts as fallen through, studs: half a cell, well beyond the difference
@@ -92,7 +92,8 @@ pub fn run_walk(
         return Err(WalkError::InvalidInput("the walk's start is not finite"));
     }
     // The whole column under the start, so its surface is known.
-    let start_cell = crate::terrain::coords::CellCoord::containing_world(DVec3::new(x, 0.0, z)).0;
+    let start_cell =
+        crate::terrain::storage::coords::CellCoord::containing_world(DVec3::new(x, 0.0, z)).0;
     let start_column = CellBox::new(
         glam::IVec3::new(start_cell.x, 0, start_cell.z),
         glam::IVec3::new(start_cell.x + 1, 1, start_cell.z + 1),

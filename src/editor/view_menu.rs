@@ -1,4 +1,4 @@
-//! View ▸ Style in the menu bar (issue 19): which mesher draws the terrain.
+//! View ▸ Style in the menu bar: which mesher draws the terrain.
 //! Switching re-meshes every chunk in the background; the old meshes stay
 //! up until their replacements are published.
 

@@ -37,7 +37,7 @@ use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
 use crate::progress::Progress;
 use crate::terrain::ChunkCoord;
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::grid::Grid;
 
 /// What [`export_glb`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]

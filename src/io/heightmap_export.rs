@@ -24,8 +24,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::ExportError;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use crate::terrain::storage::grid::Grid;
 use crate::terrain::{Chunk, ChunkCoord};
 
 /// What [`export_heightmap`] wrote.
@@ -155,7 +155,7 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
     }
     let width = (x1 as i64 - x0 as i64 + 1) as u64;
     let depth = (z1 as i64 - z0 as i64 + 1) as u64;
-    let limit = crate::terrain::heightmap::MAX_SIDE_PX as u64;
+    let limit = crate::terrain::generation::heightmap::MAX_SIDE_PX as u64;
     if width > limit || depth > limit {
         return Err(ExportError::TooLarge {
             path: png.to_path_buf(),

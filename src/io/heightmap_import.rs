@@ -1,6 +1,6 @@
 //! Heightmap import from files: reads a grayscale PNG elevation model and its
 //! optional JSON sidecar into an in-memory [`Heightmap`], then builds the grid
-//! with [`crate::terrain::heightmap`]. Decoding lives here so the terrain core
+//! with [`crate::terrain::generation::heightmap`]. Decoding lives here so the terrain core
 //! never touches files or image codecs.
 //!
 //! # Sidecar
@@ -19,14 +19,14 @@ use image::ImageDecoder;
 
 use super::{BoundedReadError, open_bounded, read_bounded_to_string};
 use crate::progress::Progress;
-use crate::terrain::grid::Grid;
-pub use crate::terrain::heightmap::{
+pub use crate::terrain::generation::heightmap::{
     BEDROCK_CELLS, HeightSamples, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError,
     MAX_PIXELS, MAX_SIDE_CELLS, MAX_SIDE_PX, MAX_STREAMING_SIDE_CELLS,
 };
-use crate::terrain::heightmap::{
+use crate::terrain::generation::heightmap::{
     check_image_size, check_settings, grid_from_heightmap_with_progress, terrain_extent_cells,
 };
+use crate::terrain::storage::grid::Grid;
 
 /// Largest heightmap PNG that is read, bytes (1 GiB: twice an
 /// incompressible 16-bit grayscale PNG of [`MAX_SIDE_PX`]² pixels).
@@ -398,7 +398,7 @@ fn parse_sidecar(
 ///
 /// # Errors
 /// Everything [`read_heightmap`] and
-/// [`crate::terrain::heightmap::grid_from_heightmap`] report.
+/// [`crate::terrain::generation::heightmap::grid_from_heightmap`] report.
 pub fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
     import_heightmap_with_progress(path, settings, &Progress::new())
 }
@@ -423,7 +423,7 @@ pub fn import_heightmap_with_progress(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::heightmap::grid_from_heightmap;
+    use crate::terrain::generation::heightmap::grid_from_heightmap;
     use crate::terrain::{Cell, CellCoord, Material};
 
     /// A fresh scratch directory for one test.
@@ -473,7 +473,11 @@ mod tests {
         // The body: every solid cell more than 4 rows below the ridge's top
         // (the surface and soil rows above keep their own materials).
         let column: Vec<_> = (0..80)
-            .map(|y| grid.cell(crate::terrain::coords::CellCoord(glam::IVec3::new(1, y, 0))))
+            .map(|y| {
+                grid.cell(crate::terrain::storage::coords::CellCoord(
+                    glam::IVec3::new(1, y, 0),
+                ))
+            })
             .collect();
         let top = column.iter().rposition(|c| !c.is_empty()).unwrap();
         assert!(top > 40, "the ridge is tall");

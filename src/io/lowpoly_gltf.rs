@@ -1,4 +1,4 @@
-//! Low-poly export (issue 19): the world as greedy heightfield meshes
+//! Low-poly export: the world as greedy heightfield meshes
 //! ([`crate::mesh::greedy_heightfield`]) in one binary glTF 2.0 file, a
 //! light mesh to drop into an engine.
 //!
@@ -39,9 +39,9 @@ use crate::mesh::column_heightfield::{ColumnHeightfield, check_block_cells};
 use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
 use crate::terrain::ColumnCoord;
-use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary};
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::streaming::column_summary::{ColumnSummaries, ColumnSummary};
 
 /// What [`export_low_poly_glb`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]

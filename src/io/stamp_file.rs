@@ -1,4 +1,4 @@
-//! Stamp files (issue 18): height stamps are 8- or 16-bit grayscale PNGs,
+//! Stamp files: height stamps are 8- or 16-bit grayscale PNGs,
 //! cell (3D) stamps are `.stamp` files written from the region tool's Copy.
 //! Both are read with bounded reads and checked before anything large is
 //! allocated; [`list_stamps`] reads just their headers for the library panel.
@@ -19,10 +19,10 @@ use glam::IVec3;
 use image::ImageDecoder;
 
 use super::{BoundedReadError, open_bounded, read_bounded};
-use crate::terrain::cell::Cell;
-use crate::terrain::heightmap::ImportError;
-use crate::terrain::region::{Clipboard, MAX_CLIPBOARD_VOLUME_CELLS};
-use crate::terrain::stamp::{MAX_STAMP_SIDE_PX, Stamp, StampError, StampKind};
+use crate::terrain::editing::region::{Clipboard, MAX_CLIPBOARD_VOLUME_CELLS};
+use crate::terrain::generation::heightmap::ImportError;
+use crate::terrain::stamp::definition::{MAX_STAMP_SIDE_PX, Stamp, StampError, StampKind};
+use crate::terrain::storage::cell::Cell;
 
 /// Magic bytes opening a `.stamp` file.
 pub const CELL_STAMP_MAGIC: [u8; 8] = *b"STRATA3D";

@@ -93,12 +93,12 @@ use super::world_file::{
     noting, open_existing_as, parse_camera, parse_generator, read_meta_map, sqlite_err,
     with_suffix,
 };
-use crate::terrain::chunk::ChunkCells;
-use crate::terrain::column_source::{ColumnChunks, EditStore, SourceError};
-use crate::terrain::column_summary::ColumnSummary;
-use crate::terrain::coords::{ChunkCoord, ColumnCoord};
-use crate::terrain::generate::{GenerateError, GeneratorSettings};
-use crate::terrain::heightmap::HeightmapTerrain;
+use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
+use crate::terrain::generation::heightmap::HeightmapTerrain;
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::{ChunkCoord, ColumnCoord};
+use crate::terrain::streaming::column_source::{ColumnChunks, EditStore, SourceError};
+use crate::terrain::streaming::column_summary::ColumnSummary;
 
 /// The newest format version of streaming world files, what this build
 /// writes (4: column summaries; world files are
@@ -277,7 +277,7 @@ pub enum StreamingFileError {
     /// An edited column queued for the store before the save could not be
     /// written (its cells stay in memory; nothing was saved).
     #[error("an edited chunk column could not be stored: {0}")]
-    Spill(crate::terrain::column_source::SourceError),
+    Spill(crate::terrain::streaming::column_source::SourceError),
     /// The file is a world file (format 1, every chunk stored), not a
     /// streaming world file: open it with
     /// [`world_file`](super::world_file) instead.
@@ -423,7 +423,7 @@ struct Inner {
 }
 
 /// An open streaming world file: the generator settings, and the edited
-/// columns as an [`EditStore`] for [`Residency`](crate::terrain::residency::Residency).
+/// columns as an [`EditStore`] for [`Residency`](crate::terrain::streaming::residency::Residency).
 ///
 /// Thread-safe (the connection is behind a mutex): loads come from worker
 /// threads, spills and saves from the main thread; share it in an `Arc`.
@@ -891,7 +891,7 @@ fn read_streaming_meta(
             .map_err(|e| bad("generator", e.to_string()))?;
         match map.get("recipe") {
             Some(text) => {
-                crate::terrain::recipe::Recipe::from_json(text)
+                crate::terrain::recipe::stages::Recipe::from_json(text)
                     .map_err(|e| bad("recipe", e.to_string()))?;
                 StreamingOrigin::Recipe {
                     settings,
@@ -990,7 +990,7 @@ impl StreamingWorldFile {
         recipe_json: &str,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
         check_streaming_settings(path, settings)?;
-        crate::terrain::recipe::Recipe::from_json(recipe_json).map_err(|e| {
+        crate::terrain::recipe::stages::Recipe::from_json(recipe_json).map_err(|e| {
             StreamingFileError::BadMeta {
                 path: path.to_path_buf(),
                 key: "recipe".to_string(),
@@ -1018,7 +1018,7 @@ impl StreamingWorldFile {
         settings: &HeightmapSettings,
         sidecar_text: Option<&str>,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
-        crate::terrain::heightmap::check_settings(settings).map_err(|source| {
+        crate::terrain::generation::heightmap::check_settings(settings).map_err(|source| {
             StreamingFileError::Heightmap {
                 path: path.to_path_buf(),
                 source: Box::new(source),
@@ -1586,8 +1586,8 @@ impl EditStore for StreamingWorldFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::CHUNK_VOLUME_CELLS;
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::CHUNK_VOLUME_CELLS;
 
     fn dense(seed: usize) -> ChunkCells {
         let mut cells = vec![Cell::EMPTY; CHUNK_VOLUME_CELLS];

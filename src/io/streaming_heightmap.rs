@@ -137,7 +137,7 @@ pub(crate) fn parse_heightmap_meta(
         sea_level_m,
         base_material,
     };
-    crate::terrain::heightmap::check_settings(&settings).map_err(|e| e.to_string())?;
+    crate::terrain::generation::heightmap::check_settings(&settings).map_err(|e| e.to_string())?;
     let png_bytes = whole("png_bytes")?;
     if png_bytes == 0 || png_bytes > MAX_HEIGHTMAP_FILE_BYTES {
         return Err(format!(

@@ -11,8 +11,8 @@
 //! material id is known; anything else is damaged.
 
 use crate::terrain::Material;
-use crate::terrain::column_summary::ColumnSummary;
-use crate::terrain::coords::CHUNK_SIZE_CELLS;
+use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
+use crate::terrain::streaming::column_summary::ColumnSummary;
 
 /// Cell columns per chunk column.
 const AREA: usize = (CHUNK_SIZE_CELLS * CHUNK_SIZE_CELLS) as usize;

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 use crate::progress::Progress;
-use crate::terrain::generate::{GenerateError, GeneratorSettings, generate_world};
-use crate::terrain::grid::Grid;
-use crate::terrain::recipe::Recipe;
-use crate::terrain::recipe_cook::CookReport;
-use crate::terrain::recipe_terrain::RecipeTerrain;
+use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
+use crate::terrain::recipe::cook::CookReport;
+use crate::terrain::recipe::stages::Recipe;
+use crate::terrain::recipe::terrain_source::RecipeTerrain;
+use crate::terrain::storage::grid::Grid;
 
 /// The source of a world.
 #[derive(Clone, Debug)]

@@ -7,9 +7,9 @@
 use glam::{IVec3, Vec3};
 use rustc_hash::FxHashMap;
 
-use crate::terrain::cell::Cell;
-use crate::terrain::coords::CELL_SIZE_STUDS;
-use crate::terrain::region::Clipboard;
+use crate::terrain::editing::region::Clipboard;
+use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 /// At most this many segments are kept: beyond it, only crease edges
 /// (where two outer faces meet at an angle) are drawn, and past that the
@@ -131,7 +131,7 @@ fn add_face_edges(edges: &mut EdgeNormals, c: IVec3, axis: usize, max_side: bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::Material;
+    use crate::terrain::storage::cell::Material;
 
     fn block(size: IVec3, solid: impl Fn(IVec3) -> bool) -> CellOutline {
         outline(size, |c| {

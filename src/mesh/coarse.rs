@@ -13,9 +13,9 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 use glam::IVec3;
 use rustc_hash::FxHashMap;
 
-use crate::terrain::cell::{Cell, Material};
-use crate::terrain::chunk::ChunkCells;
-use crate::terrain::coords::CHUNK_SIZE_CELLS;
+use crate::terrain::storage::cell::{Cell, Material};
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
 
 use super::coarse_vote_cache::{VoteKey, cached_vote, store_vote};
 use super::field::{Neighbourhood, PAD, SampleField, inside_bits};
@@ -115,8 +115,9 @@ fn compute_block_summaries(data: &[Cell], level: u8) -> Arc<[BlockSummary]> {
                 let mut max_id = 0u8;
                 for dz in 0..s {
                     for dy in 0..s {
-                        let start =
-                            crate::terrain::coords::local_index(local + IVec3::new(0, dy, dz));
+                        let start = crate::terrain::storage::coords::local_index(
+                            local + IVec3::new(0, dy, dz),
+                        );
                         for c in &data[start..start + s as usize] {
                             let [m, o] = c.to_bytes();
                             let solid = m >= 2;
@@ -168,7 +169,7 @@ fn copy_row(hood: &Neighbourhood, p: IVec3, out: &mut [Cell]) {
         match hood.get(IVec3::new(cx, cy, cz)) {
             ChunkCells::Uniform(c) => dst.fill(*c),
             ChunkCells::Dense(data) => {
-                let start = crate::terrain::coords::local_index(IVec3::new(lx, ly, lz));
+                let start = crate::terrain::storage::coords::local_index(IVec3::new(lx, ly, lz));
                 dst.copy_from_slice(&data[start..start + len]);
             }
         }
@@ -452,8 +453,8 @@ mod tests {
             }
         }
     }
-    use crate::terrain::coords::{CellBox, ChunkCoord};
-    use crate::terrain::grid::Grid;
+    use crate::terrain::storage::coords::{CellBox, ChunkCoord};
+    use crate::terrain::storage::grid::Grid;
 
     fn field_of(grid: &Grid, level: u8) -> SampleField {
         let mut f = SampleField::new(samples_per_axis(level));

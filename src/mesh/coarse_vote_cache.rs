@@ -14,8 +14,8 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use rustc_hash::FxHashMap;
 
-use crate::terrain::cell::Cell;
-use crate::terrain::chunk::ChunkCells;
+use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::chunk::ChunkCells;
 
 /// The chunks a block's cells and border lie in, at most 2 per axis.
 pub const MAX_BLOCK_CHUNKS: usize = 8;
@@ -145,7 +145,7 @@ fn purge(cache: &mut VoteCache) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::Material;
+    use crate::terrain::storage::cell::Material;
 
     fn dense(m: Material) -> ChunkCells {
         ChunkCells::Dense(Arc::from(vec![Cell::full(m); 32 * 32 * 32]))

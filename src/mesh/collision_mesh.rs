@@ -37,8 +37,8 @@ use glam::Vec3;
 
 use super::field::{Neighbourhood, PAD, SampleField};
 use super::surface_nets::{edge, mixed_cubes, owns_no_surface_l0};
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// No vertex for this cube.
 const NO_VERTEX: u32 = u32::MAX;
@@ -426,8 +426,8 @@ fn cube_vertex(solid: &[u8], k: usize, sy: usize, sz: usize, c: [usize; 3]) -> (
 mod tests {
     use super::*;
     use crate::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::CellBox;
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::CellBox;
     use glam::IVec3;
 
     fn fill(grid: &mut Grid, b: CellBox, f: impl Fn(IVec3) -> Cell) {

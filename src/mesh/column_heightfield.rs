@@ -1,5 +1,5 @@
-//! The column heightfield the low-poly style reads from the grid (issue 19,
-//! background `chunked-greedy-heightfield-terrain`): for each cell column
+//! The column heightfield the low-poly style reads from the grid (after the
+//! design note `chunked-greedy-heightfield-terrain`): for each cell column
 //! the top of the solid quantized to steps, with the top cell's material;
 //! a column whose water stands above its ground shows the water surface
 //! instead. The grid stays the single source of truth: this is a view of
@@ -9,9 +9,9 @@
 use crate::terrain::Material;
 use std::sync::Arc;
 
-use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary};
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::streaming::column_summary::{ColumnSummaries, ColumnSummary};
 
 /// Cell columns per chunk column side.
 pub const SIDE: usize = CHUNK_SIZE_CELLS as usize;

@@ -14,10 +14,10 @@
 
 use glam::IVec3;
 
-use crate::terrain::cell::Cell;
-use crate::terrain::chunk::ChunkCells;
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// Samples of padding read beyond each face of the chunk.
 pub const PAD: usize = 2;

@@ -1,4 +1,4 @@
-//! The low-poly mesher (issue 19; background
+//! The low-poly mesher (background
 //! `chunked-greedy-heightfield-terrain` §1–2): a second mesher reading the
 //! same grid, through a [`ColumnHeightfield`] per chunk column.
 //!
@@ -23,7 +23,7 @@
 use glam::Vec3;
 
 use crate::terrain::Material;
-use crate::terrain::coords::CELL_SIZE_STUDS;
+use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 use super::column_heightfield::{ColumnHeightfield, SIDE};
 

@@ -1,4 +1,4 @@
-//! The low-poly view's mesh of one chunk (issue 19 "as a view"): the part
+//! The low-poly view's mesh of one chunk: the part
 //! of its chunk column's greedy heightfield mesh whose blocks top out in
 //! this chunk, at the chunk's level by decimation, as an ordinary
 //! [`ChunkMesh`] so the pipeline, publication, culling and picking treat
@@ -13,8 +13,8 @@
 
 use glam::Vec3;
 
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::Grid;
 
 use super::ChunkMesh;
 use super::column_heightfield::ColumnHeightfield;
@@ -65,7 +65,7 @@ fn to_chunk_mesh(low: &LowPolyMesh, chunk_y: i32) -> ChunkMesh {
         .positions
         .iter()
         .map(|p| {
-            let cell = (*p / crate::terrain::coords::CELL_SIZE_STUDS).floor();
+            let cell = (*p / crate::terrain::storage::coords::CELL_SIZE_STUDS).floor();
             [
                 cell.x.clamp(-1.0, 127.0) as i8,
                 cell.y.clamp(-1.0, 127.0) as i8,

@@ -9,7 +9,7 @@
 
 /// Largest material id a quad set can hold, plus one.
 pub const MAX_MATERIALS: usize = 32;
-const _: () = assert!(crate::terrain::cell::Material::COUNT <= MAX_MATERIALS);
+const _: () = assert!(crate::terrain::storage::cell::Material::COUNT <= MAX_MATERIALS);
 
 /// The 8 samples of one cube as material contributions: sample `i` adds
 /// `values[i]` (its solid occupancy) to material `ids[i]`. Samples with value

@@ -1,4 +1,4 @@
-//! Which mesher draws the terrain (issue 19: "the mesher interface is the
+//! Which mesher draws the terrain ("the mesher interface is the
 //! migration seam"). Both read the same grid; the style only decides how a
 //! chunk's cells become triangles.
 

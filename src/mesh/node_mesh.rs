@@ -18,9 +18,9 @@
 //! material where the block holds the surface or lies just under it
 //! (exposed cells outweigh buried ones), the body rock deeper down.
 
-use crate::terrain::cell::Material;
-use crate::terrain::node::{NODE_SAMPLES, NodeKey};
-use crate::terrain::surface_sampler::{SurfaceColumn, SurfaceSampler};
+use crate::terrain::storage::cell::Material;
+use crate::terrain::storage::node::{NODE_SAMPLES, NodeKey};
+use crate::terrain::streaming::surface_sampler::{SurfaceColumn, SurfaceSampler};
 
 use super::chunk_mesh::ChunkMesh;
 use super::field::{PAD, SampleField, inside_bits};
@@ -276,7 +276,7 @@ pub fn add_water_sheet(out: &mut ChunkMesh, sampler: &dyn SurfaceSampler, key: N
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::surface_sampler::SurfaceColumn;
+    use crate::terrain::streaming::surface_sampler::SurfaceColumn;
     use glam::IVec3;
 
     /// A flat plain at `height` cells with water up to `water` cells, on
@@ -416,13 +416,13 @@ mod tests {
 
     #[test]
     fn nodes_of_one_column_share_their_samples_exactly() {
-        let source = crate::terrain::column_source::GeneratedColumns::new(
-            &crate::terrain::generate::GeneratorSettings {
+        let source = crate::terrain::generation::generated_columns::GeneratedColumns::new(
+            &crate::terrain::generation::generate::GeneratorSettings {
                 seed: 7,
                 size_cells: 1 << 16,
             },
         );
-        use crate::terrain::column_source::ColumnSource;
+        use crate::terrain::streaming::column_source::ColumnSource;
         let sampler = source.surface_sampler().unwrap();
         let mut shared = NodeColumns::default();
         let (mut mesher, mut field) = (SurfaceNets::new(), SampleField::new(NODE_SAMPLES));

@@ -1,4 +1,4 @@
-//! The low-poly palette atlas (issue 19; background
+//! The low-poly palette atlas (background
 //! `chunked-greedy-heightfield-terrain` §4): one small image of flat
 //! colours, a cell per material for tops and a darkened cell per material
 //! for skirts (cheap fake ambient occlusion). Every face points a constant

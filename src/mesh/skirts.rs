@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use glam::Vec3;
 
 use super::chunk_mesh::ChunkMesh;
-use crate::terrain::coords::CELL_SIZE_STUDS;
+use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 /// Skirt depth for a chunk meshed at `level`: half of its sample spacing
 /// (4, 8, 16 studs at levels 1–3). Deep enough for the cracks two adjacent
@@ -57,7 +57,7 @@ pub fn add_skirts(
         depth_studs,
         samples_per_axis,
         overhang_studs,
-        crate::terrain::coords::CHUNK_SIZE_STUDS,
+        crate::terrain::storage::coords::CHUNK_SIZE_STUDS,
     );
 }
 

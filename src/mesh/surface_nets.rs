@@ -48,8 +48,8 @@ use super::materials::{
     CornerMaterials, QuadSet, select_quad_set, select_small_quad_set, single_material_weights,
     weights_from_words,
 };
-use crate::terrain::coords::{CELL_SIZE_STUDS, ChunkCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, ChunkCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// No cube, vertex or batch.
 const NO_SLOT: u32 = u32::MAX;

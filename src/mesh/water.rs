@@ -30,8 +30,8 @@
 
 use glam::{IVec3, Vec3};
 
-use crate::terrain::cell::Cell;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 
 use super::field::Neighbourhood;
 
@@ -107,9 +107,9 @@ impl Cells {
                     let run = ((n - local.x).min(n + PAD - x)) as usize;
                     let dst = &mut cells[row + (x + PAD) as usize..][..run];
                     match hood.get(chunk) {
-                        crate::terrain::chunk::ChunkCells::Uniform(c) => dst.fill(*c),
-                        crate::terrain::chunk::ChunkCells::Dense(data) => {
-                            let start = crate::terrain::coords::local_index(local);
+                        crate::terrain::storage::chunk::ChunkCells::Uniform(c) => dst.fill(*c),
+                        crate::terrain::storage::chunk::ChunkCells::Dense(data) => {
+                            let start = crate::terrain::storage::coords::local_index(local);
                             dst.copy_from_slice(&data[start..start + run]);
                         }
                     }
@@ -312,9 +312,9 @@ fn hood_has_no_water(hood: &Neighbourhood) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::Material;
-    use crate::terrain::coords::{CellBox, ChunkCoord};
-    use crate::terrain::grid::Grid;
+    use crate::terrain::storage::cell::Material;
+    use crate::terrain::storage::coords::{CellBox, ChunkCoord};
+    use crate::terrain::storage::grid::Grid;
     use std::collections::BTreeSet;
 
     fn mesh_of(g: &Grid) -> WaterMesh {

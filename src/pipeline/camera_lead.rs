@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use glam::DVec3;
 
-use crate::terrain::coords::CHUNK_SIZE_STUDS;
+use crate::terrain::storage::coords::CHUNK_SIZE_STUDS;
 
 /// Seconds of travel the preload range covers beyond the draw distance.
 pub const LEAD_TIME_S: f64 = 1.5;

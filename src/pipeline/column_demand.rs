@@ -9,8 +9,8 @@
 
 use glam::DVec3;
 
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ColumnCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ColumnCoord};
+use crate::terrain::storage::grid::Grid;
 
 use super::lod::distance_to_chunk_studs;
 use super::world_meshes::WorldMeshes;

@@ -28,12 +28,12 @@ use crate::mesh::ChunkMesh;
 use crate::mesh::field::SampleField;
 use crate::mesh::node_mesh::{NodeColumns, mesh_node};
 use crate::mesh::surface_nets::SurfaceNets;
-use crate::terrain::column_source::{ColumnSource, EditStore};
-use crate::terrain::column_summary::{ColumnSummaries, ColumnSummary, EditedSurface};
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord};
-use crate::terrain::grid::Changes;
-use crate::terrain::grid::Grid;
-use crate::terrain::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::Changes;
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::storage::node::{FIRST_NODE_LEVEL, MAX_NODE_LEVEL, NodeKey};
+use crate::terrain::streaming::column_source::{ColumnSource, EditStore};
+use crate::terrain::streaming::column_summary::{ColumnSummaries, ColumnSummary, EditedSurface};
 
 use super::lod::LEVEL_THRESHOLDS_STUDS;
 use super::stats::Samples;
@@ -728,7 +728,7 @@ thread_local! {
     static NODE_SCRATCH: std::cell::RefCell<(SurfaceNets, SampleField, Box<NodeColumns>)> =
         std::cell::RefCell::new((
             SurfaceNets::new(),
-            SampleField::new(crate::terrain::node::NODE_SAMPLES),
+            SampleField::new(crate::terrain::storage::node::NODE_SAMPLES),
             Box::default(),
         ));
 }

@@ -7,8 +7,8 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, CellBox, ChunkCoord, ColumnCoord};
-use crate::terrain::grid::EditReport;
+use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, CellBox, ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::EditReport;
 
 /// Cells read beyond each chunk face when meshing at `level` (2 at level 0, doubling per level).
 pub fn padding_reach_cells(level: u8) -> i32 {

@@ -13,7 +13,7 @@ use glam::DVec3;
 use rustc_hash::FxHashMap;
 
 use crate::mesh::MeshStyle;
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 
 /// Number of levels of detail: 32, 16, 8 and 4 samples per chunk axis.
 pub const LEVEL_COUNT: usize = 4;
@@ -399,7 +399,7 @@ impl LodController {
     }
 
     /// Meshing candidates of `grid` (cached until chunks are added or removed).
-    pub fn candidates(&mut self, grid: &crate::terrain::grid::Grid) -> &[ChunkCoord] {
+    pub fn candidates(&mut self, grid: &crate::terrain::storage::grid::Grid) -> &[ChunkCoord] {
         let key = (grid.generation(), grid.layout_revision());
         if self.candidates_key != Some(key) {
             self.candidates = grid.meshing_candidates();
@@ -412,7 +412,7 @@ impl LodController {
     /// with the level it should start at (for a first, synchronous build).
     pub fn initial_levels(
         &mut self,
-        grid: &crate::terrain::grid::Grid,
+        grid: &crate::terrain::storage::grid::Grid,
         camera_pos_world: DVec3,
     ) -> Vec<(ChunkCoord, u8)> {
         let preload = self.preload_range_studs();
@@ -445,7 +445,7 @@ impl LodController {
     /// chunks beyond the retention range to evict.
     pub fn update(
         &mut self,
-        grid: &crate::terrain::grid::Grid,
+        grid: &crate::terrain::storage::grid::Grid,
         camera_pos_world: DVec3,
         level_now: impl Fn(ChunkCoord) -> Option<u8>,
         shown: impl Iterator<Item = ChunkCoord>,

@@ -1,4 +1,4 @@
-//! Audits of the shown low-poly meshes (issue 19 "audits"): the triangle
+//! Audits of the shown low-poly meshes: the triangle
 //! census per chunk, the lattice, winding, downward faces and non-finite
 //! vertices, and the watertightness of every cell face between two shown
 //! columns: where two neighbouring cells show tops at different heights,
@@ -16,7 +16,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::mesh::ChunkMesh;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS, ChunkCoord};
+use crate::terrain::storage::coords::{
+    CELL_SIZE_STUDS, CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS, ChunkCoord,
+};
 
 /// Largest gap between walls (or between a wall and a top) that still
 /// counts as closed, studs: every height is a multiple of a terrace step

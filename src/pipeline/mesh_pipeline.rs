@@ -43,8 +43,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::mesh::water::WaterMesh;
 use crate::mesh::{ChunkMesh, MeshStyle};
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
-use crate::terrain::grid::{Changes, Grid};
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::{Changes, Grid};
 
 use super::invalidation::{chunks_reading_at_levels, columns_reading};
 use super::lod::LEVEL_COUNT;

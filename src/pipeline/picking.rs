@@ -9,7 +9,7 @@ use glam::{DVec3, Vec3};
 
 use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 /// A ray hit on the displayed terrain surface.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -154,9 +154,9 @@ fn ray_triangle(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::CellBox;
-    use crate::terrain::grid::Grid;
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::CellBox;
+    use crate::terrain::storage::grid::Grid;
     use glam::IVec3;
 
     /// A flat floor: cells with y < 10 are rock, spanning chunks -1..=0 in x and z.

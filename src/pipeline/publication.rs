@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::mesh::ChunkMesh;
 use crate::mesh::water::WaterMesh;
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 /// How good a result is, compared lexicographically: newer content first,
 /// then a real level of detail over an editor preview, then the newer

@@ -14,8 +14,8 @@ use rustc_hash::FxHashMap;
 
 use crate::mesh::ChunkMesh;
 use crate::terrain::Material;
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
-use crate::terrain::node::{NODE_SAMPLES, NodeKey};
+use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, ChunkCoord};
+use crate::terrain::storage::node::{NODE_SAMPLES, NodeKey};
 
 use super::horizon::{Horizon, HorizonDraw};
 use super::world_meshes::WorldMeshes;
@@ -271,9 +271,9 @@ mod tests {
         use crate::mesh::field::SampleField;
         use crate::mesh::node_mesh::{NodeColumns, mesh_node};
         use crate::mesh::surface_nets::SurfaceNets;
-        use crate::terrain::column_source::ColumnSource;
-        use crate::terrain::column_source::GeneratedColumns;
-        use crate::terrain::generate::GeneratorSettings;
+        use crate::terrain::generation::generate::GeneratorSettings;
+        use crate::terrain::generation::generated_columns::GeneratedColumns;
+        use crate::terrain::streaming::column_source::ColumnSource;
         let source = GeneratedColumns::new(&GeneratorSettings {
             seed: 7,
             size_cells: 1 << 16,

@@ -7,9 +7,9 @@ use std::time::Instant;
 use glam::DVec3;
 
 use crate::mesh::MeshStyle;
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
-use crate::terrain::grid::Grid;
-use crate::terrain::residency::Residency;
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::Grid;
+use crate::terrain::streaming::residency::Residency;
 
 use crate::camera::{Camera, Frustum};
 
@@ -104,7 +104,7 @@ impl TerrainStreaming {
         streaming
     }
 
-    /// Switches the mesher of the view (issue 19; also done by the next
+    /// Switches the mesher of the view (also done by the next
     /// [`TerrainStreaming::begin_frame`] when `lod.settings.style` changed):
     /// every chunk is meshed again with the new style.
     pub fn set_style(&mut self, style: MeshStyle) {

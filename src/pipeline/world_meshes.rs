@@ -21,8 +21,8 @@ use crate::mesh::lowpoly_chunk::mesh_low_poly_chunk;
 use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
 use crate::mesh::water::{WaterMesh, mesh_water};
 use crate::mesh::{ChunkMesh, MeshOptions, MeshStyle, SurfaceNets};
-use crate::terrain::coords::ChunkCoord;
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::ChunkCoord;
+use crate::terrain::storage::grid::Grid;
 
 use super::lod::LEVEL_COUNT;
 

@@ -29,7 +29,7 @@ use crate::camera::Camera;
 use crate::mesh::ChunkMesh;
 use crate::mesh::water::WaterMesh;
 use crate::pipeline::WorldMeshes;
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 use super::culling::{DrawOrder, cull_and_sort};
 use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex, pack_snorm8};

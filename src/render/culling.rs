@@ -9,7 +9,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 pub use crate::camera::Frustum;
 

@@ -9,7 +9,7 @@
 use glam::{DVec3, Mat4, Vec3};
 
 use crate::camera::Camera;
-use crate::terrain::edit::{BrushMode, BrushShape, Falloff};
+use crate::terrain::editing::brush::{BrushMode, BrushShape, Falloff};
 
 use super::gpu_data::WAVE_LOOP_SECS;
 use super::overlays::OverlaySet;
@@ -73,7 +73,7 @@ pub struct FrameSettings {
     /// real time; headless frames take `--time` so screenshots reproduce.
     pub time_secs: f32,
     /// Shade the terrain in the low-poly style: each face the flat palette
-    /// colour of its material, walls darkened (issue 19).
+    /// colour of its material, walls darkened.
     pub low_poly: bool,
 }
 

@@ -18,7 +18,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::pipeline::horizon::HorizonDraw;
-use crate::terrain::node::FIRST_NODE_LEVEL;
+use crate::terrain::storage::node::FIRST_NODE_LEVEL;
 
 use super::level_fades::{FADE_FRAMES, FadeSide};
 
@@ -149,7 +149,7 @@ mod tests {
     use glam::IVec3;
 
     use super::*;
-    use crate::terrain::node::NodeKey;
+    use crate::terrain::storage::node::NodeKey;
 
     #[test]
     fn a_node_refined_into_its_children_fades_both_ways() {

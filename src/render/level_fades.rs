@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 use super::chunk_buffers::ChunkGpu;
 

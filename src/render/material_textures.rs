@@ -26,7 +26,7 @@ use crate::terrain::Material;
 /// Width and height of every material texture, in pixels (a power of two).
 pub const MATERIAL_TEXTURE_SIZE: u32 = 256;
 
-/// World studs covered by one texture tile; divides [`crate::terrain::coords::CHUNK_SIZE_STUDS`].
+/// World studs covered by one texture tile; divides [`crate::terrain::storage::coords::CHUNK_SIZE_STUDS`].
 /// Keep in sync with `DETAIL_PERIOD_STUDS` in `shaders/terrain.wgsl`.
 pub const TEXTURE_PERIOD_STUDS: f32 = 32.0;
 

@@ -120,9 +120,9 @@ use crate::camera::Camera;
 use crate::mesh::ChunkMesh;
 use crate::mesh::water::WaterMesh;
 use crate::pipeline::{ChunkUploader, WorldMeshes};
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
-use crate::terrain::coords::CHUNK_SIZE_STUDS;
+use crate::terrain::storage::coords::CHUNK_SIZE_STUDS;
 use globals::GlobalsBinding;
 use line_pipeline::{CHUNK_LINE_COLOR, LineBatch, LinePipeline, MARKER_COLOR, PreviewLines};
 use residency_overlay::ResidencyView;

@@ -14,8 +14,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::camera::Frustum;
 use crate::pipeline::horizon::{Horizon, HorizonDraw};
-use crate::terrain::coords::ChunkCoord;
-use crate::terrain::node::{FIRST_NODE_LEVEL, NodeKey};
+use crate::terrain::storage::coords::ChunkCoord;
+use crate::terrain::storage::node::{FIRST_NODE_LEVEL, NodeKey};
 
 use super::chunk_buffers::{ChunkBuffers, ChunkGpu};
 use super::gpu_data::ChunkInstance;

@@ -10,8 +10,8 @@
 use glam::{DVec3, Vec3};
 use rustc_hash::FxHashMap;
 
-use crate::terrain::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
-use crate::terrain::residency::{ColumnState, Residency};
+use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
+use crate::terrain::streaming::residency::{ColumnState, Residency};
 
 use super::line_pipeline::LineBatch;
 
@@ -227,9 +227,10 @@ mod tests {
 
     #[test]
     fn a_view_of_a_residency_tints_resident_columns_and_outlines_loading_ones() {
-        use crate::terrain::column_source::{GeneratedColumns, MemoryEditStore};
-        use crate::terrain::generate::GeneratorSettings;
-        use crate::terrain::grid::Grid;
+        use crate::terrain::generation::generate::GeneratorSettings;
+        use crate::terrain::generation::generated_columns::GeneratedColumns;
+        use crate::terrain::storage::grid::Grid;
+        use crate::terrain::streaming::column_source::MemoryEditStore;
         let settings = GeneratorSettings {
             seed: 7,
             size_cells: 65_536,

@@ -13,7 +13,7 @@ use wgpu::util::DeviceExt;
 
 use crate::camera::Camera;
 use crate::mesh::water::WaterMesh;
-use crate::terrain::coords::ChunkCoord;
+use crate::terrain::storage::coords::ChunkCoord;
 
 use super::culling::{DrawOrder, Frustum, cull_and_sort};
 use super::gpu_data::{ChunkInstance, WAVE_MAX_DISPLACEMENT_STUDS, WaterVertex, pack_snorm8};
@@ -290,7 +290,7 @@ pub fn outline_fade(mesh: &WaterMesh) -> Vec<f32> {
             }
         }
     }
-    let border = crate::terrain::coords::CHUNK_SIZE_STUDS;
+    let border = crate::terrain::storage::coords::CHUNK_SIZE_STUDS;
     let in_border_plane = |(a, b): (Key, Key)| {
         let (ax, az) = (f32::from_bits(a[0]), f32::from_bits(a[2]));
         let (bx, bz) = (f32::from_bits(b[0]), f32::from_bits(b[2]));

@@ -61,7 +61,7 @@
 //!
 //! `undo` and `redo` take no other field.
 //!
-//! `path` lays a road, river or routed road along a spline (issue 18):
+//! `path` lays a road, river or routed road along a spline:
 //! `mode` `road` (default) / `river` / `route`; `points` world `[x, z]`
 //! studs (2 to 1000 control points, a river's from upstream; a route's
 //! two endpoints); `width` (bed width, studs, 4–128), `max_grade_deg`
@@ -88,19 +88,21 @@ use std::sync::Arc;
 use glam::{DVec3, IVec3};
 use serde::Deserialize;
 
-use crate::terrain::cell::Material;
-use crate::terrain::coords::{CELL_SIZE_STUDS, CellBox};
-use crate::terrain::edit::{
+use crate::terrain::command::edit_command::EditCommand;
+use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::editing::brush::{
     Brush, BrushMode, BrushOptions, BrushShape, EditError, Falloff, FlattenLimit, FlattenPlane,
 };
-use crate::terrain::edit_command::EditCommand;
-use crate::terrain::history::DEFAULT_HISTORY_BUDGET_BYTES;
-use crate::terrain::path_carve::reach_cells;
-use crate::terrain::path_route::ROUTE_MARGIN_CELLS;
-use crate::terrain::path_spec::{PathError, PathMode, PathSpec};
-use crate::terrain::path_spline::chord_length;
-use crate::terrain::stamp::{Stamp, StampBase, StampError, StampMode, StampPlacement, StampShape};
-use crate::terrain::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
+use crate::terrain::editing::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
+use crate::terrain::path::carve::reach_cells;
+use crate::terrain::path::route::ROUTE_MARGIN_CELLS;
+use crate::terrain::path::spec::{PathError, PathMode, PathSpec};
+use crate::terrain::path::spline::chord_length;
+use crate::terrain::stamp::definition::{
+    Stamp, StampBase, StampError, StampMode, StampPlacement, StampShape,
+};
+use crate::terrain::storage::cell::Material;
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox};
 
 /// Default frame rate of a replay, frames per second.
 pub const DEFAULT_FRAME_RATE_HZ: f64 = 60.0;

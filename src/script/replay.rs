@@ -18,13 +18,10 @@ use std::time::{Duration, Instant};
 
 use crate::camera::Camera;
 use crate::pipeline::{ChunkUploader, PublishReport, TerrainStreaming, WorldMeshes};
-use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::grid::Grid;
-use crate::terrain::history_view::HistoryView;
+use crate::terrain::storage::grid::Grid;
 
 use super::format::Script;
 use super::runner::{RunError, ScriptRunner};
-use super::surface::SurfaceSnapshot;
 
 /// Fraction of the frame period after which a replayed frame publishes.
 pub const PUBLISH_POINT: f64 = 0.85;
@@ -50,7 +47,7 @@ pub enum ReplayError {
     /// A chunk column of a streaming world could not be loaded (a damaged
     /// stored column): its ground would be missing.
     #[error(transparent)]
-    Load(crate::terrain::column_source::SourceError),
+    Load(crate::terrain::streaming::column_source::SourceError),
     /// A frame could not be drawn or presented.
     #[error("frame {frame} could not be presented: {source}")]
     Present {
@@ -127,22 +124,22 @@ pub struct ReplayReport {
     pub history_dropped_steps: usize,
     /// The history budget, bytes.
     pub history_budget_bytes: usize,
-    /// The history as the panel shows it (for `--ui`).
-    pub history: HistoryView,
     /// The camera at the end (the last keyframe's, or the one given).
     pub final_camera: Option<Camera>,
     /// Frames in which an entry waited for chunk columns to load (streaming
     /// worlds, spec §12).
     pub entries_waited_for_columns: usize,
     /// The report of every path entry applied, in order.
-    pub paths: Vec<crate::terrain::path_spec::PathReport>,
+    pub paths: Vec<crate::terrain::path::spec::PathReport>,
 }
 
 /// Replays `script` on `grid`, publishing and presenting through `target`
 /// and keeping `meshes` (the picking copy) current. `camera` (moved by the
 /// script's camera keyframes, if any) orders meshing, chooses levels of
 /// detail and, for a streaming world, which columns are resident;
-/// `generator` serves `generate` entries. An entry over columns a
+/// `runner` holds the edit session the entries run in (its history and
+/// clipboard; see [`ScriptRunner::for_script`]) and keeps it afterwards for
+/// the caller. An entry over columns a
 /// streaming world does not hold waits for them (they are loaded, then it
 /// applies). Every entry (brush strokes, region operations, undo
 /// and redo) goes through a [`ScriptRunner`] and so through the history, and
@@ -159,7 +156,7 @@ pub fn replay_script(
     streaming: &mut TerrainStreaming,
     target: &mut dyn ReplayTarget,
     camera: Camera,
-    generator: Option<GeneratorSettings>,
+    runner: &mut ScriptRunner,
 ) -> Result<ReplayReport, ReplayError> {
     let mut camera = camera;
     let period = Duration::from_secs_f64(1.0 / script.frame_rate_hz);
@@ -176,11 +173,6 @@ pub fn replay_script(
     // were meshed nor on the camera, and Subtract strokes do not drill down
     // through their own pits.
     let frame_locked = target.presents_every_frame();
-    let mut runner = ScriptRunner::new(
-        script.history_budget_bytes,
-        generator,
-        script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
-    );
     loop {
         sleep_until(frame_start);
         // Script time in frames: wall time (input timestamps, so a long
@@ -210,7 +202,7 @@ pub fn replay_script(
         while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame {
             let stroke = &script.strokes[next];
             let changed =
-                run_waiting_for_columns(&mut runner, grid, streaming, &stroke.action, &mut report)
+                run_waiting_for_columns(runner, grid, streaming, &stroke.action, &mut report)
                     .map_err(|source| ReplayError::Stroke {
                         index: next,
                         frame: stroke.frame,
@@ -271,7 +263,6 @@ pub fn replay_script(
     report.history_peak_bytes = runner.history().peak_held_bytes();
     report.history_dropped_steps = runner.history().dropped_steps();
     report.history_budget_bytes = runner.history().budget_bytes();
-    report.history = HistoryView::of(runner.history());
     report.paths = runner.path_reports().to_vec();
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     report.final_camera = Some(camera);

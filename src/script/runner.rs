@@ -7,15 +7,15 @@
 
 use glam::DVec3;
 
-use crate::terrain::brush_stroke::{BrushStrokeError, StrokeInProgress};
-use crate::terrain::edit::{BrushMode, FlattenPlane};
-use crate::terrain::edit_command::{CommandError, CommandOutcome, EditSession};
-use crate::terrain::generate::GeneratorSettings;
-use crate::terrain::grid::Grid;
-use crate::terrain::history::History;
-use crate::terrain::path_spec::PathReport;
-use crate::terrain::region::Clipboard;
-use crate::terrain::stroke::LockPlane;
+use crate::terrain::command::brush_stroke::{BrushStrokeError, StrokeInProgress};
+use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
+use crate::terrain::command::history::History;
+use crate::terrain::editing::brush::{BrushMode, FlattenPlane};
+use crate::terrain::editing::region::Clipboard;
+use crate::terrain::editing::stroke::LockPlane;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::path::spec::PathReport;
+use crate::terrain::storage::grid::Grid;
 
 use super::format::{BrushStroke, StrokeAction, StrokeCentre};
 use super::surface::SurfaceSnapshot;
@@ -40,7 +40,7 @@ pub enum RunError {
     Command(#[from] CommandError),
     /// A chunk column the entry needs could not be loaded.
     #[error(transparent)]
-    Load(#[from] crate::terrain::column_source::SourceError),
+    Load(#[from] crate::terrain::streaming::column_source::SourceError),
 }
 
 impl RunError {
@@ -78,6 +78,21 @@ impl ScriptRunner {
             surface,
             paths: Vec::new(),
         }
+    }
+
+    /// The runner for `script` on `grid`: its history budget, `generator`
+    /// for `generate` entries, and the surface snapshot its `*_xz` points
+    /// need (taken from `grid` now, as the script begins).
+    pub fn for_script(
+        script: &super::format::Script,
+        grid: &Grid,
+        generator: Option<GeneratorSettings>,
+    ) -> ScriptRunner {
+        ScriptRunner::new(
+            script.history_budget_bytes,
+            generator,
+            script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
+        )
     }
 
     /// The undo history every entry is recorded in.
@@ -207,9 +222,9 @@ fn flatten_plane(stroke: &BrushStroke, pos: DVec3, normal: DVec3) -> FlattenPlan
 mod tests {
     use super::*;
     use crate::script::format::Script;
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::{CellBox, CellCoord};
-    use crate::terrain::edit_command::EditCommand;
+    use crate::terrain::command::edit_command::EditCommand;
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::{CellBox, CellCoord};
     use glam::IVec3;
 
     fn floor() -> Grid {
@@ -302,7 +317,7 @@ mod tests {
         let mut g = floor();
         let before = g.content_hash();
         let stroke = StrokeAction::Brush(BrushStroke {
-            brush: crate::terrain::edit::Brush {
+            brush: crate::terrain::editing::brush::Brush {
                 mode: BrushMode::Add,
                 radius_cells: 3.0,
                 strength: 1.0,

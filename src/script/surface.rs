@@ -17,8 +17,8 @@ use rustc_hash::FxHashMap;
 use crate::mesh::ChunkMesh;
 use crate::pipeline::picking::pick_chunk;
 use crate::pipeline::world_meshes::mesh_one_l0;
-use crate::terrain::coords::{CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS, ChunkCoord};
-use crate::terrain::grid::Grid;
+use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, CHUNK_SIZE_STUDS, ChunkCoord};
+use crate::terrain::storage::grid::Grid;
 
 /// A snapshot of a grid's full-detail surface, meshed chunk by chunk as
 /// points are dropped onto it (each chunk once).
@@ -86,8 +86,8 @@ impl SurfaceSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::{Cell, Material};
-    use crate::terrain::coords::CellBox;
+    use crate::terrain::storage::cell::{Cell, Material};
+    use crate::terrain::storage::coords::CellBox;
 
     #[test]
     fn drops_onto_the_top_of_a_slab_across_chunk_rows_and_ignores_later_edits() {

@@ -1,54 +1,28 @@
 //! The terrain core: cells, chunks, the sparse grid and its edits, world
 //! generation and grids built from in-memory heightmaps (file decoding is
-//! in `io`). Plain Rust with no GPU types, so every
-//! rule of the terrain contract can be tested directly.
+//! in `io`). Plain Rust with no GPU types, so every rule of the terrain
+//! contract can be tested directly.
+//!
+//! One room per subsystem, lowest first:
+//! - [`storage`]: cells, chunks, coordinates, the grid, nodes (spec §1–§3, §13);
+//! - [`streaming`]: where columns come from and go (spec §12);
+//! - [`generation`]: the default generator, heightmap grids, noise;
+//! - [`recipe`]: generator recipes and their stages (erosion, rivers, materials);
+//! - [`editing`]: brushes and their per-cell kernels, strokes, region tools,
+//!   water tools, undo history and the edit commands every tool runs through;
+//! - [`stamp`]: height and cell stamps and how a placement becomes cells;
+//! - [`path`]: roads, rivers and routes laid along splines.
 
-pub mod box_handles;
-pub mod brush_stroke;
-pub mod cell;
-pub mod chunk;
-pub mod column_source;
-pub mod column_summary;
-pub mod coords;
-pub mod edit;
-pub mod edit_command;
-pub mod erosion_brush;
-pub mod generate;
-pub mod grid;
-pub mod heightmap;
-pub mod history;
-pub mod history_view;
-pub mod hydraulic_erosion;
-pub mod hydrology;
-pub mod material_rules;
-pub mod node;
-pub mod noise;
-pub mod path_bed;
-pub mod path_carve;
-pub mod path_profile;
-pub mod path_route;
-pub mod path_spec;
-pub mod path_spline;
-pub mod path_surface;
-pub mod path_tool;
+pub mod command;
+pub mod editing;
+pub mod generation;
+pub mod path;
 pub mod recipe;
-pub mod recipe_cook;
-pub mod recipe_plan;
-pub mod recipe_preview;
-pub mod recipe_relief;
-pub mod recipe_terrain;
-pub mod region;
-pub mod residency;
-pub mod slope_cap;
-pub mod spill_queue;
 pub mod stamp;
-pub mod stamp_apply;
-pub mod stroke;
-pub mod surface_sampler;
-pub mod thermal_erosion;
-pub mod water_tools;
+pub mod storage;
+pub mod streaming;
 
-pub use cell::{Cell, Material};
-pub use chunk::{Chunk, ChunkCells};
-pub use coords::{CellBox, CellCoord, ChunkCoord, ColumnCoord};
-pub use grid::{EditReport, Grid, GridError};
+pub use storage::cell::{Cell, Material};
+pub use storage::chunk::{Chunk, ChunkCells};
+pub use storage::coords::{CellBox, CellCoord, ChunkCoord, ColumnCoord};
+pub use storage::grid::{EditReport, Grid, GridError};

@@ -2,18 +2,16 @@
 //! the [module docs](super)). Encoding and the hostile-input rules of
 //! decoding live together so every size limit is checked in one place.
 
+use crate::io::world_file::DENSE_CHUNK_BYTES;
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use super::error::{WorldFileError, io_err};
 use crate::progress::Progress;
-use crate::terrain::cell::Cell;
-use crate::terrain::chunk::{ChunkCells, cell_bytes};
-use crate::terrain::coords::{CHUNK_VOLUME_CELLS, ChunkCoord};
-
-/// Bytes a dense chunk decompresses to: two planes of 32768 bytes.
-pub const DENSE_CHUNK_BYTES: usize = CHUNK_VOLUME_CELLS * 2;
+use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::chunk::{ChunkCells, cell_bytes};
+use crate::terrain::storage::coords::{CHUNK_VOLUME_CELLS, ChunkCoord};
 
 /// zstd level for dense chunks: level 3 (zstd's default) compresses a chunk
 /// in about 0.1 ms; level 19 would save a quarter of the bytes at 100× the time.
@@ -294,7 +292,7 @@ fn decode_dense(frame: &[u8]) -> Result<ChunkCells, ChunkFault> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::Material;
+    use crate::terrain::storage::cell::Material;
 
     #[test]
     fn blobs_round_trip_and_reject_garbage() {

@@ -5,8 +5,8 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use super::codec::DENSE_CHUNK_BYTES;
-use crate::terrain::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
+use super::chunk_size::DENSE_CHUNK_BYTES;
+use crate::terrain::storage::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
 
 /// Why a world file could not be read or written. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -147,7 +147,7 @@ pub enum WorldFileError {
         limit: usize,
     },
     /// A save of a chunk off the valid lattice
-    /// ([`LATTICE_CELLS`](crate::terrain::coords::LATTICE_CELLS)), which
+    /// ([`LATTICE_CELLS`](crate::terrain::storage::coords::LATTICE_CELLS)), which
     /// loading would refuse; nothing was written.
     #[error(
         "cannot save world file {path}: chunk {} lies outside the cell lattice (chunks \
@@ -240,11 +240,11 @@ pub enum WorldFileError {
     },
     /// Opening or loading failed after SQLite rolled a leftover journal back
     /// into the file; untouched copies of the file and the journal as they
-    /// were are kept ([`JournalRecovery`](super::JournalRecovery)).
+    /// were are kept ([`JournalRecovery`](super::journal_recovery::JournalRecovery)).
     #[error("{source} (note: {recovery})")]
     AfterJournalRollback {
         /// What was rolled back and where the copies are.
-        recovery: Box<super::JournalRecovery>,
+        recovery: Box<super::journal_recovery::JournalRecovery>,
         /// The error.
         source: Box<WorldFileError>,
     },

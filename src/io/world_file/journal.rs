@@ -5,44 +5,13 @@
 //! So before the first read-write open, untouched copies of the file and the
 //! journal are kept, and the open reports a [`JournalRecovery`].
 
+use crate::io::world_file::JournalRecovery;
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read as _};
 use std::path::{Path, PathBuf};
 
 use super::error::WorldFileError;
-
-/// What opening a world did with a leftover rollback journal: SQLite rolled
-/// it back into the file (the normal recovery after an interrupted save),
-/// after untouched copies of the file and the journal were kept, so nothing
-/// the user had is lost if the journal did not belong to the file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JournalRecovery {
-    /// The world file.
-    pub path: PathBuf,
-    /// The journal that was found (`NAME-journal`), now rolled back.
-    pub journal: PathBuf,
-    /// The file as it was before the rollback (`NAME.before-recovery`, or
-    /// `NAME.before-recovery-N` when that exists).
-    pub file_copy: PathBuf,
-    /// The journal as it was (`<file_copy>.journal`; SQLite does not apply
-    /// it to the copy by itself).
-    pub journal_copy: PathBuf,
-}
-
-impl std::fmt::Display for JournalRecovery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} had a leftover journal {} (from an interrupted save), which was rolled back into \
-             it when it was opened; the file as it was before is kept at {} and the journal at {}",
-            self.path.display(),
-            self.journal.display(),
-            self.file_copy.display(),
-            self.journal_copy.display()
-        )
-    }
-}
 
 /// `path` with `suffix` appended to its file name.
 pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

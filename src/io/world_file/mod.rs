@@ -24,7 +24,7 @@
 //!   either `[0, material, occupancy]` (a uniform chunk: one cell), or `[1]`
 //!   followed by one zstd frame that declares its content size and
 //!   decompresses to exactly 65536 bytes: the 32768 material bytes of the
-//!   chunk in [`local_index`](crate::terrain::coords::local_index) order (x
+//!   chunk in [`local_index`](crate::terrain::storage::coords::local_index) order (x
 //!   fastest), then the 32768 occupancy bytes in the same order. Splitting
 //!   the two planes lets zstd see the long runs each has (5 % smaller than
 //!   interleaved cells at the same level). The default world's 1932 dense
@@ -38,7 +38,7 @@
 //! are rejected unread, a zstd frame must declare at most 65536 bytes and is
 //! decoded into a fixed 65536-byte buffer, and the number of chunks is capped
 //! by [`MAX_CHUNKS`]; chunk coordinates must lie on the valid lattice
-//! ([`crate::terrain::coords::LATTICE_CELLS`]) and each appear once, and
+//! ([`crate::terrain::storage::coords::LATTICE_CELLS`]) and each appear once, and
 //! each `meta` key once. No input makes the loader panic, and loading only
 //! ever builds a new [`Grid`]. Saving refuses, before writing anything, a
 //! grid that loading would refuse (too many chunks, or a chunk off the
@@ -62,9 +62,11 @@
 //! interrupted incremental save leaves a hot journal that SQLite rolls back
 //! the next time the file is opened).
 
+mod chunk_size;
 mod codec;
 mod error;
 mod journal;
+mod journal_recovery;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -76,17 +78,17 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::progress::Progress;
-use crate::terrain::chunk::ChunkCells;
-use crate::terrain::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
-use crate::terrain::grid::{Changes, Grid};
-pub use codec::DENSE_CHUNK_BYTES;
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
+use crate::terrain::storage::grid::{Changes, Grid};
+pub use chunk_size::DENSE_CHUNK_BYTES;
 pub(crate) use codec::{ChunkFault, MAX_BLOB_BYTES, decode_blob, encode_cells};
 use codec::{EncodedChunk, encode_chunks};
 pub use error::WorldFileError;
 use error::fmt_coord;
 pub(crate) use error::{io_err, sqlite_err};
-pub use journal::JournalRecovery;
 pub(crate) use journal::{noting, with_suffix};
+pub use journal_recovery::JournalRecovery;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 pub(crate) use schema::{
     FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, meta_number,
@@ -1094,7 +1096,7 @@ fn stamped(meta: &WorldMeta) -> WorldMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cell::{Cell, Material};
+    use crate::terrain::storage::cell::{Cell, Material};
 
     #[test]
     fn chunk_count_after_a_batch_adds_new_chunks_and_drops_removed_ones() {

@@ -3,6 +3,7 @@
 //! tables), and the `meta` table with [`WorldMeta`]. Kept apart from the
 //! load and save flow so the format's rules are read in one place.
 
+use crate::io::world_file::JournalRecovery;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read as _};
@@ -14,9 +15,9 @@ use rusqlite::{Connection, OpenFlags, params};
 
 use super::codec::MAX_BLOB_BYTES;
 use super::error::{WorldFileError, io_err, sqlite_err};
-use super::journal::{JournalRecovery, keep_copies_before_rollback, noting};
+use super::journal::{keep_copies_before_rollback, noting};
 use crate::camera::{Camera, MAX_PITCH_DEG};
-use crate::terrain::generate::GeneratorSettings;
+use crate::terrain::generation::generate::GeneratorSettings;
 
 /// The format this build writes, and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;

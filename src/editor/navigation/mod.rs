@@ -1,0 +1,4 @@
+//! TODO room doc
+
+pub mod fly_controls;
+pub mod walk;

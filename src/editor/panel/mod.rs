@@ -1,0 +1,5 @@
+//! TODO room doc
+
+pub mod history_panel;
+pub mod side_panel;
+pub mod ui_pointer;

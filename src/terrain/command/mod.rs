@@ -1,0 +1,9 @@
+//! Edits as undoable commands: the [`history::History`] of steps with its
+//! memory budget, a brush stroke recorded while it is painted
+//! ([`brush_stroke`]), and [`edit_command::EditCommand`], the one path by
+//! which the window and scripts run region, water, stamp and path
+//! operations, so both label and undo them the same way.
+
+pub mod brush_stroke;
+pub mod edit_command;
+pub mod history;

@@ -1,0 +1,14 @@
+//! Changing cells: brush settings ([`brush`]) apart from the per-cell
+//! kernels that apply them ([`kernels`]), the erosion brushes, where along
+//! a cursor path a stroke applies ([`stroke`]), region and water tools, and
+//! the [`recorder::Recorder`] that keeps what one operation overwrote so it
+//! can be undone. Nothing here knows about stamps, paths or the history
+//! stack; those build on it.
+
+pub mod brush;
+pub mod erosion_brush;
+pub mod kernels;
+pub mod recorder;
+pub mod region;
+pub mod stroke;
+pub mod water_tools;

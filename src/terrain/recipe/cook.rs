@@ -1,0 +1,260 @@
+//! Cooking a recipe: its stages run in order over the world's 2D
+//! [`Plan`], each timed and reported, with progress and Cancel between
+//! (and inside the long) stages. The whole-map stages (erosion, rivers,
+//! the breach) run here once; chunks are then built from the plan on
+//! demand by [`crate::terrain::recipe::terrain_source::RecipeTerrain`].
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::progress::{Cancelled, Progress};
+use crate::terrain::generation::column_fill::Strata;
+use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
+use crate::terrain::generation::noise::{atan_deg, sub_seed, tan_deg};
+use crate::terrain::recipe::hydraulic_erosion::erode_hydraulic;
+use crate::terrain::recipe::hydrology::{flood_sea, run_rivers, stranded_rivers};
+use crate::terrain::recipe::material_rules::{apply_materials, default_materials};
+use crate::terrain::recipe::plan::{LAKE, Plan, RIVER, SEA};
+use crate::terrain::recipe::preview::{MAX_PREVIEW_PX, plan_preview_rgb};
+use crate::terrain::recipe::relief::{apply_falloff, apply_relief, apply_terrace};
+use crate::terrain::recipe::slope_cap::cap_slopes;
+use crate::terrain::recipe::stages::{Recipe, Stage};
+use crate::terrain::recipe::thermal_erosion::erode_thermal;
+
+/// Lowest surface a recipe world keeps, cells: every column has ground.
+pub const MIN_SURFACE_CELLS: f32 = 2.0;
+
+/// Highest surface a recipe world keeps, cells.
+pub const MAX_SURFACE_CELLS: f32 = 1000.0;
+
+/// One stage's line in the report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StageReport {
+    /// The stage's name (`"relief"`, …).
+    pub stage: &'static str,
+    /// Wall time, milliseconds.
+    pub ms: f64,
+}
+
+/// A picture of the plan after one stage ([`crate::terrain::recipe::preview`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StagePreview {
+    /// 0-based stage index.
+    pub index: usize,
+    /// The stage's name.
+    pub stage: &'static str,
+    /// Side, pixels.
+    pub size_px: u32,
+    /// RGB bytes, row by row.
+    pub rgb: Vec<u8>,
+}
+
+/// What cooking a recipe did: stage times and the water and slope audits
+/// (the `"generation"` object of `--stats-json`). Areas are in cells
+/// (columns), converted from plan samples.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CookReport {
+    /// The recipe's name.
+    pub recipe: String,
+    /// Plan samples per side.
+    pub plan_side_samples: usize,
+    /// Columns per plan sample along each axis.
+    pub plan_spacing_cells: u32,
+    /// Heap bytes of the plan.
+    pub plan_bytes: usize,
+    /// Wall time of all stages, milliseconds.
+    pub plan_ms: f64,
+    /// Each stage in order.
+    pub stages: Vec<StageReport>,
+    /// Columns under river water (centre lines and banks).
+    pub river_cells: u64,
+    /// Columns under lake water.
+    pub lake_cells: u64,
+    /// Columns under the sea.
+    pub sea_cells: u64,
+    /// River systems whose water reaches neither the sea, a lake nor the
+    /// map rim (must be 0).
+    pub stranded_rivers: usize,
+    /// Samples the breach lowered.
+    pub breached_samples: usize,
+    /// Deepest breach cut, cells.
+    pub max_breach_cells: f64,
+    /// The slope cap of the last slope-cap stage, degrees (`None`: no cap).
+    pub slope_cap_deg: Option<f64>,
+    /// Steepest grade between neighbouring dry samples, degrees, where a
+    /// slope cap ran (at most the cap); over all dry land otherwise.
+    pub max_slope_deg: f64,
+    /// Solid cells with an empty cell right below them (overhangs, cave
+    /// roofs), counted when the world is built whole (`None` until then).
+    pub overhang_cells: Option<u64>,
+    /// A picture of the plan after each stage, when asked for.
+    #[serde(skip)]
+    pub previews: Vec<StagePreview>,
+}
+
+/// Checks the world settings for a recipe world.
+///
+/// # Errors
+/// As [`GeneratorSettings::validate_streaming`].
+fn check_settings(settings: &GeneratorSettings) -> Result<(), GenerateError> {
+    settings.validate_streaming()
+}
+
+/// Cooks `recipe` for the world `settings` (seed and size): every stage in
+/// order, counting one progress unit per stage (stage names as in the
+/// recipe), then the audits. Pure: the same recipe and settings give the
+/// same plan bits on every machine and thread count.
+///
+/// # Errors
+/// [`GenerateError`] for bad world settings; [`GenerateError::Cancelled`]
+/// when `progress` was cancelled (checked between stages).
+pub fn cook_plan(
+    recipe: &Recipe,
+    settings: &GeneratorSettings,
+    progress: &Progress,
+) -> Result<(Plan, CookReport), GenerateError> {
+    cook_plan_with_previews(recipe, settings, progress, None)
+}
+
+/// [`cook_plan`], drawing the plan after every stage at `preview_px`
+/// pixels a side when given ([`CookReport::previews`]).
+///
+/// # Errors
+/// As [`cook_plan`].
+pub fn cook_plan_with_previews(
+    recipe: &Recipe,
+    settings: &GeneratorSettings,
+    progress: &Progress,
+    preview_px: Option<u32>,
+) -> Result<(Plan, CookReport), GenerateError> {
+    check_settings(settings)?;
+    let mut previews = Vec::new();
+    let start = Instant::now();
+    let mut plan = Plan::new(settings.size_cells);
+    let strata = Strata::new(settings.seed);
+    let mut stages = Vec::with_capacity(recipe.stages.len());
+    let mut cap_grade: Option<f64> = None;
+    let mut slope_cap_deg = None;
+    let mut rivers = None;
+    let mut materials_ran = false;
+    progress.begin_stage("cooking recipe", recipe.stages.len() as u64 + 1);
+    for (index, stage) in recipe.stages.iter().enumerate() {
+        progress
+            .check()
+            .map_err(|Cancelled| GenerateError::Cancelled)?;
+        let t = Instant::now();
+        let stage_seed = sub_seed(settings.seed, 0x5ec1_0000 + index as u64);
+        match stage {
+            Stage::Relief(r) => apply_relief(&mut plan, r, stage_seed),
+            Stage::Falloff(f) => apply_falloff(&mut plan, f, f64::from(settings.size_cells)),
+            Stage::Terrace(t) => apply_terrace(&mut plan, t),
+            Stage::ThermalErosion(t) => {
+                erode_thermal(&mut plan, tan_deg(t.talus_deg), t.iterations, t.rate)
+            }
+            Stage::HydraulicErosion(h) => erode_hydraulic(&mut plan, h, stage_seed, &|_, h| {
+                strata.material(h.floor() as i32, 0.0)
+            }),
+            Stage::SlopeCap(s) => {
+                let grade = tan_deg(s.grade_deg);
+                let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
+                cap_slopes(&mut plan, grade, &|k| wet[k]);
+                cap_grade = Some(grade);
+                slope_cap_deg = Some(s.grade_deg);
+            }
+            Stage::Sea(s) => {
+                flood_sea(&mut plan, s.level_cells);
+            }
+            Stage::Rivers(r) => rivers = Some(run_rivers(&mut plan, r, cap_grade)),
+            Stage::Materials(m) => {
+                apply_materials(&mut plan, m, stage_seed);
+                materials_ran = true;
+            }
+            // Caves are 3D detail, added when chunks are built.
+            Stage::Caves(_) => {}
+        }
+        stages.push(StageReport {
+            stage: stage.name(),
+            ms: t.elapsed().as_secs_f64() * 1e3,
+        });
+        if let Some(size_px) = preview_px {
+            previews.push(StagePreview {
+                index,
+                stage: stage.name(),
+                size_px: size_px.clamp(1, MAX_PREVIEW_PX),
+                rgb: plan_preview_rgb(&plan, size_px),
+            });
+        }
+        progress.advance(1);
+    }
+    clamp_surface(&mut plan);
+    if !materials_ran {
+        apply_materials(&mut plan, &default_materials(), settings.seed);
+    }
+    progress.advance(1);
+    let rivers = rivers.unwrap_or_default();
+    let area = u64::from(plan.spacing_cells) * u64::from(plan.spacing_cells);
+    let count = |body: u8| plan.water_body.iter().filter(|&&b| b == body).count() as u64 * area;
+    let report = CookReport {
+        recipe: recipe.name.clone(),
+        plan_side_samples: plan.side,
+        plan_spacing_cells: plan.spacing_cells,
+        plan_bytes: plan.heap_bytes(),
+        plan_ms: start.elapsed().as_secs_f64() * 1e3,
+        stages,
+        river_cells: count(RIVER),
+        lake_cells: count(LAKE),
+        sea_cells: count(SEA),
+        stranded_rivers: stranded_rivers(&plan),
+        breached_samples: rivers.breached_samples,
+        max_breach_cells: rivers.max_breach_cells,
+        slope_cap_deg,
+        max_slope_deg: max_dry_grade_deg(&plan),
+        overhang_cells: None,
+        previews,
+    };
+    Ok((plan, report))
+}
+
+/// Keeps every surface within [`MIN_SURFACE_CELLS`]..[`MAX_SURFACE_CELLS`]
+/// (stages may push land below 0, e.g. a deep falloff). Water over land
+/// raised to the floor stays above it or goes.
+fn clamp_surface(plan: &mut Plan) {
+    for h in &mut plan.height_cells {
+        *h = h.clamp(MIN_SURFACE_CELLS, MAX_SURFACE_CELLS);
+    }
+}
+
+/// Steepest grade between neighbouring dry samples, degrees.
+fn max_dry_grade_deg(plan: &Plan) -> f64 {
+    let side = plan.side;
+    let s = f64::from(plan.spacing_cells);
+    let mut steepest: f64 = 0.0;
+    for j in 0..side {
+        for i in 0..side {
+            let k = plan.index(i, j);
+            if plan.is_wet(k) {
+                continue;
+            }
+            // Each pair once: right, down, and the two lower diagonals.
+            for (di, dj, dist) in [
+                (1i64, 0i64, 1.0),
+                (0, 1, 1.0),
+                (1, 1, std::f64::consts::SQRT_2),
+                (-1, 1, std::f64::consts::SQRT_2),
+            ] {
+                let (ni, nj) = (i as i64 + di, j as i64 + dj);
+                if ni < 0 || ni >= side as i64 || nj >= side as i64 {
+                    continue;
+                }
+                let q = plan.index(ni as usize, nj as usize);
+                if plan.is_wet(q) {
+                    continue;
+                }
+                let rise = f64::from(plan.height_cells[k] - plan.height_cells[q]).abs();
+                steepest = steepest.max(rise / (dist * s));
+            }
+        }
+    }
+    atan_deg(steepest)
+}

@@ -1,0 +1,18 @@
+//! Generator recipes: JSON stages ([`stages`]) cooked on a bounded 2D plan
+//! ([`plan`], [`cook`]): relief, falloff and terraces, thermal and
+//! hydraulic erosion, the slope cap, sea and rivers ([`hydrology`]),
+//! material rules, and the recipe terrain that builds any chunk column from
+//! the cooked plan ([`terrain_source`]). Same recipe, seed and size give the
+//! same cells on every machine and thread count.
+
+pub mod cook;
+pub mod hydraulic_erosion;
+pub mod hydrology;
+pub mod material_rules;
+pub mod plan;
+pub mod preview;
+pub mod relief;
+pub mod slope_cap;
+pub mod stages;
+pub mod terrain_source;
+pub mod thermal_erosion;

@@ -1,0 +1,883 @@
+//! Generator recipes: a small ordered list of named stages, kept as JSON
+//! text an artist can read and edit (`assets/recipes/*.json`), cooked into
+//! a world by [`crate::terrain::recipe::cook`].
+//!
+//! # Why a recipe
+//! One fixed noise landscape gives every world the same character. A recipe
+//! states the land as steps a terrain artist already thinks in (relief,
+//! erosion, water, materials, caves), so alpine ranges, coasts, mesas and
+//! canyons come from the same engine with different text. The same recipe,
+//! seed and size always cook the same cells (spec §11: generation is a pure
+//! function), so a recipe file is a complete description of a world.
+//!
+//! # Format
+//! ```json
+//! { "name": "Alpine", "description": "…",
+//!   "stages": [ { "stage": "relief", "kind": "ridged", … }, … ] }
+//! ```
+//! Stages run in the order given. Every number is checked by
+//! [`Recipe::validate`] before anything is cooked: a NaN, a negative
+//! wavelength or an unknown field is an error naming the stage and field,
+//! never a silent clamp.
+
+use serde::Deserialize;
+
+use crate::terrain::storage::cell::Material;
+
+/// Most stages a recipe may hold.
+pub const MAX_STAGES: usize = 32;
+
+/// Most droplets a hydraulic stage may simulate per plan sample.
+pub const MAX_DROPLETS_PER_SAMPLE: f64 = 8.0;
+
+/// Most iterations an iterative stage (thermal erosion) may run.
+pub const MAX_ITERATIONS: u32 = 500;
+
+/// The recipes shipped in `assets/recipes/`, built into the binary for the
+/// New dialog: `(name, JSON text)`, the name as the recipe's own `"name"`.
+pub const SHIPPED_RECIPES: [(&str, &str); 5] = [
+    (
+        "Alpine",
+        include_str!("../../../assets/recipes/alpine.json"),
+    ),
+    (
+        "Coast with rivers",
+        include_str!("../../../assets/recipes/coast_rivers.json"),
+    ),
+    (
+        "Desert mesas",
+        include_str!("../../../assets/recipes/desert_mesas.json"),
+    ),
+    (
+        "Islands",
+        include_str!("../../../assets/recipes/islands.json"),
+    ),
+    (
+        "Canyon with caves",
+        include_str!("../../../assets/recipes/canyon_caves.json"),
+    ),
+];
+
+/// A generator recipe: its name and its ordered stages.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// Shown in the New dialog, e.g. `"Alpine"`.
+    pub name: String,
+    /// One line on what the recipe makes.
+    #[serde(default)]
+    pub description: String,
+    /// The stages, run in order.
+    pub stages: Vec<Stage>,
+}
+
+/// One stage of a recipe (the `"stage"` field names it).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Stage {
+    /// Adds noise relief to the plan's heights.
+    Relief(ReliefStage),
+    /// Lowers the land toward the map rim (islands, a coast).
+    Falloff(FalloffStage),
+    /// Flattens heights into steps (mesas, benches).
+    Terrace(TerraceStage),
+    /// Thermal erosion: slopes above the talus angle slump.
+    ThermalErosion(ThermalStage),
+    /// Hydraulic erosion by simulated droplets.
+    HydraulicErosion(HydraulicStage),
+    /// The Lipschitz slope cap: lowers land so no grade exceeds the cap.
+    SlopeCap(SlopeCapStage),
+    /// Sea level: water connected to the map rim below it.
+    Sea(SeaStage),
+    /// Rivers, lakes and the breach that drains every basin.
+    Rivers(RiversStage),
+    /// Surface materials by height, slope, wetness and deposition.
+    Materials(MaterialsStage),
+    /// Caves and overhangs from 3D noise (cells, not the plan).
+    Caves(CavesStage),
+}
+
+/// Shape of a relief stage's noise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReliefKind {
+    /// Fractal Brownian motion: rolling hills and plains.
+    Fbm,
+    /// Ridged multifractal: sharp mountain crests.
+    Ridged,
+    /// Domain-warped fBm: swirling, folded relief.
+    Warped,
+}
+
+/// [`Stage::Relief`]: adds `base_cells + amplitude_cells · n` where `n ∈
+/// [0, 1]` is the noise at wavelength `wavelength_cells`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReliefStage {
+    /// Noise shape.
+    pub kind: ReliefKind,
+    /// Height added everywhere, cells (may be negative).
+    #[serde(default)]
+    pub base_cells: f64,
+    /// Height of the noise's full range, cells; negative values cut the
+    /// noise's shape into the land (ridged noise then carves canyons).
+    pub amplitude_cells: f64,
+    /// Wavelength of the largest features, cells (`> 0`).
+    pub wavelength_cells: f64,
+    /// Octaves of detail, 1..=10 (default 6).
+    #[serde(default = "default_octaves")]
+    pub octaves: u32,
+    /// Ruggedness: each octave's amplitude relative to the previous, in
+    /// `[0.2, 0.8]` (default 0.5).
+    #[serde(default = "default_ruggedness")]
+    pub ruggedness: f64,
+    /// Exponent applied to `n` (1 keeps it; 2 flattens lowlands and sharpens
+    /// peaks), in `[0.25, 4]`.
+    #[serde(default = "one")]
+    pub sharpness: f64,
+    /// Domain warp distance of [`ReliefKind::Warped`], cells (`>= 0`).
+    #[serde(default)]
+    pub warp_cells: f64,
+}
+
+/// Shape of a [`Stage::Falloff`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FalloffShape {
+    /// Radial: land in the middle, sea all round.
+    Island,
+    /// Toward the `+z` edge only: a coastline across the map.
+    Coast,
+}
+
+/// [`Stage::Falloff`]: within `edge_fraction` of the world's width from
+/// the rim (or the `+z` edge), heights are lowered smoothly by up to
+/// `depth_cells`. The band scales with the world, so an island recipe
+/// makes an island at any size.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FalloffStage {
+    /// Island or coast.
+    pub shape: FalloffShape,
+    /// Width of the falloff band as a fraction of the world's width, `(0, 1]`.
+    pub edge_fraction: f64,
+    /// Lowering at the rim, cells (`>= 0`).
+    pub depth_cells: f64,
+}
+
+/// [`Stage::Terrace`]: heights snap toward multiples of `step_cells`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerraceStage {
+    /// Step height, cells (`>= 1`).
+    pub step_cells: f64,
+    /// 0 keeps the land, 1 makes flat benches with sheer risers.
+    pub strength: f64,
+    /// Only land above this height is terraced, cells.
+    #[serde(default)]
+    pub above_cells: f64,
+}
+
+/// [`Stage::ThermalErosion`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThermalStage {
+    /// Talus angle, degrees in `(0, 89]`: steeper slopes slump.
+    pub talus_deg: f64,
+    /// Passes, 1..=[`MAX_ITERATIONS`].
+    pub iterations: u32,
+    /// Fraction of the excess moved per pass, `(0, 1]` (default 0.5).
+    #[serde(default = "half")]
+    pub rate: f64,
+}
+
+/// [`Stage::HydraulicErosion`]: droplet erosion (Beyer 2015, "Implementation
+/// of a method for hydraulic erosion").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydraulicStage {
+    /// Droplets per plan sample, `(0, 8]`.
+    pub droplets_per_sample: f64,
+    /// Most steps a droplet takes, 1..=512 (default 64).
+    #[serde(default = "default_steps")]
+    pub max_steps: u32,
+    /// Sediment capacity factor, `(0, 64]` (default 4).
+    #[serde(default = "four")]
+    pub capacity: f64,
+    /// Fraction of the capacity deficit eroded per step, `(0, 1]` (default 0.3).
+    #[serde(default = "point_three")]
+    pub erosion: f64,
+    /// Fraction of the excess sediment deposited per step, `(0, 1]` (default 0.3).
+    #[serde(default = "point_three")]
+    pub deposition: f64,
+    /// Water lost per step, `[0, 1)` (default 0.02).
+    #[serde(default = "point_zero_two")]
+    pub evaporation: f64,
+    /// Direction kept from the previous step, `[0, 1)` (default 0.1).
+    #[serde(default = "point_one")]
+    pub inertia: f64,
+    /// Resistance to erosion of each rock stratum's material, `[0, 1)`: the
+    /// rock under a droplet is the strata layer at that height, so hard
+    /// layers stand as ledges. Materials not named have hardness 0.
+    #[serde(default)]
+    pub hardness: Vec<MaterialHardness>,
+}
+
+/// One material's resistance in [`HydraulicStage::hardness`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialHardness {
+    /// Material name, e.g. `"rock"`.
+    pub material: String,
+    /// `[0, 1)`: the fraction of erosion it resists.
+    pub hardness: f64,
+}
+
+/// [`Stage::SlopeCap`]: the Lipschitz lower envelope of the heights
+/// (`h(p) = min_q h(q) + tan(grade)·d(p, q)`), erosion only.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlopeCapStage {
+    /// Steepest grade between neighbouring columns, degrees in `(0, 89]`.
+    pub grade_deg: f64,
+}
+
+/// [`Stage::Sea`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeaStage {
+    /// Sea level, cells (`>= 1`).
+    pub level_cells: f64,
+}
+
+/// [`Stage::Rivers`]: drainage by priority flood (Barnes et al. 2014), the
+/// breach of every basin shallower than `max_breach_cells` along its
+/// shallowest saddle (Lindsay 2016), lakes in the rest, and river channels
+/// where the catchment is large enough.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiversStage {
+    /// Catchment area that starts a river, cells² (`>= 1`).
+    pub min_catchment_cells: f64,
+    /// Channel width at the source, cells (`>= 1`).
+    pub min_width_cells: f64,
+    /// Channel width at the largest catchment, cells (`>= min_width_cells`,
+    /// at most 64).
+    pub max_width_cells: f64,
+    /// Channel depth below the water surface, cells (`> 0`, at most 32).
+    pub depth_cells: f64,
+    /// Deepest cut the breach may make through a saddle, cells (`>= 0`);
+    /// deeper basins become lakes.
+    pub max_breach_cells: f64,
+}
+
+/// [`Stage::Materials`]: the first matching rule gives a column its surface.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialsStage {
+    /// Rules in priority order.
+    pub rules: Vec<MaterialRule>,
+    /// Material where no rule matches (default `"grass"`).
+    #[serde(default = "default_fallback")]
+    pub fallback: String,
+}
+
+/// One material rule: every bound given must hold. Bounds are dithered per
+/// column by up to `dither` of their unit (cells or degrees) so transitions
+/// interleave instead of drawing contour lines.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialRule {
+    /// Surface material, or `"strata"` for exposed layered rock.
+    pub material: String,
+    /// Material of the soil rows under the surface (default: the surface's).
+    #[serde(default)]
+    pub soil: Option<String>,
+    /// Lowest surface height, cells.
+    #[serde(default)]
+    pub min_height_cells: Option<f64>,
+    /// Highest surface height, cells.
+    #[serde(default)]
+    pub max_height_cells: Option<f64>,
+    /// Gentlest slope, degrees.
+    #[serde(default)]
+    pub min_slope_deg: Option<f64>,
+    /// Steepest slope, degrees.
+    #[serde(default)]
+    pub max_slope_deg: Option<f64>,
+    /// Least wetness in `[0, 1]` (log catchment; rivers are 1).
+    #[serde(default)]
+    pub min_wetness: Option<f64>,
+    /// Least sediment deposited by hydraulic erosion, cells.
+    #[serde(default)]
+    pub min_deposit_cells: Option<f64>,
+    /// Least scree deposited by thermal erosion, cells.
+    #[serde(default)]
+    pub min_talus_cells: Option<f64>,
+    /// `true`: only under water (lake and river beds, the sea floor);
+    /// `false`: only dry land.
+    #[serde(default)]
+    pub underwater: Option<bool>,
+    /// Dither amplitude of the bounds, their units (default 2).
+    #[serde(default = "two")]
+    pub dither: f64,
+}
+
+/// [`Stage::Caves`]: tunnels where two 3D noise fields both lie near zero
+/// ("spaghetti" caves) between `min_depth_cells` and `max_depth_cells`
+/// under the surface, and undercuts on slopes steeper than
+/// `overhang_slope_deg`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CavesStage {
+    /// Wavelength of the tunnel noise, cells (`>= 4`).
+    pub wavelength_cells: f64,
+    /// Tunnel radius in noise units, `(0, 0.5]`: larger is wider.
+    pub radius: f64,
+    /// Shallowest tunnel, cells below the surface (`>= 0`).
+    pub min_depth_cells: f64,
+    /// Deepest tunnel, cells below the surface (`> min_depth_cells`).
+    pub max_depth_cells: f64,
+    /// Slopes steeper than this get undercuts, degrees (default 60; 90 for none).
+    #[serde(default = "sixty")]
+    pub overhang_slope_deg: f64,
+    /// Depth of the undercuts into the slope, cells (`[0, 12]`, default 4).
+    #[serde(default = "four")]
+    pub overhang_depth_cells: f64,
+    /// Height of the notch cut into river banks at the waterline, cells
+    /// (`[0, 4]`, default 0: none): banks rising at least a cell over a
+    /// river lose their cells at the water's level under a roof of at
+    /// least one cell, where the pocket noise allows (undercut banks).
+    #[serde(default)]
+    pub bank_undercut_cells: f64,
+}
+
+fn default_octaves() -> u32 {
+    6
+}
+fn default_ruggedness() -> f64 {
+    0.5
+}
+fn one() -> f64 {
+    1.0
+}
+fn two() -> f64 {
+    2.0
+}
+fn four() -> f64 {
+    4.0
+}
+fn half() -> f64 {
+    0.5
+}
+fn sixty() -> f64 {
+    60.0
+}
+fn point_three() -> f64 {
+    0.3
+}
+fn point_one() -> f64 {
+    0.1
+}
+fn point_zero_two() -> f64 {
+    0.02
+}
+fn default_steps() -> u32 {
+    64
+}
+fn default_fallback() -> String {
+    "grass".to_owned()
+}
+
+/// Why a recipe was refused. Nothing is cooked for a refused recipe.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum RecipeError {
+    /// The file could not be read.
+    #[error("cannot read recipe {path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+    /// The text is not a recipe (bad JSON, an unknown stage or field).
+    #[error("recipe is not valid: {0}")]
+    Parse(String),
+    /// No stage, or more than [`MAX_STAGES`].
+    #[error("a recipe needs 1 to {MAX_STAGES} stages, this one has {0}")]
+    StageCount(usize),
+    /// The recipe has no relief stage (it would be flat nothing).
+    #[error("a recipe needs at least one relief stage")]
+    NoRelief,
+    /// A number is out of its range or not finite.
+    #[error("stage {index} ({stage}): {field} = {value} is not allowed; expected {expected}")]
+    Invalid {
+        /// 0-based stage index.
+        index: usize,
+        /// The stage's name.
+        stage: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+        /// The allowed range, in words.
+        expected: &'static str,
+    },
+    /// A material name is not one of Strata's materials.
+    #[error("stage {index} ({stage}): unknown material {name:?}")]
+    UnknownMaterial {
+        /// 0-based stage index.
+        index: usize,
+        /// The stage's name.
+        stage: &'static str,
+        /// The name given.
+        name: String,
+    },
+}
+
+impl Stage {
+    /// The stage's name as written in the recipe's `"stage"` field.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Relief(_) => "relief",
+            Stage::Falloff(_) => "falloff",
+            Stage::Terrace(_) => "terrace",
+            Stage::ThermalErosion(_) => "thermal_erosion",
+            Stage::HydraulicErosion(_) => "hydraulic_erosion",
+            Stage::SlopeCap(_) => "slope_cap",
+            Stage::Sea(_) => "sea",
+            Stage::Rivers(_) => "rivers",
+            Stage::Materials(_) => "materials",
+            Stage::Caves(_) => "caves",
+        }
+    }
+}
+
+/// A solid material named `name`, or `"strata"` (`None`) where allowed.
+pub(crate) fn solid_material(name: &str) -> Option<Material> {
+    Material::from_name(name).filter(|m| m.is_solid())
+}
+
+impl Recipe {
+    /// Parses recipe JSON and validates it.
+    ///
+    /// # Errors
+    /// [`RecipeError::Parse`] for text that is not a recipe; the errors of
+    /// [`Recipe::validate`].
+    pub fn from_json(text: &str) -> Result<Recipe, RecipeError> {
+        let recipe: Recipe =
+            serde_json::from_str(text).map_err(|e| RecipeError::Parse(e.to_string()))?;
+        recipe.validate()?;
+        Ok(recipe)
+    }
+
+    /// Reads and validates the recipe file at `path`.
+    ///
+    /// # Errors
+    /// [`RecipeError::Io`] when it cannot be read, else as [`Recipe::from_json`].
+    pub fn load(path: &std::path::Path) -> Result<Recipe, RecipeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Recipe::from_json(&text)
+    }
+
+    /// The recipe's caves stage (the first, if it has several), if any.
+    pub fn caves(&self) -> Option<&CavesStage> {
+        self.stages.iter().find_map(|s| match s {
+            Stage::Caves(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// Checks every stage's numbers and names (see each stage's fields).
+    ///
+    /// # Errors
+    /// [`RecipeError::StageCount`], [`RecipeError::NoRelief`],
+    /// [`RecipeError::Invalid`] or [`RecipeError::UnknownMaterial`] for the
+    /// first problem found.
+    pub fn validate(&self) -> Result<(), RecipeError> {
+        if self.stages.is_empty() || self.stages.len() > MAX_STAGES {
+            return Err(RecipeError::StageCount(self.stages.len()));
+        }
+        if !self.stages.iter().any(|s| matches!(s, Stage::Relief(_))) {
+            return Err(RecipeError::NoRelief);
+        }
+        for (index, stage) in self.stages.iter().enumerate() {
+            validate_stage(index, stage)?;
+        }
+        Ok(())
+    }
+}
+
+/// Range checks of one stage.
+struct Checker {
+    index: usize,
+    stage: &'static str,
+}
+
+impl Checker {
+    fn range(
+        &self,
+        field: &'static str,
+        value: f64,
+        ok: bool,
+        expected: &'static str,
+    ) -> Result<(), RecipeError> {
+        if value.is_finite() && ok {
+            Ok(())
+        } else {
+            Err(RecipeError::Invalid {
+                index: self.index,
+                stage: self.stage,
+                field,
+                value,
+                expected,
+            })
+        }
+    }
+
+    fn material(&self, name: &str, strata_allowed: bool) -> Result<(), RecipeError> {
+        let known = solid_material(name).is_some() || (strata_allowed && name == "strata");
+        if known {
+            Ok(())
+        } else {
+            Err(RecipeError::UnknownMaterial {
+                index: self.index,
+                stage: self.stage,
+                name: name.to_owned(),
+            })
+        }
+    }
+}
+
+/// Largest height any stage may name, cells (the world is `y ∈ [0, 256)`
+/// for the default generator; recipes keep to `[−1024, 1024]`).
+const HEIGHT_LIMIT_CELLS: f64 = 1024.0;
+
+fn validate_stage(index: usize, stage: &Stage) -> Result<(), RecipeError> {
+    let c = Checker {
+        index,
+        stage: stage.name(),
+    };
+    let height = |v: f64| v.abs() <= HEIGHT_LIMIT_CELLS;
+    match stage {
+        Stage::Relief(r) => {
+            c.range(
+                "base_cells",
+                r.base_cells,
+                height(r.base_cells),
+                "|v| <= 1024",
+            )?;
+            c.range(
+                "amplitude_cells",
+                r.amplitude_cells,
+                height(r.amplitude_cells),
+                "|v| <= 1024",
+            )?;
+            c.range(
+                "wavelength_cells",
+                r.wavelength_cells,
+                r.wavelength_cells >= 1.0 && r.wavelength_cells <= 1e6,
+                "1 to 1e6",
+            )?;
+            c.range(
+                "octaves",
+                f64::from(r.octaves),
+                (1..=10).contains(&r.octaves),
+                "1 to 10",
+            )?;
+            c.range(
+                "ruggedness",
+                r.ruggedness,
+                (0.2..=0.8).contains(&r.ruggedness),
+                "0.2 to 0.8",
+            )?;
+            c.range(
+                "sharpness",
+                r.sharpness,
+                (0.25..=4.0).contains(&r.sharpness),
+                "0.25 to 4",
+            )?;
+            c.range(
+                "warp_cells",
+                r.warp_cells,
+                (0.0..=1e5).contains(&r.warp_cells),
+                "0 to 1e5",
+            )?;
+        }
+        Stage::Falloff(f) => {
+            c.range(
+                "edge_fraction",
+                f.edge_fraction,
+                f.edge_fraction > 0.0 && f.edge_fraction <= 1.0,
+                "above 0, at most 1",
+            )?;
+            c.range(
+                "depth_cells",
+                f.depth_cells,
+                (0.0..=HEIGHT_LIMIT_CELLS).contains(&f.depth_cells),
+                "0 to 1024",
+            )?;
+        }
+        Stage::Terrace(t) => {
+            c.range(
+                "step_cells",
+                t.step_cells,
+                (1.0..=256.0).contains(&t.step_cells),
+                "1 to 256",
+            )?;
+            c.range(
+                "strength",
+                t.strength,
+                (0.0..=1.0).contains(&t.strength),
+                "0 to 1",
+            )?;
+            c.range(
+                "above_cells",
+                t.above_cells,
+                height(t.above_cells),
+                "|v| <= 1024",
+            )?;
+        }
+        Stage::ThermalErosion(t) => {
+            c.range(
+                "talus_deg",
+                t.talus_deg,
+                t.talus_deg > 0.0 && t.talus_deg <= 89.0,
+                "above 0, at most 89",
+            )?;
+            c.range(
+                "iterations",
+                f64::from(t.iterations),
+                (1..=MAX_ITERATIONS).contains(&t.iterations),
+                "1 to 500",
+            )?;
+            c.range(
+                "rate",
+                t.rate,
+                t.rate > 0.0 && t.rate <= 1.0,
+                "above 0, at most 1",
+            )?;
+        }
+        Stage::HydraulicErosion(h) => {
+            c.range(
+                "droplets_per_sample",
+                h.droplets_per_sample,
+                h.droplets_per_sample > 0.0 && h.droplets_per_sample <= MAX_DROPLETS_PER_SAMPLE,
+                "above 0, at most 8",
+            )?;
+            c.range(
+                "max_steps",
+                f64::from(h.max_steps),
+                (1..=512).contains(&h.max_steps),
+                "1 to 512",
+            )?;
+            c.range(
+                "capacity",
+                h.capacity,
+                h.capacity > 0.0 && h.capacity <= 64.0,
+                "above 0, at most 64",
+            )?;
+            let unit = |v: f64| v > 0.0 && v <= 1.0;
+            c.range("erosion", h.erosion, unit(h.erosion), "above 0, at most 1")?;
+            c.range(
+                "deposition",
+                h.deposition,
+                unit(h.deposition),
+                "above 0, at most 1",
+            )?;
+            let fraction = |v: f64| (0.0..1.0).contains(&v);
+            c.range(
+                "evaporation",
+                h.evaporation,
+                fraction(h.evaporation),
+                "0 to below 1",
+            )?;
+            c.range("inertia", h.inertia, fraction(h.inertia), "0 to below 1")?;
+            for m in &h.hardness {
+                c.material(&m.material, false)?;
+                c.range("hardness", m.hardness, fraction(m.hardness), "0 to below 1")?;
+            }
+        }
+        Stage::SlopeCap(s) => {
+            c.range(
+                "grade_deg",
+                s.grade_deg,
+                s.grade_deg > 0.0 && s.grade_deg <= 89.0,
+                "above 0, at most 89",
+            )?;
+        }
+        Stage::Sea(s) => {
+            c.range(
+                "level_cells",
+                s.level_cells,
+                (1.0..=HEIGHT_LIMIT_CELLS).contains(&s.level_cells),
+                "1 to 1024",
+            )?;
+        }
+        Stage::Rivers(r) => {
+            c.range(
+                "min_catchment_cells",
+                r.min_catchment_cells,
+                r.min_catchment_cells >= 1.0 && r.min_catchment_cells <= 1e13,
+                "1 to 1e13",
+            )?;
+            c.range(
+                "min_width_cells",
+                r.min_width_cells,
+                (1.0..=64.0).contains(&r.min_width_cells),
+                "1 to 64",
+            )?;
+            c.range(
+                "max_width_cells",
+                r.max_width_cells,
+                r.max_width_cells >= r.min_width_cells && r.max_width_cells <= 64.0,
+                "min_width_cells to 64",
+            )?;
+            c.range(
+                "depth_cells",
+                r.depth_cells,
+                r.depth_cells > 0.0 && r.depth_cells <= 32.0,
+                "above 0, at most 32",
+            )?;
+            c.range(
+                "max_breach_cells",
+                r.max_breach_cells,
+                (0.0..=HEIGHT_LIMIT_CELLS).contains(&r.max_breach_cells),
+                "0 to 1024",
+            )?;
+        }
+        Stage::Materials(m) => {
+            c.material(&m.fallback, true)?;
+            for rule in &m.rules {
+                c.material(&rule.material, true)?;
+                if let Some(soil) = &rule.soil {
+                    c.material(soil, false)?;
+                }
+                let optional = |field, v: Option<f64>| match v {
+                    Some(v) => c.range(field, v, v.abs() <= 1e6, "a finite number"),
+                    None => Ok(()),
+                };
+                optional("min_height_cells", rule.min_height_cells)?;
+                optional("max_height_cells", rule.max_height_cells)?;
+                optional("min_slope_deg", rule.min_slope_deg)?;
+                optional("max_slope_deg", rule.max_slope_deg)?;
+                optional("min_wetness", rule.min_wetness)?;
+                optional("min_deposit_cells", rule.min_deposit_cells)?;
+                optional("min_talus_cells", rule.min_talus_cells)?;
+                c.range(
+                    "dither",
+                    rule.dither,
+                    (0.0..=64.0).contains(&rule.dither),
+                    "0 to 64",
+                )?;
+            }
+        }
+        Stage::Caves(k) => {
+            c.range(
+                "wavelength_cells",
+                k.wavelength_cells,
+                (4.0..=4096.0).contains(&k.wavelength_cells),
+                "4 to 4096",
+            )?;
+            c.range(
+                "radius",
+                k.radius,
+                k.radius > 0.0 && k.radius <= 0.5,
+                "above 0, at most 0.5",
+            )?;
+            c.range(
+                "min_depth_cells",
+                k.min_depth_cells,
+                (0.0..=HEIGHT_LIMIT_CELLS).contains(&k.min_depth_cells),
+                "0 to 1024",
+            )?;
+            c.range(
+                "max_depth_cells",
+                k.max_depth_cells,
+                k.max_depth_cells > k.min_depth_cells && k.max_depth_cells <= HEIGHT_LIMIT_CELLS,
+                "above min_depth_cells, at most 1024",
+            )?;
+            c.range(
+                "overhang_slope_deg",
+                k.overhang_slope_deg,
+                (1.0..=90.0).contains(&k.overhang_slope_deg),
+                "1 to 90",
+            )?;
+            c.range(
+                "overhang_depth_cells",
+                k.overhang_depth_cells,
+                (0.0..=12.0).contains(&k.overhang_depth_cells),
+                "0 to 12",
+            )?;
+            c.range(
+                "bank_undercut_cells",
+                k.bank_undercut_cells,
+                (0.0..=4.0).contains(&k.bank_undercut_cells),
+                "0 to 4",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"{ "name": "t", "stages": [
+        { "stage": "relief", "kind": "fbm", "amplitude_cells": 40, "wavelength_cells": 200 }
+    ] }"#;
+
+    #[test]
+    fn shipped_recipes_parse_under_their_listed_names() {
+        for (name, text) in SHIPPED_RECIPES {
+            assert_eq!(Recipe::from_json(text).unwrap().name, name);
+        }
+    }
+
+    #[test]
+    fn a_small_recipe_parses_with_defaults() {
+        let r = Recipe::from_json(SMALL).unwrap();
+        let Stage::Relief(relief) = &r.stages[0] else {
+            panic!("not relief")
+        };
+        assert_eq!(relief.octaves, 6);
+        assert_eq!(relief.ruggedness, 0.5);
+    }
+
+    #[test]
+    fn bad_recipes_are_refused_with_the_stage_and_field() {
+        let bad = SMALL.replace("200", "-5");
+        assert!(matches!(
+            Recipe::from_json(&bad),
+            Err(RecipeError::Invalid {
+                index: 0,
+                field: "wavelength_cells",
+                ..
+            })
+        ));
+        let unknown_field = SMALL.replace("\"kind\"", "\"knd\": 1, \"kind\"");
+        assert!(matches!(
+            Recipe::from_json(&unknown_field),
+            Err(RecipeError::Parse(_))
+        ));
+        let unknown_stage = r#"{ "name": "t", "stages": [ { "stage": "volcano" } ] }"#;
+        assert!(matches!(
+            Recipe::from_json(unknown_stage),
+            Err(RecipeError::Parse(_))
+        ));
+        let no_relief = r#"{ "name": "t", "stages": [ { "stage": "sea", "level_cells": 10 } ] }"#;
+        assert_eq!(Recipe::from_json(no_relief), Err(RecipeError::NoRelief));
+        let material = SMALL.replace(
+            "] }",
+            r#", { "stage": "materials", "rules": [ { "material": "lava" } ] } ] }"#,
+        );
+        assert!(matches!(
+            Recipe::from_json(&material),
+            Err(RecipeError::UnknownMaterial { index: 1, .. })
+        ));
+    }
+}
