@@ -8,7 +8,11 @@ pub mod headless;
 pub mod recording;
 pub mod streamed_world;
 pub mod window;
+pub mod window_frame;
+pub mod window_gpu;
+pub mod window_input;
 pub mod window_stream;
+pub mod world;
 pub mod world_outputs;
 
 pub use window::{EditorError, EditorOptions, run};

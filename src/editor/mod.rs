@@ -8,3 +8,4 @@ pub mod navigation;
 pub mod panel;
 pub mod tools;
 pub mod view_menu;
+pub mod window_ui;

@@ -9,5 +9,6 @@ pub mod path_panel;
 pub mod previews;
 pub mod shape_previews;
 pub mod stamp_panel;
+pub mod tool_driver;
 pub mod tool_session;
 pub mod tools_panel;

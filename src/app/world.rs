@@ -1,0 +1,423 @@
+//! The world open in the window: the grid, its meshes, the streaming state
+//! (level of detail, meshing pipeline, residency, the horizon) and, for a
+//! streaming world, its backing file. One value the window passes as
+//! `&mut World`, with the ways it is opened and replaced: at start-up, by a
+//! finished File ▸ New or Open job, or by the File menu's events for
+//! streaming worlds (new, open, recover, save, import, export, autosave
+//! checkpoint).
+
+use std::path::PathBuf;
+
+use crate::camera::{Camera, frame_terrain};
+use crate::editor::files::document::Document;
+use crate::editor::files::file_jobs::{
+    ExportFormat, Job, LoadedWorld, PreparedView, export_region,
+};
+use crate::editor::files::file_menu::new_world_streams;
+use crate::editor::files::file_session::{FileSession, SessionEvent};
+use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
+use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::pipeline::lod::LodSettings;
+use crate::pipeline::{TerrainStreaming, WorldMeshes};
+use crate::terrain::editing::region::check_crop_box;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::storage::coords::CellBox;
+use crate::terrain::storage::grid::Grid;
+
+use super::window_stream::{PendingImport, WindowStream};
+
+/// The world open in the window.
+pub struct World {
+    /// The cells (a streaming grid holds only the resident columns).
+    pub grid: Grid,
+    /// The meshes shown (and picked against).
+    pub meshes: WorldMeshes,
+    /// Level of detail, meshing pipeline, residency and the horizon.
+    pub streaming: TerrainStreaming,
+    /// The backing file of a streaming world (`None`: the grid holds the
+    /// whole world).
+    pub stream: Option<WindowStream>,
+}
+
+/// A world as the window starts with it: the world, its document and the
+/// camera it asks for (`None`: frame the terrain).
+pub struct OpenedWorld {
+    /// The world.
+    pub world: World,
+    /// Its document (file, metadata, unsaved state).
+    pub doc: Document,
+    /// The camera the world file stored, or a streaming world's default view.
+    pub camera: Option<Camera>,
+}
+
+/// What a streaming-world event needs besides the world: the panel's
+/// memory budget and the camera a save records.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamEventContext {
+    /// Memory budget of a streaming world, bytes.
+    pub budget_bytes: usize,
+    /// The camera now (saved with the world).
+    pub camera: Camera,
+}
+
+/// What handling a File menu event did to the world.
+pub enum WorldChange {
+    /// Nothing was replaced.
+    None,
+    /// The world was replaced: the window takes this camera, forgets its
+    /// stroke, hit and waiting edit, and the tools start a new history
+    /// with the new world's generator.
+    Replaced {
+        /// The new world's first camera.
+        camera: Camera,
+        /// The generator `Generate` re-runs in the new world.
+        generator: Option<GeneratorSettings>,
+    },
+}
+
+impl World {
+    /// Opens `source` for the window: a streaming world (a generated world
+    /// with `stream` or larger than a world built whole, or a streaming
+    /// world file; opening reads no column) or a world built whole (a world
+    /// file is opened through [`WorldFile::open`] so the first save is
+    /// incremental). `aspect` frames a world that has no camera.
+    ///
+    /// # Errors
+    /// [`WorldOpenError`] when the world cannot be built or opened.
+    pub fn open(
+        source: &WorldSource,
+        stream: bool,
+        lod: LodSettings,
+        budget_bytes: usize,
+        camera: Option<Camera>,
+        aspect: f32,
+    ) -> Result<OpenedWorld, WorldOpenError> {
+        if let Some(mut opened) = open_streamed(source, stream, lod, budget_bytes)? {
+            opened.camera = camera.or(opened.camera);
+            return Ok(opened);
+        }
+        let (grid, doc, stored) = open_document(source)?;
+        let camera = camera
+            .or(stored)
+            .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
+        let mut streaming = TerrainStreaming::new(lod);
+        let meshes = streaming.build_initial(&grid, camera.pos_world);
+        Ok(OpenedWorld {
+            world: World {
+                grid,
+                meshes,
+                streaming,
+                stream: None,
+            },
+            doc,
+            camera: Some(camera),
+        })
+    }
+
+    /// Swaps in a world a file job finished: its grid, its meshes and
+    /// streaming state (prepared on the job's thread, or here around
+    /// `camera`), and closes a streaming world's backing file. Returns the
+    /// new world's camera.
+    pub fn replace_loaded(&mut self, world: LoadedWorld, camera: Camera) -> Camera {
+        self.grid = world.grid;
+        let prepared = world.prepared.unwrap_or_else(|| {
+            let mut s = TerrainStreaming::new(self.streaming.lod.settings);
+            let m = s.build_initial(&self.grid, camera.pos_world);
+            PreparedView {
+                camera,
+                streaming: s,
+                meshes: m,
+            }
+        });
+        self.streaming = prepared.streaming;
+        self.meshes = prepared.meshes;
+        if let Some(old) = self.stream.take() {
+            old.close();
+        }
+        prepared.camera
+    }
+
+    /// Swaps in a streaming world: an empty streaming grid (its columns
+    /// load as the next frames ask), no meshes, and closes the old backing
+    /// file. Returns the change (the world's first camera and generator).
+    pub fn install_streamed(
+        &mut self,
+        stream: WindowStream,
+        streaming: TerrainStreaming,
+    ) -> WorldChange {
+        let camera = stream.initial_camera();
+        let generator = stream.world.generator();
+        self.grid = Grid::streaming();
+        self.meshes = WorldMeshes::default();
+        self.streaming = streaming;
+        if let Some(old) = self.stream.replace(stream) {
+            old.close();
+        }
+        WorldChange::Replaced { camera, generator }
+    }
+
+    /// Closes the world: a new streaming world's recovery file goes.
+    pub fn close(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            stream.close();
+        }
+    }
+
+    /// Carries out a File menu event for a streaming world: a new one, an
+    /// opened or recovered one, a save, an import, a region export or an
+    /// autosave checkpoint. `pending_import` holds a heightmap import
+    /// running on its own thread. Returns what changed and the session's
+    /// next event (an event that is not about streaming worlds is handed
+    /// back untouched).
+    pub fn on_streamed_event(
+        &mut self,
+        event: SessionEvent,
+        session: &mut FileSession,
+        pending_import: &mut Option<PendingImport>,
+        region: Option<CellBox>,
+        context: StreamEventContext,
+    ) -> (WorldChange, Option<SessionEvent>) {
+        let lod = self.streaming.lod.settings;
+        let budget = context.budget_bytes;
+        match event {
+            SessionEvent::NewStreamed(settings) => {
+                let change = match WindowStream::create(&settings, lod, budget) {
+                    Ok((stream, streaming)) => {
+                        let change = self.install_streamed(stream, streaming);
+                        let meta = WorldMeta::generated(&settings);
+                        session.streamed_opened(None, &self.grid, meta, 0);
+                        change
+                    }
+                    Err(e) => {
+                        session
+                            .menu
+                            .show_message(format!("Cannot make the world: {e}"), true);
+                        WorldChange::None
+                    }
+                };
+                (change, None)
+            }
+            SessionEvent::OpenStreamed(path) => {
+                (self.open_stream(path, false, session, budget), None)
+            }
+            SessionEvent::RecoverStreamed(path) => {
+                (self.open_stream(path, true, session, budget), None)
+            }
+            SessionEvent::SaveStreamed(path) => {
+                let result = match self.stream.as_mut() {
+                    Some(stream) => {
+                        stream.save(&mut self.streaming, &self.grid, &path, &context.camera)
+                    }
+                    None => Err("this world does not stream".to_string()),
+                };
+                let next = session.streamed_saved(path, result, &mut self.grid, &context.camera);
+                (WorldChange::None, next)
+            }
+            SessionEvent::ImportStreamed(png, settings) => {
+                if pending_import.is_some() {
+                    session.menu.show_message(
+                        "A heightmap import is running; try again when it ends.".into(),
+                        true,
+                    );
+                } else {
+                    match PendingImport::start(png, settings) {
+                        Ok(pending) => *pending_import = Some(pending),
+                        Err(e) => session
+                            .menu
+                            .show_message(format!("Cannot start the import: {e}"), true),
+                    }
+                }
+                (WorldChange::None, None)
+            }
+            SessionEvent::ExportStreamed(path, format) => {
+                session.start_job(self.region_export_job(region, path, format));
+                (WorldChange::None, None)
+            }
+            SessionEvent::CheckpointStreamed => {
+                let n = WindowStream::checkpoint(&mut self.streaming, &self.grid);
+                log::info!("autosave: queued {n} edited chunk columns for the world file");
+                (WorldChange::None, None)
+            }
+            other => (WorldChange::None, Some(other)),
+        }
+    }
+
+    /// Opens (or, `recovering`, recovers) the streaming world file at `path`.
+    fn open_stream(
+        &mut self,
+        path: PathBuf,
+        recovering: bool,
+        session: &mut FileSession,
+        budget_bytes: usize,
+    ) -> WorldChange {
+        let lod = self.streaming.lod.settings;
+        let opened = if recovering {
+            WindowStream::recover(&path, lod, budget_bytes)
+        } else {
+            WindowStream::open(&path, lod, budget_bytes)
+        };
+        match opened {
+            Ok((stream, streaming)) => {
+                let meta = stream.world.meta();
+                let recovered = stream.world.recovered_columns;
+                let change = self.install_streamed(stream, streaming);
+                // A recovered new world stays untitled: Save asks where.
+                let titled = (!recovering).then_some(path);
+                session.streamed_opened(titled, &self.grid, meta, recovered);
+                change
+            }
+            Err(e) => {
+                session
+                    .menu
+                    .show_message(format!("Cannot open {}: {e}", path.display()), true);
+                WorldChange::None
+            }
+        }
+    }
+
+    /// A finished background heightmap import replaces the world (an
+    /// unfinished one stays pending).
+    pub fn finish_pending_import(
+        &mut self,
+        pending_import: &mut Option<PendingImport>,
+        session: &mut FileSession,
+        budget_bytes: usize,
+    ) -> WorldChange {
+        let Some(pending) = pending_import.take() else {
+            return WorldChange::None;
+        };
+        let png = pending.png().to_path_buf();
+        match pending.try_finish() {
+            Err(still_running) => {
+                *pending_import = Some(still_running);
+                WorldChange::None
+            }
+            Ok(Ok(imported)) => {
+                let lod = self.streaming.lod.settings;
+                let (stream, streaming) = WindowStream::from_world(imported, lod, budget_bytes);
+                let meta = stream.world.meta();
+                let change = self.install_streamed(stream, streaming);
+                session.streamed_opened(None, &self.grid, meta, 0);
+                change
+            }
+            Ok(Err(e)) => {
+                session
+                    .menu
+                    .show_message(format!("Cannot import {}: {e}", png.display()), true);
+                WorldChange::None
+            }
+        }
+    }
+
+    /// The export of the selected region box of a streaming world to
+    /// `path` (spec §12: an export is demand): the box is checked, its
+    /// resident columns copied now, the rest loaded by the job. `Err` says
+    /// why there is nothing to export.
+    fn region_export_job(
+        &self,
+        region: Option<CellBox>,
+        path: PathBuf,
+        format: ExportFormat,
+    ) -> Result<Job, String> {
+        let Some(region) = region else {
+            return Err(
+                "A streaming world exports a region box: select one with the Region \
+                 tool (B, then drag) and export again."
+                    .into(),
+            );
+        };
+        check_crop_box(&region).map_err(|e| format!("Cannot export the selected box: {e}"))?;
+        let residency = self
+            .streaming
+            .residency
+            .as_ref()
+            .ok_or_else(|| "this world does not stream".to_string())?;
+        let snapshot = residency.snapshot_region(&self.grid, &region);
+        Ok(export_region(snapshot, region, path, format))
+    }
+}
+
+/// Why the window's world could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldOpenError {
+    /// The world could not be built or loaded.
+    #[error(transparent)]
+    World(#[from] WorldSourceError),
+    /// A streaming world could not be made or opened.
+    #[error(transparent)]
+    Streaming(#[from] crate::io::streaming_file::StreamingFileError),
+}
+
+/// The streaming world the editor starts with, when it starts with one:
+/// a generated world with `stream` or larger than a world built whole,
+/// or a streaming world file (spec §12), with its (empty) streaming grid
+/// and document. Opening reads no column.
+fn open_streamed(
+    source: &WorldSource,
+    stream: bool,
+    lod: LodSettings,
+    budget_bytes: usize,
+) -> Result<Option<OpenedWorld>, WorldOpenError> {
+    let grid = Grid::streaming();
+    let (window_stream, streaming, doc) = match source {
+        WorldSource::Generated(settings) if stream || new_world_streams(settings.size_cells) => {
+            let (ws, streaming) = WindowStream::create(settings, lod, budget_bytes)?;
+            let doc = Document::streamed(None, &grid, WorldMeta::generated(settings), true);
+            (ws, streaming, doc)
+        }
+        WorldSource::File(path) if WindowStream::is_streaming_file(path) => {
+            let (ws, streaming) = WindowStream::open(path, lod, budget_bytes)?;
+            if ws.world.recovered_columns > 0 {
+                eprintln!(
+                    "strata: recovered {} edited columns that were not saved",
+                    ws.world.recovered_columns
+                );
+            }
+            let meta = ws.world.meta();
+            let clean = ws.world.recovered_columns == 0;
+            let doc = Document::streamed(Some(path.clone()), &grid, meta, clean);
+            (ws, streaming, doc)
+        }
+        _ => return Ok(None),
+    };
+    // Nothing is generated before the first frame: columns load as the
+    // frames ask for them.
+    let camera = window_stream.initial_camera();
+    Ok(Some(OpenedWorld {
+        world: World {
+            grid,
+            meshes: WorldMeshes::default(),
+            streaming,
+            stream: Some(window_stream),
+        },
+        doc,
+        camera: Some(camera),
+    }))
+}
+
+/// The grid, document and stored camera of a world built whole.
+fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>), WorldOpenError> {
+    Ok(match source {
+        WorldSource::File(path) => {
+            let (file, grid, meta, report) = WorldFile::open(path, LoadOptions::default())
+                .map_err(|e| WorldOpenError::World(WorldSourceError::Load(e)))?;
+            if let Some(recovery) = report.journal_recovery {
+                // Before the window exists: the terminal and the log say it.
+                eprintln!("strata: recovered: {recovery}");
+            }
+            let camera = meta.camera();
+            let doc = Document::opened(path.clone(), Some(file), &grid, meta);
+            (grid, doc, camera)
+        }
+        WorldSource::Generated(settings) => {
+            let grid = source.build()?;
+            let doc = Document::untitled(&grid, WorldMeta::generated(settings));
+            (grid, doc, None)
+        }
+        _ => {
+            let grid = source.build()?;
+            let doc = Document::untitled(&grid, WorldMeta::default());
+            (grid, doc, None)
+        }
+    })
+}

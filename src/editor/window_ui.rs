@@ -1,0 +1,166 @@
+//! The window's egui pass, composed from the editor's parts: the File menu
+//! bar and its dialogs, the side panel, the region box with its handles and
+//! the paste box over the 3D view, the note beside the cursor while an edit
+//! waits, the heightmap-import progress window and the walk window.
+//!
+//! The window gathers what the pass shows ([`UiScene`]) and gets back the
+//! egui output, the space the bar and panel took (which decides the 3D
+//! viewport) and what the File menu asked for.
+
+use std::path::PathBuf;
+
+use glam::DVec3;
+
+use crate::camera::Camera;
+use crate::editor::files::file_session::{FileSession, SessionEvent};
+use crate::editor::navigation::walk::WalkMode;
+use crate::editor::panel::side_panel::{EditorPanel, PanelStats};
+use crate::editor::tools::tool_session::ToolSession;
+use crate::editor::tools::tools_panel::{
+    ActiveTool, HandleView, PASTE_COLOR, SELECTION_COLOR, draw_boxes,
+};
+use crate::pipeline::picking::PickHit;
+use crate::terrain::storage::coords::CellBox;
+use crate::terrain::storage::grid::Grid;
+
+/// What one egui pass shows besides the panel's own state.
+pub struct UiScene<'a> {
+    /// The panel's statistics this frame.
+    pub stats: &'a PanelStats,
+    /// The camera (the boxes are projected with it; the menu saves it).
+    pub camera: Camera,
+    /// The 3D view, `[x, y, width, height]` in physical pixels.
+    pub viewport_px: [f32; 4],
+    /// Boxes drawn over the 3D view (cells) and their colours.
+    pub boxes: Vec<(CellBox, egui::Color32)>,
+    /// The selection box's handles, when the Region tool shows them.
+    pub handles: Option<HandleView>,
+    /// A note beside the cursor (text, cursor position in physical pixels).
+    pub cursor_note: Option<(String, [f32; 2])>,
+    /// A heightmap importing as a streaming world: its file and seconds so far.
+    pub importing: Option<(PathBuf, f64)>,
+    /// The surface point at the centre of the view, for walk mode (lazy: a
+    /// pick costs a ray cast).
+    pub look_at: &'a dyn Fn() -> Option<DVec3>,
+}
+
+/// What one egui pass produced.
+pub struct UiFrame {
+    /// The egui output (shapes, textures, platform output).
+    pub output: egui::FullOutput,
+    /// Width of the side panel, points.
+    pub panel_points: f32,
+    /// Height of the menu bar, points.
+    pub bar_points: f32,
+    /// What the File menu asked for this pass.
+    pub session_event: Option<SessionEvent>,
+}
+
+/// The boxes the tools show over the 3D view: the region selection, and
+/// the paste box under the cursor while Paste follows it; with the
+/// selection's handles while the Region tool is active (`hot` is the handle
+/// under the cursor or being dragged).
+pub fn tool_boxes(
+    panel: &EditorPanel,
+    tools: &ToolSession,
+    hit: Option<PickHit>,
+    hot: impl FnOnce(&CellBox) -> Option<crate::editor::tools::box_handles::BoxHandle>,
+) -> (Vec<(CellBox, egui::Color32)>, Option<HandleView>) {
+    let mut boxes = Vec::new();
+    if let Some(b) = panel.tools.region {
+        boxes.push((b, SELECTION_COLOR));
+    }
+    if panel.tools.active == ActiveTool::Paste
+        && let Some(hit) = hit
+        && let Some(b) = tools.paste_box(&hit, panel.tools.paste_quarter_turns)
+    {
+        boxes.push((b, PASTE_COLOR));
+    }
+    let handles = match panel.tools.region {
+        Some(region) if panel.tools.active == ActiveTool::Region => Some(HandleView {
+            region,
+            hot: hot(&region),
+        }),
+        _ => None,
+    };
+    (boxes, handles)
+}
+
+/// Runs one egui pass of the window over `raw_input`.
+pub fn run_ui(
+    ctx: &egui::Context,
+    raw_input: egui::RawInput,
+    session: &mut FileSession,
+    panel: &mut EditorPanel,
+    walk: &mut WalkMode,
+    grid: &mut Grid,
+    scene: UiScene<'_>,
+) -> UiFrame {
+    let mut panel_points = 0.0;
+    let mut bar_points = 0.0;
+    let mut session_event = None;
+    session.menu.style = panel.lod.style;
+    let camera = scene.camera;
+    let output = ctx.run_pass(raw_input, |ctx| {
+        let (bar, event) = session.ui(ctx, grid, &camera);
+        // View ▸ Style: the panel's settings carry it to the streaming.
+        panel.lod.style = session.menu.style;
+        bar_points = bar;
+        session_event = event;
+        panel_points = panel.show(ctx, scene.stats);
+        draw_boxes(ctx, &camera, scene.viewport_px, &scene.boxes, scene.handles);
+        if let Some((text, at)) = &scene.cursor_note {
+            cursor_note(ctx, *at, text);
+        }
+        if let Some((png, secs)) = &scene.importing {
+            import_window(ctx, png, *secs);
+        }
+        egui::Window::new("Walk and collision")
+            .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
+            .resizable(false)
+            .show(ctx, |ui| walk.ui(ui, grid, &camera, scene.look_at));
+    });
+    UiFrame {
+        output,
+        panel_points,
+        bar_points,
+        session_event,
+    }
+}
+
+/// The progress window of a heightmap importing as a streaming world.
+fn import_window(ctx: &egui::Context, png: &std::path::Path, secs: f64) {
+    egui::Window::new("Importing heightmap")
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "Decoding {} as a streaming world… {secs:.0} s",
+                    png.display()
+                ));
+            });
+        });
+}
+
+/// A short note next to the mouse cursor (`cursor_px` in physical
+/// pixels), e.g. "loading 3 chunk columns…" while an edit waits.
+pub fn cursor_note(ctx: &egui::Context, cursor_px: [f32; 2], text: &str) {
+    let ppp = ctx.pixels_per_point();
+    let pos = egui::pos2(cursor_px[0] / ppp + 18.0, cursor_px[1] / ppp + 14.0);
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Tooltip,
+        egui::Id::unique("strata_column_wait_note"),
+    ));
+    let font = egui::FontId::proportional(14.0);
+    let galley = painter.layout_no_wrap(
+        text.to_string(),
+        font,
+        egui::Color32::from_rgb(255, 225, 90),
+    );
+    let rect = egui::Rect::from_min_size(pos, galley.size()).expand(4.0);
+    painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(190));
+    painter.galley(pos, galley, egui::Color32::WHITE);
+}
