@@ -316,6 +316,44 @@ pub fn frame_terrain(
     }
 }
 
+/// The camera a streaming world opens with when none is given: over the
+/// world's centre, 1200 studs up, looking north and 25° down; a world at most
+/// [`FRAMED_WORLD_MAX_STUDS`] across is framed whole instead (from the centre
+/// that view would look past its edge).
+pub fn streaming_default_camera(
+    generator: &crate::terrain::generation::generate::GeneratorSettings,
+) -> Camera {
+    let side = f64::from(generator.size_cells) * f64::from(CELL_SIZE_STUDS);
+    streaming_overview_camera(side, side, 1200.0)
+}
+
+/// Widest world (studs, either axis) that a streaming world's default camera
+/// frames whole: the default world's size.
+pub const FRAMED_WORLD_MAX_STUDS: f64 = 4096.0;
+
+/// The default camera over a streaming world of `size_x_studs` ×
+/// `size_z_studs` (origin at 0): `height_studs` above its centre, looking
+/// north and 25° down, or, for a world at most [`FRAMED_WORLD_MAX_STUDS`]
+/// across, [`Camera::frame_bounds`] of the world up to `height_studs`.
+pub fn streaming_overview_camera(
+    size_x_studs: f64,
+    size_z_studs: f64,
+    height_studs: f64,
+) -> Camera {
+    if size_x_studs.max(size_z_studs) <= FRAMED_WORLD_MAX_STUDS {
+        return Camera::frame_bounds(
+            glam::DVec3::ZERO,
+            glam::DVec3::new(size_x_studs, height_studs * 0.5, size_z_studs),
+            16.0 / 9.0,
+        );
+    }
+    Camera::new(
+        glam::DVec3::new(size_x_studs * 0.5, height_studs, size_z_studs * 0.5),
+        0.0,
+        -25.0,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -306,13 +306,13 @@ impl StreamedWorld {
     }
 
     /// The camera the world opens with when none is given or stored: for a
-    /// generated world [`streaming_default_camera`](super::headless::streaming_default_camera);
-    /// for a heightmap, [`streaming_overview_camera`](super::headless::streaming_overview_camera)
+    /// generated world [`streaming_default_camera`](crate::camera::streaming_default_camera);
+    /// for a heightmap, [`streaming_overview_camera`](crate::camera::streaming_overview_camera)
     /// 240 studs above its highest possible surface.
     pub fn default_camera(&self) -> Camera {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => {
-                super::headless::streaming_default_camera(settings)
+                crate::camera::streaming_default_camera(settings)
             }
             StreamedTerrain::Recipe(terrain) => {
                 let studs = f64::from(CELL_SIZE_STUDS);
@@ -320,13 +320,13 @@ impl StreamedWorld {
                 let top = crate::terrain::streaming::surface_sampler::SurfaceSampler::top_cells(
                     &**terrain,
                 );
-                super::headless::streaming_overview_camera(side, side, top * studs + 240.0)
+                crate::camera::streaming_overview_camera(side, side, top * studs + 240.0)
             }
             StreamedTerrain::Heightmap(terrain) => {
                 let (w, d) = terrain.extent_cells();
                 let studs = f64::from(CELL_SIZE_STUDS);
                 let top = terrain.top_cells() * studs;
-                super::headless::streaming_overview_camera(
+                crate::camera::streaming_overview_camera(
                     w as f64 * studs,
                     d as f64 * studs,
                     top + 240.0,

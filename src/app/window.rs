@@ -9,6 +9,7 @@
 //! to the meshing workers, publish finished meshes as late as possible (just
 //! before drawing), draw the 3D view and the panel, and present.
 
+use crate::app::window_frame::PICK_DISTANCE_STUDS;
 use std::time::Instant;
 
 use winit::application::ApplicationHandler;
@@ -45,9 +46,6 @@ use super::world::{World, WorldOpenError};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
-
-/// Longest ray the brush cursor is picked along, in studs.
-pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
 
 /// What the editor opens with.
 #[derive(Clone, Debug)]

@@ -23,17 +23,20 @@ use crate::editor::tools::tools_panel::HANDLE_PICK_RADIUS_PX;
 use crate::editor::window_ui::{UiFrame, UiScene, run_ui, tool_boxes};
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::picking::{PickHit, pick};
+use crate::pipeline::world_stats::WorldStats;
 use crate::render::overlays::Overlay;
 use crate::render::residency_overlay::ResidencyView;
 use crate::render::{BrushCursor, FrameSettings, ViewportRect};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-use super::window::PICK_DISTANCE_STUDS;
 use super::window_gpu::WindowGpu;
 use super::window_input::{PointerState, cursor_ray};
 use super::window_stream::{PendingImport, WindowStream};
 use super::world::{StreamEventContext, World, WorldChange};
+
+/// Longest ray the brush cursor is picked along, in studs.
+pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
 
 /// Everything that exists only while the window does.
 pub(super) struct WindowState {
@@ -256,15 +259,19 @@ impl WindowState {
 
     /// The figures the panel's statistics section shows this frame.
     fn panel_stats(&self, world: &mut World, tools: &ToolDriver) -> PanelStats {
+        let snapshot = WorldStats::read(
+            &world.grid,
+            &world.meshes,
+            &mut world.streaming,
+            self.camera.pos_world,
+        );
         let grid = &world.grid;
-        let mut stats = PanelStats::of_world(&self.gpu.adapter, grid, &world.meshes, &self.camera);
+        let mut stats = PanelStats::new(&self.gpu.adapter, snapshot);
         stats.frame_ms = self.frame_ms;
         let draw = self.gpu.renderer.last_draw_stats();
         stats.drawn_chunks = draw.drawn_chunks;
         stats.drawn_nodes = (draw.drawn_nodes, draw.drawn_node_triangles);
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
-        stats.add_pipeline(&mut world.streaming.pipeline);
-        stats.add_lod(&world.meshes, &world.streaming.lod);
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             stats.seam_mismatches = self.gpu.renderer.seam_audit().count();
         }

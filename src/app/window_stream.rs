@@ -202,7 +202,7 @@ impl WindowStream {
     }
 
     /// The camera the world opens with: the one stored in its file, else
-    /// over the world's centre ([`streaming_default_camera`]).
+    /// over the world's centre ([`crate::camera::streaming_default_camera`]).
     pub fn initial_camera(&self) -> Camera {
         self.world
             .file

@@ -15,6 +15,7 @@ pub mod seam_audit;
 pub mod stats;
 pub mod streaming;
 pub mod world_meshes;
+pub mod world_stats;
 
 pub use mesh_pipeline::{ChunkUploader, MeshJob, MeshPipeline, MeshResult, PublishReport};
 pub use streaming::{StreamReport, TerrainStreaming};

@@ -20,45 +20,18 @@ pub const PANEL_WIDTH_POINTS: f32 = 250.0;
 pub struct PanelStats {
     /// Adapter name and backend, e.g. `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)"`.
     pub adapter: String,
-    /// Stored grid chunks.
-    pub chunks: usize,
-    /// Chunks with a non-empty mesh.
-    pub nonempty_chunks: usize,
+    /// The world, its meshes, the meshing pipeline and the level of detail
+    /// (the same reading `--stats-json` writes).
+    pub world: crate::pipeline::world_stats::WorldStats,
     /// Chunks drawn this frame (after frustum culling).
     pub drawn_chunks: usize,
     /// Horizon nodes drawn this frame and their triangles (spec §13; 0
     /// without a horizon).
     pub drawn_nodes: (usize, usize),
-    /// Vertices over all meshes.
-    pub vertices: usize,
-    /// Triangles over all meshes.
-    pub triangles: usize,
-    /// Heap bytes held by chunk storage.
-    pub grid_bytes: usize,
     /// Duration of the last frame, in milliseconds.
     pub frame_ms: f32,
-    /// Wall time of the last (re)meshing, in milliseconds.
-    pub mesh_ms: f64,
-    /// Camera position in studs.
-    pub camera_pos_world: [f64; 3],
     /// Fly speed in studs per second.
     pub camera_speed_studs_per_s: f32,
-    /// Chunks waiting for a new mesh to become visible.
-    pub queue_len: usize,
-    /// Results published (uploaded) in the last frame.
-    pub results_last_frame: usize,
-    /// Upload time of the last frame, ms.
-    pub upload_ms_last_frame: f64,
-    /// Edit-to-visible latency `[last, p50, p99]`, ms.
-    pub edit_to_visible_ms: [f64; 3],
-    /// Edit to the presented frame showing it at full detail (no preview left): last, p50, p99, ms.
-    pub edit_to_full_detail_ms: [f64; 3],
-    /// Triangles per level of detail.
-    pub triangles_by_level: [usize; 4],
-    /// Chunks with a mesh per level of detail.
-    pub chunks_by_level: [usize; 4],
-    /// True while the last LOD scan left transitions for the next frame.
-    pub lod_unsettled: bool,
     /// Boundary vertices on which equal-level neighbours disagree, from the
     /// last seam audit (`None` when no audit ran, e.g. the overlay is off).
     pub seam_mismatches: Option<usize>,
@@ -121,51 +94,14 @@ impl StreamingPanelStats {
 pub const MEMORY_BUDGET_RANGE_MIB: std::ops::RangeInclusive<u32> = 64..=65_536;
 
 impl PanelStats {
-    /// The figures of `grid` and its shown `meshes` seen from `camera` on
-    /// `adapter`; frame and pipeline figures start at zero.
-    pub fn of_world(
-        adapter: &str,
-        grid: &crate::terrain::Grid,
-        meshes: &crate::pipeline::WorldMeshes,
-        camera: &crate::camera::Camera,
-    ) -> PanelStats {
-        let (vertices, triangles) = meshes.totals();
+    /// The panel's figures of `world` on `adapter`; frame, draw and
+    /// session figures start at zero.
+    pub fn new(adapter: &str, world: crate::pipeline::world_stats::WorldStats) -> PanelStats {
         PanelStats {
             adapter: adapter.to_string(),
-            chunks: grid.chunk_count(),
-            nonempty_chunks: meshes.len(),
-            drawn_chunks: 0,
-            drawn_nodes: (0, 0),
-            vertices,
-            triangles,
-            grid_bytes: grid.heap_bytes(),
-            frame_ms: 0.0,
-            mesh_ms: meshes.last_mesh_ms,
-            camera_pos_world: camera.pos_world.to_array(),
+            world,
             ..PanelStats::default()
         }
-    }
-
-    /// Copies the pipeline's queue, publication and latency figures.
-    pub fn add_pipeline(&mut self, pipeline: &mut crate::pipeline::MeshPipeline) {
-        self.queue_len = pipeline.queue_len();
-        self.results_last_frame = pipeline.stats.results_last_frame;
-        self.upload_ms_last_frame = pipeline.stats.upload_ms_last_frame;
-        let l = pipeline.stats.latency_summary();
-        self.edit_to_visible_ms = [l.last, l.p50, l.p99];
-        let f = pipeline.stats.full_detail_summary();
-        self.edit_to_full_detail_ms = [f.last, f.p50, f.p99];
-    }
-
-    /// Copies the per-level triangle and chunk counts.
-    pub fn add_lod(
-        &mut self,
-        meshes: &crate::pipeline::WorldMeshes,
-        lod: &crate::pipeline::lod::LodController,
-    ) {
-        self.triangles_by_level = meshes.triangles_by_level();
-        self.chunks_by_level = meshes.chunks_by_level();
-        self.lod_unsettled = !lod.is_settled();
     }
 }
 
@@ -633,10 +569,10 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
             "chunks",
             format!(
                 "{} meshed, {} drawn",
-                stats.nonempty_chunks, stats.drawn_chunks
+                stats.world.nonempty_chunks, stats.drawn_chunks
             ),
         );
-        row(ui, "triangles", format_count(stats.triangles));
+        row(ui, "triangles", format_count(stats.world.triangles));
         if stats.drawn_nodes.0 > 0 {
             row(
                 ui,
@@ -648,7 +584,7 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
                 ),
             );
         }
-        let [t0, t1, t2, t3] = stats.triangles_by_level.map(format_count_short);
+        let [t0, t1, t2, t3] = stats.world.triangles_by_level.map(format_count_short);
         ui.label("by level")
             .on_hover_text("Triangles at levels of detail 0 / 1 / 2 / 3");
         ui.label(format!("{t0}/{t1}/{t2}/{t3}"));
@@ -656,10 +592,19 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
         row(
             ui,
             "frame",
-            format!("{:.1} ms, mesh {:.0} ms", stats.frame_ms, stats.mesh_ms),
+            format!(
+                "{:.1} ms, mesh {:.0} ms",
+                stats.frame_ms, stats.world.mesh_ms
+            ),
         );
-        let [last, _p50, p99] = stats.edit_to_visible_ms;
-        let [full_last, _, full_p99] = stats.edit_to_full_detail_ms;
+        let (last, p99) = (
+            stats.world.edit_to_visible_ms.last,
+            stats.world.edit_to_visible_ms.p99,
+        );
+        let (full_last, full_p99) = (
+            stats.world.edit_to_full_detail_ms.last,
+            stats.world.edit_to_full_detail_ms.p99,
+        );
         row(ui, "edit latency", format!("{last:.0} ms (p99 {p99:.0})"));
         row(
             ui,
@@ -674,8 +619,8 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
             egui::Grid::new("stats_more_grid")
                 .num_columns(2)
                 .show(ui, |ui| {
-                    row(ui, "stored chunks", format!("{}", stats.chunks));
-                    let [c0, c1, c2, c3] = stats.chunks_by_level;
+                    row(ui, "stored chunks", format!("{}", stats.world.chunks));
+                    let [c0, c1, c2, c3] = stats.world.chunks_by_level;
                     row(ui, "chunks/level", format!("{c0}/{c1}/{c2}/{c3}"));
                     row(
                         ui,
@@ -685,22 +630,25 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
                             None => "off".to_string(),
                         },
                     );
-                    row(ui, "vertices", format_count(stats.vertices));
+                    row(ui, "vertices", format_count(stats.world.vertices));
                     row(
                         ui,
                         "grid memory",
-                        format!("{:.1} MiB", stats.grid_bytes as f64 / (1024.0 * 1024.0)),
+                        format!(
+                            "{:.1} MiB",
+                            stats.world.grid_bytes as f64 / (1024.0 * 1024.0)
+                        ),
                     );
-                    row(ui, "mesh queue", format!("{}", stats.queue_len));
+                    row(ui, "mesh queue", format!("{}", stats.world.queue_len));
                     row(
                         ui,
                         "published",
                         format!(
                             "{} in {:.2} ms",
-                            stats.results_last_frame, stats.upload_ms_last_frame
+                            stats.world.results_last_frame, stats.world.upload_ms_last_frame
                         ),
                     );
-                    let p = stats.camera_pos_world;
+                    let p = stats.world.camera_pos_world;
                     row(
                         ui,
                         "camera",

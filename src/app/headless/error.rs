@@ -1,0 +1,42 @@
+//! The errors of a headless run.
+
+use std::path::PathBuf;
+
+use crate::io::world_source::WorldSourceError;
+use crate::render::GpuError;
+use crate::render::offscreen::OffscreenError;
+use crate::script::ReplayError;
+
+/// Errors of a headless run.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// No GPU device.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// The offscreen target could not be made, read back or written.
+    #[error(transparent)]
+    Offscreen(#[from] OffscreenError),
+    /// The world could not be generated or imported.
+    #[error(transparent)]
+    World(#[from] WorldSourceError),
+    /// The script could not be replayed.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The script's walk failed.
+    #[error("scripted walk failed: {0}")]
+    Walk(String),
+    /// A chunk column of a streaming world could not be loaded.
+    #[error(transparent)]
+    Load(#[from] crate::terrain::streaming::column_source::SourceError),
+    /// A streaming world's first view did not load and mesh in time.
+    #[error("the first view of the streaming world was not ready within {0:?}")]
+    StartupTimeout(std::time::Duration),
+    /// Writing an output file failed.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The output file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
