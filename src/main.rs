@@ -7,11 +7,16 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use glam::{DVec3, IVec3};
+use glam::DVec3;
 
+use strata::app::cli_values::{
+    CameraArg, Size, parse_camera, parse_elevation, parse_export_region, parse_seed, parse_size,
+    parse_time, parse_world_size,
+};
 use strata::app::headless::{self, ScreenshotOptions};
+use strata::app::output_checks::OutputPaths;
 use strata::app::streamed_world::StreamedWorld;
-use strata::app::world_outputs::{self, OpenedWorld};
+use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::Camera;
 use strata::io::heightmap_import::HeightmapSettings;
 use strata::io::streaming_file::StreamingWorldFile;
@@ -23,147 +28,6 @@ use strata::render::overlays::{Overlay, OverlaySet};
 use strata::script::Script;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::storage::coords::CellBox;
-
-/// Image size `WIDTHxHEIGHT` in pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Size(u32, u32);
-
-fn parse_size(s: &str) -> Result<Size, String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected WIDTHxHEIGHT like 1280x720, got {s:?}"))?;
-    let parse = |v: &str, what: &str| {
-        v.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("{what} {v:?} is not a whole number"))
-    };
-    let (w, h) = (parse(w, "width")?, parse(h, "height")?);
-    if w == 0 || h == 0 || w > headless::MAX_IMAGE_SIDE || h > headless::MAX_IMAGE_SIDE {
-        return Err(format!(
-            "{w}x{h}: each side must be between 1 and {} pixels",
-            headless::MAX_IMAGE_SIDE
-        ));
-    }
-    Ok(Size(w, h))
-}
-
-/// `--time SECONDS`: any finite number.
-fn parse_time(s: &str) -> Result<f32, String> {
-    s.trim()
-        .parse::<f32>()
-        .ok()
-        .filter(|t| t.is_finite())
-        .ok_or_else(|| format!("{s:?} is not a finite number of seconds"))
-}
-
-/// `--seed N`: a whole number from 0 to `u64::MAX` (negative numbers reach
-/// this parser, so the message says why they are refused).
-fn parse_seed(s: &str) -> Result<u64, String> {
-    s.trim().parse::<u64>().map_err(|_| {
-        format!(
-            "the seed must be a whole number from 0 to {}, got {s:?}",
-            u64::MAX
-        )
-    })
-}
-
-/// `--export-region X0,Y0,Z0,X1,Y1,Z1`: a box of cells, min inclusive, max
-/// exclusive (the crop checks its size and lattice).
-fn parse_export_region(s: &str) -> Result<CellBox, String> {
-    let values: Vec<i32> = s
-        .split(',')
-        .map(|v| v.trim().parse::<i32>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("expected six whole numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
-    let [x0, y0, z0, x1, y1, z1] = <[i32; 6]>::try_from(values.as_slice())
-        .map_err(|_| format!("expected six numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
-    let region = CellBox::new(IVec3::new(x0, y0, z0), IVec3::new(x1, y1, z1));
-    if region.is_empty() {
-        return Err(format!(
-            "the box {s:?} holds no cell (each max must exceed its min)"
-        ));
-    }
-    // The crop's own limits, checked before anything runs or is written.
-    strata::terrain::storage::coords::check_on_lattice(&region).map_err(|e| e.to_string())?;
-    let limit = strata::terrain::editing::region::MAX_CROP_SIDE_CELLS;
-    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
-    if size.x > i64::from(limit) || size.z > i64::from(limit) {
-        return Err(format!(
-            "the box is {}×{} cells (x×z); at most {limit}×{limit}",
-            size.x, size.z
-        ));
-    }
-    Ok(region)
-}
-
-/// `--world-size CELLS`: a positive whole number (the generator then checks
-/// the multiple of 32 and the maximum).
-fn parse_world_size(s: &str) -> Result<u32, String> {
-    let refuse = || {
-        format!(
-            "the world size must be a positive whole number of cells (a multiple of 32 up to {}; \
-             above {} the world streams), got {s:?}",
-            strata::terrain::generation::generate::MAX_STREAMING_SIZE_CELLS,
-            strata::terrain::generation::generate::MAX_SIZE_CELLS
-        )
-    };
-    match s.trim().parse::<i128>() {
-        Ok(n) if n >= 1 => u32::try_from(n).map_err(|_| refuse()),
-        _ => Err(refuse()),
-    }
-}
-
-/// `--sea-level ELEVATION`: any finite number, negative ones included.
-fn parse_elevation(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("the sea level must be a finite elevation, got {s:?}"))
-}
-
-/// Camera `X,Y,Z,YAW_DEG,PITCH_DEG`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct CameraArg {
-    pos: DVec3,
-    yaw_deg: f32,
-    pitch_deg: f32,
-}
-
-fn parse_camera(s: &str) -> Result<CameraArg, String> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    if parts.len() != 5 {
-        return Err(format!(
-            "expected 5 comma-separated numbers X,Y,Z,YAW_DEG,PITCH_DEG, got {} in {s:?}",
-            parts.len()
-        ));
-    }
-    let mut v = [0.0f64; 5];
-    for (i, (p, name)) in parts
-        .iter()
-        .zip(["X", "Y", "Z", "YAW_DEG", "PITCH_DEG"])
-        .enumerate()
-    {
-        v[i] = p
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| format!("{name} {p:?} is not a finite number"))?;
-    }
-    if v[4].abs() > strata::camera::MAX_PITCH_DEG as f64 {
-        return Err(format!(
-            "PITCH_DEG {} is outside -{m}..={m}",
-            v[4],
-            m = strata::camera::MAX_PITCH_DEG
-        ));
-    }
-    Ok(CameraArg {
-        pos: DVec3::new(v[0], v[1], v[2]),
-        // Any heading is accepted; it is wrapped to 0..360 degrees.
-        yaw_deg: v[3].rem_euclid(360.0) as f32,
-        pitch_deg: v[4] as f32,
-    })
-}
 
 /// The terrain style of the view and of an export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -723,23 +587,9 @@ fn run_headless_streamed(
 }
 
 /// Refuses, before a streaming world is built or opened, the outputs a
-/// headless run of one cannot give: exports, and a run without a
-/// screenshot.
+/// headless run of one cannot give (see [`OutputPaths::check_streamed`]).
 fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
-    for (flag, set) in [
-        ("--export-glb", cli.export_glb.is_some()),
-        ("--export-heightmap", cli.export_heightmap.is_some()),
-    ] {
-        if set && cli.export_region.is_none() {
-            bail!(
-                "{flag} of a streaming world needs --export-region x0,y0,z0,x1,y1,z1 (a box of at most 4096 cells along x and z)"
-            );
-        }
-    }
-    if cli.screenshot.is_none() {
-        bail!("a streaming world needs --screenshot with --headless");
-    }
-    Ok(())
+    Ok(output_paths(cli).check_streamed(cli.export_region.is_some())?)
 }
 
 /// The body of [`run_headless_streamed`].
@@ -773,22 +623,6 @@ fn run_streamed_outputs(
         headless::write_stats_json(path, &stats)?;
     }
     print_render_summary(cli, output, &stats);
-    if let Some(s) = &stats.streaming {
-        println!(
-            "streamed {} columns ({} generated, {} loaded, {} evicted, {} spilled), peak {:.0} MiB of {:.0} MiB, \
-             start-up {:.0} ms over {} frames, {} frames with missing chunks",
-            s.resident_columns,
-            s.generated,
-            s.loaded,
-            s.evicted,
-            s.spilled,
-            s.peak_resident_bytes as f64 / 1048576.0,
-            s.budget_bytes as f64 / 1048576.0,
-            s.startup_ms,
-            s.startup_frames,
-            s.frames_with_missing_chunks
-        );
-    }
     if let (Some(path), Some(residency)) = (&cli.save, residency.as_mut()) {
         let report = world.save(residency, &grid, path, Some(stats.camera))?;
         println!(
@@ -811,102 +645,30 @@ fn run_streamed_outputs(
     Ok(())
 }
 
-/// Every file the headless run would write, checked before anything runs
-/// (so a long replay never ends with a screenshot written and the stats
-/// refused): each can be written, and no two are the same file.
-fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
-    let mut outputs: Vec<(&str, PathBuf)> = Vec::new();
-    for (flag, path) in [
-        ("--screenshot", &cli.screenshot),
-        ("--stats-json", &cli.stats_json),
-        ("--save", &cli.save),
-        ("--export-glb", &cli.export_glb),
-        ("--export-heightmap", &cli.export_heightmap),
-    ] {
-        if let Some(path) = path {
-            outputs.push((flag, path.clone()));
-        }
+/// The outputs the command line asks for.
+fn output_paths(cli: &Cli) -> OutputPaths {
+    OutputPaths {
+        screenshot: cli.screenshot.clone(),
+        stats_json: cli.stats_json.clone(),
+        save: cli.save.clone(),
+        export_glb: cli.export_glb.clone(),
+        export_heightmap: cli.export_heightmap.clone(),
+        record: cli.record.clone(),
+        no_replay_frames: cli.no_replay_frames,
     }
-    if let Some(png) = &cli.export_heightmap {
-        outputs.push((
-            "--export-heightmap (sidecar)",
-            strata::io::heightmap_import::sidecar_path(png),
-        ));
-    }
-    for (i, (flag, path)) in outputs.iter().enumerate() {
-        strata::io::check_output_path(path).with_context(|| format!("invalid {flag}"))?;
-        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| same_file(p, path)) {
-            bail!(
-                "{flag} and {other} both write {}; give them different files",
-                path.display()
-            );
-        }
-    }
-    // The statistics and the replayed frames come from the rendered run.
-    if cli.screenshot.is_none() {
-        if cli.stats_json.is_some() {
-            bail!("--stats-json needs --screenshot: the statistics come from the rendered run");
-        }
-        if cli.no_replay_frames {
-            bail!("--no-replay-frames needs --screenshot: only the rendered run replays frames");
-        }
-        if cli.record.is_some() {
-            bail!("--record needs --screenshot: only the rendered run draws frames");
-        }
-    }
-    if let Some(dir) = &cli.record {
-        strata::io::check_output_path(&strata::app::recording::recorded_frame_path(dir, 0))
-            .map_err(|e| anyhow::anyhow!("--record {}: {e}", dir.display()))?;
-    }
-    Ok(())
 }
 
-/// True when `a` and `b` name the same file (compared by their absolute
-/// parent directory and file name, so the file need not exist yet).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let key = |p: &std::path::Path| {
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        (
-            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
-            p.file_name().map(|n| n.to_os_string()),
-        )
-    };
-    key(a) == key(b)
+/// Every file the headless run would write, checked before anything runs
+/// (see [`OutputPaths::check`]).
+fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
+    Ok(output_paths(cli).check()?)
 }
 
 /// Prints what the screenshot run did.
 fn print_render_summary(cli: &Cli, output: &std::path::Path, stats: &headless::RenderStats) {
-    if cli.script.is_some() {
-        println!(
-            "replayed {} frames ({} drawn, p50 {:.0} ms), {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; \
-             to full detail p99 {:.1} ms; published p99 {:.1} ms; upload p99 {:.2} ms; stale {} of {} meshed",
-            stats.script_frames,
-            stats.presented_frames,
-            stats.present_ms.p50,
-            stats.script_edits,
-            stats.edit_to_visible_ms.p50,
-            stats.edit_to_visible_ms.p99,
-            stats.edit_to_full_detail_ms.p99,
-            stats.edit_to_published_ms.p99,
-            stats.upload_ms.p99,
-            stats.stale_results,
-            stats.meshed_results,
-        );
+    for line in stats.summary_lines(output, cli.script.is_some()) {
+        println!("{line}");
     }
-    println!(
-        "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
-        output.display(),
-        stats.width,
-        stats.height,
-        stats.adapter,
-        stats.drawn_chunks,
-        stats.triangles,
-        stats.mesh_ms,
-        stats.render_ms
-    );
 }
 
 /// `--save`, `--export-glb` and `--export-heightmap` of the (edited) world.
@@ -940,44 +702,15 @@ fn write_world_outputs(
 /// `--export-glb` and `--export-heightmap` of `grid` (the world, or the
 /// `--export-region` crop of it).
 fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> {
-    if let Some(path) = &cli.export_glb
-        && cli.style == Style::LowPoly
-    {
-        let e = strata::io::lowpoly_gltf::export_low_poly_glb(
-            grid,
-            path,
-            cli.step_cells,
-            cli.collision_block,
-        )?;
-        println!(
-            "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} collision \
-             triangles, {} bytes)",
-            path.display(),
-            e.chunk_columns,
-            e.vertices,
-            e.triangles,
-            e.collision_triangles,
-            e.file_bytes
-        );
-    } else if let Some(path) = &cli.export_glb {
-        let e = strata::io::gltf_export::export_glb(grid, path)?;
-        println!(
-            "exported {} ({} vertices, {} triangles, {} bytes)",
-            path.display(),
-            e.vertices,
-            e.triangles,
-            e.file_bytes
-        );
-    }
-    if let Some(path) = &cli.export_heightmap {
-        let e = strata::io::heightmap_export::export_heightmap(grid, path)?;
-        println!(
-            "exported {} and {} ({}x{} pixels)",
-            e.png.display(),
-            e.sidecar.display(),
-            e.width_px,
-            e.height_px
-        );
+    let exports = Exports {
+        glb: cli.export_glb.clone(),
+        heightmap: cli.export_heightmap.clone(),
+        low_poly: cli.style == Style::LowPoly,
+        step_cells: cli.step_cells,
+        collision_block: cli.collision_block,
+    };
+    for line in world_outputs::write_exports(&exports, grid)? {
+        println!("{line}");
     }
     Ok(())
 }
@@ -1008,24 +741,6 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_and_reject_zero() {
-        assert_eq!(parse_size("320x180"), Ok(Size(320, 180)));
-        assert!(parse_size("0x5").is_err());
-        assert!(parse_size("12").is_err());
-        assert!(parse_size("ax5").is_err());
-    }
-
-    #[test]
-    fn cameras_parse_and_reject_garbage() {
-        let c = parse_camera("-10,20.5,3,45,-30").unwrap();
-        assert_eq!(c.pos, DVec3::new(-10.0, 20.5, 3.0));
-        assert_eq!((c.yaw_deg, c.pitch_deg), (45.0, -30.0));
-        assert!(parse_camera("1,2,3,4").is_err());
-        assert!(parse_camera("1,2,3,4,nan").is_err());
-        assert!(parse_camera("1,2,3,4,95").is_err());
-    }
 
     #[test]
     fn overlays_parse_repeated_and_reject_unknown_names() {
@@ -1127,113 +842,5 @@ mod tests {
                 && !message.contains("18446744073709551615"),
             "{message}"
         );
-    }
-
-    #[test]
-    fn stats_and_replay_frame_flags_without_a_screenshot_are_refused() {
-        // Found by a fresh user: `--stats-json` with `--save` but no
-        // `--screenshot` exited 0 and wrote no statistics.
-        let dir = std::env::temp_dir().join(format!("strata-cli-nostats-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        let save = dir.join("w.strata");
-        let stats = dir.join("s.json");
-        let script = dir.join("s.json.script");
-        std::fs::write(&script, r#"{"strokes": []}"#).expect("script");
-        let run = |extra: &[&str]| {
-            let cli = Cli::try_parse_from(
-                [
-                    "strata",
-                    "--headless",
-                    "--save",
-                    save.to_str().expect("utf-8"),
-                ]
-                .into_iter()
-                .chain(extra.iter().copied()),
-            )
-            .expect("parses");
-            check_output_paths(&cli).map_err(|e| error_message(&e))
-        };
-        assert_eq!(run(&[]), Ok(()));
-        let err = run(&["--stats-json", stats.to_str().expect("utf-8")]).expect_err("refused");
-        assert!(err.contains("--stats-json needs --screenshot"), "{err}");
-        let err = run(&[
-            "--script",
-            script.to_str().expect("utf-8"),
-            "--no-replay-frames",
-        ])
-        .expect_err("refused");
-        assert!(
-            err.contains("--no-replay-frames needs --screenshot"),
-            "{err}"
-        );
-        assert!(!stats.exists());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn unwritable_outputs_are_refused_before_the_run() {
-        let dir = std::env::temp_dir().join(format!("strata-cli-outputs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        let shot = dir.join("shot.png");
-        let shot = shot.to_str().expect("utf-8 path");
-        let check = |extra: &[&str]| {
-            let cli = Cli::try_parse_from(
-                ["strata", "--headless", "--screenshot", shot]
-                    .into_iter()
-                    .chain(extra.iter().copied()),
-            )
-            .expect("parses");
-            check_output_paths(&cli).map_err(|e| error_message(&e))
-        };
-        assert_eq!(check(&[]), Ok(()));
-        let stats = dir.join("stats.json");
-        assert_eq!(
-            check(&["--stats-json", stats.to_str().expect("utf-8")]),
-            Ok(())
-        );
-        for (args, needle) in [
-            (
-                &["--stats-json", "/proc/strata-stats.json"][..],
-                "invalid --stats-json: cannot write /proc/strata-stats.json: cannot create a file in /proc",
-            ),
-            (
-                &["--stats-json", "/dev/full/stats.json"][..],
-                "/dev/full is not a directory",
-            ),
-            (
-                &["--save", "/dev/null"][..],
-                "invalid --save: cannot write /dev/null: it is a character device",
-            ),
-            (&["--export-glb", "/tmp"][..], "it is a directory"),
-            (
-                &["--export-heightmap", "/dev/full/h.png"][..],
-                "invalid --export-heightmap",
-            ),
-            (
-                &["--stats-json", shot][..],
-                "--stats-json and --screenshot both write",
-            ),
-        ] {
-            let err = check(args).expect_err("refused");
-            assert!(err.contains(needle), "{args:?}: {err}");
-        }
-        // The heightmap export's sidecar may not be another output either.
-        let png = dir.join("h.png");
-        let json = dir.join("h.json");
-        let err = check(&[
-            "--export-heightmap",
-            png.to_str().expect("utf-8"),
-            "--stats-json",
-            json.to_str().expect("utf-8"),
-        ])
-        .expect_err("sidecar clash");
-        assert!(err.contains("both write"), "{err}");
-        assert_eq!(
-            std::fs::read_dir(&dir).map(|d| d.count()).ok(),
-            Some(0),
-            "nothing written"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,7 +4,9 @@
 //! layers never import this one, so `render` stays GPU work only and
 //! `editor` stays the tools and panels.
 
+pub mod cli_values;
 pub mod headless;
+pub mod output_checks;
 pub mod recording;
 pub mod streamed_world;
 pub mod window;

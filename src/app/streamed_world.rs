@@ -378,7 +378,7 @@ impl StreamedWorld {
         for c in edited {
             residency.mark_stored(c);
         }
-        if !same_path(target, self.file.path()) {
+        if !crate::io::same_file(target, self.file.path()) {
             if target.exists() {
                 std::fs::remove_file(target).map_err(|source| {
                     StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
@@ -418,12 +418,4 @@ pub fn default_recovery_dir() -> Result<PathBuf, StreamingFileError> {
         })
     })?;
     Ok(dir)
-}
-
-/// True when `a` and `b` name the same file.
-pub fn same_path(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
 }

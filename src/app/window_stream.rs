@@ -24,7 +24,7 @@ use crate::terrain::storage::coords::ColumnCoord;
 use crate::terrain::storage::grid::Grid;
 use crate::terrain::streaming::column_source::EditStore;
 
-use super::streamed_world::{StreamedWorld, default_recovery_dir, same_path};
+use super::streamed_world::{StreamedWorld, default_recovery_dir};
 
 /// A heightmap imported as a new streaming world on its own thread
 /// ([`StreamedWorld::import_heightmap`]: seconds of decoding for a 16,384²
@@ -249,7 +249,7 @@ impl WindowStream {
             .world
             .save(residency, grid, target, Some(camera))
             .map_err(failed)?;
-        if !same_path(target, self.world.file.path()) {
+        if !crate::io::same_file(target, self.world.file.path()) {
             // Spills from now on go to the saved copy, which holds every
             // edit the old file held (the save moved them into it).
             let saved = StreamedWorld::open(target).map_err(failed)?;

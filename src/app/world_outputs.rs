@@ -125,17 +125,76 @@ pub fn save_world(
     if let Some(c) = camera {
         world.meta.set_camera(c);
     }
-    let same_file = opened_from.is_some_and(|from| same_path(from, path));
+    let same_file = opened_from.is_some_and(|from| crate::io::same_file(from, path));
     match (&mut world.file, same_file) {
         (Some(file), true) => file.save_incremental(&world.grid, &world.meta),
         _ => Ok(WorldFile::save_full(path, &world.grid, &world.meta)?.1),
     }
 }
 
-/// True when `a` and `b` name the same existing file.
-fn same_path(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+/// The exports a headless run was asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Exports {
+    /// `--export-glb`.
+    pub glb: Option<std::path::PathBuf>,
+    /// `--export-heightmap` (a `.json` sidecar is written beside it).
+    pub heightmap: Option<std::path::PathBuf>,
+    /// `--style low-poly`: the `.glb` holds greedy terraced blocks.
+    pub low_poly: bool,
+    /// `--step-cells`: the low-poly terrace height, cells.
+    pub step_cells: f32,
+    /// `--collision-block`: the low-poly export's collision block, cells.
+    pub collision_block: Option<u32>,
+}
+
+/// Writes `exports` of `grid` (the world, or a region crop of it) and
+/// returns one line per file written, for the user.
+///
+/// # Errors
+/// [`crate::io::ExportError`] for the first export that failed.
+pub fn write_exports(
+    exports: &Exports,
+    grid: &Grid,
+) -> Result<Vec<String>, crate::io::ExportError> {
+    let mut lines = Vec::new();
+    if let Some(path) = &exports.glb {
+        lines.push(if exports.low_poly {
+            let e = crate::io::lowpoly_gltf::export_low_poly_glb(
+                grid,
+                path,
+                exports.step_cells,
+                exports.collision_block,
+            )?;
+            format!(
+                "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} collision \
+                 triangles, {} bytes)",
+                path.display(),
+                e.chunk_columns,
+                e.vertices,
+                e.triangles,
+                e.collision_triangles,
+                e.file_bytes
+            )
+        } else {
+            let e = crate::io::gltf_export::export_glb(grid, path)?;
+            format!(
+                "exported {} ({} vertices, {} triangles, {} bytes)",
+                path.display(),
+                e.vertices,
+                e.triangles,
+                e.file_bytes
+            )
+        });
     }
+    if let Some(path) = &exports.heightmap {
+        let e = crate::io::heightmap_export::export_heightmap(grid, path)?;
+        lines.push(format!(
+            "exported {} and {} ({}x{} pixels)",
+            e.png.display(),
+            e.sidecar.display(),
+            e.width_px,
+            e.height_px
+        ));
+    }
+    Ok(lines)
 }

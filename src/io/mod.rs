@@ -193,6 +193,28 @@ pub enum OutputPathError {
     },
 }
 
+/// True when `a` and `b` name the same file: two existing files are
+/// compared by their canonical paths (symbolic links resolved); otherwise by
+/// the canonical path of their directory and their file name, so an output
+/// that does not exist yet is compared too. The one test of "is this the
+/// same file?" for incremental saves and output clashes.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        return x == y;
+    }
+    let key = |p: &Path| {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        (
+            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+            p.file_name().map(|n| n.to_os_string()),
+        )
+    };
+    key(a) == key(b)
+}
+
 /// Checks, before a long run, that `path` can be written the way
 /// [`write_atomically`] writes it: it names a file, is not an existing
 /// directory or device, and its nearest existing ancestor directory accepts
@@ -556,6 +578,26 @@ mod tests {
         let e = check_output_path(Path::new("/proc/strata-stats.json")).unwrap_err();
         assert!(matches!(e, OutputPathError::NotWritable { .. }), "{e}");
         assert!(e.to_string().contains("/proc/strata-stats.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn same_file_sees_one_file_through_any_path_existing_or_not() {
+        let dir = std::env::temp_dir().join(format!("strata-same-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let a = dir.join("w.strata");
+        std::fs::write(&a, b"x").unwrap();
+        // The same existing file through `..` and through a symbolic link.
+        assert!(same_file(&a, &dir.join("sub/../w.strata")));
+        std::os::unix::fs::symlink(&a, dir.join("link.strata")).unwrap();
+        assert!(same_file(&a, &dir.join("link.strata")));
+        // A file that does not exist yet, named two ways.
+        assert!(same_file(&dir.join("new.png"), &dir.join("sub/../new.png")));
+        assert!(!same_file(&dir.join("new.png"), &dir.join("other.png")));
+        assert!(!same_file(&a, &dir.join("new.png")));
+        // Relative to the working directory.
+        assert!(same_file(Path::new("out.png"), Path::new("./out.png")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

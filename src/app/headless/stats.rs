@@ -156,6 +156,58 @@ pub struct RenderStats {
 }
 
 impl RenderStats {
+    /// What the run did, as lines for the terminal: the replay (when a
+    /// script ran), the screenshot written to `output`, and a streaming
+    /// world's residency.
+    pub fn summary_lines(&self, output: &std::path::Path, scripted: bool) -> Vec<String> {
+        let mut lines = Vec::new();
+        if scripted {
+            lines.push(format!(
+                "replayed {} frames ({} drawn, p50 {:.0} ms), {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; \
+                 to full detail p99 {:.1} ms; published p99 {:.1} ms; upload p99 {:.2} ms; stale {} of {} meshed",
+                self.script_frames,
+                self.presented_frames,
+                self.present_ms.p50,
+                self.script_edits,
+                self.edit_to_visible_ms.p50,
+                self.edit_to_visible_ms.p99,
+                self.edit_to_full_detail_ms.p99,
+                self.edit_to_published_ms.p99,
+                self.upload_ms.p99,
+                self.stale_results,
+                self.meshed_results,
+            ));
+        }
+        lines.push(format!(
+            "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
+            output.display(),
+            self.width,
+            self.height,
+            self.adapter,
+            self.drawn_chunks,
+            self.triangles,
+            self.mesh_ms,
+            self.render_ms
+        ));
+        if let Some(s) = &self.streaming {
+            lines.push(format!(
+                "streamed {} columns ({} generated, {} loaded, {} evicted, {} spilled), peak {:.0} MiB of {:.0} MiB, \
+                 start-up {:.0} ms over {} frames, {} frames with missing chunks",
+                s.resident_columns,
+                s.generated,
+                s.loaded,
+                s.evicted,
+                s.spilled,
+                s.peak_resident_bytes as f64 / 1048576.0,
+                s.budget_bytes as f64 / 1048576.0,
+                s.startup_ms,
+                s.startup_frames,
+                s.frames_with_missing_chunks
+            ));
+        }
+        lines
+    }
+
     /// Copies the replay's figures: frames, edits, time and the history.
     pub fn add_replay(&mut self, replay: &crate::script::ReplayReport) {
         self.script_frames = replay.frames;

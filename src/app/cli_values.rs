@@ -1,0 +1,182 @@
+//! Parsers of the command line's values (sizes, cameras, seeds, boxes,
+//! elevations): each takes the text as typed and gives the value or a
+//! message that says what is wrong and what is expected. The binary hands
+//! them to its argument parser.
+
+use glam::{DVec3, IVec3};
+
+use crate::terrain::storage::coords::CellBox;
+
+/// Image size `WIDTHxHEIGHT` in pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub u32, pub u32);
+
+/// `WIDTHxHEIGHT`: each side 1 to [`crate::render::offscreen::MAX_IMAGE_SIDE`] pixels.
+pub fn parse_size(s: &str) -> Result<Size, String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT like 1280x720, got {s:?}"))?;
+    let parse = |v: &str, what: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{what} {v:?} is not a whole number"))
+    };
+    let (w, h) = (parse(w, "width")?, parse(h, "height")?);
+    if w == 0
+        || h == 0
+        || w > crate::render::offscreen::MAX_IMAGE_SIDE
+        || h > crate::render::offscreen::MAX_IMAGE_SIDE
+    {
+        return Err(format!(
+            "{w}x{h}: each side must be between 1 and {} pixels",
+            crate::render::offscreen::MAX_IMAGE_SIDE
+        ));
+    }
+    Ok(Size(w, h))
+}
+
+/// `--time SECONDS`: any finite number.
+pub fn parse_time(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|t| t.is_finite())
+        .ok_or_else(|| format!("{s:?} is not a finite number of seconds"))
+}
+
+/// `--seed N`: a whole number from 0 to `u64::MAX` (negative numbers reach
+/// this parser, so the message says why they are refused).
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "the seed must be a whole number from 0 to {}, got {s:?}",
+            u64::MAX
+        )
+    })
+}
+
+/// `--export-region X0,Y0,Z0,X1,Y1,Z1`: a box of cells, min inclusive, max
+/// exclusive (the crop checks its size and lattice).
+pub fn parse_export_region(s: &str) -> Result<CellBox, String> {
+    let values: Vec<i32> = s
+        .split(',')
+        .map(|v| v.trim().parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("expected six whole numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
+    let [x0, y0, z0, x1, y1, z1] = <[i32; 6]>::try_from(values.as_slice())
+        .map_err(|_| format!("expected six numbers x0,y0,z0,x1,y1,z1 (cells), got {s:?}"))?;
+    let region = CellBox::new(IVec3::new(x0, y0, z0), IVec3::new(x1, y1, z1));
+    if region.is_empty() {
+        return Err(format!(
+            "the box {s:?} holds no cell (each max must exceed its min)"
+        ));
+    }
+    // The crop's own limits, checked before anything runs or is written.
+    crate::terrain::storage::coords::check_on_lattice(&region).map_err(|e| e.to_string())?;
+    let limit = crate::terrain::editing::region::MAX_CROP_SIDE_CELLS;
+    let size = region.max.as_i64vec3() - region.min.as_i64vec3();
+    if size.x > i64::from(limit) || size.z > i64::from(limit) {
+        return Err(format!(
+            "the box is {}×{} cells (x×z); at most {limit}×{limit}",
+            size.x, size.z
+        ));
+    }
+    Ok(region)
+}
+
+/// `--world-size CELLS`: a positive whole number (the generator then checks
+/// the multiple of 32 and the maximum).
+pub fn parse_world_size(s: &str) -> Result<u32, String> {
+    let refuse = || {
+        format!(
+            "the world size must be a positive whole number of cells (a multiple of 32 up to {}; \
+             above {} the world streams), got {s:?}",
+            crate::terrain::generation::generate::MAX_STREAMING_SIZE_CELLS,
+            crate::terrain::generation::generate::MAX_SIZE_CELLS
+        )
+    };
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 => u32::try_from(n).map_err(|_| refuse()),
+        _ => Err(refuse()),
+    }
+}
+
+/// `--sea-level ELEVATION`: any finite number, negative ones included.
+pub fn parse_elevation(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("the sea level must be a finite elevation, got {s:?}"))
+}
+
+/// Camera `X,Y,Z,YAW_DEG,PITCH_DEG`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraArg {
+    /// Position, world studs.
+    pub pos: DVec3,
+    /// Heading, degrees, wrapped to 0..360.
+    pub yaw_deg: f32,
+    /// Pitch, degrees, positive upward.
+    pub pitch_deg: f32,
+}
+
+/// `X,Y,Z,YAW_DEG,PITCH_DEG`: finite numbers, the pitch within
+/// [`crate::camera::MAX_PITCH_DEG`]; any heading, wrapped.
+pub fn parse_camera(s: &str) -> Result<CameraArg, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 5 {
+        return Err(format!(
+            "expected 5 comma-separated numbers X,Y,Z,YAW_DEG,PITCH_DEG, got {} in {s:?}",
+            parts.len()
+        ));
+    }
+    let mut v = [0.0f64; 5];
+    for (i, (p, name)) in parts
+        .iter()
+        .zip(["X", "Y", "Z", "YAW_DEG", "PITCH_DEG"])
+        .enumerate()
+    {
+        v[i] = p
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{name} {p:?} is not a finite number"))?;
+    }
+    if v[4].abs() > crate::camera::MAX_PITCH_DEG as f64 {
+        return Err(format!(
+            "PITCH_DEG {} is outside -{m}..={m}",
+            v[4],
+            m = crate::camera::MAX_PITCH_DEG
+        ));
+    }
+    Ok(CameraArg {
+        pos: DVec3::new(v[0], v[1], v[2]),
+        // Any heading is accepted; it is wrapped to 0..360 degrees.
+        yaw_deg: v[3].rem_euclid(360.0) as f32,
+        pitch_deg: v[4] as f32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_reject_zero() {
+        assert_eq!(parse_size("320x180"), Ok(Size(320, 180)));
+        assert!(parse_size("0x5").is_err());
+        assert!(parse_size("12").is_err());
+        assert!(parse_size("ax5").is_err());
+    }
+
+    #[test]
+    fn cameras_parse_and_reject_garbage() {
+        let c = parse_camera("-10,20.5,3,45,-30").unwrap();
+        assert_eq!(c.pos, DVec3::new(-10.0, 20.5, 3.0));
+        assert_eq!((c.yaw_deg, c.pitch_deg), (45.0, -30.0));
+        assert!(parse_camera("1,2,3,4").is_err());
+        assert!(parse_camera("1,2,3,4,nan").is_err());
+        assert!(parse_camera("1,2,3,4,95").is_err());
+    }
+}
