@@ -6,8 +6,8 @@
 //!   only its own module or one of lower rank, through any path form: `use`
 //!   trees however they are wrapped or nested, `crate::`/`super::`/`self::`
 //!   paths in code, and paths inside macro calls.
-//! - **GUI crates.** Only the modules `lib.rs` marks as GUI layers may name
-//!   wgpu, winit or egui.
+//! - **GUI crates.** Only the modules whose comment in `lib.rs` says "GUI
+//!   layer" may name wgpu, winit or egui.
 //! - **No circles inside a folder.** Within each folder, the files and
 //!   sub-folders (rooms) that name each other must form no circle; a path
 //!   through a re-export counts as naming the file that defines the item.
@@ -30,8 +30,8 @@ const MAX_FILE_LINES: usize = 900;
 const MAX_FN_LINES: usize = 120;
 
 /// The layer order and GUI layers declared by `lib.rs`: its `pub mod` items
-/// in order, lowest first; a module whose doc comment says "GUI layer" may use
-/// the GUI crates.
+/// in order, lowest first; a module whose comment above it says "GUI layer"
+/// may use the GUI crates.
 #[derive(Debug)]
 struct Layers {
     order: Vec<String>,
@@ -41,12 +41,20 @@ struct Layers {
 impl Layers {
     fn from_lib(source: &str) -> Layers {
         let file = syn::parse_file(source).expect("lib.rs parses");
+        let lines: Vec<&str> = source.lines().collect();
         let mut order = Vec::new();
         let mut gui = BTreeSet::new();
         for item in &file.items {
             if let syn::Item::Mod(m) = item {
                 let name = m.ident.to_string();
-                if doc_text(&m.attrs).contains("GUI layer") {
+                // The comment lines right above `pub mod NAME;`.
+                let at = m.mod_token.span.start().line - 1;
+                let comment = lines[..at]
+                    .iter()
+                    .rev()
+                    .take_while(|l| l.trim_start().starts_with("//"))
+                    .any(|l| l.contains("GUI layer"));
+                if comment {
                     gui.insert(name.clone());
                 }
                 order.push(name);
@@ -58,23 +66,6 @@ impl Layers {
     fn rank(&self, module: &str) -> Option<usize> {
         self.order.iter().position(|m| m == module)
     }
-}
-
-fn doc_text(attrs: &[syn::Attribute]) -> String {
-    let mut out = String::new();
-    for attr in attrs {
-        if attr.path().is_ident("doc")
-            && let syn::Meta::NameValue(nv) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
-        {
-            out.push_str(&s.value());
-            out.push('\n');
-        }
-    }
-    out
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
@@ -737,7 +728,7 @@ fn no_file_or_function_is_too_long() {
 
 /// A small tree: lib.rs with three layers and the given files.
 fn toy(files: &[(&str, &str)]) -> Tree {
-    let lib = "/// Lowest.\npub mod terrain;\n/// Middle.\npub mod mesh;\n/// GUI layer.\npub mod render;\n";
+    let lib = "// Lowest.\npub mod terrain;\n\n// Middle.\npub mod mesh;\n\n// GUI layer.\npub mod render;\n";
     let mut sources = vec![(PathBuf::from("lib.rs"), lib.to_string())];
     sources.push((
         PathBuf::from("terrain/mod.rs"),

@@ -9,7 +9,7 @@ use glam::{DVec3, IVec3};
 
 use strata::camera::Camera;
 use strata::editor::files::document::{Document, RecentFiles, recovery_path_for};
-use strata::editor::files::file_menu::FileAction;
+use strata::editor::files::file_action::FileAction;
 use strata::editor::files::file_session::{FileSession, SessionEvent};
 use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
 use strata::terrain::generation::generate::flat_world;

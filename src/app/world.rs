@@ -10,10 +10,10 @@ use std::path::PathBuf;
 
 use crate::camera::{Camera, frame_terrain};
 use crate::editor::files::document::Document;
+use crate::editor::files::file_dialogs::new_world_streams;
 use crate::editor::files::file_jobs::{
     ExportFormat, Job, LoadedWorld, PreparedView, export_region,
 };
-use crate::editor::files::file_menu::new_world_streams;
 use crate::editor::files::file_session::{FileSession, SessionEvent};
 use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::io::world_source::{WorldSource, WorldSourceError};

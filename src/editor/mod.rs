@@ -1,6 +1,8 @@
-//! The interactive editor: winit window, egui panel, fly camera, brush
-//! picking and sculpting. The only layer (with `render`) that touches
-//! windowing and GUI crates.
+//! The interactive editor's parts, without the event loop: the File menu
+//! and its jobs ([`files`]), the tools and their panel sections ([`tools`]),
+//! the side panel ([`panel`]), moving through the world ([`navigation`]),
+//! the View menu, and the egui pass that composes them ([`window_ui`]).
+//! With `render` and `app`, the only layers that touch egui and winit.
 
 pub mod files;
 pub mod labels;

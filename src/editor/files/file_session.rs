@@ -17,12 +17,12 @@ use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::grid::Grid;
 
 use crate::editor::files::document::{Document, RecentFiles, grid_state, newer_recovery};
+use crate::editor::files::file_action::{FileAction, UnsavedAnswer};
+use crate::editor::files::file_dialogs::new_world_streams;
 use crate::editor::files::file_jobs::{
     self, Job, JobError, JobKind, JobOutput, LoadedWorld, ViewSetup, merge_import,
 };
-use crate::editor::files::file_menu::{
-    FileAction, FileMenu, FileMenuView, UnsavedAnswer, new_world_streams,
-};
+use crate::editor::files::file_menu::{FileMenu, FileMenuView};
 
 /// What the editor must do after a file action or a finished job.
 #[derive(Debug)]

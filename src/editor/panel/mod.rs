@@ -1,4 +1,6 @@
-//! TODO room doc
+//! The side panel: brush and material settings, statistics, the history
+//! list, view and overlay switches, the keys that change its settings, and
+//! whether a click belongs to the UI or to the tools.
 
 pub mod history_panel;
 pub mod panel_keys;

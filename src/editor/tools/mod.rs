@@ -1,4 +1,8 @@
-//! TODO room doc
+//! The tools: their settings and side-panel sections (brush, region, stamp,
+//! path), the tool session (stroke, region drag, clipboard, undo history),
+//! one frame of the tools from one input ([`tool_driver`]), edits that wait
+//! for chunk columns, the region box's handles and the 3D previews (paste,
+//! flatten plane, stamp ghost, path).
 
 pub mod box_handles;
 pub mod column_wait;

@@ -309,7 +309,7 @@ pub struct Brush {
 }
 
 /// Shape, falloff and tool-specific settings of a brush. The default is the
-/// classic hard sphere ([`apply_brush`] uses it).
+/// classic hard sphere ([`crate::terrain::editing::kernels::apply_brush`] uses it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BrushOptions {
     /// The brush's shape.

@@ -12,7 +12,7 @@ use crate::terrain::storage::grid::{EditReport, Grid};
 
 /// Collects the before-state of every chunk one operation changes, across
 /// any number of edits (all applications of a stroke), until it is committed
-/// to a [`History`].
+/// to a [`crate::terrain::command::history::History`].
 #[derive(Debug)]
 pub struct Recorder {
     label: String,
