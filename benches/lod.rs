@@ -32,7 +32,7 @@ fn lod(c: &mut Criterion) {
     );
     let resident: Vec<_> = meshes.levels().map(|(c, l)| (c, Some(l))).collect();
     println!("resident chunks scanned: {}", resident.len());
-    let preload = streaming.lod.preload_range_studs();
+    let preload = streaming.lod().preload_range_studs();
     let mut scanner = LodScanner::default();
     let mut frame = 0u64;
     c.bench_function("lod_scan_all_resident", |b| {

@@ -85,7 +85,7 @@ fn drain(s: &mut TerrainStreaming, grid: &Grid, meshes: &mut WorldMeshes, camera
         s.begin_frame(grid, meshes, camera, &mut NoGpu);
         std::thread::sleep(Duration::from_millis(2));
         s.publish(&mut NoGpu, meshes);
-        if s.pipeline.is_idle() && s.lod.is_settled() {
+        if s.pipeline().is_idle() && s.lod().is_settled() {
             break;
         }
         assert!(Instant::now() < deadline, "streaming did not settle");

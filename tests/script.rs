@@ -158,7 +158,7 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
     .expect("replay");
     assert!(target.presented >= 1);
     assert_eq!(report.presented_frames as usize, target.presented);
-    let stats = &mut streaming.pipeline.stats;
+    let stats = &mut streaming.pipeline_mut().stats;
     let visible = stats.latency_summary();
     let published = stats.published_summary();
     let full = stats.full_detail_summary();

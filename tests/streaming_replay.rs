@@ -86,7 +86,7 @@ fn run(fly: bool, budget_bytes: usize) -> Run {
 }
 
 fn edited_hash(run: &mut Run) -> u64 {
-    let r = run.streaming.residency.as_mut().expect("streaming");
+    let r = run.streaming.residency_mut().expect("streaming");
     let edited = r.ever_edited_columns();
     assert!(!edited.is_empty());
     r.load_now(&mut run.grid, edited.iter().copied())
@@ -99,7 +99,7 @@ fn a_far_edit_is_spilled_under_a_small_budget_and_is_there_on_return() {
     let mut stay = run(false, usize::MAX);
     let budget = 40 << 20;
     let mut flown = run(true, budget);
-    let r = flown.streaming.residency.as_mut().expect("streaming");
+    let r = flown.streaming.residency_mut().expect("streaming");
     // Spills are written off the frame thread; flush waits for them.
     r.flush_spills().expect("spills stored");
     let s = &r.stats;
@@ -121,7 +121,7 @@ fn a_far_edit_is_spilled_under_a_small_budget_and_is_there_on_return() {
     assert_eq!(edited_hash(&mut flown), edited_hash(&mut stay));
     // Back at the start, the view is loaded and every chunk in it meshed.
     assert!(flown.streaming.is_view_loaded());
-    assert_eq!(flown.streaming.last_missing_chunks, 0);
+    assert_eq!(flown.streaming.last_missing_chunks(), 0);
     assert!(flown.grid.is_column_resident(ColumnCoord::new(3, 3)));
     assert!(!flown.meshes.is_empty());
 }

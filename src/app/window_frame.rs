@@ -113,7 +113,10 @@ impl WindowState {
         self.prepare_render(world, tools, now);
         if self.gpu.draw(&self.egui_ctx, &mut ui.output, self.viewport) {
             // Edit latencies end here: the frame that shows them is presented.
-            world.streaming.pipeline.frame_presented(Instant::now());
+            world
+                .streaming
+                .pipeline_mut()
+                .frame_presented(Instant::now());
         }
         false
     }
@@ -129,7 +132,7 @@ impl WindowState {
             stream,
         } = world;
         if let Some(ws) = stream.as_mut()
-            && streaming.residency.is_some()
+            && streaming.residency().is_some()
         {
             WindowStream::apply_budget(streaming, self.panel.memory_budget_mib);
             ws.stream_frame(
@@ -305,8 +308,8 @@ impl WindowState {
             .status(|c| grid.is_column_resident(c))
             .zip(self.pointer.cursor_px);
         session.export_needs_box =
-            world.streaming.residency.is_some() && self.panel.tools.region.is_none();
-        self.panel.lod = world.streaming.lod.settings;
+            world.streaming.residency().is_some() && self.panel.tools.region.is_none();
+        self.panel.lod = world.streaming.lod().settings;
         let raw_input = self.egui_state.take_egui_input(&self.gpu.window);
         let (camera, meshes) = (self.camera, &world.meshes);
         let look_at = || {
@@ -341,14 +344,14 @@ impl WindowState {
             &mut world.grid,
             scene,
         );
-        world.streaming.lod.settings = self.panel.lod;
+        world.streaming.lod_mut().settings = self.panel.lod;
         let fades = self.gpu.renderer.chunk_buffers_mut().fades_mut();
         fades.set_paused(self.panel.fades_paused);
         if std::mem::take(&mut self.panel.fade_step_requested) {
             fades.step();
         }
         session.view = ViewSetup {
-            lod: world.streaming.lod.settings,
+            lod: world.streaming.lod().settings,
             aspect: self.camera.aspect,
         };
         ui
@@ -397,7 +400,7 @@ impl WindowState {
             held: self.pointer.take_held(),
             sample_requested: std::mem::take(&mut self.pointer.sample_requested),
             focus_requested: std::mem::take(&mut self.pointer.focus_requested),
-            meshing_pending: world.streaming.pipeline.pending_edits() > 0,
+            meshing_pending: world.streaming.pipeline().pending_edits() > 0,
             handle_tolerance_rad: self.handle_tolerance_rad(),
             camera_pos_world: self.camera.pos_world,
             sea,
@@ -424,8 +427,7 @@ impl WindowState {
         let renderer = &mut self.gpu.renderer;
         let residency_view = world
             .streaming
-            .residency
-            .as_ref()
+            .residency()
             .filter(|_| self.panel.overlays.contains(Overlay::Residency))
             .map(|r| ResidencyView::of(r, self.camera.pos_world));
         renderer.set_residency(residency_view);
@@ -452,7 +454,7 @@ impl WindowState {
             &mut renderer.uploader(),
         );
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            renderer.update_seam_audit(&world.meshes, world.streaming.horizon.as_ref(), now);
+            renderer.update_seam_audit(&world.meshes, world.streaming.horizon(), now);
         }
         renderer.prepare(
             &self.gpu.gpu.queue,

@@ -233,7 +233,7 @@ impl WindowStream {
         target: &Path,
         camera: &Camera,
     ) -> Result<String, String> {
-        let Some(residency) = streaming.residency.as_mut() else {
+        let Some(residency) = streaming.residency_mut() else {
             return Err("this world does not stream".to_string());
         };
         let p = camera.pos_world;
@@ -275,8 +275,7 @@ impl WindowStream {
     /// (`failed_spills`) and written again by the next save.
     pub fn checkpoint(streaming: &mut TerrainStreaming, grid: &Grid) -> usize {
         streaming
-            .residency
-            .as_mut()
+            .residency_mut()
             .map_or(0, |r| r.store_edited(grid))
     }
 
@@ -296,7 +295,7 @@ impl WindowStream {
         edit_columns: &[ColumnCoord],
         walker_columns: &[ColumnCoord],
     ) {
-        if let Some(r) = streaming.residency.as_mut() {
+        if let Some(r) = streaming.residency_mut() {
             r.repin(&mut self.walker_pins, walker_columns);
         }
         let priority: Vec<ColumnCoord> =
@@ -306,7 +305,7 @@ impl WindowStream {
 
     /// Sets the residency's budget to `budget_mib` (the panel's slider).
     pub fn apply_budget(streaming: &mut TerrainStreaming, budget_mib: u32) {
-        if let Some(r) = streaming.residency.as_mut() {
+        if let Some(r) = streaming.residency_mut() {
             let bytes = (budget_mib as usize) << 20;
             if r.budget_bytes() != bytes {
                 r.set_budget_bytes(bytes);
@@ -321,7 +320,7 @@ impl WindowStream {
         grid: &Grid,
         edit_waiting: Option<String>,
     ) -> Option<StreamingPanelStats> {
-        let r = streaming.residency.as_ref()?;
+        let r = streaming.residency()?;
         Some(StreamingPanelStats {
             resident_bytes: r.resident_bytes(),
             budget_bytes: r.budget_bytes(),
@@ -367,7 +366,7 @@ mod tests {
         assert_eq!(stream.saved_path(), None, "a new world asks for a path");
         let mut grid = Grid::streaming();
         let column = ColumnCoord::new(10, 10);
-        let residency = streaming.residency.as_mut().expect("streams");
+        let residency = streaming.residency_mut().expect("streams");
         residency.load_now(&mut grid, [column]).expect("generated");
         let b = CellBox::new(IVec3::new(330, 300, 330), IVec3::new(334, 304, 334));
         grid.edit_region(b, |_, _| Cell::full(Material::SNOW))
@@ -386,7 +385,7 @@ mod tests {
         // Edit again and evict: the spill goes into the saved file.
         grid.edit_region(b, |_, _| Cell::full(Material::SAND))
             .expect("resident");
-        let residency = streaming.residency.as_mut().expect("streams");
+        let residency = streaming.residency_mut().expect("streams");
         residency.end_frame();
         residency.evict(&mut grid, &[column]);
         assert!(!grid.is_column_resident(column));

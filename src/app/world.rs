@@ -121,7 +121,7 @@ impl World {
     pub fn replace_loaded(&mut self, world: LoadedWorld, camera: Camera) -> Camera {
         self.grid = world.grid;
         let prepared = world.prepared.unwrap_or_else(|| {
-            let mut s = TerrainStreaming::new(self.streaming.lod.settings);
+            let mut s = TerrainStreaming::new(self.streaming.lod().settings);
             let m = s.build_initial(&self.grid, camera.pos_world);
             PreparedView {
                 camera,
@@ -177,7 +177,7 @@ impl World {
         region: Option<CellBox>,
         context: StreamEventContext,
     ) -> (WorldChange, Option<SessionEvent>) {
-        let lod = self.streaming.lod.settings;
+        let lod = self.streaming.lod().settings;
         let budget = context.budget_bytes;
         match event {
             SessionEvent::NewStreamed(settings) => {
@@ -250,7 +250,7 @@ impl World {
         session: &mut FileSession,
         budget_bytes: usize,
     ) -> WorldChange {
-        let lod = self.streaming.lod.settings;
+        let lod = self.streaming.lod().settings;
         let opened = if recovering {
             WindowStream::recover(&path, lod, budget_bytes)
         } else {
@@ -293,7 +293,7 @@ impl World {
                 WorldChange::None
             }
             Ok(Ok(imported)) => {
-                let lod = self.streaming.lod.settings;
+                let lod = self.streaming.lod().settings;
                 let (stream, streaming) = WindowStream::from_world(imported, lod, budget_bytes);
                 let meta = stream.world.meta();
                 let change = self.install_streamed(stream, streaming);
@@ -329,8 +329,7 @@ impl World {
         check_crop_box(&region).map_err(|e| format!("Cannot export the selected box: {e}"))?;
         let residency = self
             .streaming
-            .residency
-            .as_ref()
+            .residency()
             .ok_or_else(|| "this world does not stream".to_string())?;
         let snapshot = residency.snapshot_region(&self.grid, &region);
         Ok(export_region(snapshot, region, path, format))

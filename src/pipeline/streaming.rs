@@ -27,29 +27,29 @@ use super::world_meshes::WorldMeshes;
 #[derive(Debug, Default)]
 pub struct TerrainStreaming {
     /// Requests, workers and publication.
-    pub pipeline: MeshPipeline,
+    pipeline: MeshPipeline,
     /// Level selection and residency.
-    pub lod: LodController,
+    lod: LodController,
     /// Duration of every LOD scan, ms.
-    pub lod_scan_ms: Samples,
+    lod_scan_ms: Samples,
     /// Column residency of a streaming world (`None`: the grid holds the
     /// whole world).
-    pub residency: Option<Residency>,
+    residency: Option<Residency>,
     /// The levels above the chunk of a streaming world whose source answers
     /// coarse samples (spec §13); `None` otherwise.
-    pub horizon: Option<Horizon>,
+    horizon: Option<Horizon>,
     demand: ColumnDemand,
     camera_lead: CameraLead,
     /// The lead is off while the budget is nearly full (see
     /// [`LEAD_OFF_BUDGET_FRACTION`]).
     lead_off: bool,
     /// Frames [`TerrainStreaming::stream_columns`] ran.
-    pub streamed_frames: u64,
+    streamed_frames: u64,
     /// Of those, frames in which ground within the draw distance had no
     /// mesh ([`missing_chunks`]), and the frame index of each.
-    pub frames_with_missing_chunks: Vec<u64>,
+    frames_with_missing_chunks: Vec<u64>,
     /// The missing count of the last streamed frame.
-    pub last_missing_chunks: usize,
+    last_missing_chunks: usize,
     last_waiting: usize,
 }
 
@@ -72,6 +72,73 @@ pub struct StreamReport {
 }
 
 impl TerrainStreaming {
+    /// Requests, workers and publication.
+    pub fn pipeline(&self) -> &MeshPipeline {
+        &self.pipeline
+    }
+
+    /// See [`TerrainStreaming::pipeline`].
+    pub fn pipeline_mut(&mut self) -> &mut MeshPipeline {
+        &mut self.pipeline
+    }
+
+    /// Level selection and its settings.
+    pub fn lod(&self) -> &LodController {
+        &self.lod
+    }
+
+    /// See [`TerrainStreaming::lod`].
+    pub fn lod_mut(&mut self) -> &mut LodController {
+        &mut self.lod
+    }
+
+    /// Column residency of a streaming world (`None`: the grid holds the
+    /// whole world).
+    pub fn residency(&self) -> Option<&Residency> {
+        self.residency.as_ref()
+    }
+
+    /// See [`TerrainStreaming::residency`].
+    pub fn residency_mut(&mut self) -> Option<&mut Residency> {
+        self.residency.as_mut()
+    }
+
+    /// Takes the residency out (to save what it holds after a run).
+    pub fn take_residency(&mut self) -> Option<Residency> {
+        self.residency.take()
+    }
+
+    /// The levels above the chunk (spec §13), when the world has them.
+    pub fn horizon(&self) -> Option<&Horizon> {
+        self.horizon.as_ref()
+    }
+
+    /// See [`TerrainStreaming::horizon`].
+    pub fn horizon_mut(&mut self) -> Option<&mut Horizon> {
+        self.horizon.as_mut()
+    }
+
+    /// Duration of every LOD scan, ms.
+    pub fn lod_scan_ms_mut(&mut self) -> &mut Samples {
+        &mut self.lod_scan_ms
+    }
+
+    /// Frames [`TerrainStreaming::stream_columns`] ran.
+    pub fn streamed_frames(&self) -> u64 {
+        self.streamed_frames
+    }
+
+    /// Of those, the index of each frame in which ground within the draw
+    /// distance had no mesh.
+    pub fn frames_with_missing_chunks(&self) -> &[u64] {
+        &self.frames_with_missing_chunks
+    }
+
+    /// The missing count of the last streamed frame.
+    pub fn last_missing_chunks(&self) -> usize {
+        self.last_missing_chunks
+    }
+
     /// Streaming with `settings`, not yet synced to any grid.
     pub fn new(settings: LodSettings) -> TerrainStreaming {
         let mut pipeline = MeshPipeline::new();

@@ -49,7 +49,7 @@ impl WorldStats {
         camera_pos_world: glam::DVec3,
     ) -> WorldStats {
         let (vertices, triangles) = meshes.totals();
-        let pipeline = &mut streaming.pipeline;
+        let pipeline = streaming.pipeline_mut();
         WorldStats {
             chunks: grid.chunk_count(),
             nonempty_chunks: meshes.len(),

@@ -192,11 +192,7 @@ pub fn replay_script(
             camera.pitch_deg = pitch as f32;
         }
         streaming.stream_columns(grid, meshes, camera.pos_world);
-        if let Some(e) = streaming
-            .residency
-            .as_ref()
-            .and_then(|r| r.first_load_error())
-        {
+        if let Some(e) = streaming.residency().and_then(|r| r.first_load_error()) {
             return Err(ReplayError::Load(e.clone()));
         }
         while next < script.strokes.len() && u64::from(script.strokes[next].frame) <= due_frame {
@@ -214,7 +210,7 @@ pub fn replay_script(
                 // (possibly later) frame that applied it.
                 let input_at =
                     start + Duration::from_secs_f64(f64::from(stroke.frame) / script.frame_rate_hz);
-                streaming.pipeline.note_edit_times([input_at]);
+                streaming.pipeline_mut().note_edit_times([input_at]);
             }
             next += 1;
         }
@@ -223,7 +219,7 @@ pub fn replay_script(
         let published: PublishReport = streaming.publish(&mut *target.uploader(), meshes);
         streaming.horizon_frame(grid, meshes, &camera, &mut *target.uploader());
         if published.promoted_chunks > 0
-            || streaming.pipeline.stats.awaiting_presentation() > 0
+            || streaming.pipeline().stats.awaiting_presentation() > 0
             || target.presents_every_frame()
         {
             let drawn = Instant::now();
@@ -231,7 +227,7 @@ pub fn replay_script(
                 .present(frame, meshes, &camera)
                 .map_err(|source| ReplayError::Present { frame, source })?;
             let presented = Instant::now();
-            streaming.pipeline.frame_presented(presented);
+            streaming.pipeline_mut().frame_presented(presented);
             report.presented_frames += 1;
             report
                 .present_ms
@@ -242,12 +238,12 @@ pub fn replay_script(
         frame_start = (frame_start + period).max(Instant::now());
         let strokes_done = next >= script.strokes.len()
             && due_frame >= u64::from(script.camera_keys.last().map_or(0, |k| k.frame));
-        let view_done = streaming.residency.is_none()
+        let view_done = streaming.residency().is_none()
             || streaming.is_budget_limited()
             || (streaming.is_view_loaded()
-                && streaming.lod.is_settled()
-                && streaming.last_missing_chunks == 0);
-        if strokes_done && streaming.pipeline.is_idle() && view_done {
+                && streaming.lod().is_settled()
+                && streaming.last_missing_chunks() == 0);
+        if strokes_done && streaming.pipeline().is_idle() && view_done {
             break;
         }
         if strokes_done {
@@ -288,7 +284,7 @@ fn run_waiting_for_columns(
         match runner.run(grid, action) {
             Err(e) if waits < MAX_COLUMN_WAITS => {
                 let (Some(missing), Some(residency)) =
-                    (e.missing_columns(), streaming.residency.as_mut())
+                    (e.missing_columns(), streaming.residency_mut())
                 else {
                     return Err(e);
                 };

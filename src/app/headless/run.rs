@@ -165,14 +165,14 @@ pub fn render_world_streamed(
     let collision = collision_build
         .and_then(|build| collision_summary(&mut collision_cache, &run.grid, &build));
     let walk = match options.script.as_ref() {
-        Some(script) => scripted_walk(script, &mut run.grid, run.streaming.residency.as_mut())?,
+        Some(script) => scripted_walk(script, &mut run.grid, run.streaming.residency_mut())?,
         None => None,
     };
     let shown = run.draw_final(runner.as_ref())?;
     let mut stats = run.stats(&replay, &shown)?;
     stats.collision = collision;
     stats.walk = walk;
-    Ok((stats, run.grid, run.streaming.residency.take()))
+    Ok((stats, run.grid, run.streaming.take_residency()))
 }
 
 /// The camera of the first frame: the script's first keyframe, else the
@@ -316,8 +316,7 @@ impl<'a> HeadlessRun<'a> {
     fn check_loads(&self) -> Result<(), HeadlessError> {
         match self
             .streaming
-            .residency
-            .as_ref()
+            .residency()
             .and_then(|r| r.first_load_error())
         {
             Some(e) => Err(HeadlessError::Load(e.clone())),
@@ -380,7 +379,7 @@ impl<'a> HeadlessRun<'a> {
         // with `--overlay seam-audit`, the markers.
         self.headless.renderer().update_seam_audit(
             &self.meshes,
-            self.streaming.horizon.as_ref(),
+            self.streaming.horizon(),
             Instant::now(),
         );
         let seam_audit_mismatches = self.headless.renderer().seam_audit().mismatches().len();
@@ -393,8 +392,7 @@ impl<'a> HeadlessRun<'a> {
         if options.overlays.contains(Overlay::Residency) {
             let view = self
                 .streaming
-                .residency
-                .as_ref()
+                .residency()
                 .map(|r| ResidencyView::of(r, camera.pos_world));
             self.headless.renderer().set_residency(view);
         }
@@ -448,7 +446,7 @@ impl<'a> HeadlessRun<'a> {
             &mut self.streaming,
             camera.pos_world,
         );
-        let pipeline = &mut self.streaming.pipeline;
+        let pipeline = self.streaming.pipeline_mut();
         let [w, h] = options.size_px;
         let mut out = RenderStats {
             adapter: self.adapter.clone(),
@@ -549,11 +547,7 @@ fn settle_streaming(
     let mut frames = 0;
     loop {
         streaming.stream_columns(grid, meshes, camera_pos_world);
-        if let Some(e) = streaming
-            .residency
-            .as_ref()
-            .and_then(|r| r.first_load_error())
-        {
+        if let Some(e) = streaming.residency().and_then(|r| r.first_load_error()) {
             return Err(HeadlessError::Load(e.clone()));
         }
         let mut uploader = headless.renderer().uploader();
@@ -561,7 +555,9 @@ fn settle_streaming(
         streaming.publish(&mut uploader, meshes);
         headless.end_undrawn_frame();
         frames += 1;
-        if streaming.is_view_settled() && streaming.pipeline.is_idle() && streaming.lod.is_settled()
+        if streaming.is_view_settled()
+            && streaming.pipeline().is_idle()
+            && streaming.lod().is_settled()
         {
             if streaming.is_budget_limited() {
                 log::warn!(

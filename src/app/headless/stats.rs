@@ -223,20 +223,18 @@ impl RenderStats {
     /// Copies the level-of-detail scan times and the horizon's figures.
     pub fn add_lod_and_horizon(&mut self, streaming: &mut crate::pipeline::TerrainStreaming) {
         self.lod_scan_ms = ScanSummary {
-            p50: streaming.lod_scan_ms.quantile(0.5),
-            max: streaming.lod_scan_ms.max(),
-            count: streaming.lod_scan_ms.count(),
+            p50: streaming.lod_scan_ms_mut().quantile(0.5),
+            max: streaming.lod_scan_ms_mut().max(),
+            count: streaming.lod_scan_ms_mut().count(),
         };
-        self.edit_to_horizon_ms =
-            streaming
-                .horizon
-                .as_mut()
-                .map_or_else(ScanSummary::default, |h| ScanSummary {
-                    p50: h.edit_to_horizon_ms.quantile(0.5),
-                    max: h.edit_to_horizon_ms.max(),
-                    count: h.edit_to_horizon_ms.count(),
-                });
-        self.horizon_nodes = streaming.horizon.as_ref().map_or(0, |h| h.built_count());
+        self.edit_to_horizon_ms = streaming
+            .horizon_mut()
+            .map_or_else(ScanSummary::default, |h| ScanSummary {
+                p50: h.edit_to_horizon_ms.quantile(0.5),
+                max: h.edit_to_horizon_ms.max(),
+                count: h.edit_to_horizon_ms.count(),
+            });
+        self.horizon_nodes = streaming.horizon().map_or(0, |h| h.built_count());
     }
 }
 
@@ -297,9 +295,9 @@ impl StreamingSummary {
         startup_frames: u64,
         startup_ms: f64,
     ) -> Result<Option<Self>, HeadlessError> {
-        let frames_missing = streaming.frames_with_missing_chunks.clone();
-        let frames = streaming.streamed_frames;
-        let Some(r) = streaming.residency.as_mut() else {
+        let frames_missing = streaming.frames_with_missing_chunks().to_vec();
+        let frames = streaming.streamed_frames();
+        let Some(r) = streaming.residency_mut() else {
             return Ok(None);
         };
         r.sync_edits(grid);
