@@ -1,8 +1,10 @@
 //! Debug overlays, rendered headless on whatever adapter exists (llvmpipe in
-//! CI): every overlay changes the image of a small generated world, the
-//! `lod` tints differ between forced levels, the barycentric wireframe
-//! fallback draws roughly the same edges as polygon-mode lines, seam-audit
-//! markers appear exactly when there is a mismatch, republished chunks
+//! CI): every overlay draws what it must where it must on a small generated
+//! world (checked pixel by pixel against pick rays through the pixel
+//! corners and projected chunk boxes), the `lod` tints differ between forced
+//! levels, the barycentric wireframe fallback draws roughly the same edges
+//! as polygon-mode lines (the adapter must offer both), seam-audit markers
+//! appear exactly when and where there is a mismatch, republished chunks
 //! flash, and `--overlay` rejects unknown names.
 //!
 //! GPU tests fail (saying why) when no graphics adapter can be created.

@@ -1,6 +1,8 @@
 //! Headless rendering on whatever adapter exists (llvmpipe in CI): the image
-//! shows sky and terrain, follows the camera, draws the UI panel, and stays
-//! precise a million cells from the origin.
+//! shows sky and terrain, follows the camera, draws the brush cursor where
+//! its sphere meets the surface, draws the UI panel beside an unchanged 3D
+//! view, and stays precise a million cells from the origin; the binary's
+//! screenshot and statistics equal the library's for the same world.
 //!
 //! Each test fails (saying why) when no graphics adapter can be created.
 
