@@ -21,7 +21,7 @@ fn surface_height(grid: &Grid, x: i32, z: i32) -> Option<f64> {
 
 #[test]
 fn jacksboro_dem_reads_with_its_sidecar() {
-    let Some(dem) = dem_path() else { return };
+    let dem = dem_path();
     let map = read_heightmap(&dem).unwrap();
     assert_eq!((map.width_px, map.height_px), (403, 344));
     let sidecar = map.sidecar.as_ref().expect("sidecar next to the PNG");
@@ -34,7 +34,7 @@ fn jacksboro_dem_reads_with_its_sidecar() {
 
 #[test]
 fn jacksboro_dem_imports_with_true_aspect_and_relief() {
-    let Some(dem) = dem_path() else { return };
+    let dem = dem_path();
     let settings = HeightmapSettings::default();
     let grid = import_heightmap(&dem, &settings).unwrap();
     // x: 403 px × 2 cells; z: 344 px × 92.1 / (74.5 / 2) m = 850.6 → 851 cells.
@@ -100,7 +100,7 @@ fn jacksboro_dem_imports_with_true_aspect_and_relief() {
 
 #[test]
 fn jacksboro_dem_keeps_north_at_minus_z() {
-    let Some(path) = dem_path() else { return };
+    let path = dem_path();
     let map = read_heightmap(&path).unwrap();
     let grid = import_heightmap(&path, &HeightmapSettings::default()).unwrap();
     // Compare a DEM pixel near the north-west and one near the south-east
@@ -122,7 +122,7 @@ fn jacksboro_dem_keeps_north_at_minus_z() {
 
 #[test]
 fn absurd_scale_is_refused_before_building() {
-    let Some(dem) = dem_path() else { return };
+    let dem = dem_path();
     let settings = HeightmapSettings {
         cells_per_pixel: 64.0,
         ..HeightmapSettings::default()

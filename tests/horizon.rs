@@ -196,8 +196,21 @@ fn a_jump_draws_the_nearest_built_ancestors_and_asks_coarsest_first() {
 /// The slow flight that showed the bug: 1,400 studs up, flying −z at 150
 /// studs/s (2.5 studs a frame) with nodes arriving a few per frame, as in
 /// the window. At no frame may a column be drawn at two levels.
+///
+/// The builds run on a one-thread rayon pool that this test drives itself:
+/// after each frame's requests it runs exactly one pending build job (up to
+/// `NODES_PER_JOB` nodes of one node column), so the same nodes arrive at
+/// the same frames on any machine, and the rest stay in flight. (Flying
+/// 225 studs from a settled view, 176 nodes arrive in 17 frames, and builds
+/// are still in flight after 11.)
 #[test]
 fn a_flight_with_nodes_streaming_in_never_stacks_two_levels_in_a_column() {
+    /// Build jobs run between two frames.
+    const JOBS_PER_FRAME: usize = 1;
+    /// Frames with arrivals, and with builds left in flight, at least.
+    const MIN_FRAMES_WITH_ARRIVALS: u32 = 15;
+    const MIN_FRAMES_WITH_BUILDS_LEFT: u32 = 10;
+    const FRAMES: u32 = 90;
     let mut h = big_world();
     let start = DVec3::new(CENTRE, 1400.0, CENTRE);
     let camera = |frame: u32| {
@@ -209,15 +222,48 @@ fn a_flight_with_nodes_streaming_in_never_stacks_two_levels_in_a_column() {
     };
     select(&mut h, &camera(0), 16_384.0);
     h.build_wanted_now();
-    for frame in 1..=90 {
-        select(&mut h, &camera(frame), 16_384.0);
-        assert_no_overlap(h.draws());
-        assert_columns_whole(h.draws());
-        // A few builds land per frame; the rest stay in flight.
-        h.dispatch();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        h.receive();
-    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    // Frames in which built nodes arrived, and in which some requested
+    // builds were still in flight after the arrivals (the selection of the
+    // next frame then falls back to ancestors for them).
+    let (mut frames_with_arrivals, mut frames_with_builds_left) = (0u32, 0u32);
+    let mut arrived = 0usize;
+    pool.install(|| {
+        for frame in 1..=FRAMES {
+            select(&mut h, &camera(frame), 16_384.0);
+            assert_no_overlap(h.draws());
+            assert_columns_whole(h.draws());
+            h.dispatch();
+            for _ in 0..JOBS_PER_FRAME {
+                // This thread is the pool's only worker: each call runs one
+                // pending build job here, or finds none.
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    break;
+                }
+            }
+            let accepted = h.receive();
+            arrived += accepted;
+            frames_with_arrivals += u32::from(accepted > 0);
+            frames_with_builds_left += u32::from(h.in_flight() > 0);
+        }
+        // Run what is left, so no job outlives the pool.
+        while rayon::yield_now() == Some(rayon::Yield::Executed) {}
+    });
+    eprintln!(
+        "  {arrived} nodes arrived in {frames_with_arrivals} of {FRAMES} frames; \
+         builds left in flight after {frames_with_builds_left} frames"
+    );
+    assert!(
+        frames_with_arrivals >= MIN_FRAMES_WITH_ARRIVALS,
+        "nodes arrived in only {frames_with_arrivals} of {FRAMES} frames of the flight"
+    );
+    assert!(
+        frames_with_builds_left >= MIN_FRAMES_WITH_BUILDS_LEFT,
+        "builds were left in flight in only {frames_with_builds_left} of {FRAMES} frames"
+    );
 }
 
 /// Fills a limestone pillar 100 cells wide and 300 tall into `grid`, 20 km

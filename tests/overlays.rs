@@ -1,17 +1,19 @@
 //! Debug overlays, rendered headless on whatever adapter exists (llvmpipe in
-//! CI): every overlay changes the image of a small generated world, the
-//! `lod` tints differ between forced levels, the barycentric wireframe
-//! fallback draws roughly the same edges as polygon-mode lines, seam-audit
-//! markers appear exactly when there is a mismatch, republished chunks
+//! CI): every overlay draws what it must where it must on a small generated
+//! world (checked pixel by pixel against pick rays through the pixel
+//! corners and projected chunk boxes), the `lod` tints differ between forced
+//! levels, the barycentric wireframe fallback draws roughly the same edges
+//! as polygon-mode lines (the adapter must offer both), seam-audit markers
+//! appear exactly when and where there is a mismatch, republished chunks
 //! flash, and `--overlay` rejects unknown names.
 //!
-//! GPU tests skip (with a message) only when no adapter at all can be
-//! created; CI installs lavapipe, so there they must run.
+//! GPU tests fail (saying why) when no graphics adapter can be created.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use rustc_hash::FxHashSet;
 use strata::app::headless::{self, HeadlessRenderer, ScreenshotOptions};
 use strata::camera::Camera;
 use strata::camera::frame_terrain;
@@ -19,13 +21,18 @@ use strata::editor::panel::side_panel::PanelStats;
 use strata::io::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
+use strata::render::overlays::LEVEL_TINTS_SRGB;
 use strata::render::{FrameSettings, Overlay, OverlaySet, WireframeMode};
 use strata::terrain::Grid;
 use strata::terrain::generation::generate::GeneratorSettings;
-use strata::terrain::storage::coords::ChunkCoord;
+use strata::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord};
 
 mod common;
-use common::gpu_or_skip;
+use common::pixels::{
+    Cover, PickGrid, blend_factor, channel_error, linear, linear_of, overlay_tint,
+    projected_box_edges, segment_distance, srgb,
+};
+use common::require_gpu;
 
 const W: u32 = 320;
 const H: u32 = 180;
@@ -128,11 +135,19 @@ fn plain_scene(gpu: &strata::render::Gpu) -> Scene {
     }
 }
 
+/// Each overlay draws what it must where it must, checked pixel by pixel
+/// against the plain image and the scene's geometry (pick rays through the
+/// pixel corners, chunk boxes projected with the camera): `lod` and
+/// `seams` tint each chunk's pixels by exactly its level's colour and its
+/// coordinate's hue and leave the sky alone; `chunks` draws light lines
+/// only along the projected chunk box edges, and over the sky everywhere
+/// an edge runs; `wireframe` darkens the terrain and leaves the open sky
+/// alone; the remesh flash blends every republished chunk toward its flash
+/// colour by one common amount; seam-audit markers are absent without a
+/// mismatch and drawn at the projected mismatch, nowhere else, with one.
 #[test]
 fn every_overlay_changes_the_image() {
-    let Some(gpu) = gpu_or_skip("every_overlay_changes_the_image") else {
-        return;
-    };
+    let gpu = require_gpu("every_overlay_changes_the_image");
     let Scene {
         mut meshes,
         mut headless,
@@ -142,6 +157,7 @@ fn every_overlay_changes_the_image() {
         ..
     } = plain_scene(&gpu);
     save(&plain, "overlay-plain.png");
+    let picks = PickGrid::new(&camera, &meshes, W, H);
 
     for overlay in [
         Overlay::Lod,
@@ -158,6 +174,18 @@ fn every_overlay_changes_the_image() {
             "{}: only {changed} pixels changed",
             overlay.name()
         );
+        match overlay {
+            Overlay::Lod => assert_tinted_per_chunk(&plain, &img, &picks, "lod", 0.6, |c| {
+                let level = meshes.level_of(c).expect("a shown chunk has a level");
+                linear_of(LEVEL_TINTS_SRGB[level as usize])
+            }),
+            Overlay::Seams => {
+                assert_tinted_per_chunk(&plain, &img, &picks, "seams", 0.65, chunk_hue_tint)
+            }
+            Overlay::Chunks => assert_chunk_lines(&plain, &img, &picks, &meshes, &camera),
+            Overlay::Wireframe => assert_wireframe_darkens_terrain(&plain, &img, &picks),
+            _ => unreachable!(),
+        }
     }
 
     // Nothing was republished: the remesh and seam-audit overlays (no
@@ -183,6 +211,7 @@ fn every_overlay_changes_the_image() {
         changed > (W * H / 10) as usize,
         "remesh flash changed {changed} pixels"
     );
+    assert_one_flash(&plain, &flash, &picks);
 
     // A boundary vertex moved in one chunk: the audit finds it and the
     // overlay marks it.
@@ -204,6 +233,13 @@ fn every_overlay_changes_the_image() {
         .update_seam_audit(&meshes, None, Instant::now());
     let found = headless.renderer().seam_audit().count().unwrap_or(0);
     assert!(found > 0, "the moved vertex is a mismatch");
+    let marks: Vec<glam::DVec3> = headless
+        .renderer()
+        .seam_audit()
+        .mismatches()
+        .iter()
+        .map(|m| m.pos_world)
+        .collect();
     let unmarked = render(&mut headless, &camera, &settings);
     let marked = render(
         &mut headless,
@@ -214,13 +250,276 @@ fn every_overlay_changes_the_image() {
     let changed = changed_pixels(&unmarked, &marked, 30);
     eprintln!("  seam-audit: {found} mismatches, {changed} pixels changed");
     assert!(changed > 20, "seam-audit markers changed {changed} pixels");
+    assert_markers_at(&unmarked, &marked, &marks, &camera);
+}
+
+/// The `seams` tint of chunk `c` (linear): `chunk_hue` and `hsv_to_rgb(h,
+/// 0.8, 1)` of `shaders/terrain.wgsl`.
+fn chunk_hue_tint(c: ChunkCoord) -> glam::Vec3 {
+    let [x, y, z] = c.0.to_array().map(|v| v as u32);
+    let mut h =
+        x.wrapping_mul(0x8da6_b343) ^ y.wrapping_mul(0xd816_3841) ^ z.wrapping_mul(0xcb1a_b31f);
+    h = (h ^ (h >> 16)).wrapping_mul(0x7feb_352d);
+    h = (h ^ (h >> 15)).wrapping_mul(0x846c_a68b);
+    h ^= h >> 16;
+    let hue = (h >> 8) as f32 / 16_777_216.0;
+    let k = (glam::Vec3::splat(hue) + glam::Vec3::new(0.0, 2.0 / 3.0, 1.0 / 3.0)).fract() * 6.0;
+    let rgb = ((k - 3.0).abs() - 1.0).clamp(glam::Vec3::ZERO, glam::Vec3::ONE);
+    glam::Vec3::ONE.lerp(rgb, 0.8)
+}
+
+/// Every pixel wholly inside one chunk is the plain pixel with `tint(chunk)`
+/// blended over it by `amount` (as `overlay_tint` does), within 3 levels
+/// (all but 1%: water over a chunk blends its tinted bed); the open sky is
+/// untouched.
+fn assert_tinted_per_chunk(
+    plain: &image::RgbaImage,
+    img: &image::RgbaImage,
+    picks: &PickGrid,
+    name: &str,
+    amount: f32,
+    tint: impl Fn(ChunkCoord) -> glam::Vec3,
+) {
+    let (mut inside, mut exact, mut chunks) = (0usize, 0usize, FxHashSet::default());
+    for (x, y) in picks.pixels() {
+        let (p, q) = (plain.get_pixel(x, y), img.get_pixel(x, y));
+        match picks.cover(x, y) {
+            Cover::Chunk(c) => {
+                inside += 1;
+                let want = srgb(overlay_tint(linear(p), tint(c), amount));
+                if channel_error(q, want) <= 3 {
+                    exact += 1;
+                    chunks.insert(c);
+                }
+            }
+            Cover::Sky if picks.open_sky(x, y, 1) => {
+                assert_eq!(p, q, "{name}: sky pixel ({x}, {y}) changed");
+            }
+            _ => {}
+        }
+    }
+    eprintln!("  {name}: {exact} of {inside} pixels inside a chunk tinted as predicted");
+    assert!(
+        inside > (W * H / 10) as usize,
+        "{name}: {inside} pixels inside chunks"
+    );
+    assert!(
+        exact * 100 >= inside * 99,
+        "{name}: only {exact} of {inside} pixels inside a chunk carry its tint"
+    );
+    assert!(
+        chunks.len() >= 20,
+        "{name}: tints checked on {} chunks",
+        chunks.len()
+    );
+}
+
+/// `chunks`: every pixel the lines change lies within 1.5 px of a
+/// projected edge of a chunk box (x and z over the chunk, y over its
+/// mesh's height range), and moves toward the light line colour; over the
+/// open sky (nothing to hide a line) the pixels an edge passes through
+/// change.
+fn assert_chunk_lines(
+    plain: &image::RgbaImage,
+    img: &image::RgbaImage,
+    picks: &PickGrid,
+    meshes: &WorldMeshes,
+    camera: &Camera,
+) {
+    let mut edges = Vec::new();
+    for (coord, mesh) in meshes.iter() {
+        let Some((lo, hi)) = mesh.bounds_local() else {
+            continue;
+        };
+        let y_lo = lo.y.clamp(0.0, CHUNK_SIZE_STUDS);
+        let y_hi = hi.y.clamp(y_lo, CHUNK_SIZE_STUDS);
+        let origin = coord.origin_world();
+        edges.extend(projected_box_edges(
+            camera,
+            origin + glam::DVec3::new(0.0, f64::from(y_lo), 0.0),
+            origin
+                + glam::DVec3::new(
+                    f64::from(CHUNK_SIZE_STUDS),
+                    f64::from(y_hi),
+                    f64::from(CHUNK_SIZE_STUDS),
+                ),
+            W,
+            H,
+        ));
+    }
+    // Light grey-white (CHUNK_LINE_COLOR).
+    let line = linear_of([250, 250, 235]);
+    let (mut changed, mut near, mut lighter) = (0usize, 0usize, 0usize);
+    let (mut on_sky, mut on_sky_drawn) = (0usize, 0usize);
+    for (x, y) in picks.pixels() {
+        let centre = (x as f32 + 0.5, y as f32 + 0.5);
+        let d = edges
+            .iter()
+            .map(|&(a, b)| segment_distance(centre, a, b))
+            .fold(f32::INFINITY, f32::min);
+        let (p, q) = (plain.get_pixel(x, y), img.get_pixel(x, y));
+        let differs = (0..3).map(|k| p[k].abs_diff(q[k]) as u32).sum::<u32>() > 12;
+        if differs {
+            changed += 1;
+            near += usize::from(d <= 1.5);
+            lighter += usize::from(blend_factor(linear(p), line, linear(q)) > 0.0);
+        }
+        if d <= 0.3 && picks.open_sky(x, y, 1) {
+            on_sky += 1;
+            on_sky_drawn += usize::from(differs);
+        }
+    }
+    eprintln!(
+        "  chunks: {near} of {changed} changed pixels on an edge, {lighter} lighter; \
+         {on_sky_drawn} of {on_sky} edge pixels over the sky drawn"
+    );
+    assert!(
+        near * 1000 >= changed * 995,
+        "chunks: {} changed pixels lie off every chunk edge",
+        changed - near
+    );
+    assert!(
+        lighter * 100 >= changed * 99,
+        "chunks: only {lighter} of {changed} changed pixels moved toward the line colour"
+    );
+    assert!(
+        on_sky > 100,
+        "chunks: {on_sky} edge pixels over the open sky"
+    );
+    assert!(
+        on_sky_drawn * 100 >= on_sky * 95,
+        "chunks: only {on_sky_drawn} of {on_sky} edge pixels over the sky show a line"
+    );
+}
+
+/// `wireframe` (from afar every pixel of terrain holds triangle edges):
+/// the terrain darkens toward the near-black line colour, the open sky is
+/// untouched.
+fn assert_wireframe_darkens_terrain(
+    plain: &image::RgbaImage,
+    img: &image::RgbaImage,
+    picks: &PickGrid,
+) {
+    let line = glam::Vec3::new(0.01, 0.012, 0.02);
+    let (mut inside, mut darker) = (0usize, 0usize);
+    for (x, y) in picks.pixels() {
+        let (p, q) = (plain.get_pixel(x, y), img.get_pixel(x, y));
+        match picks.cover(x, y) {
+            Cover::Chunk(_) => {
+                inside += 1;
+                darker += usize::from(blend_factor(linear(p), line, linear(q)) > 0.2);
+            }
+            Cover::Sky if picks.open_sky(x, y, 2) => {
+                assert_eq!(p, q, "wireframe: sky pixel ({x}, {y}) changed");
+            }
+            _ => {}
+        }
+    }
+    eprintln!("  wireframe: {darker} of {inside} terrain pixels darkened");
+    assert!(
+        darker * 100 >= inside * 99,
+        "wireframe: only {darker} of {inside} terrain pixels darkened"
+    );
+}
+
+/// The remesh flash: every pixel inside a chunk moved toward the flash
+/// colour by one common amount (all chunks were promoted together), at
+/// most 0.8.
+fn assert_one_flash(plain: &image::RgbaImage, flash: &image::RgbaImage, picks: &PickGrid) {
+    let colour = glam::Vec3::new(1.0, 0.95, 0.6);
+    let mut factors: Vec<f32> = picks
+        .pixels()
+        .filter(|&(x, y)| matches!(picks.cover(x, y), Cover::Chunk(_)))
+        .map(|(x, y)| {
+            blend_factor(
+                linear(plain.get_pixel(x, y)),
+                colour,
+                linear(flash.get_pixel(x, y)),
+            )
+        })
+        .collect();
+    factors.sort_by(f32::total_cmp);
+    let median = factors[factors.len() / 2];
+    let close = factors
+        .iter()
+        .filter(|f| (*f - median).abs() < 0.03)
+        .count();
+    eprintln!(
+        "  remesh: flash amount {median:.3} on {close} of {} pixels",
+        factors.len()
+    );
+    assert!(median > 0.05 && median <= 0.81, "flash amount {median}");
+    assert!(
+        close * 100 >= factors.len() * 99,
+        "remesh: only {close} of {} pixels flash by the common amount {median:.3}",
+        factors.len()
+    );
+}
+
+/// Seam-audit markers: a red pixel (MARKER_COLOR) within 2 px of every
+/// projected mismatch, and no changed pixel outside the projected extent of
+/// the markers (a box and three axis lines 1.8 half-sizes long around each).
+fn assert_markers_at(
+    unmarked: &image::RgbaImage,
+    marked: &image::RgbaImage,
+    marks: &[glam::DVec3],
+    camera: &Camera,
+) {
+    let red = linear_of([255, 30, 30]);
+    let mut extents = Vec::new();
+    for &m in marks {
+        let (cx, cy) = camera
+            .project_to_screen(m, W as f32, H as f32)
+            .expect("the mismatch is in front of the camera");
+        let reddest = (-2i32..=2)
+            .flat_map(|dy| (-2i32..=2).map(move |dx| (dx, dy)))
+            .filter_map(|(dx, dy)| {
+                let (x, y) = (cx as i32 + dx, cy as i32 + dy);
+                ((0..W as i32).contains(&x) && (0..H as i32).contains(&y)).then(|| {
+                    let (p, q) = (
+                        unmarked.get_pixel(x as u32, y as u32),
+                        marked.get_pixel(x as u32, y as u32),
+                    );
+                    blend_factor(linear(p), red, linear(q))
+                })
+            })
+            .fold(f32::NEG_INFINITY, f32::max);
+        assert!(
+            reddest > 0.5,
+            "no marker at the mismatch {m:?} (pixel {cx:.1}, {cy:.1}): reddest {reddest:.2}"
+        );
+        let half = ((m - camera.pos_world).length() * 0.012).max(1.5) * 1.8;
+        let reach = projected_box_edges(
+            camera,
+            m - glam::DVec3::splat(half),
+            m + glam::DVec3::splat(half),
+            W,
+            H,
+        );
+        let (mut x0, mut y0, mut x1, mut y1) = (cx, cy, cx, cy);
+        for (a, b) in reach {
+            for (x, y) in [a, b] {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+        extents.push((x0 - 1.5, y0 - 1.5, x1 + 1.5, y1 + 1.5));
+    }
+    for (i, (p, q)) in unmarked.pixels().zip(marked.pixels()).enumerate() {
+        if (0..3).map(|k| p[k].abs_diff(q[k]) as u32).sum::<u32>() > 12 {
+            let (x, y) = ((i as u32 % W) as f32 + 0.5, (i as u32 / W) as f32 + 0.5);
+            assert!(
+                extents
+                    .iter()
+                    .any(|&(x0, y0, x1, y1)| (x0..=x1).contains(&x) && (y0..=y1).contains(&y)),
+                "seam-audit changed pixel ({x}, {y}), away from every marker"
+            );
+        }
+    }
 }
 
 #[test]
 fn skirt_overlays_tint_and_hide_skirts() {
-    let Some(gpu) = gpu_or_skip("skirt_overlays_tint_and_hide_skirts") else {
-        return;
-    };
+    let gpu = require_gpu("skirt_overlays_tint_and_hide_skirts");
     // A checkerboard of level-1 chunks: every chunk border is open, so the
     // skirts hang in plain view like curtains.
     let grid = grid();
@@ -287,14 +586,21 @@ fn skirt_overlays_tint_and_hide_skirts() {
 
 #[test]
 fn barycentric_wireframe_draws_the_same_edges_as_polygon_lines() {
-    let Some(gpu) = gpu_or_skip("barycentric_wireframe_draws_the_same_edges_as_polygon_lines")
-    else {
-        return;
-    };
-    if !WireframeMode::barycentric_supported(&gpu.adapter) {
-        eprintln!("SKIPPING: this adapter has no vertex-stage storage buffers");
-        return;
-    }
+    let gpu = require_gpu("barycentric_wireframe_draws_the_same_edges_as_polygon_lines");
+    assert!(
+        WireframeMode::barycentric_supported(&gpu.adapter),
+        "this adapter ({}) has no vertex-stage storage buffers, so the barycentric \
+         wireframe cannot be tested on it",
+        gpu.adapter_summary()
+    );
+    assert!(
+        gpu.device
+            .features()
+            .contains(wgpu::Features::POLYGON_MODE_LINE),
+        "this adapter ({}) has no POLYGON_MODE_LINE, so the barycentric wireframe \
+         cannot be compared with polygon-mode lines on it",
+        gpu.adapter_summary()
+    );
     let grid = grid();
     // Close enough that triangles are several pixels wide, so the edge
     // patterns can be compared.
@@ -312,15 +618,6 @@ fn barycentric_wireframe_draws_the_same_edges_as_polygon_lines() {
     };
     let mut maps = Vec::new();
     for mode in [WireframeMode::Barycentric, WireframeMode::PolygonLines] {
-        if mode == WireframeMode::PolygonLines
-            && !gpu
-                .device
-                .features()
-                .contains(wgpu::Features::POLYGON_MODE_LINE)
-        {
-            eprintln!("  no POLYGON_MODE_LINE: comparing the barycentric mode with plain only");
-            continue;
-        }
         let mut headless = HeadlessRenderer::new(gpu.clone(), [W, H], false).expect("renderer");
         // Before uploading: the barycentric mode reads chunk buffers as storage.
         headless.renderer().set_wireframe_mode(mode);
@@ -347,18 +644,19 @@ fn barycentric_wireframe_draws_the_same_edges_as_polygon_lines() {
         );
         maps.push(darkening(&plain, &wire));
     }
-    if let [bary, lines] = &maps[..] {
-        // Edges are about a pixel wide and rasterized differently
-        // (anti-aliased vs. aliased lines): compare the band-passed maps of
-        // where the two darken the image. The same edges correlate; the
-        // same pattern shifted by a few pixels does not.
-        let (a, b) = (edge_pattern(bary), edge_pattern(lines));
-        let r = correlation(&a, &b);
-        let shifted = correlation(&a, &shift(&b, 3));
-        eprintln!("  correlation {r:.2} (shifted by 3 px: {shifted:.2})");
-        assert!(r > 0.6, "edge maps correlate only {r:.2}");
-        assert!(r > shifted + 0.2, "aligned {r:.2} vs shifted {shifted:.2}");
-    }
+    let [bary, lines] = &maps[..] else {
+        unreachable!("both modes rendered")
+    };
+    // Edges are about a pixel wide and rasterized differently
+    // (anti-aliased vs. aliased lines): compare the band-passed maps of
+    // where the two darken the image. The same edges correlate; the
+    // same pattern shifted by a few pixels does not.
+    let (a, b) = (edge_pattern(bary), edge_pattern(lines));
+    let r = correlation(&a, &b);
+    let shifted = correlation(&a, &shift(&b, 3));
+    eprintln!("  correlation {r:.2} (shifted by 3 px: {shifted:.2})");
+    assert!(r > 0.6, "edge maps correlate only {r:.2}");
+    assert!(r > shifted + 0.2, "aligned {r:.2} vs shifted {shifted:.2}");
 }
 
 /// Per-pixel darkening of `img` relative to `base` (luma, 0..255).
@@ -438,9 +736,7 @@ fn mean_shift(base: &image::RgbaImage, img: &image::RgbaImage) -> [f64; 3] {
 
 #[test]
 fn lod_tints_differ_between_forced_levels() {
-    if gpu_or_skip("lod_tints_differ_between_forced_levels").is_none() {
-        return;
-    }
+    require_gpu("lod_tints_differ_between_forced_levels");
     let dir = std::env::temp_dir().join(format!("strata-overlays-{}", std::process::id()));
     let shot = |level: u8, overlays: OverlaySet| -> image::RgbaImage {
         let output: PathBuf = dir.join(format!("lod-{level}-{}.png", overlays.bits()));
@@ -514,9 +810,7 @@ fn cli_rejects_unknown_overlay_names() {
 
 #[test]
 fn cli_draws_repeated_overlays() {
-    if gpu_or_skip("cli_draws_repeated_overlays").is_none() {
-        return;
-    }
+    require_gpu("cli_draws_repeated_overlays");
     let dir = std::env::temp_dir().join(format!("strata-overlay-cli-{}", std::process::id()));
     let png = dir.join("shot.png");
     let json = dir.join("stats.json");
@@ -553,9 +847,7 @@ fn cli_draws_repeated_overlays() {
 fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones() {
     use strata::render::residency_overlay::{ResidencyTint, ResidencyView};
     use strata::terrain::storage::coords::ColumnCoord;
-    let Some(gpu) = gpu_or_skip("residency_overlay_tints_resident_columns_by_state") else {
-        return;
-    };
+    let gpu = require_gpu("residency_overlay_tints_resident_columns_by_state");
     let Scene {
         grid,
         mut headless,

@@ -124,7 +124,7 @@ fn a_road_over_a_hill_keeps_its_grade_on_the_cells_and_undoes_exactly() {
         report.cut_cells > 1000 && report.fill_cells > 100,
         "{report:?}"
     );
-    assert_eq!(report.max_upstream_rise_studs, 0.0);
+    assert_eq!(report.max_upstream_rise_studs, None, "a road has no water");
     // Along the centreline and along both bed edges, on the cells.
     for z in [79, 80, 81] {
         let line: Vec<IVec2> = (10..=150).map(|x| IVec2::new(x, z)).collect();
@@ -163,12 +163,13 @@ fn a_river_carves_a_channel_whose_water_never_rises_downstream() {
     let report = apply(&mut grid, &mut session, &spec);
     println!("{report:?}");
     assert_eq!(report.mode, PathMode::River);
-    assert_eq!(report.max_upstream_rise_studs, 0.0);
+    assert_eq!(report.max_upstream_rise_studs, Some(0.0));
     assert!(report.cut_cells > 500, "{report:?}");
     // Water along the middle of the channel, on the cells: present, above
     // the bed, never rising from one column to the next downstream.
     let patch = SurfacePatch::read(&grid, IVec2::ZERO, IVec2::splat(160));
     let mut last = f64::INFINITY;
+    let mut rise_cells = 0.0f64;
     let mut by_x = vec![f64::NAN; 160];
     for x in 8..148 {
         let z = (0..80)
@@ -184,6 +185,9 @@ fn a_river_carves_a_channel_whose_water_never_rises_downstream() {
         let bed = patch.height_cells(c).unwrap();
         assert!(water > bed + 0.5, "{c}: water {water}, bed {bed}");
         assert!(water <= last + 1e-6, "{c}: {water} after {last}");
+        if last.is_finite() {
+            rise_cells = rise_cells.max(water - last);
+        }
         last = water;
         by_x[x as usize] = water;
     }
@@ -196,6 +200,15 @@ fn a_river_carves_a_channel_whose_water_never_rises_downstream() {
         by_x[68]
     );
     assert!(by_x[20] - by_x[50] > 2.5, "{} {}", by_x[20], by_x[50]);
+    // The reported rise is the one measured here on the cells (none).
+    let measured_studs = rise_cells * f64::from(strata::terrain::storage::coords::CELL_SIZE_STUDS);
+    let reported = report
+        .max_upstream_rise_studs
+        .expect("a river reports its rise");
+    assert!(
+        (reported - measured_studs).abs() < 1e-4,
+        "reported {reported}, measured {measured_studs}"
+    );
     assert_eq!(top_material(&grid, IVec2::new(30, 41)), Material::MUD);
 }
 
@@ -252,7 +265,7 @@ fn a_river_into_standing_water_ends_there_without_a_rise() {
         ])
     };
     let report = apply(&mut grid, &mut session, &spec);
-    assert_eq!(report.max_upstream_rise_studs, 0.0, "{report:?}");
+    assert_eq!(report.max_upstream_rise_studs, Some(0.0), "{report:?}");
     // It stopped at the water body, short of the last control point.
     assert!(report.length_studs < 600.0, "{report:?}");
     assert!(report.length_studs > 400.0, "{report:?}");
@@ -274,6 +287,7 @@ fn a_route_around_a_hill_is_longer_than_the_line_and_within_its_cap() {
     assert!(report.length_studs > straight * 1.1, "{report:?}");
     assert!(report.length_studs < straight * 2.0, "{report:?}");
     assert!(report.max_grade_deg <= 6.0, "{report:?}");
+    assert_eq!(report.max_upstream_rise_studs, None, "a route has no water");
     assert_eq!(
         session.history.undo_steps().last().unwrap().label(),
         "Route"
@@ -390,7 +404,11 @@ fn scripted_paths_replay_headless_and_report_their_figures() {
     for r in runner.path_reports() {
         assert!(r.max_grade_deg <= r.grade_cap_deg, "{r:?}");
         assert!(r.length_studs > 500.0, "{r:?}");
-        assert_eq!(r.max_upstream_rise_studs, 0.0);
+        let rise = match r.mode {
+            PathMode::River => Some(0.0),
+            PathMode::Road | PathMode::Route => None,
+        };
+        assert_eq!(r.max_upstream_rise_studs, rise, "{r:?}");
     }
     let json = serde_json::to_value(runner.path_reports()[1]).unwrap();
     let mut keys: Vec<&str> = json
@@ -413,6 +431,12 @@ fn scripted_paths_replay_headless_and_report_their_figures() {
         ]
     );
     assert_eq!(json["mode"], "river");
+    // Roads and routes carry no water: no rise is reported for them.
+    for r in [runner.path_reports()[0], runner.path_reports()[2]] {
+        let json = serde_json::to_value(r).unwrap();
+        assert!(json.get("max_upstream_rise_studs").is_none(), "{json}");
+        assert_eq!(json.as_object().unwrap().len(), 6, "{json}");
+    }
     // Bad entries name the stroke and the field.
     for (entry, needle) in [
         (
@@ -446,9 +470,7 @@ fn scripted_paths_replay_headless_and_report_their_figures() {
 /// The headless run writes each applied path's figures under `"paths"`.
 #[test]
 fn stats_json_lists_the_applied_paths() {
-    if common::gpu_or_skip("stats_json_lists_the_applied_paths").is_none() {
-        return;
-    }
+    common::require_gpu("stats_json_lists_the_applied_paths");
     let dir = std::env::temp_dir().join(format!("strata-paths-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -485,7 +507,11 @@ fn stats_json_lists_the_applied_paths() {
             "{p}"
         );
         assert!(p["cut_cells"].as_u64().unwrap() + p["fill_cells"].as_u64().unwrap() > 0);
-        assert_eq!(p["max_upstream_rise_studs"].as_f64(), Some(0.0));
+        if mode == "river" {
+            assert_eq!(p["max_upstream_rise_studs"].as_f64(), Some(0.0), "{p}");
+        } else {
+            assert!(p.get("max_upstream_rise_studs").is_none(), "{p}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

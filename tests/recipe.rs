@@ -173,9 +173,7 @@ fn the_binary_reports_generation_and_refuses_a_bad_recipe() {
     assert!(stderr.contains("wavelength_cells"), "{stderr}");
     assert!(!shot.exists());
 
-    if common::gpu_or_skip("the_binary_reports_generation_and_refuses_a_bad_recipe").is_none() {
-        return;
-    }
+    common::require_gpu("the_binary_reports_generation_and_refuses_a_bad_recipe");
     let json = dir.join("stats.json");
     common::run_ok(
         std::process::Command::new(env!("CARGO_BIN_EXE_strata"))

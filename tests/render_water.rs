@@ -3,8 +3,7 @@
 //! waves animate only the water, and new water appears only when the
 //! pipeline promotes it.
 //!
-//! Each test skips (with a message) only when no adapter at all can be
-//! created; CI installs lavapipe, so there they must run.
+//! Each test fails (saying why) when no graphics adapter can be created.
 
 use std::sync::Arc;
 
@@ -20,7 +19,7 @@ use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox};
 use strata::terrain::{Cell, ChunkCoord, Grid, Material};
 
 mod common;
-use common::gpu_or_skip;
+use common::require_gpu;
 
 const W: u32 = 320;
 const H: u32 = 180;
@@ -145,16 +144,12 @@ fn bed_point(r: f64) -> DVec3 {
 
 #[test]
 fn pond_shows_water_colour_and_its_shallow_bed() {
-    let Some(gpu) = gpu_or_skip("pond_shows_water_colour_and_its_shallow_bed") else {
-        return;
-    };
+    let gpu = require_gpu("pond_shows_water_colour_and_its_shallow_bed");
     let mut wet_renderer = renderer_with(gpu, &pond(true));
     let wet = render(&mut wet_renderer, 0.0);
     let water_chunks = wet_renderer.renderer().last_draw_stats().drawn_water_chunks;
     assert!(water_chunks >= 1, "no water chunk drawn");
-    let Some(gpu) = gpu_or_skip("pond_shows_water_colour_and_its_shallow_bed (dry)") else {
-        return;
-    };
+    let gpu = require_gpu("pond_shows_water_colour_and_its_shallow_bed (dry)");
     let mut dry_renderer = renderer_with(gpu, &pond(false));
     let dry = render(&mut dry_renderer, 0.0);
     save("pond-wet.png", &wet);
@@ -202,17 +197,13 @@ fn pond_shows_water_colour_and_its_shallow_bed() {
 
 #[test]
 fn waves_change_only_the_water() {
-    let Some(gpu) = gpu_or_skip("waves_change_only_the_water") else {
-        return;
-    };
+    let gpu = require_gpu("waves_change_only_the_water");
     let mut wet_renderer = renderer_with(gpu, &pond(true));
     let t0 = render(&mut wet_renderer, 0.0);
     let t15 = render(&mut wet_renderer, 1.5);
     let t0_again = render(&mut wet_renderer, 0.0);
     assert_eq!(t0, t0_again, "the same time must render the same image");
-    let Some(gpu) = gpu_or_skip("waves_change_only_the_water (dry)") else {
-        return;
-    };
+    let gpu = require_gpu("waves_change_only_the_water (dry)");
     let mut dry_renderer = renderer_with(gpu, &pond(false));
     let dry = render(&mut dry_renderer, 0.0);
     save("pond-t0.png", &t0);
@@ -263,11 +254,7 @@ fn waves_change_only_the_water() {
 
 #[test]
 fn staged_water_appears_only_when_promoted_and_leaves_with_the_chunk() {
-    let Some(gpu) =
-        gpu_or_skip("staged_water_appears_only_when_promoted_and_leaves_with_the_chunk")
-    else {
-        return;
-    };
+    let gpu = require_gpu("staged_water_appears_only_when_promoted_and_leaves_with_the_chunk");
     let grid = pond(true);
     let coord = ChunkCoord::new(0, 0, 0);
     let water = Arc::new(mesh_water_one(&grid, coord));
@@ -373,9 +360,7 @@ fn render_with_samples(gpu: &Gpu, grid: &Grid, samples: u32) -> image::RgbaImage
 fn single_sampled_targets_read_the_depth_too() {
     // The window renders 1× on software adapters: the depth-reading water
     // must look the same there (up to edge anti-aliasing) as with MSAA.
-    let Some(gpu) = gpu_or_skip("single_sampled_targets_read_the_depth_too") else {
-        return;
-    };
+    let gpu = require_gpu("single_sampled_targets_read_the_depth_too");
     let grid = pond(true);
     let one = render_with_samples(&gpu, &grid, 1);
     let msaa = gpu.msaa_sample_count(wgpu::TextureFormat::Rgba8UnormSrgb);

@@ -1,7 +1,7 @@
 //! A streaming world whose process is killed after an edit was spilled
 //! (spec §12): the edit is in the world file's pending changes, and the
 //! next open finds it. Runs the real `strata` binary headless, so it needs a
-//! graphics adapter (llvmpipe is enough) and skips without one.
+//! graphics adapter (llvmpipe is enough) and fails without one.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,9 +25,7 @@ const AWAY_SCRIPT: &str = r#"{"frame_rate_hz": 60, "strokes": [
 
 #[test]
 fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
-    if common::gpu_or_skip("a_killed_session_leaves_its_spilled_edit_for_the_next_open").is_none() {
-        return;
-    }
+    common::require_gpu("a_killed_session_leaves_its_spilled_edit_for_the_next_open");
     let dir = std::env::temp_dir().join(format!("strata-crash-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let world = dir.join("far.strata");
@@ -91,9 +89,7 @@ fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
 fn a_killed_new_world_is_offered_back_from_its_recovery_file() {
     use strata::app::streamed_world::StreamedWorld;
     use strata::io::recovery_files::orphaned_recoveries;
-    if common::gpu_or_skip("a_killed_new_world_is_offered_back_from_its_recovery_file").is_none() {
-        return;
-    }
+    common::require_gpu("a_killed_new_world_is_offered_back_from_its_recovery_file");
     // TMPDIR decides where new worlds spill (`$TMPDIR/strata-recovery`).
     let tmp = std::env::temp_dir().join(format!("strata-crash-new-{}", std::process::id()));
     let recovery_dir = tmp.join("strata-recovery");

@@ -593,25 +593,62 @@ impl MaterialTextures {
 mod tests {
     use super::*;
 
+    /// Mean step (sum of the three channel differences) across each texel
+    /// boundary of `img` along one axis: entry `i` is between texel `i` and
+    /// texel `i + 1`, averaged over the other axis; the last entry is the
+    /// wrap-around boundary between the last texel and the first.
+    fn boundary_steps(img: &image::RgbImage, along_x: bool) -> Vec<f64> {
+        let n = img.width();
+        (0..n)
+            .map(|i| {
+                let sum: u32 = (0..n)
+                    .map(|j| {
+                        let (a, b) = if along_x {
+                            (img.get_pixel(i, j), img.get_pixel((i + 1) % n, j))
+                        } else {
+                            (img.get_pixel(j, i), img.get_pixel(j, (i + 1) % n))
+                        };
+                        (0..3).map(|k| u32::from(a[k].abs_diff(b[k]))).sum::<u32>()
+                    })
+                    .sum();
+                f64::from(sum) / f64::from(n)
+            })
+            .collect()
+    }
+
     #[test]
     fn textures_tile_seamlessly() {
-        // Opposite edges must continue each other: compare the wrap-around
-        // step with typical in-tile steps.
+        // The eye sees a seam as a line: a boundary whose step, averaged
+        // along it, stands out. So the wrap-around boundary (where a tile
+        // meets the next) may step no more than the most contrasted
+        // boundary inside the tile, and at most twice the mean boundary
+        // inside (the current textures reach 1.94, rock along x), on both
+        // axes.
+        //
+        // Known seam: grass's rows do not wrap; the step across its top and
+        // bottom edges is 1.47 times the largest inside and 2.23 times the
+        // mean (27.98 vs 19.09 and 12.55). It may not get worse; when the
+        // generator is fixed, drop it.
+        let known_seams = [(Material::GRASS, false, [1.5, 2.3])];
         for m in Material::solids() {
             let img = generate_material_image(m);
-            let n = MATERIAL_TEXTURE_SIZE;
-            let diff = |a: &image::Rgb<u8>, b: &image::Rgb<u8>| -> u32 {
-                (0..3).map(|k| a[k].abs_diff(b[k]) as u32).sum()
-            };
-            let (mut wrap_d, mut in_d) = (0u32, 0u32);
-            for y in 0..n {
-                wrap_d += diff(img.get_pixel(n - 1, y), img.get_pixel(0, y));
-                in_d += diff(img.get_pixel(n / 2 - 1, y), img.get_pixel(n / 2, y));
+            for along_x in [true, false] {
+                let steps = boundary_steps(&img, along_x);
+                let (wrap, inside) = steps.split_last().expect("a texture has texels");
+                let largest = inside.iter().fold(0.0f64, |a, &b| a.max(b));
+                let mean = inside.iter().sum::<f64>() / inside.len() as f64;
+                let [vs_largest, vs_mean] = known_seams
+                    .iter()
+                    .find(|(k, x, _)| *k == m && *x == along_x)
+                    .map_or([1.0, 2.0], |(_, _, factors)| *factors);
+                let axis = if along_x { "x" } else { "y" };
+                assert!(
+                    *wrap <= largest * vs_largest && *wrap <= mean * vs_mean,
+                    "{m}: the step across the {axis} edge ({wrap:.2}) exceeds {vs_largest} × \
+                     the largest inside the tile ({largest:.2}) or {vs_mean} × the mean \
+                     ({mean:.2})"
+                );
             }
-            assert!(
-                wrap_d < in_d * 2 + 64 * n,
-                "{m}: wrap {wrap_d} vs inner {in_d}"
-            );
         }
     }
 

@@ -1,10 +1,11 @@
 //! Helpers shared by the tests that need a GPU adapter or a shared data file.
-//! Each says so when it skips; in CI (`CI` set) a missing data file fails the
-//! test, and with `STRATA_REQUIRE_GPU=1` (set by `.ci/run` when an adapter
-//! exists) a missing adapter does.
+//! Neither is optional: a test that cannot get its adapter or its data file
+//! fails with a message saying which and why, never passes without running.
 
 // Each test binary includes this module and uses only some of it.
 #![allow(dead_code)]
+
+pub mod pixels;
 
 use std::path::PathBuf;
 
@@ -24,66 +25,50 @@ impl ChunkUploader for NoGpu {
     fn evict(&mut self, _: &[ChunkCoord]) {}
 }
 
-/// True when `name` is set to a non-empty value other than `0`.
-fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-/// A headless GPU, or `None` (with a message) when no adapter at all can be
-/// created. CI installs lavapipe, so there the rendering tests always run.
+/// A headless GPU for test `test`.
 ///
 /// # Panics
-/// With `STRATA_REQUIRE_GPU=1` when no adapter can be created: the test
-/// fails instead of skipping.
-pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+/// When no graphics adapter can be created (no Vulkan, Metal, DX12 or GL
+/// driver; lavapipe is enough): the test fails, it is not skipped.
+pub fn require_gpu(test: &str) -> Gpu {
     match Gpu::new_headless() {
         Ok(gpu) => {
             eprintln!("{test}: adapter {}", gpu.adapter_summary());
-            Some(gpu)
+            gpu
         }
-        Err(e) if env_flag("STRATA_REQUIRE_GPU") => {
-            panic!(
-                "{test}: STRATA_REQUIRE_GPU is set but no graphics adapter could be created: {e}"
-            )
-        }
-        Err(e) => {
-            eprintln!("SKIPPING {test}: no graphics adapter could be created: {e}");
-            None
-        }
+        Err(e) => panic!("{test} needs a graphics adapter and none could be created: {e}"),
     }
 }
 
-/// A file of the project's shared data folder (`shared/data/NAME`): the
-/// folder `STRATA_SHARED_DIR` names, else `shared/` beside the checkout
-/// (found relative to the repository, never through an absolute path).
-/// `None`, with a note, when it is missing.
+/// The folder holding the project's shared data: `STRATA_SHARED_DIR/data`
+/// when that variable is set, else `shared/data` beside the checkout (found
+/// relative to the repository, never through an absolute path).
+pub fn shared_data_dir() -> PathBuf {
+    std::env::var_os("STRATA_SHARED_DIR")
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+            PathBuf::from,
+        )
+        .join("data")
+}
+
+/// The file `name` of the shared data folder ([`shared_data_dir`]).
 ///
 /// # Panics
-/// In CI (`CI` set) when the file is missing: the data must be there.
-pub fn shared_data_file(name: &str) -> Option<PathBuf> {
-    let candidates = std::env::var_os("STRATA_SHARED_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")]);
-    for dir in candidates {
-        let path = dir.join("data").join(name);
-        if path.exists() {
-            return Some(path);
-        }
-    }
-    let message = format!(
-        "shared/data/{name} is not beside this checkout; set STRATA_SHARED_DIR to the \
-         shared folder to run this test"
+/// When the file is not there: the test fails, it is not skipped.
+pub fn shared_data_file(name: &str) -> PathBuf {
+    let path = shared_data_dir().join(name);
+    assert!(
+        path.is_file(),
+        "data file missing at {}: this test reads it; put the project's shared/ folder \
+         beside the checkout or set STRATA_SHARED_DIR to it",
+        path.display()
     );
-    if env_flag("CI") {
-        panic!("{message} (CI is set, so the data must be there)");
-    }
-    eprintln!("SKIPPED: {message}");
-    None
+    path
 }
 
 /// The Jacksboro fault DEM (`shared/data/jacksboro_fault_dem.png`).
-pub fn dem_path() -> Option<PathBuf> {
+pub fn dem_path() -> PathBuf {
     shared_data_file("jacksboro_fault_dem.png")
 }
 

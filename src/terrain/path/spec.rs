@@ -233,8 +233,10 @@ pub struct PathReport {
     pub fill_cells: u64,
     /// Rivers: the largest rise of the water surface going downstream
     /// between consecutive centreline columns, studs, measured on the
-    /// cells (0 for a correct river); 0 for roads and routes.
-    pub max_upstream_rise_studs: f64,
+    /// cells (0 for a correct river); `None` for roads and routes, which
+    /// carry no water (absent from `--stats-json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_upstream_rise_studs: Option<f64>,
 }
 
 /// Why a path was refused. Nothing changed.

@@ -87,8 +87,8 @@ pub fn apply_path(
             cut_cells: counts.cut_cells,
             fill_cells: counts.fill_cells,
             max_upstream_rise_studs: match spec.mode {
-                PathMode::River => rise_cells * f64::from(CELL_SIZE_STUDS),
-                _ => 0.0,
+                PathMode::River => Some(rise_cells * f64::from(CELL_SIZE_STUDS)),
+                PathMode::Road | PathMode::Route => None,
             },
         },
         touched: counts.touched,
