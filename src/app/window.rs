@@ -27,6 +27,7 @@ use crate::editor::navigation::fly_controls::FlyControls;
 use crate::editor::navigation::walk::WalkMode;
 use crate::editor::panel::panel_keys::KeyTarget;
 use crate::editor::panel::side_panel::EditorPanel;
+use crate::editor::panel::ui_input::configure_input;
 use crate::editor::tools::previews::ToolPreviews;
 use crate::editor::tools::tool_driver::ToolDriver;
 use crate::editor::tools::tool_session::ToolSession;
@@ -250,6 +251,7 @@ impl App {
         gpu.renderer.sync_meshes(&mut self.world.meshes);
         let window = &gpu.window;
         let egui_ctx = egui::Context::default();
+        configure_input(&egui_ctx);
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
             egui::ViewportId::ROOT,

@@ -84,10 +84,12 @@ impl WindowState {
         let stats = self.panel_stats(world, tools);
         let mut ui = self.run_ui(world, session, tools, &stats);
         self.drop_presses_the_ui_took(session.is_modal_open());
-        if ui.session_event.is_none() {
-            ui.session_event = session.poll(&mut world.grid, &self.camera, now);
+        if ui.session_events.is_empty() {
+            ui.session_events
+                .extend(session.poll(&mut world.grid, &self.camera, now));
         }
-        if self.handle_session_events(world, session, tools, ui.session_event.take()) {
+        let events = std::mem::take(&mut ui.session_events);
+        if self.handle_session_events(world, session, tools, events) {
             ui.output.textures_delta.clear();
             return true;
         }
@@ -153,13 +155,37 @@ impl WindowState {
         world: &mut World,
         session: &mut FileSession,
         tools: &mut ToolDriver,
-        first: Option<SessionEvent>,
+        events: Vec<SessionEvent>,
     ) -> bool {
         let context = StreamEventContext {
             budget_bytes: (self.panel.memory_budget_mib as usize) << 20,
             camera: self.camera,
         };
-        let mut event = first;
+        for first in events {
+            if self.handle_session_event(world, session, tools, first, context) {
+                return true;
+            }
+        }
+        if self.pending_import.is_some()
+            && let WorldChange::Replaced { camera, generator } =
+                world.finish_pending_import(&mut self.pending_import, session, context.budget_bytes)
+        {
+            self.world_replaced(world, tools, camera, generator);
+        }
+        false
+    }
+
+    /// Carries out one File menu event and the events it leads to.
+    /// Returns `true` when the editor should quit.
+    fn handle_session_event(
+        &mut self,
+        world: &mut World,
+        session: &mut FileSession,
+        tools: &mut ToolDriver,
+        first: SessionEvent,
+        context: StreamEventContext,
+    ) -> bool {
+        let mut event = Some(first);
         while let Some(e) = event {
             event = match e {
                 SessionEvent::Quit => return true,
@@ -184,12 +210,6 @@ impl WindowState {
                     next
                 }
             };
-        }
-        if self.pending_import.is_some()
-            && let WorldChange::Replaced { camera, generator } =
-                world.finish_pending_import(&mut self.pending_import, session, context.budget_bytes)
-        {
-            self.world_replaced(world, tools, camera, generator);
         }
         false
     }

@@ -15,6 +15,7 @@ use crate::camera::Camera;
 use crate::editor::files::file_session::{FileSession, SessionEvent};
 use crate::editor::navigation::walk::WalkMode;
 use crate::editor::panel::side_panel::{EditorPanel, PanelStats};
+use crate::editor::panel::ui_input::split_raw_input;
 use crate::editor::tools::tool_session::ToolSession;
 use crate::editor::tools::tools_panel::{
     ActiveTool, HandleView, PASTE_COLOR, SELECTION_COLOR, draw_boxes,
@@ -52,8 +53,8 @@ pub struct UiFrame {
     pub panel_points: f32,
     /// Height of the menu bar, points.
     pub bar_points: f32,
-    /// What the File menu asked for this pass.
-    pub session_event: Option<SessionEvent>,
+    /// What the File menu asked for, in order.
+    pub session_events: Vec<SessionEvent>,
 }
 
 /// The boxes the tools show over the 3D view: the region selection, and
@@ -86,7 +87,9 @@ pub fn tool_boxes(
     (boxes, handles)
 }
 
-/// Runs one egui pass of the window over `raw_input`.
+/// Runs the window's egui passes over one frame's `raw_input`: one pass
+/// per part [`split_raw_input`] cuts it into (so every click and key
+/// counts, whatever the frame time), their outputs appended.
 pub fn run_ui(
     ctx: &egui::Context,
     raw_input: egui::RawInput,
@@ -96,18 +99,42 @@ pub fn run_ui(
     grid: &mut Grid,
     scene: UiScene<'_>,
 ) -> UiFrame {
-    let mut panel_points = 0.0;
-    let mut bar_points = 0.0;
-    let mut session_event = None;
+    let mut frame = UiFrame {
+        output: egui::FullOutput::default(),
+        panel_points: 0.0,
+        bar_points: 0.0,
+        session_events: Vec::new(),
+    };
+    for pass in split_raw_input(raw_input) {
+        let output = ui_pass(ctx, pass, session, panel, walk, grid, &scene, &mut frame);
+        frame.output.append(output);
+    }
+    frame
+}
+
+/// One egui pass: the menu bar and dialogs, the panel, the boxes, the
+/// notes and windows. Records the bar's and panel's size and the File
+/// menu's event in `frame`.
+#[allow(clippy::too_many_arguments)]
+fn ui_pass(
+    ctx: &egui::Context,
+    raw_input: egui::RawInput,
+    session: &mut FileSession,
+    panel: &mut EditorPanel,
+    walk: &mut WalkMode,
+    grid: &mut Grid,
+    scene: &UiScene<'_>,
+    frame: &mut UiFrame,
+) -> egui::FullOutput {
     session.menu.style = panel.lod.style;
     let camera = scene.camera;
-    let output = ctx.run_pass(raw_input, |ctx| {
+    ctx.run_pass(raw_input, |ctx| {
         let (bar, event) = session.ui(ctx, grid, &camera);
         // View ▸ Style: the panel's settings carry it to the streaming.
         panel.lod.style = session.menu.style;
-        bar_points = bar;
-        session_event = event;
-        panel_points = panel.show(ctx, scene.stats);
+        frame.bar_points = bar;
+        frame.session_events.extend(event);
+        frame.panel_points = panel.show(ctx, scene.stats);
         draw_boxes(ctx, &camera, scene.viewport_px, &scene.boxes, scene.handles);
         if let Some((text, at)) = &scene.cursor_note {
             cursor_note(ctx, *at, text);
@@ -119,13 +146,7 @@ pub fn run_ui(
             .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
             .resizable(false)
             .show(ctx, |ui| walk.ui(ui, grid, &camera, scene.look_at));
-    });
-    UiFrame {
-        output,
-        panel_points,
-        bar_points,
-        session_event,
-    }
+    })
 }
 
 /// The progress window of a heightmap importing as a streaming world.

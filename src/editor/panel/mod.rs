@@ -5,4 +5,5 @@
 pub mod history_panel;
 pub mod panel_keys;
 pub mod side_panel;
+pub mod ui_input;
 pub mod ui_pointer;
