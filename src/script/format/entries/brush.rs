@@ -13,11 +13,12 @@ use crate::terrain::editing::brush::{
 use crate::terrain::editing::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 use crate::terrain::storage::cell::Material;
 
-use super::material::{parse_material, solid_material};
 use crate::script::format::error::EntryError;
 use crate::script::format::fields::fields_of;
 use crate::script::format::limits::MAX_PATH_POINTS;
 use crate::script::format::script::{BrushStroke, StrokeCentre};
+
+use super::material::{parse_material, solid_material};
 
 /// Declares a brush entry struct: the fields every brush tool takes, then
 /// the tool's own (`name: Type,` each, with its doc comment), and `split`,

@@ -6,8 +6,9 @@ use serde::Deserialize;
 use crate::terrain::command::edit_command::EditCommand;
 use crate::terrain::path::spec::{PathMode, PathSpec};
 
-use super::material::solid_material;
 use crate::script::format::error::EntryError;
+
+use super::material::solid_material;
 
 /// `path`: the mode, control points and shape (defaults as
 /// [`PathSpec::road`] and [`PathSpec::river`]).

@@ -10,8 +10,9 @@ use crate::terrain::command::edit_command::EditCommand;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::CellBox;
 
-use super::material::parse_material;
 use crate::script::format::error::EntryError;
+
+use super::material::parse_material;
 
 /// `fill`: the box set to one material.
 #[derive(Debug, Default, Deserialize)]

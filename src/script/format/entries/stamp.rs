@@ -12,8 +12,9 @@ use crate::terrain::command::edit_command::EditCommand;
 use crate::terrain::stamp::definition::{Stamp, StampBase, StampMode, StampPlacement, StampShape};
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-use super::material::solid_material;
 use crate::script::format::error::EntryError;
+
+use super::material::solid_material;
 
 /// `stamp`: which stamp, where, and how it is pressed in.
 #[derive(Debug, Default, Deserialize)]
