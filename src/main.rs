@@ -13,9 +13,9 @@ use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, OpenedWorld};
 use strata::camera::Camera;
-use strata::io::heightmap_import::HeightmapSettings;
-use strata::io::streaming_file::StreamingWorldFile;
-use strata::io::world_source::WorldSource;
+use strata::io::heightmap::heightmap_import::HeightmapSettings;
+use strata::io::world::streaming_file::StreamingWorldFile;
+use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
 use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::material_textures;
@@ -435,8 +435,11 @@ fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
     }
     lod.force_level = cli.force_level;
     if cli.style == Style::LowPoly {
-        strata::io::lowpoly_gltf::check_low_poly_settings(cli.step_cells, cli.collision_block)
-            .map_err(|m| anyhow::anyhow!("--style low-poly: {m}"))?;
+        strata::io::export::lowpoly_gltf::check_low_poly_settings(
+            cli.step_cells,
+            cli.collision_block,
+        )
+        .map_err(|m| anyhow::anyhow!("--style low-poly: {m}"))?;
         lod.style = MeshStyle::LowPoly {
             step_cells: cli.step_cells,
         };
@@ -545,7 +548,7 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
 
 /// True when the heightmap import of `path` with `settings` is streamed:
 /// asked for with `--stream`, or its terrain is larger than a grid built
-/// whole may be ([`strata::io::heightmap_import::import_streams`]).
+/// whole may be ([`strata::io::heightmap::heightmap_import::import_streams`]).
 ///
 /// # Errors
 /// The import's error for a PNG, sidecar or settings it refuses, or a
@@ -555,7 +558,7 @@ fn heightmap_streams(
     path: &std::path::Path,
     settings: &HeightmapSettings,
 ) -> anyhow::Result<bool> {
-    let streams = strata::io::heightmap_import::import_streams(path, settings)?;
+    let streams = strata::io::heightmap::heightmap_import::import_streams(path, settings)?;
     Ok(cli.stream || streams)
 }
 
@@ -830,7 +833,7 @@ fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
     if let Some(png) = &cli.export_heightmap {
         outputs.push((
             "--export-heightmap (sidecar)",
-            strata::io::heightmap_import::sidecar_path(png),
+            strata::io::heightmap::heightmap_import::sidecar_path(png),
         ));
     }
     for (i, (flag, path)) in outputs.iter().enumerate() {
@@ -943,7 +946,7 @@ fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> 
     if let Some(path) = &cli.export_glb
         && cli.style == Style::LowPoly
     {
-        let e = strata::io::lowpoly_gltf::export_low_poly_glb(
+        let e = strata::io::export::lowpoly_gltf::export_low_poly_glb(
             grid,
             path,
             cli.step_cells,
@@ -960,7 +963,7 @@ fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> 
             e.file_bytes
         );
     } else if let Some(path) = &cli.export_glb {
-        let e = strata::io::gltf_export::export_glb(grid, path)?;
+        let e = strata::io::export::gltf_export::export_glb(grid, path)?;
         println!(
             "exported {} ({} vertices, {} triangles, {} bytes)",
             path.display(),
@@ -970,7 +973,7 @@ fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> 
         );
     }
     if let Some(path) = &cli.export_heightmap {
-        let e = strata::io::heightmap_export::export_heightmap(grid, path)?;
+        let e = strata::io::heightmap::heightmap_export::export_heightmap(grid, path)?;
         println!(
             "exported {} and {} ({}x{} pixels)",
             e.png.display(),

@@ -12,7 +12,7 @@ use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk, whole_gr
 use crate::collision::{CollisionCache, TerrainId, UpdateReport, WalkInput};
 use crate::editor::panel::side_panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelStats};
 use crate::editor::tools::history_view::HistoryView;
-use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
 use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};

@@ -24,7 +24,7 @@ use winit::window::{Window, WindowId};
 use crate::camera::{Camera, frame_terrain};
 use crate::editor::tools::box_handles::pick_tolerance_rad;
 use crate::editor::tools::history_view::HistoryView;
-use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::render::egui_pass::EguiPainter;
@@ -50,7 +50,7 @@ use crate::editor::tools::tool_session::{ToolError, ToolSession, sample_material
 use crate::editor::tools::tools_panel::{
     ActiveTool, HANDLE_PICK_RADIUS_PX, HandleView, Shortcut, ToolRequest,
 };
-use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
+use crate::io::world::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::pipeline::picking::{PickHit, pick};
 
 use super::window_stream::{PendingImport, WindowStream};
@@ -112,7 +112,7 @@ pub enum EditorError {
     SurfaceFormat,
     /// A streaming world could not be made or opened.
     #[error(transparent)]
-    Streaming(#[from] crate::io::streaming_file::StreamingFileError),
+    Streaming(#[from] crate::io::world::streaming_file::StreamingFileError),
 }
 
 /// Opens the editor window and runs until it is closed.

@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use crate::camera::Camera;
-use crate::io::world_file::{
+use crate::io::world::world_file::{
     JournalRecovery, LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
-use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
 use crate::terrain::Grid;
 use crate::terrain::generation::generate::GeneratorSettings;

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use crate::io::heightmap_import::HeightmapSettings;
+use crate::io::heightmap::heightmap_import::HeightmapSettings;
 use crate::progress::Progress;
 use crate::terrain::generation::generate::{
     DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings, MAX_SIZE_CELLS,

@@ -1,7 +1,7 @@
 //! Heightmap to grid: an in-memory elevation model ([`Heightmap`], samples
 //! plus an optional [`HeightmapSidecar`] giving its real-world spacing and
 //! elevation range) becomes a grid. Reading the PNG and its JSON sidecar is
-//! file decoding and lives in `io::heightmap_import` (above this layer); the
+//! file decoding and lives in `io::heightmap::heightmap_import` (above this layer); the
 //! terrain core only builds from samples.
 //!
 //! # Why it works this way

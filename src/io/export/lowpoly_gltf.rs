@@ -33,8 +33,8 @@ use rayon::prelude::*;
 
 use std::sync::Arc;
 
-use super::ExportError;
-use super::gltf_export::{CHUNK_BIN, glb_header};
+use crate::io::ExportError;
+use crate::io::export::gltf_export::{CHUNK_BIN, glb_header};
 use crate::mesh::column_heightfield::{ColumnHeightfield, check_block_cells};
 use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
@@ -188,7 +188,7 @@ pub fn export_low_poly_glb(
             message: format!("{total} bytes exceed the 4 GiB a .glb can hold"),
         });
     }
-    super::write_atomically(
+    crate::io::write_atomically(
         path,
         |tmp| {
             let mut out = std::io::BufWriter::new(

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use image::ImageDecoder;
 
-use super::{BoundedReadError, open_bounded, read_bounded_to_string};
+use crate::io::BoundedReadError;
+use crate::io::open_bounded;
+use crate::io::read_bounded_to_string;
 use crate::progress::Progress;
 pub use crate::terrain::generation::heightmap::{
     BEDROCK_CELLS, HeightSamples, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError,

@@ -10,7 +10,7 @@
 //!
 //! # Format (versions 2, 3 and [`STREAMING_FORMAT_VERSION`] = 4)
 //! `PRAGMA application_id` is
-//! [`APPLICATION_ID`](super::world_file::APPLICATION_ID) (`"STRA"`), as for world
+//! [`APPLICATION_ID`](crate::io::world::world_file::APPLICATION_ID) (`"STRA"`), as for world
 //! files. Version 2 (generated worlds; still what a generated world is
 //! written as, so older builds read it) has three tables:
 //!
@@ -31,7 +31,7 @@
 //! A column's `data` is a little-endian `u32` count of chunks, then per
 //! chunk, in strictly increasing y: its chunk y as `i32`, the length of its
 //! chunk blob as `u32`, and the chunk blob, encoded exactly as a world
-//! file's `chunks.data` (see [`world_file`](super::world_file)). All-empty
+//! file's `chunks.data` (see [`world_file`](crate::io::world::world_file)). All-empty
 //! chunks are left out; a column edited down to nothing holds 0 chunks (a
 //! stored empty column is not the generated one). `hash` is XXH3-64 over the
 //! column's x and z (`i32` each), then each chunk's y (`i32`) and
@@ -41,7 +41,7 @@
 //!
 //! Version 3 (streamed heightmap imports) adds the table `heightmap_png`
 //! and the meta keys `heightmap` and `heightmap_sidecar` instead of
-//! `generator` (see [`streaming_heightmap`](super::streaming_heightmap)):
+//! `generator` (see [`streaming_heightmap`](crate::io::heightmap::streaming_heightmap)):
 //! the file holds the imported PNG itself, so it rebuilds its unedited
 //! columns without the original file. A version's schema is exact: a
 //! version-2 file with the heightmap table, or a version-3 file without it,
@@ -50,7 +50,7 @@
 //! Version 4 (what this build writes, for either origin) adds the table
 //! `column_summaries(x, z, hash, data, PRIMARY KEY (x, z))` to the tables of
 //! version 2 (generated) or 3 (heightmap): the coarse summary of each edited
-//! column (spec §13; `data` as [`summary_rows`](super::summary_rows) says),
+//! column (spec §13; `data` as [`summary_rows`](crate::io::world::summary_rows) says),
 //! written with every column row in the same transaction. `hash` is the
 //! column hash of the row the summary was made from: a summary counts only
 //! while it equals the hash of the column's current copy (pending, else
@@ -81,13 +81,13 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
-use super::heightmap_import::{HeightmapSettings, ImportError, decode_heightmap};
-use super::streaming_heightmap::{
+use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError, decode_heightmap};
+use crate::io::heightmap::streaming_heightmap::{
     CopyError, HEIGHTMAP_TABLE, StoredHeightmap, copy_png, heightmap_meta_text,
     parse_heightmap_meta, read_png,
 };
-use super::summary_rows::{SUMMARY_BYTES, decode_summary, encode_summary};
-use super::world_file::{
+use crate::io::world::summary_rows::{SUMMARY_BYTES, decode_summary, encode_summary};
+use crate::io::world::world_file::{
     FileSchema, JournalRecovery, MAX_BLOB_BYTES, WORLD_SCHEMA, WorldFileError, camera_text,
     configure_new_file, decode_blob, encode_cells, generator_text, io_err, meta_number, meta_text,
     noting, open_existing_as, parse_camera, parse_generator, read_meta_map, sqlite_err,
@@ -102,7 +102,7 @@ use crate::terrain::streaming::column_summary::ColumnSummary;
 
 /// The newest format version of streaming world files, what this build
 /// writes (4: column summaries; world files are
-/// version 1, [`FORMAT_VERSION`](super::world_file::FORMAT_VERSION)): 3,
+/// version 1, [`FORMAT_VERSION`](crate::io::world::world_file::FORMAT_VERSION)): 3,
 /// heightmap worlds. This build reads versions
 /// [`GENERATED_FORMAT_VERSION`] and 3.
 pub const STREAMING_FORMAT_VERSION: u32 = 4;
@@ -280,7 +280,7 @@ pub enum StreamingFileError {
     Spill(crate::terrain::streaming::column_source::SourceError),
     /// The file is a world file (format 1, every chunk stored), not a
     /// streaming world file: open it with
-    /// [`world_file`](super::world_file) instead.
+    /// [`world_file`](crate::io::world::world_file) instead.
     #[error("{path} is a Strata world file (format 1), not a streaming world file")]
     NotStreaming {
         /// The file.
@@ -741,7 +741,7 @@ enum NewOrigin<'a> {
 }
 
 /// Writes a complete new streaming file at `tmp` (which must not exist),
-/// for [`super::write_atomically`]; errors name `target`.
+/// for [`crate::io::write_atomically`]; errors name `target`.
 fn write_new_file(
     tmp: &Path,
     target: &Path,
@@ -1040,7 +1040,7 @@ impl StreamingWorldFile {
         origin: &NewOrigin<'_>,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
         let now = now_unix();
-        super::write_atomically(
+        crate::io::write_atomically(
             path,
             |tmp| write_new_file(tmp, path, origin, now),
             |e| StreamingFileError::File(io_err(path, e)),
@@ -1380,7 +1380,7 @@ impl StreamingWorldFile {
             });
         }
         let io = |e| StreamingFileError::File(io_err(target, e));
-        super::write_atomically(
+        crate::io::write_atomically(
             target,
             |tmp| {
                 let tmp_text = tmp.to_str().ok_or_else(|| {

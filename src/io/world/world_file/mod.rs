@@ -678,7 +678,7 @@ fn stall_for_crash_tests(conn: &Connection) {
 fn stall_for_crash_tests(_conn: &Connection) {}
 
 /// Writes a complete new world file at `tmp` (which must not exist), for
-/// [`super::write_atomically`]; errors name `target`, the file the user asked for.
+/// [`crate::io::write_atomically`]; errors name `target`, the file the user asked for.
 fn write_new_file(
     tmp: &Path,
     target: &Path,
@@ -790,7 +790,7 @@ impl WorldFile {
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
         let meta = stamped(meta);
-        super::write_atomically(
+        crate::io::write_atomically(
             path,
             |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
             |e| io_err(path, e),

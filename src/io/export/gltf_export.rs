@@ -32,7 +32,7 @@ use glam::Vec3;
 use gltf_json as json;
 use json::validation::{Checked, USize64};
 
-use super::ExportError;
+use crate::io::ExportError;
 use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
 use crate::progress::Progress;
@@ -330,7 +330,7 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
         });
     }
     // All or nothing: a failed export leaves an existing file as it was.
-    super::write_atomically(
+    crate::io::write_atomically(
         path,
         |tmp| {
             write_glb_file(
