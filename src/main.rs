@@ -1122,8 +1122,9 @@ mod tests {
             samples: vec![0.0; 8].into(),
             sidecar: None,
         };
-        let err = strata::terrain::generation::heightmap::grid_from_heightmap(&map, &settings)
-            .expect_err("too large");
+        let err =
+            strata::terrain::generation::heightmap_terrain::grid_from_heightmap(&map, &settings)
+                .expect_err("too large");
         let message = err.to_string();
         assert!(
             message.contains("4.000e30 × 2.000e30 cells")

@@ -18,7 +18,7 @@ use strata::io::world::streaming_file::{
     GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
 };
 use strata::terrain::generation::generate::GeneratorSettings;
-use strata::terrain::generation::heightmap::HeightmapTerrain;
+use strata::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use strata::terrain::streaming::column_source::ColumnSource;
 use strata::terrain::streaming::residency::Residency;
 use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};

@@ -16,7 +16,7 @@ use crate::io::world::streaming_file::{SaveReport, StreamingFileError, Streaming
 use crate::terrain::ColumnCoord;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
-use crate::terrain::generation::heightmap::HeightmapTerrain;
+use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::recipe::cook::CookReport;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::recipe::terrain_source::RecipeTerrain;

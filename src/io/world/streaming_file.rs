@@ -94,7 +94,7 @@ use crate::io::world::world_file::{
     with_suffix,
 };
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
-use crate::terrain::generation::heightmap::HeightmapTerrain;
+use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{ChunkCoord, ColumnCoord};
 use crate::terrain::streaming::column_source::{ColumnChunks, EditStore, SourceError};
