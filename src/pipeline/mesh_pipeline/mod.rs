@@ -33,9 +33,9 @@
 //! tested deterministically.
 //!
 //! This file holds the pipeline's state and its requests (which chunks need
-//! meshing at which level); [`job`] is one worker batch, [`dispatch`] sends
+//! meshing at which level); `job` is one worker batch, `dispatch` sends
 //! jobs to the workers and keeps the results that can still show, and
-//! [`publish`] uploads and promotes them.
+//! `publish` uploads and promotes them.
 
 mod dispatch;
 mod job;
