@@ -35,7 +35,7 @@
 //! evaluated, and chunks that provably own no surface are skipped before any
 //! cell is read. Surface cubes are evaluated in batches of 8 consecutive cubes
 //! along x with one branch-free formula per lane (see
-//! [`batch_geometry`](cube_geometry::batch_geometry)), which the compiler
+//! [`batch_geometry`]), which the compiler
 //! turns into SIMD. On x86_64 the whole extraction is also
 //! compiled for AVX2 and chosen at run time; every lane operation is a single
 //! IEEE-754 operation (no fused multiply-add, no approximate reciprocal), so

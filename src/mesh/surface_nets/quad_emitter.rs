@@ -128,7 +128,7 @@ impl Emitter<'_> {
 /// then depend on it). Vertices of a cube with equal keys have equal ids and
 /// weights, so quads share them; [`vertex_set`] recovers the set.
 #[inline(always)]
-fn vertex_key(set_key: u64, mask: u32) -> u64 {
+pub(super) fn vertex_key(set_key: u64, mask: u32) -> u64 {
     let materials = set_key & 0xffff_ffff;
     if materials & u64::from(mask) != 0 {
         materials

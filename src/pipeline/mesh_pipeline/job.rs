@@ -45,7 +45,7 @@ impl JobItem {
 /// A batch of chunks to mesh from a selective snapshot of the grid.
 #[derive(Debug)]
 pub struct MeshJob {
-    /// At most [`MAX_BATCH_CHUNKS`] chunks.
+    /// At most [`MAX_BATCH_CHUNKS`](super::MAX_BATCH_CHUNKS) chunks.
     pub items: Vec<JobItem>,
     /// The requested chunks and their neighbours (in the low-poly style,
     /// whole chunk columns), sharing storage with the live grid.

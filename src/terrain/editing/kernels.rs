@@ -25,6 +25,8 @@
 //! strength or falloff below 1 paints a deterministic dither (a hash of the
 //! cell coordinate against the weight), which the mesher's per-vertex
 //! material weights turn into a smooth blend.
+//!
+//! [`GROW_STEP_OCCUPANCY`]: crate::terrain::editing::brush::GROW_STEP_OCCUPANCY
 
 use glam::{DVec3, IVec3};
 

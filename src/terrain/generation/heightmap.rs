@@ -237,7 +237,9 @@ pub struct Heightmap {
 /// Why a heightmap could not be imported. The grid is never partially built.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    /// The import was cancelled ([`Progress::cancel`]); no grid was built.
+    /// The import was cancelled
+    /// ([`Progress::cancel`](crate::progress::Progress::cancel)); no grid was
+    /// built.
     #[error("heightmap import was cancelled")]
     Cancelled,
     /// The PNG file does not exist.
