@@ -63,7 +63,7 @@
 //! the next time the file is opened).
 //!
 //! # Where the code lives
-//! This file holds saving ([`WorldFile`], [`SaveBatch`]); `load` reads and
+//! This file holds saving ([`WorldFile`], [`SaveBatch`]); `loading` reads and
 //! verifies a file into a grid, `schema` opens files and reads and writes
 //! the `meta` table, `codec` encodes chunk blobs, `journal` and
 //! `journal_recovery` handle a leftover journal, and `error` is
@@ -74,7 +74,7 @@ mod codec;
 mod error;
 mod journal;
 mod journal_recovery;
-mod load;
+mod loading;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -95,8 +95,8 @@ pub use error::WorldFileError;
 pub(crate) use error::{io_err, sqlite_err};
 pub(crate) use journal::{noting, with_suffix};
 pub use journal_recovery::JournalRecovery;
-use load::load_from;
-pub use load::{
+use loading::load_from;
+pub use loading::{
     LoadOptions, LoadReport, MAX_DECODED_BYTES, SkippedChunk, load, load_with_progress, read_meta,
 };
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};

@@ -82,7 +82,7 @@ pub struct LoadReport {
 /// [`WorldFileError::NewerFormat`], [`WorldFileError::BadMeta`], …).
 ///
 /// Like every open, it rolls back a leftover journal after keeping copies
-/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`] or [`load`],
+/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`](super::WorldFile::open) or [`load`],
 /// whose report carries the notice, when the world is about to be loaded.
 pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
     let (conn, recovery) = open_existing(path)?;
