@@ -82,8 +82,9 @@ pub struct LoadReport {
 /// [`WorldFileError::NewerFormat`], [`WorldFileError::BadMeta`], …).
 ///
 /// Like every open, it rolls back a leftover journal after keeping copies
-/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`](super::WorldFile::open) or [`load`],
-/// whose report carries the notice, when the world is about to be loaded.
+/// (logged; see [`JournalRecovery`]): prefer
+/// [`WorldFile::open`](super::WorldFile::open) or [`load`], whose report
+/// carries the notice, when the world is about to be loaded.
 pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
     let (conn, recovery) = open_existing(path)?;
     noting(&recovery, read_meta_table(&conn, path).map(|m| m.meta))
