@@ -37,6 +37,7 @@ fn step_toward(old: f64, target: f64, fraction: f64) -> u8 {
     let v = if target > old { v.ceil() } else { v.floor() };
     v.clamp(0.0, 255.0) as u8
 }
+
 /// One cell under a brush: where, its value, the shape field and weight
 /// there (both in `(0, 1]`) and the dither salt.
 pub(super) struct CellSample {

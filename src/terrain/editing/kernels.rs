@@ -61,6 +61,7 @@ impl Footprint {
         (weight > 0.0).then_some((field, weight))
     }
 }
+
 /// Flatten's plane in cell space: a point and a unit normal (without a
 /// plane, the horizontal one through the brush centre).
 fn flatten_plane_cells(options: &BrushOptions, centre_world: DVec3) -> (DVec3, DVec3) {

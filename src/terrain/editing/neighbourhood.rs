@@ -1,5 +1,5 @@
-//! What the neighbour-reading brush tools (Grow, Erode, Smooth, Flatten,
-//! Paint) read: a copy of the brush region's cells taken before the edit,
+//! What the neighbour-reading brush tools (Grow, Erode, Smooth, Paint)
+//! read: a copy of the brush region's cells taken before the edit,
 //! so the result does not depend on the order cells are visited in, with
 //! the 3×3×3 sums Smooth and Paint read precomputed as separable passes.
 
