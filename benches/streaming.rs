@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use strata::io::streaming_file::StreamingWorldFile;
+use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::terrain::generation::generate::{ColumnGenerator, GeneratorSettings};
 use strata::terrain::streaming::column_source::{ColumnChunks, EditStore};
 use strata::terrain::{Cell, ChunkCells, ColumnCoord, Material};

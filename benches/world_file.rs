@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::DVec3;
-use strata::io::world_file::{self, LoadOptions, WorldFile, WorldMeta};
+use strata::io::world::world_file::{self, LoadOptions, WorldFile, WorldMeta};
 use strata::terrain::editing::brush::{Brush, BrushMode};
 use strata::terrain::editing::kernels::apply_brush;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};

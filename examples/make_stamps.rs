@@ -13,7 +13,7 @@ use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
 use glam::IVec3;
-use strata::io::stamp_file::save_cell_stamp;
+use strata::io::world::stamp_file::save_cell_stamp;
 use strata::terrain::editing::region::Clipboard;
 use strata::terrain::generation::noise::{fbm, ridged, smoothstep};
 use strata::terrain::storage::cell::{Cell, Material};

@@ -18,9 +18,9 @@ use strata::app::output_checks::OutputPaths;
 use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::Camera;
-use strata::io::heightmap_import::HeightmapSettings;
-use strata::io::streaming_file::StreamingWorldFile;
-use strata::io::world_source::WorldSource;
+use strata::io::heightmap::heightmap_import::HeightmapSettings;
+use strata::io::world::streaming_file::StreamingWorldFile;
+use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
 use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::material_textures;
@@ -299,8 +299,11 @@ fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
     }
     lod.force_level = cli.force_level;
     if cli.style == Style::LowPoly {
-        strata::io::lowpoly_gltf::check_low_poly_settings(cli.step_cells, cli.collision_block)
-            .map_err(|m| anyhow::anyhow!("--style low-poly: {m}"))?;
+        strata::io::export::lowpoly_gltf::check_low_poly_settings(
+            cli.step_cells,
+            cli.collision_block,
+        )
+        .map_err(|m| anyhow::anyhow!("--style low-poly: {m}"))?;
         lod.style = MeshStyle::LowPoly {
             step_cells: cli.step_cells,
         };
@@ -409,7 +412,7 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
 
 /// True when the heightmap import of `path` with `settings` is streamed:
 /// asked for with `--stream`, or its terrain is larger than a grid built
-/// whole may be ([`strata::io::heightmap_import::import_streams`]).
+/// whole may be ([`strata::io::heightmap::heightmap_import::import_streams`]).
 ///
 /// # Errors
 /// The import's error for a PNG, sidecar or settings it refuses, or a
@@ -419,7 +422,7 @@ fn heightmap_streams(
     path: &std::path::Path,
     settings: &HeightmapSettings,
 ) -> anyhow::Result<bool> {
-    let streams = strata::io::heightmap_import::import_streams(path, settings)?;
+    let streams = strata::io::heightmap::heightmap_import::import_streams(path, settings)?;
     Ok(cli.stream || streams)
 }
 
@@ -834,8 +837,9 @@ mod tests {
             samples: vec![0.0; 8].into(),
             sidecar: None,
         };
-        let err = strata::terrain::generation::heightmap::grid_from_heightmap(&map, &settings)
-            .expect_err("too large");
+        let err =
+            strata::terrain::generation::heightmap_terrain::grid_from_heightmap(&map, &settings)
+                .expect_err("too large");
         let message = err.to_string();
         assert!(
             message.contains("4.000e30 × 2.000e30 cells")

@@ -11,7 +11,7 @@ use strata::camera::Camera;
 use strata::editor::files::document::{Document, RecentFiles, recovery_path_for};
 use strata::editor::files::file_action::FileAction;
 use strata::editor::files::file_session::{FileSession, SessionEvent};
-use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
+use strata::io::world::world_file::{LoadOptions, WorldFile, WorldMeta, load};
 use strata::terrain::generation::generate::flat_world;
 use strata::terrain::storage::cell::Cell;
 use strata::terrain::storage::coords::CellBox;
@@ -159,7 +159,7 @@ fn a_missing_file_reports_an_error_and_keeps_the_open_world() {
 #[test]
 fn a_heightmap_too_large_to_build_whole_is_imported_as_a_streaming_world() {
     use strata::editor::files::file_jobs::ImportPlacement;
-    use strata::io::heightmap_import::HeightmapSettings;
+    use strata::io::heightmap::heightmap_import::HeightmapSettings;
     let dir = scratch("import-streams");
     let (mut session, mut grid, _) = opened_session(&dir);
     // A real PNG header of 16,384² pixels (no pixel data is read to decide).

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use glam::IVec3;
-use strata::io::world_file::{LoadOptions, WorldFile, WorldMeta, load};
+use strata::io::world::world_file::{LoadOptions, WorldFile, WorldMeta, load};
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, Material};
 

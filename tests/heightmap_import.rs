@@ -4,7 +4,7 @@
 mod common;
 use common::dem_path;
 
-use strata::io::heightmap_import::{
+use strata::io::heightmap::heightmap_import::{
     BEDROCK_CELLS, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};

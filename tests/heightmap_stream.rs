@@ -10,15 +10,15 @@ use std::sync::Arc;
 use glam::IVec3;
 use rusqlite::params;
 use strata::app::streamed_world::{StreamedTerrain, StreamedWorld};
-use strata::io::heightmap_import::{
+use strata::io::heightmap::heightmap_import::{
     HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, import_heightmap, read_heightmap,
     read_heightmap_header,
 };
-use strata::io::streaming_file::{
+use strata::io::world::streaming_file::{
     GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
 };
 use strata::terrain::generation::generate::GeneratorSettings;
-use strata::terrain::generation::heightmap::HeightmapTerrain;
+use strata::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use strata::terrain::streaming::column_source::ColumnSource;
 use strata::terrain::streaming::residency::Residency;
 use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use strata::io::heightmap_import::{
+use strata::io::heightmap::heightmap_import::{
     HeightmapSettings, ImportError, import_heightmap, read_heightmap, sidecar_path,
 };
 

@@ -206,7 +206,7 @@ fn water_standing_above_the_ground_is_the_top() {
 
 #[test]
 fn the_low_poly_glb_validates_and_reads_back_its_vertices() {
-    use strata::io::lowpoly_gltf::export_low_poly_glb;
+    use strata::io::export::lowpoly_gltf::export_low_poly_glb;
     let grid = heightfield_grid(2, |x, z| 4 + (x / 5 + z / 7) % 6);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lowpoly");
     std::fs::create_dir_all(&dir).unwrap();
@@ -248,7 +248,7 @@ fn the_low_poly_glb_validates_and_reads_back_its_vertices() {
 
 #[test]
 fn block_max_collision_never_lies_below_the_render_tops_and_is_lighter() {
-    use strata::io::lowpoly_gltf::export_low_poly_glb;
+    use strata::io::export::lowpoly_gltf::export_low_poly_glb;
     let height = |x: i32, z: i32| 4 + ((x * 7 + z * 13) % 9).abs();
     let grid = heightfield_grid(2, height);
     let column = ColumnCoord::new(1, 0);

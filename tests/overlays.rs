@@ -18,7 +18,7 @@ use strata::app::headless::{self, HeadlessRenderer, ScreenshotOptions};
 use strata::camera::Camera;
 use strata::camera::frame_terrain;
 use strata::editor::panel::side_panel::PanelStats;
-use strata::io::world_source::WorldSource;
+use strata::io::world::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
 use strata::render::overlays::LEVEL_TINTS_SRGB;

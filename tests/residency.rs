@@ -453,7 +453,7 @@ fn a_region_export_of_a_streaming_world_sees_resident_spilled_and_unloaded_colum
     }
     assert!(std::fs::metadata(dir.join("box.glb")).unwrap().len() > 10_000);
     let png = dir.join("box.png");
-    let reimported = strata::io::heightmap_import::read_heightmap(&png).unwrap();
+    let reimported = strata::io::heightmap::heightmap_import::read_heightmap(&png).unwrap();
     assert_eq!((reimported.width_px, reimported.height_px), (224, 224));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{DVec2, IVec3};
-use strata::io::stamp_file::{
+use strata::io::world::stamp_file::{
     StampFileError, decode_cell_stamp, encode_cell_stamp, list_stamps, read_height_stamp,
     read_stamp, save_cell_stamp, thumbnail_rgba,
 };
-use strata::io::world_file::{self, LoadOptions};
+use strata::io::world::world_file::{self, LoadOptions};
 use strata::terrain::command::edit_command::{
     CommandError, CommandOutcome, EditCommand, EditSession,
 };

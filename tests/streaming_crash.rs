@@ -6,7 +6,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use strata::io::streaming_file::StreamingWorldFile;
+use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::streaming::column_source::EditStore;
 use strata::terrain::{Cell, ColumnCoord, Grid, Material};
@@ -88,7 +88,7 @@ fn a_killed_session_leaves_its_spilled_edit_for_the_next_open() {
 #[test]
 fn a_killed_new_world_is_offered_back_from_its_recovery_file() {
     use strata::app::streamed_world::StreamedWorld;
-    use strata::io::recovery_files::orphaned_recoveries;
+    use strata::io::world::recovery_files::orphaned_recoveries;
     common::require_gpu("a_killed_new_world_is_offered_back_from_its_recovery_file");
     // TMPDIR decides where new worlds spill (`$TMPDIR/strata-recovery`).
     let tmp = std::env::temp_dir().join(format!("strata-crash-new-{}", std::process::id()));

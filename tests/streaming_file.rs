@@ -1,4 +1,4 @@
-//! Streaming world files (`strata::io::streaming_file`, spec §12): edited
+//! Streaming world files (`strata::io::world::streaming_file`, spec §12): edited
 //! columns round trip, spills that survive a session ended without saving,
 //! incremental saves, an open that reads no column, damaged rows and files
 //! refused with typed errors (never a panic), the size of a small world,
@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use glam::IVec3;
 use rusqlite::{Connection, params};
-use strata::io::streaming_file::{
+use strata::io::world::streaming_file::{
     GENERATED_FORMAT_VERSION, MAX_COLUMN_BYTES, STREAMING_FORMAT_VERSION, StreamingFileError,
     StreamingWorldFile,
 };
-use strata::io::world_file::{WorldFile, WorldFileError, WorldMeta};
+use strata::io::world::world_file::{WorldFile, WorldFileError, WorldMeta};
 use strata::pipeline::horizon::Horizon;
 use strata::terrain::generation::generate::{ColumnGenerator, GeneratorSettings, generate_world};
 use strata::terrain::generation::generated_columns::GeneratedColumns;

@@ -142,7 +142,7 @@ impl OutputPaths {
         if let Some(png) = &self.export_heightmap {
             outputs.push((
                 "--export-heightmap (sidecar)",
-                crate::io::heightmap_import::sidecar_path(png),
+                crate::io::heightmap::heightmap_import::sidecar_path(png),
             ));
         }
         outputs

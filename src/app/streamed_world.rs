@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::camera::Camera;
-use crate::io::heightmap_import::{
+use crate::io::heightmap::heightmap_import::{
     HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
 };
-use crate::io::recovery_files::{RecoveryLock, remove_recovery_files};
-use crate::io::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
+use crate::io::world::recovery_files::{RecoveryLock, remove_recovery_files};
+use crate::io::world::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
-use crate::terrain::generation::heightmap::HeightmapTerrain;
+use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::recipe::cook::CookReport;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
@@ -70,12 +70,12 @@ fn lock_recovery(path: &Path) -> Result<RecoveryLock, StreamingFileError> {
     RecoveryLock::acquire(path).map_err(|e| {
         // The message names the file once (the Io variant adds the path).
         let source = match e {
-            crate::io::recovery_files::RecoveryLockError::InUse(_) => {
+            crate::io::world::recovery_files::RecoveryLockError::InUse(_) => {
                 std::io::Error::other("it is in use by another Strata session")
             }
-            crate::io::recovery_files::RecoveryLockError::Io { source, .. } => source,
+            crate::io::world::recovery_files::RecoveryLockError::Io { source, .. } => source,
         };
-        StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
+        StreamingFileError::File(crate::io::world::world_file::WorldFileError::Io {
             path: path.to_path_buf(),
             source,
         })
@@ -214,7 +214,7 @@ impl StreamedWorld {
     }
 
     /// Reopens the recovery file of a new world that a crash left behind
-    /// (see [`crate::io::recovery_files::orphaned_recoveries`]) as the
+    /// (see [`crate::io::world::recovery_files::orphaned_recoveries`]) as the
     /// untitled world it was: its spilled edits load as their columns are
     /// needed, Save asks for a path, and a clean exit deletes the file.
     ///
@@ -285,13 +285,13 @@ impl StreamedWorld {
 
     /// The document metadata of this world: its generator settings, or none
     /// for a heightmap world (its terrain lives in the streaming file).
-    pub fn meta(&self) -> crate::io::world_file::WorldMeta {
+    pub fn meta(&self) -> crate::io::world::world_file::WorldMeta {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => {
-                crate::io::world_file::WorldMeta::generated(settings)
+                crate::io::world::world_file::WorldMeta::generated(settings)
             }
             StreamedTerrain::Heightmap(_) | StreamedTerrain::Recipe(_) => {
-                crate::io::world_file::WorldMeta::default()
+                crate::io::world::world_file::WorldMeta::default()
             }
         }
     }
@@ -381,7 +381,7 @@ impl StreamedWorld {
         if !crate::io::same_file(target, self.file.path()) {
             if target.exists() {
                 std::fs::remove_file(target).map_err(|source| {
-                    StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
+                    StreamingFileError::File(crate::io::world::world_file::WorldFileError::Io {
                         path: target.to_path_buf(),
                         source,
                     })
@@ -412,7 +412,7 @@ impl StreamedWorld {
 pub fn default_recovery_dir() -> Result<PathBuf, StreamingFileError> {
     let dir = std::env::temp_dir().join("strata-recovery");
     std::fs::create_dir_all(&dir).map_err(|source| {
-        StreamingFileError::File(crate::io::world_file::WorldFileError::Io {
+        StreamingFileError::File(crate::io::world::world_file::WorldFileError::Io {
             path: dir.clone(),
             source,
         })

@@ -31,7 +31,7 @@ use crate::editor::panel::ui_input::configure_input;
 use crate::editor::tools::previews::ToolPreviews;
 use crate::editor::tools::tool_driver::ToolDriver;
 use crate::editor::tools::tool_session::ToolSession;
-use crate::io::world_source::WorldSource;
+use crate::io::world::world_source::WorldSource;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::picking::pick;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crate::camera::Camera;
 use crate::editor::files::file_session::FileSession;
 use crate::editor::panel::side_panel::StreamingPanelStats;
-use crate::io::recovery_files::{orphaned_recoveries, remove_recovery_files};
-use crate::io::streaming_file::{StreamingFileError, StreamingWorldFile};
+use crate::io::world::recovery_files::{orphaned_recoveries, remove_recovery_files};
+use crate::io::world::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
@@ -45,7 +45,7 @@ impl PendingImport {
     /// The I/O error when no thread can be started.
     pub fn start(
         png: std::path::PathBuf,
-        settings: crate::io::heightmap_import::HeightmapSettings,
+        settings: crate::io::heightmap::heightmap_import::HeightmapSettings,
     ) -> std::io::Result<PendingImport> {
         let path = png.clone();
         let handle = std::thread::Builder::new()
@@ -78,7 +78,7 @@ impl PendingImport {
         }
         Ok(self.handle.join().unwrap_or_else(|_| {
             Err(StreamingFileError::File(
-                crate::io::world_file::WorldFileError::Io {
+                crate::io::world::world_file::WorldFileError::Io {
                     path: self.png.clone(),
                     source: std::io::Error::other("the import stopped unexpectedly"),
                 },
@@ -439,7 +439,7 @@ mod import_tests {
         })
         .save(&png)
         .expect("png");
-        let settings = crate::io::heightmap_import::HeightmapSettings::default();
+        let settings = crate::io::heightmap::heightmap_import::HeightmapSettings::default();
         let pending = PendingImport::start(png.clone(), settings.clone()).expect("thread");
         assert_eq!(pending.png(), png.as_path());
         let world = finish(pending).expect("imported");

@@ -15,8 +15,8 @@ use crate::editor::files::file_jobs::{
     ExportFormat, Job, LoadedWorld, PreparedView, export_region,
 };
 use crate::editor::files::file_session::{FileSession, SessionEvent};
-use crate::io::world_file::{LoadOptions, WorldFile, WorldMeta};
-use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::io::world::world_file::{LoadOptions, WorldFile, WorldMeta};
+use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::terrain::editing::region::check_crop_box;
@@ -344,7 +344,7 @@ pub enum WorldOpenError {
     World(#[from] WorldSourceError),
     /// A streaming world could not be made or opened.
     #[error(transparent)]
-    Streaming(#[from] crate::io::streaming_file::StreamingFileError),
+    Streaming(#[from] crate::io::world::streaming_file::StreamingFileError),
 }
 
 /// The streaming world the editor starts with, when it starts with one:

@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use crate::camera::Camera;
-use crate::io::world_file::{
+use crate::io::world::world_file::{
     JournalRecovery, LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
-use crate::io::world_source::{WorldSource, WorldSourceError};
+use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
 use crate::terrain::Grid;
 use crate::terrain::generation::generate::GeneratorSettings;
@@ -159,7 +159,7 @@ pub fn write_exports(
     let mut lines = Vec::new();
     if let Some(path) = &exports.glb {
         lines.push(if exports.low_poly {
-            let e = crate::io::lowpoly_gltf::export_low_poly_glb(
+            let e = crate::io::export::lowpoly_gltf::export_low_poly_glb(
                 grid,
                 path,
                 exports.step_cells,
@@ -176,7 +176,7 @@ pub fn write_exports(
                 e.file_bytes
             )
         } else {
-            let e = crate::io::gltf_export::export_glb(grid, path)?;
+            let e = crate::io::export::gltf_export::export_glb(grid, path)?;
             format!(
                 "exported {} ({} vertices, {} triangles, {} bytes)",
                 path.display(),
@@ -187,7 +187,7 @@ pub fn write_exports(
         });
     }
     if let Some(path) = &exports.heightmap {
-        let e = crate::io::heightmap_export::export_heightmap(grid, path)?;
+        let e = crate::io::heightmap::heightmap_export::export_heightmap(grid, path)?;
         lines.push(format!(
             "exported {} and {} ({}x{} pixels)",
             e.png.display(),

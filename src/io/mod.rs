@@ -2,36 +2,27 @@
 //!
 //! Plain Rust on top of `terrain`, `mesh` and `pipeline` (no GPU types), so
 //! the editor, the headless CLI and tests all save, load and export the same
-//! way:
+//! way. Three rooms, each with one job:
 //!
-//! - [`world_file`]: the `.strata` world format (SQLite), with atomic full
-//!   saves, incremental saves of only the changed chunks, and verified loads.
-//! - [`heightmap_export`]: the top surface as a 16-bit grayscale PNG with a
-//!   JSON sidecar that the heightmap importer reads back.
-//! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
-//!   a grid from it.
-//! - [`gltf_export`]: the full-detail surface as binary glTF 2.0 (`.glb`).
-//! - [`streaming_file`]: the streaming world format (SQLite): generator
-//!   settings and only the edited chunk columns, saved and pending, opened
-//!   without reading any column (spec §12).
-//! - [`recovery_files`]: which new-world recovery files a crash left
-//!   behind (no running session holds their lock).
-//! - [`stamp_file`]: stamps for the stamp tool, grayscale PNGs and `.stamp`
-//!   cell files, and the library listing.
-//! - [`world_source`]: where a world comes from (generator, heightmap,
-//!   world file or a given grid), turned into a grid.
+//! - [`world`]: world files and what else an editing session keeps on disk:
+//!   the `.strata` world format, the streaming world format, recovery files,
+//!   stamp files, and where a world comes from. Needs only `terrain` (and
+//!   the heightmap room, for heightmap worlds).
+//! - [`heightmap`]: heightmap interchange: importing a 16-bit grayscale PNG
+//!   and its sidecar, exporting the top surface as one, and keeping a
+//!   heightmap inside a streaming world file.
+//! - [`export`]: meshes out to other tools: binary glTF 2.0 (`.glb`) of the
+//!   full-detail and the low-poly surface. The only room that names
+//!   `pipeline`.
+//!
+//! This file holds what every room shares: bounded reads of untrusted
+//! files, output path checks, the one atomic write, and [`ExportError`].
+//! The rooms name this file and `world` names `heightmap`; nothing else
+//! crosses between them.
 
-pub mod gltf_export;
-pub mod heightmap_export;
-pub mod heightmap_import;
-pub mod lowpoly_gltf;
-pub mod recovery_files;
-pub mod stamp_file;
-pub mod streaming_file;
-pub mod streaming_heightmap;
-pub mod summary_rows;
-pub mod world_file;
-pub mod world_source;
+pub mod export;
+pub mod heightmap;
+pub mod world;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::io::world_source::WorldSourceError;
+use crate::io::world::world_source::WorldSourceError;
 use crate::render::GpuError;
 use crate::render::offscreen::OffscreenError;
 use crate::script::ReplayError;

@@ -20,7 +20,7 @@ use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk, whole_gr
 use crate::collision::{CollisionCache, TerrainId, WalkInput};
 use crate::editor::panel::side_panel::{PANEL_WIDTH_POINTS, PanelStats};
 use crate::editor::tools::history_view::HistoryView;
-use crate::io::world_source::WorldSource;
+use crate::io::world::world_source::WorldSource;
 use crate::pipeline::stats::UploadSummary;
 use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use crate::render::offscreen::{check_image_size, write_png};

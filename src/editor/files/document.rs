@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::io::world_file::{WorldFile, WorldMeta};
+use crate::io::world::world_file::{WorldFile, WorldMeta};
 use crate::terrain::storage::grid::Grid;
 
 /// Default time between autosaves of a world with unsaved changes.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::editor::files::file_jobs::{ImportPlacement, WorldPreset};
-use crate::io::heightmap_import::HeightmapSettings;
+use crate::io::heightmap::heightmap_import::HeightmapSettings;
 use crate::terrain::generation::generate::GeneratorSettings;
 
 /// What the user asked the File menu for.

@@ -11,7 +11,7 @@ use egui::Key;
 
 use crate::editor::files::file_action::FileAction;
 use crate::editor::files::file_jobs::{ImportPlacement, WorldPreset};
-use crate::io::heightmap_import::HeightmapSettings;
+use crate::io::heightmap::heightmap_import::HeightmapSettings;
 use crate::terrain::generation::generate::{
     DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings, MAX_SIZE_CELLS,
 };

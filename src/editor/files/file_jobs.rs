@@ -12,14 +12,16 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
-use crate::io::world_file::{
+use crate::io::world::world_file::{
     LoadOptions, LoadReport, SaveBatch, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
 use glam::IVec3;
 
 use crate::camera::Camera;
 use crate::camera::frame_terrain;
-use crate::io::heightmap_import::{HeightmapSettings, ImportError, import_heightmap_with_progress};
+use crate::io::heightmap::heightmap_import::{
+    HeightmapSettings, ImportError, import_heightmap_with_progress,
+};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;
@@ -569,7 +571,7 @@ pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
 /// Writes `grid` as binary glTF to `path`: the job's result.
 fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobResult {
     JobResult::of(
-        match crate::io::gltf_export::export_glb_with_progress(grid, path, progress) {
+        match crate::io::export::gltf_export::export_glb_with_progress(grid, path, progress) {
             Ok(e) => Ok(JobOutput::Exported(format!(
                 "Exported {} ({} vertices, {} triangles, {:.1} MB)",
                 path.display(),
@@ -586,7 +588,7 @@ fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobRe
 /// Writes `grid`'s heightmap to `path`: the job's result.
 fn heightmap_result(grid: &Grid, path: &std::path::Path) -> JobResult {
     JobResult::of(
-        match crate::io::heightmap_export::export_heightmap(grid, path) {
+        match crate::io::heightmap::heightmap_export::export_heightmap(grid, path) {
             Ok(e) => Ok(JobOutput::Exported(format!(
                 "Exported {} ({} × {} pixels) and {}",
                 e.png.display(),
@@ -642,7 +644,7 @@ pub fn export_low_poly_glb(grid: Grid, path: PathBuf, settings: LowPolyExport) -
 fn low_poly_glb_result(grid: &Grid, path: &std::path::Path, settings: LowPolyExport) -> JobResult {
     let collision = (settings.collision_block_cells > 0).then_some(settings.collision_block_cells);
     JobResult::of(
-        match crate::io::lowpoly_gltf::export_low_poly_glb(
+        match crate::io::export::lowpoly_gltf::export_low_poly_glb(
             grid,
             path,
             settings.step_cells,
@@ -805,7 +807,8 @@ mod tests {
         let mut file = file;
         let result = file.write_batch_with_progress(batch, &WorldMeta::default(), &progress);
         assert!(matches!(result, Err(WorldFileError::Cancelled { .. })));
-        let (reloaded, _, _) = crate::io::world_file::load(&path, LoadOptions::default()).unwrap();
+        let (reloaded, _, _) =
+            crate::io::world::world_file::load(&path, LoadOptions::default()).unwrap();
         assert_eq!(reloaded.content_hash(), first.world_hash);
         assert_ne!(g.content_hash(), first.world_hash);
     }

@@ -468,7 +468,7 @@ mod tests {
     use crate::editor::files::file_dialogs::path_action;
     use crate::editor::files::file_dialogs::size_label;
     use crate::editor::files::file_jobs::ImportPlacement;
-    use crate::io::heightmap_import::HeightmapSettings;
+    use crate::io::heightmap::heightmap_import::HeightmapSettings;
     use crate::terrain::generation::generate::GeneratorSettings;
 
     #[test]

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::camera::Camera;
-use crate::io::streaming_file::StreamingWorldFile;
-use crate::io::world_file::{SaveBatch, WorldFile, WorldMeta};
+use crate::io::world::streaming_file::StreamingWorldFile;
+use crate::io::world::world_file::{SaveBatch, WorldFile, WorldMeta};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::grid::Grid;
 
@@ -48,7 +48,10 @@ pub enum SessionEvent {
     /// Import this heightmap as a new streaming world (it is larger than a
     /// world built whole, spec §12); the editor answers with
     /// [`FileSession::streamed_opened`] (no path).
-    ImportStreamed(PathBuf, crate::io::heightmap_import::HeightmapSettings),
+    ImportStreamed(
+        PathBuf,
+        crate::io::heightmap::heightmap_import::HeightmapSettings,
+    ),
     /// Export the selected region box of the streaming world to this file;
     /// the editor snapshots the box's columns and hands the job back with
     /// [`FileSession::start_job`].
@@ -265,7 +268,7 @@ impl FileSession {
             }
             FileAction::DiscardRecovery(path) => {
                 // With its journal and lock file, if it has them.
-                if let Err(e) = crate::io::recovery_files::remove_recovery_files(&path) {
+                if let Err(e) = crate::io::world::recovery_files::remove_recovery_files(&path) {
                     self.menu
                         .show_message(format!("Cannot delete {}: {e}", path.display()), true);
                 }
@@ -344,7 +347,9 @@ impl FileSession {
                 path,
                 settings,
                 crate::editor::files::file_jobs::ImportPlacement::NewWorld,
-            ) if crate::io::heightmap_import::import_streams(path, settings).is_ok_and(|s| s) => {
+            ) if crate::io::heightmap::heightmap_import::import_streams(path, settings)
+                .is_ok_and(|s| s) =>
+            {
                 Some(SessionEvent::ImportStreamed(path.clone(), settings.clone()))
             }
             FileAction::Import(
@@ -445,7 +450,7 @@ impl FileSession {
         &mut self,
         path: PathBuf,
         grid: &Grid,
-        meta: crate::io::world_file::WorldMeta,
+        meta: crate::io::world::world_file::WorldMeta,
     ) -> Job {
         let file: Option<WorldFile> = self.doc.take_file_for(&path);
         let batch = match &file {

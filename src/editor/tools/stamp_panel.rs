@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use crate::io::stamp_file::{self, StampListing};
+use crate::io::world::stamp_file::{self, StampListing};
 use crate::terrain::stamp::definition::{
     MAX_STAMP_HEIGHT_SCALE_CELLS, STAMP_RADIUS_RANGE_CELLS, Stamp, StampBase, StampMode,
     StampPlacement,

@@ -306,7 +306,7 @@ impl ToolSession {
     }
 
     /// Saves the clipboard (the last Copy) as a 3D stamp file at `path`
-    /// (`io::stamp_file` format). Returns the status message.
+    /// (`io::world::stamp_file` format). Returns the status message.
     ///
     /// # Errors
     /// A message when nothing was copied or the file cannot be written.
@@ -316,7 +316,7 @@ impl ToolSession {
             .clipboard
             .as_ref()
             .ok_or("copy a region first (Ctrl+C)")?;
-        crate::io::stamp_file::save_cell_stamp(path, clip).map_err(|e| e.to_string())?;
+        crate::io::world::stamp_file::save_cell_stamp(path, clip).map_err(|e| e.to_string())?;
         let size = clip.size();
         Ok(format!(
             "saved {} × {} × {} cells as {}",
@@ -787,7 +787,7 @@ mod tests {
             .unwrap();
         let message = s.save_clipboard_as_stamp(&path).unwrap();
         assert!(message.contains("8 × 6 × 5"), "{message}");
-        let stamp = crate::io::stamp_file::read_stamp(&path).unwrap();
+        let stamp = crate::io::world::stamp_file::read_stamp(&path).unwrap();
         let StampShape::Cells(clip) = stamp.shape() else {
             panic!("a cell stamp");
         };

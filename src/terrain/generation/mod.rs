@@ -6,4 +6,5 @@ pub mod column_fill;
 pub mod generate;
 pub mod generated_columns;
 pub mod heightmap;
+pub mod heightmap_terrain;
 pub mod noise;

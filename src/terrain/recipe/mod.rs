@@ -1,5 +1,5 @@
-//! Generator recipes: JSON stages ([`stages`]) cooked on a bounded 2D plan
-//! ([`plan`], [`cook`]): relief, falloff and terraces, thermal and
+//! Generator recipes: JSON stages ([`stages`], checked by `stage_checks`)
+//! cooked on a bounded 2D plan ([`plan`], [`cook`]): relief, falloff and terraces, thermal and
 //! hydraulic erosion, the slope cap, sea and rivers ([`hydrology`]),
 //! material rules, and the recipe terrain that builds any chunk column from
 //! the cooked plan ([`terrain_source`]). Same recipe, seed and size give the
@@ -13,6 +13,7 @@ pub mod plan;
 pub mod preview;
 pub mod relief;
 pub mod slope_cap;
+mod stage_checks;
 pub mod stages;
 pub mod terrain_source;
 pub mod thermal_erosion;

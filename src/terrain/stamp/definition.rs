@@ -1,6 +1,6 @@
 //! Stamps: a shape saved once and pressed into the terrain many
 //! times, anywhere, at any angle and size. A *height stamp* is a grid of
-//! samples in `0..=1` (a grayscale image, decoded in `io::stamp_file`)
+//! samples in `0..=1` (a grayscale image, decoded in `io::world::stamp_file`)
 //! that raises, lowers or levels the surface; a *cell stamp* is a box of
 //! cells (the region tool's clipboard) that adds overhangs, arches and caves
 //! a heightfield cannot hold.

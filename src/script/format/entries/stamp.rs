@@ -59,7 +59,7 @@ impl StampFiles {
 
     /// The stamp `name`: absolute as it is; relative, in the script's
     /// folder (the working directory for scripts given as text) and else in
-    /// the shipped stamps ([`crate::io::stamp_file::default_stamp_dir`]).
+    /// the shipped stamps ([`crate::io::world::stamp_file::default_stamp_dir`]).
     fn get(&mut self, name: &str) -> Result<Arc<Stamp>, EntryError> {
         let given = Path::new(name);
         let local = match &self.dir {
@@ -69,13 +69,13 @@ impl StampFiles {
         let path = if given.is_absolute() || local.exists() {
             local
         } else {
-            crate::io::stamp_file::default_stamp_dir().join(given)
+            crate::io::world::stamp_file::default_stamp_dir().join(given)
         };
         if let Some(stamp) = self.loaded.get(&path) {
             return Ok(stamp.clone());
         }
         let stamp =
-            crate::io::stamp_file::read_stamp(&path).map_err(|e| EntryError::StampFile {
+            crate::io::world::stamp_file::read_stamp(&path).map_err(|e| EntryError::StampFile {
                 path: path.display().to_string(),
                 message: e.to_string(),
             })?;

@@ -9,7 +9,7 @@
 //! already deflate-compressed, and re-encoding the samples could only match
 //! it), it costs no encoder of our own, and decoding the stored copy runs
 //! the very decoder the import ran
-//! ([`decode_heightmap`](super::heightmap_import::decode_heightmap)), so the reopened
+//! ([`decode_heightmap`](crate::io::heightmap::heightmap_import::decode_heightmap)), so the reopened
 //! terrain is bit-identical to the imported one. Opening decodes the PNG
 //! once (seconds for 16 384² pixels); no chunk is built.
 //!
@@ -36,7 +36,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
-use super::heightmap_import::{
+use crate::io::heightmap::heightmap_import::{
     HeightmapSettings, ImportError, MAX_HEIGHTMAP_FILE_BYTES, MAX_SIDECAR_FILE_BYTES,
     open_heightmap_file,
 };

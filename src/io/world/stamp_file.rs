@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 use glam::IVec3;
 use image::ImageDecoder;
 
-use super::{BoundedReadError, open_bounded, read_bounded};
+use crate::io::BoundedReadError;
+use crate::io::open_bounded;
+use crate::io::read_bounded;
 use crate::terrain::editing::region::{Clipboard, MAX_CLIPBOARD_VOLUME_CELLS};
 use crate::terrain::generation::heightmap::ImportError;
 use crate::terrain::stamp::definition::{MAX_STAMP_SIDE_PX, Stamp, StampError, StampKind};
@@ -155,17 +157,18 @@ pub fn read_height_stamp(path: &Path) -> Result<Stamp, StampFileError> {
 /// As [`read_height_stamp`], without the read errors.
 pub fn decode_height_stamp(png: &[u8], path: &Path) -> Result<Stamp, StampFileError> {
     let (width_px, height_px) = png_dims(Cursor::new(png), path)?;
-    let map = super::heightmap_import::decode_heightmap(png, None, path).map_err(|e| {
-        StampFileError::Image {
-            path: path.to_path_buf(),
-            message: match e {
-                ImportError::UnsupportedColor { color, .. } => {
-                    format!("{color} is not grayscale (use an 8- or 16-bit gray PNG)")
-                }
-                other => other.to_string(),
-            },
-        }
-    })?;
+    let map =
+        crate::io::heightmap::heightmap_import::decode_heightmap(png, None, path).map_err(|e| {
+            StampFileError::Image {
+                path: path.to_path_buf(),
+                message: match e {
+                    ImportError::UnsupportedColor { color, .. } => {
+                        format!("{color} is not grayscale (use an 8- or 16-bit gray PNG)")
+                    }
+                    other => other.to_string(),
+                },
+            }
+        })?;
     // Without a sidecar the samples are the normalized pixel values.
     let samples: Vec<f32> = map.samples.iter().map(|v| v as f32).collect();
     Stamp::height(stamp_name(path), width_px, height_px, samples).map_err(|source| {
@@ -228,7 +231,7 @@ pub fn save_cell_stamp(path: &Path, clip: &Clipboard) -> Result<(), StampFileErr
         path: path.to_path_buf(),
         source,
     };
-    super::write_atomically(
+    crate::io::write_atomically(
         path,
         |tmp| std::fs::write(tmp, &bytes).map_err(write_err),
         write_err,

@@ -33,8 +33,8 @@ use rayon::prelude::*;
 
 use std::sync::Arc;
 
-use super::ExportError;
-use super::gltf_export::{CHUNK_BIN, glb_header};
+use crate::io::ExportError;
+use crate::io::export::gltf_export::{CHUNK_BIN, glb_header};
 use crate::mesh::column_heightfield::{ColumnHeightfield, check_block_cells};
 use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
@@ -188,7 +188,7 @@ pub fn export_low_poly_glb(
             message: format!("{total} bytes exceed the 4 GiB a .glb can hold"),
         });
     }
-    super::write_atomically(
+    crate::io::write_atomically(
         path,
         |tmp| {
             let mut out = std::io::BufWriter::new(
@@ -220,21 +220,51 @@ fn glb_parts(
     meshes: &[(ColumnCoord, LowPolyMesh)],
     collision: &[(ColumnCoord, LowPolyMesh)],
 ) -> Result<(Vec<u8>, Vec<u8>), String> {
-    use json::accessor::{ComponentType as C, Type as T};
-    let mut root = json::Root {
-        asset: json::Asset {
-            generator: Some(format!("Strata {} (low-poly)", env!("CARGO_PKG_VERSION"))),
-            ..json::Asset::default()
+    let mut glb = GlbBuilder {
+        root: json::Root {
+            asset: json::Asset {
+                generator: Some(format!("Strata {} (low-poly)", env!("CARGO_PKG_VERSION"))),
+                ..json::Asset::default()
+            },
+            ..json::Root::default()
         },
-        ..json::Root::default()
+        bin: Vec::new(),
     };
-    let mut bin = Vec::new();
-    let view = |root: &mut json::Root,
-                bin: &mut Vec<u8>,
-                bytes: &[u8],
-                target: Option<json::buffer::Target>| {
-        let (offset, length) = append(bin, bytes);
-        root.push(json::buffer::View {
+    let material = glb.push_palette_material()?;
+    let mut children = Vec::with_capacity(meshes.len());
+    let mut collision_children = Vec::with_capacity(collision.len());
+    let parts = meshes
+        .iter()
+        .map(|p| (p, false))
+        .chain(collision.iter().map(|p| (p, true)));
+    for ((column, mesh), is_collision) in parts {
+        let node = glb.push_column(*column, mesh, is_collision, material);
+        if is_collision {
+            collision_children.push(node);
+        } else {
+            children.push(node);
+        }
+    }
+    glb.finish(children, collision_children)
+}
+
+/// A GLB being built: the glTF JSON and the binary chunk its views point
+/// into (buffer 0).
+struct GlbBuilder {
+    root: json::Root,
+    bin: Vec<u8>,
+}
+
+impl GlbBuilder {
+    /// Appends `bytes` to the binary chunk (4-byte aligned) and adds a view
+    /// of them.
+    fn view(
+        &mut self,
+        bytes: &[u8],
+        target: Option<json::buffer::Target>,
+    ) -> json::Index<json::buffer::View> {
+        let (offset, length) = append(&mut self.bin, bytes);
+        self.root.push(json::buffer::View {
             buffer: json::Index::new(0),
             byte_length: USize64(length),
             byte_offset: Some(USize64(offset)),
@@ -244,64 +274,100 @@ fn glb_parts(
             extensions: None,
             extras: None,
         })
-    };
-    // The atlas, a PNG in the binary chunk.
-    let (w, h, pixels) = atlas_rgba();
-    let mut png = Vec::new();
-    image::ImageEncoder::write_image(
-        image::codecs::png::PngEncoder::new(&mut png),
-        &pixels,
-        w,
-        h,
-        image::ExtendedColorType::Rgba8,
-    )
-    .map_err(|e| format!("the palette atlas could not be encoded: {e}"))?;
-    let png_view = view(&mut root, &mut bin, &png, None);
-    let image = root.push(json::Image {
-        buffer_view: Some(png_view),
-        mime_type: Some(json::image::MimeType("image/png".to_string())),
-        name: Some("palette atlas".to_string()),
-        uri: None,
-        extensions: None,
-        extras: None,
-    });
-    let sampler = root.push(json::texture::Sampler {
-        mag_filter: Some(Checked::Valid(json::texture::MagFilter::Nearest)),
-        min_filter: Some(Checked::Valid(json::texture::MinFilter::Nearest)),
-        wrap_s: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
-        wrap_t: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
-        ..json::texture::Sampler::default()
-    });
-    let texture = root.push(json::Texture {
-        name: None,
-        sampler: Some(sampler),
-        source: image,
-        extensions: None,
-        extras: None,
-    });
-    let material = root.push(json::Material {
-        name: Some("palette".to_string()),
-        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
-            base_color_texture: Some(json::texture::Info {
-                index: texture,
-                tex_coord: 0,
-                extensions: None,
-                extras: None,
-            }),
-            metallic_factor: json::material::StrengthFactor(0.0),
-            roughness_factor: json::material::StrengthFactor(1.0),
-            ..json::material::PbrMetallicRoughness::default()
-        },
-        ..json::Material::default()
-    });
-    let mut children = Vec::with_capacity(meshes.len());
-    let mut collision_children = Vec::with_capacity(collision.len());
-    let array = Some(json::buffer::Target::ArrayBuffer);
-    let parts = meshes
-        .iter()
-        .map(|p| (p, false))
-        .chain(collision.iter().map(|p| (p, true)));
-    for ((column, mesh), is_collision) in parts {
+    }
+
+    /// Adds an accessor of `count` elements over the whole of `view`, with
+    /// the bounds glTF requires for positions.
+    fn accessor(
+        &mut self,
+        view: json::Index<json::buffer::View>,
+        count: u64,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        bounds: Option<(glam::Vec3, glam::Vec3)>,
+    ) -> json::Index<json::Accessor> {
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: Some(USize64(0)),
+            count: USize64(count),
+            component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(type_),
+            min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
+            max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// Adds the palette atlas (a PNG in the binary chunk), its nearest
+    /// sampler and texture, and the one material that uses it.
+    fn push_palette_material(&mut self) -> Result<json::Index<json::Material>, String> {
+        let (w, h, pixels) = atlas_rgba();
+        let mut png = Vec::new();
+        image::ImageEncoder::write_image(
+            image::codecs::png::PngEncoder::new(&mut png),
+            &pixels,
+            w,
+            h,
+            image::ExtendedColorType::Rgba8,
+        )
+        .map_err(|e| format!("the palette atlas could not be encoded: {e}"))?;
+        let png_view = self.view(&png, None);
+        let root = &mut self.root;
+        let image = root.push(json::Image {
+            buffer_view: Some(png_view),
+            mime_type: Some(json::image::MimeType("image/png".to_string())),
+            name: Some("palette atlas".to_string()),
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        let sampler = root.push(json::texture::Sampler {
+            mag_filter: Some(Checked::Valid(json::texture::MagFilter::Nearest)),
+            min_filter: Some(Checked::Valid(json::texture::MinFilter::Nearest)),
+            wrap_s: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
+            wrap_t: Checked::Valid(json::texture::WrappingMode::ClampToEdge),
+            ..json::texture::Sampler::default()
+        });
+        let texture = root.push(json::Texture {
+            name: None,
+            sampler: Some(sampler),
+            source: image,
+            extensions: None,
+            extras: None,
+        });
+        Ok(root.push(json::Material {
+            name: Some("palette".to_string()),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_texture: Some(json::texture::Info {
+                    index: texture,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: None,
+                }),
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(1.0),
+                ..json::material::PbrMetallicRoughness::default()
+            },
+            ..json::Material::default()
+        }))
+    }
+
+    /// Adds the mesh of one chunk column (positions moved to world studs;
+    /// texture coordinates and `material` unless it is a collision mesh)
+    /// and the node that holds it.
+    fn push_column(
+        &mut self,
+        column: ColumnCoord,
+        mesh: &LowPolyMesh,
+        is_collision: bool,
+        material: json::Index<json::Material>,
+    ) -> json::Index<json::Node> {
+        use json::accessor::{ComponentType as C, Type as T};
+        let array = Some(json::buffer::Target::ArrayBuffer);
         let origin = glam::Vec3::new(
             (column.x * CHUNK_SIZE_CELLS) as f32 * CELL_SIZE_STUDS,
             0.0,
@@ -319,43 +385,21 @@ fn glb_parts(
         let normal_bytes = f32s(&mut mesh.normals.iter().flat_map(|n| n.to_array()));
         let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
         let n = mesh.positions.len() as u64;
-        let pos_view = view(&mut root, &mut bin, &pos_bytes, array);
-        let normal_view = view(&mut root, &mut bin, &normal_bytes, array);
+        let pos_view = self.view(&pos_bytes, array);
+        let normal_view = self.view(&normal_bytes, array);
         // Collision meshes are not drawn: no texture coordinates.
         let uv_view = (!is_collision).then(|| {
             let uv_bytes = f32s(
                 &mut (0..mesh.positions.len())
                     .flat_map(|v| cell_centre_uv(atlas_cell(mesh.materials[v], mesh.skirt[v]))),
             );
-            view(&mut root, &mut bin, &uv_bytes, array)
+            self.view(&uv_bytes, array)
         });
-        let index_view = view(
-            &mut root,
-            &mut bin,
-            &index_bytes,
-            Some(json::buffer::Target::ElementArrayBuffer),
-        );
-        let mut accessor =
-            |view, count, component, type_, bounds: Option<(glam::Vec3, glam::Vec3)>| {
-                root.push(json::Accessor {
-                    buffer_view: Some(view),
-                    byte_offset: Some(USize64(0)),
-                    count: USize64(count),
-                    component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
-                    extensions: None,
-                    extras: None,
-                    type_: Checked::Valid(type_),
-                    min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
-                    max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
-                    name: None,
-                    normalized: false,
-                    sparse: None,
-                })
-            };
-        let pos = accessor(pos_view, n, C::F32, T::Vec3, Some((lo, hi)));
-        let normal = accessor(normal_view, n, C::F32, T::Vec3, None);
-        let uv = uv_view.map(|v| accessor(v, n, C::F32, T::Vec2, None));
-        let indices = accessor(
+        let index_view = self.view(&index_bytes, Some(json::buffer::Target::ElementArrayBuffer));
+        let pos = self.accessor(pos_view, n, C::F32, T::Vec3, Some((lo, hi)));
+        let normal = self.accessor(normal_view, n, C::F32, T::Vec3, None);
+        let uv = uv_view.map(|v| self.accessor(v, n, C::F32, T::Vec2, None));
+        let indices = self.accessor(
             index_view,
             mesh.indices.len() as u64,
             C::U32,
@@ -368,7 +412,7 @@ fn glb_parts(
         if let Some(uv) = uv {
             attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), uv);
         }
-        let mesh_index = root.push(json::Mesh {
+        let mesh_index = self.root.push(json::Mesh {
             extensions: None,
             extras: None,
             name: None,
@@ -383,7 +427,7 @@ fn glb_parts(
             }],
             weights: None,
         });
-        let node = root.push(json::Node {
+        self.root.push(json::Node {
             mesh: Some(mesh_index),
             name: Some(if is_collision {
                 format!("collision {} {}", column.x, column.z)
@@ -391,46 +435,52 @@ fn glb_parts(
                 format!("chunk column {} {}", column.x, column.z)
             }),
             ..json::Node::default()
-        });
-        if is_collision {
-            collision_children.push(node);
-        } else {
-            children.push(node);
+        })
+    }
+
+    /// Pads the binary chunk, adds its buffer, the `terrain` root node (and
+    /// the `collision` one when there are collision meshes) and the scene,
+    /// and returns the padded JSON chunk and the binary chunk.
+    fn finish(
+        mut self,
+        children: Vec<json::Index<json::Node>>,
+        collision_children: Vec<json::Index<json::Node>>,
+    ) -> Result<(Vec<u8>, Vec<u8>), String> {
+        let GlbBuilder { root, bin } = &mut self;
+        while !bin.len().is_multiple_of(4) {
+            bin.push(0);
         }
-    }
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    root.push(json::Buffer {
-        byte_length: USize64(bin.len() as u64),
-        name: None,
-        uri: None,
-        extensions: None,
-        extras: None,
-    });
-    let terrain = root.push(json::Node {
-        children: Some(children),
-        name: Some("terrain".to_string()),
-        ..json::Node::default()
-    });
-    let mut nodes = vec![terrain];
-    if !collision_children.is_empty() {
-        nodes.push(root.push(json::Node {
-            children: Some(collision_children),
-            name: Some("collision".to_string()),
+        root.push(json::Buffer {
+            byte_length: USize64(bin.len() as u64),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        let terrain = root.push(json::Node {
+            children: Some(children),
+            name: Some("terrain".to_string()),
             ..json::Node::default()
-        }));
+        });
+        let mut nodes = vec![terrain];
+        if !collision_children.is_empty() {
+            nodes.push(root.push(json::Node {
+                children: Some(collision_children),
+                name: Some("collision".to_string()),
+                ..json::Node::default()
+            }));
+        }
+        let scene = root.push(json::Scene {
+            extensions: None,
+            extras: None,
+            name: None,
+            nodes,
+        });
+        root.scene = Some(scene);
+        let mut json_bytes = root.to_vec().map_err(|e| e.to_string())?;
+        while !json_bytes.len().is_multiple_of(4) {
+            json_bytes.push(b' ');
+        }
+        Ok((json_bytes, self.bin))
     }
-    let scene = root.push(json::Scene {
-        extensions: None,
-        extras: None,
-        name: None,
-        nodes,
-    });
-    root.scene = Some(scene);
-    let mut json_bytes = root.to_vec().map_err(|e| e.to_string())?;
-    while !json_bytes.len().is_multiple_of(4) {
-        json_bytes.push(b' ');
-    }
-    Ok((json_bytes, bin))
 }

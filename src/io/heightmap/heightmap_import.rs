@@ -17,15 +17,18 @@ use std::path::{Path, PathBuf};
 
 use image::ImageDecoder;
 
-use super::{BoundedReadError, open_bounded, read_bounded_to_string};
+use crate::io::BoundedReadError;
+use crate::io::open_bounded;
+use crate::io::read_bounded_to_string;
 use crate::progress::Progress;
 pub use crate::terrain::generation::heightmap::{
     BEDROCK_CELLS, HeightSamples, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError,
     MAX_PIXELS, MAX_SIDE_CELLS, MAX_SIDE_PX, MAX_STREAMING_SIDE_CELLS,
 };
 use crate::terrain::generation::heightmap::{
-    check_image_size, check_settings, grid_from_heightmap_with_progress, terrain_extent_cells,
+    check_image_size, check_settings, terrain_extent_cells,
 };
+use crate::terrain::generation::heightmap_terrain::grid_from_heightmap_with_progress;
 use crate::terrain::storage::grid::Grid;
 
 /// Largest heightmap PNG that is read, bytes (1 GiB: twice an
@@ -398,7 +401,7 @@ fn parse_sidecar(
 ///
 /// # Errors
 /// Everything [`read_heightmap`] and
-/// [`crate::terrain::generation::heightmap::grid_from_heightmap`] report.
+/// [`crate::terrain::generation::heightmap_terrain::grid_from_heightmap`] report.
 pub fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
     import_heightmap_with_progress(path, settings, &Progress::new())
 }
@@ -423,7 +426,7 @@ pub fn import_heightmap_with_progress(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::generation::heightmap::grid_from_heightmap;
+    use crate::terrain::generation::heightmap_terrain::grid_from_heightmap;
     use crate::terrain::{Cell, CellCoord, Material};
 
     /// A fresh scratch directory for one test.

@@ -26,35 +26,42 @@
 //! contributing materials, each cube some, takes all of them as its set, so
 //! its set follows from the cubes' material masks alone: the dominant
 //! material only decides the weights of a vertex without contribution, and
-//! there is none. Other quads go through [`select_quad_set`]. Weights are
+//! there is none. Other quads go through
+//! [`select_quad_set`](super::materials::select_quad_set). Weights are
 //! computed once per vertex, after all quads.
 //!
 //! Speed: crossing edges are found with word operations on the per-row inside
 //! bits of the [`SampleField`]; only cubes next to a crossing edge are ever
 //! evaluated, and chunks that provably own no surface are skipped before any
 //! cell is read. Surface cubes are evaluated in batches of 8 consecutive cubes
-//! along x with one branch-free formula per lane (see [`batch_geometry`]),
-//! which the compiler turns into SIMD. On x86_64 the whole extraction is also
+//! along x with one branch-free formula per lane (see
+//! [`batch_geometry`]), which the compiler
+//! turns into SIMD. On x86_64 the whole extraction is also
 //! compiled for AVX2 and chosen at run time; every lane operation is a single
 //! IEEE-754 operation (no fused multiply-add, no approximate reciprocal), so
 //! both builds give bit-identical results, which a test checks. All buffers
 //! are owned by the mesher and reused.
 
+mod cube_geometry;
+mod quad_emitter;
+
 use glam::{IVec3, Vec3};
+
+use cube_geometry::{BatchGeometry, BatchOffsets, LANES, batch_geometry, sample_offsets};
+pub(crate) use cube_geometry::{edge, mixed_cubes};
+use quad_emitter::{Emitter, corner_word, vertex_set};
 
 use super::chunk_mesh::ChunkMesh;
 use super::field::{Neighbourhood, PAD, PADDED_L0, SampleField};
-use super::materials::{
-    CornerMaterials, QuadSet, select_quad_set, select_small_quad_set, single_material_weights,
-    weights_from_words,
-};
+use super::materials::{single_material_weights, weights_from_words};
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, ChunkCoord};
 use crate::terrain::storage::grid::Grid;
 
 /// No cube, vertex or batch.
 const NO_SLOT: u32 = u32::MAX;
 
-/// Never a [`vertex_key`] (those use bits 0..32 and 40..43 only).
+/// Never a [`vertex_key`](quad_emitter::vertex_key) (those use bits 0..32
+/// and 40..43 only).
 const NO_KEY: u64 = u64::MAX;
 
 /// Options for one meshing call.
@@ -67,12 +74,13 @@ pub struct MeshOptions {
 /// Per-cube state of pass 2 (kept small: quads touch 4 of these each).
 #[derive(Clone, Copy, Debug)]
 struct Cube {
-    /// [`vertex_key`] of the cube's first vertex, or [`NO_KEY`] before it has
-    /// one. Kept here so that the common lookup (a cube with one vertex)
-    /// reads only the cube, not also the vertex record.
+    /// [`vertex_key`](quad_emitter::vertex_key) of the cube's first vertex,
+    /// or [`NO_KEY`] before it has one. Kept here so that the common lookup
+    /// (a cube with one vertex) reads only the cube, not also the vertex
+    /// record.
     first_key: u64,
-    /// [`CornerMaterials::mask`] of the cube's samples: one bit when a
-    /// single material contributes.
+    /// [`CornerMaterials::mask`](super::materials::CornerMaterials::mask) of
+    /// the cube's samples: one bit when a single material contributes.
     mask: u32,
     /// First emitted vertex of this cube, chained through [`Vertex::next`]: a
     /// cube emits one vertex per distinct material set (and weights) among
@@ -95,7 +103,7 @@ struct Vertex {
     /// Next vertex of the same cube.
     next: u32,
     /// The vertex's identity among its cube's vertices, which also gives its
-    /// material set (see [`vertex_key`]).
+    /// material set (see [`vertex_key`](quad_emitter::vertex_key)).
     key: u64,
 }
 
@@ -531,24 +539,6 @@ impl Scratch {
     }
 }
 
-/// The materials of the 8 samples of the cube with padded min corner `k`.
-#[inline(always)]
-fn corner_materials(field: &SampleField, k: usize) -> CornerMaterials {
-    let (sy, sz) = (field.dim, field.dim * field.dim);
-    CornerMaterials::from_words(
-        corner_word(&field.material, k, sy, sz),
-        corner_word(&field.solid, k, sy, sz),
-    )
-}
-
-/// The bytes of `f` at the 8 corners of the cube with padded min corner `k`,
-/// byte `i = x + 2y + 4z`.
-#[inline(always)]
-fn corner_word(f: &[u8], k: usize, sy: usize, sz: usize) -> u64 {
-    let w = &f[k..k + sy + sz + 2];
-    u16_at(w, 0) | u16_at(w, sy) << 16 | u16_at(w, sz) << 32 | u16_at(w, sy + sz) << 48
-}
-
 /// True when this CPU runs [`Scratch::extract_avx2`] (detected once, cached by std).
 #[cfg(target_arch = "x86_64")]
 fn avx2_available() -> bool {
@@ -557,321 +547,6 @@ fn avx2_available() -> bool {
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
-}
-
-struct Emitter<'a> {
-    cubes: &'a mut [Cube],
-    field: &'a SampleField,
-    vertices: &'a mut Vec<Vertex>,
-    indices: &'a mut Vec<u32>,
-}
-
-impl Emitter<'_> {
-    /// Emits the quad joining the vertices of 4 surface cubes (slots in
-    /// `cubes`), given in the order that faces +axis; reversed when the lower
-    /// sample is outside.
-    #[inline(always)]
-    fn quad(&mut self, slots: [usize; 4], lower_inside: bool) {
-        let mut masks = [0u32; 4];
-        for i in 0..4 {
-            masks[i] = self.cubes[slots[i]].mask;
-        }
-        let m = masks[0];
-        let mut v = [0u32; 4];
-        if m & m.wrapping_sub(1) == 0 && m != 0 && masks[1] == m && masks[2] == m && masks[3] == m {
-            // One material on all 4 vertices: the set is just that material.
-            for i in 0..4 {
-                v[i] = match self.find_vertex(slots[i], m as u64) {
-                    Ok(index) => index,
-                    Err(last) => self.add_vertex(slots[i], last, m as u64),
-                };
-            }
-        } else {
-            v = self.blended_quad(slots, masks);
-        }
-        // [v0, v1, v2, v0, v2, v3], or with each pair after v0 swapped when
-        // the lower sample is outside; branch-free, as the winding of
-        // neighbouring quads is unpredictable.
-        let swap = (lower_inside as u32).wrapping_sub(1);
-        let d12 = (v[1] ^ v[2]) & swap;
-        let d23 = (v[2] ^ v[3]) & swap;
-        let quad = [v[0], v[1] ^ d12, v[2] ^ d12, v[0], v[2] ^ d23, v[3] ^ d23];
-        self.indices.extend_from_slice(&quad);
-    }
-
-    /// The vertices of a quad whose cubes do not all carry the same single
-    /// material: picks the quad's set, then each cube's vertex for it.
-    #[inline(always)]
-    fn blended_quad(&mut self, slots: [usize; 4], masks: [u32; 4]) -> [u32; 4] {
-        let mut v = [0u32; 4];
-        if let Some(set_key) = select_small_quad_set(masks) {
-            for i in 0..4 {
-                let key = vertex_key(set_key, masks[i]);
-                v[i] = match self.find_vertex(slots[i], key) {
-                    Ok(index) => index,
-                    Err(last) => self.add_vertex(slots[i], last, key),
-                };
-            }
-        } else {
-            let corners = slots.map(|s| corner_materials(self.field, self.cubes[s].key as usize));
-            let set = select_quad_set([&corners[0], &corners[1], &corners[2], &corners[3]]);
-            let set_key = set.key();
-            for i in 0..4 {
-                let key = vertex_key(set_key, masks[i]);
-                v[i] = match self.find_vertex(slots[i], key) {
-                    Ok(index) => index,
-                    Err(last) => self.add_vertex(slots[i], last, key),
-                };
-            }
-        }
-        v
-    }
-
-    /// The vertex of cube `slot` with [`vertex_key`] `key`, or else the last
-    /// vertex of the cube's chain (or [`NO_SLOT`]).
-    #[inline(always)]
-    fn find_vertex(&self, slot: usize, key: u64) -> Result<u32, u32> {
-        let cube = &self.cubes[slot];
-        if cube.first_key == key {
-            return Ok(cube.first_vertex);
-        }
-        if cube.first_vertex == NO_SLOT {
-            return Err(NO_SLOT);
-        }
-        // The first vertex's key was compared above.
-        let mut last = cube.first_vertex;
-        let mut v = self.vertices[last as usize].next;
-        while v != NO_SLOT {
-            let vertex = &self.vertices[v as usize];
-            if vertex.key == key {
-                return Ok(v);
-            }
-            last = v;
-            v = vertex.next;
-        }
-        Err(last)
-    }
-
-    /// Appends a vertex of cube `slot` to the vertices and to the cube's
-    /// chain after `last` (or as its first).
-    #[inline(always)]
-    fn add_vertex(&mut self, slot: usize, last: u32, key: u64) -> u32 {
-        let index = self.vertices.len() as u32;
-        self.vertices.push(Vertex {
-            cube: slot as u32,
-            next: NO_SLOT,
-            key,
-        });
-        if last == NO_SLOT {
-            self.cubes[slot].first_vertex = index;
-            self.cubes[slot].first_key = key;
-        } else {
-            self.vertices[last as usize].next = index;
-        }
-        index
-    }
-}
-
-/// The identity of a cube's vertex for the quad set with [`QuadSet::key`]
-/// `set_key`, given the cube's material mask: the set's materials, plus the
-/// dominant slot only when the cube contributes to none of them (its weights
-/// then depend on it). Vertices of a cube with equal keys have equal ids and
-/// weights, so quads share them; [`vertex_set`] recovers the set.
-#[inline(always)]
-fn vertex_key(set_key: u64, mask: u32) -> u64 {
-    let materials = set_key & 0xffff_ffff;
-    if materials & u64::from(mask) != 0 {
-        materials
-    } else {
-        // Dominant slot + 1, so an empty set (slot 0) differs from none.
-        set_key + (1 << 40)
-    }
-}
-
-/// The material set of a vertex from its [`vertex_key`]: exact when the cube
-/// contributes to the set; otherwise the dominant slot is kept too, which is
-/// all the weights of such a vertex depend on.
-#[inline(always)]
-fn vertex_set(key: u64) -> QuadSet {
-    let dominant = (key >> 40).saturating_sub(1);
-    QuadSet::from_key((key & 0xffff_ffff) | dominant << 40)
-}
-
-/// Cubes evaluated together in pass 1: consecutive cubes along x.
-const LANES: usize = 8;
-
-/// The 32 samples the geometry of one cube reads, as offsets from the
-/// sample at `(-1, -1, -1)` relative to the cube's min corner:
-///
-/// - `0..8`: the corners, `i = x + 2y + 4z`;
-/// - `8..12` / `12..16`: x lines, samples at x = -1 / x = 2, line `l = y + 2z`;
-/// - `16..20` / `20..24`: y lines, samples at y = -1 / y = 2, line `l = x + 2z`;
-/// - `24..28` / `28..32`: z lines, samples at z = -1 / z = 2, line `l = x + 2y`.
-///
-/// The last one is the largest.
-const fn sample_offsets(sy: usize, sz: usize) -> [usize; 32] {
-    let mut o = [0usize; 32];
-    let mut i = 0;
-    while i < 8 {
-        o[i] = (1 + (i & 1)) + sy * (1 + ((i >> 1) & 1)) + sz * (1 + (i >> 2));
-        i += 1;
-    }
-    let mut l = 0;
-    while l < 4 {
-        let (lo, hi) = (l & 1, l >> 1);
-        o[8 + l] = sy * (1 + lo) + sz * (1 + hi);
-        o[12 + l] = 3 + sy * (1 + lo) + sz * (1 + hi);
-        o[16 + l] = (1 + lo) + sz * (1 + hi);
-        o[20 + l] = (1 + lo) + 3 * sy + sz * (1 + hi);
-        o[24 + l] = (1 + lo) + sy * (1 + hi);
-        o[28 + l] = (1 + lo) + sy * (1 + hi) + 3 * sz;
-        l += 1;
-    }
-    o
-}
-
-/// Vertex offsets inside the cubes of a batch, `[axis][lane]`, in `[0, 1]`.
-type BatchOffsets = [[f32; LANES]; 3];
-
-/// Geometry of one batch of cubes, per lane (lanes without a surface cube
-/// hold garbage).
-#[derive(Clone, Debug)]
-struct BatchGeometry {
-    /// Outward unit normal.
-    normal: [[f32; LANES]; 3],
-    /// Vertex position in chunk-local studs.
-    pos: [[f32; LANES]; 3],
-    /// Chunk-local min-corner sample of lane 0's cube.
-    local: [i8; 3],
-}
-
-/// Bit `x` set for every cube with min corner `(x, cy, cz)` (padded sample
-/// coordinates) whose 8 corners are neither all inside nor all outside, from
-/// the per-row inside bit masks `rows` (`dim` rows per plane). Shared with the
-/// collision mesher, which must find exactly the same surface cubes.
-#[inline(always)]
-pub(crate) fn mixed_cubes(rows: &[u64], dim: usize, cy: usize, cz: usize) -> u64 {
-    let r00 = rows[cy + dim * cz];
-    let r10 = rows[cy + 1 + dim * cz];
-    let r01 = rows[cy + dim * (cz + 1)];
-    let r11 = rows[cy + 1 + dim * (cz + 1)];
-    let any = r00 | r10 | r01 | r11;
-    let all = r00 & r10 & r01 & r11;
-    (any | (any >> 1)) & !(all & (all >> 1))
-}
-
-/// One cube edge `a`–`b` (occupancy samples, 0–255): the linear 0.5
-/// crossing parameter (0 when the edge does not cross) and 1.0 when it
-/// crosses, else 0.0. Shared with the collision mesher, whose vertices must
-/// be bit-identical to these.
-#[inline(always)]
-pub(crate) fn edge(a: f32, b: f32) -> (f32, f32) {
-    let cross = (a >= 128.0) != (b >= 128.0);
-    let t = (127.5 - a) / (b - a);
-    (if cross { t } else { 0.0 }, if cross { 1.0 } else { 0.0 })
-}
-
-/// Vertex offsets, normals and positions of `LANES` cubes from their samples
-/// (sample `k` of lane `j` at `window[offsets[k] + j]`, in the order of
-/// [`sample_offsets`]); lane `j` of the batch is the cube at chunk-local min
-/// corner `local + (j, 0, 0)`.
-///
-/// Every lane evaluates the same scalar formula, written out below in its
-/// exact order of IEEE-754 operations, so a cube's offset and normal depend on
-/// its samples alone, whatever lane or batch it is evaluated in. Lanes whose
-/// cube has no crossing edge produce garbage that is never read.
-///
-/// - Offset: per axis, the sum of the crossing parameters of that axis's 4
-///   edges as `(e0 + e1) + (e2 + e3)`, plus the number of crossing edges of
-///   the other axes lying at 1 on this axis; divided by the number of crossing
-///   edges.
-/// - Normal: per axis, for each of the 4 lines of samples along it (through
-///   the cube's edges of that axis), the central differences at both ends of
-///   the edge, `b - m` and `p - a`, interpolated linearly at the offset along
-///   the axis; then bilinearly over the 4 lines with weights
-///   `(w_u * w_v) * g` summed as `(g0 + g1) + (g2 + g3)`; the gradient is
-///   negated and divided by its length (`(x² + y²) + z²`, square root), or is
-///   +Y when that length is 0 or not finite.
-#[inline(always)]
-fn batch_geometry(
-    window: &[u8],
-    offsets: &[usize; 32],
-    local: [i32; 3],
-    stud_scale: f32,
-) -> (BatchGeometry, BatchOffsets) {
-    let mut out = BatchGeometry {
-        normal: [[0.0; LANES]; 3],
-        pos: [[0.0; LANES]; 3],
-        local: [local[0] as i8, local[1] as i8, local[2] as i8],
-    };
-    let mut offset = [[0.0; LANES]; 3];
-    let first = [
-        local[0] as f32 + 0.5,
-        local[1] as f32 + 0.5,
-        local[2] as f32 + 0.5,
-    ];
-    for j in 0..LANES {
-        let s = |k: usize| window[offsets[k] + j] as f32;
-        let c = [s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)];
-        // Edges along x at (y, z) = (l & 1, l >> 1), along y at (x, z), along
-        // z at (x, y).
-        let (tx0, fx0) = edge(c[0], c[1]);
-        let (tx1, fx1) = edge(c[2], c[3]);
-        let (tx2, fx2) = edge(c[4], c[5]);
-        let (tx3, fx3) = edge(c[6], c[7]);
-        let (ty0, fy0) = edge(c[0], c[2]);
-        let (ty1, fy1) = edge(c[1], c[3]);
-        let (ty2, fy2) = edge(c[4], c[6]);
-        let (ty3, fy3) = edge(c[5], c[7]);
-        let (tz0, fz0) = edge(c[0], c[4]);
-        let (tz1, fz1) = edge(c[1], c[5]);
-        let (tz2, fz2) = edge(c[2], c[6]);
-        let (tz3, fz3) = edge(c[3], c[7]);
-        // Counts are small integers: exact in any order.
-        let count = (fx0 + fx1 + fx2 + fx3) + (fy0 + fy1 + fy2 + fy3) + (fz0 + fz1 + fz2 + fz3);
-        let nx = fy1 + fy3 + fz1 + fz3;
-        let ny = fx1 + fx3 + fz2 + fz3;
-        let nz = fx2 + fx3 + fy2 + fy3;
-        let ox = ((tx0 + tx1) + (tx2 + tx3) + nx) / count;
-        let oy = ((ty0 + ty1) + (ty2 + ty3) + ny) / count;
-        let oz = ((tz0 + tz1) + (tz2 + tz3) + nz) / count;
-
-        let (wx0, wy0, wz0) = (1.0 - ox, 1.0 - oy, 1.0 - oz);
-        // Along x: line l has m = s(-1), a = c[2l], b = c[2l+1], p = s(2).
-        let gxl = |l: usize| wx0 * (c[2 * l + 1] - s(8 + l)) + ox * (s(12 + l) - c[2 * l]);
-        let gx = ((wy0 * wz0) * gxl(0) + (oy * wz0) * gxl(1))
-            + ((wy0 * oz) * gxl(2) + (oy * oz) * gxl(3));
-        // Along y: line l = x + 2z has a = c[x + 4z], b = c[x + 2 + 4z].
-        let gyl = |l: usize| {
-            let a = (l & 1) + 4 * (l >> 1);
-            wy0 * (c[a + 2] - s(16 + l)) + oy * (s(20 + l) - c[a])
-        };
-        let gy = ((wx0 * wz0) * gyl(0) + (ox * wz0) * gyl(1))
-            + ((wx0 * oz) * gyl(2) + (ox * oz) * gyl(3));
-        // Along z: line l = x + 2y has a = c[l], b = c[l + 4].
-        let gzl = |l: usize| wz0 * (c[l + 4] - s(24 + l)) + oz * (s(28 + l) - c[l]);
-        let gz = ((wx0 * wy0) * gzl(0) + (ox * wy0) * gzl(1))
-            + ((wx0 * oy) * gzl(2) + (ox * oy) * gzl(3));
-        let (nx, ny, nz) = (-gx, -gy, -gz);
-        let len = ((nx * nx + ny * ny) + nz * nz).sqrt();
-        let ok = len > 0.0 && len < f32::INFINITY;
-        out.normal[0][j] = if ok { nx / len } else { 0.0 };
-        out.normal[1][j] = if ok { ny / len } else { 1.0 };
-        out.normal[2][j] = if ok { nz / len } else { 0.0 };
-        offset[0][j] = ox;
-        offset[1][j] = oy;
-        offset[2][j] = oz;
-        out.pos[0][j] = ((first[0] + j as f32) + ox) * stud_scale;
-        out.pos[1][j] = (first[1] + oy) * stud_scale;
-        out.pos[2][j] = (first[2] + oz) * stud_scale;
-    }
-    (out, offset)
-}
-
-/// Little-endian `u16` at `w[i..i + 2]`, widened.
-#[inline(always)]
-fn u16_at(w: &[u8], i: usize) -> u64 {
-    u16::from_le_bytes([w[i], w[i + 1]]) as u64
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use glam::Vec3;
 use gltf_json as json;
 use json::validation::{Checked, USize64};
 
-use super::ExportError;
+use crate::io::ExportError;
 use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
 use crate::progress::Progress;
@@ -149,6 +149,48 @@ pub fn export_glb_with_progress(
 /// # Errors
 /// As [`export_glb`].
 pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport, ExportError> {
+    let parts = surface_parts(meshes);
+    if parts.is_empty() {
+        return Err(ExportError::NoSurface {
+            path: path.to_path_buf(),
+        });
+    }
+    let total_vertices: u64 = parts.iter().map(|p| p.vertices as u64).sum();
+    let total_indices: u64 = parts.iter().map(|p| p.indices().len() as u64).sum();
+    let layout = BinLayout::new(total_vertices, total_indices);
+    let root = gltf_root(&parts, &layout);
+
+    let mut json_bytes = root.to_vec().map_err(|e| ExportError::write(path, e))?;
+    while json_bytes.len() % 4 != 0 {
+        json_bytes.push(b' ');
+    }
+    let total = 12 + 8 + json_bytes.len() as u64 + 8 + layout.bin_len;
+    if total > u32::MAX as u64 {
+        return Err(ExportError::TooLarge {
+            path: path.to_path_buf(),
+            message: format!(
+                "{total} bytes of geometry exceed the 4 GiB a .glb can hold; export a smaller world"
+            ),
+        });
+    }
+    // All or nothing: a failed export leaves an existing file as it was.
+    crate::io::write_atomically(
+        path,
+        |tmp| write_glb_file(tmp, path, &parts, &json_bytes, total, &layout),
+        |e| ExportError::write(path, e),
+    )?;
+    let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
+    Ok(GlbExport {
+        primitives: parts.len(),
+        vertices: total_vertices as usize,
+        triangles: (total_indices / 3) as usize,
+        file_bytes,
+    })
+}
+
+/// The surface part of every chunk mesh that has one, in (z, y, x) chunk
+/// order (skirts left out).
+fn surface_parts(meshes: &WorldMeshes) -> Vec<Part> {
     let mut parts: Vec<Part> = meshes
         .iter()
         .map(|(coord, mesh)| Part {
@@ -159,30 +201,46 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
         .filter(|p| !p.indices().is_empty() && p.vertices > 0)
         .collect();
     parts.sort_by_key(|p| (p.coord.0.z, p.coord.0.y, p.coord.0.x));
-    if parts.is_empty() {
-        return Err(ExportError::NoSurface {
-            path: path.to_path_buf(),
-        });
-    }
-    let total_vertices: u64 = parts.iter().map(|p| p.vertices as u64).sum();
-    let total_indices: u64 = parts.iter().map(|p| p.indices().len() as u64).sum();
+    parts
+}
 
-    // Layout: four attribute views, then the index view, each 4-byte aligned.
-    let mut view_offsets = [0u64; 5];
-    let mut view_lengths = [0u64; 5];
-    let mut offset = 0u64;
-    for (i, len) in STRIDES
-        .iter()
-        .map(|s| s * total_vertices)
-        .chain([4 * total_indices])
-        .enumerate()
-    {
-        view_offsets[i] = offset;
-        view_lengths[i] = len;
-        offset = pad4(offset + len);
-    }
-    let bin_len = offset;
+/// Where the five buffer views lie in the binary chunk: the four attribute
+/// views ([`STRIDES`] bytes per vertex), then the index view, each 4-byte
+/// aligned; bytes.
+#[derive(Clone, Copy, Debug)]
+struct BinLayout {
+    view_offsets: [u64; 5],
+    view_lengths: [u64; 5],
+    /// Length of the binary chunk.
+    bin_len: u64,
+}
 
+impl BinLayout {
+    fn new(total_vertices: u64, total_indices: u64) -> BinLayout {
+        let mut view_offsets = [0u64; 5];
+        let mut view_lengths = [0u64; 5];
+        let mut offset = 0u64;
+        for (i, len) in STRIDES
+            .iter()
+            .map(|s| s * total_vertices)
+            .chain([4 * total_indices])
+            .enumerate()
+        {
+            view_offsets[i] = offset;
+            view_lengths[i] = len;
+            offset = pad4(offset + len);
+        }
+        BinLayout {
+            view_offsets,
+            view_lengths,
+            bin_len: offset,
+        }
+    }
+}
+
+/// The glTF JSON of `parts` laid out as `layout` says: one buffer, five
+/// views, one primitive per part in one mesh, one node, one scene.
+fn gltf_root(parts: &[Part], layout: &BinLayout) -> json::Root {
     let mut root = json::Root {
         asset: json::Asset {
             generator: Some(format!("Strata {}", env!("CARGO_PKG_VERSION"))),
@@ -191,110 +249,25 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
         ..json::Root::default()
     };
     let buffer = root.push(json::Buffer {
-        byte_length: USize64(bin_len),
+        byte_length: USize64(layout.bin_len),
         name: None,
         uri: None,
         extensions: None,
         extras: None,
     });
-    let view_names = [
-        "positions",
-        "normals",
-        "material weights",
-        "material ids",
-        "indices",
-    ];
-    let views: Vec<json::Index<json::buffer::View>> = (0..5)
-        .map(|i| {
-            root.push(json::buffer::View {
-                buffer,
-                byte_length: USize64(view_lengths[i]),
-                byte_offset: Some(USize64(view_offsets[i])),
-                byte_stride: None,
-                name: Some(view_names[i].to_string()),
-                target: Some(Checked::Valid(if i < 4 {
-                    json::buffer::Target::ArrayBuffer
-                } else {
-                    json::buffer::Target::ElementArrayBuffer
-                })),
-                extensions: None,
-                extras: None,
-            })
-        })
-        .collect();
-
+    let views = push_views(&mut root, buffer, layout);
     let mut primitives = Vec::with_capacity(parts.len());
     let (mut first_vertex, mut first_index) = (0u64, 0u64);
-    for part in &parts {
-        let count = part.vertices as u64;
-        let (lo, hi) = part.world_positions().fold(
-            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-            |(lo, hi), p| (lo.min(p), hi.max(p)),
-        );
-        let mut accessor = |view: usize,
-                            offset: u64,
-                            count: u64,
-                            component: json::accessor::ComponentType,
-                            type_: json::accessor::Type,
-                            normalized: bool,
-                            bounds: Option<(Vec3, Vec3)>| {
-            root.push(json::Accessor {
-                buffer_view: Some(views[view]),
-                byte_offset: Some(USize64(offset)),
-                count: USize64(count),
-                component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
-                extensions: None,
-                extras: None,
-                type_: Checked::Valid(type_),
-                min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
-                max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
-                name: None,
-                normalized,
-                sparse: None,
-            })
-        };
-        use json::accessor::{ComponentType as C, Type as T};
-        let positions = accessor(
-            0,
-            first_vertex * 12,
-            count,
-            C::F32,
-            T::Vec3,
-            false,
-            Some((lo, hi)),
-        );
-        let normals = accessor(1, first_vertex * 12, count, C::F32, T::Vec3, false, None);
-        let weights = accessor(2, first_vertex * 4, count, C::U8, T::Vec4, true, None);
-        let ids = accessor(3, first_vertex * 4, count, C::U8, T::Vec4, false, None);
-        let n_indices = part.indices().len() as u64;
-        let indices = accessor(
-            4,
-            first_index * 4,
-            n_indices,
-            C::U32,
-            T::Scalar,
-            false,
-            None,
-        );
-        let mut attributes = BTreeMap::new();
-        attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), positions);
-        attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), normals);
-        attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), weights);
-        attributes.insert(
-            Checked::Valid(json::mesh::Semantic::Extras("MATERIAL_IDS".to_string())),
-            ids,
-        );
-        primitives.push(json::mesh::Primitive {
-            attributes,
-            extensions: None,
-            extras: None,
-            indices: Some(indices),
-            material: None,
-            mode: Checked::Valid(json::mesh::Mode::Triangles),
-            targets: None,
-        });
-        first_vertex += count;
-        first_index += n_indices;
+    for part in parts {
+        primitives.push(push_primitive(
+            &mut root,
+            &views,
+            part,
+            first_vertex,
+            first_index,
+        ));
+        first_vertex += part.vertices as u64;
+        first_index += part.indices().len() as u64;
     }
     let mesh = root.push(json::Mesh {
         extensions: None,
@@ -315,58 +288,135 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
         nodes: vec![node],
     });
     root.scene = Some(scene);
+    root
+}
 
-    let mut json_bytes = root.to_vec().map_err(|e| ExportError::write(path, e))?;
-    while json_bytes.len() % 4 != 0 {
-        json_bytes.push(b' ');
+/// Adds the five buffer views of `layout` (positions, normals, material
+/// weights, material ids, indices) on `buffer`.
+fn push_views(
+    root: &mut json::Root,
+    buffer: json::Index<json::Buffer>,
+    layout: &BinLayout,
+) -> Vec<json::Index<json::buffer::View>> {
+    let view_names = [
+        "positions",
+        "normals",
+        "material weights",
+        "material ids",
+        "indices",
+    ];
+    (0..5)
+        .map(|i| {
+            root.push(json::buffer::View {
+                buffer,
+                byte_length: USize64(layout.view_lengths[i]),
+                byte_offset: Some(USize64(layout.view_offsets[i])),
+                byte_stride: None,
+                name: Some(view_names[i].to_string()),
+                target: Some(Checked::Valid(if i < 4 {
+                    json::buffer::Target::ArrayBuffer
+                } else {
+                    json::buffer::Target::ElementArrayBuffer
+                })),
+                extensions: None,
+                extras: None,
+            })
+        })
+        .collect()
+}
+
+/// Adds the accessors of one part (its vertices start at `first_vertex`,
+/// its indices at `first_index` in their views) and returns its primitive.
+fn push_primitive(
+    root: &mut json::Root,
+    views: &[json::Index<json::buffer::View>],
+    part: &Part,
+    first_vertex: u64,
+    first_index: u64,
+) -> json::mesh::Primitive {
+    let count = part.vertices as u64;
+    let (lo, hi) = part.world_positions().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(p), hi.max(p)),
+    );
+    let mut accessor = |view: usize,
+                        offset: u64,
+                        count: u64,
+                        component: json::accessor::ComponentType,
+                        type_: json::accessor::Type,
+                        normalized: bool,
+                        bounds: Option<(Vec3, Vec3)>| {
+        root.push(json::Accessor {
+            buffer_view: Some(views[view]),
+            byte_offset: Some(USize64(offset)),
+            count: USize64(count),
+            component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(type_),
+            min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
+            max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
+            name: None,
+            normalized,
+            sparse: None,
+        })
+    };
+    use json::accessor::{ComponentType as C, Type as T};
+    let positions = accessor(
+        0,
+        first_vertex * 12,
+        count,
+        C::F32,
+        T::Vec3,
+        false,
+        Some((lo, hi)),
+    );
+    let normals = accessor(1, first_vertex * 12, count, C::F32, T::Vec3, false, None);
+    let weights = accessor(2, first_vertex * 4, count, C::U8, T::Vec4, true, None);
+    let ids = accessor(3, first_vertex * 4, count, C::U8, T::Vec4, false, None);
+    let n_indices = part.indices().len() as u64;
+    let indices = accessor(
+        4,
+        first_index * 4,
+        n_indices,
+        C::U32,
+        T::Scalar,
+        false,
+        None,
+    );
+    let mut attributes = BTreeMap::new();
+    attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), positions);
+    attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), normals);
+    attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), weights);
+    attributes.insert(
+        Checked::Valid(json::mesh::Semantic::Extras("MATERIAL_IDS".to_string())),
+        ids,
+    );
+    json::mesh::Primitive {
+        attributes,
+        extensions: None,
+        extras: None,
+        indices: Some(indices),
+        material: None,
+        mode: Checked::Valid(json::mesh::Mode::Triangles),
+        targets: None,
     }
-    let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin_len;
-    if total > u32::MAX as u64 {
-        return Err(ExportError::TooLarge {
-            path: path.to_path_buf(),
-            message: format!(
-                "{total} bytes of geometry exceed the 4 GiB a .glb can hold; export a smaller world"
-            ),
-        });
-    }
-    // All or nothing: a failed export leaves an existing file as it was.
-    super::write_atomically(
-        path,
-        |tmp| {
-            write_glb_file(
-                tmp,
-                path,
-                &parts,
-                &json_bytes,
-                total,
-                bin_len,
-                &view_offsets,
-                &view_lengths,
-            )
-        },
-        |e| ExportError::write(path, e),
-    )?;
-    let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
-    Ok(GlbExport {
-        primitives: parts.len(),
-        vertices: total_vertices as usize,
-        triangles: (total_indices / 3) as usize,
-        file_bytes,
-    })
 }
 
 /// Writes the GLB bytes to `tmp`; errors name `path`, the requested file.
-#[allow(clippy::too_many_arguments)]
 fn write_glb_file(
     tmp: &Path,
     path: &Path,
     parts: &[Part],
     json_bytes: &[u8],
     total: u64,
-    bin_len: u64,
-    view_offsets: &[u64],
-    view_lengths: &[u64],
+    layout: &BinLayout,
 ) -> Result<(), ExportError> {
+    let BinLayout {
+        view_offsets,
+        view_lengths,
+        bin_len,
+    } = *layout;
     let file = std::fs::File::create(tmp).map_err(|e| ExportError::write(path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let write = |out: &mut BufWriter<std::fs::File>, bytes: &[u8]| {

@@ -5,7 +5,7 @@
 //! So before the first read-write open, untouched copies of the file and the
 //! journal are kept, and the open reports a [`JournalRecovery`].
 
-use crate::io::world_file::JournalRecovery;
+use crate::io::world::world_file::JournalRecovery;
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read as _};

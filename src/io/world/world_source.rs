@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
+use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
 use crate::progress::Progress;
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::recipe::cook::CookReport;
@@ -26,7 +26,7 @@ pub enum WorldSource {
         settings: HeightmapSettings,
     },
     /// A saved world file (`.strata`), loaded and verified
-    /// ([`crate::io::world_file::load`]); any damaged chunk is an error.
+    /// ([`crate::io::world::world_file::load`]); any damaged chunk is an error.
     File(PathBuf),
     /// A generator recipe (`--recipe FILE`), cooked for a seed and size.
     Recipe {
@@ -53,7 +53,7 @@ pub enum WorldSourceError {
     Import(#[from] ImportError),
     /// The world file could not be loaded (the message names the file).
     #[error(transparent)]
-    Load(#[from] super::world_file::WorldFileError),
+    Load(#[from] crate::io::world::world_file::WorldFileError),
 }
 
 impl WorldSource {
@@ -82,7 +82,11 @@ impl WorldSource {
             WorldSource::Generated(settings) => generate_world(settings)?,
             WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
             WorldSource::File(path) => {
-                super::world_file::load(path, super::world_file::LoadOptions::default())?.0
+                crate::io::world::world_file::load(
+                    path,
+                    crate::io::world::world_file::LoadOptions::default(),
+                )?
+                .0
             }
             WorldSource::Grid(grid) => grid.clone(),
             WorldSource::Recipe {

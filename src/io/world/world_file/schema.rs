@@ -3,7 +3,7 @@
 //! tables), and the `meta` table with [`WorldMeta`]. Kept apart from the
 //! load and save flow so the format's rules are read in one place.
 
-use crate::io::world_file::JournalRecovery;
+use crate::io::world::world_file::JournalRecovery;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read as _};
@@ -44,7 +44,7 @@ CREATE TABLE chunks (
 
 /// The exact schema a kind of Strata file must have: the statements that
 /// create it and the tables it must hold. World files ([`WORLD_SCHEMA`]) and
-/// streaming world files (`crate::io::streaming_file`) share the opening
+/// streaming world files (`crate::io::world::streaming_file`) share the opening
 /// rules and differ only in this.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FileSchema {

@@ -2,7 +2,7 @@
 //! the [module docs](super)). Encoding and the hostile-input rules of
 //! decoding live together so every size limit is checked in one place.
 
-use crate::io::world_file::DENSE_CHUNK_BYTES;
+use crate::io::world::world_file::DENSE_CHUNK_BYTES;
 use std::path::Path;
 
 use rayon::prelude::*;

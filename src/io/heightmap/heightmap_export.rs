@@ -1,6 +1,6 @@
 //! Heightmap export: the top surface of a world as a 16-bit grayscale PNG
 //! with a JSON sidecar, in the format the heightmap importer reads
-//! ([`crate::io::heightmap_import`]), so a world can round-trip through other
+//! ([`crate::io::heightmap::heightmap_import`]), so a world can round-trip through other
 //! terrain tools.
 //!
 //! # What is exported
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::ExportError;
+use crate::io::ExportError;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use crate::terrain::storage::grid::Grid;
 use crate::terrain::{Chunk, ChunkCoord};
@@ -180,7 +180,7 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
     let image = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(w, d, pixels)
         .ok_or_else(|| ExportError::write(png, "pixel buffer does not match the image size"))?;
     // All or nothing, each file: a failed export leaves existing files as they were.
-    super::write_atomically(
+    crate::io::write_atomically(
         png,
         |tmp| {
             image
@@ -204,10 +204,10 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
         max_elevation_m: max_studs,
         encoding: "16-bit grayscale PNG; elevation_m = min_elevation_m + value/65535*(max_elevation_m-min_elevation_m); row 0 is north",
     };
-    let sidecar_path = super::heightmap_import::sidecar_path(png);
+    let sidecar_path = crate::io::heightmap::heightmap_import::sidecar_path(png);
     let json =
         serde_json::to_string_pretty(&sidecar).map_err(|e| ExportError::write(&sidecar_path, e))?;
-    super::write_atomically(
+    crate::io::write_atomically(
         &sidecar_path,
         |tmp| std::fs::write(tmp, json + "\n").map_err(|e| ExportError::write(&sidecar_path, e)),
         |e| ExportError::write(&sidecar_path, e),

@@ -61,40 +61,50 @@
 //! way a failed or interrupted save leaves the previous file as it was (an
 //! interrupted incremental save leaves a hot journal that SQLite rolls back
 //! the next time the file is opened).
+//!
+//! # Where the code lives
+//! This file holds saving ([`WorldFile`], [`SaveBatch`]); `loading` reads and
+//! verifies a file into a grid, `schema` opens files and reads and writes
+//! the `meta` table, `codec` encodes chunk blobs, `journal` and
+//! `journal_recovery` handle a leftover journal, and `error` is
+//! [`WorldFileError`].
 
 mod chunk_size;
 mod codec;
 mod error;
 mod journal;
 mod journal_recovery;
+mod loading;
 mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use glam::IVec3;
-use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::progress::Progress;
 use crate::terrain::storage::chunk::ChunkCells;
-use crate::terrain::storage::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
+use crate::terrain::storage::coords::ChunkCoord;
 use crate::terrain::storage::grid::{Changes, Grid};
 pub use chunk_size::DENSE_CHUNK_BYTES;
-pub(crate) use codec::{ChunkFault, MAX_BLOB_BYTES, decode_blob, encode_cells};
 use codec::{EncodedChunk, encode_chunks};
+pub(crate) use codec::{MAX_BLOB_BYTES, decode_blob, encode_cells};
 pub use error::WorldFileError;
-use error::fmt_coord;
 pub(crate) use error::{io_err, sqlite_err};
 pub(crate) use journal::{noting, with_suffix};
 pub use journal_recovery::JournalRecovery;
+use loading::load_from;
+pub use loading::{
+    LoadOptions, LoadReport, MAX_DECODED_BYTES, SkippedChunk, load, load_with_progress, read_meta,
+};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 pub(crate) use schema::{
     FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, meta_number,
     meta_text, open_existing_as, parse_camera, parse_generator, read_meta_map,
 };
-use schema::{open_existing, read_meta_table, require_table, write_meta};
+use schema::{open_existing, write_meta};
 
 /// Most chunks a world file may hold: twice the chunks of the largest
 /// generated world (4096² cells), so a hostile file cannot make the loader
@@ -110,16 +120,6 @@ pub fn chunk_count_fits(count: u64) -> bool {
     count <= MAX_CHUNKS as u64
 }
 
-/// Most bytes of decoded dense chunks a load keeps by default
-/// ([`LoadOptions::max_decoded_bytes`]): 4 GiB, 65536 dense chunks of
-/// [`DENSE_CHUNK_BYTES`], about twice the dense chunks of the largest
-/// generated world. A file of many small rows that each decode to a dense
-/// chunk is refused before it is decoded instead of exhausting memory.
-pub const MAX_DECODED_BYTES: u64 = 4 << 30;
-
-/// Chunk rows read, decoded and verified together (in parallel) by a load.
-const LOAD_BATCH_ROWS: usize = 512;
-
 /// Environment variable for crash tests, read only in builds with the
 /// `test-hooks` cargo feature (off by default; the crate's tests turn it on):
 /// when set to a number of milliseconds, every save stops for that long just
@@ -132,47 +132,6 @@ pub const SAVE_STALL_ENV: &str = "STRATA_TEST_SAVE_STALL_MS";
 /// The line [`SAVE_STALL_ENV`] makes a save print before it stalls.
 #[cfg(feature = "test-hooks")]
 pub const SAVE_STALL_MESSAGE: &str = "strata: save stalled before commit";
-
-/// Options for [`load`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LoadOptions {
-    /// Load every chunk that decodes and verifies and list the others in
-    /// [`LoadReport::skipped`] (also tolerating a world hash mismatch),
-    /// instead of failing on the first damaged chunk.
-    pub skip_bad_chunks: bool,
-    /// Most bytes of decoded chunk cells the load may keep
-    /// ([`DENSE_CHUNK_BYTES`] per dense chunk); `None` means
-    /// [`MAX_DECODED_BYTES`]. A world over it fails with
-    /// [`WorldFileError::TooMuchChunkData`] before any chunk is decoded.
-    pub max_decoded_bytes: Option<u64>,
-}
-
-/// A chunk [`load`] left out under [`LoadOptions::skip_bad_chunks`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SkippedChunk {
-    /// The chunk.
-    pub coord: ChunkCoord,
-    /// Why it was skipped.
-    pub reason: String,
-}
-
-/// What [`load`] found.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LoadReport {
-    /// Chunks loaded into the grid.
-    pub chunks: usize,
-    /// Damaged chunks left out (only with [`LoadOptions::skip_bad_chunks`]).
-    pub skipped: Vec<SkippedChunk>,
-    /// True when the loaded grid's content hash equals the stored world hash
-    /// (always true for a load without `skip_bad_chunks`).
-    pub world_hash_ok: bool,
-    /// Wall time of the load, ms.
-    pub elapsed_ms: f64,
-    /// A leftover journal that opening the file rolled back into it, and
-    /// where the untouched copies of the file and journal were kept: a
-    /// notice for the user (the editor shows it, the command line prints it).
-    pub journal_recovery: Option<JournalRecovery>,
-}
 
 /// What a save wrote.
 #[derive(Clone, Debug, PartialEq)]
@@ -269,377 +228,6 @@ fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
         .collect()
 }
 
-/// Reads only the metadata of a world file (fast: no chunk is read), e.g. to
-/// restore the editor camera before loading.
-///
-/// # Errors
-/// Every file-level [`WorldFileError`] ([`WorldFileError::NotFound`],
-/// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
-/// [`WorldFileError::NewerFormat`], [`WorldFileError::BadMeta`], …).
-///
-/// Like every open, it rolls back a leftover journal after keeping copies
-/// (logged; see [`JournalRecovery`]): prefer [`WorldFile::open`] or [`load`],
-/// whose report carries the notice, when the world is about to be loaded.
-pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
-    let (conn, recovery) = open_existing(path)?;
-    noting(&recovery, read_meta_table(&conn, path).map(|m| m.meta))
-}
-
-/// A chunk row as read: coordinate, stored hash, and the blob (`None` when
-/// it is longer than any valid encoding and was not read).
-type ChunkRow = (ChunkCoord, u64, Result<Vec<u8>, usize>);
-
-/// Reads every chunk row, refusing more than [`MAX_CHUNKS`], more dense
-/// rows than `max_decoded_bytes` can hold (before any is read),
-/// coordinates off the valid lattice ([`ChunkCoord::from_i64`], the same
-/// range edits and saves check) and a coordinate stored twice. Rows are handed to `sink`
-/// [`LOAD_BATCH_ROWS`] at a time, so only one batch of blobs is in memory;
-/// `begin(count)` is called with the number of rows before the first batch.
-fn read_chunk_rows(
-    conn: &Connection,
-    path: &Path,
-    max_decoded_bytes: u64,
-    begin: impl FnOnce(u64) -> Result<(), WorldFileError>,
-    mut sink: impl FnMut(Vec<ChunkRow>) -> Result<(), WorldFileError>,
-) -> Result<(), WorldFileError> {
-    require_table(conn, path, "chunks")?;
-    // `length` reads no blob. Uniform blobs are 3 bytes; every longer one
-    // decodes to a dense chunk or is refused.
-    let (count, dense): (i64, i64) = conn
-        .query_row(
-            "SELECT count(*), count(CASE WHEN length(data) > 3 THEN 1 END) FROM chunks",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .map_err(|e| sqlite_err(path, e))?;
-    if !chunk_count_fits(count.max(0) as u64) {
-        return Err(WorldFileError::TooManyChunks {
-            path: path.to_path_buf(),
-            count: count as u64,
-            limit: MAX_CHUNKS,
-        });
-    }
-    let dense_bytes = (dense.max(0) as u64).saturating_mul(DENSE_CHUNK_BYTES as u64);
-    if dense_bytes > max_decoded_bytes {
-        return Err(WorldFileError::TooMuchChunkData {
-            path: path.to_path_buf(),
-            dense_chunks: dense.max(0) as u64,
-            bytes: dense_bytes,
-            limit: max_decoded_bytes,
-        });
-    }
-    begin(count.max(0) as u64)?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT x, y, z, hash, length(data), \
-             CASE WHEN length(data) <= ?1 THEN data END FROM chunks",
-        )
-        .map_err(|e| sqlite_err(path, e))?;
-    let mut rows = stmt
-        .query([MAX_BLOB_BYTES as i64])
-        .map_err(|e| sqlite_err(path, e))?;
-    let corrupt = |message: String| WorldFileError::Corrupt {
-        path: path.to_path_buf(),
-        message,
-    };
-    let mut out = Vec::with_capacity(LOAD_BATCH_ROWS);
-    let mut seen: FxHashSet<ChunkCoord> = FxHashSet::default();
-    while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
-        let int = |i: usize| -> Result<i64, WorldFileError> {
-            row.get::<_, i64>(i)
-                .map_err(|e| corrupt(format!("chunk row column {i} is not an integer: {e}")))
-        };
-        let (x, y, z, hash, len) = (int(0)?, int(1)?, int(2)?, int(3)?, int(4)?);
-        let Some(coord) = ChunkCoord::from_i64(x, y, z) else {
-            return Err(corrupt(format!(
-                "chunk row ({x}, {y}, {z}) lies outside the cell lattice (chunks \
-                 {MIN_CHUNK_COORD}..={MAX_CHUNK_COORD} on each axis)"
-            )));
-        };
-        if !seen.insert(coord) {
-            return Err(WorldFileError::DuplicateChunk {
-                path: path.to_path_buf(),
-                coord,
-            });
-        }
-        let blob = match row.get_ref(5).map_err(|e| sqlite_err(path, e))? {
-            rusqlite::types::ValueRef::Blob(b) => Ok(b.to_vec()),
-            rusqlite::types::ValueRef::Null => Err(len.max(0) as usize),
-            other => {
-                return Err(corrupt(format!(
-                    "chunk {} data is {:?}, not a blob",
-                    fmt_coord(coord),
-                    other.data_type()
-                )));
-            }
-        };
-        out.push((coord, hash as u64, blob));
-        if out.len() == LOAD_BATCH_ROWS {
-            sink(std::mem::replace(
-                &mut out,
-                Vec::with_capacity(LOAD_BATCH_ROWS),
-            ))?;
-        }
-    }
-    if !out.is_empty() {
-        sink(out)?;
-    }
-    Ok(())
-}
-
-/// The world hashes of the rows' stored chunk hashes, of every row and of
-/// the rows that do not hold an empty uniform chunk (the loader drops
-/// those). Reads no dense blob. `None` when a row is odd (the load then
-/// reports it).
-fn world_hashes_of_stored_rows(conn: &Connection) -> Option<(u64, u64)> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT x, y, z, hash, length(data) = 3 AND substr(data, 1, 1) = x'00' \
-             AND substr(data, 3, 1) = x'00' FROM chunks",
-        )
-        .ok()?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, bool>(4)?,
-            ))
-        })
-        .ok()?;
-    let mut all: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
-    let mut non_empty: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
-    for row in rows {
-        let (x, y, z, hash, empty) = row.ok()?;
-        // A row off the lattice is "odd": the row reader names it.
-        let c = ChunkCoord::from_i64(x, y, z)?;
-        all.insert(c, hash as u64);
-        if !empty {
-            non_empty.insert(c, hash as u64);
-        }
-    }
-    Some((
-        world_hash_from_chunk_hashes(&all),
-        world_hash_from_chunk_hashes(&non_empty),
-    ))
-}
-
-/// Loads a world file into a new grid, verifying every chunk hash and the
-/// world hash.
-///
-/// The caller's grids are never touched: the result is a fresh [`Grid`]
-/// (fresh generation, revision 0).
-///
-/// # Errors
-/// [`WorldFileError::NotFound`], [`WorldFileError::Io`],
-/// [`WorldFileError::NotSqlite`], [`WorldFileError::Truncated`],
-/// [`WorldFileError::Corrupt`], [`WorldFileError::NotAWorld`],
-/// [`WorldFileError::MissingTable`], [`WorldFileError::NewerFormat`],
-/// [`WorldFileError::BadMeta`], [`WorldFileError::TooManyChunks`],
-/// [`WorldFileError::DuplicateChunk`]; and,
-/// [`WorldFileError::UnexpectedSchema`],
-/// [`WorldFileError::TooMuchChunkData`]; and,
-/// unless [`LoadOptions::skip_bad_chunks`], [`WorldFileError::ChunkTooLarge`],
-/// [`WorldFileError::InvalidChunk`], [`WorldFileError::BadChunk`] (listing
-/// every chunk whose hash fails) and [`WorldFileError::WorldHashMismatch`].
-pub fn load(
-    path: &Path,
-    options: LoadOptions,
-) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
-    load_with_progress(path, options, &Progress::new())
-}
-
-/// [`load`], counting chunks decoded in `progress` (stage "loading") and
-/// stopping early, with [`WorldFileError::Cancelled`], when it is cancelled.
-///
-/// # Errors
-/// As [`load`], and [`WorldFileError::Cancelled`].
-pub fn load_with_progress(
-    path: &Path,
-    options: LoadOptions,
-    progress: &Progress,
-) -> Result<(Grid, WorldMeta, LoadReport), WorldFileError> {
-    let (conn, recovery) = open_existing(path)?;
-    let (grid, meta, mut report, _) = noting(&recovery, load_from(&conn, path, options, progress))?;
-    report.journal_recovery = recovery;
-    Ok((grid, meta, report))
-}
-
-/// The body of [`load`], also returning the verified chunk hashes.
-fn load_from(
-    conn: &Connection,
-    path: &Path,
-    options: LoadOptions,
-    progress: &Progress,
-) -> Result<(Grid, WorldMeta, LoadReport, FxHashMap<ChunkCoord, u64>), WorldFileError> {
-    let start = Instant::now();
-    progress.begin_stage("reading", 0);
-    let stored = read_meta_table(conn, path)?;
-    let budget = options.max_decoded_bytes.unwrap_or(MAX_DECODED_BYTES);
-    let cancelled = || WorldFileError::Cancelled {
-        path: path.to_path_buf(),
-        operation: "loading",
-    };
-    let mut chunks = Vec::new();
-    let mut hashes: FxHashMap<ChunkCoord, u64> = FxHashMap::default();
-    let mut faults: Vec<(ChunkCoord, ChunkFault)> = Vec::new();
-    let mut kept_bytes: u64 = 0;
-    // Each batch is decoded and verified before the next is read: a load
-    // without `skip_bad_chunks` stops at the first undecodable chunk, keeps
-    // no cells once a chunk has failed its hash (it only lists the others
-    // that fail), and never keeps more than `budget` bytes of cells.
-    read_chunk_rows(
-        conn,
-        path,
-        budget,
-        |count| {
-            // After the row count and budget checks (at most MAX_CHUNKS
-            // rows): a strict load whose rows' stored hashes cannot add up
-            // to the world hash (rows missing, added or re-hashed; neither
-            // counting every row nor leaving out empty ones) fails now,
-            // before any chunk is decoded.
-            if !options.skip_bad_chunks
-                && let Some((all, non_empty)) = world_hashes_of_stored_rows(conn)
-                && all != stored.world_hash
-                && non_empty != stored.world_hash
-            {
-                return Err(WorldFileError::WorldHashMismatch {
-                    path: path.to_path_buf(),
-                    stored: stored.world_hash,
-                    actual: non_empty,
-                });
-            }
-            progress.begin_stage("loading", count);
-            Ok(())
-        },
-        |rows| {
-            progress.check().map_err(|_| cancelled())?;
-            let decoded: Vec<(ChunkCoord, u64, Result<ChunkCells, ChunkFault>)> = rows
-                .into_par_iter()
-                .map(|(coord, stored_hash, blob)| {
-                    progress.advance(1);
-                    if progress.is_cancelled() {
-                        return (coord, stored_hash, Err(ChunkFault::Invalid(String::new())));
-                    }
-                    let cells = match blob {
-                        Err(len) => Err(ChunkFault::Invalid(format!(
-                            "{len} bytes of data, longer than any chunk encoding"
-                        ))),
-                        Ok(blob) => decode_blob(&blob).and_then(|cells| {
-                            let actual = cells.content_hash();
-                            if actual == stored_hash {
-                                Ok(cells)
-                            } else {
-                                Err(ChunkFault::HashMismatch {
-                                    stored: stored_hash,
-                                    actual,
-                                })
-                            }
-                        }),
-                    };
-                    (coord, stored_hash, cells)
-                })
-                .collect();
-            progress.check().map_err(|_| cancelled())?;
-            for (coord, hash, result) in decoded {
-                match result {
-                    // Empty chunks are never stored; one in a file is dropped like
-                    // `Grid::from_chunks` drops it, and left out of the world hash.
-                    Ok(cells) if cells.is_all_empty() => {}
-                    // A strict load that already failed keeps nothing more.
-                    Ok(_) if !options.skip_bad_chunks && !faults.is_empty() => {}
-                    Ok(cells) => {
-                        if !matches!(cells, ChunkCells::Uniform(_)) {
-                            kept_bytes += DENSE_CHUNK_BYTES as u64;
-                            if kept_bytes > budget {
-                                return Err(WorldFileError::TooMuchChunkData {
-                                    path: path.to_path_buf(),
-                                    dense_chunks: kept_bytes / DENSE_CHUNK_BYTES as u64,
-                                    bytes: kept_bytes,
-                                    limit: budget,
-                                });
-                            }
-                        }
-                        hashes.insert(coord, hash);
-                        chunks.push((coord, cells));
-                    }
-                    Err(fault) => {
-                        let undecodable = !matches!(fault, ChunkFault::HashMismatch { .. });
-                        faults.push((coord, fault));
-                        if !options.skip_bad_chunks {
-                            // The load fails: free the cells kept so far.
-                            chunks = Vec::new();
-                            if undecodable {
-                                return Err(first_fault(path, std::mem::take(&mut faults)));
-                            }
-                        }
-                    }
-                }
-            }
-            Ok(())
-        },
-    )?;
-    progress.check().map_err(|_| cancelled())?;
-    faults.sort_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
-    let mut report = LoadReport::default();
-    if options.skip_bad_chunks {
-        report.skipped = faults
-            .iter()
-            .map(|(coord, fault)| SkippedChunk {
-                coord: *coord,
-                reason: fault.describe(),
-            })
-            .collect();
-    } else if !faults.is_empty() {
-        return Err(first_fault(path, faults));
-    }
-    let actual = world_hash_from_chunk_hashes(&hashes);
-    report.world_hash_ok = actual == stored.world_hash;
-    if !report.world_hash_ok && !options.skip_bad_chunks {
-        return Err(WorldFileError::WorldHashMismatch {
-            path: path.to_path_buf(),
-            stored: stored.world_hash,
-            actual,
-        });
-    }
-    let grid = Grid::from_chunks(chunks);
-    report.chunks = grid.chunk_count();
-    report.elapsed_ms = ms_since(start);
-    Ok((grid, stored.meta, report, hashes))
-}
-
-/// The error for a load without `skip_bad_chunks`: a decompression bomb
-/// first, then undecodable data, then every hash mismatch together.
-fn first_fault(path: &Path, faults: Vec<(ChunkCoord, ChunkFault)>) -> WorldFileError {
-    let path = path.to_path_buf();
-    if let Some((coord, ChunkFault::TooLarge(claimed_bytes))) = faults
-        .iter()
-        .find(|(_, f)| matches!(f, ChunkFault::TooLarge(_)))
-    {
-        return WorldFileError::ChunkTooLarge {
-            path,
-            coord: *coord,
-            claimed_bytes: *claimed_bytes,
-        };
-    }
-    if let Some((coord, ChunkFault::Invalid(reason))) = faults
-        .iter()
-        .find(|(_, f)| matches!(f, ChunkFault::Invalid(_)))
-    {
-        return WorldFileError::InvalidChunk {
-            path,
-            coord: *coord,
-            reason: reason.clone(),
-        };
-    }
-    WorldFileError::BadChunk {
-        path,
-        coords: faults.into_iter().map(|(c, _)| c).collect(),
-    }
-}
-
 /// Inserts or replaces the rows of `chunks`.
 fn write_chunks(tx: &rusqlite::Transaction<'_>, chunks: &[EncodedChunk]) -> rusqlite::Result<()> {
     let mut put = tx.prepare(
@@ -678,7 +266,7 @@ fn stall_for_crash_tests(conn: &Connection) {
 fn stall_for_crash_tests(_conn: &Connection) {}
 
 /// Writes a complete new world file at `tmp` (which must not exist), for
-/// [`super::write_atomically`]; errors name `target`, the file the user asked for.
+/// [`crate::io::write_atomically`]; errors name `target`, the file the user asked for.
 fn write_new_file(
     tmp: &Path,
     target: &Path,
@@ -790,7 +378,7 @@ impl WorldFile {
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
         let meta = stamped(meta);
-        super::write_atomically(
+        crate::io::write_atomically(
             path,
             |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
             |e| io_err(path, e),

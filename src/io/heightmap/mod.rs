@@ -1,0 +1,14 @@
+//! Heightmap interchange: 16-bit grayscale PNGs with a JSON sidecar.
+//!
+//! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
+//!   a grid from it.
+//! - [`heightmap_export`]: the top surface as a 16-bit grayscale PNG with a
+//!   JSON sidecar that the heightmap importer reads back.
+//! - [`streaming_heightmap`]: a heightmap kept inside a streaming world
+//!   file (its PNG in parts, its settings as metadata).
+//!
+//! Needs only `terrain`; names no other room of `io`.
+
+pub mod heightmap_export;
+pub mod heightmap_import;
+pub mod streaming_heightmap;

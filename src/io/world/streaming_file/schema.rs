@@ -1,0 +1,116 @@
+//! The exact schemas of streaming world files, one per format version and
+//! origin (generated or heightmap), in the order opening tries them.
+
+use super::{GENERATED_FORMAT_VERSION, HEIGHTMAP_FORMAT_VERSION, STREAMING_FORMAT_VERSION};
+use crate::io::heightmap::streaming_heightmap::HEIGHTMAP_TABLE;
+use crate::io::world::world_file::{FileSchema, WORLD_SCHEMA};
+
+/// The tables of a version-2 streaming world file (also in version 3).
+macro_rules! streaming_tables_sql {
+    () => {
+        "
+CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE columns (
+    x INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, z)
+);
+CREATE TABLE pending_columns (
+    x INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, z)
+);
+"
+    };
+}
+
+/// The tables of a version-2 streaming world file.
+const STREAMING_SCHEMA_SQL: &str = streaming_tables_sql!();
+
+/// The tables of a version-3 (heightmap) streaming world file.
+const HEIGHTMAP_SCHEMA_SQL: &str = concat!(
+    streaming_tables_sql!(),
+    "CREATE TABLE heightmap_png (part INTEGER PRIMARY KEY NOT NULL, data BLOB NOT NULL);\n"
+);
+
+/// The summaries table of version 4.
+macro_rules! summaries_table_sql {
+    () => {
+        "CREATE TABLE column_summaries (
+    x INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, z)
+);
+"
+    };
+}
+
+/// The tables of a version-4 generated streaming world file.
+pub(super) const SUMMARY_SCHEMA_SQL: &str =
+    concat!(streaming_tables_sql!(), summaries_table_sql!());
+
+/// The tables of a version-4 heightmap streaming world file.
+pub(super) const SUMMARY_HEIGHTMAP_SCHEMA_SQL: &str = concat!(
+    streaming_tables_sql!(),
+    "CREATE TABLE heightmap_png (part INTEGER PRIMARY KEY NOT NULL, data BLOB NOT NULL);\n",
+    summaries_table_sql!()
+);
+
+/// The exact schema of a version-4 generated streaming world file.
+const SUMMARY_SCHEMA: FileSchema = FileSchema {
+    sql: SUMMARY_SCHEMA_SQL,
+    tables: &["meta", "columns", "pending_columns", "column_summaries"],
+};
+
+/// The exact schema of a version-4 heightmap streaming world file.
+const SUMMARY_HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
+    sql: SUMMARY_HEIGHTMAP_SCHEMA_SQL,
+    tables: &[
+        "meta",
+        "columns",
+        "pending_columns",
+        HEIGHTMAP_TABLE,
+        "column_summaries",
+    ],
+};
+
+/// The exact schema of a version-2 streaming world file.
+const STREAMING_SCHEMA: FileSchema = FileSchema {
+    sql: STREAMING_SCHEMA_SQL,
+    tables: &["meta", "columns", "pending_columns"],
+};
+
+/// The exact schema of a version-3 streaming world file.
+const HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
+    sql: HEIGHTMAP_SCHEMA_SQL,
+    tables: &["meta", "columns", "pending_columns", HEIGHTMAP_TABLE],
+};
+
+/// The schemas a streaming file may have, in the order they are tried (the
+/// first error is the one reported): version 2, version 3, version 4
+/// generated and heightmap, and a world file (to name it).
+pub(super) const OPEN_SCHEMAS: [&FileSchema; 5] = [
+    &STREAMING_SCHEMA,
+    &HEIGHTMAP_SCHEMA,
+    &SUMMARY_SCHEMA,
+    &SUMMARY_HEIGHTMAP_SCHEMA,
+    &WORLD_SCHEMA,
+];
+
+/// The format version and origin kind (true: heightmap) of the streaming
+/// schema at `index` of [`OPEN_SCHEMAS`]; `None` for a world file.
+pub(super) fn schema_kind(index: usize) -> Option<(u32, bool)> {
+    match index {
+        0 => Some((GENERATED_FORMAT_VERSION, false)),
+        1 => Some((HEIGHTMAP_FORMAT_VERSION, true)),
+        2 => Some((STREAMING_FORMAT_VERSION, false)),
+        3 => Some((STREAMING_FORMAT_VERSION, true)),
+        _ => None,
+    }
+}
