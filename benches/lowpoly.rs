@@ -9,9 +9,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use strata::mesh::column_heightfield::ColumnHeightfield;
-use strata::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
-use strata::mesh::lowpoly_chunk::mesh_low_poly_chunk;
+use strata::mesh::lowpoly::column_heightfield::ColumnHeightfield;
+use strata::mesh::lowpoly::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
+use strata::mesh::lowpoly::lowpoly_chunk::mesh_low_poly_chunk;
 use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{ChunkCoord, ColumnCoord, Grid};

@@ -3,8 +3,8 @@
 //! counter-clockwise winding, no NaN.
 
 use glam::{DVec3, IVec3, Vec3};
-use strata::mesh::column_heightfield::{ColumnHeightfield, SIDE};
-use strata::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
+use strata::mesh::lowpoly::column_heightfield::{ColumnHeightfield, SIDE};
+use strata::mesh::lowpoly::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use strata::terrain::{Cell, CellBox, ColumnCoord, Grid, Material};
 

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use glam::{IVec3, Vec3};
-use strata::mesh::lowpoly_chunk::mesh_low_poly_chunk;
+use strata::mesh::lowpoly::lowpoly_chunk::mesh_low_poly_chunk;
 use strata::mesh::{ChunkMesh, MeshStyle};
 use strata::pipeline::MeshPipeline;
 use strata::pipeline::lowpoly_audit;

@@ -61,7 +61,7 @@ fn every_wgsl_shader_parses_and_validates() {
 /// the atlas's skirt shade (the view shows what the export writes).
 #[test]
 fn the_low_poly_palette_matches_the_materials_and_the_atlas() {
-    use strata::mesh::palette_atlas::SKIRT_SHADE;
+    use strata::mesh::lowpoly::palette_atlas::SKIRT_SHADE;
     use strata::terrain::Material;
     let source = include_str!("../shaders/terrain.wgsl");
     let start = source

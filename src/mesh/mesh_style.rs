@@ -2,7 +2,7 @@
 //! migration seam"). Both read the same grid; the style only decides how a
 //! chunk's cells become triangles.
 
-use super::column_heightfield::SIDE;
+use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
 
 /// How chunks are meshed for the view.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -11,7 +11,7 @@ pub enum MeshStyle {
     #[default]
     Smooth,
     /// Greedy heightfield tops and full-drop skirts in terrace steps,
-    /// flat-shaded with the palette (see [`super::lowpoly_chunk`]).
+    /// flat-shaded with the palette (see [`crate::mesh::lowpoly::lowpoly_chunk`]).
     LowPoly {
         /// Height of one terrace step, cells (finite, positive).
         step_cells: f32,
@@ -39,5 +39,5 @@ impl MeshStyle {
 /// Cell columns per low-poly block side at `level`: decimation doubles per
 /// level (1 at full detail, 8 at level 3).
 pub fn low_poly_block_cells(level: u8) -> u32 {
-    (1u32 << level.min(5)).min(SIDE as u32)
+    (1u32 << level.min(5)).min(CHUNK_SIZE_CELLS as u32)
 }

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 
 use crate::mesh::coarse::gather_level;
 use crate::mesh::field::{Neighbourhood, SampleField};
-use crate::mesh::lowpoly_chunk::mesh_low_poly_chunk;
+use crate::mesh::lowpoly::lowpoly_chunk::mesh_low_poly_chunk;
 use crate::mesh::skirts::{add_skirts, skirt_depth_studs};
 use crate::mesh::water::{WaterMesh, mesh_water};
 use crate::mesh::{ChunkMesh, MeshOptions, MeshStyle, SurfaceNets};

@@ -1,5 +1,5 @@
 //! Low-poly export: the world as greedy heightfield meshes
-//! ([`crate::mesh::greedy_heightfield`]) in one binary glTF 2.0 file, a
+//! ([`crate::mesh::lowpoly::greedy_heightfield`]) in one binary glTF 2.0 file, a
 //! light mesh to drop into an engine.
 //!
 //! # What is exported
@@ -11,7 +11,7 @@
 //!   position, every value a whole cell or step, exact in `f32`).
 //! - `NORMAL` (`f32` VEC3): the face normal (flat shading).
 //! - `TEXCOORD_0` (`f32` VEC2): the centre of the face's palette-atlas
-//!   cell ([`crate::mesh::palette_atlas`]), constant over the face.
+//!   cell ([`crate::mesh::lowpoly::palette_atlas`]), constant over the face.
 //!
 //! Every primitive uses the one material, whose base colour texture is the
 //! palette atlas, embedded as a PNG in the binary chunk and sampled
@@ -35,9 +35,9 @@ use std::sync::Arc;
 
 use crate::io::ExportError;
 use crate::io::export::gltf_export::{CHUNK_BIN, glb_header};
-use crate::mesh::column_heightfield::{ColumnHeightfield, check_block_cells};
-use crate::mesh::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
-use crate::mesh::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
+use crate::mesh::lowpoly::column_heightfield::{ColumnHeightfield, check_block_cells};
+use crate::mesh::lowpoly::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
+use crate::mesh::lowpoly::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
 use crate::terrain::ColumnCoord;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use crate::terrain::storage::grid::Grid;

@@ -16,10 +16,10 @@ use glam::Vec3;
 use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::storage::grid::Grid;
 
-use super::ChunkMesh;
-use super::column_heightfield::ColumnHeightfield;
-use super::greedy_heightfield::{LowPolyBlocks, LowPolyMesh, mesh_low_poly_blocks};
-use super::mesh_style::low_poly_block_cells;
+use crate::mesh::ChunkMesh;
+use crate::mesh::lowpoly::column_heightfield::ColumnHeightfield;
+use crate::mesh::lowpoly::greedy_heightfield::{LowPolyBlocks, LowPolyMesh, mesh_low_poly_blocks};
+use crate::mesh::mesh_style::low_poly_block_cells;
 
 /// Meshes chunk `coord` of `grid` in the low-poly style at `level` with
 /// terraces of `step_cells` (finite, positive), reading the chunk's column
@@ -43,7 +43,7 @@ pub fn mesh_low_poly_chunk(
         &mut low,
     );
     let mut mesh = to_chunk_mesh(&low, coord.0.y);
-    mesh.style = super::MeshStyle::LowPoly { step_cells };
+    mesh.style = crate::mesh::MeshStyle::LowPoly { step_cells };
     mesh
 }
 

@@ -25,7 +25,7 @@ use glam::Vec3;
 use crate::terrain::Material;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-use super::column_heightfield::{ColumnHeightfield, SIDE};
+use crate::mesh::lowpoly::column_heightfield::{ColumnHeightfield, SIDE};
 
 /// A chunk column's low-poly mesh. Positions are studs relative to the
 /// chunk column's minimum corner at y = 0 (world = column origin +
@@ -132,7 +132,7 @@ pub fn mesh_low_poly(field: &ColumnHeightfield, out: &mut LowPolyMesh) {
 /// them; at full detail the wall ends exactly at the neighbour's top.
 ///
 /// `blocks.block_cells` must be a power of two up to [`SIDE`] (checked by
-/// the callers; [`super::column_heightfield::check_block_cells`]).
+/// the callers; [`crate::mesh::lowpoly::column_heightfield::check_block_cells`]).
 pub fn mesh_low_poly_blocks(
     field: &ColumnHeightfield,
     blocks: LowPolyBlocks,

@@ -129,7 +129,7 @@ impl ColumnHeightfield {
     /// mesh): every cell column of a `block_cells` × `block_cells` block
     /// takes the block's highest ground step (water is not solid: the ground
     /// under it is walkable), so a walker never sinks below the render
-    /// tops. Meshed with [`super::greedy_heightfield::mesh_low_poly`], each
+    /// tops. Meshed with [`crate::mesh::lowpoly::greedy_heightfield::mesh_low_poly`], each
     /// block merges into its neighbours of equal height.
     ///
     /// # Errors
