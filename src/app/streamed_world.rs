@@ -335,6 +335,24 @@ impl StreamedWorld {
         }
     }
 
+    /// The world's footprint in cells, `[width, depth]` (from x, z = 0).
+    pub fn extent_cells(&self) -> [i64; 2] {
+        match &self.terrain {
+            StreamedTerrain::Generated(settings) => [
+                i64::from(settings.size_cells),
+                i64::from(settings.size_cells),
+            ],
+            StreamedTerrain::Recipe(terrain) => [
+                i64::from(terrain.size_cells()),
+                i64::from(terrain.size_cells()),
+            ],
+            StreamedTerrain::Heightmap(terrain) => {
+                let (w, d) = terrain.extent_cells();
+                [w, d]
+            }
+        }
+    }
+
     /// The residency of this world within `budget_bytes`: generated (or
     /// heightmap) columns, edited ones from (and spilled to) the file.
     pub fn residency(&self, budget_bytes: usize) -> Residency {

@@ -23,6 +23,7 @@ use winit::window::WindowId;
 use crate::camera::{Camera, frame_terrain};
 use crate::editor::files::document::RecentFiles;
 use crate::editor::files::file_session::FileSession;
+use crate::editor::navigation::camera_place::return_above_ground;
 use crate::editor::navigation::fly_controls::FlyControls;
 use crate::editor::navigation::walk::WalkMode;
 use crate::editor::panel::panel_keys::KeyTarget;
@@ -47,6 +48,10 @@ use super::world::{World, WorldOpenError};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
+
+/// Brings the fly camera back above the ground (see
+/// [`crate::editor::navigation::camera_place`]).
+pub const RETURN_KEY: KeyCode = KeyCode::Home;
 
 /// What the editor opens with.
 #[derive(Clone, Debug)]
@@ -285,7 +290,9 @@ impl App {
             opened_at: Instant::now(),
             frame_ms: 0.0,
             title: String::new(),
-            walk: WalkMode::default(),
+            // The fly camera stops at the terrain unless the artist turns
+            // that off (to fly into caves from the side, say).
+            walk: WalkMode::colliding(),
             pending_import: None,
             previews: ToolPreviews::default(),
         })
@@ -299,6 +306,13 @@ impl WindowState {
         if self.pointer.modifiers.control_key() {
             if pressed {
                 self.on_shortcut(code);
+            }
+            return;
+        }
+        if code == RETURN_KEY {
+            if pressed && !self.walk.is_walking() {
+                self.camera =
+                    return_above_ground(&world.grid, world.extent_xz_studs(), &self.camera);
             }
             return;
         }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::camera::Camera;
 use crate::editor::files::file_jobs::ViewSetup;
 use crate::editor::files::file_session::{FileSession, SessionEvent};
+use crate::editor::navigation::camera_place::camera_place;
 use crate::editor::navigation::fly_controls::FlyControls;
 use crate::editor::navigation::walk::WalkMode;
 use crate::editor::panel::side_panel::{EditorPanel, PanelStats, SeaAction};
@@ -226,6 +227,7 @@ impl WindowState {
     ) {
         tools.session.reset_for_world(generator);
         tools.reset_press();
+        self.walk.world_replaced();
         self.camera = Camera {
             aspect: self.camera.aspect,
             ..camera
@@ -353,6 +355,11 @@ impl WindowState {
                 .pending_import
                 .as_ref()
                 .map(|p| (p.png().to_path_buf(), p.elapsed_s())),
+            view_note: (!self.walk.is_walking())
+                .then(|| {
+                    camera_place(&world.grid, world.extent_xz_studs(), self.camera.pos_world).note()
+                })
+                .flatten(),
             look_at: &look_at,
         };
         let ui = run_ui(

@@ -156,6 +156,24 @@ impl World {
         WorldChange::Replaced { camera, generator }
     }
 
+    /// The world's footprint in world studs, `[min_x, min_z, max_x, max_z]`:
+    /// a streaming world's whole size, or the chunks a grid built whole
+    /// holds (`None` for an empty one).
+    pub fn extent_xz_studs(&self) -> Option<[f64; 4]> {
+        let studs = f64::from(crate::terrain::storage::coords::CELL_SIZE_STUDS);
+        if let Some(stream) = &self.stream {
+            let [w, d] = stream.world.extent_cells();
+            return Some([0.0, 0.0, w as f64 * studs, d as f64 * studs]);
+        }
+        let b = self.grid.bounds_cells()?;
+        Some([
+            f64::from(b.min.x) * studs,
+            f64::from(b.min.z) * studs,
+            f64::from(b.max.x) * studs,
+            f64::from(b.max.z) * studs,
+        ])
+    }
+
     /// Closes the world: a new streaming world's recovery file goes.
     pub fn close(&mut self) {
         if let Some(stream) = self.stream.take() {

@@ -40,6 +40,9 @@ pub struct UiScene<'a> {
     pub cursor_note: Option<(String, [f32; 2])>,
     /// A heightmap importing as a streaming world: its file and seconds so far.
     pub importing: Option<(PathBuf, f64)>,
+    /// Where the camera is when it is lost (inside the terrain, below the
+    /// floor, outside the world), shown over the top of the 3D view.
+    pub view_note: Option<String>,
     /// The surface point at the centre of the view, for walk mode (lazy: a
     /// pick costs a ray cast).
     pub look_at: &'a dyn Fn() -> Option<DVec3>,
@@ -142,6 +145,9 @@ fn ui_pass(
         if let Some((png, secs)) = &scene.importing {
             import_window(ctx, png, *secs);
         }
+        if let Some(text) = &scene.view_note {
+            view_note(ctx, scene.viewport_px, text);
+        }
         egui::Window::new("Walk and collision")
             .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
             .resizable(false)
@@ -164,6 +170,27 @@ fn import_window(ctx: &egui::Context, png: &std::path::Path, secs: f64) {
                 ));
             });
         });
+}
+
+/// A note centred at the top of the 3D view (`viewport_px` is `[x, y,
+/// width, height]` in physical pixels), e.g. where a lost camera is.
+pub fn view_note(ctx: &egui::Context, viewport_px: [f32; 4], text: &str) {
+    let ppp = ctx.pixels_per_point();
+    let [x, y, w, _] = viewport_px;
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Tooltip,
+        egui::Id::unique("strata_view_note"),
+    ));
+    let galley = painter.layout(
+        text.to_string(),
+        egui::FontId::proportional(15.0),
+        egui::Color32::from_rgb(255, 225, 90),
+        (w / ppp - 32.0).max(120.0),
+    );
+    let pos = egui::pos2((x + w * 0.5) / ppp - galley.size().x * 0.5, y / ppp + 12.0);
+    let rect = egui::Rect::from_min_size(pos, galley.size()).expand(6.0);
+    painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(200));
+    painter.galley(pos, galley, egui::Color32::WHITE);
 }
 
 /// A short note next to the mouse cursor (`cursor_px` in physical

@@ -54,12 +54,37 @@ pub struct WalkMode {
     /// Columns of the walker's region not resident at the last update (a
     /// streaming world still loading them; the walker holds still).
     loading_columns: usize,
+    /// Walk mode was on when the world was replaced: the walker is dropped
+    /// again under the camera as soon as the ground there is resident.
+    drop_pending: bool,
 }
 
 impl WalkMode {
-    /// True while walking.
+    /// Walk mode off, with the fly camera stopping at the terrain (the
+    /// window's default).
+    pub fn colliding() -> WalkMode {
+        WalkMode {
+            fly_collides: true,
+            ..WalkMode::default()
+        }
+    }
+
+    /// True while walking (or waiting to drop the walker into a world that
+    /// just opened).
     pub fn is_walking(&self) -> bool {
-        self.walker.is_some()
+        self.walker.is_some() || self.drop_pending
+    }
+
+    /// The world was replaced (File ▸ New, Open, an import): the collision
+    /// cache belongs to the old cells and goes; a walker walks on in the
+    /// new world, dropped under the camera (the new world's view) once the
+    /// ground there is resident.
+    pub fn world_replaced(&mut self) {
+        self.cache = CollisionCache::default();
+        self.accumulator_s = 0.0;
+        self.loading_columns = 0;
+        self.release_all();
+        self.drop_pending = self.walker.take().is_some() || self.drop_pending;
     }
 
     /// The walker, while walking.
@@ -77,9 +102,15 @@ impl WalkMode {
     /// stops walking.
     pub fn toggle(&mut self, grid: &Grid, camera: &Camera, look_at: Option<DVec3>) {
         self.release_all();
-        if self.walker.take().is_some() {
+        if self.walker.take().is_some() || std::mem::take(&mut self.drop_pending) {
             return;
         }
+        self.drop_walker(grid, camera, look_at);
+    }
+
+    /// Drops a walker onto the surface under the camera, or under
+    /// `look_at`; says why not in [`WalkMode::last_error`].
+    fn drop_walker(&mut self, grid: &Grid, camera: &Camera, look_at: Option<DVec3>) {
         let spot = |p: DVec3| column_surface_height_studs(grid, p.x, p.z).map(|g| (p, g));
         let loading = |p: DVec3| {
             let cell = CellCoord::containing_world(p).0;
@@ -154,6 +185,16 @@ impl WalkMode {
     /// of the walker's region is not resident (a streaming world) no step
     /// runs and no time accumulates: the walker waits where it stands.
     pub fn update(&mut self, grid: &Grid, camera: &mut Camera, dt_s: f64) {
+        if self.drop_pending {
+            let cell = CellCoord::containing_world(camera.pos_world).0;
+            if grid
+                .missing_columns(&CellBox::new(cell, cell + IVec3::ONE))
+                .is_empty()
+            {
+                self.drop_pending = false;
+                self.drop_walker(grid, camera, None);
+            }
+        }
         let Some(walker) = self.walker.as_mut() else {
             self.loading_columns = 0;
             return;
@@ -414,5 +455,63 @@ mod tests {
         let mut camera = Camera::new(DVec3::new(10.0, 0.0, 10.0), 0.0, -89.0);
         walk.collide_fly(&grid, from, &mut camera);
         assert_eq!(camera.pos_world.y, 0.0);
+    }
+
+    /// The input that failed: walking on the default world, File ▸ New made
+    /// another world and the walker kept its old feet (buried at the bottom
+    /// of the new world, only sky in view).
+    #[test]
+    fn a_new_world_drops_the_walker_under_its_own_view() {
+        let old = ground();
+        let mut camera = Camera::new(DVec3::new(0.0, 300.0, 0.0), 90.0, -10.0);
+        let mut walk = WalkMode::default();
+        walk.toggle(&old, &camera, None);
+        walk.update(&old, &mut camera, 0.5);
+        // The new world: higher ground (surface near 90 studs) elsewhere.
+        let mut new = Grid::new();
+        new.edit_region(
+            CellBox::new(IVec3::new(200, 0, 200), IVec3::new(264, 32, 264)),
+            |c, _| {
+                let occ = ((22.5 - c.0.y as f64).clamp(0.0, 1.0) * 255.0).round() as u8;
+                Cell::new(Material::ROCK, occ)
+            },
+        )
+        .unwrap();
+        let new_ground = column_surface_height_studs(&new, 920.0, 920.0).unwrap();
+        // The window takes the new world's camera, then walk mode hears of it.
+        camera.pos_world = DVec3::new(920.0, 600.0, 920.0);
+        walk.world_replaced();
+        assert!(walk.is_walking(), "still in walk mode");
+        walk.update(&new, &mut camera, 0.5);
+        let feet = walk.walker().unwrap().feet_world;
+        assert!((feet.x - 920.0).abs() < 1e-9 && (feet.z - 920.0).abs() < 1e-9);
+        assert!((feet.y - new_ground).abs() < 0.5, "{feet} vs {new_ground}");
+        assert!((camera.pos_world.y - (new_ground + 7.0)).abs() < 0.5);
+        // V leaves walk mode as usual.
+        walk.toggle(&new, &camera, None);
+        assert!(!walk.is_walking());
+    }
+
+    #[test]
+    fn a_new_streaming_world_drops_the_walker_once_its_ground_loads() {
+        let mut camera = Camera::new(DVec3::new(10.0, 300.0, 10.0), 90.0, -10.0);
+        let mut walk = WalkMode::default();
+        walk.toggle(&ground(), &camera, None);
+        walk.world_replaced();
+        let mut grid = streamed_ground(&[]);
+        walk.update(&grid, &mut camera, 0.5);
+        assert!(
+            walk.is_walking() && walk.walker().is_none(),
+            "waits for its ground"
+        );
+        assert_eq!(camera.pos_world.y, 300.0);
+        let whole = ground();
+        grid.install_column(
+            ColumnCoord::new(0, 0),
+            whole.column_chunks(ColumnCoord::new(0, 0)),
+        )
+        .unwrap();
+        walk.update(&grid, &mut camera, 0.5);
+        assert!(walk.walker().is_some());
     }
 }
