@@ -718,4 +718,54 @@ mod tests {
         };
         assert_eq!(retried.write_warning(), None);
     }
+
+    /// Every text the panel draws with the Stamp tool active, as `(text,
+    /// its rectangle, the rectangle it is clipped to)` in points.
+    fn stamp_panel_texts() -> Vec<(String, egui::Rect, egui::Rect)> {
+        let ctx = egui::Context::default();
+        let mut panel = EditorPanel::default();
+        panel.tools.active = crate::editor::tools::tools_panel::ActiveTool::Stamp;
+        let raw = egui::RawInput {
+            // As tall as needed to show the whole panel; its width is fixed.
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 2400.0),
+            )),
+            ..egui::RawInput::default()
+        };
+        let mut out = ctx.run_pass(raw, |ctx| {
+            panel.show(ctx, &PanelStats::default());
+        });
+        out.textures_delta.clear();
+        out.shapes
+            .into_iter()
+            .filter_map(|c| match c.shape {
+                egui::Shape::Text(t) => Some((
+                    t.galley.text().to_string(),
+                    t.visual_bounding_rect(),
+                    c.clip_rect,
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The input that failed: at 1280×720 "Replace" lay past the panel's
+    /// right edge and "Lower to" was a sliver.
+    #[test]
+    fn every_stamp_mode_fits_inside_the_side_panel() {
+        let texts = stamp_panel_texts();
+        for mode in crate::terrain::stamp::definition::StampMode::ALL {
+            let (_, rect, clip) = texts
+                .iter()
+                .find(|(t, _, _)| t == mode.name())
+                .unwrap_or_else(|| panic!("{} not drawn", mode.name()));
+            assert!(
+                rect.max.x <= PANEL_WIDTH_POINTS && rect.max.x <= clip.max.x + 0.5,
+                "{}: {rect:?} clipped to {clip:?}",
+                mode.name()
+            );
+            assert!(rect.width() > 10.0, "{}: {rect:?}", mode.name());
+        }
+    }
 }

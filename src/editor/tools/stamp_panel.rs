@@ -21,6 +21,9 @@ use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 use crate::editor::tools::material_combo::material_combo;
 
+/// The stamp the Stamp tool starts with (a shipped one).
+pub const DEFAULT_STAMP: &str = "crater";
+
 /// Side of a library thumbnail, pixels.
 pub const THUMBNAIL_SIDE_PX: u32 = 48;
 
@@ -64,6 +67,8 @@ pub struct StampToolSettings {
     pub message: Option<String>,
     /// The path typed into the panel's "Add file" field.
     pub add_path: String,
+    /// [`StampToolSettings::ensure_chosen`] already ran.
+    default_tried: bool,
 }
 
 impl Default for StampToolSettings {
@@ -122,6 +127,7 @@ impl StampToolSettings {
             material: Material::ROCK,
             message: None,
             add_path: String::new(),
+            default_tried: false,
         };
         s.rescan();
         s
@@ -194,6 +200,26 @@ impl StampToolSettings {
         }
     }
 
+    /// Chooses the stamp an artist starts with when none is chosen yet: the
+    /// shipped [`DEFAULT_STAMP`] when listed, else the first listed one
+    /// that loads. Does nothing once a stamp is chosen; tries each
+    /// listed stamp at most once.
+    pub fn ensure_chosen(&mut self) {
+        if self.stamp.is_some() || self.default_tried {
+            return;
+        }
+        self.default_tried = true;
+        if self.choose_named(DEFAULT_STAMP) {
+            return;
+        }
+        for i in 0..self.rows.len() {
+            self.choose(i);
+            if self.stamp.is_some() {
+                return;
+            }
+        }
+    }
+
     /// The chosen stamp, decoded.
     pub fn stamp(&self) -> Option<&Arc<Stamp>> {
         self.stamp.as_ref()
@@ -244,7 +270,9 @@ impl StampToolSettings {
     /// The section's contents (the panel draws the header).
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.library_ui(ui);
-        ui.horizontal(|ui| {
+        // Wrapped, so every mode stays inside the side panel however
+        // narrow it is.
+        ui.horizontal_wrapped(|ui| {
             for m in StampMode::ALL {
                 ui.selectable_value(&mut self.mode, m, m.name());
             }

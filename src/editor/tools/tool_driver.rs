@@ -136,6 +136,10 @@ impl ToolDriver {
         input: &ToolInput,
     ) -> ToolOutcome {
         let mut outcome = ToolOutcome::default();
+        if settings.active == ActiveTool::Stamp {
+            // K with no stamp chosen yet: start with the default one.
+            settings.stamp.ensure_chosen();
+        }
         if input.world_locked {
             // While the next world is built, edits would be lost.
             outcome.end_press = input.held;
@@ -619,6 +623,31 @@ mod tests {
             &input(hit, true, t),
         );
         assert_eq!(tools.session.history().undo_len(), 2);
+    }
+
+    /// The input that failed: K, then a click, did nothing until a stamp
+    /// was chosen in the library.
+    #[test]
+    fn the_stamp_tool_starts_with_a_stamp_chosen() {
+        let mut g = floor();
+        let before = g.content_hash();
+        let mut tools = driver();
+        let stamps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
+        let mut settings = ToolSettings {
+            active: ActiveTool::Stamp,
+            stamp: crate::editor::tools::stamp_panel::StampToolSettings::new(vec![stamps]),
+            ..ToolSettings::default()
+        };
+        assert!(settings.stamp.stamp().is_none());
+        settings.stamp.radius_cells = 8.0;
+        settings.stamp.height_scale_cells = 4.0;
+        let hit = Some(hit_at(128.0, 128.0));
+        let frame = input(hit, true, Instant::now());
+        tools.frame(&mut g, &mut settings, brush(BrushMode::Add), &frame);
+        let chosen = settings.stamp.stamp().map(|s| s.name().to_string());
+        assert_eq!(chosen.as_deref(), Some("crater"));
+        assert_ne!(g.content_hash(), before);
+        assert_eq!(tools.session.history().undo_len(), 1);
     }
 
     #[test]
