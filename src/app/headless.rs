@@ -14,19 +14,22 @@ use crate::editor::panel::side_panel::{EditorPanel, PANEL_WIDTH_POINTS, PanelSta
 use crate::editor::tools::history_view::HistoryView;
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
+use crate::pipeline::seam_audit::ThrottledSeamAudit;
 use crate::pipeline::stats::{LatencySummary, UploadSummary};
 use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
-use crate::render::egui_pass::EguiPainter;
-use crate::render::offscreen::{OffscreenError, OffscreenTarget, check_image_size, write_png};
-use crate::render::overlays::{Overlay, OverlaySet};
-use crate::render::residency_overlay::ResidencyView;
+use crate::render::frame::egui_pass::EguiPainter;
+use crate::render::frame::offscreen::{
+    OffscreenError, OffscreenTarget, check_image_size, write_png,
+};
+use crate::render::lines::overlays::{Overlay, OverlaySet};
+use crate::render::lines::residency_overlay::ResidencyView;
 use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::script::{ReplayError, ReplayReport, ReplayTarget, Script, ScriptRunner, replay_script};
 use crate::terrain::Grid;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::streaming::residency::Residency;
 
-pub use crate::render::offscreen::MAX_IMAGE_SIDE;
+pub use crate::render::frame::offscreen::MAX_IMAGE_SIDE;
 
 /// Errors of a headless run.
 #[derive(Debug, thiserror::Error)]
@@ -731,7 +734,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
             .render(camera, &settings, &self.panel)
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         if let Some(dir) = &self.options.record_dir {
-            crate::render::offscreen::write_png(
+            crate::render::frame::offscreen::write_png(
                 &super::recording::recorded_frame_path(dir, frame),
                 &image,
             )
@@ -809,8 +812,7 @@ pub fn render_world_streamed(
     let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
     headless
         .renderer()
-        .chunk_buffers_mut()
-        .fades_mut()
+        .level_fades_mut()
         .set_enabled(options.level_fades);
     let (mut streaming, mut meshes, startup_frames, startup_ms) = match residency {
         Some(residency) => {
@@ -918,10 +920,16 @@ pub fn render_world_streamed(
     }
     // The audit of the shown meshes feeds the statistics, the panel and,
     // with `--overlay seam-audit`, the markers.
-    headless
-        .renderer()
-        .update_seam_audit(&meshes, streaming.horizon.as_ref(), Instant::now());
-    let seam_audit_mismatches = headless.renderer().seam_audit().mismatches().len();
+    let mut seam_audit = ThrottledSeamAudit::default();
+    let revision = headless.renderer().mesh_revision();
+    seam_audit.update(
+        &meshes,
+        streaming.horizon.as_ref(),
+        revision,
+        Instant::now(),
+    );
+    let seam_audit_mismatches = seam_audit.mismatches().len();
+    settings.seam_markers_world = seam_audit.mismatch_positions_world();
     if let Some(panel) = headless.panel_mut() {
         panel.overlays = options.overlays;
         panel.lod = options.lod;
@@ -932,7 +940,7 @@ pub fn render_world_streamed(
             .residency
             .as_ref()
             .map(|r| ResidencyView::of(r, camera.pos_world));
-        headless.renderer().set_residency(view);
+        settings.residency = view;
     }
     let pipeline = &mut streaming.pipeline;
     let mut panel = PanelStats::of_world(&adapter, &grid, &meshes, &camera);
@@ -950,13 +958,9 @@ pub fn render_world_streamed(
     }
     panel.streaming = streaming_panel;
     // The screenshot shows the settled view, not a level change half faded.
-    headless.renderer().chunk_buffers_mut().finish_fades();
+    headless.renderer().finish_fades();
     let (img, report) = headless.render(&camera, &settings, &panel)?;
-    let node_triangles = headless
-        .renderer()
-        .chunk_buffers()
-        .nodes()
-        .triangles_by_level();
+    let node_triangles = headless.renderer().node_buffers().triangles_by_level();
     write_png(&options.output, &img)?;
 
     let (vertices, triangles) = meshes.totals();

@@ -23,14 +23,16 @@ use winit::window::{Window, WindowId};
 
 use crate::camera::{Camera, frame_terrain};
 use crate::editor::tools::box_handles::pick_tolerance_rad;
+use crate::editor::tools::brush_cursor::BrushCursor;
 use crate::editor::tools::history_view::HistoryView;
 use crate::io::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
+use crate::pipeline::seam_audit::ThrottledSeamAudit;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
-use crate::render::egui_pass::EguiPainter;
-use crate::render::overlays::{Overlay, OverlaySet};
-use crate::render::residency_overlay::ResidencyView;
-use crate::render::{BrushCursor, FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
+use crate::render::frame::egui_pass::EguiPainter;
+use crate::render::lines::overlays::{Overlay, OverlaySet};
+use crate::render::lines::residency_overlay::ResidencyView;
+use crate::render::{FrameSettings, Gpu, GpuError, Renderer, ViewportRect};
 use crate::terrain::command::edit_command::EditCommand;
 use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
 use crate::terrain::editing::brush::BRUSH_RADIUS_RANGE_CELLS;
@@ -273,6 +275,8 @@ struct WindowState {
     gpu: Gpu,
     adapter: String,
     renderer: Renderer,
+    /// The seam audit behind the `seam-audit` overlay and the panel's count.
+    seam_audit: ThrottledSeamAudit,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_painter: EguiPainter,
@@ -504,6 +508,7 @@ impl App {
             config,
             adapter,
             renderer,
+            seam_audit: ThrottledSeamAudit::default(),
             egui_ctx,
             egui_state,
             egui_painter,
@@ -693,21 +698,19 @@ impl WindowState {
             self.camera.pos_world,
             &mut self.renderer.uploader(),
         );
-        let settings = self.frame_settings(meshes, now);
-        let residency_view = streaming
+        let mut settings = self.frame_settings(meshes, now);
+        settings.residency = streaming
             .residency
             .as_ref()
             .filter(|_| self.panel.overlays.contains(Overlay::Residency))
             .map(|r| ResidencyView::of(r, self.camera.pos_world));
-        self.renderer.set_residency(residency_view);
-        let previews = self.previews.frame_previews(
+        settings.previews = self.previews.frame_previews(
             grid,
             tools,
             &self.panel.tools,
             &self.panel.brush(),
             self.hit.as_ref(),
         );
-        self.renderer.set_previews(previews);
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         self.renderer.sync_meshes(meshes);
         streaming.publish(&mut self.renderer.uploader(), meshes);
@@ -716,9 +719,11 @@ impl WindowState {
             self.viewport.size_px()[0].max(1) as f32 / self.viewport.size_px()[1].max(1) as f32;
         streaming.horizon_frame(grid, meshes, &camera, &mut self.renderer.uploader());
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            self.renderer
-                .update_seam_audit(meshes, streaming.horizon.as_ref(), now);
+            let revision = self.renderer.mesh_revision();
+            self.seam_audit
+                .update(meshes, streaming.horizon.as_ref(), revision, now);
         }
+        settings.seam_markers_world = self.seam_audit.mismatch_positions_world();
         self.renderer.prepare(
             &self.gpu.queue,
             &self.camera,
@@ -789,7 +794,7 @@ impl WindowState {
         stats.add_pipeline(&mut streaming.pipeline);
         stats.add_lod(meshes, &streaming.lod);
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            stats.seam_mismatches = self.renderer.seam_audit().count();
+            stats.seam_mismatches = self.seam_audit.count();
         }
         stats.history = HistoryView::of(tools.history());
         stats.has_clipboard = tools.session.clipboard.is_some();
@@ -903,7 +908,7 @@ impl WindowState {
                 });
         });
         streaming.lod.settings = self.panel.lod;
-        let fades = self.renderer.chunk_buffers_mut().fades_mut();
+        let fades = self.renderer.level_fades_mut();
         fades.set_paused(self.panel.fades_paused);
         if std::mem::take(&mut self.panel.fade_step_requested) {
             fades.step();
@@ -978,23 +983,25 @@ impl WindowState {
     /// overlays and the water's animation time.
     fn frame_settings(&self, meshes: &WorldMeshes, now: Instant) -> FrameSettings {
         let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
-        settings.brush = self
+        settings.cursor = self
             .hit
             .filter(|_| self.panel.tools.active == ActiveTool::Brush)
-            .map(|hit| BrushCursor {
-                centre_world: hit.pos_world,
-                radius_studs: self.panel.radius_cells
-                    * crate::terrain::storage::coords::CELL_SIZE_STUDS,
-                mode: self.panel.tool,
-                shape: self.panel.tools.shape,
-                falloff: self.panel.tools.falloff,
+            .map(|hit| {
+                BrushCursor {
+                    centre_world: hit.pos_world,
+                    radius_studs: self.panel.radius_cells
+                        * crate::terrain::storage::coords::CELL_SIZE_STUDS,
+                    mode: self.panel.tool,
+                    shape: self.panel.tools.shape,
+                    falloff: self.panel.tools.falloff,
+                }
+                .cursor()
             });
         settings.overlays = self.panel.overlays;
         settings.low_poly = self.panel.lod.style.is_low_poly();
         // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
         settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
-            % f64::from(crate::render::gpu_data::WAVE_LOOP_SECS))
-            as f32;
+            % f64::from(crate::render::water::WAVE_LOOP_SECS)) as f32;
         settings
     }
 

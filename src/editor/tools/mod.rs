@@ -1,6 +1,7 @@
 //! TODO room doc
 
 pub mod box_handles;
+pub mod brush_cursor;
 pub mod column_wait;
 pub mod history_view;
 pub mod material_combo;
