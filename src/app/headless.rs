@@ -1,7 +1,7 @@
 //! The headless run (`strata --headless`): build one world, apply a script
 //! once, render a screenshot through the same renderer as the window, and
 //! write the statistics JSON. Lives above `render` and `editor` because it
-//! composes both: the offscreen target ([`crate::render::offscreen`]) draws
+//! composes both: the offscreen target ([`crate::render::frame::offscreen`]) draws
 //! the 3D view and the editor's egui panel is painted over it.
 
 use std::path::PathBuf;

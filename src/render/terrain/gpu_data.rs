@@ -1,8 +1,9 @@
 //! What the terrain shader reads: the [`TerrainVertex`] (with its
 //! conversion from a CPU [`ChunkMesh`]) and the terrain's meaning of the
-//! shared [`ChunkInstance`](super::super::chunk_draw::ChunkInstance)'s spare words: the mesh's age for the `remesh`
-//! flash, and the level, residency state and fade bits packed into
-//! `chunk_coord.w`.
+//! spare words of the shared `ChunkInstance` (`render::chunk_draw`): the
+//! mesh's age for the `remesh` flash, and the level, residency state and
+//! fade bits packed into `chunk_coord.w` (the fade bits are built by
+//! [`super::level_fades::fade_bits`]).
 //!
 //! The vertex names the WGSL struct it mirrors and asserts its size at
 //! compile time; `tests/gpu_layout.rs` checks every attribute offset against
