@@ -1,10 +1,10 @@
 //! The procedural material albedo generator: the colour of every texel of
-//! every material's tileable texture, in two phases. [`texel`] first
+//! every material's tileable texture, in two phases. `texel` first
 //! derives what every pattern starts from (the material's swatch colour,
-//! its seed and a fine grain: a [`TexelInput`]), then hands it to the
+//! its seed and a fine grain: a `TexelInput`), then hands it to the
 //! material's own pattern function (grass blades, rock cracks, sand
 //! ripples, slate layers, …), each a few named noise layers from
-//! [`super::material_noise`].
+//! `material_noise`.
 //!
 //! Deterministic: plain Rust using only `+ − × ÷ floor sqrt`, so every
 //! machine produces bit-identical pixels (see [`super::material_textures`]

@@ -8,7 +8,7 @@
 //!   opaque depth;
 //! - its GPU structs ([`gpu_data`]: the [`WaterVertex`], the wave loop and
 //!   the waves' reach) and the shoreline fade baked into the vertices
-//!   ([`outline_fade`]);
+//!   ([`outline_fade()`]);
 //! - its buffers, [`WaterBuffers`]: one surface per chunk, staged and
 //!   promoted by the frame renderer in the same steps as the chunk's
 //!   terrain, culled and sorted back to front each frame.
