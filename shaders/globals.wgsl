@@ -2,7 +2,7 @@
 // module's source when it is built (src/render/shaders.rs), so this is the one
 // WGSL definition of `Globals`.
 //
-// Keep in sync with `GlobalUniforms` in src/render/gpu_data.rs (checked by
+// Keep in sync with `GlobalUniforms` in src/render/frame/globals.rs (checked by
 // tests/gpu_layout.rs). Colours are linear RGB. A vec3 is 16-byte aligned, so
 // each is followed by one scalar: a named one, or an explicit `_pad*` that
 // keeps the next member where the Rust struct has it.
@@ -53,7 +53,7 @@ struct Globals {
     viewport_inv_size_px: vec2<f32>,
     // 1 when the shader must sRGB-encode (non-sRGB target).
     encode_srgb: u32,
-    // Debug overlay bits (`OverlaySet` in src/render/overlays.rs).
+    // Debug overlay bits (`OverlaySet` in src/render/lines/overlays.rs).
     overlay_bits: u32,
     // Animation time in seconds, wrapped to [0, WAVE_LOOP_SECS) (water waves
     // repeat exactly after that).

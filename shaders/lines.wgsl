@@ -6,7 +6,7 @@
 // `Globals` and its binding come from globals.wgsl, prepended when the
 // module is built (src/render/shaders.rs).
 
-// Keep in sync with `LineVertex` in src/render/gpu_data.rs.
+// Keep in sync with `LineVertex` in src/render/lines/gpu_data.rs.
 struct VertexIn {
     // Camera-relative position, studs.
     @location(0) pos_rel: vec3<f32>,

@@ -8,8 +8,8 @@
 // attribute carries its origin relative to the camera (computed in f64 on the
 // CPU, spec §1) and its integer chunk coordinate.
 //
-// Debug overlays (src/render/overlays.rs) tint the shaded colour after tone
-// mapping, so their colours read the same at any distance: by level of
+// Debug overlays (src/render/lines/overlays.rs) tint the shaded colour after
+// tone mapping, so their colours read the same at any distance: by level of
 // detail, by chunk, on skirts, and as a flash after a chunk is republished.
 
 // `Globals` and its binding come from globals.wgsl, prepended when the
@@ -25,21 +25,23 @@ const MACRO_PERIOD_STUDS: f32 = 64.0;
 const CHUNK_SIZE_STUDS: f32 = 128.0;
 
 // Overlay bits of `globals.overlay_bits`. Keep in sync with `Overlay::bit` in
-// src/render/overlays.rs (bit i = Overlay::ALL[i]).
+// src/render/lines/overlays.rs (bit i = Overlay::ALL[i]).
 const OVERLAY_LOD: u32 = 1u;
 const OVERLAY_SKIRTS: u32 = 8u;
 const OVERLAY_SEAMS: u32 = 32u;
 const OVERLAY_REMESH: u32 = 128u;
 const OVERLAY_RESIDENCY: u32 = 256u;
 // Residency state in `chunk_coord.w >> RESIDENCY_SHIFT` (1 resident, 2 edited),
-// the level in the low bits. Keep in sync with src/render/residency_overlay.rs.
+// the level in the low bits. Keep in sync with STATE_SHIFT in
+// src/render/terrain/gpu_data.rs and the tints in
+// src/render/lines/residency_overlay.rs.
 const RESIDENCY_SHIFT: u32 = 4u;
 const RESIDENCY_TINTS = array<vec3<f32>, 2>(
     vec3<f32>(0.045, 0.305, 1.0),
     vec3<f32>(1.0, 0.223, 0.007),
 );
 // Linear versions of LEVEL_TINTS_SRGB (levels 0-3), NODE_LEVEL_TINTS_SRGB
-// (levels 4-8, 8 also for coarser) and SKIRT_TINT_SRGB in src/render/overlays.rs.
+// (levels 4-8, 8 also for coarser) and SKIRT_TINT_SRGB in src/render/lines/overlays.rs.
 const LEVEL_TINTS = array<vec3<f32>, 9>(
     vec3<f32>(0.051, 0.262, 1.000),
     vec3<f32>(0.061, 0.680, 0.102),
@@ -52,10 +54,11 @@ const LEVEL_TINTS = array<vec3<f32>, 9>(
     vec3<f32>(0.402, 0.188, 0.061),
 );
 const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
-// Keep in sync with REMESH_FLASH_SECS in src/render/overlays.rs.
+// Keep in sync with REMESH_FLASH_SECS in src/render/lines/overlays.rs.
 const REMESH_FLASH_SECS: f32 = 0.5;
 
-// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/gpu_data.rs.
+// Keep in sync with `TerrainVertex` in src/render/terrain/gpu_data.rs and
+// `ChunkInstance` in src/render/chunk_draw/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,
@@ -227,7 +230,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
 // them and the share of the new one grows with the fade. Bits of
 // `chunk_coord.w`: FADE_SHIFT..+2 the kind (1 the new mesh, 2 the old
 // one), FADE_T_SHIFT..+8 the progress 0..255. Keep in sync with
-// src/render/level_fades.rs.
+// src/render/terrain/level_fades.rs.
 const FADE_SHIFT: u32 = 8u;
 const FADE_T_SHIFT: u32 = 10u;
 const BAYER4 = array<f32, 16>(

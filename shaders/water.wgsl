@@ -33,7 +33,7 @@
 
 const PI: f32 = 3.14159265;
 const CHUNK_SIZE_STUDS: f32 = 128.0;
-// Keep in sync with WAVE_LOOP_SECS in src/render/gpu_data.rs.
+// Keep in sync with WAVE_LOOP_SECS in src/render/water/gpu_data.rs.
 const WAVE_LOOP_SECS: f32 = 60.0;
 // Horizontal (Gerstner) displacement relative to the height amplitude.
 const GERSTNER_Q: f32 = 0.6;
@@ -43,7 +43,7 @@ const GERSTNER_Q: f32 = 0.6;
 // w = whole cycles per WAVE_LOOP_SECS. Wavelengths 40, 36, 26 and 18 studs,
 // mostly downwind along +x; periods follow deep-water dispersion.
 // Keep the amplitude sum in sync with WAVE_MAX_DISPLACEMENT_STUDS in
-// src/render/gpu_data.rs.
+// src/render/water/gpu_data.rs.
 const WAVES = array<vec4<f32>, 4>(
     vec4<f32>(3.0, 1.0, 0.45, 19.0),
     vec4<f32>(3.0, -2.0, 0.35, 20.0),
@@ -76,8 +76,8 @@ const FRESNEL_F0: f32 = 0.02;
 // Water thickness assumed where no depth is available (fs_main_flat).
 const FLAT_THICKNESS_STUDS: f32 = 6.0;
 
-// Keep in sync with `WaterVertex` in src/render/gpu_data.rs and
-// `ChunkInstance` in src/render/gpu_data.rs.
+// Keep in sync with `WaterVertex` in src/render/water/gpu_data.rs and
+// `ChunkInstance` in src/render/chunk_draw/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,

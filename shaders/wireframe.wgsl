@@ -21,15 +21,16 @@
 @group(1) @binding(0) var<storage, read> vertex_words: array<u32>;
 @group(1) @binding(1) var<storage, read> indices: array<u32>;
 
-// Keep in sync with `TerrainVertex` in src/render/gpu_data.rs.
+// Keep in sync with `TerrainVertex` in src/render/terrain/gpu_data.rs.
 const WORDS_PER_VERTEX: u32 = 6u;
-// Keep in sync with `Overlay::bit` in src/render/overlays.rs.
+// Keep in sync with `Overlay::bit` in src/render/lines/overlays.rs.
 const OVERLAY_SKIRTS: u32 = 8u;
-// Linear SKIRT_TINT_SRGB of src/render/overlays.rs.
+// Linear SKIRT_TINT_SRGB of src/render/lines/overlays.rs.
 const SKIRT_TINT: vec3<f32> = vec3<f32>(1.0, 0.021, 0.716);
 const LINE_COLOR: vec3<f32> = vec3<f32>(0.01, 0.012, 0.02);
 
-// Keep in sync with `TerrainVertex` and `ChunkInstance` in src/render/gpu_data.rs.
+// Keep in sync with `TerrainVertex` in src/render/terrain/gpu_data.rs and
+// `ChunkInstance` in src/render/chunk_draw/gpu_data.rs.
 struct VertexIn {
     // Chunk-local position in studs.
     @location(0) pos_in_chunk: vec3<f32>,

@@ -1,4 +1,5 @@
-//! The Rust mirrors of GPU data (`src/render/gpu_data.rs`) match the WGSL
+//! The Rust mirrors of GPU data (each feature's `gpu_data.rs` under
+//! `src/render/`, and the globals in `src/render/frame/globals.rs`) match the WGSL
 //! they feed, as naga lays it out: every uniform struct's field offsets and
 //! size, and every vertex/instance struct's attribute offsets, formats and
 //! stride. A reordered, resized or renamed field on either side fails here
@@ -6,10 +7,12 @@
 
 use std::mem::{offset_of, size_of};
 
-use strata::render::gpu_data::{
-    ChunkInstance, GlobalUniforms, LineVertex, TerrainVertex, WaterVertex,
-};
+use strata::render::chunk_draw::gpu_data::ChunkInstance;
+use strata::render::frame::globals::GlobalUniforms;
+use strata::render::lines::gpu_data::LineVertex;
 use strata::render::shaders;
+use strata::render::terrain::gpu_data::TerrainVertex;
+use strata::render::water::gpu_data::WaterVertex;
 
 /// `(name, offset, size)` of each field of a Rust struct, in declaration order.
 type Fields = Vec<(&'static str, usize, usize)>;

@@ -20,8 +20,9 @@ use strata::camera::frame_terrain;
 use strata::editor::panel::side_panel::PanelStats;
 use strata::io::world::world_source::WorldSource;
 use strata::pipeline::lod::LodSettings;
+use strata::pipeline::seam_audit::ThrottledSeamAudit;
 use strata::pipeline::{ChunkUploader, WorldMeshes};
-use strata::render::overlays::LEVEL_TINTS_SRGB;
+use strata::render::lines::overlays::LEVEL_TINTS_SRGB;
 use strata::render::{FrameSettings, Overlay, OverlaySet, WireframeMode};
 use strata::terrain::Grid;
 use strata::terrain::generation::generate::GeneratorSettings;
@@ -70,7 +71,15 @@ fn render(
 fn with(settings: &FrameSettings, overlays: impl IntoIterator<Item = Overlay>) -> FrameSettings {
     FrameSettings {
         overlays: overlays.into_iter().collect(),
-        ..*settings
+        ..settings.clone()
+    }
+}
+
+/// `settings` with the mismatches of `audit` as the seam-audit markers.
+fn with_markers(settings: FrameSettings, audit: &ThrottledSeamAudit) -> FrameSettings {
+    FrameSettings {
+        seam_markers_world: audit.mismatch_positions_world(),
+        ..settings
     }
 }
 
@@ -190,14 +199,17 @@ fn every_overlay_changes_the_image() {
 
     // Nothing was republished: the remesh and seam-audit overlays (no
     // mismatch in a correct world) leave the image exactly as it was.
-    headless
-        .renderer()
-        .update_seam_audit(&meshes, None, Instant::now());
-    assert_eq!(headless.renderer().seam_audit().count(), Some(0));
+    let mut seam_audit = ThrottledSeamAudit::default();
+    let revision = headless.renderer().mesh_revision();
+    seam_audit.update(&meshes, None, revision, Instant::now());
+    assert_eq!(seam_audit.count(), Some(0));
     let quiet = render(
         &mut headless,
         &camera,
-        &with(&settings, [Overlay::Remesh, Overlay::SeamAudit]),
+        &with_markers(
+            with(&settings, [Overlay::Remesh, Overlay::SeamAudit]),
+            &seam_audit,
+        ),
     );
     assert_eq!(changed_pixels(&plain, &quiet, 0), 0);
 
@@ -228,23 +240,20 @@ fn every_overlay_changes_the_image() {
     mesh.positions[v].y += 3.0;
     meshes.set_published(coord, 0, Arc::new(mesh), None);
     republish(&mut headless, &meshes);
-    headless
-        .renderer()
-        .update_seam_audit(&meshes, None, Instant::now());
-    let found = headless.renderer().seam_audit().count().unwrap_or(0);
+    let revision = headless.renderer().mesh_revision();
+    seam_audit.update(&meshes, None, revision, Instant::now());
+    let found = seam_audit.count().unwrap_or(0);
     assert!(found > 0, "the moved vertex is a mismatch");
-    let marks: Vec<glam::DVec3> = headless
-        .renderer()
-        .seam_audit()
-        .mismatches()
-        .iter()
-        .map(|m| m.pos_world)
-        .collect();
-    let unmarked = render(&mut headless, &camera, &settings);
+    let marks: Vec<glam::DVec3> = seam_audit.mismatch_positions_world();
+    let unmarked = render(
+        &mut headless,
+        &camera,
+        &with_markers(settings.clone(), &seam_audit),
+    );
     let marked = render(
         &mut headless,
         &camera,
-        &with(&settings, [Overlay::SeamAudit]),
+        &with_markers(with(&settings, [Overlay::SeamAudit]), &seam_audit),
     );
     save(&marked, "overlay-seam-audit.png");
     let changed = changed_pixels(&unmarked, &marked, 30);
@@ -845,7 +854,7 @@ fn cli_draws_repeated_overlays() {
 
 #[test]
 fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones() {
-    use strata::render::residency_overlay::{ResidencyTint, ResidencyView};
+    use strata::render::lines::residency_overlay::{ResidencyTint, ResidencyView};
     use strata::terrain::storage::coords::ColumnCoord;
     let gpu = require_gpu("residency_overlay_tints_resident_columns_by_state");
     let Scene {
@@ -859,19 +868,24 @@ fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones()
     let columns: Vec<ColumnCoord> = grid.chunks().map(|(c, _)| ColumnCoord::of(c)).collect();
     let all = |tint| ResidencyView::from_states(columns.iter().map(|c| (*c, tint)));
     let on = with(&settings, [Overlay::Residency]);
+    let with_view = |view| FrameSettings {
+        residency: view,
+        ..on.clone()
+    };
     // Without a view (a world that does not stream) the overlay draws nothing.
-    headless.renderer().set_residency(None);
-    let none = render(&mut headless, &camera, &on);
+    let none = render(&mut headless, &camera, &with_view(None));
     assert_eq!(changed_pixels(&plain, &none, 0), 0);
-    headless
-        .renderer()
-        .set_residency(Some(all(ResidencyTint::Clean)));
-    let clean = render(&mut headless, &camera, &on);
+    let clean = render(
+        &mut headless,
+        &camera,
+        &with_view(Some(all(ResidencyTint::Clean))),
+    );
     save(&clean, "overlay-residency-clean.png");
-    headless
-        .renderer()
-        .set_residency(Some(all(ResidencyTint::Edited)));
-    let edited = render(&mut headless, &camera, &on);
+    let edited = render(
+        &mut headless,
+        &camera,
+        &with_view(Some(all(ResidencyTint::Edited))),
+    );
     save(&edited, "overlay-residency-edited.png");
     let big = (W * H / 50) as usize;
     let (c1, c2) = (
@@ -893,8 +907,7 @@ fn residency_overlay_tints_resident_columns_by_state_and_outlines_loading_ones()
     assert!(b[2] > o[2] && o[0] > b[0], "blue {b:?} vs orange {o:?}");
     // A loading column beside the world is outlined (it has no mesh).
     let loading = ResidencyView::from_states([(ColumnCoord::new(-1, 0), ResidencyTint::Loading)]);
-    headless.renderer().set_residency(Some(loading));
-    let outlined = render(&mut headless, &camera, &on);
+    let outlined = render(&mut headless, &camera, &with_view(Some(loading)));
     save(&outlined, "overlay-residency-loading.png");
     assert!(changed_pixels(&plain, &outlined, 30) > 50);
 }

@@ -12,10 +12,11 @@ use strata::app::headless::HeadlessRenderer;
 use strata::camera::Camera;
 use strata::camera::frame_terrain;
 use strata::editor::panel::side_panel::{PANEL_WIDTH_POINTS, PanelStats};
+use strata::editor::tools::brush_cursor::BrushCursor;
 use strata::pipeline::TerrainStreaming;
 use strata::pipeline::WorldMeshes;
 use strata::pipeline::lod::LodSettings;
-use strata::render::{BrushCursor, FrameSettings};
+use strata::render::FrameSettings;
 use strata::terrain::editing::brush::BrushMode;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox};
@@ -126,14 +127,17 @@ fn renders_sky_and_terrain_and_follows_the_camera() {
     // The brush ring shows up where the sphere meets the surface.
     let centre = DVec3::new(48.0, 14.0, 48.0) * CELL_SIZE_STUDS as f64;
     let with_brush = FrameSettings {
-        brush: Some(BrushCursor {
-            centre_world: centre,
-            radius_studs: 40.0,
-            mode: BrushMode::Add,
-            shape: strata::terrain::editing::brush::BrushShape::Sphere,
-            falloff: strata::terrain::editing::brush::Falloff::Smooth,
-        }),
-        ..settings
+        cursor: Some(
+            BrushCursor {
+                centre_world: centre,
+                radius_studs: 40.0,
+                mode: BrushMode::Add,
+                shape: strata::terrain::editing::brush::BrushShape::Sphere,
+                falloff: strata::terrain::editing::brush::Falloff::Smooth,
+            }
+            .cursor(),
+        ),
+        ..settings.clone()
     };
     let img3 = render(&mut headless, &camera, &with_brush);
     if let Some(dir) = std::env::var_os("STRATA_TEST_IMAGES") {
@@ -504,7 +508,7 @@ fn cli_writes_screenshot_and_stats() {
     // The image: the same meshes rendered from the same camera.
     let mut headless = HeadlessRenderer::new(gpu, [w, h], false).expect("renderer");
     headless.sync_meshes(&mut meshes);
-    headless.renderer().chunk_buffers_mut().finish_fades();
+    headless.renderer().finish_fades();
     let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
     let here = render(&mut headless, &camera, &settings);
     let off = differing_pixels(&img, &here, 6);

@@ -263,32 +263,31 @@ fn staged_water_appears_only_when_promoted_and_leaves_with_the_chunk() {
     let renderer = headless.renderer();
     renderer.uploader().stage_water(coord, &water);
     assert!(
-        renderer.chunk_buffers().water().get(coord).is_none(),
+        renderer.water_buffers().get(coord).is_none(),
         "staged, not drawn"
     );
     renderer.uploader().promote(&[coord]);
     assert_eq!(
         renderer
-            .chunk_buffers()
-            .water()
+            .water_buffers()
             .get(coord)
             .map(|g| g.index_count as usize),
         Some(water.indices.len())
     );
     // A later promotion with nothing staged (a level-only change) keeps it.
     renderer.uploader().promote(&[coord]);
-    assert!(renderer.chunk_buffers().water().get(coord).is_some());
+    assert!(renderer.water_buffers().get(coord).is_some());
     // Staging an empty surface removes the water on promotion.
     renderer
         .uploader()
         .stage_water(coord, &Arc::new(Default::default()));
     renderer.uploader().promote(&[coord]);
-    assert!(renderer.chunk_buffers().water().is_empty());
+    assert!(renderer.water_buffers().is_empty());
     // Eviction drops drawn and staged water.
     renderer.uploader().stage_water(coord, &water);
     renderer.uploader().promote(&[coord]);
     renderer.uploader().evict(&[coord]);
-    assert!(renderer.chunk_buffers().water().is_empty());
+    assert!(renderer.water_buffers().is_empty());
 }
 
 /// Renders the pond with a plain [`strata::render::Renderer`] at `samples`

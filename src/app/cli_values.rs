@@ -11,7 +11,7 @@ use crate::terrain::storage::coords::CellBox;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size(pub u32, pub u32);
 
-/// `WIDTHxHEIGHT`: each side 1 to [`crate::render::offscreen::MAX_IMAGE_SIDE`] pixels.
+/// `WIDTHxHEIGHT`: each side 1 to [`crate::render::frame::offscreen::MAX_IMAGE_SIDE`] pixels.
 pub fn parse_size(s: &str) -> Result<Size, String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -24,12 +24,12 @@ pub fn parse_size(s: &str) -> Result<Size, String> {
     let (w, h) = (parse(w, "width")?, parse(h, "height")?);
     if w == 0
         || h == 0
-        || w > crate::render::offscreen::MAX_IMAGE_SIDE
-        || h > crate::render::offscreen::MAX_IMAGE_SIDE
+        || w > crate::render::frame::offscreen::MAX_IMAGE_SIDE
+        || h > crate::render::frame::offscreen::MAX_IMAGE_SIDE
     {
         return Err(format!(
             "{w}x{h}: each side must be between 1 and {} pixels",
-            crate::render::offscreen::MAX_IMAGE_SIDE
+            crate::render::frame::offscreen::MAX_IMAGE_SIDE
         ));
     }
     Ok(Size(w, h))

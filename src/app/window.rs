@@ -36,8 +36,9 @@ use crate::io::world::world_source::WorldSource;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::picking::pick;
+use crate::pipeline::seam_audit::ThrottledSeamAudit;
 use crate::render::ViewportRect;
-use crate::render::overlays::OverlaySet;
+use crate::render::lines::overlays::OverlaySet;
 use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
 
 use super::window_frame::WindowState;
@@ -295,6 +296,7 @@ impl App {
             walk: WalkMode::colliding(),
             pending_import: None,
             previews: ToolPreviews::default(),
+            seam_audit: ThrottledSeamAudit::default(),
         })
     }
 }

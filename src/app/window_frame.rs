@@ -17,6 +17,7 @@ use crate::editor::navigation::walk::WalkMode;
 use crate::editor::panel::side_panel::{EditorPanel, PanelStats, SeaAction};
 use crate::editor::panel::ui_pointer::ui_claims_pointer;
 use crate::editor::tools::box_handles::pick_tolerance_rad;
+use crate::editor::tools::brush_cursor::BrushCursor;
 use crate::editor::tools::history_view::HistoryView;
 use crate::editor::tools::previews::ToolPreviews;
 use crate::editor::tools::tool_driver::{SeaRequest, ToolDriver, ToolInput};
@@ -24,10 +25,11 @@ use crate::editor::tools::tools_panel::HANDLE_PICK_RADIUS_PX;
 use crate::editor::window_ui::{UiFrame, UiScene, run_ui, tool_boxes};
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::picking::{PickHit, pick};
+use crate::pipeline::seam_audit::ThrottledSeamAudit;
 use crate::pipeline::world_stats::WorldStats;
-use crate::render::overlays::Overlay;
-use crate::render::residency_overlay::ResidencyView;
-use crate::render::{BrushCursor, FrameSettings, ViewportRect};
+use crate::render::lines::overlays::Overlay;
+use crate::render::lines::residency_overlay::ResidencyView;
+use crate::render::{FrameSettings, ViewportRect};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
@@ -65,6 +67,9 @@ pub(super) struct WindowState {
     pub(super) pending_import: Option<PendingImport>,
     /// The paste preview's cached outline and the Flatten plane preview.
     pub(super) previews: ToolPreviews,
+    /// The seam audit of the shown meshes (the `seam-audit` overlay and
+    /// the panel's count), throttled.
+    pub(super) seam_audit: ThrottledSeamAudit,
 }
 
 impl WindowState {
@@ -298,7 +303,7 @@ impl WindowState {
         stats.drawn_nodes = (draw.drawn_nodes, draw.drawn_node_triangles);
         stats.camera_speed_studs_per_s = self.controls.speed_studs_per_s;
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            stats.seam_mismatches = self.gpu.renderer.seam_audit().count();
+            stats.seam_mismatches = self.seam_audit.count();
         }
         stats.history = HistoryView::of(tools.session.history());
         stats.has_clipboard = tools.session.session.clipboard.is_some();
@@ -372,7 +377,7 @@ impl WindowState {
             scene,
         );
         world.streaming.lod_mut().settings = self.panel.lod;
-        let fades = self.gpu.renderer.chunk_buffers_mut().fades_mut();
+        let fades = self.gpu.renderer.level_fades_mut();
         fades.set_paused(self.panel.fades_paused);
         if std::mem::take(&mut self.panel.fade_step_requested) {
             fades.step();
@@ -450,22 +455,20 @@ impl WindowState {
     /// previews, initial uploads and publication, the horizon, the seam
     /// audit, and the frame settings (fog, brush cursor, overlays, water time).
     fn prepare_render(&mut self, world: &mut World, tools: &ToolDriver, now: Instant) {
-        let settings = self.frame_settings(&world.meshes, now);
-        let renderer = &mut self.gpu.renderer;
-        let residency_view = world
+        let mut settings = self.frame_settings(&world.meshes, now);
+        settings.residency = world
             .streaming
             .residency()
             .filter(|_| self.panel.overlays.contains(Overlay::Residency))
             .map(|r| ResidencyView::of(r, self.camera.pos_world));
-        renderer.set_residency(residency_view);
-        let previews = self.previews.frame_previews(
+        settings.previews = self.previews.frame_previews(
             &world.grid,
             &tools.session,
             &self.panel.tools,
             &self.panel.brush(),
             self.hit.as_ref(),
         );
-        renderer.set_previews(previews);
+        let renderer = &mut self.gpu.renderer;
         // Initial uploads (whole world) and pipeline publication, just before drawing.
         renderer.sync_meshes(&mut world.meshes);
         world
@@ -481,8 +484,11 @@ impl WindowState {
             &mut renderer.uploader(),
         );
         if self.panel.overlays.contains(Overlay::SeamAudit) {
-            renderer.update_seam_audit(&world.meshes, world.streaming.horizon(), now);
+            let revision = renderer.mesh_revision();
+            self.seam_audit
+                .update(&world.meshes, world.streaming.horizon(), revision, now);
         }
+        settings.seam_markers_world = self.seam_audit.mismatch_positions_world();
         renderer.prepare(
             &self.gpu.gpu.queue,
             &self.camera,
@@ -495,24 +501,26 @@ impl WindowState {
     /// overlays and the water's animation time.
     fn frame_settings(&self, meshes: &WorldMeshes, now: Instant) -> FrameSettings {
         let mut settings = FrameSettings::for_camera(&self.camera, meshes.bounds_world());
-        settings.brush = self
+        settings.cursor = self
             .hit
             .filter(|_| {
                 self.panel.tools.active == crate::editor::tools::tools_panel::ActiveTool::Brush
             })
-            .map(|hit| BrushCursor {
-                centre_world: hit.pos_world,
-                radius_studs: self.panel.radius_cells * CELL_SIZE_STUDS,
-                mode: self.panel.tool,
-                shape: self.panel.tools.shape,
-                falloff: self.panel.tools.falloff,
+            .map(|hit| {
+                BrushCursor {
+                    centre_world: hit.pos_world,
+                    radius_studs: self.panel.radius_cells * CELL_SIZE_STUDS,
+                    mode: self.panel.tool,
+                    shape: self.panel.tools.shape,
+                    falloff: self.panel.tools.falloff,
+                }
+                .cursor()
             });
         settings.overlays = self.panel.overlays;
         settings.low_poly = self.panel.lod.style.is_low_poly();
         // Wrapped in f64 so the time stays precise in long sessions (the waves loop seamlessly).
         settings.time_secs = (now.duration_since(self.opened_at).as_secs_f64()
-            % f64::from(crate::render::gpu_data::WAVE_LOOP_SECS))
-            as f32;
+            % f64::from(crate::render::water::WAVE_LOOP_SECS)) as f32;
         settings
     }
 

@@ -10,7 +10,7 @@ use winit::dpi::LogicalSize;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
-use crate::render::egui_pass::EguiPainter;
+use crate::render::frame::egui_pass::EguiPainter;
 use crate::render::{Gpu, GpuError, Renderer, ViewportRect};
 
 /// Why the window's drawing could not be set up.

@@ -8,6 +8,12 @@
 //! their global cube key (origin in samples of the level + the vertex's
 //! local cube). Boundaries between different levels are covered by skirts
 //! instead (`--overlay hide-skirts` shows them).
+//!
+//! [`ThrottledSeamAudit`] runs the audit while the editor draws, at most a
+//! few times a second and only when the shown meshes changed; its
+//! mismatches are the `seam-audit` overlay's markers.
+
+use std::time::{Duration, Instant};
 
 use glam::{DVec3, IVec3};
 use rustc_hash::FxHashMap;
@@ -216,6 +222,92 @@ pub fn audit_node_meshes<'a>(
     out
 }
 
+/// The seam audit of the shown meshes as the editor runs it while it
+/// draws (the `seam-audit` overlay's markers, the panel's count): re-run at
+/// most every [`ThrottledSeamAudit::MIN_INTERVAL`] and only when the shown
+/// meshes changed (a revision counter the caller passes, e.g. the
+/// renderer's mesh revision).
+#[derive(Clone, Debug, Default)]
+pub struct ThrottledSeamAudit {
+    last_run: Option<Instant>,
+    last_revision: Option<u64>,
+    mismatches: Vec<SeamMismatch>,
+    last_ms: f64,
+}
+
+impl ThrottledSeamAudit {
+    /// Shortest time between two audits (at most four a second).
+    pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
+
+    /// Audits `meshes` when their `revision` (any counter that changes
+    /// whenever the shown meshes do) differs from the last audited one and
+    /// the last audit is at least [`Self::MIN_INTERVAL`] before `now`.
+    /// Returns whether it ran.
+    /// With a `horizon`, its drawn nodes are audited too.
+    pub fn update(
+        &mut self,
+        meshes: &WorldMeshes,
+        horizon: Option<&Horizon>,
+        revision: u64,
+        now: Instant,
+    ) -> bool {
+        let due = self
+            .last_run
+            .is_none_or(|t| now.saturating_duration_since(t) >= Self::MIN_INTERVAL);
+        if !due || self.last_revision == Some(revision) {
+            return false;
+        }
+        self.run(meshes, horizon, revision, now);
+        true
+    }
+
+    /// Audits `meshes` (and `horizon`'s drawn nodes) now, whatever the
+    /// throttle says.
+    pub fn run(
+        &mut self,
+        meshes: &WorldMeshes,
+        horizon: Option<&Horizon>,
+        revision: u64,
+        now: Instant,
+    ) {
+        let start = Instant::now();
+        self.mismatches = audit(meshes);
+        if let Some(h) = horizon {
+            self.mismatches.extend(audit_nodes(h));
+        }
+        self.last_ms = start.elapsed().as_secs_f64() * 1e3;
+        log::debug!(
+            "seam audit: {} mismatches over {} meshes in {:.1} ms",
+            self.mismatches.len(),
+            meshes.len(),
+            self.last_ms
+        );
+        self.last_run = Some(now);
+        self.last_revision = Some(revision);
+    }
+
+    /// Mismatches of the last audit.
+    pub fn mismatches(&self) -> &[SeamMismatch] {
+        &self.mismatches
+    }
+
+    /// Where the mismatches of the last audit lie, world studs (the
+    /// `seam-audit` overlay's markers).
+    pub fn mismatch_positions_world(&self) -> Vec<DVec3> {
+        self.mismatches.iter().map(|m| m.pos_world).collect()
+    }
+
+    /// Mismatch count of the last audit, `None` before the first.
+    pub fn count(&self) -> Option<usize> {
+        self.last_run.map(|_| self.mismatches.len())
+    }
+
+    /// Wall time of the last audit, ms.
+    pub fn last_ms(&self) -> f64 {
+        self.last_ms
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +425,20 @@ mod tests {
                     .all(|x| x.piece == piece || x.neighbour == piece)
             );
         }
+    }
+
+    #[test]
+    fn seam_audit_is_throttled_and_follows_revisions() {
+        let meshes = WorldMeshes::default();
+        let mut a = ThrottledSeamAudit::default();
+        let t0 = Instant::now();
+        assert_eq!(a.count(), None);
+        assert!(a.update(&meshes, None, 1, t0));
+        assert_eq!(a.count(), Some(0));
+        // Same revision: nothing to do, however late.
+        assert!(!a.update(&meshes, None, 1, t0 + Duration::from_secs(5)));
+        // New revision, too soon.
+        assert!(!a.update(&meshes, None, 2, t0 + Duration::from_millis(100)));
+        assert!(a.update(&meshes, None, 2, t0 + ThrottledSeamAudit::MIN_INTERVAL));
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::io::world::world_source::WorldSourceError;
 use crate::render::GpuError;
-use crate::render::offscreen::OffscreenError;
+use crate::render::frame::offscreen::OffscreenError;
 use crate::script::ReplayError;
 
 /// Errors of a headless run.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::camera::Camera;
 use crate::pipeline::lod::LodSettings;
-use crate::render::overlays::OverlaySet;
+use crate::render::lines::overlays::OverlaySet;
 use crate::script::Script;
 
 /// Everything `strata --headless --screenshot` needs.

@@ -8,8 +8,8 @@ use std::time::Instant;
 use crate::camera::Camera;
 use crate::editor::panel::side_panel::{EditorPanel, PanelStats};
 use crate::pipeline::WorldMeshes;
-use crate::render::egui_pass::EguiPainter;
-use crate::render::offscreen::OffscreenTarget;
+use crate::render::frame::egui_pass::EguiPainter;
+use crate::render::frame::offscreen::OffscreenTarget;
 use crate::render::{FrameSettings, Gpu, Renderer, ViewportRect};
 
 /// The egui overlay: context, wgpu renderer, and the editor panel it shows.

@@ -21,11 +21,12 @@ use crate::collision::{CollisionCache, TerrainId, WalkInput};
 use crate::editor::panel::side_panel::{PANEL_WIDTH_POINTS, PanelStats};
 use crate::editor::tools::history_view::HistoryView;
 use crate::io::world::world_source::WorldSource;
+use crate::pipeline::seam_audit::ThrottledSeamAudit;
 use crate::pipeline::stats::UploadSummary;
 use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
-use crate::render::offscreen::{check_image_size, write_png};
-use crate::render::overlays::Overlay;
-use crate::render::residency_overlay::ResidencyView;
+use crate::render::frame::offscreen::{check_image_size, write_png};
+use crate::render::lines::overlays::Overlay;
+use crate::render::lines::residency_overlay::ResidencyView;
 use crate::render::{FrameSettings, Gpu};
 use crate::script::{ReplayReport, ReplayTarget, Script, ScriptRunner, replay_script};
 use crate::terrain::Grid;
@@ -99,7 +100,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
             .render(camera, &settings, &self.panel)
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         if let Some(dir) = &self.options.record_dir {
-            crate::render::offscreen::write_png(
+            crate::render::frame::offscreen::write_png(
                 &crate::app::recording::recorded_frame_path(dir, frame),
                 &image,
             )
@@ -261,8 +262,7 @@ impl<'a> HeadlessRun<'a> {
         let mut headless = HeadlessRenderer::new(gpu, options.size_px, options.ui)?;
         headless
             .renderer()
-            .chunk_buffers_mut()
-            .fades_mut()
+            .level_fades_mut()
             .set_enabled(options.level_fades);
         let streamed = residency.is_some();
         let (streaming, mut meshes, startup_frames, startup_ms) = match residency {
@@ -377,12 +377,16 @@ impl<'a> HeadlessRun<'a> {
         }
         // The audit of the shown meshes feeds the statistics, the panel and,
         // with `--overlay seam-audit`, the markers.
-        self.headless.renderer().update_seam_audit(
+        let mut seam_audit = ThrottledSeamAudit::default();
+        let revision = self.headless.renderer().mesh_revision();
+        seam_audit.update(
             &self.meshes,
             self.streaming.horizon(),
+            revision,
             Instant::now(),
         );
-        let seam_audit_mismatches = self.headless.renderer().seam_audit().mismatches().len();
+        let seam_audit_mismatches = seam_audit.mismatches().len();
+        settings.seam_markers_world = seam_audit.mismatch_positions_world();
         if let Some(panel) = self.headless.panel_mut() {
             panel.overlays = options.overlays;
             panel.lod = options.lod;
@@ -394,7 +398,7 @@ impl<'a> HeadlessRun<'a> {
                 .streaming
                 .residency()
                 .map(|r| ResidencyView::of(r, camera.pos_world));
-            self.headless.renderer().set_residency(view);
+            settings.residency = view;
         }
         let snapshot = WorldStats::read(
             &self.grid,
@@ -415,14 +419,9 @@ impl<'a> HeadlessRun<'a> {
         }
         panel.streaming = streaming_panel;
         // The screenshot shows the settled view, not a level change half faded.
-        self.headless.renderer().chunk_buffers_mut().finish_fades();
+        self.headless.renderer().finish_fades();
         let (img, report) = self.headless.render(&camera, &settings, &panel)?;
-        let node_triangles = self
-            .headless
-            .renderer()
-            .chunk_buffers()
-            .nodes()
-            .triangles_by_level();
+        let node_triangles = self.headless.renderer().node_buffers().triangles_by_level();
         write_png(&options.output, &img)?;
         Ok(FinalFrame {
             report,

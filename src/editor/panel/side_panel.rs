@@ -5,10 +5,10 @@
 
 use crate::editor::labels::group_digits;
 use crate::pipeline::lod::{LEVEL_THRESHOLDS_STUDS, LodSettings};
-use crate::render::overlays::{
+use crate::render::lines::overlays::{
     LEVEL_TINTS_SRGB, NODE_LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB,
 };
-use crate::render::residency_overlay::ResidencyTint;
+use crate::render::lines::residency_overlay::ResidencyTint;
 use crate::terrain::editing::brush::{BRUSH_RADIUS_RANGE_CELLS, Brush, BrushMode};
 use crate::terrain::storage::cell::Material;
 

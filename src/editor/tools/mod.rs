@@ -5,6 +5,7 @@
 //! flatten plane, stamp ghost, path).
 
 pub mod box_handles;
+pub mod brush_cursor;
 pub mod column_wait;
 pub mod history_view;
 pub mod material_combo;

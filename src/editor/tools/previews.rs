@@ -12,7 +12,7 @@ use glam::{DVec3, IVec3, Vec3};
 
 use crate::mesh::cell_outline::clipboard_outline;
 use crate::pipeline::picking::PickHit;
-use crate::render::line_pipeline::{PreviewLines, disc_segments};
+use crate::render::lines::line_batch::{PreviewLines, disc_segments};
 use crate::terrain::editing::brush::{BrushMode, FlattenPlane};
 use crate::terrain::editing::region::Clipboard;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3, Vec3};
 
-use crate::render::line_pipeline::PreviewLines;
+use crate::render::lines::line_batch::PreviewLines;
 use crate::terrain::path::spec::PathMode;
 use crate::terrain::path::spline::sample_spline;
 use crate::terrain::stamp::definition::{Stamp, StampBase, StampPlacement, StampShape};

@@ -7,7 +7,9 @@
 //! chunk coordinate of its minimum corner (the shader's texture lattices are
 //! global, so textures stay continuous across chunks and nodes). The draw
 //! list comes from [`Horizon::draws`]: its nodes are drawn here and only the
-//! chunks of its [`HorizonDraw::Chunks`] entries are drawn by the chunk list.
+//! chunks of its [`HorizonDraw::Chunks`] entries are drawn by the chunk list
+//! ([`super::chunk_buffers`], which appends the node instances this module
+//! prepares to its own and draws them through [`NodeBuffers::draw`]).
 
 use glam::{DVec3, Vec3};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -17,12 +19,11 @@ use crate::pipeline::horizon::{Horizon, HorizonDraw};
 use crate::terrain::storage::coords::ChunkCoord;
 use crate::terrain::storage::node::{FIRST_NODE_LEVEL, NodeKey};
 
-use super::chunk_buffers::{ChunkBuffers, ChunkGpu};
-use super::gpu_data::ChunkInstance;
+use super::super::chunk_draw::ChunkInstance;
+use super::chunk_gpu::ChunkGpu;
+use super::gpu_data::{AGE_NEVER_PROMOTED_SECS, level_state_bits};
 use super::horizon_fades::HorizonFades;
 use super::level_fades::{FadeSide, fade_bits};
-use super::overlays::AGE_NEVER_PROMOTED_SECS;
-use super::residency_overlay::instance_w;
 
 /// Node buffers and the horizon's last draw list.
 #[derive(Default)]
@@ -43,6 +44,8 @@ pub struct NodeBuffers {
     fades: HorizonFades,
     /// See [`NodeBuffers::draw_list_changed`].
     draw_list_changed: bool,
+    /// Bumped by every [`NodeBuffers::sync`] that changed the draw list.
+    revision: u64,
     scratch: Vec<(f32, NodeKey, ChunkInstance)>,
     /// Distance from the camera to the farthest drawn node's centre, studs.
     reach_studs: f32,
@@ -84,7 +87,7 @@ impl NodeBuffers {
         for key in horizon.take_changed() {
             match horizon
                 .mesh(key)
-                .and_then(|m| ChunkBuffers::create_gpu(device, key.level, m, extra_usage))
+                .and_then(|m| ChunkGpu::create(device, key.level, m, extra_usage))
             {
                 Some((gpu, b)) => {
                     bytes += b;
@@ -107,8 +110,17 @@ impl NodeBuffers {
         }
         self.fades.update(horizon.draws(), clock, fades_enabled);
         self.draw_list_changed = bytes > 0 || self.fades.draw_list_changed();
+        if self.draw_list_changed {
+            self.revision += 1;
+        }
         self.active = true;
         bytes
+    }
+
+    /// A counter that changes whenever a [`NodeBuffers::sync`] changes the
+    /// drawn nodes or their meshes.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// True when the last [`NodeBuffers::sync`] changed the drawn nodes or
@@ -299,7 +311,7 @@ fn push_node_instance(
                 origin_rel.z,
                 AGE_NEVER_PROMOTED_SECS,
             ],
-            chunk_coord: [c.x, c.y, c.z, instance_w(key.level, None)],
+            chunk_coord: [c.x, c.y, c.z, level_state_bits(key.level, 0)],
         },
     ));
 }

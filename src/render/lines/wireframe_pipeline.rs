@@ -11,11 +11,11 @@
 //! the depth test keeps hidden edges hidden, and a depth bias keeps visible
 //! ones from fighting with the surface they lie on.
 
-use super::chunk_buffers::ChunkBuffers;
-use super::globals::GlobalsBinding;
-use super::gpu_data::{ChunkInstance, TerrainVertex};
+use super::super::chunk_draw::ChunkInstance;
+use super::super::pipeline_state::{self, PipelineDesc};
+use super::super::shaders;
+use super::super::terrain::{ChunkBuffers, NodeBuffers, TerrainVertex};
 use super::overlays::WireframeMode;
-use super::pipeline_state;
 
 /// The wireframe overlay pipeline for one [`WireframeMode`].
 pub struct WireframePipeline {
@@ -28,10 +28,11 @@ pub struct WireframePipeline {
 impl WireframePipeline {
     /// Builds the pipeline for `mode` (nothing for
     /// [`WireframeMode::Unavailable`]), for `target_format` with
-    /// `sample_count` samples and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer.
+    /// `sample_count` samples and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer;
+    /// group 0 has the layout `globals_layout`.
     pub fn new(
         device: &wgpu::Device,
-        globals: &GlobalsBinding,
+        globals_layout: &wgpu::BindGroupLayout,
         mode: WireframeMode,
         target_format: wgpu::TextureFormat,
         sample_count: u32,
@@ -43,10 +44,8 @@ impl WireframePipeline {
                 storage_layout: None,
             };
         }
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("wireframe.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::WIREFRAME_WGSL.into()),
-        });
+        let shader =
+            pipeline_state::shader_module(device, "wireframe.wgsl", shaders::WIREFRAME_WGSL);
         let storage_entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::VERTEX,
@@ -63,11 +62,11 @@ impl WireframePipeline {
                 entries: &[storage_entry(0), storage_entry(1)],
             })
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("wireframe pipeline layout"),
-            bind_group_layouts: &[Some(&globals.layout), storage_layout.as_ref()],
-            immediate_size: 0,
-        });
+        let layout = pipeline_state::pipeline_layout(
+            device,
+            "wireframe pipeline layout",
+            &[Some(globals_layout), storage_layout.as_ref()],
+        );
         let (entry_point, buffers, polygon_mode) = match mode {
             WireframeMode::PolygonLines => (
                 "vs_main",
@@ -80,45 +79,34 @@ impl WireframePipeline {
                 wgpu::PolygonMode::Fill,
             ),
         };
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("wireframe pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some(entry_point),
-                compilation_options: Default::default(),
+        let pipeline = pipeline_state::render_pipeline(
+            device,
+            &PipelineDesc {
+                label: "wireframe pipeline",
+                layout: &layout,
+                shader: &shader,
+                vertex_entry: entry_point,
+                fragment_entry: "fs_main",
                 buffers: &buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                strip_index_format: None,
-                front_face: wgpu::FrontFace::Ccw,
-                cull_mode: Some(wgpu::Face::Back),
-                unclipped_depth: false,
-                polygon_mode,
-                conservative: false,
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                // Reversed-Z: nearer is greater; equal passes where the edge
-                // lies on the surface it belongs to, and the positive bias
-                // pulls it toward the camera past neighbouring triangles.
-                bias: wgpu::DepthBiasState {
-                    constant: 8,
-                    slope_scale: 1.0,
-                    clamp: 0.0,
+                primitive: wgpu::PrimitiveState {
+                    polygon_mode,
+                    ..pipeline_state::triangles(Some(wgpu::Face::Back))
                 },
-                ..pipeline_state::reversed_z_depth(false, wgpu::CompareFunction::GreaterEqual)
-            }),
-            multisample: pipeline_state::multisample(sample_count),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(pipeline_state::alpha_blended_target(target_format))],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+                depth: wgpu::DepthStencilState {
+                    // Reversed-Z: nearer is greater; equal passes where the edge
+                    // lies on the surface it belongs to, and the positive bias
+                    // pulls it toward the camera past neighbouring triangles.
+                    bias: wgpu::DepthBiasState {
+                        constant: 8,
+                        slope_scale: 1.0,
+                        clamp: 0.0,
+                    },
+                    ..pipeline_state::reversed_z_depth(false, wgpu::CompareFunction::GreaterEqual)
+                },
+                target: pipeline_state::alpha_blended_target(target_format),
+                sample_count,
+            },
+        );
         WireframePipeline {
             mode,
             pipeline: Some(pipeline),
@@ -140,21 +128,24 @@ impl WireframePipeline {
     }
 
     /// Draws the edges of the prepared chunks of `chunks` (without their
-    /// skirts when `hide_skirts`), after the terrain.
+    /// skirts when `hide_skirts`), after the terrain, with `globals` as
+    /// group 0. Polygon lines also draw the prepared horizon `nodes`; the
+    /// barycentric mode draws chunks only.
     pub fn paint(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        globals: &GlobalsBinding,
+        globals: &wgpu::BindGroup,
         chunks: &ChunkBuffers,
+        nodes: &NodeBuffers,
         hide_skirts: bool,
     ) {
         let Some(pipeline) = &self.pipeline else {
             return;
         };
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &globals.bind_group, &[]);
+        pass.set_bind_group(0, globals, &[]);
         match self.mode {
-            WireframeMode::PolygonLines => chunks.draw(pass, hide_skirts),
+            WireframeMode::PolygonLines => chunks.draw(pass, nodes, hide_skirts),
             WireframeMode::Barycentric => chunks.draw_pulled(pass, hide_skirts),
             WireframeMode::Unavailable => {}
         }

@@ -1,6 +1,7 @@
 //! The terrain surface pipeline (`shaders/terrain.wgsl`): the material
-//! texture bind group and the draw. Its vertex and instance formats
-//! ([`TerrainVertex`], [`ChunkInstance`]) live in [`super::gpu_data`].
+//! texture bind group and the draw. Its vertex format ([`TerrainVertex`])
+//! lives in [`super::gpu_data`], its instance format ([`ChunkInstance`]) in
+//! `render::chunk_draw`.
 //!
 //! Vertices stay chunk-local (`f32` studs within one 128-stud chunk) so they
 //! are exact; each drawn chunk is one instance whose attribute is its origin
@@ -8,12 +9,13 @@
 //! are a flat-interpolated `u32` set constant over each quad; only the weights
 //! interpolate (spec §5).
 
+use super::super::chunk_draw::ChunkInstance;
+use super::super::pipeline_state::{self, PipelineDesc};
+use super::super::shaders;
 use super::chunk_buffers::ChunkBuffers;
-use super::globals::GlobalsBinding;
+use super::gpu_data::TerrainVertex;
 use super::material_textures::MaterialTextures;
-use super::pipeline_state;
-
-pub use super::gpu_data::{ChunkInstance, SKIRT_MARK, TerrainVertex};
+use super::node_buffers::NodeBuffers;
 
 /// The terrain render pipeline and its material bind group (group 1).
 pub struct TerrainPipeline {
@@ -27,18 +29,16 @@ pub struct TerrainPipeline {
 
 impl TerrainPipeline {
     /// Builds the pipeline for `target_format` with `sample_count` samples and
-    /// a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer (compare `Greater`).
+    /// a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer (compare
+    /// `Greater`); group 0 has the layout `globals_layout`.
     pub fn new(
         device: &wgpu::Device,
-        globals: &GlobalsBinding,
+        globals_layout: &wgpu::BindGroupLayout,
         materials: MaterialTextures,
         target_format: wgpu::TextureFormat,
         sample_count: u32,
     ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::TERRAIN_WGSL.into()),
-        });
+        let shader = pipeline_state::shader_module(device, "terrain.wgsl", shaders::TERRAIN_WGSL);
         let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain materials layout"),
             entries: &[
@@ -74,41 +74,27 @@ impl TerrainPipeline {
                 },
             ],
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("terrain pipeline layout"),
-            bind_group_layouts: &[Some(&globals.layout), Some(&material_layout)],
-            immediate_size: 0,
-        });
+        let layout = pipeline_state::pipeline_layout(
+            device,
+            "terrain pipeline layout",
+            &[Some(globals_layout), Some(&material_layout)],
+        );
         let make = |label: &str, fragment_entry: &str| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
+            pipeline_state::render_pipeline(
+                device,
+                &PipelineDesc {
+                    label,
+                    layout: &layout,
+                    shader: &shader,
+                    vertex_entry: "vs_main",
+                    fragment_entry,
                     buffers: &[Some(TerrainVertex::layout()), Some(ChunkInstance::layout())],
+                    primitive: pipeline_state::triangles(Some(wgpu::Face::Back)),
+                    depth: pipeline_state::depth_write(),
+                    target: pipeline_state::opaque_target(target_format),
+                    sample_count,
                 },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    strip_index_format: None,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: Some(wgpu::Face::Back),
-                    unclipped_depth: false,
-                    polygon_mode: wgpu::PolygonMode::Fill,
-                    conservative: false,
-                },
-                depth_stencil: Some(pipeline_state::depth_write()),
-                multisample: pipeline_state::multisample(sample_count),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(fragment_entry),
-                    compilation_options: Default::default(),
-                    targets: &[Some(pipeline_state::opaque_target(target_format))],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         // The fading variant discards; kept apart so the other draws keep
         // early depth testing.
@@ -122,22 +108,23 @@ impl TerrainPipeline {
         }
     }
 
-    /// Draws the prepared chunks of `chunks` (without their skirts when
-    /// `hide_skirts`).
+    /// Draws the prepared chunks of `chunks` and nodes of `nodes` (without
+    /// their skirts when `hide_skirts`), with `globals` as group 0.
     pub fn paint(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        globals: &GlobalsBinding,
+        globals: &wgpu::BindGroup,
         chunks: &ChunkBuffers,
+        nodes: &NodeBuffers,
         hide_skirts: bool,
     ) {
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &globals.bind_group, &[]);
+        pass.set_bind_group(0, globals, &[]);
         pass.set_bind_group(1, &self.material_bind_group, &[]);
-        chunks.draw(pass, hide_skirts);
-        if chunks.has_fades() {
+        chunks.draw(pass, nodes, hide_skirts);
+        if chunks.has_fades(nodes) {
             pass.set_pipeline(&self.fade_pipeline);
-            chunks.draw_fades(pass, hide_skirts);
+            chunks.draw_fades(pass, nodes, hide_skirts);
         }
     }
 }

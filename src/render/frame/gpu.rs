@@ -125,7 +125,7 @@ impl Gpu {
         let adapter_info = adapter.get_info();
         // On adapters whose memory is the host's (software, integrated),
         // mesh buffers are written in place instead of through a staging
-        // copy (see [`mesh_upload_usage`]).
+        // copy (see `render::chunk_draw::mesh_upload_usage`).
         let unified_memory = matches!(
             adapter_info.device_type,
             wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu
@@ -204,7 +204,7 @@ impl Gpu {
     /// supports 4×, else 1.
     pub fn msaa_sample_count(&self, color_format: wgpu::TextureFormat) -> u32 {
         let color = self.format_features(color_format);
-        let depth = self.format_features(super::pipeline_state::DEPTH_FORMAT);
+        let depth = self.format_features(super::super::pipeline_state::DEPTH_FORMAT);
         let ok = color.flags.sample_count_supported(4)
             && color
                 .flags
@@ -223,23 +223,5 @@ impl Gpu {
     /// software adapters (where it roughly doubles the terrain's shading cost).
     pub fn anisotropy(&self) -> u16 {
         if self.is_software() { 1 } else { 8 }
-    }
-}
-
-/// Extra usage for mesh vertex and index buffers created with their contents:
-/// `MAP_WRITE` on a device with `MAPPABLE_PRIMARY_BUFFERS` (requested only
-/// on software and integrated adapters, whose memory is the host's), so the
-/// contents are written into the buffer itself; otherwise none, and wgpu
-/// writes them through a staging copy the queue holds until its next
-/// submission. On llvmpipe the staging path doubled each upload's memory
-/// and CPU copy.
-pub fn mesh_upload_usage(device: &wgpu::Device) -> wgpu::BufferUsages {
-    if device
-        .features()
-        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
-    {
-        wgpu::BufferUsages::MAP_WRITE
-    } else {
-        wgpu::BufferUsages::empty()
     }
 }

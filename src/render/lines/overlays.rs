@@ -1,9 +1,11 @@
 //! Debug overlays that make levels of detail, chunk ownership, skirts, seams
 //! and republication visible: which exist ([`Overlay`]), the bit set the
 //! shaders read ([`OverlaySet`], in `GlobalUniforms::overlay_bits`), the level
-//! tints shared by the shader and the panel legend, how the wireframe is
-//! drawn on this adapter ([`WireframeMode`]), and the throttled seam audit
-//! whose mismatches are drawn as markers ([`SeamAuditOverlay`]).
+//! tints shared by the shader and the panel legend, and how the wireframe is
+//! drawn on this adapter ([`WireframeMode`]). The seam audit whose
+//! mismatches the `seam-audit` markers show runs on the CPU, outside the
+//! renderer (`crate::pipeline::seam_audit`); the frame's input carries
+//! their positions.
 //!
 //! | Overlay | Drawn by |
 //! |---|---|
@@ -13,15 +15,9 @@
 //! | `skirts` | terrain shader: magenta on skirt triangles (vertex `normal.w`) |
 //! | `hide-skirts` | chunk draws stop at the first skirt index |
 //! | `seams` | terrain shader: a hue per chunk coordinate |
-//! | `seam-audit` | line pipeline: a marker (always on top) at every mismatch |
+//! | `seam-audit` | line pipeline: a marker (always on top) at every mismatch the caller passes |
 //! | `remesh` | terrain shader: a 0.5 s flash after the chunk was promoted (instance `chunk_origin_rel.w`) |
 //! | `residency` | terrain shader: tint by column state (instance `chunk_coord.w` bits 4+); loading and spilled columns as outlines ([`super::residency_overlay`]) |
-
-use std::time::{Duration, Instant};
-
-use crate::pipeline::WorldMeshes;
-use crate::pipeline::horizon::Horizon;
-use crate::pipeline::seam_audit::{self, SeamMismatch};
 
 /// One debug overlay. The command-line names (`--overlay NAME`) are the
 /// kebab-case variant names: `lod`, `chunks`, `wireframe`, `skirts`,
@@ -202,10 +198,6 @@ pub const SKIRT_TINT_SRGB: [u8; 3] = [255, 40, 220];
 /// sync with `REMESH_FLASH_SECS` in `shaders/terrain.wgsl`.
 pub const REMESH_FLASH_SECS: f32 = 0.5;
 
-/// Instance age for chunks that were never promoted (uploaded at start-up):
-/// far past any flash.
-pub const AGE_NEVER_PROMOTED_SECS: f32 = 1.0e6;
-
 /// How the `wireframe` overlay is drawn on this adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WireframeMode {
@@ -222,16 +214,15 @@ pub enum WireframeMode {
 }
 
 impl WireframeMode {
-    /// The best mode for `gpu` (polygon lines when its device has
-    /// `POLYGON_MODE_LINE`, else barycentric). The environment variable
-    /// `STRATA_WIREFRAME=barycentric` (or `lines`) overrides the choice when
-    /// the adapter supports it.
-    pub fn for_gpu(gpu: &super::gpu::Gpu) -> WireframeMode {
-        let lines = gpu
-            .device
+    /// The best mode for `device` on `adapter` (polygon lines when the
+    /// device has `POLYGON_MODE_LINE`, else barycentric). The environment
+    /// variable `STRATA_WIREFRAME=barycentric` (or `lines`) overrides the
+    /// choice when the adapter supports it.
+    pub fn for_device(device: &wgpu::Device, adapter: &wgpu::Adapter) -> WireframeMode {
+        let lines = device
             .features()
             .contains(wgpu::Features::POLYGON_MODE_LINE);
-        let bary = Self::barycentric_supported(&gpu.adapter);
+        let bary = Self::barycentric_supported(adapter);
         let forced = std::env::var("STRATA_WIREFRAME").ok();
         match forced.as_deref() {
             Some("barycentric") if bary => return WireframeMode::Barycentric,
@@ -270,83 +261,6 @@ impl WireframeMode {
     }
 }
 
-/// The seam audit behind the `seam-audit` overlay, re-run at most every
-/// [`SeamAuditOverlay::MIN_INTERVAL`] and only when the shown meshes changed.
-#[derive(Clone, Debug, Default)]
-pub struct SeamAuditOverlay {
-    last_run: Option<Instant>,
-    last_revision: Option<u64>,
-    mismatches: Vec<SeamMismatch>,
-    last_ms: f64,
-}
-
-impl SeamAuditOverlay {
-    /// Shortest time between two audits (at most four a second).
-    pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
-
-    /// Audits `meshes` when their `revision` (any counter that changes
-    /// whenever the shown meshes do) differs from the last audited one and
-    /// the last audit is at least [`Self::MIN_INTERVAL`] before `now`.
-    /// Returns whether it ran.
-    /// With a `horizon`, its drawn nodes are audited too.
-    pub fn update(
-        &mut self,
-        meshes: &WorldMeshes,
-        horizon: Option<&Horizon>,
-        revision: u64,
-        now: Instant,
-    ) -> bool {
-        let due = self
-            .last_run
-            .is_none_or(|t| now.saturating_duration_since(t) >= Self::MIN_INTERVAL);
-        if !due || self.last_revision == Some(revision) {
-            return false;
-        }
-        self.run(meshes, horizon, revision, now);
-        true
-    }
-
-    /// Audits `meshes` (and `horizon`'s drawn nodes) now, whatever the
-    /// throttle says.
-    pub fn run(
-        &mut self,
-        meshes: &WorldMeshes,
-        horizon: Option<&Horizon>,
-        revision: u64,
-        now: Instant,
-    ) {
-        let start = Instant::now();
-        self.mismatches = seam_audit::audit(meshes);
-        if let Some(h) = horizon {
-            self.mismatches.extend(seam_audit::audit_nodes(h));
-        }
-        self.last_ms = start.elapsed().as_secs_f64() * 1e3;
-        log::debug!(
-            "seam audit: {} mismatches over {} meshes in {:.1} ms",
-            self.mismatches.len(),
-            meshes.len(),
-            self.last_ms
-        );
-        self.last_run = Some(now);
-        self.last_revision = Some(revision);
-    }
-
-    /// Mismatches of the last audit.
-    pub fn mismatches(&self) -> &[SeamMismatch] {
-        &self.mismatches
-    }
-
-    /// Mismatch count of the last audit, `None` before the first.
-    pub fn count(&self) -> Option<usize> {
-        self.last_run.map(|_| self.mismatches.len())
-    }
-
-    /// Wall time of the last audit, ms.
-    pub fn last_ms(&self) -> f64 {
-        self.last_ms
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,20 +293,5 @@ mod tests {
         );
         assert_eq!(s.bits(), Overlay::Chunks.bit() | Overlay::Remesh.bit());
         assert!(OverlaySet::NONE.is_empty());
-    }
-
-    #[test]
-    fn seam_audit_is_throttled_and_follows_revisions() {
-        let meshes = WorldMeshes::default();
-        let mut a = SeamAuditOverlay::default();
-        let t0 = Instant::now();
-        assert_eq!(a.count(), None);
-        assert!(a.update(&meshes, None, 1, t0));
-        assert_eq!(a.count(), Some(0));
-        // Same revision: nothing to do, however late.
-        assert!(!a.update(&meshes, None, 1, t0 + Duration::from_secs(5)));
-        // New revision, too soon.
-        assert!(!a.update(&meshes, None, 2, t0 + Duration::from_millis(100)));
-        assert!(a.update(&meshes, None, 2, t0 + SeamAuditOverlay::MIN_INTERVAL));
     }
 }

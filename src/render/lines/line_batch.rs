@@ -1,17 +1,14 @@
-//! Overlay lines (`shaders/lines.wgsl`): chunk bounds for the `chunks`
-//! overlay, depth-tested against the terrain, and seam-audit markers for
-//! `seam-audit`, drawn on top so none is missed. Vertices are
-//! camera-relative, rebuilt on the CPU each frame from `f64` world positions
-//! (spec §1), and drawn as a line list with alpha blending.
+//! The overlay lines of one frame, on the CPU: a [`LineBatch`] of
+//! depth-tested lines and lines drawn on top, and the shapes pushed into it
+//! (boxes, markers, editor previews such as the paste preview and the
+//! Flatten plane's disc). Vertices are camera-relative, rebuilt each frame
+//! from `f64` world positions (spec §1).
 
 use std::sync::Arc;
 
 use glam::{DVec3, Vec3};
 
-use super::globals::GlobalsBinding;
-use super::pipeline_state;
-
-pub use super::gpu_data::LineVertex;
+use super::gpu_data::LineVertex;
 
 /// Colour of chunk bound lines (sRGB + alpha).
 pub const CHUNK_LINE_COLOR: [u8; 4] = [250, 250, 235, 200];
@@ -142,125 +139,6 @@ impl LineBatch {
                     color,
                 });
             }
-        }
-    }
-}
-
-/// The two line pipelines and the per-frame vertex buffer they share.
-pub struct LinePipeline {
-    tested: wgpu::RenderPipeline,
-    on_top: wgpu::RenderPipeline,
-    buffer: wgpu::Buffer,
-    capacity: usize,
-    tested_count: u32,
-    on_top_count: u32,
-}
-
-impl LinePipeline {
-    /// Builds both pipelines for `target_format` with `sample_count` samples
-    /// and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth buffer.
-    pub fn new(
-        device: &wgpu::Device,
-        globals: &GlobalsBinding,
-        target_format: wgpu::TextureFormat,
-        sample_count: u32,
-    ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::LINES_WGSL.into()),
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("lines pipeline layout"),
-            bind_group_layouts: &[Some(&globals.layout)],
-            immediate_size: 0,
-        });
-        let make = |label, fragment_entry, compare| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(LineVertex::layout())],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::LineList,
-                    ..Default::default()
-                },
-                depth_stencil: Some(pipeline_state::reversed_z_depth(false, compare)),
-                multisample: pipeline_state::multisample(sample_count),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(fragment_entry),
-                    compilation_options: Default::default(),
-                    targets: &[Some(pipeline_state::alpha_blended_target(target_format))],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        // Reversed-Z: nearer is greater.
-        let tested = make(
-            "lines (depth-tested)",
-            "fs_main",
-            wgpu::CompareFunction::GreaterEqual,
-        );
-        let on_top = make("lines (on top)", "fs_on_top", wgpu::CompareFunction::Always);
-        let capacity = 1024;
-        LinePipeline {
-            tested,
-            on_top,
-            buffer: Self::create_buffer(device, capacity),
-            capacity,
-            tested_count: 0,
-            on_top_count: 0,
-        }
-    }
-
-    fn create_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("overlay lines"),
-            size: (capacity * std::mem::size_of::<LineVertex>()) as u64,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
-    /// Uploads this frame's lines (growing the buffer when needed).
-    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, batch: &LineBatch) {
-        let total = batch.tested.len() + batch.on_top.len();
-        self.tested_count = batch.tested.len() as u32;
-        self.on_top_count = batch.on_top.len() as u32;
-        if total == 0 {
-            return;
-        }
-        if total > self.capacity {
-            self.capacity = total.next_power_of_two();
-            self.buffer = Self::create_buffer(device, self.capacity);
-        }
-        queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&batch.tested));
-        if !batch.on_top.is_empty() {
-            let offset = std::mem::size_of_val(batch.tested.as_slice()) as u64;
-            queue.write_buffer(&self.buffer, offset, bytemuck::cast_slice(&batch.on_top));
-        }
-    }
-
-    /// Draws the prepared lines: depth-tested ones first, then those on top.
-    pub fn paint(&self, pass: &mut wgpu::RenderPass<'_>, globals: &GlobalsBinding) {
-        if self.tested_count + self.on_top_count == 0 {
-            return;
-        }
-        pass.set_bind_group(0, &globals.bind_group, &[]);
-        pass.set_vertex_buffer(0, self.buffer.slice(..));
-        if self.tested_count > 0 {
-            pass.set_pipeline(&self.tested);
-            pass.draw(0..self.tested_count, 0..1);
-        }
-        if self.on_top_count > 0 {
-            pass.set_pipeline(&self.on_top);
-            let start = self.tested_count;
-            pass.draw(start..start + self.on_top_count, 0..1);
         }
     }
 }

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::terrain::storage::coords::ChunkCoord;
 
-use super::chunk_buffers::ChunkGpu;
+use super::chunk_gpu::ChunkGpu;
 
 /// Frames a level change takes to cross-fade (about a quarter second at 60 Hz).
 pub const FADE_FRAMES: u32 = 16;

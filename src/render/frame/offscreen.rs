@@ -11,7 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Gpu, Renderer, ViewportRect};
+use super::gpu::Gpu;
+use super::renderer::Renderer;
+use super::viewport::ViewportRect;
 
 /// Colour format the 3D renderer draws offscreen frames in (a view of the
 /// [`OFFSCREEN_STORAGE_FORMAT`] target, so MSAA resolves in linear light).
@@ -155,7 +157,7 @@ impl OffscreenTarget {
     /// Hands uploads recorded since the last submission to the GPU and frees
     /// what finished work no longer uses. Where mesh buffers are filled
     /// through staging copies (discrete adapters; see
-    /// [`super::gpu::mesh_upload_usage`]) the queue holds each copy and its
+    /// `render::chunk_draw::mesh_upload_usage`) the queue holds each copy and its
     /// destination buffer until a submission, and buffers an earlier frame
     /// drew are freed only by a poll: a run that stages meshes without
     /// drawing frames calls this regularly, or all of them stay in memory.

@@ -1,7 +1,7 @@
 //! CPU culling of chunks: the camera-relative view [`Frustum`] and the one
 //! visible-chunk cull-and-sort loop, [`cull_and_sort`], shared by the
-//! terrain ([`super::chunk_buffers`]) and water ([`super::water_buffers`])
-//! draw lists.
+//! terrain (`render::terrain::chunk_buffers`) and water
+//! (`render::water::water_buffers`) draw lists.
 //!
 //! Why in one place: both lists must agree on what "visible" means (the same
 //! frustum test, draw distance and `f64` origin arithmetic); only the
@@ -20,6 +20,19 @@ pub enum DrawOrder {
     FrontToBack,
     /// Farthest first, the usual order for blended surfaces.
     BackToFront,
+}
+
+/// What a draw list is culled for this frame: the camera's position, its
+/// camera-relative view frustum and the draw distance.
+#[derive(Clone, Copy, Debug)]
+pub struct CullView<'a> {
+    /// The camera's position, world studs.
+    pub camera_world: DVec3,
+    /// The view frustum, camera-relative (see [`Frustum::from_clip_from_world`]).
+    pub frustum: &'a Frustum,
+    /// Chunks whose bounds lie entirely farther than this (studs) are
+    /// dropped; `f32::INFINITY` keeps everything in the frustum.
+    pub draw_distance_studs: f32,
 }
 
 /// One chunk that passed [`cull_and_sort`].

@@ -4,28 +4,25 @@
 //!
 //! Water is drawn after the opaque terrain with alpha blending, depth test on
 //! and depth write off. To colour water by its thickness along the view ray,
-//! the fragment shader reads the opaque depth: [`super::Renderer::render`]
-//! ends the opaque pass (storing depth), then draws water in a second pass
+//! the fragment shader reads the opaque depth: the frame renderer
+//! (`Renderer::render`) ends the opaque pass (storing depth), then draws water in a second pass
 //! whose depth attachment is **read-only** (`depth_ops: None`) while the same
 //! depth texture is bound as a `texture_depth_2d` (1×) or
 //! `texture_depth_multisampled_2d` (MSAA). wgpu allows that combination
 //! when the adapter has [`wgpu::DownlevelFlags::READ_ONLY_DEPTH_STENCIL`]
 //! (wgpu-core gives such an attachment the `DEPTH_STENCIL_READ | RESOURCE`
 //! usage, both read-only, so they do not conflict). Without it, or inside a
-//! caller's own pass ([`super::Renderer::paint`]), water is drawn by the
+//! caller's own pass (`Renderer::paint`), water is drawn by the
 //! *flat* variant, which assumes a fixed thickness.
 //!
 //! Vertices stay chunk-local like the terrain's; each drawn water chunk is one
 //! [`ChunkInstance`] with its camera-relative origin (computed in `f64`).
 
-use super::globals::GlobalsBinding;
-use super::pipeline_state;
+use super::super::chunk_draw::ChunkInstance;
+use super::super::pipeline_state::{self, PipelineDesc};
+use super::super::shaders;
+use super::gpu_data::WaterVertex;
 use super::water_buffers::WaterBuffers;
-
-use super::gpu_data::ChunkInstance;
-
-pub use super::gpu_data::{WAVE_LOOP_SECS, WAVE_MAX_DISPLACEMENT_STUDS, WaterVertex};
-pub use super::water_buffers::outline_fade;
 
 /// The water pipelines: one reading the opaque depth (when the adapter
 /// allows it) and the flat one.
@@ -50,60 +47,44 @@ pub fn can_read_depth_in_pass(adapter: &wgpu::Adapter) -> bool {
 impl WaterPipeline {
     /// Builds the pipelines for `target_format` with `sample_count` samples
     /// and a [`pipeline_state::DEPTH_FORMAT`] reversed-Z depth (compare `Greater`, no writes);
-    /// the depth-reading one only when `read_depth`.
+    /// the depth-reading one only when `read_depth`. Group 0 has the layout
+    /// `globals_layout`.
     pub fn new(
         device: &wgpu::Device,
-        globals: &GlobalsBinding,
+        globals_layout: &wgpu::BindGroupLayout,
         target_format: wgpu::TextureFormat,
         sample_count: u32,
         read_depth: bool,
     ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("water.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::WATER_WGSL.into()),
-        });
+        let shader = pipeline_state::shader_module(device, "water.wgsl", shaders::WATER_WGSL);
         let multisampled = sample_count > 1;
         let make = |label: &str, layout: &wgpu::PipelineLayout, entry: &str| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
+            pipeline_state::render_pipeline(
+                device,
+                &PipelineDesc {
+                    label,
+                    layout,
+                    shader: &shader,
+                    vertex_entry: "vs_main",
+                    fragment_entry: entry,
                     buffers: &[Some(WaterVertex::layout()), Some(ChunkInstance::layout())],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    strip_index_format: None,
-                    front_face: wgpu::FrontFace::Ccw,
                     // The sheet is visible from below too (camera underwater).
-                    cull_mode: None,
-                    unclipped_depth: false,
-                    polygon_mode: wgpu::PolygonMode::Fill,
-                    conservative: false,
-                },
-                depth_stencil: Some(pipeline_state::depth_read_only()),
-                multisample: pipeline_state::multisample(sample_count),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
+                    primitive: pipeline_state::triangles(None),
+                    depth: pipeline_state::depth_read_only(),
                     // Keep the target opaque.
-                    targets: &[Some(pipeline_state::blended_target(
+                    target: pipeline_state::blended_target(
                         target_format,
                         Some(pipeline_state::BLEND_OVER_KEEP_ALPHA),
-                    ))],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+                    ),
+                    sample_count,
+                },
+            )
         };
-        let flat_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("water (flat) pipeline layout"),
-            bind_group_layouts: &[Some(&globals.layout)],
-            immediate_size: 0,
-        });
+        let flat_layout = pipeline_state::pipeline_layout(
+            device,
+            "water (flat) pipeline layout",
+            &[Some(globals_layout)],
+        );
         let flat = make("water pipeline (flat)", &flat_layout, "fs_main_flat");
         let depth_read = read_depth.then(|| {
             let depth_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -120,11 +101,11 @@ impl WaterPipeline {
                     count: None,
                 }],
             });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("water pipeline layout"),
-                bind_group_layouts: &[Some(&globals.layout), Some(&depth_layout)],
-                immediate_size: 0,
-            });
+            let layout = pipeline_state::pipeline_layout(
+                device,
+                "water pipeline layout",
+                &[Some(globals_layout), Some(&depth_layout)],
+            );
             let entry = if multisampled {
                 "fs_main_msaa"
             } else {
@@ -169,7 +150,7 @@ impl WaterPipeline {
     pub fn paint_with_depth(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        globals: &GlobalsBinding,
+        globals: &wgpu::BindGroup,
         depth: &wgpu::BindGroup,
         water: &WaterBuffers,
     ) {
@@ -177,7 +158,7 @@ impl WaterPipeline {
             return;
         };
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &globals.bind_group, &[]);
+        pass.set_bind_group(0, globals, &[]);
         pass.set_bind_group(1, depth, &[]);
         water.draw(pass);
     }
@@ -187,26 +168,11 @@ impl WaterPipeline {
     pub fn paint_flat(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        globals: &GlobalsBinding,
+        globals: &wgpu::BindGroup,
         water: &WaterBuffers,
     ) {
         pass.set_pipeline(&self.flat);
-        pass.set_bind_group(0, &globals.bind_group, &[]);
+        pass.set_bind_group(0, globals, &[]);
         water.draw(pass);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wave_time_wraps_into_the_loop() {
-        use super::super::globals::wrap_wave_time;
-        assert_eq!(wrap_wave_time(1.5), 1.5);
-        assert_eq!(wrap_wave_time(WAVE_LOOP_SECS + 1.5), 1.5);
-        assert!((wrap_wave_time(-1.0) - (WAVE_LOOP_SECS - 1.0)).abs() < 1e-4);
-        assert_eq!(wrap_wave_time(f32::NAN), 0.0);
-        assert!(wrap_wave_time(1.0e9) < WAVE_LOOP_SECS);
     }
 }

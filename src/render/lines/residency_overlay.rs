@@ -13,17 +13,16 @@ use rustc_hash::FxHashMap;
 use crate::terrain::storage::coords::{CHUNK_SIZE_STUDS, ChunkCoord, ColumnCoord};
 use crate::terrain::streaming::residency::{ColumnState, Residency};
 
-use super::line_pipeline::LineBatch;
+use super::super::terrain::gpu_data::level_state_bits;
+use super::line_batch::LineBatch;
+
+pub use super::super::terrain::gpu_data::STATE_SHIFT;
 
 /// Frames a spilled column stays outlined after its spill (10 s at 60 Hz).
 pub const SPILL_SHOWN_FRAMES: u64 = 600;
 
 /// Farthest column outlined, studs from the camera (horizontally).
 pub const OUTLINE_RANGE_STUDS: f64 = 16_384.0;
-
-/// Shift of the residency state in the instance's `chunk_coord.w`. Keep in
-/// sync with `RESIDENCY_SHIFT` in `shaders/terrain.wgsl`.
-pub const STATE_SHIFT: u32 = 4;
 
 /// The state a chunk column is tinted or outlined with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,10 +91,11 @@ impl ResidencyTint {
     }
 }
 
-/// `chunk_coord.w` of an instance: the level of detail in the low bits and
-/// the residency code above them.
+/// `chunk_coord.w` of a terrain instance: the level of detail in the low
+/// bits and the residency code above them (see
+/// [`ResidencyView::state_code_of`]).
 pub fn instance_w(level: u8, tint: Option<ResidencyTint>) -> i32 {
-    i32::from(level) | (tint.map_or(0, ResidencyTint::shader_code) << STATE_SHIFT)
+    level_state_bits(level, tint.map_or(0, ResidencyTint::shader_code))
 }
 
 /// What the overlay draws this frame: a tint per resident column and the
@@ -150,6 +150,12 @@ impl ResidencyView {
     /// The tint of the column holding `chunk`.
     pub fn tint_of(&self, chunk: ChunkCoord) -> Option<ResidencyTint> {
         self.tints.get(&ColumnCoord::of(chunk)).copied()
+    }
+
+    /// The code the terrain shader tints `chunk` by (0: none): what the
+    /// terrain's instances carry in the bits above the level.
+    pub fn state_code_of(&self, chunk: ChunkCoord) -> i32 {
+        self.tint_of(chunk).map_or(0, ResidencyTint::shader_code)
     }
 
     /// The outlined columns and their states.

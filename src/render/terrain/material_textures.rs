@@ -1,0 +1,350 @@
+//! Material albedo textures: the committed PNGs of the deterministic
+//! procedural generator ([`super::material_texels`]), and the loader that
+//! turns them into the terrain's texture array.
+//!
+//! Why procedural: the editor ships without an art pipeline, yet triplanar
+//! terrain needs tileable, recognizable surfaces (grass blades, rock cracks,
+//! sand ripples, slate layers, …). The generator is plain Rust and uses only
+//! `+ − × ÷ floor sqrt` (all exactly specified by IEEE 754; no `sin`/`pow` from
+//! the platform libm), so every machine produces bit-identical pixels. The
+//! output is committed as `assets/materials/<id>_<name>.png`; a test checks the
+//! committed files still equal the generator's output, and
+//! `strata --write-material-textures DIR` regenerates them.
+//!
+//! At start-up [`load_material_images`] reads those PNGs (falling back to
+//! generating a missing or malformed one in memory, with a warning) and
+//! [`MaterialTextures::new`] uploads them as one `Rgba8UnormSrgb`
+//! `texture_2d_array` with one layer per material id and a CPU-built mip chain.
+//!
+//! Every texture tiles with period [`MATERIAL_TEXTURE_SIZE`] pixels; the shader
+//! maps one tile to [`TEXTURE_PERIOD_STUDS`], which divides the 128-stud chunk,
+//! so texturing is continuous across chunk borders.
+
+use std::path::{Path, PathBuf};
+
+use crate::terrain::Material;
+
+pub use super::material_texels::{MATERIAL_TEXTURE_SIZE, generate_material_image};
+
+/// World studs covered by one texture tile; divides [`crate::terrain::storage::coords::CHUNK_SIZE_STUDS`].
+/// Keep in sync with `DETAIL_PERIOD_STUDS` in `shaders/terrain.wgsl`.
+pub const TEXTURE_PERIOD_STUDS: f32 = 32.0;
+
+const _: () = assert!(128 % (TEXTURE_PERIOD_STUDS as u32) == 0);
+
+/// Errors while writing material textures.
+#[derive(Debug, thiserror::Error)]
+pub enum MaterialTextureError {
+    /// The output directory could not be created.
+    #[error("cannot create directory {path}: {source}")]
+    CreateDir {
+        /// Directory that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// A PNG could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// File that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: image::ImageError,
+    },
+}
+
+/// File name of a material's texture, e.g. `"2_grass.png"`.
+pub fn material_file_name(material: Material) -> String {
+    format!(
+        "{}_{}.png",
+        material.0,
+        material.name().to_ascii_lowercase()
+    )
+}
+
+/// Writes every material's generated texture into `dir` (created if needed).
+/// Returns the written paths in material id order.
+///
+/// # Errors
+/// [`MaterialTextureError`] when the directory or a file cannot be written.
+pub fn write_material_textures(dir: &Path) -> Result<Vec<PathBuf>, MaterialTextureError> {
+    std::fs::create_dir_all(dir).map_err(|source| MaterialTextureError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    for material in Material::ALL {
+        let path = dir.join(material_file_name(material));
+        let img = generate_material_image(material);
+        let file = std::fs::File::create(&path).map_err(|e| MaterialTextureError::Write {
+            path: path.clone(),
+            source: image::ImageError::IoError(e),
+        })?;
+        let encoder = image::codecs::png::PngEncoder::new_with_quality(
+            std::io::BufWriter::new(file),
+            image::codecs::png::CompressionType::Best,
+            image::codecs::png::FilterType::Adaptive,
+        );
+        img.write_with_encoder(encoder)
+            .map_err(|source| MaterialTextureError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The directory holding the committed material PNGs: `$STRATA_ASSETS/materials`
+/// when set, else `assets/materials` next to the executable, in the working
+/// directory, or in the crate source tree, whichever exists first.
+pub fn default_material_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Some(root) = std::env::var_os("STRATA_ASSETS") {
+        candidates.push(PathBuf::from(root).join("materials"));
+    }
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        candidates.push(dir.join("assets/materials"));
+    }
+    candidates.push(PathBuf::from("assets/materials"));
+    let source_tree = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/materials");
+    candidates
+        .into_iter()
+        .find(|d| d.is_dir())
+        .unwrap_or(source_tree)
+}
+
+/// Loads one `MATERIAL_TEXTURE_SIZE²` image per material id from `dir`,
+/// generating any that is missing or has the wrong size (logged as a warning).
+/// Returns `Material::COUNT` images in id order.
+pub fn load_material_images(dir: &Path) -> Vec<image::RgbImage> {
+    Material::ALL
+        .iter()
+        .map(|&material| {
+            let path = dir.join(material_file_name(material));
+            match image::open(&path) {
+                Ok(img)
+                    if img.width() == MATERIAL_TEXTURE_SIZE
+                        && img.height() == MATERIAL_TEXTURE_SIZE =>
+                {
+                    img.to_rgb8()
+                }
+                Ok(img) => {
+                    log::warn!(
+                        "{} is {}x{}, expected {n}x{n}; generating {} in memory",
+                        path.display(),
+                        img.width(),
+                        img.height(),
+                        material.name(),
+                        n = MATERIAL_TEXTURE_SIZE
+                    );
+                    generate_material_image(material)
+                }
+                Err(e) => {
+                    log::warn!(
+                        "cannot load {} ({e}); generating {} in memory",
+                        path.display(),
+                        material.name()
+                    );
+                    generate_material_image(material)
+                }
+            }
+        })
+        .collect()
+}
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(l: f32) -> u8 {
+    let s = if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0 + 0.5).clamp(0.0, 255.0) as u8
+}
+
+/// Full mip chain of a square power-of-two sRGB image as RGBA8 levels,
+/// level 0 first. Each level is a 2×2 box filter of the previous one,
+/// averaged in linear light so distant terrain keeps its brightness.
+pub fn build_mip_chain(img: &image::RgbImage) -> Vec<(u32, Vec<u8>)> {
+    let mut size = img.width();
+    let mut level: Vec<[f32; 3]> = img
+        .pixels()
+        .map(|p| {
+            [
+                srgb_to_linear(p[0]),
+                srgb_to_linear(p[1]),
+                srgb_to_linear(p[2]),
+            ]
+        })
+        .collect();
+    let encode = |level: &[[f32; 3]]| -> Vec<u8> {
+        level
+            .iter()
+            .flat_map(|c| {
+                [
+                    linear_to_srgb(c[0]),
+                    linear_to_srgb(c[1]),
+                    linear_to_srgb(c[2]),
+                    255,
+                ]
+            })
+            .collect()
+    };
+    let mut out = vec![(size, encode(&level))];
+    while size > 1 {
+        let half = size / 2;
+        let mut next = vec![[0.0f32; 3]; (half * half) as usize];
+        for y in 0..half {
+            for x in 0..half {
+                let mut acc = [0.0f32; 3];
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let p = level[((2 * y + dy) * size + 2 * x + dx) as usize];
+                    for k in 0..3 {
+                        acc[k] += p[k] * 0.25;
+                    }
+                }
+                next[(y * half + x) as usize] = acc;
+            }
+        }
+        size = half;
+        level = next;
+        out.push((size, encode(&level)));
+    }
+    out
+}
+
+/// The terrain's material texture array on the GPU.
+pub struct MaterialTextures {
+    /// `Rgba8UnormSrgb` 2D array, one layer per material id, full mip chain.
+    pub texture: wgpu::Texture,
+    /// A `D2Array` view of [`MaterialTextures::texture`].
+    pub view: wgpu::TextureView,
+    /// Repeating, trilinear sampler, anisotropic as requested.
+    pub sampler: wgpu::Sampler,
+}
+
+impl MaterialTextures {
+    /// Uploads `images` (one per material id, all `MATERIAL_TEXTURE_SIZE²`),
+    /// sampled with up to `anisotropy` × anisotropic filtering (1 = trilinear only).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        images: &[image::RgbImage],
+        anisotropy: u16,
+    ) -> Self {
+        let n = MATERIAL_TEXTURE_SIZE;
+        let mip_count = n.ilog2() + 1;
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("material albedo array"),
+            size: wgpu::Extent3d {
+                width: n,
+                height: n,
+                depth_or_array_layers: images.len().max(1) as u32,
+            },
+            mip_level_count: mip_count,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        for (layer, img) in images.iter().enumerate() {
+            for (mip, (size, data)) in build_mip_chain(img).into_iter().enumerate() {
+                queue.write_texture(
+                    wgpu::TexelCopyTextureInfo {
+                        texture: &texture,
+                        mip_level: mip as u32,
+                        origin: wgpu::Origin3d {
+                            x: 0,
+                            y: 0,
+                            z: layer as u32,
+                        },
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    &data,
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(4 * size),
+                        rows_per_image: Some(size),
+                    },
+                    wgpu::Extent3d {
+                        width: size,
+                        height: size,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
+        }
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("material albedo array view"),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("material sampler"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            address_mode_w: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            anisotropy_clamp: anisotropy.clamp(1, 16),
+            ..Default::default()
+        });
+        MaterialTextures {
+            texture,
+            view,
+            sampler,
+        }
+    }
+
+    /// Loads the committed PNGs from [`default_material_dir`] (generating any
+    /// missing one) and uploads them.
+    pub fn load_default(device: &wgpu::Device, queue: &wgpu::Queue, anisotropy: u16) -> Self {
+        let images = load_material_images(&default_material_dir());
+        Self::new(device, queue, &images, anisotropy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_pngs_match_the_generator() {
+        // Regenerate with `strata --write-material-textures assets/materials`.
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/materials");
+        for m in Material::ALL {
+            let path = dir.join(material_file_name(m));
+            let committed = image::open(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .to_rgb8();
+            let generated = generate_material_image(m);
+            assert!(
+                committed == generated,
+                "{} differs from the generator; run `strata --write-material-textures assets/materials`",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn mip_chain_reaches_one_pixel() {
+        let img = generate_material_image(Material::ROCK);
+        let chain = build_mip_chain(&img);
+        assert_eq!(chain.len() as u32, MATERIAL_TEXTURE_SIZE.ilog2() + 1);
+        assert_eq!(chain.last().map(|l| l.0), Some(1));
+        assert_eq!(chain[1].1.len() as u32, 128 * 128 * 4);
+    }
+}
