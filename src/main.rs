@@ -198,13 +198,13 @@ struct Cli {
     force_level: Option<u8>,
 
     /// Draw a debug overlay (repeatable): lod, chunks, wireframe, skirts,
-    /// hide-skirts, seams, seam-audit, remesh. In the window they start ticked
+    /// hide-skirts, seams, seam-audit, remesh, residency. In the window they start ticked
     /// in the panel's "Debug overlays" section.
     #[arg(long = "overlay", value_name = "NAME", value_enum)]
     overlays: Vec<Overlay>,
 
     /// Replay brush strokes from a JSON script through the meshing pipeline
-    /// before taking the screenshot (format in README.md).
+    /// before taking the screenshot (format in docs/scripts.md).
     #[arg(long, value_name = "FILE.json", requires = "headless")]
     script: Option<PathBuf>,
 

@@ -215,3 +215,74 @@ fn camera_keyframes_interpolate_linearly_and_bad_ones_are_refused() {
             .is_none()
     );
 }
+
+/// A stroke of radius 1 at spacing 0.05 along `points` (studs, on the
+/// ground at y 200), as the script format writes it.
+fn tiny_brush_path(points: &[[f64; 2]]) -> String {
+    let path: Vec<String> = points
+        .iter()
+        .map(|[x, z]| format!("[{x}, 200.0, {z}]"))
+        .collect();
+    format!(
+        r#"{{"strokes": [{{"frame": 0, "tool": "add", "radius_cells": 1.0, "strength": 1.0,
+        "spacing": 0.05, "path": [{}]}}]}}"#,
+        path.join(", ")
+    )
+}
+
+/// The input that ran for ten minutes: one path of 101 points at radius 1
+/// and spacing 0.05, each segment about 20 km long, mostly outside a
+/// 1,024-stud world. About 10⁷ applications of 8 cells passed the cell
+/// budget; each application's fixed cost and the bound on applications now
+/// refuse it before anything runs.
+#[test]
+fn a_long_path_of_tiny_applications_is_refused_before_it_starts() {
+    let points: Vec<[f64; 2]> = (0..101)
+        .map(|i| {
+            let x = if i % 2 == 0 { 500.0 } else { 20_499.0 };
+            [x, 500.0 + f64::from(i)]
+        })
+        .collect();
+    let err = Script::parse(&tiny_brush_path(&points), "long.json").expect_err("refused");
+    let message = err.to_string();
+    assert!(
+        message.contains("would apply the brush about") && message.contains("times in all"),
+        "{message}"
+    );
+    // A single segment longer than the per-segment bound is refused by itself.
+    let err = Script::parse(&tiny_brush_path(&[[0.0, 0.0], [40_000.0, 0.0]]), "one.json")
+        .expect_err("refused");
+    assert!(err.to_string().contains("per segment"), "{err}");
+}
+
+/// The two-point version (99,950 applications, 3 s): allowed, and the
+/// applications wholly outside the world are skipped, not applied.
+#[test]
+fn applications_wholly_outside_the_world_are_skipped() {
+    let settings = GeneratorSettings {
+        seed: 7,
+        size_cells: 256,
+    };
+    let mut grid = generate_world(&settings).expect("world");
+    // From x = 500.1 to 20,490.15, no centre lands on the world's edge or
+    // the path's end exactly (where rounding would decide).
+    let text = tiny_brush_path(&[[500.1, 500.0], [20_490.15, 500.0]]);
+    let script = Script::parse(&text, "two.json").expect("allowed");
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings));
+    for stroke in &script.strokes {
+        runner.run(&mut grid, &stroke.action).expect("runs");
+    }
+    // The sampler applies at the first point, then every 0.2 studs.
+    let spacing_studs = 0.05 * 4.0;
+    let total = 1 + ((20_490.15f64 - 500.1) / spacing_studs).floor() as usize;
+    // Inside: centres whose 3-cell box ([x - 2, x + 2) cells around the
+    // centre's cell) still overlaps x < 256 cells (1,024 studs).
+    let inside = (0..total)
+        .filter(|k| {
+            let x_cells = (500.1 + *k as f64 * spacing_studs) / 4.0;
+            (x_cells - 2.0).floor() < 256.0
+        })
+        .count();
+    assert_eq!(runner.skipped_applications(), total - inside);
+    assert!(runner.skipped_applications() > total * 9 / 10);
+}

@@ -10,7 +10,7 @@ use crate::io::world::world_file::{
     JournalRecovery, LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
 use crate::io::world::world_source::{WorldSource, WorldSourceError};
-use crate::script::{RunError, Script, ScriptRunner, surface::SurfaceSnapshot};
+use crate::script::{RunError, Script, ScriptRunner};
 use crate::terrain::Grid;
 use crate::terrain::generation::generate::GeneratorSettings;
 
@@ -91,8 +91,7 @@ pub fn apply_script(
     grid: &mut Grid,
     generator: Option<GeneratorSettings>,
 ) -> Result<usize, ApplyScriptError> {
-    let surface = script.needs_surface().then(|| SurfaceSnapshot::of(grid));
-    let mut runner = ScriptRunner::new(script.history_budget_bytes, generator, surface);
+    let mut runner = ScriptRunner::for_script(script, grid, generator);
     let mut edits = 0;
     for (index, stroke) in script.strokes.iter().enumerate() {
         let changed = runner

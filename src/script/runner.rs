@@ -15,6 +15,7 @@ use crate::terrain::editing::region::Clipboard;
 use crate::terrain::editing::stroke::LockPlane;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::path::spec::PathReport;
+use crate::terrain::storage::coords::CellBox;
 use crate::terrain::storage::grid::Grid;
 
 use super::format::{BrushStroke, StrokeAction, StrokeCentre};
@@ -62,6 +63,11 @@ pub struct ScriptRunner {
     pub session: EditSession,
     surface: Option<SurfaceSnapshot>,
     paths: Vec<PathReport>,
+    /// The world's footprint (cells, x and z): brush applications wholly
+    /// outside it are skipped (`None`: none is).
+    footprint: Option<CellBox>,
+    /// Brush applications skipped for lying wholly outside the footprint.
+    skipped_applications: usize,
 }
 
 impl ScriptRunner {
@@ -77,22 +83,52 @@ impl ScriptRunner {
             session: EditSession::new(budget_bytes, generator),
             surface,
             paths: Vec::new(),
+            footprint: None,
+            skipped_applications: 0,
         }
+    }
+
+    /// Skips brush applications wholly outside `footprint` (the world's
+    /// cells; only x and z count): they could change nothing of the world.
+    pub fn set_footprint(&mut self, footprint: CellBox) {
+        self.footprint = Some(footprint);
     }
 
     /// The runner for `script` on `grid`: its history budget, `generator`
     /// for `generate` entries, and the surface snapshot its `*_xz` points
     /// need (taken from `grid` now, as the script begins).
+    /// The world's footprint is the generator's square, else (a world held
+    /// whole) the chunks `grid` holds; brush applications wholly outside it
+    /// are skipped.
     pub fn for_script(
         script: &super::format::Script,
         grid: &Grid,
         generator: Option<GeneratorSettings>,
     ) -> ScriptRunner {
-        ScriptRunner::new(
+        let footprint = match &generator {
+            Some(g) => {
+                let side = i32::try_from(g.size_cells).unwrap_or(i32::MAX);
+                Some(CellBox::new(
+                    glam::IVec3::new(0, i32::MIN / 2, 0),
+                    glam::IVec3::new(side, i32::MAX / 2, side),
+                ))
+            }
+            None if !grid.is_streaming() => grid.bounds_cells(),
+            None => None,
+        };
+        let mut runner = ScriptRunner::new(
             script.history_budget_bytes,
             generator,
             script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
-        )
+        );
+        runner.footprint = footprint;
+        runner
+    }
+
+    /// Brush applications skipped so far for lying wholly outside the
+    /// world's footprint.
+    pub fn skipped_applications(&self) -> usize {
+        self.skipped_applications
     }
 
     /// The undo history every entry is recorded in.
@@ -137,7 +173,10 @@ impl ScriptRunner {
         let mut active: Option<StrokeInProgress> = None;
         let result = self.paint_path(grid, stroke, &mut active);
         match (result, active) {
-            (Ok(()), Some(active)) => Ok(active.finish(&mut self.session.history, grid)),
+            (Ok(()), Some(active)) => {
+                self.skipped_applications += active.skipped();
+                Ok(active.finish(&mut self.session.history, grid))
+            }
             (Ok(()), None) => Ok(false),
             (Err(e), active) => {
                 // Put back what earlier applications of this stroke did.
@@ -178,11 +217,12 @@ impl ScriptRunner {
                 if stroke.brush.mode == BrushMode::Flatten {
                     options.flatten_plane = Some(flatten_plane(stroke, pos, normal));
                 }
-                *active = Some(StrokeInProgress::begin(
-                    stroke.brush,
-                    options,
-                    stroke.spacing_fraction,
-                )?);
+                let begun =
+                    StrokeInProgress::begin(stroke.brush, options, stroke.spacing_fraction)?;
+                *active = Some(match self.footprint {
+                    Some(f) => begun.with_footprint(f),
+                    None => begun,
+                });
             }
             if let Some(active) = active.as_mut() {
                 active.advance(grid, pos)?;

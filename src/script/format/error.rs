@@ -5,8 +5,12 @@ use crate::terrain::editing::brush::EditError;
 use crate::terrain::path::spec::PathError;
 use crate::terrain::stamp::definition::StampError;
 
-use super::limits::{MAX_PATH_POINTS, MAX_REPLAY_SECONDS, MAX_SCRIPT_FRAME, MAX_SCRIPT_WORK_CELLS};
+use super::limits::{
+    MAX_PATH_POINTS, MAX_REPLAY_SECONDS, MAX_SCRIPT_APPLICATIONS, MAX_SCRIPT_FRAME,
+    MAX_SCRIPT_WORK_CELLS,
+};
 use super::tool::Tool;
+use crate::terrain::editing::stroke::MAX_APPLICATIONS_PER_SEGMENT;
 
 /// Why a script could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +89,29 @@ pub enum SettingError {
         heaviest_cells: f64,
         /// Its brush applications (0 for a region or history command).
         heaviest_applications: f64,
+    },
+    /// One stroke segment would apply the brush more often than a segment
+    /// may ([`MAX_APPLICATIONS_PER_SEGMENT`]).
+    #[error(
+        "stroke {index}: one segment of its path would apply the brush about \
+         {applications:.0} times; at most {MAX_APPLICATIONS_PER_SEGMENT} per segment (a larger \
+         spacing or radius, or more points)"
+    )]
+    SegmentTooLong {
+        /// Index in the file of the stroke.
+        index: usize,
+        /// Applications of its longest segment.
+        applications: f64,
+    },
+    /// The strokes would apply the brush more often than a script may
+    /// ([`MAX_SCRIPT_APPLICATIONS`]).
+    #[error(
+        "the strokes would apply the brush about {applications:.0} times in all; at most \
+         {MAX_SCRIPT_APPLICATIONS:.0} per script"
+    )]
+    TooManyApplications {
+        /// Applications of all strokes.
+        applications: f64,
     },
     /// The replay would last longer than [`MAX_REPLAY_SECONDS`].
     #[error(

@@ -18,7 +18,7 @@ use super::limits::{
 use super::raw_entry::RawEntry;
 use super::script::{CameraKey, Script, Stroke};
 use super::walk::{WalkScript, validate_walk};
-use super::work::estimate_work;
+use super::work::{estimate_work, stroke_applications};
 
 /// The file's top-level object; each entry is kept as its text, read by
 /// [`parse_entry`] once its tool is known.
@@ -161,8 +161,30 @@ fn parse_entries(
     Ok((strokes, camera_keys))
 }
 
-/// Refuses strokes (in file order) estimated above [`MAX_SCRIPT_WORK_CELLS`].
+/// Refuses strokes (in file order) estimated above [`MAX_SCRIPT_WORK_CELLS`],
+/// a stroke with a segment of more than
+/// [`MAX_APPLICATIONS_PER_SEGMENT`](crate::terrain::editing::stroke::MAX_APPLICATIONS_PER_SEGMENT)
+/// applications, and strokes of more than
+/// [`MAX_SCRIPT_APPLICATIONS`](super::limits::MAX_SCRIPT_APPLICATIONS)
+/// applications in all.
 fn check_work(strokes: &[Stroke]) -> Result<(), SettingError> {
+    let mut applications = 0.0;
+    for (index, stroke) in strokes.iter().enumerate() {
+        if let Some((total, longest)) = stroke_applications(&stroke.action) {
+            if longest.is_nan()
+                || longest > crate::terrain::editing::stroke::MAX_APPLICATIONS_PER_SEGMENT as f64
+            {
+                return Err(SettingError::SegmentTooLong {
+                    index,
+                    applications: longest,
+                });
+            }
+            applications += total;
+        }
+    }
+    if applications.is_nan() || applications > super::limits::MAX_SCRIPT_APPLICATIONS {
+        return Err(SettingError::TooManyApplications { applications });
+    }
     let (cells, heaviest_index, heaviest_cells, heaviest_applications) =
         estimate_work(strokes.iter().map(|s| &s.action));
     if cells.is_nan() || cells > MAX_SCRIPT_WORK_CELLS {

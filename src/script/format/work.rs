@@ -10,31 +10,49 @@ use crate::terrain::path::spec::{PathMode, PathSpec};
 use crate::terrain::path::spline::chord_length;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-use super::limits::COPY_CELL_COST;
+use super::limits::{APPLICATION_COST_CELLS, COPY_CELL_COST};
 use super::script::{Script, StrokeAction, StrokeCentre};
 
+/// The length of each segment of a brush stroke's path, studs.
+fn segment_lengths_studs(path: &[StrokeCentre]) -> impl Iterator<Item = f64> + '_ {
+    path.windows(2).map(|w| match (w[0], w[1]) {
+        (StrokeCentre::World(a), StrokeCentre::World(c)) => a.distance(c),
+        (StrokeCentre::OnSurface { x: ax, z: az }, StrokeCentre::OnSurface { x, z }) => {
+            (x - ax).hypot(z - az)
+        }
+        // Mixed kinds only come from hand-built strokes; no length counted.
+        _ => 0.0,
+    })
+}
+
+/// A brush stroke's applications: in all, and on its longest segment.
+pub(super) fn stroke_applications(action: &StrokeAction) -> Option<(f64, f64)> {
+    let StrokeAction::Brush(b) = action else {
+        return None;
+    };
+    let radius = f64::from(b.brush.radius_cells);
+    let spacing_studs = f64::from(b.spacing_fraction) * radius * f64::from(CELL_SIZE_STUDS);
+    let (mut total, mut longest) = (1.0, 0.0f64);
+    for length in segment_lengths_studs(&b.path) {
+        let n = length / spacing_studs;
+        total += n;
+        longest = longest.max(n);
+    }
+    Some((total, longest))
+}
+
 /// Estimated work of one entry whose paste and history costs are not yet
-/// known: `(cells, brush applications)`.
+/// known: `(cells, brush applications)`. A brush application costs its box,
+/// `(2 × radius)³` cells, plus its fixed cost ([`APPLICATION_COST_CELLS`]).
 fn own_work(action: &StrokeAction) -> (f64, f64) {
     match action {
         StrokeAction::Brush(b) => {
-            let length_studs: f64 = b
-                .path
-                .windows(2)
-                .map(|w| match (w[0], w[1]) {
-                    (StrokeCentre::World(a), StrokeCentre::World(c)) => a.distance(c),
-                    (
-                        StrokeCentre::OnSurface { x: ax, z: az },
-                        StrokeCentre::OnSurface { x, z },
-                    ) => (x - ax).hypot(z - az),
-                    // Mixed kinds only come from hand-built strokes; no length counted.
-                    _ => 0.0,
-                })
-                .sum();
             let radius = f64::from(b.brush.radius_cells);
-            let spacing_studs = f64::from(b.spacing_fraction) * radius * f64::from(CELL_SIZE_STUDS);
-            let applications = 1.0 + length_studs / spacing_studs;
-            (applications * (2.0 * radius).powi(3), applications)
+            let (applications, _) = stroke_applications(action).unwrap_or((1.0, 0.0));
+            (
+                applications * ((2.0 * radius).powi(3) + APPLICATION_COST_CELLS),
+                applications,
+            )
         }
         StrokeAction::Command(EditCommand::Generate { region }) => {
             (region.volume_cells() as f64, 0.0)

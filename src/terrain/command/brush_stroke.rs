@@ -4,6 +4,8 @@
 //! strokes through [`StrokeInProgress`], so a stroke is applied, labelled
 //! and undone the same way whoever paints it.
 
+use std::collections::VecDeque;
+
 use glam::DVec3;
 
 use crate::terrain::command::history::History;
@@ -11,6 +13,7 @@ use crate::terrain::editing::brush::{Brush, BrushOptions, EditError};
 use crate::terrain::editing::kernels::apply_tool;
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::editing::stroke::{StrokeError, StrokeSampler};
+use crate::terrain::storage::coords::CellBox;
 use crate::terrain::storage::grid::{EditReport, Grid};
 
 /// Why a stroke could not start or continue. Applications made before the
@@ -61,7 +64,12 @@ pub struct StrokeInProgress {
     applications: usize,
     /// Centres sampled but not applied yet: an application waits for chunk
     /// columns a streaming grid does not hold ([`StrokeInProgress::resume`]).
-    waiting: Vec<DVec3>,
+    waiting: VecDeque<DVec3>,
+    /// The world's footprint (cells; only x and z count): an application
+    /// whose box lies wholly outside it is skipped (`None`: none is).
+    footprint: Option<CellBox>,
+    /// Applications skipped for lying outside the footprint.
+    skipped: usize,
 }
 
 impl StrokeInProgress {
@@ -84,8 +92,23 @@ impl StrokeInProgress {
             brush,
             options,
             applications: 0,
-            waiting: Vec::new(),
+            waiting: VecDeque::new(),
+            footprint: None,
+            skipped: 0,
         })
+    }
+
+    /// Skips applications whose box lies wholly outside `footprint` (the
+    /// world's cells; only x and z count): they could change nothing of the
+    /// world, so they cost nothing.
+    pub fn with_footprint(mut self, footprint: CellBox) -> StrokeInProgress {
+        self.footprint = Some(footprint);
+        self
+    }
+
+    /// Applications skipped for lying wholly outside the footprint.
+    pub fn skipped(&self) -> usize {
+        self.skipped
     }
 
     /// Moves the stroke's path to `point_world` (studs) and applies the
@@ -102,7 +125,7 @@ impl StrokeInProgress {
     ) -> Result<usize, BrushStrokeError> {
         let mut applied = self.resume(grid)?;
         let centres = self.sampler.advance(point_world)?;
-        self.waiting = centres;
+        self.waiting = centres.into();
         applied += self.resume(grid)?;
         Ok(applied)
     }
@@ -118,8 +141,13 @@ impl StrokeInProgress {
     pub fn resume(&mut self, grid: &mut Grid) -> Result<usize, BrushStrokeError> {
         let (brush, options) = (self.brush, self.options);
         let mut applied = 0;
-        while let Some(&centre) = self.waiting.first() {
+        while let Some(&centre) = self.waiting.front() {
             let region = crate::terrain::editing::kernels::tool_region(&brush, &options, centre)?;
+            if self.footprint.is_some_and(|f| !overlaps_xz(&f, &region)) {
+                self.waiting.pop_front();
+                self.skipped += 1;
+                continue;
+            }
             match self
                 .recorder
                 .record(grid, region, |g| apply_tool(g, &brush, &options, centre))
@@ -133,7 +161,7 @@ impl StrokeInProgress {
                     return Err(e);
                 }
             }
-            self.waiting.remove(0);
+            self.waiting.pop_front();
             self.applications += 1;
             applied += 1;
         }
@@ -172,6 +200,11 @@ impl StrokeInProgress {
     pub fn abandon(self, grid: &mut Grid) -> EditReport {
         self.recorder.revert(grid)
     }
+}
+
+/// True when `a` and `b` overlap on the x and z axes.
+fn overlaps_xz(a: &CellBox, b: &CellBox) -> bool {
+    a.min.x < b.max.x && b.min.x < a.max.x && a.min.z < b.max.z && b.min.z < a.max.z
 }
 
 #[cfg(test)]
