@@ -586,3 +586,52 @@ fn record_writes_every_replayed_frame_as_a_png() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--record needs --screenshot"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--record` into a folder that does not exist yet (two levels of it)
+/// makes the folders and writes one PNG per replayed frame, as
+/// `--screenshot` makes its folder.
+#[test]
+fn record_into_a_new_folder_writes_the_frames() {
+    let dir = std::env::temp_dir().join(format!("strata-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let script = dir.join("s.json");
+    std::fs::write(
+        &script,
+        r#"{"strokes": [{"frame": 0, "tool": "add", "centre_xz": [64, 64],
+            "radius_cells": 4, "strength": 1}, {"frame": 2, "tool": "subtract",
+            "centre_xz": [80, 80], "radius_cells": 4, "strength": 1}]}"#,
+    )
+    .expect("script");
+    let frames = dir.join("new").join("deeper");
+    let out = strata()
+        .args([
+            "--headless",
+            "--world-size",
+            "64",
+            "--size",
+            "64x36",
+            "--script",
+        ])
+        .arg(&script)
+        .arg("--record")
+        .arg(&frames)
+        .arg("--screenshot")
+        .arg(dir.join("shot.png"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_dir(&frames)
+        .expect("the folder was made")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("frame_"))
+        })
+        .count();
+    assert!(written >= 3, "{written} frames");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1695,3 +1695,71 @@ fn command_line_saves_exports_and_reports_bad_files() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// The inputs that gave messages nobody could act on: a FIFO and a device
+/// said "the file is empty", a PNG did not point to the heightmap import,
+/// and a save into an unwritable folder named SQLite's temporary file.
+#[test]
+fn bad_files_are_named_in_the_users_terms() {
+    let dir = test_dir("bad-files");
+    let open_message = |path: &Path| match WorldFile::open(path, LoadOptions::default()) {
+        Ok(_) => panic!("{} opened", path.display()),
+        Err(e) => e.to_string(),
+    };
+    let fifo = dir.join("pipe.strata");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    assert_eq!(
+        open_message(&fifo),
+        format!(
+            "{} is not a Strata world: it is a FIFO, not a file; open a .strata world file",
+            fifo.display()
+        )
+    );
+    assert_eq!(
+        open_message(Path::new("/dev/null")),
+        "/dev/null is not a Strata world: it is a character device, not a file; open a .strata \
+         world file"
+    );
+    let empty = dir.join("empty.strata");
+    std::fs::write(&empty, b"").expect("write");
+    assert!(open_message(&empty).ends_with("the file is empty (0 bytes); it holds no world"));
+    let png = dem_path();
+    let message = open_message(&png);
+    assert!(
+        message.contains("it is a PNG image") && message.contains("File ▸ Import Heightmap"),
+        "{message}"
+    );
+    let (grid, meta) = (small_world(), WorldMeta::generated(&small_settings()));
+    let target = Path::new("/proc/strata-world.strata");
+    let e = WorldFile::save_full(target, &grid, &meta)
+        .err()
+        .expect("refused");
+    let message = e.to_string();
+    assert!(
+        message
+            .starts_with("cannot write /proc/strata-world.strata: cannot create a file in /proc")
+            && message.ends_with("save the world somewhere else (File ▸ Save As)")
+            && !message.contains(".tmp"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The input that left litter: a journal with a zeroed header (a save
+/// killed before its first write) stayed beside the world after a clean
+/// reopen. SQLite never rolls such a journal back; the reopen removes it.
+#[test]
+fn a_cold_journal_is_removed_when_the_world_opens_cleanly() {
+    let dir = test_dir("cold-journal");
+    let path = dir.join("w.strata");
+    let (grid, meta) = (small_world(), WorldMeta::generated(&small_settings()));
+    WorldFile::save_full(&path, &grid, &meta).expect("save");
+    let journal = dir.join("w.strata-journal");
+    std::fs::write(&journal, vec![0u8; 512]).expect("cold journal");
+    let (_, loaded, _, report) = WorldFile::open(&path, LoadOptions::default()).expect("open");
+    assert!(report.journal_recovery.is_none(), "nothing rolled back");
+    assert_eq!(loaded.content_hash(), grid.content_hash());
+    assert!(!journal.exists(), "the cold journal is gone");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -58,7 +58,7 @@ impl BoundedReadError {
 }
 
 /// A name for what a non-regular file is, for messages.
-fn file_kind(file_type: std::fs::FileType) -> &'static str {
+pub(crate) fn file_kind(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

@@ -42,6 +42,15 @@ pub enum WorldFileError {
         /// What was found instead.
         detail: String,
     },
+    /// The file cannot be written where it was asked to go (the folder does
+    /// not accept new files, or the path names a directory or device).
+    #[error("{source}; save the world somewhere else (File ▸ Save As)")]
+    Unwritable {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be written.
+        source: crate::io::OutputPathError,
+    },
     /// The file is shorter than its header says: it was cut off.
     #[error("world file {path} is truncated: {actual_bytes} bytes of {expected_bytes}")]
     Truncated {
@@ -273,14 +282,41 @@ fn fmt_coords(coords: &[ChunkCoord]) -> String {
     s.join(", ")
 }
 
+/// What a file that is not an SQLite database holds, in the user's terms,
+/// from its first bytes: a PNG or JPEG image (with the way to make a world
+/// from a heightmap), a glTF model, or unknown data.
+pub(crate) fn not_a_world_detail(path: &Path) -> String {
+    let mut head = [0u8; 8];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let head = &head[..read];
+    let image = |kind: &str| {
+        format!(
+            "it is a {kind} image; to make a world from a heightmap image use File ▸ Import \
+             Heightmap (or --heightmap)"
+        )
+    };
+    if head.starts_with(b"\x89PNG") {
+        image("PNG")
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        image("JPEG")
+    } else if head.starts_with(b"glTF") {
+        "it is a glTF model (an export), not a world; open the .strata file it was exported from"
+            .to_string()
+    } else {
+        "the file does not start with an SQLite header; it is not a .strata world file".to_string()
+    }
+}
+
 /// Maps an SQLite error to the most specific [`WorldFileError`].
 pub(crate) fn sqlite_err(path: &Path, e: rusqlite::Error) -> WorldFileError {
     use rusqlite::ErrorCode;
     let path = path.to_path_buf();
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => WorldFileError::NotSqlite {
+            detail: not_a_world_detail(&path),
             path,
-            detail: "the file does not start with an SQLite header".to_string(),
         },
         Some(ErrorCode::DatabaseCorrupt) => WorldFileError::Corrupt {
             path,

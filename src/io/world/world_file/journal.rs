@@ -36,6 +36,25 @@ pub(super) fn hot_journal(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Removes a cold journal beside `path`: a `-journal` file that is empty or
+/// whose header is zeroed (left by a save killed before its first write,
+/// or finished in SQLite's persist mode), which SQLite never rolls back and
+/// never removes. Call only once the file opened cleanly. A hot journal
+/// is left alone. Best effort: a failure to remove it is only logged.
+pub(super) fn remove_cold_journal(path: &Path) {
+    let journal = with_suffix(path, "-journal");
+    let Ok(meta) = std::fs::symlink_metadata(&journal) else {
+        return;
+    };
+    if !meta.is_file() || hot_journal(path).is_some() {
+        return;
+    }
+    match std::fs::remove_file(&journal) {
+        Ok(()) => log::info!("removed the cold journal {}", journal.display()),
+        Err(e) => log::warn!("cannot remove the cold journal {}: {e}", journal.display()),
+    }
+}
+
 /// Copies `from` to `to`, which must not exist, and flushes the copy.
 fn copy_new(from: &Path, to: &Path) -> std::io::Result<()> {
     let mut src = File::open(from)?;

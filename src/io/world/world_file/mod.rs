@@ -203,7 +203,10 @@ fn check_savable(
             limit: MAX_CHUNKS,
         });
     }
-    Ok(())
+    crate::io::check_output_path(path).map_err(|source| WorldFileError::Unwritable {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// How many chunks a file holds after `batch` is written into it: the

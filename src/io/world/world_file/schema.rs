@@ -283,16 +283,26 @@ pub(crate) fn open_existing_as(
             source: std::io::Error::new(ErrorKind::IsADirectory, "is a directory"),
         });
     }
+    if !md.is_file() {
+        return Err(WorldFileError::NotSqlite {
+            path: path.to_path_buf(),
+            detail: format!(
+                "it is a {}, not a file; open a .strata world file",
+                crate::io::file_kind(md.file_type())
+            ),
+        });
+    }
     // Leftovers of killed full saves of this world (best effort).
     crate::io::remove_stale_temps(path);
     if md.len() == 0 {
         return Err(WorldFileError::NotSqlite {
             path: path.to_path_buf(),
-            detail: "the file is empty".to_string(),
+            detail: "the file is empty (0 bytes); it holds no world".to_string(),
         });
     }
     let recovery = keep_copies_before_rollback(path)?;
     let (conn, which) = noting(&recovery, connect(path, schemas))?;
+    super::journal::remove_cold_journal(path);
     Ok((conn, which, recovery))
 }
 
@@ -339,7 +349,7 @@ fn check_truncation(path: &Path) -> Result<(), WorldFileError> {
     if read < header.len() || &header[..16] != b"SQLite format 3\0" {
         return Err(WorldFileError::NotSqlite {
             path: path.to_path_buf(),
-            detail: "the file does not start with an SQLite header".to_string(),
+            detail: super::error::not_a_world_detail(path),
         });
     }
     let page_size = match u16::from_be_bytes([header[16], header[17]]) {
