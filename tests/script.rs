@@ -245,11 +245,19 @@ fn a_long_path_of_tiny_applications_is_refused_before_it_starts() {
         .collect();
     let err = Script::parse(&tiny_brush_path(&points), "long.json").expect_err("refused");
     let message = err.to_string();
+    // About 10⁷ applications of (2 cells)³ + 512 cells each.
     assert!(
-        message.contains("would apply the brush about") && message.contains("times in all"),
+        message.contains("about 5.2") && message.contains("e9 cells"),
         "{message}"
     );
-    // A single segment longer than the per-segment bound is refused by itself.
+    // Cheap applications in great number are bounded by their count too, and
+    // a single segment longer than the per-segment bound by itself.
+    // Six segments of 18,000 studs: 540,001 applications, 2.8e8 cells.
+    let many: Vec<[f64; 2]> = (0..7)
+        .map(|i| [if i % 2 == 0 { 0.0 } else { 18_000.0 }, f64::from(i)])
+        .collect();
+    let err = Script::parse(&tiny_brush_path(&many), "many.json").expect_err("refused");
+    assert!(err.to_string().contains("times in all"), "{err}");
     let err = Script::parse(&tiny_brush_path(&[[0.0, 0.0], [40_000.0, 0.0]]), "one.json")
         .expect_err("refused");
     assert!(err.to_string().contains("per segment"), "{err}");

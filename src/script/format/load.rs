@@ -168,6 +168,16 @@ fn parse_entries(
 /// [`MAX_SCRIPT_APPLICATIONS`](super::limits::MAX_SCRIPT_APPLICATIONS)
 /// applications in all.
 fn check_work(strokes: &[Stroke]) -> Result<(), SettingError> {
+    let (cells, heaviest_index, heaviest_cells, heaviest_applications) =
+        estimate_work(strokes.iter().map(|s| &s.action));
+    if cells.is_nan() || cells > MAX_SCRIPT_WORK_CELLS {
+        return Err(SettingError::TooMuchWork {
+            cells,
+            heaviest_index,
+            heaviest_cells,
+            heaviest_applications,
+        });
+    }
     let mut applications = 0.0;
     for (index, stroke) in strokes.iter().enumerate() {
         if let Some((total, longest)) = stroke_applications(&stroke.action) {
@@ -184,16 +194,6 @@ fn check_work(strokes: &[Stroke]) -> Result<(), SettingError> {
     }
     if applications.is_nan() || applications > super::limits::MAX_SCRIPT_APPLICATIONS {
         return Err(SettingError::TooManyApplications { applications });
-    }
-    let (cells, heaviest_index, heaviest_cells, heaviest_applications) =
-        estimate_work(strokes.iter().map(|s| &s.action));
-    if cells.is_nan() || cells > MAX_SCRIPT_WORK_CELLS {
-        return Err(SettingError::TooMuchWork {
-            cells,
-            heaviest_index,
-            heaviest_cells,
-            heaviest_applications,
-        });
     }
     Ok(())
 }
