@@ -248,3 +248,44 @@ fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
     world.remove_recovery();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The mistakes a fresh user made, all in one file: no `"name"`, a material
+/// rule whose height range is empty, two sea stages, rivers before the sea
+/// and a value of 1e308. Every one is reported, in one message that names
+/// the file, each with its stage and field; the number is printed short.
+#[test]
+fn every_recipe_mistake_is_reported_with_the_file_stage_and_field() {
+    let dir = std::env::temp_dir().join(format!("strata-recipe-mistakes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join("mistakes.json");
+    std::fs::write(
+        &path,
+        r#"{ "stages": [
+            { "stage": "relief", "kind": "fbm", "amplitude_cells": 1e308, "wavelength_cells": 200 },
+            { "stage": "rivers", "min_catchment_cells": 4000, "min_width_cells": 2,
+              "max_width_cells": 8, "depth_cells": 2, "max_breach_cells": 15 },
+            { "stage": "sea", "level_cells": 20 },
+            { "stage": "sea", "level_cells": 30 },
+            { "stage": "materials", "fallback": "rock", "rules": [
+                { "material": "grass", "min_height_cells": 90, "max_height_cells": 40 } ] }
+        ] }"#,
+    )
+    .expect("recipe");
+    let message = match Recipe::load(&path) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    for needle in [
+        &format!("recipe {}:", path.display()),
+        "5 mistakes",
+        "a recipe needs a \"name\"",
+        "stage 0 (relief): amplitude_cells = 1.000e308 is not allowed",
+        "stage 4 (materials): min_height_cells 90 is above max_height_cells 40",
+        "stage 3 (sea): a second sea stage (the first is stage 2)",
+        "stage 1 (rivers): comes before the sea stage (stage 2)",
+    ] {
+        assert!(message.contains(needle), "{needle:?} not in {message}");
+    }
+    assert!(!message.contains("0000000000"), "{message}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

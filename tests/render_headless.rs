@@ -592,7 +592,7 @@ fn record_writes_every_replayed_frame_as_a_png() {
 /// `--screenshot` makes its folder.
 #[test]
 fn record_into_a_new_folder_writes_the_frames() {
-    let dir = std::env::temp_dir().join(format!("strata-record-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("strata-record-new-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let script = dir.join("s.json");

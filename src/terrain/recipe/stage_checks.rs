@@ -12,21 +12,76 @@ impl Recipe {
     /// Checks every stage's numbers and names (see each stage's fields).
     ///
     /// # Errors
-    /// [`RecipeError::StageCount`], [`RecipeError::NoRelief`],
-    /// [`RecipeError::Invalid`] or [`RecipeError::UnknownMaterial`] for the
-    /// first problem found.
+    /// [`RecipeError::NoName`], [`RecipeError::StageCount`],
+    /// [`RecipeError::NoRelief`], and per stage its first
+    /// [`RecipeError::Invalid`], [`RecipeError::UnknownMaterial`] or
+    /// [`RecipeError::Contradiction`], then [`RecipeError::Order`]: one
+    /// problem alone, or all of them in [`RecipeError::Several`].
     pub fn validate(&self) -> Result<(), RecipeError> {
-        if self.stages.is_empty() || self.stages.len() > MAX_STAGES {
-            return Err(RecipeError::StageCount(self.stages.len()));
+        let mut problems = Vec::new();
+        if self.name.trim().is_empty() {
+            problems.push(RecipeError::NoName);
         }
-        if !self.stages.iter().any(|s| matches!(s, Stage::Relief(_))) {
-            return Err(RecipeError::NoRelief);
+        if self.stages.is_empty() || self.stages.len() > MAX_STAGES {
+            problems.push(RecipeError::StageCount(self.stages.len()));
+        }
+        if !self.stages.is_empty() && !self.stages.iter().any(|s| matches!(s, Stage::Relief(_))) {
+            problems.push(RecipeError::NoRelief);
         }
         for (index, stage) in self.stages.iter().enumerate() {
-            validate_stage(index, stage)?;
+            if let Err(e) = validate_stage(index, stage) {
+                problems.push(e);
+            }
         }
-        Ok(())
+        problems.extend(order_problems(&self.stages));
+        match problems.len() {
+            0 => Ok(()),
+            1 => Err(problems.remove(0)),
+            _ => Err(RecipeError::Several(problems)),
+        }
     }
+}
+
+/// Stages that may come once in a recipe.
+const ONCE: [&str; 4] = ["sea", "rivers", "materials", "caves"];
+
+/// Where stages stand against each other: [`ONCE`] kinds at most once,
+/// rivers after the sea (they drain to it), materials after the sea and
+/// the rivers (their rules read water and wetness).
+fn order_problems(stages: &[Stage]) -> Vec<RecipeError> {
+    let first = |name: &str| stages.iter().position(|s| s.name() == name);
+    let mut out = Vec::new();
+    for (index, stage) in stages.iter().enumerate() {
+        let name = stage.name();
+        if ONCE.contains(&name) && first(name).is_some_and(|f| f < index) {
+            out.push(RecipeError::Order {
+                index,
+                stage: name,
+                problem: format!(
+                    "a second {name} stage (the first is stage {}); a recipe has at most one",
+                    first(name).unwrap_or(0)
+                ),
+            });
+        }
+        let after = |later: &str| first(later).filter(|&l| l > index);
+        let must_follow: &[&str] = match name {
+            "rivers" => &["sea"],
+            "materials" => &["sea", "rivers"],
+            _ => &[],
+        };
+        for earlier in must_follow {
+            if let Some(at) = after(earlier) {
+                out.push(RecipeError::Order {
+                    index,
+                    stage: name,
+                    problem: format!(
+                        "comes before the {earlier} stage (stage {at}); move it after"
+                    ),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Range checks of one stage.
@@ -53,6 +108,25 @@ impl Checker {
                 value,
                 expected,
             })
+        }
+    }
+
+    /// Refuses a lower bound above its upper bound (both given).
+    fn ordered(
+        &self,
+        (field, low): (&'static str, Option<f64>),
+        (high_field, high): (&'static str, Option<f64>),
+    ) -> Result<(), RecipeError> {
+        match (low, high) {
+            (Some(low), Some(high)) if low > high => Err(RecipeError::Contradiction {
+                index: self.index,
+                stage: self.stage,
+                field,
+                low,
+                high_field,
+                high,
+            }),
+            _ => Ok(()),
         }
     }
 
@@ -325,8 +399,16 @@ fn check_materials(c: &Checker, m: &MaterialsStage) -> Result<(), RecipeError> {
         };
         optional("min_height_cells", rule.min_height_cells)?;
         optional("max_height_cells", rule.max_height_cells)?;
+        c.ordered(
+            ("min_height_cells", rule.min_height_cells),
+            ("max_height_cells", rule.max_height_cells),
+        )?;
         optional("min_slope_deg", rule.min_slope_deg)?;
         optional("max_slope_deg", rule.max_slope_deg)?;
+        c.ordered(
+            ("min_slope_deg", rule.min_slope_deg),
+            ("max_slope_deg", rule.max_slope_deg),
+        )?;
         optional("min_wetness", rule.min_wetness)?;
         optional("min_deposit_cells", rule.min_deposit_cells)?;
         optional("min_talus_cells", rule.min_talus_cells)?;

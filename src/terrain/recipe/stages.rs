@@ -62,7 +62,9 @@ pub const SHIPPED_RECIPES: [(&str, &str); 5] = [
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
-    /// Shown in the New dialog, e.g. `"Alpine"`.
+    /// Shown in the New dialog, e.g. `"Alpine"` (required: a recipe without
+    /// one is refused by [`Recipe::validate`], with its other mistakes).
+    #[serde(default)]
     pub name: String,
     /// One line on what the recipe makes.
     #[serde(default)]
@@ -403,6 +405,50 @@ pub enum RecipeError {
     /// The text is not a recipe (bad JSON, an unknown stage or field).
     #[error("recipe is not valid: {0}")]
     Parse(String),
+    /// The recipe has no `"name"`.
+    #[error("a recipe needs a \"name\"")]
+    NoName,
+    /// A stage stands where it cannot work: a second one of a kind that may
+    /// come once, or one that reads what a later stage makes.
+    #[error("stage {index} ({stage}): {problem}")]
+    Order {
+        /// 0-based stage index.
+        index: usize,
+        /// The stage's name.
+        stage: &'static str,
+        /// What is wrong, in words.
+        problem: String,
+    },
+    /// Two bounds of one field contradict each other.
+    #[error(
+        "stage {index} ({stage}): {field} {low} is above {high_field} {high}; the rule can never \
+         match"
+    )]
+    Contradiction {
+        /// 0-based stage index.
+        index: usize,
+        /// The stage's name.
+        stage: &'static str,
+        /// The lower bound's field.
+        field: &'static str,
+        /// Its value.
+        low: f64,
+        /// The upper bound's field.
+        high_field: &'static str,
+        /// Its value.
+        high: f64,
+    },
+    /// Several of the above, in the order found.
+    #[error("{}", join_problems(.0))]
+    Several(Vec<RecipeError>),
+    /// Any of the above in the recipe file at `path`.
+    #[error("recipe {path}: {source}")]
+    InFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        source: Box<RecipeError>,
+    },
     /// No stage, or more than [`MAX_STAGES`].
     #[error("a recipe needs 1 to {MAX_STAGES} stages, this one has {0}")]
     StageCount(usize),
@@ -410,7 +456,10 @@ pub enum RecipeError {
     #[error("a recipe needs at least one relief stage")]
     NoRelief,
     /// A number is out of its range or not finite.
-    #[error("stage {index} ({stage}): {field} = {value} is not allowed; expected {expected}")]
+    #[error(
+        "stage {index} ({stage}): {field} = {} is not allowed; expected {expected}",
+        short_number(*.value)
+    )]
     Invalid {
         /// 0-based stage index.
         index: usize,
@@ -433,6 +482,22 @@ pub enum RecipeError {
         /// The name given.
         name: String,
     },
+}
+
+/// `problems` as one message: `"2 mistakes: …; …"`.
+fn join_problems(problems: &[RecipeError]) -> String {
+    let parts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    format!("{} mistakes: {}", parts.len(), parts.join("; "))
+}
+
+/// `value` as a message prints it: plainly when it is of a reasonable
+/// size, else in scientific notation (never 300 digits).
+pub(crate) fn short_number(value: f64) -> String {
+    if value.is_finite() && value != 0.0 && !(1e-4..1e7).contains(&value.abs()) {
+        format!("{value:.3e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 impl Stage {
@@ -474,13 +539,17 @@ impl Recipe {
     /// Reads and validates the recipe file at `path`.
     ///
     /// # Errors
-    /// [`RecipeError::Io`] when it cannot be read, else as [`Recipe::from_json`].
+    /// [`RecipeError::Io`] when it cannot be read, else the errors of
+    /// [`Recipe::from_json`] in a [`RecipeError::InFile`] naming the file.
     pub fn load(path: &std::path::Path) -> Result<Recipe, RecipeError> {
         let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Recipe::from_json(&text)
+        Recipe::from_json(&text).map_err(|e| RecipeError::InFile {
+            path: path.display().to_string(),
+            source: Box::new(e),
+        })
     }
 
     /// The recipe's caves stage (the first, if it has several), if any.
