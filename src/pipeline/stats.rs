@@ -56,7 +56,8 @@ impl Samples {
     }
 }
 
-/// `{"last", "p50", "p99", "count"}` of an edit latency, in ms.
+/// `{"last", "p50", "p99", "count"}` of an edit latency, in ms; a session
+/// without samples has none (`null` in `--stats-json`), never zeros.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct LatencySummary {
     /// Latency of the most recently published edit.
@@ -69,7 +70,8 @@ pub struct LatencySummary {
     pub count: usize,
 }
 
-/// `{"last", "p50", "p99", "max"}` of per-frame upload time, in ms.
+/// `{"last", "p50", "p99", "max"}` of per-frame upload time, in ms; none
+/// without samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct UploadSummary {
     /// Upload time of the most recent frame that uploaded.
@@ -83,14 +85,14 @@ pub struct UploadSummary {
 }
 
 impl UploadSummary {
-    /// The summary of per-frame `samples`.
-    pub fn of(samples: &mut Samples) -> UploadSummary {
-        UploadSummary {
+    /// The summary of per-frame `samples`; `None` when there are none.
+    pub fn of(samples: &mut Samples) -> Option<UploadSummary> {
+        (samples.count() > 0).then(|| UploadSummary {
             last: samples.last(),
             p50: samples.quantile(0.5),
             p99: samples.quantile(0.99),
             max: samples.max(),
-        }
+        })
     }
 }
 
@@ -166,39 +168,46 @@ impl PipelineStats {
     }
 
     /// Edit-to-visible summary (to presentation).
-    pub fn latency_summary(&mut self) -> LatencySummary {
+    pub fn latency_summary(&mut self) -> Option<LatencySummary> {
         summary(&mut self.edit_to_visible)
     }
 
     /// Edit-to-full-detail summary (to presentation).
-    pub fn full_detail_summary(&mut self) -> LatencySummary {
+    pub fn full_detail_summary(&mut self) -> Option<LatencySummary> {
         summary(&mut self.edit_to_full_detail)
     }
 
     /// Edit-to-publication summary (meshing and upload only).
-    pub fn published_summary(&mut self) -> LatencySummary {
+    pub fn published_summary(&mut self) -> Option<LatencySummary> {
         summary(&mut self.edit_to_published)
     }
 
     /// Per-frame upload summary.
-    pub fn upload_summary(&mut self) -> UploadSummary {
+    pub fn upload_summary(&mut self) -> Option<UploadSummary> {
         UploadSummary::of(&mut self.upload)
     }
 }
 
-fn summary(samples: &mut Samples) -> LatencySummary {
+/// `value_ms` with `decimals` decimals, or "—" when there is none (a
+/// summary of no samples), for summary lines and the panel.
+pub fn ms_or_dash(value_ms: Option<f64>, decimals: usize) -> String {
+    value_ms.map_or_else(|| "—".to_string(), |v| format!("{v:.decimals$} ms"))
+}
+
+fn summary(samples: &mut Samples) -> Option<LatencySummary> {
     LatencySummary::of(samples)
 }
 
 impl LatencySummary {
-    /// The summary of `samples` (any per-event times, ms).
-    pub fn of(samples: &mut Samples) -> LatencySummary {
-        LatencySummary {
+    /// The summary of `samples` (any per-event times, ms); `None` when
+    /// there are none.
+    pub fn of(samples: &mut Samples) -> Option<LatencySummary> {
+        (samples.count() > 0).then(|| LatencySummary {
             last: samples.last(),
             p50: samples.quantile(0.5),
             p99: samples.quantile(0.99),
             count: samples.count(),
-        }
+        })
     }
 }
 

@@ -27,10 +27,12 @@ pub struct WorldStats {
     pub results_last_frame: usize,
     /// Upload time of the last frame, ms.
     pub upload_ms_last_frame: f64,
-    /// Edit to the first presented frame showing it, ms.
-    pub edit_to_visible_ms: LatencySummary,
-    /// Edit to the first presented frame showing it at full detail, ms.
-    pub edit_to_full_detail_ms: LatencySummary,
+    /// Edit to the first presented frame showing it, ms (`None`: no edit
+    /// shown yet).
+    pub edit_to_visible_ms: Option<LatencySummary>,
+    /// Edit to the first presented frame showing it at full detail, ms
+    /// (`None`: none yet).
+    pub edit_to_full_detail_ms: Option<LatencySummary>,
     /// Triangles of the shown chunk meshes per level 0–3.
     pub triangles_by_level: [usize; 4],
     /// Shown chunk meshes per level 0–3.

@@ -36,8 +36,11 @@ pub const UNDRAWN_FRAMES_PER_FLUSH: u32 = 30;
 /// What a headless frame drew.
 #[derive(Clone, Debug, Default)]
 pub struct FrameReport {
-    /// Chunks drawn after frustum culling.
+    /// Chunk meshes drawn after frustum culling (old meshes fading out
+    /// of a level change included).
     pub drawn_chunks: usize,
+    /// `drawn_chunks` by the level (0–3) of the mesh drawn.
+    pub drawn_chunks_by_level: [usize; 4],
     /// Triangles drawn.
     pub drawn_triangles: usize,
     /// Draw calls (terrain chunks, horizon nodes, water).
@@ -232,6 +235,7 @@ impl HeadlessRenderer {
             img,
             FrameReport {
                 drawn_chunks: draw.drawn_chunks,
+                drawn_chunks_by_level: draw.drawn_chunks_by_level,
                 drawn_triangles: draw.triangles(),
                 draws: draw.draws(),
                 render_ms: start.elapsed().as_secs_f64() * 1e3,

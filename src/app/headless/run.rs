@@ -115,7 +115,7 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
 }
 
 /// `{"last", "p50", "p99", "max"}` of per-frame times, ms.
-fn present_summary(values_ms: &[f64]) -> UploadSummary {
+fn present_summary(values_ms: &[f64]) -> Option<UploadSummary> {
     let mut samples = crate::pipeline::stats::Samples::default();
     for &v in values_ms {
         samples.push(v);
@@ -159,12 +159,12 @@ pub fn render_world_streamed(
     let collision_build = options
         .stats_json
         .as_ref()
-        .and_then(|_| world_collision(&mut collision_cache, &run.grid));
+        .map(|_| world_collision(&mut collision_cache, &run.grid));
     clear_earlier_recording(options)?;
     let (replay, runner) = run.replay(generator)?;
     run.check_loads()?;
-    let collision = collision_build
-        .and_then(|build| collision_summary(&mut collision_cache, &run.grid, &build));
+    let collision =
+        collision_build.and_then(|build| collision_summary(&mut collision_cache, &run.grid, build));
     let walk = match options.script.as_ref() {
         Some(script) => scripted_walk(script, &mut run.grid, run.streaming.residency_mut())?,
         None => None,
@@ -489,6 +489,7 @@ impl<'a> HeadlessRun<'a> {
             unchanged_results: pipeline.stats.unchanged_results,
             render_ms: shown.report.render_ms,
             drawn_chunks: shown.report.drawn_chunks,
+            drawn_chunks_by_level: shown.report.drawn_chunks_by_level,
             msaa_samples: self.headless.renderer().sample_count(),
             width: w,
             height: h,

@@ -6,7 +6,7 @@ use crate::app::headless::HeadlessError;
 
 use crate::collision::{CollisionCache, UpdateReport};
 use crate::pipeline::TerrainStreaming;
-use crate::pipeline::stats::{LatencySummary, UploadSummary};
+use crate::pipeline::stats::{LatencySummary, UploadSummary, ms_or_dash};
 use crate::terrain::Grid;
 
 /// `{"p50", "max", "count"}` of LOD scan times, ms.
@@ -18,6 +18,17 @@ pub struct ScanSummary {
     pub max: f64,
     /// Scans run.
     pub count: usize,
+}
+
+impl ScanSummary {
+    /// The summary of `samples`, ms; `None` when there are none.
+    pub fn of(samples: &mut crate::pipeline::stats::Samples) -> Option<ScanSummary> {
+        (samples.count() > 0).then(|| ScanSummary {
+            p50: samples.quantile(0.5),
+            max: samples.max(),
+            count: samples.count(),
+        })
+    }
 }
 
 /// Statistics of a headless run, written by `--stats-json`.
@@ -59,24 +70,26 @@ pub struct RenderStats {
     pub upload_ms_last_frame: f64,
     /// Edit to the presentation of the first frame that shows it (any
     /// level, previews included; upload and draw included), over the
-    /// scripted session, ms.
-    pub edit_to_visible_ms: LatencySummary,
+    /// scripted session, ms (`null` when no edit was shown).
+    pub edit_to_visible_ms: Option<LatencySummary>,
     /// Edit to the presentation of the first frame that shows it at every
-    /// chunk's requested level of detail, ms.
-    pub edit_to_full_detail_ms: LatencySummary,
+    /// chunk's requested level of detail, ms (`null` when none).
+    pub edit_to_full_detail_ms: Option<LatencySummary>,
     /// Edit to the publication step that made it visible (meshing and
-    /// upload, without the frame's draw), ms.
-    pub edit_to_published_ms: LatencySummary,
-    /// Draw-and-present time of the replayed frames that showed something new, ms.
-    pub present_ms: UploadSummary,
+    /// upload, without the frame's draw), ms (`null` when none).
+    pub edit_to_published_ms: Option<LatencySummary>,
+    /// Draw-and-present time of the replayed frames that showed something
+    /// new, ms (`null` when no frame was presented).
+    pub present_ms: Option<UploadSummary>,
     /// Replayed frames drawn and presented (those that showed something
     /// new; 0 with `--no-replay-frames`).
     pub presented_frames: u32,
     /// Whether those frames were drawn (false with `--no-replay-frames`:
     /// latencies then end at publication).
     pub replay_frames_drawn: bool,
-    /// Per-frame upload time over frames that uploaded, ms.
-    pub upload_ms: UploadSummary,
+    /// Per-frame upload time over frames that uploaded, ms (`null` when
+    /// no frame uploaded).
+    pub upload_ms: Option<UploadSummary>,
     /// Most results published in one frame.
     pub max_results_per_frame: usize,
     /// Triangles (surface and skirts) of the shown meshes per level of detail.
@@ -87,11 +100,11 @@ pub struct RenderStats {
     pub drawn_triangles: usize,
     /// Chunks with a mesh per level of detail.
     pub chunks_by_level: [usize; 4],
-    /// LOD scan time over the run, ms.
-    pub lod_scan_ms: ScanSummary,
+    /// LOD scan time over the run, ms (`null` when no scan ran).
+    pub lod_scan_ms: Option<ScanSummary>,
     /// From an edit to the first frame whose horizon nodes all show it, ms
-    /// (spec §13; empty without a horizon or edits).
-    pub edit_to_horizon_ms: ScanSummary,
+    /// (spec §13; `null` without a horizon or edits).
+    pub edit_to_horizon_ms: Option<ScanSummary>,
     /// Horizon nodes built and kept at the end.
     pub horizon_nodes: usize,
     /// Boundary vertices on which equal-level neighbours disagree, plus
@@ -131,8 +144,12 @@ pub struct RenderStats {
     pub history_budget_bytes: usize,
     /// One frame: record, render, read back, ms.
     pub render_ms: f64,
-    /// Chunks drawn after frustum culling.
+    /// Chunk meshes the final frame drew (inside the frustum, not hidden
+    /// under a horizon node; old meshes fading out of a level change count).
     pub drawn_chunks: usize,
+    /// `drawn_chunks` by the level (0–3) of the mesh drawn: compare with
+    /// `chunks_by_level`, the meshes held.
+    pub drawn_chunks_by_level: [usize; 4],
     /// MSAA samples used.
     pub msaa_samples: u32,
     /// Image size in pixels.
@@ -163,28 +180,31 @@ impl RenderStats {
         let mut lines = Vec::new();
         if scripted {
             lines.push(format!(
-                "replayed {} frames ({} drawn, p50 {:.0} ms), {} edits: edit-to-visible p50 {:.1} ms, p99 {:.1} ms; \
-                 to full detail p99 {:.1} ms; published p99 {:.1} ms; upload p99 {:.2} ms; stale {} of {} meshed",
+                "replayed {} frames ({} drawn, p50 {}), {} edits: edit-to-visible p50 {}, p99 {}; \
+                 to full detail p99 {}; published p99 {}; upload p99 {}; stale {} of {} meshed",
                 self.script_frames,
                 self.presented_frames,
-                self.present_ms.p50,
+                ms_or_dash(self.present_ms.map(|s| s.p50), 0),
                 self.script_edits,
-                self.edit_to_visible_ms.p50,
-                self.edit_to_visible_ms.p99,
-                self.edit_to_full_detail_ms.p99,
-                self.edit_to_published_ms.p99,
-                self.upload_ms.p99,
+                ms_or_dash(self.edit_to_visible_ms.map(|s| s.p50), 1),
+                ms_or_dash(self.edit_to_visible_ms.map(|s| s.p99), 1),
+                ms_or_dash(self.edit_to_full_detail_ms.map(|s| s.p99), 1),
+                ms_or_dash(self.edit_to_published_ms.map(|s| s.p99), 1),
+                ms_or_dash(self.upload_ms.map(|s| s.p99), 2),
                 self.stale_results,
                 self.meshed_results,
             ));
         }
         lines.push(format!(
-            "wrote {} ({}x{}, adapter {}, {} chunks drawn, {} triangles, mesh {:.0} ms, render {:.0} ms)",
+            "wrote {} ({}x{}, adapter {}, {} chunks and {} draws, {} triangles drawn of {} meshed, mesh {:.0} ms, \
+             render {:.0} ms)",
             output.display(),
             self.width,
             self.height,
             self.adapter,
             self.drawn_chunks,
+            self.draws,
+            self.drawn_triangles,
             self.triangles,
             self.mesh_ms,
             self.render_ms
@@ -222,18 +242,10 @@ impl RenderStats {
 
     /// Copies the level-of-detail scan times and the horizon's figures.
     pub fn add_lod_and_horizon(&mut self, streaming: &mut crate::pipeline::TerrainStreaming) {
-        self.lod_scan_ms = ScanSummary {
-            p50: streaming.lod_scan_ms_mut().quantile(0.5),
-            max: streaming.lod_scan_ms_mut().max(),
-            count: streaming.lod_scan_ms_mut().count(),
-        };
+        self.lod_scan_ms = ScanSummary::of(streaming.lod_scan_ms_mut());
         self.edit_to_horizon_ms = streaming
             .horizon_mut()
-            .map_or_else(ScanSummary::default, |h| ScanSummary {
-                p50: h.edit_to_horizon_ms.quantile(0.5),
-                max: h.edit_to_horizon_ms.max(),
-                count: h.edit_to_horizon_ms.count(),
-            });
+            .and_then(|h| ScanSummary::of(&mut h.edit_to_horizon_ms));
         self.horizon_nodes = streaming.horizon().map_or(0, |h| h.built_count());
     }
 }
@@ -261,8 +273,8 @@ pub struct StreamingSummary {
     pub spilled: u64,
     /// Finished loads dropped as stale.
     pub stale_loads: u64,
-    /// Per-column load time on a worker, ms.
-    pub load_ms: LatencySummary,
+    /// Per-column load time on a worker, ms (`null` when nothing loaded).
+    pub load_ms: Option<LatencySummary>,
     /// Frames after the start-up in which non-empty ground within the draw
     /// distance had no mesh at any level (the whole draw distance is
     /// checked, not only the frustum).
@@ -364,30 +376,46 @@ pub struct CollisionSummary {
     pub last_rebuild_ms: f64,
 }
 
-/// Builds the collision cache of the whole `grid`; `None` (logged) when the
-/// world is larger than a cache region may be.
+/// Builds the collision cache of the whole `grid`: `Ok(None)` for an
+/// empty grid.
+///
+/// # Errors
+/// The cache's error when the world is larger than a cache region may be.
 pub(super) fn world_collision(
     cache: &mut crate::collision::CollisionCache,
     grid: &Grid,
-) -> Option<crate::collision::UpdateReport> {
-    let region = grid.bounds_cells()?.expanded(1);
-    match cache.update(grid, crate::collision::TerrainId(0), region) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            log::warn!("collision statistics skipped: {e}");
-            None
-        }
-    }
+) -> Result<Option<UpdateReport>, crate::collision::CollisionError> {
+    let Some(bounds) = grid.bounds_cells() else {
+        return Ok(None);
+    };
+    cache
+        .update(grid, crate::collision::TerrainId(0), bounds.expanded(1))
+        .map(Some)
 }
 
 /// The collision figures after the script: the cache's totals and the
-/// update the script's edits needed (`None` when the world was too large).
+/// update the script's edits needed, from `build` (the cache built before
+/// the script, see [`world_collision`]). `None` for an empty world; when
+/// either step failed (the world too large), `None` and the reason is
+/// logged once.
 pub(super) fn collision_summary(
     cache: &mut CollisionCache,
     grid: &Grid,
-    build: &UpdateReport,
+    build: Result<Option<UpdateReport>, crate::collision::CollisionError>,
 ) -> Option<CollisionSummary> {
-    let after = world_collision(cache, grid)?;
+    let figures = build.and_then(|build| {
+        let Some(build) = build else {
+            return Ok(None);
+        };
+        Ok(world_collision(cache, grid)?.map(|after| (build, after)))
+    });
+    let (build, after) = match figures {
+        Ok(figures) => figures?,
+        Err(e) => {
+            log::warn!("collision statistics skipped: {e}");
+            return None;
+        }
+    };
     let c = cache.stats();
     Some(CollisionSummary {
         colliders: c.colliders,

@@ -5,6 +5,7 @@
 
 use crate::editor::labels::group_digits;
 use crate::pipeline::lod::{LEVEL_THRESHOLDS_STUDS, LodSettings};
+use crate::pipeline::stats::LatencySummary;
 use crate::render::lines::overlays::{
     LEVEL_TINTS_SRGB, NODE_LEVEL_TINTS_SRGB, Overlay, OverlaySet, SKIRT_TINT_SRGB,
 };
@@ -597,19 +598,15 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
                 stats.frame_ms, stats.world.mesh_ms
             ),
         );
-        let (last, p99) = (
-            stats.world.edit_to_visible_ms.last,
-            stats.world.edit_to_visible_ms.p99,
-        );
-        let (full_last, full_p99) = (
-            stats.world.edit_to_full_detail_ms.last,
-            stats.world.edit_to_full_detail_ms.p99,
-        );
-        row(ui, "edit latency", format!("{last:.0} ms (p99 {p99:.0})"));
+        let latency = |s: Option<LatencySummary>| match s {
+            Some(s) => format!("{:.0} ms (p99 {:.0})", s.last, s.p99),
+            None => "— (no edit shown yet)".to_string(),
+        };
+        row(ui, "edit latency", latency(stats.world.edit_to_visible_ms));
         row(
             ui,
             "full detail",
-            format!("{full_last:.0} ms (p99 {full_p99:.0})"),
+            latency(stats.world.edit_to_full_detail_ms),
         );
     });
     egui::CollapsingHeader::new("More")

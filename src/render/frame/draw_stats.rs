@@ -20,8 +20,11 @@ pub struct SyncStats {
 pub struct DrawStats {
     /// Chunks with GPU buffers.
     pub resident_chunks: usize,
-    /// Chunks inside the view frustum (drawn).
+    /// Chunk meshes drawn (inside the view frustum, plus old meshes
+    /// fading out of a level change).
     pub drawn_chunks: usize,
+    /// `drawn_chunks` by the level (0–3) of the mesh drawn.
+    pub drawn_chunks_by_level: [usize; 4],
     /// Triangles in the drawn chunks (terrain only).
     pub drawn_triangles: usize,
     /// Chunks whose water surface is drawn.

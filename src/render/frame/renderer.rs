@@ -263,6 +263,7 @@ impl Renderer {
             drawn_water_triangles: water.triangles,
             resident_chunks: terrain.resident_chunks,
             drawn_chunks: terrain.drawn_chunks,
+            drawn_chunks_by_level: terrain.drawn_chunks_by_level,
             drawn_triangles: terrain.drawn_triangles,
         };
         let mut uniforms = GlobalUniforms::new(&cam, frame, viewport_px, self.encode_srgb);

@@ -38,9 +38,12 @@ use super::node_buffers::{ChunkShow, NodeBuffers, NodeDrawStats};
 pub struct TerrainDrawStats {
     /// Chunks with GPU buffers.
     pub resident_chunks: usize,
-    /// Chunks inside the view frustum (drawn).
+    /// Chunk meshes drawn: those inside the view frustum, plus the old
+    /// meshes of chunks fading out of a level change (one draw each).
     pub drawn_chunks: usize,
-    /// Triangles in the drawn chunks.
+    /// [`TerrainDrawStats::drawn_chunks`] by the level (0–3) of the mesh drawn.
+    pub drawn_chunks_by_level: [usize; 4],
+    /// Triangles in the drawn chunk meshes.
     pub drawn_triangles: usize,
     /// The horizon's nodes drawn.
     pub nodes: NodeDrawStats,
@@ -251,23 +254,28 @@ impl ChunkBuffers {
         self.cull_chunks(view, now, nodes, &state_code_of);
         let node_stats = nodes.prepare(view.camera_world, view.frustum, &mut self.instances);
         self.instance_buffer.write(device, queue, &self.instances);
-        TerrainDrawStats {
+        let mut stats = TerrainDrawStats {
             nodes: node_stats,
             resident_chunks: self.chunks.len(),
-            drawn_chunks: self.draws.len() + self.fade_in_draws.len(),
-            drawn_triangles: self
-                .draws
-                .iter()
-                .chain(&self.fade_in_draws)
-                .filter_map(|c| self.chunks.get(c))
-                .chain(
-                    self.fade_out_draws
-                        .iter()
-                        .filter_map(|c| self.fades.outgoing_of(*c)),
-                )
-                .map(|g| g.index_count as usize / 3)
-                .sum(),
+            ..TerrainDrawStats::default()
+        };
+        // The meshes `draw` and `draw_fades` issue, in their order.
+        let drawn = self
+            .draws
+            .iter()
+            .chain(&self.fade_in_draws)
+            .filter_map(|c| self.chunks.get(c))
+            .chain(
+                self.fade_out_draws
+                    .iter()
+                    .filter_map(|c| self.fades.outgoing_of(*c)),
+            );
+        for gpu in drawn {
+            stats.drawn_chunks += 1;
+            stats.drawn_chunks_by_level[usize::from(gpu.level.min(3))] += 1;
+            stats.drawn_triangles += gpu.index_count as usize / 3;
         }
+        stats
     }
 
     /// The chunk part of [`ChunkBuffers::prepare`]: fills `draws`, the fade
