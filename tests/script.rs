@@ -159,9 +159,11 @@ fn edit_to_visible_ends_at_the_presented_frame_not_at_publication() {
     assert!(target.presented >= 1);
     assert_eq!(report.presented_frames as usize, target.presented);
     let stats = &mut streaming.pipeline_mut().stats;
-    let visible = stats.latency_summary();
-    let published = stats.published_summary();
-    let full = stats.full_detail_summary();
+    let visible = stats.latency_summary().expect("edits were shown");
+    let published = stats.published_summary().expect("edits were published");
+    let full = stats
+        .full_detail_summary()
+        .expect("edits reached full detail");
     assert_eq!(visible.count, published.count);
     assert!(visible.count >= 1);
     assert_eq!(full.count, visible.count, "no previews left behind");
