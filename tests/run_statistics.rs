@@ -54,7 +54,9 @@ fn as_levels(v: &serde_json::Value) -> [usize; 4] {
 /// meshes the frame draws at every level (it was 0 on such runs while
 /// levels 1–3 drew), split by level, never more than the meshes held per
 /// level; the summary line says the same numbers and the drawn triangles
-/// apart from the meshed ones; the collision skip is said at most once.
+/// apart from the meshed ones; streamed and generated columns agree (the
+/// empty columns outside the world are neither); the collision skip is
+/// said at most once.
 #[test]
 fn a_streamed_heightmap_reports_the_chunks_its_frame_draws() {
     common::require_gpu("a_streamed_heightmap_reports_the_chunks_its_frame_draws");
@@ -85,6 +87,15 @@ fn a_streamed_heightmap_reports_the_chunks_its_frame_draws() {
     for level in 0..4 {
         assert!(by_level[level] <= held[level], "{by_level:?} of {held:?}");
     }
+    // Columns outside the world are resident (empty) for meshing the edge
+    // but neither streamed nor generated: the two counts agree.
+    let s = &v["streaming"];
+    let count = |key: &str| s[key].as_u64().expect(key);
+    assert_eq!(
+        count("resident_columns"),
+        count("generated") + count("loaded") - count("evicted"),
+        "{s}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let expected = format!(
         "{drawn} chunks and {} draws, {} triangles drawn of {} meshed",
