@@ -98,7 +98,7 @@ fn a_streamed_heightmap_reports_the_chunks_its_frame_draws() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let expected = format!(
-        "{drawn} chunks and {} draws, {} triangles drawn of {} meshed",
+        "{drawn} chunks in {} draws, {} triangles drawn (chunks, nodes, water), {} in chunk meshes",
         v["draws"], v["drawn_triangles"], v["triangles"]
     );
     assert!(stdout.contains(&expected), "{expected:?} not in {stdout}");

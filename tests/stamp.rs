@@ -888,3 +888,150 @@ fn a_scripted_stamp_replays_headless_like_in_process() {
     assert!(e.contains("rotation_deg is not used by add"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The top of the highest water in cell column `(x, z)`, cells.
+fn water_top_cells(g: &Grid, x: i32, z: i32) -> Option<f64> {
+    (0..96).rev().find_map(|y| {
+        let w = g.cell(CellCoord(IVec3::new(x, y, z))).water_occupancy();
+        (w > 0).then(|| f64::from(y) + f64::from(w) / 255.0)
+    })
+}
+
+/// A flat world (ground at 20) with water over `[x0, x1) × [z0, z1)` from
+/// `bed_cells` (the ground carved down to it) up to `water_cells`.
+fn with_water(bed_cells: i32, water_cells: i32, lo: (i32, i32), hi: (i32, i32)) -> Grid {
+    let mut g = flat_world(128, 20).unwrap();
+    let region = CellBox::new(
+        IVec3::new(lo.0, bed_cells, lo.1),
+        IVec3::new(hi.0, water_cells.max(20), hi.1),
+    );
+    g.edit_region(region, |c, _| {
+        if c.0.y < water_cells {
+            Cell::new(Material::WATER, 255)
+        } else {
+            Cell::EMPTY
+        }
+    })
+    .unwrap();
+    g
+}
+
+/// The input that drained a river: the shipped crater (Add, radius 32
+/// cells, height 16) pressed beside a channel 2 cells deep. Every channel
+/// column keeps 2 cells of water over its new bed (the skirt raised the bed
+/// by up to 16 cells, which buried the water before), and no bank gains
+/// water.
+#[test]
+fn a_crater_beside_a_river_keeps_the_river() {
+    let mut g = with_water(18, 20, (0, 60), (128, 66));
+    let stamp = read_stamp(&Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps/crater.png"))
+        .unwrap();
+    let p = StampPlacement {
+        centre_xz_cells: DVec2::new(64.0, 40.0),
+        base: StampBase::SurfaceUnderCentre,
+        rotation_deg: 0.0,
+        radius_cells: 32.0,
+        height_scale_cells: 16.0,
+        falloff_fraction: 0.0,
+        mode: StampMode::Add,
+        material: None,
+    };
+    apply_stamp(&mut g, &stamp, &p).unwrap();
+    let (mut raised, mut buried_before) = (0, 0);
+    for z in 56..70 {
+        for x in 0..128 {
+            let ground = surface_height_cells(&g, x, z).unwrap();
+            let water = water_top_cells(&g, x, z);
+            if (60..66).contains(&z) {
+                let water = water.unwrap_or_else(|| {
+                    panic!(
+                        "({x}, {z}) drained: {:?}",
+                        (14..40)
+                            .map(|y| g.cell(CellCoord(IVec3::new(x, y, z))))
+                            .collect::<Vec<_>>()
+                    )
+                });
+                // As deep as it was, a little more over a steep ramp
+                // (its partly solid cells hold no water).
+                assert!(
+                    (1.8..=4.0).contains(&(water - ground)),
+                    "({x}, {z}): water {water} over ground {ground}"
+                );
+                if ground > 18.01 {
+                    raised += 1;
+                }
+                if ground >= 20.0 {
+                    buried_before += 1;
+                }
+            } else {
+                assert_eq!(water, None, "({x}, {z}) is a bank");
+            }
+        }
+    }
+    // The crater reaches the channel: of the 384 columns under its square
+    // footprint, those inside its round skirt were raised (214), many of
+    // them above the old water (which buried the river before).
+    assert!(raised >= 200, "{raised} channel columns raised");
+    assert!(
+        buried_before >= 90,
+        "{buried_before} raised above the old water"
+    );
+}
+
+/// A Subtract stamp under a lake: the carved ground fills with the lake's
+/// water up to its old level (no air under the water); deep water over a
+/// raised floor keeps its level (no mound), and a floor raised out of deep
+/// water stays dry (no film on top).
+#[test]
+fn water_over_a_stamp_fills_the_carved_ground_and_keeps_its_level() {
+    let (_, stamp, p) = plateau();
+    let lake = || with_water(20, 26, (16, 16), (48, 48));
+    let column = |g: &Grid| -> Vec<Cell> {
+        (0..30)
+            .map(|y| g.cell(CellCoord(IVec3::new(32, y, 32))))
+            .collect()
+    };
+    let mut g = lake();
+    let subtract = StampPlacement {
+        mode: StampMode::Subtract,
+        height_scale_cells: 3.0,
+        ..p
+    };
+    apply_stamp(&mut g, &stamp, &subtract).unwrap();
+    let cells = column(&g);
+    assert!((surface_height_cells(&g, 32, 32).unwrap() - 17.0).abs() < 0.01);
+    for (y, cell) in cells.iter().enumerate().take(26).skip(17) {
+        assert_eq!(*cell, Cell::new(Material::WATER, 255), "row {y}: {cells:?}");
+    }
+    assert_eq!(water_top_cells(&g, 32, 32), Some(26.0));
+
+    // Raised under deep water (6 cells), not out of it: the level stays.
+    let mut g = lake();
+    apply_stamp(
+        &mut g,
+        &stamp,
+        &StampPlacement {
+            height_scale_cells: 3.0,
+            ..p
+        },
+    )
+    .unwrap();
+    assert!((surface_height_cells(&g, 32, 32).unwrap() - 23.0).abs() < 0.01);
+    assert_eq!(water_top_cells(&g, 32, 32), Some(26.0));
+
+    // Raised out of deep water: displaced, dry on top.
+    let mut g = lake();
+    apply_stamp(
+        &mut g,
+        &stamp,
+        &StampPlacement {
+            height_scale_cells: 10.0,
+            ..p
+        },
+    )
+    .unwrap();
+    assert!((surface_height_cells(&g, 32, 32).unwrap() - 30.0).abs() < 0.01);
+    assert_eq!(water_top_cells(&g, 32, 32), None);
+    // Beside the stamp the lake is as it was.
+    assert_eq!(water_top_cells(&g, 20, 20), Some(26.0));
+}

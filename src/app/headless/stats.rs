@@ -196,7 +196,7 @@ impl RenderStats {
             ));
         }
         lines.push(format!(
-            "wrote {} ({}x{}, adapter {}, {} chunks and {} draws, {} triangles drawn of {} meshed, mesh {:.0} ms, \
+            "wrote {} ({}x{}, adapter {}, {} chunks in {} draws, {} triangles drawn (chunks, nodes, water), {} in chunk meshes, mesh {:.0} ms, \
              render {:.0} ms)",
             output.display(),
             self.width,

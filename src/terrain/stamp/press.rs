@@ -19,6 +19,14 @@
 //! under a stamp stay. Columns holding no solid, and columns whose height
 //! does not change, are left alone.
 //!
+//! Water resting on a column moves with it (see `water_over`): a stamp
+//! displaces water only where it puts solid; ground carved from under
+//! water fills with it up to its old level; a shallow stream or river
+//! (at most [`MAX_CARRIED_WATER_CELLS`] deep) raised by an Add stamp rides
+//! up with its bed, as deep as it was; deep water keeps its level, and
+//! ground raised out of it is dry. Water in columns the stamp does not
+//! change stays as it is.
+//!
 //! # Cell stamps
 //! Every cell in the box around the turned, scaled stamp reads the stamp cell
 //! under its centre (nearest-cell resampling: exact at multiples of 90° and
@@ -50,7 +58,16 @@ struct ColumnTop {
     top_row: i32,
     /// Material of the top solid cell.
     material: Material,
+    /// Top of the water resting on the surface (the run of water cells
+    /// straight above the top solid cell), cells; `None` when dry.
+    water_top_cells: Option<f64>,
 }
+
+/// Water shallower than this (cells) rides up with an Add stamp that would
+/// otherwise bury it: a stream or a river keeps flowing in its raised
+/// channel. Deeper water (a lake, the sea) is displaced where solid
+/// replaces it instead, so no water stands above its level.
+pub const MAX_CARRIED_WATER_CELLS: f64 = 4.0;
 
 /// The stored chunks of one chunk column, highest first.
 type ChunkStack = Vec<(i32, ChunkCells)>;
@@ -84,11 +101,17 @@ fn column_top(stack: &ChunkStack, lx: i32, lz: i32) -> Option<ColumnTop> {
     let mut top: Option<ColumnTop> = None;
     let mut fractions = 0.0;
     let mut next_row = i32::MAX;
+    // The top of the water run over the rows read so far (reset by a cell
+    // holding neither water nor solid, or a skipped empty chunk row).
+    let mut water_top: Option<f64> = None;
     for (cy, cells) in stack {
+        let y0 = cy * CHUNK_SIZE_CELLS;
+        if top.is_none() && y0 + CHUNK_SIZE_CELLS != next_row {
+            water_top = None;
+        }
         if cells.is_all_empty() {
             continue;
         }
-        let y0 = cy * CHUNK_SIZE_CELLS;
         if top.is_some() && y0 + CHUNK_SIZE_CELLS != next_row {
             // A chunk row between is empty: the top was a sliver.
             break;
@@ -98,12 +121,22 @@ fn column_top(stack: &ChunkStack, lx: i32, lz: i32) -> Option<ColumnTop> {
             let cell = cells.get(IVec3::new(lx, ly, lz));
             let s = cell.solid_occupancy();
             match top {
-                None if s == 0 => continue,
+                None if s == 0 => {
+                    let w = cell.water_occupancy();
+                    water_top = match (w, water_top) {
+                        (0, _) => None,
+                        (_, Some(t)) => Some(t),
+                        (_, None) => Some(f64::from(y) + f64::from(w) / 255.0),
+                    };
+                    next_row = y;
+                    continue;
+                }
                 None => {
                     top = Some(ColumnTop {
                         height_cells: f64::from(y) + f64::from(s) / 255.0,
                         top_row: y,
                         material: cell.material(),
+                        water_top_cells: water_top,
                     });
                     if s == 255 {
                         return top;
@@ -147,7 +180,8 @@ pub fn surface_height_cells(grid: &Grid, x: i32, z: i32) -> Option<f64> {
 }
 
 /// One column's part of a height stamp: rows `[y_lo, y_hi)` take the
-/// ramp occupancy of surface `target_cells`.
+/// ramp occupancy of surface `target_cells`, and the water resting on the
+/// surface is laid over the new one up to `water_top_cells`.
 #[derive(Clone, Copy, Debug)]
 struct ColumnEdit {
     y_lo: i32,
@@ -155,6 +189,38 @@ struct ColumnEdit {
     target_cells: f64,
     ramp_cells: f64,
     material: Material,
+    /// The top of the water over the new surface, cells (`None`: cells
+    /// above the new surface keep what they hold).
+    water_top_cells: Option<f64>,
+}
+
+/// Where the water resting on a column (its top `water_cells`, over the
+/// old surface `old_cells`) stands over the new surface `new_cells`, whose
+/// highest cell holding solid is row `solid_top_row`:
+/// - raised by an Add stamp and no deeper than [`MAX_CARRIED_WATER_CELLS`]:
+///   it rides up with the ground, as deep as it was (a river keeps
+///   flowing in its raised channel, with no dry band where the rise
+///   nears its depth), and at least a cell (or its depth) over the solid
+///   cells of a steep surface's ramp, which cannot hold water;
+/// - else, still under the old water level (a raise that does not reach
+///   it, or any lowering): the water fills the column up to its old level,
+///   so ground carved from under a lake or a river fills with its water;
+/// - else it is displaced by the solid that replaced it (`None`).
+fn water_over(
+    mode: StampMode,
+    old_cells: f64,
+    water_cells: Option<f64>,
+    (new_cells, solid_top_row): (f64, i32),
+) -> Option<f64> {
+    let water = water_cells?;
+    let depth = water - old_cells;
+    if mode == StampMode::Add && new_cells > old_cells && depth <= MAX_CARRIED_WATER_CELLS {
+        Some((new_cells + depth).max(f64::from(solid_top_row + 1) + depth.min(1.0)))
+    } else if new_cells < water {
+        Some(water)
+    } else {
+        None
+    }
 }
 
 impl ColumnEdit {
@@ -165,6 +231,14 @@ impl ColumnEdit {
             return old;
         }
         let target = ramp_occupancy(self.target_cells, self.ramp_cells, y);
+        if target == 0 {
+            if let Some(water) = self.water_top_cells {
+                let w = ((water - f64::from(y)).clamp(0.0, 1.0) * 255.0).round() as u8;
+                if w > 0 {
+                    return Cell::new(Material::WATER, w);
+                }
+            }
+        }
         let solid = old.solid_occupancy();
         if target == solid {
             old
@@ -437,12 +511,25 @@ fn plan_height(
             // MAX_RAMP_CELLS / 2 below the old surface) to above both.
             let band_lo = (t - 0.5 - 0.5 * ramp).floor() as i32;
             let y_lo = band_lo.min(top.height_cells.floor() as i32 - 2) - 1;
-            let y_hi = (t - 0.5 + 0.5 * ramp).ceil().max(f64::from(top.top_row)) as i32 + 2;
+            let water_top_cells = water_over(
+                placement.mode,
+                top.height_cells,
+                top.water_top_cells,
+                (t, highest_solid_row(t, ramp)),
+            );
+            // The band reaches over the water laid down, and over the old
+            // water it replaces.
+            let water_hi = water_top_cells
+                .into_iter()
+                .chain(top.water_top_cells)
+                .fold(f64::from(top.top_row), f64::max);
+            let y_hi = (t - 0.5 + 0.5 * ramp).ceil().max(water_hi.ceil()) as i32 + 2;
             out[i] = Some(ColumnEdit {
                 y_lo,
                 y_hi,
                 target_cells: t,
                 ramp_cells: ramp,
+                water_top_cells,
                 material: placement.material.unwrap_or(if top.material.is_solid() {
                     top.material
                 } else {
@@ -452,6 +539,16 @@ fn plan_height(
         }
     });
     group_by_chunk_column(&edits, apron)
+}
+
+/// The highest row to which [`ramp_occupancy`] of surface `t_cells` with
+/// ramp `ramp_cells` gives solid.
+fn highest_solid_row(t_cells: f64, ramp_cells: f64) -> i32 {
+    let mut y = (t_cells + 0.5 * ramp_cells).floor() as i32;
+    while y > (t_cells - 1.0).floor() as i32 && ramp_occupancy(t_cells, ramp_cells, y) == 0 {
+        y -= 1;
+    }
+    y
 }
 
 /// The new surface height of every column of `apron` (`None` where the
