@@ -196,3 +196,56 @@ fn a_heightmap_too_large_to_build_whole_is_imported_as_a_streaming_world() {
     assert!(session.busy(), "the whole import runs as a job");
     settle(&mut session, &mut grid);
 }
+
+/// A chunk that does not decode (an unknown storage tag), not only one
+/// that fails its hash, is offered to be left out; loading the rest opens
+/// every other chunk, and its notice is not an error (it was titled
+/// "Error" in red).
+#[test]
+fn an_undecodable_chunk_is_offered_to_be_left_out_and_the_rest_opens() {
+    let dir = scratch("undecodable");
+    let (_, _, path) = opened_session(&dir);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (x, y, z): (i32, i32, i32) = conn
+        .query_row("SELECT x, y, z FROM chunks LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    let stored: i64 = conn
+        .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
+        .unwrap();
+    conn.execute(
+        "UPDATE chunks SET data = ?1 WHERE x = ?2 AND y = ?3 AND z = ?4",
+        rusqlite::params![vec![9u8, 0, 0], x, y, z],
+    )
+    .unwrap();
+    drop(conn);
+
+    let mut grid = flat_world(64, 8).unwrap();
+    let mut session = FileSession::new(
+        Document::untitled(&grid, WorldMeta::default()),
+        RecentFiles::load(None),
+    );
+    session.handle(FileAction::Open(path.clone()), &mut grid, &camera());
+    assert!(
+        settle(&mut session, &mut grid).is_none(),
+        "not opened whole"
+    );
+    assert_eq!(session.menu.offered_bad_chunks(), Some(path.as_path()));
+
+    session.handle(
+        FileAction::OpenSkippingBadChunks(path.clone()),
+        &mut grid,
+        &camera(),
+    );
+    let Some(SessionEvent::ReplaceWorld(world)) = settle(&mut session, &mut grid) else {
+        panic!("the rest did not open");
+    };
+    assert_eq!(world.grid.chunk_count() as i64, stored - 1);
+    let (text, error) = session.menu.message().expect("a notice");
+    assert!(!error, "{text}");
+    assert!(
+        text.contains("left out 1 damaged") && text.contains("world.strata"),
+        "{text}"
+    );
+}

@@ -276,29 +276,20 @@ impl Job {
     }
 }
 
-/// Maps a world-file error to a [`JobError`].
+/// Maps a world-file error to a [`JobError`]: damage that loading the
+/// rest of the file gets past (any damaged chunk, or rows that do not add
+/// up, also after a journal rollback, whose message says where the copies
+/// are) becomes [`JobError::BadChunks`], the offer to load the rest.
 pub fn world_file_error(e: WorldFileError) -> JobError {
-    match e {
-        WorldFileError::Cancelled { .. } => JobError::Cancelled,
-        WorldFileError::BadChunk { ref path, .. } => JobError::BadChunks {
-            path: path.clone(),
+    if let WorldFileError::Cancelled { .. } = e {
+        return JobError::Cancelled;
+    }
+    match e.damaged_chunks_path() {
+        Some(path) => JobError::BadChunks {
+            path: path.to_path_buf(),
             message: e.to_string(),
         },
-        // Damaged chunks after a journal rollback: still offer to skip them
-        // (the message says where the copies of the file are).
-        WorldFileError::AfterJournalRollback { ref source, .. }
-            if matches!(**source, WorldFileError::BadChunk { .. }) =>
-        {
-            let path = match &**source {
-                WorldFileError::BadChunk { path, .. } => path.clone(),
-                _ => PathBuf::new(),
-            };
-            JobError::BadChunks {
-                path,
-                message: e.to_string(),
-            }
-        }
-        other => JobError::Failed(other.to_string()),
+        None => JobError::Failed(e.to_string()),
     }
 }
 
@@ -734,6 +725,61 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// Every damage "Load the rest" gets past is offered (before, only a
+    /// failed hash was; a chunk that did not decode was a plain error),
+    /// also after a journal rollback; other errors are not.
+    #[test]
+    fn every_damage_loading_the_rest_gets_past_is_offered() {
+        use crate::io::world::world_file::JournalRecovery;
+        use crate::terrain::storage::coords::ChunkCoord;
+        let path = PathBuf::from("/tmp/w.strata");
+        let coord = ChunkCoord::new(1, 0, 2);
+        let damage = |i: usize| match i {
+            0 => WorldFileError::BadChunk {
+                path: path.clone(),
+                coords: vec![coord],
+            },
+            1 => WorldFileError::InvalidChunk {
+                path: path.clone(),
+                coord,
+                reason: "unknown tag 9".into(),
+            },
+            2 => WorldFileError::ChunkTooLarge {
+                path: path.clone(),
+                coord,
+                claimed_bytes: Some(1 << 40),
+            },
+            _ => WorldFileError::WorldHashMismatch {
+                path: path.clone(),
+                stored: 1,
+                actual: 2,
+            },
+        };
+        for i in 0..4 {
+            let rolled_back = WorldFileError::AfterJournalRollback {
+                recovery: Box::new(JournalRecovery {
+                    path: path.clone(),
+                    journal: path.with_extension("strata-journal"),
+                    file_copy: path.with_extension("before-recovery"),
+                    journal_copy: path.with_extension("before-recovery.journal"),
+                }),
+                source: Box::new(damage(i)),
+            };
+            for e in [damage(i), rolled_back] {
+                let text = e.to_string();
+                match world_file_error(e) {
+                    JobError::BadChunks { path: p, message } => {
+                        assert_eq!(p, path);
+                        assert_eq!(message, text);
+                    }
+                    _ => panic!("not offered: {text}"),
+                }
+            }
+        }
+        let missing = WorldFileError::NotFound { path: path.clone() };
+        assert!(matches!(world_file_error(missing), JobError::Failed(_)));
     }
 
     #[test]

@@ -114,6 +114,23 @@ impl FileMenu {
         self.notices.message = Some((text, error));
     }
 
+    /// The message shown now, and whether it is an error.
+    pub fn message(&self) -> Option<(&str, bool)> {
+        self.notices
+            .message
+            .as_ref()
+            .map(|(text, error)| (text.as_str(), *error))
+    }
+
+    /// The world whose damaged chunks the menu offers to leave out, if it
+    /// offers that now.
+    pub fn offered_bad_chunks(&self) -> Option<&std::path::Path> {
+        self.notices
+            .bad_chunks
+            .as_ref()
+            .map(|(path, _)| path.as_path())
+    }
+
     /// Offers to load the rest of a world whose chunks failed verification.
     pub fn offer_skip_bad_chunks(&mut self, path: PathBuf, message: String) {
         self.notices.bad_chunks = Some((path, message));

@@ -543,18 +543,20 @@ impl FileSession {
                         .and_then(|r| r.journal_recovery.as_ref())
                     {
                         self.menu
-                            .show_message(format!("Recovered: {recovery}."), true);
+                            .show_message(format!("Recovered: {recovery}."), false);
                     }
                     if let Some(report) = &world.report
                         && !report.skipped.is_empty()
                     {
                         self.menu.show_message(
                             format!(
-                                "Loaded {} chunks; left out {} damaged ones. Saving writes the world without them.",
+                                "Opened {}: loaded {} chunks and left out {} damaged ones. Saving writes the \
+                                 world without them (to keep the damaged file as it is, use File ▸ Save As).",
+                                path.display(),
                                 report.chunks,
                                 report.skipped.len()
                             ),
-                            true,
+                            false,
                         );
                         doc = Document::unsaved(Some(path.clone()), world.meta.clone());
                     }

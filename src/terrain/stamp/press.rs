@@ -231,12 +231,12 @@ impl ColumnEdit {
             return old;
         }
         let target = ramp_occupancy(self.target_cells, self.ramp_cells, y);
-        if target == 0 {
-            if let Some(water) = self.water_top_cells {
-                let w = ((water - f64::from(y)).clamp(0.0, 1.0) * 255.0).round() as u8;
-                if w > 0 {
-                    return Cell::new(Material::WATER, w);
-                }
+        if target == 0
+            && let Some(water) = self.water_top_cells
+        {
+            let w = ((water - f64::from(y)).clamp(0.0, 1.0) * 255.0).round() as u8;
+            if w > 0 {
+                return Cell::new(Material::WATER, w);
             }
         }
         let solid = old.solid_occupancy();

@@ -267,6 +267,25 @@ pub enum WorldFileError {
     },
 }
 
+impl WorldFileError {
+    /// The file, when this error is damage a load that leaves out damaged
+    /// chunks ([`super::LoadOptions::skip_bad_chunks`]) gets past, so the
+    /// rest of the file can be offered: chunks that fail their hash, do not
+    /// decode or would decompress too large, or rows that do not add up to
+    /// the world hash (also after a journal rollback). `None` for every
+    /// other error.
+    pub fn damaged_chunks_path(&self) -> Option<&Path> {
+        match self {
+            WorldFileError::BadChunk { path, .. }
+            | WorldFileError::InvalidChunk { path, .. }
+            | WorldFileError::ChunkTooLarge { path, .. }
+            | WorldFileError::WorldHashMismatch { path, .. } => Some(path),
+            WorldFileError::AfterJournalRollback { source, .. } => source.damaged_chunks_path(),
+            _ => None,
+        }
+    }
+}
+
 /// A chunk coordinate as `(x, y, z)`.
 pub(super) fn fmt_coord(c: ChunkCoord) -> String {
     format!("({}, {}, {})", c.0.x, c.0.y, c.0.z)
