@@ -7,12 +7,14 @@
 use crate::editor::tools::material_combo::material_combo;
 use winit::keyboard::{KeyCode, ModifiersState};
 
+use crate::editor::labels::group_digits;
 use crate::editor::tools::box_handles::BoxHandle;
 use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
 use crate::terrain::editing::brush::{BrushMode, BrushOptions, BrushShape, Falloff, FlattenLimit};
 use crate::terrain::editing::stroke::{DEFAULT_SPACING_FRACTION, SPACING_FRACTION_RANGE};
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::CellBox;
+use crate::terrain::storage::grid::MAX_EDIT_VOLUME_CELLS;
 
 /// Which kind of tool the left mouse button uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -250,6 +252,31 @@ fn next<T: Copy + PartialEq>(all: &[T], current: T) -> T {
     all[(i + 1) % all.len()]
 }
 
+/// `typed`, the region as its fields now hold it, when an edit may take
+/// it: a box with at least one cell and at most [`MAX_EDIT_VOLUME_CELLS`]
+/// (512³, where the handles stop too).
+///
+/// # Errors
+/// Why not, in words, when it is empty (a minimum at or past its maximum)
+/// or too large; the region then keeps its last accepted value.
+pub fn check_typed_region(typed: CellBox) -> Result<CellBox, String> {
+    if typed.is_empty() {
+        return Err(format!(
+            "the region needs its min below its max on every axis (min {}, {}, {}; max {}, {}, {})",
+            typed.min.x, typed.min.y, typed.min.z, typed.max.x, typed.max.y, typed.max.z
+        ));
+    }
+    let cells = typed.volume_cells();
+    if cells > MAX_EDIT_VOLUME_CELLS {
+        return Err(format!(
+            "a region holds at most {} cells (512³); this one would hold {}",
+            group_digits(MAX_EDIT_VOLUME_CELLS),
+            group_digits(cells)
+        ));
+    }
+    Ok(typed)
+}
+
 impl ToolSettings {
     /// The brush options these settings describe (Flatten's plane is set
     /// when a stroke starts).
@@ -437,18 +464,25 @@ impl ToolSettings {
     /// The region section's contents (the panel draws its header): selection
     /// bounds, Fill, Clear, Copy, Paste, Generate.
     pub fn region_ui(&mut self, ui: &mut egui::Ui, has_clipboard: bool) {
-        match &mut self.region {
+        match self.region {
             None => {
                 ui.label("no selection (B, then drag)");
             }
-            Some(b) => {
-                for (name, v) in [("min", &mut b.min), ("max", &mut b.max)] {
+            Some(before) => {
+                let mut typed = before;
+                for (name, v) in [("min", &mut typed.min), ("max", &mut typed.max)] {
                     ui.horizontal(|ui| {
                         ui.label(name);
                         ui.add(egui::DragValue::new(&mut v.x).prefix("x "));
                         ui.add(egui::DragValue::new(&mut v.y).prefix("y "));
                         ui.add(egui::DragValue::new(&mut v.z).prefix("z "));
                     });
+                }
+                if typed != before {
+                    match check_typed_region(typed) {
+                        Ok(region) => self.region = Some(region),
+                        Err(why) => self.message = Some((why, true)),
+                    }
                 }
             }
         }
@@ -663,6 +697,24 @@ pub fn draw_boxes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The input that was accepted: a 1.5·10⁹-cell box typed into the
+    /// region fields (the handles stop at 512³). It is refused with the
+    /// numbers, as is a box whose min passed its max; 512³ is accepted.
+    #[test]
+    fn the_region_fields_refuse_a_box_an_edit_cannot_take() {
+        use glam::IVec3;
+        let typed = CellBox::new(IVec3::ZERO, IVec3::new(1500, 1000, 1000));
+        let why = check_typed_region(typed).expect_err("too large");
+        assert!(
+            why.contains("134 217 728") && why.contains("1 500 000 000"),
+            "{why}"
+        );
+        let inside_out = CellBox::new(IVec3::new(10, 0, 0), IVec3::new(5, 4, 4));
+        assert!(check_typed_region(inside_out).is_err());
+        let largest = CellBox::new(IVec3::splat(-256), IVec3::splat(256));
+        assert_eq!(check_typed_region(largest), Ok(largest));
+    }
 
     #[test]
     fn every_tool_has_a_distinct_key_and_undo_redo_keys_work() {
