@@ -506,11 +506,13 @@ pub(crate) fn new_world_dialog_ui(
             .and_then(|(_, text)| crate::terrain::recipe::stages::Recipe::from_json(text).ok())
             .map(|r| r.description)
             .unwrap_or_default();
+        // At the body size: it says what the recipe makes (it was small and
+        // weak, hard to read).
+        ui.label(description);
         ui.label(
-            egui::RichText::new(format!(
-                "{description} Erosion, rivers and the breach run once, with progress \
-                 and Cancel."
-            ))
+            egui::RichText::new(
+                "Erosion, rivers and the breach run once, with progress and Cancel.",
+            )
             .small()
             .weak(),
         );
