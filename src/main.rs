@@ -11,7 +11,7 @@ use glam::DVec3;
 
 use strata::app::cli_values::{
     CameraArg, Size, parse_camera, parse_elevation, parse_export_region, parse_seed, parse_size,
-    parse_time, parse_world_size,
+    parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::output_checks::OutputPaths;
@@ -234,6 +234,12 @@ struct Cli {
     /// screenshots are reproducible.
     #[arg(long = "time", value_name = "SECONDS", default_value_t = 0.0, requires = "headless", allow_negative_numbers = true, value_parser = parse_time)]
     time_secs: f32,
+
+    /// How long a headless run waits for meshing or streaming while nothing
+    /// progresses before it fails (default 120 s). A slow machine only makes
+    /// the run longer: every wait goes on while work keeps finishing.
+    #[arg(long = "stall-timeout-s", value_name = "SECONDS", requires = "headless", allow_negative_numbers = true, value_parser = parse_stall_timeout)]
+    stall_timeout: Option<std::time::Duration>,
 
     /// Regenerate the procedural material textures into DIR and exit.
     #[arg(long, value_name = "DIR", hide = true)]
@@ -566,6 +572,9 @@ fn screenshot_options(
         replay_frames: !cli.no_replay_frames,
         record_dir: cli.record.clone(),
         level_fades: !cli.no_morph,
+        stall_limit: cli
+            .stall_timeout
+            .unwrap_or(strata::pipeline::stall_watch::DEFAULT_STALL_LIMIT),
     })
 }
 

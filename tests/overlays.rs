@@ -750,6 +750,7 @@ fn lod_tints_differ_between_forced_levels() {
     let shot = |level: u8, overlays: OverlaySet| -> image::RgbaImage {
         let output: PathBuf = dir.join(format!("lod-{level}-{}.png", overlays.bits()));
         let options = ScreenshotOptions {
+            stall_limit: strata::pipeline::stall_watch::DEFAULT_STALL_LIMIT,
             output: output.clone(),
             size_px: [W, H],
             camera: None,

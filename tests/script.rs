@@ -296,3 +296,43 @@ fn applications_wholly_outside_the_world_are_skipped() {
     assert_eq!(runner.skipped_applications(), total - inside);
     assert!(runner.skipped_applications() > total * 9 / 10);
 }
+
+/// A replay whose meshing truly stalls (the pipeline holds every job back)
+/// ends with an error after the stall limit, naming what was pending; a
+/// slow machine, whose work keeps finishing, never reaches it (the stall
+/// watch's own tests pace that).
+#[test]
+fn a_stalled_replay_fails_naming_what_was_pending() {
+    let script = Script::parse(SCRIPT, "surface.json").expect("script");
+    let mut grid = generate_world(&settings()).expect("world");
+    let camera = DVec3::new(512.0, 300.0, 512.0);
+    let mut streaming = TerrainStreaming::new(LodSettings::default());
+    let mut meshes = streaming.build_initial(&grid, camera);
+    streaming.pipeline_mut().set_max_in_flight_batches(0);
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings()));
+    runner.set_stall_limit(std::time::Duration::from_millis(300));
+    let err = replay_script(
+        &script,
+        &mut grid,
+        &mut meshes,
+        &mut streaming,
+        &mut UploadOnly(&mut NoGpu),
+        Camera::new(camera, 0.0, -30.0),
+        &mut runner,
+    )
+    .expect_err("stalled");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("meshing after the last stroke: nothing progressed for 300ms (")
+            && text.contains("chunk meshes queued, 0 batches on the meshing workers"),
+        "{text}"
+    );
+    let queued: usize = text
+        .split('(')
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a count");
+    assert_eq!(queued, streaming.pipeline().queue_len());
+    assert!(queued > 0, "{text}");
+}

@@ -44,6 +44,21 @@ pub fn parse_time(s: &str) -> Result<f32, String> {
         .ok_or_else(|| format!("{s:?} is not a finite number of seconds"))
 }
 
+/// The longest `--stall-timeout-s` (a day).
+pub const MAX_STALL_TIMEOUT_S: f64 = 86_400.0;
+
+/// `--stall-timeout-s SECONDS`: more than 0, at most a day.
+pub fn parse_stall_timeout(s: &str) -> Result<std::time::Duration, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|t| *t > 0.0 && *t <= MAX_STALL_TIMEOUT_S)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!("{s:?} is not a number of seconds above 0 and at most {MAX_STALL_TIMEOUT_S}")
+        })
+}
+
 /// `--seed N`: a whole number from 0 to `u64::MAX` (negative numbers reach
 /// this parser, so the message says why they are refused).
 pub fn parse_seed(s: &str) -> Result<u64, String> {
@@ -161,6 +176,17 @@ pub fn parse_camera(s: &str) -> Result<CameraArg, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stall_timeouts_are_positive_seconds_up_to_a_day() {
+        assert_eq!(
+            parse_stall_timeout("2.5"),
+            Ok(std::time::Duration::from_millis(2500))
+        );
+        for bad in ["0", "-1", "nan", "inf", "86401", "soon"] {
+            assert!(parse_stall_timeout(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes_parse_and_reject_zero() {

@@ -12,6 +12,7 @@ pub mod mesh_pipeline;
 pub mod picking;
 pub mod publication;
 pub mod seam_audit;
+pub mod stall_watch;
 pub mod stats;
 pub mod streaming;
 pub mod world_meshes;

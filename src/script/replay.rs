@@ -17,6 +17,7 @@
 use std::time::{Duration, Instant};
 
 use crate::camera::Camera;
+use crate::pipeline::stall_watch::{StallWatch, WorkMark};
 use crate::pipeline::{ChunkUploader, PublishReport, TerrainStreaming, WorldMeshes};
 use crate::terrain::storage::grid::Grid;
 
@@ -25,8 +26,6 @@ use super::runner::{RunError, ScriptRunner};
 
 /// Fraction of the frame period after which a replayed frame publishes.
 pub const PUBLISH_POINT: f64 = 0.85;
-/// Longest the replay waits after the last stroke for the pipeline to drain.
-pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
@@ -41,9 +40,11 @@ pub enum ReplayError {
         /// Why.
         source: RunError,
     },
-    /// The pipeline did not finish within [`DRAIN_TIMEOUT`] after the last stroke.
-    #[error("meshing did not finish within {0:?} after the last stroke")]
-    DrainTimeout(Duration),
+    /// After the last stroke, meshing and streaming made no progress for
+    /// the runner's stall limit ([`ScriptRunner::stall_limit`]); a slow
+    /// machine only makes the wait longer.
+    #[error(transparent)]
+    Stalled(#[from] crate::pipeline::stall_watch::Stalled),
     /// A chunk column of a streaming world could not be loaded (a damaged
     /// stored column): its ground would be missing.
     #[error(transparent)]
@@ -166,7 +167,7 @@ pub fn replay_script(
     let mut next = 0usize;
     let mut frame: u32 = 0;
     let mut frame_start = start;
-    let mut drain_started: Option<Instant> = None;
+    let mut drain: Option<StallWatch> = None;
     // `centre_xz` strokes land on the full-detail surface as it was when the
     // replay began (like a window stroke, which picks against the surface at
     // its start): the result then depends neither on how fast earlier strokes
@@ -247,10 +248,11 @@ pub fn replay_script(
             break;
         }
         if strokes_done {
-            let since = *drain_started.get_or_insert_with(Instant::now);
-            if since.elapsed() > DRAIN_TIMEOUT {
-                return Err(ReplayError::DrainTimeout(DRAIN_TIMEOUT));
-            }
+            let limit = runner.stall_limit();
+            let now = Instant::now();
+            drain
+                .get_or_insert_with(|| StallWatch::new("meshing after the last stroke", limit, now))
+                .observe(WorkMark::of(streaming), now)?;
         }
     }
     report.frames = frame;

@@ -68,6 +68,8 @@ pub struct ScriptRunner {
     footprint: Option<CellBox>,
     /// Brush applications skipped for lying wholly outside the footprint.
     skipped_applications: usize,
+    /// How long the replay's waits let nothing progress before giving up.
+    stall_limit: std::time::Duration,
 }
 
 impl ScriptRunner {
@@ -85,7 +87,19 @@ impl ScriptRunner {
             paths: Vec::new(),
             footprint: None,
             skipped_applications: 0,
+            stall_limit: crate::pipeline::stall_watch::DEFAULT_STALL_LIMIT,
         }
+    }
+
+    /// How long the replay waits for meshing and streaming while nothing
+    /// progresses (default [`crate::pipeline::stall_watch::DEFAULT_STALL_LIMIT`]).
+    pub fn stall_limit(&self) -> std::time::Duration {
+        self.stall_limit
+    }
+
+    /// Sets [`ScriptRunner::stall_limit`].
+    pub fn set_stall_limit(&mut self, limit: std::time::Duration) {
+        self.stall_limit = limit;
     }
 
     /// Skips brush applications wholly outside `footprint` (the world's

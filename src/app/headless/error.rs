@@ -28,9 +28,10 @@ pub enum HeadlessError {
     /// A chunk column of a streaming world could not be loaded.
     #[error(transparent)]
     Load(#[from] crate::terrain::streaming::column_source::SourceError),
-    /// A streaming world's first view did not load and mesh in time.
-    #[error("the first view of the streaming world was not ready within {0:?}")]
-    StartupTimeout(std::time::Duration),
+    /// A streaming world's first view stopped loading and meshing: nothing
+    /// progressed for the stall limit (`--stall-timeout-s`).
+    #[error(transparent)]
+    Stalled(#[from] crate::pipeline::stall_watch::Stalled),
     /// Writing an output file failed.
     #[error("cannot write {path}: {message}")]
     Write {

@@ -14,7 +14,5 @@ pub use crate::render::frame::offscreen::MAX_IMAGE_SIDE;
 pub use error::HeadlessError;
 pub use options::ScreenshotOptions;
 pub use renderer::{FrameReport, HeadlessRenderer, UNDRAWN_FRAMES_PER_FLUSH};
-pub use run::{
-    STREAMING_STARTUP_TIMEOUT, generator_of, render_screenshot, render_world, render_world_streamed,
-};
+pub use run::{generator_of, render_screenshot, render_world, render_world_streamed};
 pub use stats::{CollisionSummary, RenderStats, ScanSummary, StreamingSummary, write_stats_json};

@@ -38,4 +38,7 @@ pub struct ScreenshotOptions {
     pub record_dir: Option<PathBuf>,
     /// Level changes cross-fade (false with `--no-morph`).
     pub level_fades: bool,
+    /// How long a wait for meshing or streaming lets nothing progress
+    /// before the run fails (`--stall-timeout-s`).
+    pub stall_limit: std::time::Duration,
 }

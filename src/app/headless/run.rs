@@ -22,6 +22,7 @@ use crate::editor::panel::side_panel::{PANEL_WIDTH_POINTS, PanelStats};
 use crate::editor::tools::history_view::HistoryView;
 use crate::io::world::world_source::WorldSource;
 use crate::pipeline::seam_audit::ThrottledSeamAudit;
+use crate::pipeline::stall_watch::{StallWatch, WorkMark};
 use crate::pipeline::stats::UploadSummary;
 use crate::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use crate::render::frame::offscreen::{check_image_size, write_png};
@@ -145,7 +146,7 @@ pub fn render_world(
 /// the grid (to save what it holds).
 ///
 /// # Errors
-/// As [`render_world`], and [`HeadlessError::StartupTimeout`].
+/// As [`render_world`], and [`HeadlessError::Stalled`].
 pub fn render_world_streamed(
     options: &ScreenshotOptions,
     grid: Grid,
@@ -276,6 +277,7 @@ impl<'a> HeadlessRun<'a> {
                     &mut meshes,
                     &camera,
                     &mut headless,
+                    options.stall_limit,
                 )?;
                 let ms = start.elapsed().as_secs_f64() * 1e3;
                 (streaming, meshes, frames, ms)
@@ -334,6 +336,7 @@ impl<'a> HeadlessRun<'a> {
             return Ok((ReplayReport::default(), None));
         };
         let mut runner = ScriptRunner::for_script(script, &self.grid, generator);
+        runner.set_stall_limit(self.options.stall_limit);
         let snapshot = WorldStats::read(
             &self.grid,
             &self.meshes,
@@ -526,24 +529,27 @@ fn levels_with_nodes(chunk_levels: [usize; 4], node_triangles: &[usize]) -> Vec<
     levels
 }
 
-/// Longest a streaming start-up may take to load and mesh its first view.
-pub const STREAMING_STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
-
 /// Runs frames (stream, mesh, publish; nothing drawn) until the view of
 /// `camera_pos_world` is resident and meshed: the start-up of a streaming
 /// world, whose first frame has nothing yet. Returns the frames it took.
 ///
 /// # Errors
-/// [`HeadlessError::Walk`]-free: only [`HeadlessError::StartupTimeout`].
+/// [`HeadlessError::Load`], or [`HeadlessError::Stalled`] when nothing
+/// progresses for `stall_limit`.
 fn settle_streaming(
     streaming: &mut TerrainStreaming,
     grid: &mut Grid,
     meshes: &mut WorldMeshes,
     camera: &Camera,
     headless: &mut HeadlessRenderer,
+    stall_limit: std::time::Duration,
 ) -> Result<u64, HeadlessError> {
     let camera_pos_world = camera.pos_world;
-    let start = Instant::now();
+    let mut watch = StallWatch::new(
+        "loading and meshing the first view",
+        stall_limit,
+        Instant::now(),
+    );
     let mut frames = 0;
     loop {
         streaming.stream_columns(grid, meshes, camera_pos_world);
@@ -569,9 +575,7 @@ fn settle_streaming(
             streaming.horizon_frame_settled(grid, meshes, camera, &mut uploader);
             return Ok(frames);
         }
-        if start.elapsed() > STREAMING_STARTUP_TIMEOUT {
-            return Err(HeadlessError::StartupTimeout(STREAMING_STARTUP_TIMEOUT));
-        }
+        watch.observe(WorkMark::of(streaming), Instant::now())?;
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }

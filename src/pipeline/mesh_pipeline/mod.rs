@@ -243,6 +243,14 @@ impl MeshPipeline {
         self.reader = Some((grid.generation(), grid.revision()));
     }
 
+    /// Sets how many job batches may be on the workers at once (at least 2
+    /// by default: two per worker thread). 0 holds every job back: nothing
+    /// is meshed until it is raised again (a paused pipeline, as a stalled
+    /// machine looks to the waits that watch it).
+    pub fn set_max_in_flight_batches(&mut self, batches: usize) {
+        self.max_in_flight_batches = batches;
+    }
+
     /// Chunks with a request not yet fulfilled.
     pub fn queue_len(&self) -> usize {
         self.work.len()
