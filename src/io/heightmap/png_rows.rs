@@ -379,8 +379,9 @@ mod tests {
             ((x as u32 * 37 + y as u32 * 101 + x as u32 * y as u32 * 7) % (max + 1)) as u16
         };
         // (colour type, depth, channels, extra chunks)
+        type Case<'a> = (u8, u8, usize, Vec<(&'a [u8; 4], Vec<u8>)>);
         let palette: Vec<u8> = (0..=255u8).flat_map(|v| [v, v, v]).collect();
-        let cases: Vec<(u8, u8, usize, Vec<(&[u8; 4], Vec<u8>)>)> = vec![
+        let cases: Vec<Case> = vec![
             (0, 1, 1, vec![]),
             (0, 2, 1, vec![]),
             (0, 4, 1, vec![]),
