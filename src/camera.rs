@@ -268,6 +268,27 @@ impl Camera {
         cam
     }
 
+    /// [`Camera::frame_bounds`] of the box `[min_world, max_world]` with
+    /// the distance from the camera to the box's farthest corner: the draw
+    /// distance that shows the whole box.
+    pub fn frame_view(min_world: DVec3, max_world: DVec3, aspect: f32) -> FramedView {
+        let camera = Camera::frame_bounds(min_world, max_world, aspect);
+        let reach_studs = (0..8)
+            .map(|i| {
+                let corner = DVec3::new(
+                    if i & 1 == 0 { min_world.x } else { max_world.x },
+                    if i & 2 == 0 { min_world.y } else { max_world.y },
+                    if i & 4 == 0 { min_world.z } else { max_world.z },
+                );
+                corner.distance(camera.pos_world)
+            })
+            .fold(0.0, f64::max);
+        FramedView {
+            camera,
+            reach_studs,
+        }
+    }
+
     /// Rotates the orientation by yaw/pitch deltas in degrees (pitch clamped).
     pub fn rotate(&mut self, d_yaw_deg: f32, d_pitch_deg: f32) {
         self.yaw_deg = (self.yaw_deg + d_yaw_deg).rem_euclid(360.0);
@@ -288,6 +309,28 @@ impl Camera {
         let r = self.right().as_dvec3();
         let u = r.cross(f).normalize();
         DMat3::from_cols(r, u, -f)
+    }
+}
+
+/// A default view: its camera and how far it must draw to show all that it
+/// frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FramedView {
+    /// The camera.
+    pub camera: Camera,
+    /// Distance from the camera to the farthest point it frames, studs; 0
+    /// for a view that frames nothing whole (a view over a large world's
+    /// centre, a default view of nothing).
+    pub reach_studs: f64,
+}
+
+impl FramedView {
+    /// A view of `camera` that frames nothing whole (reach 0).
+    pub fn unframed(camera: Camera) -> FramedView {
+        FramedView {
+            camera,
+            reach_studs: 0.0,
+        }
     }
 }
 
@@ -316,6 +359,24 @@ pub fn frame_terrain(
     }
 }
 
+/// The default view of an imported heightmap's terrain, `size_x_studs` ×
+/// `size_z_studs` from the origin and from `bottom_studs` up to its highest
+/// possible surface `top_studs`: the whole terrain framed from outside,
+/// above it at an angle, as a generated world's default view frames it
+/// ([`Camera::frame_view`], for a 16:9 view), whatever its size.
+pub fn heightmap_overview(
+    size_x_studs: f64,
+    size_z_studs: f64,
+    bottom_studs: f64,
+    top_studs: f64,
+) -> FramedView {
+    Camera::frame_view(
+        DVec3::new(0.0, bottom_studs, 0.0),
+        DVec3::new(size_x_studs, top_studs.max(bottom_studs), size_z_studs),
+        16.0 / 9.0,
+    )
+}
+
 /// The camera a streaming world opens with when none is given: over the
 /// world's centre, 1200 studs up, looking north and 25° down; a world at most
 /// [`FRAMED_WORLD_MAX_STUDS`] across is framed whole instead (from the centre
@@ -323,35 +384,44 @@ pub fn frame_terrain(
 pub fn streaming_default_camera(
     generator: &crate::terrain::generation::generate::GeneratorSettings,
 ) -> Camera {
+    streaming_default_view(generator).camera
+}
+
+/// [`streaming_default_camera`] with the draw distance its view needs (0
+/// for the view over the centre).
+pub fn streaming_default_view(
+    generator: &crate::terrain::generation::generate::GeneratorSettings,
+) -> FramedView {
     let side = f64::from(generator.size_cells) * f64::from(CELL_SIZE_STUDS);
-    streaming_overview_camera(side, side, 1200.0)
+    streaming_overview_view(side, side, 1200.0)
 }
 
 /// Widest world (studs, either axis) that a streaming world's default camera
 /// frames whole: the default world's size.
 pub const FRAMED_WORLD_MAX_STUDS: f64 = 4096.0;
 
-/// The default camera over a streaming world of `size_x_studs` ×
+/// The default view over a streaming world of `size_x_studs` ×
 /// `size_z_studs` (origin at 0): `height_studs` above its centre, looking
-/// north and 25° down, or, for a world at most [`FRAMED_WORLD_MAX_STUDS`]
-/// across, [`Camera::frame_bounds`] of the world up to `height_studs`.
-pub fn streaming_overview_camera(
+/// north and 25° down (reach 0), or, for a world at most
+/// [`FRAMED_WORLD_MAX_STUDS`] across, [`Camera::frame_view`] of the world up
+/// to `height_studs`.
+pub fn streaming_overview_view(
     size_x_studs: f64,
     size_z_studs: f64,
     height_studs: f64,
-) -> Camera {
+) -> FramedView {
     if size_x_studs.max(size_z_studs) <= FRAMED_WORLD_MAX_STUDS {
-        return Camera::frame_bounds(
+        return Camera::frame_view(
             glam::DVec3::ZERO,
             glam::DVec3::new(size_x_studs, height_studs * 0.5, size_z_studs),
             16.0 / 9.0,
         );
     }
-    Camera::new(
+    FramedView::unframed(Camera::new(
         glam::DVec3::new(size_x_studs * 0.5, height_studs, size_z_studs * 0.5),
         0.0,
         -25.0,
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -428,6 +498,40 @@ mod tests {
             );
             let (x, y) = c.project_to_screen(p, 1600.0, 900.0).unwrap();
             assert!((0.0..=1600.0).contains(&x) && (0.0..=900.0).contains(&y));
+        }
+    }
+
+    /// A heightmap of any size is framed whole from outside: the camera is
+    /// above its highest surface and beyond its footprint, and every corner
+    /// of the terrain projects into the view; the reach is the farthest
+    /// corner's distance.
+    #[test]
+    fn heightmap_overview_frames_the_terrain_from_outside() {
+        for (sx, sz, bottom, top) in [
+            (3224.0, 3404.0, 0.0, 300.0),
+            (131_072.0, 131_072.0, 0.0, 800.0),
+            (131_072.0, 40_000.0, -400.0, 12_000.0),
+        ] {
+            let view = heightmap_overview(sx, sz, bottom, top);
+            let c = view.camera;
+            let p = c.pos_world;
+            assert!(p.y > top, "{c:?}");
+            assert!(!((0.0..=sx).contains(&p.x) && (0.0..=sz).contains(&p.z)));
+            let mut farthest = 0.0f64;
+            for i in 0..8 {
+                let corner = DVec3::new(
+                    if i & 1 == 0 { 0.0 } else { sx },
+                    if i & 2 == 0 { bottom } else { top },
+                    if i & 4 == 0 { 0.0 } else { sz },
+                );
+                let (x, y) = c.project_to_screen(corner, 1600.0, 900.0).unwrap();
+                assert!(
+                    (0.0..=1600.0).contains(&x) && (0.0..=900.0).contains(&y),
+                    "{corner} at ({x}, {y})"
+                );
+                farthest = farthest.max(corner.distance(p));
+            }
+            assert_eq!(view.reach_studs, farthest);
         }
     }
 

@@ -17,7 +17,7 @@ use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::output_checks::OutputPaths;
 use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, Exports, OpenedWorld};
-use strata::camera::Camera;
+use strata::camera::{Camera, FramedView};
 use strata::io::heightmap::heightmap_import::HeightmapSettings;
 use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::io::world::world_source::WorldSource;
@@ -302,6 +302,8 @@ fn lod_settings(cli: &Cli) -> anyhow::Result<LodSettings> {
             );
         }
         lod.draw_distance_studs = d;
+        // The draw distance asked for holds for the default view too.
+        lod.fit_default_view = false;
     }
     lod.force_level = cli.force_level;
     if cli.style == Style::LowPoly {
@@ -615,14 +617,15 @@ fn run_streamed_outputs(
     let Some(output) = &cli.screenshot else {
         bail!("a streaming world needs --screenshot with --headless");
     };
-    let camera = initial_camera(cli)
+    let view = initial_camera(cli)
         .or_else(|| {
             world.file.camera().map(|[x, y, z, yaw, pitch]| {
                 Camera::new(DVec3::new(x, y, z), yaw as f32, pitch as f32)
             })
         })
-        .unwrap_or_else(|| world.default_camera());
-    let options = screenshot_options(cli, output, Some(camera), script)?;
+        .map_or_else(|| world.default_view(), FramedView::unframed);
+    let mut options = screenshot_options(cli, output, Some(view.camera), script)?;
+    options.lod = options.lod.for_default_view(view.reach_studs);
     let (mut stats, mut grid, mut residency) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),

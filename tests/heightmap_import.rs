@@ -5,7 +5,7 @@ mod common;
 use common::dem_path;
 
 use strata::io::heightmap::heightmap_import::{
-    BEDROCK_CELLS, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
+    BEDROCK_CELLS, HeightSamples, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};
 
@@ -30,6 +30,29 @@ fn jacksboro_dem_reads_with_its_sidecar() {
     let hi = map.samples.iter().fold(f64::MIN, f64::max);
     assert!(lo >= 236.0 - 1e-9 && hi <= 1076.0 + 1e-9, "{lo}..{hi}");
     assert!(hi - lo > 700.0, "relief {lo}..{hi} m");
+}
+
+/// The import decodes the DEM a row at a time; its pixel codes are exactly
+/// those of the whole image decoded by the `image` crate (how the import
+/// decoded it before), so every sample is unchanged.
+#[test]
+fn jacksboro_dem_codes_equal_the_whole_image_decode() {
+    let dem = dem_path();
+    let map = read_heightmap(&dem).unwrap();
+    let whole = match image::open(&dem).unwrap() {
+        image::DynamicImage::ImageLuma16(img) => img.into_raw(),
+        other => panic!("the DEM is 16-bit gray, not {:?}", other.color()),
+    };
+    assert_eq!(whole.len(), 403 * 344);
+    match map.samples {
+        HeightSamples::Codes {
+            codes, max_code, ..
+        } => {
+            assert_eq!(max_code, 65535.0);
+            assert!(codes == whole, "the codes differ from the whole decode");
+        }
+        HeightSamples::Values(_) => panic!("a PNG import keeps pixel codes"),
+    }
 }
 
 #[test]

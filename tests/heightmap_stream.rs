@@ -4,10 +4,13 @@
 //! has the same cells and edits; bad inputs and damaged files are typed
 //! errors that write nothing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use glam::IVec3;
+use common::zero_png::write_zero_png16;
+use glam::{DVec3, IVec3};
 use rusqlite::params;
 use strata::app::streamed_world::{StreamedTerrain, StreamedWorld};
 use strata::io::heightmap::heightmap_import::{
@@ -17,6 +20,7 @@ use strata::io::heightmap::heightmap_import::{
 use strata::io::world::streaming_file::{
     GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
 };
+use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use strata::terrain::streaming::column_source::ColumnSource;
@@ -230,7 +234,7 @@ fn a_streamed_heightmap_world_saved_and_reopened_without_its_png_is_the_same() {
         panic!("a heightmap world");
     };
     let (w, d) = terrain.extent_cells();
-    let centre = glam::DVec3::new(w as f64 * 2.0, 0.0, d as f64 * 2.0);
+    let centre = DVec3::new(w as f64 * 2.0, 0.0, d as f64 * 2.0);
     let to_centre = (centre - camera.pos_world).normalize();
     assert!(to_centre.dot(camera.forward_world()) > 0.9, "{camera:?}");
     assert!(camera.pos_world.y > terrain.top_cells() * 4.0);
@@ -457,4 +461,111 @@ fn bad_streamed_imports_are_typed_errors_and_write_nothing() {
             .is_empty()
     );
     world.remove_recovery();
+}
+
+/// A 16384² heightmap (32,768 cells, 131,072 studs a side at the default 2
+/// cells a pixel: a streamed world) opens on the whole terrain framed from
+/// outside, as a generated world's default view frames it: the camera is
+/// above the terrain's highest possible surface and beyond its footprint,
+/// looks down, and every corner of the terrain (floor and top) and its
+/// centre project into the view. Its draw distance is raised as far as the
+/// horizon draws (65,536 studs), which reaches past the nearest corner, and
+/// the binary's headless run of it opens there and draws the terrain.
+/// (Before, the camera sat 240 studs over the highest surface above the
+/// centre, looking north: one hill filled the view.)
+#[test]
+fn a_16384_px_heightmap_world_opens_framed_whole_from_outside() {
+    let dir = scratch("framed");
+    let png = dir.join("big.png");
+    write_zero_png16(&png, 16384);
+    let settings = HeightmapSettings::default();
+    let world = StreamedWorld::import_heightmap(&png, &settings, &dir).unwrap();
+    let view = world.default_view();
+    let camera = view.camera;
+    assert_eq!(world.default_camera(), camera);
+    let StreamedTerrain::Heightmap(terrain) = &world.terrain else {
+        panic!("a heightmap world");
+    };
+    assert_eq!(terrain.extent_cells(), (32768, 32768));
+    let side = 32768.0 * 4.0;
+    let bottom = f64::from(settings.base_height_cells) * 4.0;
+    let top = terrain.top_cells() * 4.0;
+    let p = camera.pos_world;
+    assert!(p.y > top, "{camera:?} below the top {top}");
+    assert!(
+        !((0.0..=side).contains(&p.x) && (0.0..=side).contains(&p.z)),
+        "{camera:?} over the terrain"
+    );
+    assert!(camera.pitch_deg < -10.0, "{camera:?}");
+    let (vw, vh) = (1600.0, 900.0);
+    assert_eq!(camera.aspect, vw / vh);
+    let mut points: Vec<DVec3> = (0..8)
+        .map(|i| {
+            DVec3::new(
+                if i & 1 == 0 { 0.0 } else { side },
+                if i & 2 == 0 { bottom } else { top },
+                if i & 4 == 0 { 0.0 } else { side },
+            )
+        })
+        .collect();
+    points.push(DVec3::new(side / 2.0, bottom, side / 2.0));
+    for q in &points {
+        let (x, y) = camera.project_to_screen(*q, vw, vh).expect("in front");
+        assert!(
+            (0.0..=vw).contains(&x) && (0.0..=vh).contains(&y),
+            "{q} projects to ({x}, {y}), outside the view"
+        );
+    }
+    let distances: Vec<f64> = points[..8].iter().map(|q| q.distance(p)).collect();
+    let farthest = distances.iter().copied().fold(0.0, f64::max);
+    let nearest = distances.iter().copied().fold(f64::MAX, f64::min);
+    assert_eq!(view.reach_studs, farthest);
+    assert!(
+        nearest < MAX_DRAW_DISTANCE_STUDS,
+        "nearest corner {nearest}"
+    );
+    assert_eq!(
+        LodSettings::default()
+            .for_default_view(view.reach_studs)
+            .draw_distance_studs,
+        MAX_DRAW_DISTANCE_STUDS
+    );
+    world.remove_recovery();
+
+    // The headless run opens on that view and draws the terrain (with the
+    // default draw distance, 8,192 studs, it would show only sky).
+    let stats = dir.join("stats.json");
+    common::run_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["--headless", "--heightmap"])
+            .arg(&png)
+            .arg("--screenshot")
+            .arg(dir.join("framed.png"))
+            .args(["--size", "64x36", "--stats-json"])
+            .arg(&stats),
+    );
+    let json = common::read_json(&stats);
+    let used: Vec<f64> = json["camera"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let want = [
+        p.x,
+        p.y,
+        p.z,
+        f64::from(camera.yaw_deg),
+        f64::from(camera.pitch_deg),
+    ];
+    for (u, w) in used.iter().zip(want) {
+        assert!(
+            (u - w).abs() < 1e-6,
+            "camera {used:?}, default view {want:?}"
+        );
+    }
+    assert!(
+        json["drawn_triangles"].as_u64().unwrap() > 0,
+        "the framed terrain is drawn"
+    );
 }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::camera::Camera;
+use crate::camera::{Camera, FramedView};
 use crate::io::heightmap::heightmap_import::{
     HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
 };
@@ -305,31 +305,39 @@ impl StreamedWorld {
         }
     }
 
-    /// The camera the world opens with when none is given or stored: for a
-    /// generated world [`streaming_default_camera`](crate::camera::streaming_default_camera);
-    /// for a heightmap, [`streaming_overview_camera`](crate::camera::streaming_overview_camera)
-    /// 240 studs above its highest possible surface.
+    /// The camera the world opens with when none is given or stored
+    /// ([`StreamedWorld::default_view`]).
     pub fn default_camera(&self) -> Camera {
+        self.default_view().camera
+    }
+
+    /// The view the world opens with when no camera is given or stored,
+    /// with the draw distance it needs: for a generated world
+    /// [`streaming_default_view`](crate::camera::streaming_default_view);
+    /// for a recipe, [`streaming_overview_view`](crate::camera::streaming_overview_view)
+    /// 240 studs above its highest possible surface; for a heightmap, the
+    /// whole terrain framed from outside
+    /// ([`heightmap_overview`](crate::camera::heightmap_overview)), as a
+    /// generated world's default view frames it.
+    pub fn default_view(&self) -> FramedView {
+        let studs = f64::from(CELL_SIZE_STUDS);
         match &self.terrain {
-            StreamedTerrain::Generated(settings) => {
-                crate::camera::streaming_default_camera(settings)
-            }
+            StreamedTerrain::Generated(settings) => crate::camera::streaming_default_view(settings),
             StreamedTerrain::Recipe(terrain) => {
-                let studs = f64::from(CELL_SIZE_STUDS);
                 let side = f64::from(terrain.size_cells()) * studs;
                 let top = crate::terrain::streaming::surface_sampler::SurfaceSampler::top_cells(
                     &**terrain,
                 );
-                crate::camera::streaming_overview_camera(side, side, top * studs + 240.0)
+                crate::camera::streaming_overview_view(side, side, top * studs + 240.0)
             }
             StreamedTerrain::Heightmap(terrain) => {
                 let (w, d) = terrain.extent_cells();
-                let studs = f64::from(CELL_SIZE_STUDS);
-                let top = terrain.top_cells() * studs;
-                crate::camera::streaming_overview_camera(
+                let bottom = f64::from(terrain.settings().base_height_cells) * studs;
+                crate::camera::heightmap_overview(
                     w as f64 * studs,
                     d as f64 * studs,
-                    top + 240.0,
+                    bottom,
+                    terrain.top_cells() * studs,
                 )
             }
         }

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::camera::Camera;
+use crate::camera::{Camera, FramedView};
 use crate::editor::files::file_session::FileSession;
 use crate::editor::panel::side_panel::StreamingPanelStats;
 use crate::io::world::recovery_files::{orphaned_recoveries, remove_recovery_files};
@@ -201,16 +201,26 @@ impl WindowStream {
         )
     }
 
-    /// The camera the world opens with: the one stored in its file, else
-    /// over the world's centre ([`crate::camera::streaming_default_camera`]).
+    /// The camera the world opens with ([`WindowStream::initial_view`]).
     pub fn initial_camera(&self) -> Camera {
+        self.initial_view().camera
+    }
+
+    /// The view the world opens with: the camera stored in its file (which
+    /// frames nothing), else the world's default view
+    /// ([`StreamedWorld::default_view`]) with the draw distance it needs.
+    pub fn initial_view(&self) -> FramedView {
         self.world
             .file
             .camera()
             .map(|[x, y, z, yaw, pitch]| {
-                Camera::new(glam::DVec3::new(x, y, z), yaw as f32, pitch as f32)
+                FramedView::unframed(Camera::new(
+                    glam::DVec3::new(x, y, z),
+                    yaw as f32,
+                    pitch as f32,
+                ))
             })
-            .unwrap_or_else(|| self.world.default_camera())
+            .unwrap_or_else(|| self.world.default_view())
     }
 
     /// The file the world saves to without asking: its own streaming world

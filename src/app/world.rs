@@ -92,7 +92,7 @@ impl World {
         camera: Option<Camera>,
         aspect: f32,
     ) -> Result<OpenedWorld, WorldOpenError> {
-        if let Some(mut opened) = open_streamed(source, stream, lod, budget_bytes)? {
+        if let Some(mut opened) = open_streamed(source, stream, lod, budget_bytes, camera)? {
             opened.camera = camera.or(opened.camera);
             return Ok(opened);
         }
@@ -140,12 +140,17 @@ impl World {
     /// Swaps in a streaming world: an empty streaming grid (its columns
     /// load as the next frames ask), no meshes, and closes the old backing
     /// file. Returns the change (the world's first camera and generator).
+    /// A world that opens on its default view draws all that the view
+    /// frames ([`LodSettings::for_default_view`]).
     pub fn install_streamed(
         &mut self,
         stream: WindowStream,
-        streaming: TerrainStreaming,
+        mut streaming: TerrainStreaming,
     ) -> WorldChange {
-        let camera = stream.initial_camera();
+        let view = stream.initial_view();
+        let camera = view.camera;
+        let lod = streaming.lod().settings.for_default_view(view.reach_studs);
+        streaming.lod_mut().settings = lod;
         let generator = stream.world.generator();
         self.grid = Grid::streaming();
         self.meshes = WorldMeshes::default();
@@ -368,12 +373,15 @@ pub enum WorldOpenError {
 /// The streaming world the editor starts with, when it starts with one:
 /// a generated world with `stream` or larger than a world built whole,
 /// or a streaming world file (spec §12), with its (empty) streaming grid
-/// and document. Opening reads no column.
+/// and document. Opening reads no column. Without a `given_camera`, the
+/// world opens on its own first view, whose framing may widen the draw
+/// distance ([`LodSettings::for_default_view`]).
 fn open_streamed(
     source: &WorldSource,
     stream: bool,
     lod: LodSettings,
     budget_bytes: usize,
+    given_camera: Option<Camera>,
 ) -> Result<Option<OpenedWorld>, WorldOpenError> {
     let grid = Grid::streaming();
     let (window_stream, streaming, doc) = match source {
@@ -399,7 +407,12 @@ fn open_streamed(
     };
     // Nothing is generated before the first frame: columns load as the
     // frames ask for them.
-    let camera = window_stream.initial_camera();
+    let view = window_stream.initial_view();
+    let mut streaming = streaming;
+    if given_camera.is_none() {
+        streaming.lod_mut().settings = lod.for_default_view(view.reach_studs);
+    }
+    let camera = view.camera;
     Ok(Some(OpenedWorld {
         world: World {
             grid,
@@ -437,4 +450,74 @@ fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>
             (grid, doc, None)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::streamed_world::StreamedWorld;
+    use crate::io::heightmap::heightmap_import::HeightmapSettings;
+
+    /// A streamed heightmap world swapped in (what File ▸ Import Heightmap
+    /// does when its import finishes) opens on its default view, the whole
+    /// terrain framed from outside, with a draw distance that reaches the
+    /// far side of what the view frames; a draw distance asked for holds.
+    #[test]
+    fn an_imported_heightmap_opens_framed_and_drawn_whole() {
+        let dir = std::env::temp_dir().join(format!("strata-world-framed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let png = dir.join("ramp.png");
+        image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(100, 100, |x, z| {
+            image::Luma([(x * 400 + z * 200) as u16])
+        })
+        .save(&png)
+        .expect("png");
+        // 4,000 cells (16,000 studs) a side.
+        let settings = HeightmapSettings {
+            cells_per_pixel: 40.0,
+            ..HeightmapSettings::default()
+        };
+        for fit in [true, false] {
+            let lod = LodSettings {
+                fit_default_view: fit,
+                ..LodSettings::default()
+            };
+            let imported = StreamedWorld::import_heightmap(&png, &settings, &dir).expect("import");
+            let view = imported.default_view();
+            let (stream, streaming) = WindowStream::from_world(imported, lod, 64 << 20);
+            let mut world = World {
+                grid: Grid::streaming(),
+                meshes: WorldMeshes::default(),
+                streaming: TerrainStreaming::new(lod),
+                stream: None,
+            };
+            let WorldChange::Replaced { camera, .. } = world.install_streamed(stream, streaming)
+            else {
+                panic!("the world was replaced");
+            };
+            assert_eq!(camera, view.camera);
+            let [w, d] = world
+                .extent_xz_studs()
+                .map(|[_, _, x, z]| [x, z])
+                .expect("extent");
+            assert_eq!([w, d], [16_000.0, 16_000.0]);
+            let p = camera.pos_world;
+            assert!(
+                !((0.0..=w).contains(&p.x) && (0.0..=d).contains(&p.z)),
+                "{camera:?}"
+            );
+            assert!(camera.pitch_deg < 0.0);
+            // The far corner is beyond the default draw distance: the
+            // framed view widens it to reach the far corner.
+            assert!(view.reach_studs > 20_000.0 && view.reach_studs < 30_000.0);
+            let drawn = world.streaming.lod().settings.draw_distance_studs;
+            if fit {
+                assert_eq!(drawn, view.reach_studs);
+            } else {
+                assert_eq!(drawn, lod.draw_distance_studs);
+            }
+            world.close();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

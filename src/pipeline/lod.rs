@@ -220,6 +220,29 @@ mod tests {
     }
 
     #[test]
+    fn a_default_view_raises_the_draw_distance_to_its_reach_only() {
+        let lod = LodSettings::default();
+        // Raised to the reach, never lowered, at most the horizon's reach.
+        assert_eq!(lod.for_default_view(20_000.0).draw_distance_studs, 20_000.0);
+        assert_eq!(
+            lod.for_default_view(1_000.0).draw_distance_studs,
+            DEFAULT_DRAW_DISTANCE_STUDS
+        );
+        assert_eq!(
+            lod.for_default_view(210_000.0).draw_distance_studs,
+            MAX_DRAW_DISTANCE_STUDS
+        );
+        assert_eq!(lod.for_default_view(f64::NAN), lod);
+        // A draw distance asked for holds.
+        let asked = LodSettings {
+            draw_distance_studs: 4096.0,
+            fit_default_view: false,
+            ..lod
+        };
+        assert_eq!(asked.for_default_view(20_000.0), asked);
+    }
+
+    #[test]
     fn distance_is_to_the_bounding_sphere() {
         let c = ChunkCoord::new(0, 0, 0);
         assert_eq!(distance_to_chunk_studs(DVec3::splat(64.0), c), 0.0);
@@ -286,6 +309,13 @@ pub struct LodSettings {
     /// sphere, so stacked chunks share one level
     /// ([`distance_to_column_studs`]).
     pub style: MeshStyle,
+    /// A streaming world that opens on its default view (no camera given
+    /// or stored) gets a draw distance that reaches all the view frames
+    /// ([`LodSettings::for_default_view`]): its horizon draws the far
+    /// ground cheaply. False when a draw distance was asked for
+    /// (`--draw-distance`). A world built whole keeps its draw distance (it
+    /// would mesh every chunk out to it).
+    pub fit_default_view: bool,
 }
 
 impl Default for LodSettings {
@@ -295,6 +325,27 @@ impl Default for LodSettings {
             force_level: None,
             frozen: false,
             style: MeshStyle::Smooth,
+            fit_default_view: true,
+        }
+    }
+}
+
+impl LodSettings {
+    /// These settings for a world that opens on its default view, which
+    /// frames everything within `reach_studs` of the camera: with
+    /// [`LodSettings::fit_default_view`], the draw distance is raised to
+    /// `reach_studs` (never lowered, and at most
+    /// [`MAX_DRAW_DISTANCE_STUDS`]), so the framed terrain is drawn rather
+    /// than its near part only (or, framed from afar, nothing).
+    pub fn for_default_view(self, reach_studs: f64) -> LodSettings {
+        if !self.fit_default_view || !reach_studs.is_finite() {
+            return self;
+        }
+        LodSettings {
+            draw_distance_studs: self
+                .draw_distance_studs
+                .max(reach_studs.min(MAX_DRAW_DISTANCE_STUDS)),
+            ..self
         }
     }
 }

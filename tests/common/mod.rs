@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod pixels;
+pub mod zero_png;
 
 use std::path::PathBuf;
 

@@ -432,7 +432,35 @@ pub(super) fn collision_summary(
     })
 }
 
-/// Writes `stats` as pretty JSON to `path`, all or nothing.
+/// What `--stats-json` writes: the run's statistics and the process's
+/// figures when they are written.
+#[derive(serde::Serialize)]
+struct StatsFile<'a> {
+    #[serde(flatten)]
+    stats: &'a RenderStats,
+    /// [`peak_rss_bytes`] when the file is written (absent where unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_rss_bytes: Option<u64>,
+}
+
+/// Peak resident memory of this process so far, bytes: `VmHWM` of
+/// `/proc/self/status`. `None` where there is no such file (not Linux) or
+/// it has no such line.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// Writes `stats` as pretty JSON to `path`, all or nothing, with the
+/// process's peak resident memory ([`peak_rss_bytes`]) as
+/// `peak_rss_bytes`.
 ///
 /// # Errors
 /// [`HeadlessError::Write`] when the file cannot be written.
@@ -441,7 +469,11 @@ pub fn write_stats_json(path: &std::path::Path, stats: &RenderStats) -> Result<(
         path: path.to_path_buf(),
         message,
     };
-    let json = serde_json::to_string_pretty(stats).map_err(|e| err(e.to_string()))?;
+    let file = StatsFile {
+        stats,
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    let json = serde_json::to_string_pretty(&file).map_err(|e| err(e.to_string()))?;
     crate::io::write_atomically(
         path,
         |tmp| std::fs::write(tmp, json + "\n").map_err(|e| err(e.to_string())),

@@ -1,7 +1,8 @@
-//! Heightmap import from files: reads a grayscale PNG elevation model and its
-//! optional JSON sidecar into an in-memory [`Heightmap`], then builds the grid
-//! with [`crate::terrain::generation::heightmap`]. Decoding lives here so the terrain core
-//! never touches files or image codecs.
+//! Heightmap import from files: reads a grayscale PNG elevation model (a
+//! row at a time, see `png_rows`) and its optional JSON sidecar into an
+//! in-memory [`Heightmap`], then builds the grid with
+//! [`crate::terrain::generation::heightmap`]. Decoding lives here so the
+//! terrain core never touches files or image codecs.
 //!
 //! # Sidecar
 //! `<stem>.json` next to `<stem>.png`, with fields `spacing_x_m`,
@@ -15,8 +16,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, ErrorKind, Seek};
 use std::path::{Path, PathBuf};
 
-use image::ImageDecoder;
-
+use super::png_rows::PngRows;
 use crate::io::BoundedReadError;
 use crate::io::open_bounded;
 use crate::io::read_bounded_to_string;
@@ -38,17 +38,15 @@ pub const MAX_HEIGHTMAP_FILE_BYTES: u64 = 1 << 30;
 /// Largest sidecar that is read, bytes (64 KiB; a sidecar is a few lines).
 pub const MAX_SIDECAR_FILE_BYTES: u64 = 64 << 10;
 
-/// Memory the PNG decoder may allocate besides the decoded image, bytes.
-const DECODER_SLACK_BYTES: u64 = 64 << 20;
-
 /// Reads a PNG heightmap and its optional sidecar `<stem>.json`.
 ///
 /// Accepts 8- and 16-bit grayscale (with or without alpha, which is
-/// ignored), and RGB/RGBA images whose pixels are all gray (R = G = B).
-/// Both files must be regular files (after following symlinks) within
-/// [`MAX_HEIGHTMAP_FILE_BYTES`] and [`MAX_SIDECAR_FILE_BYTES`], checked
-/// before they are read; the decoder's memory is limited to the image the
-/// header announces.
+/// ignored), and RGB/RGBA images whose pixels are all gray (R = G = B),
+/// interlaced or not. Both files must be regular files (after following
+/// symlinks) within [`MAX_HEIGHTMAP_FILE_BYTES`] and
+/// [`MAX_SIDECAR_FILE_BYTES`], checked before they are read. The pixels are
+/// decoded a row at a time into their codes: memory is 2 bytes a pixel
+/// whatever the colour type (an RGBA16 image is never held whole).
 ///
 /// # Errors
 /// [`ImportError::NotFound`], [`ImportError::Io`],
@@ -117,14 +115,8 @@ pub fn read_heightmap_header(
 ) -> Result<HeightmapHeader, ImportError> {
     check_settings(settings)?;
     let file = open_heightmap_file(path)?;
-    let decoder = image::codecs::png::PngDecoder::new(BufReader::new(file)).map_err(|e| {
-        ImportError::Decode {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        }
-    })?;
-    let (width_px, height_px) = decoder.dimensions();
-    check_image_size(width_px, height_px)?;
+    let png = PngRows::open(BufReader::new(file), path, check_image_size)?;
+    let (width_px, height_px) = png.size();
     let sidecar_text = read_sidecar_text(path)?;
     let sidecar = sidecar_text
         .as_deref()
@@ -206,61 +198,19 @@ fn read_heightmap_checked(
 /// Decodes the PNG `reader` (errors name `path`): the header is checked
 /// ([`check_image_size`]), then `sidecar_for(width, height)` gives the
 /// sidecar (and may refuse the size) before any pixel is decoded; the
-/// samples are kept as pixel codes ([`HeightSamples::Codes`]).
+/// samples are kept as pixel codes ([`HeightSamples::Codes`]), decoded a
+/// row at a time, so memory is the codes (2 bytes a pixel) whatever the
+/// colour type.
 fn decode_png<R: BufRead + Seek>(
     reader: R,
     path: &Path,
     sidecar_for: impl FnOnce(u32, u32) -> Result<Option<HeightmapSidecar>, ImportError>,
 ) -> Result<Heightmap, ImportError> {
-    let decode_err = |e: image::ImageError| ImportError::Decode {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    let mut decoder = image::codecs::png::PngDecoder::new(reader).map_err(decode_err)?;
-    let (width_px, height_px) = decoder.dimensions();
-    check_image_size(width_px, height_px)?;
+    let png = PngRows::open(reader, path, check_image_size)?;
+    let (width_px, height_px) = png.size();
     // The sidecar and the terrain size before any pixel is decoded.
     let sidecar = sidecar_for(width_px, height_px)?;
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_SIDE_PX);
-    limits.max_image_height = Some(MAX_SIDE_PX);
-    limits.max_alloc = Some(decoder.total_bytes().saturating_add(DECODER_SLACK_BYTES));
-    decoder.set_limits(limits).map_err(decode_err)?;
-    let color = decoder.color_type();
-    let image = image::DynamicImage::from_decoder(decoder).map_err(decode_err)?;
-    let unsupported = || ImportError::UnsupportedColor {
-        path: path.to_path_buf(),
-        color: format!("{color:?}"),
-    };
-    // Pixel codes and the largest code of the bit depth. A 16-bit gray
-    // image's buffer is taken as it is (no copy, no f64 per pixel).
-    let (codes, max_code): (Vec<u16>, f64) = match image {
-        image::DynamicImage::ImageLuma8(img) => {
-            (img.pixels().map(|p| u16::from(p.0[0])).collect(), 255.0)
-        }
-        image::DynamicImage::ImageLumaA8(img) => {
-            (img.pixels().map(|p| u16::from(p.0[0])).collect(), 255.0)
-        }
-        image::DynamicImage::ImageLuma16(img) => (img.into_raw(), 65535.0),
-        image::DynamicImage::ImageLumaA16(img) => (img.pixels().map(|p| p.0[0]).collect(), 65535.0),
-        image::DynamicImage::ImageRgb8(img) => (
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
-            255.0,
-        ),
-        image::DynamicImage::ImageRgba8(img) => (
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
-            255.0,
-        ),
-        image::DynamicImage::ImageRgb16(img) => (
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
-            65535.0,
-        ),
-        image::DynamicImage::ImageRgba16(img) => (
-            gray_only(img.pixels().map(|p| [p.0[0], p.0[1], p.0[2]])).ok_or_else(unsupported)?,
-            65535.0,
-        ),
-        _ => return Err(unsupported()),
-    };
+    let (codes, max_code) = png.read_codes(path)?;
     // Sample = min + (v / max_code) · (max − min) metres with a sidecar,
     // the normalized value v / max_code without (offset 0, scale 1: exact).
     let (offset, scale) = match &sidecar {
@@ -279,15 +229,6 @@ fn decode_png<R: BufRead + Seek>(
         samples,
         sidecar,
     })
-}
-
-/// Pixel codes of gray RGB pixels, or `None` when any pixel is coloured.
-fn gray_only<T: Copy + PartialEq + Into<u16>>(
-    pixels: impl Iterator<Item = [T; 3]>,
-) -> Option<Vec<u16>> {
-    pixels
-        .map(|[r, g, b]| (r == g && g == b).then(|| r.into()))
-        .collect()
 }
 
 /// The sidecar path of a PNG: same directory and stem, extension `json`.

@@ -6,9 +6,13 @@
 //!   JSON sidecar that the heightmap importer reads back.
 //! - [`streaming_heightmap`]: a heightmap kept inside a streaming world
 //!   file (its PNG in parts, its settings as metadata).
+//! - `png_rows`: decodes a heightmap PNG a row at a time straight into
+//!   pixel codes, so an import never holds the decoded image.
 //!
 //! Needs only `terrain`; names no other room of `io`.
 
 pub mod heightmap_export;
 pub mod heightmap_import;
 pub mod streaming_heightmap;
+
+mod png_rows;
