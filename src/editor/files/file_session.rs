@@ -509,6 +509,59 @@ impl FileSession {
         None
     }
 
+    /// A world opened (or recovered, or built): the document it becomes,
+    /// and the notices it brings (a journal recovery, damaged chunks left
+    /// out, a recovered copy).
+    fn opened(&mut self, mut world: Box<file_jobs::LoadedWorld>) -> Option<SessionEvent> {
+        self.after_save = None;
+        self.queued = None;
+        self.doc = if world.recovered {
+            let doc = Document::unsaved(self.recovering_for.take(), world.meta.clone());
+            self.menu.show_message(
+                "Recovered the autosaved copy. Save to keep it in the world file.".into(),
+                false,
+            );
+            doc
+        } else if let Some(path) = &world.path {
+            if let Err(e) = self.recent.push(path) {
+                log::warn!("cannot update the recent files list: {e}");
+            }
+            let mut doc = Document::opened(
+                path.clone(),
+                world.file.take(),
+                &world.grid,
+                world.meta.clone(),
+            );
+            if let Some(recovery) = world
+                .report
+                .as_ref()
+                .and_then(|r| r.journal_recovery.as_ref())
+            {
+                self.menu
+                    .show_message(format!("Recovered: {recovery}."), false);
+            }
+            if let Some(report) = &world.report
+                && !report.skipped.is_empty()
+            {
+                self.menu.show_message(
+                    format!(
+                        "Opened {}: loaded {} chunks and left out {} damaged ones. Saving writes the \
+                         world without them (to keep the damaged file as it is, use File ▸ Save As).",
+                        path.display(),
+                        report.chunks,
+                        report.skipped.len()
+                    ),
+                    false,
+                );
+                doc = Document::unsaved(Some(path.clone()), world.meta.clone());
+            }
+            doc
+        } else {
+            Document::untitled(&world.grid, world.meta.clone())
+        };
+        Some(SessionEvent::ReplaceWorld(world))
+    }
+
     fn finished(
         &mut self,
         label: &str,
@@ -517,55 +570,7 @@ impl FileSession {
         now: Instant,
     ) -> Option<SessionEvent> {
         match output {
-            Ok(JobOutput::World(mut world)) => {
-                self.after_save = None;
-                self.queued = None;
-                self.doc = if world.recovered {
-                    let doc = Document::unsaved(self.recovering_for.take(), world.meta.clone());
-                    self.menu.show_message(
-                        "Recovered the autosaved copy. Save to keep it in the world file.".into(),
-                        false,
-                    );
-                    doc
-                } else if let Some(path) = &world.path {
-                    if let Err(e) = self.recent.push(path) {
-                        log::warn!("cannot update the recent files list: {e}");
-                    }
-                    let mut doc = Document::opened(
-                        path.clone(),
-                        world.file.take(),
-                        &world.grid,
-                        world.meta.clone(),
-                    );
-                    if let Some(recovery) = world
-                        .report
-                        .as_ref()
-                        .and_then(|r| r.journal_recovery.as_ref())
-                    {
-                        self.menu
-                            .show_message(format!("Recovered: {recovery}."), false);
-                    }
-                    if let Some(report) = &world.report
-                        && !report.skipped.is_empty()
-                    {
-                        self.menu.show_message(
-                            format!(
-                                "Opened {}: loaded {} chunks and left out {} damaged ones. Saving writes the \
-                                 world without them (to keep the damaged file as it is, use File ▸ Save As).",
-                                path.display(),
-                                report.chunks,
-                                report.skipped.len()
-                            ),
-                            false,
-                        );
-                        doc = Document::unsaved(Some(path.clone()), world.meta.clone());
-                    }
-                    doc
-                } else {
-                    Document::untitled(&world.grid, world.meta.clone())
-                };
-                Some(SessionEvent::ReplaceWorld(world))
-            }
+            Ok(JobOutput::World(world)) => self.opened(world),
             Ok(JobOutput::Imported(imported)) => {
                 let changed = merge_import(grid, &imported);
                 self.menu.show_message(

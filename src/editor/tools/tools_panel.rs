@@ -461,9 +461,9 @@ impl ToolSettings {
         }
     }
 
-    /// The region section's contents (the panel draws its header): selection
-    /// bounds, Fill, Clear, Copy, Paste, Generate.
-    pub fn region_ui(&mut self, ui: &mut egui::Ui, has_clipboard: bool) {
+    /// The selection's bounds as fields; a typed box an edit cannot take is
+    /// refused with a message (see [`check_typed_region`]).
+    fn region_fields(&mut self, ui: &mut egui::Ui) {
         match self.region {
             None => {
                 ui.label("no selection (B, then drag)");
@@ -486,6 +486,12 @@ impl ToolSettings {
                 }
             }
         }
+    }
+
+    /// The region section's contents (the panel draws its header): selection
+    /// bounds, Fill, Clear, Copy, Paste, Generate.
+    pub fn region_ui(&mut self, ui: &mut egui::Ui, has_clipboard: bool) {
+        self.region_fields(ui);
         if self.region.is_some() && self.active == ActiveTool::Region {
             ui.label(
                 egui::RichText::new("drag a handle to move a face or corner")
