@@ -36,11 +36,14 @@ pub fn history_ui(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSetting
     egui::CollapsingHeader::new("Steps and memory")
         .id_salt("history_details")
         .default_open(false)
-        .show(ui, |ui| history_details(ui, view, tools));
+        .show(ui, |ui| {
+            history_details(ui, view, tools);
+        });
 }
 
 /// The history's steps (a click jumps to one), memory held and budget.
-fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettings) {
+/// Returns the steps list's viewport (points).
+fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettings) -> egui::Rect {
     ui.label(format!(
         "holds {} of {} (peak {})",
         mib(view.held_bytes),
@@ -78,6 +81,9 @@ fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettin
     egui::ScrollArea::vertical()
         .id_salt("history_rows")
         .max_height(160.0)
+        // Inside the panel's own scroll area the default minimum (64
+        // points) showed about three rows.
+        .min_scrolled_height(160.0)
         .show(ui, |ui| {
             egui::Grid::new("history_grid")
                 .num_columns(3)
@@ -121,5 +127,64 @@ fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettin
                         ui.end_row();
                     }
                 });
+        })
+        .inner_rect
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::tools::history_view::StepRow;
+
+    /// The input that showed it: inside the side panel's own scroll area
+    /// the steps list showed about three rows (an inner scroll area's
+    /// default minimum height). At least eight of 30 steps show now.
+    #[test]
+    fn the_steps_list_shows_eight_rows_inside_the_panel() {
+        let view = HistoryView {
+            rows: (0..30)
+                .map(|i| StepRow {
+                    label: format!("step {i}"),
+                    bytes: 1024,
+                    undone: false,
+                    path: None,
+                })
+                .collect(),
+            undo_len: 30,
+            ..HistoryView::default()
+        };
+        let mut tools = ToolSettings::default();
+        let ctx = egui::Context::default();
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(320.0, 720.0),
+            )),
+            ..egui::RawInput::default()
+        };
+        let mut list = egui::Rect::NOTHING;
+        let mut out = ctx.run_pass(raw, |ctx| {
+            ctx.root_ui(|root| {
+                egui::Panel::left("panel")
+                    .exact_size(300.0)
+                    .show(root, |ui| {
+                        // As the side panel: the steps near the bottom of what
+                        // shows, and everything inside a vertical scroll area.
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            ui.add_space(640.0);
+                            list = history_details(ui, &view, &mut tools);
+                            ui.add_space(600.0);
+                        });
+                    });
+            });
         });
+        out.textures_delta.clear();
+        let row_points = 18.0;
+        assert!(
+            list.height() >= 8.0 * row_points,
+            "the steps list is {} points tall: {:.1} rows",
+            list.height(),
+            list.height() / row_points
+        );
+    }
 }

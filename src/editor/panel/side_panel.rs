@@ -211,6 +211,7 @@ impl EditorPanel {
                 .on_hover_text("Sculpt tools leave water cells untouched (I toggles)");
         });
         self.tools.tool_buttons(ui, &mut self.tool);
+        self.tools.message_ui(ui);
         ui.add_space(4.0);
 
         ui.horizontal(|ui| {
@@ -745,6 +746,40 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The input that showed it: a tool's message was drawn at the end of
+    /// the Region section. It now sits right under the tool buttons, above
+    /// the Brush section.
+    #[test]
+    fn the_tool_message_sits_under_the_tool_buttons() {
+        let ctx = egui::Context::default();
+        let mut panel = EditorPanel::default();
+        panel.tools.message = Some(("stroke refused: TEST".into(), true));
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 720.0),
+            )),
+            ..egui::RawInput::default()
+        };
+        let mut out = ctx.run_pass(raw, |ctx| {
+            panel.show(ctx, &PanelStats::default());
+        });
+        out.textures_delta.clear();
+        let top = |needle: &str| {
+            out.shapes
+                .iter()
+                .find_map(|c| match &c.shape {
+                    egui::Shape::Text(t) if t.galley.text() == needle => {
+                        Some(t.visual_bounding_rect().min.y)
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("{needle} not drawn"))
+        };
+        let (message, brush) = (top("stroke refused: TEST"), top("Brush"));
+        assert!(message < brush, "message at {message}, Brush at {brush}");
     }
 
     /// The input that failed: at 1280×720 "Replace" lay past the panel's

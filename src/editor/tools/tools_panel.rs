@@ -587,6 +587,11 @@ impl ToolSettings {
                 self.save_stamp_to = Some(path);
             }
         });
+    }
+
+    /// The last tool message (errors in red), drawn under the tool buttons
+    /// so it shows whichever section the tool belongs to.
+    pub fn message_ui(&self, ui: &mut egui::Ui) {
         if let Some((text, error)) = &self.message {
             let color = if *error {
                 egui::Color32::from_rgb(240, 90, 80)
