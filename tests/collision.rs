@@ -8,7 +8,8 @@ use glam::{DVec2, DVec3, IVec3, Vec3};
 use strata::collision::character::{FIXED_DT_S, column_surface_height_studs};
 use strata::collision::query::CapsuleSpec;
 use strata::collision::{
-    CollisionCache, QueryError, QueryOutcome, TerrainId, WalkInput, Walker, WalkerSettings,
+    CollisionCache, CollisionCensus, QueryError, QueryOutcome, TerrainId, WalkInput, Walker,
+    WalkerSettings,
 };
 use strata::mesh::MeshOptions;
 use strata::mesh::collision_mesh::{CollisionMesh, CollisionMesher};
@@ -172,6 +173,50 @@ fn collision_triangles_are_reduced_on_the_default_world() {
             );
         }
     }
+}
+
+#[test]
+fn a_census_counts_what_the_cache_builds_and_rebuilds() {
+    let settings = GeneratorSettings {
+        size_cells: 128,
+        ..GeneratorSettings::default()
+    };
+    let mut grid = generate_world(&settings).unwrap();
+    let region = grid.bounds_cells().unwrap().expanded(1);
+    let mut cache = CollisionCache::new();
+    let mut census = CollisionCensus::new();
+    let same = |a: strata::collision::UpdateReport, b: strata::collision::UpdateReport| {
+        assert_eq!(
+            (a.rebuilt_chunks, a.edited_chunks, a.kept_colliders, a.full),
+            (b.rebuilt_chunks, b.edited_chunks, b.kept_colliders, b.full)
+        );
+    };
+    let built = cache.update(&grid, TERRAIN, region).unwrap();
+    same(built, census.update(&grid, TERRAIN, region).unwrap());
+    assert!(built.full && built.rebuilt_chunks > 0);
+    let totals = |s: strata::collision::CollisionStats| {
+        (s.colliders, s.triangles_before_reduction, s.triangles)
+    };
+    assert_eq!(totals(census.stats()), totals(cache.stats()));
+    assert!(census.stats().triangles > 0);
+    // Dig a pit across chunk borders: both rebuild the same chunks.
+    let brush = Brush {
+        mode: BrushMode::Subtract,
+        radius_cells: 12.0,
+        strength: 1.0,
+        material: Material::GRASS,
+        ignore_water: false,
+    };
+    let top = column_surface_height_studs(&grid, 256.0, 256.0).unwrap();
+    apply_brush(&mut grid, &brush, DVec3::new(256.0, top, 256.0)).unwrap();
+    let rebuilt = cache.update(&grid, TERRAIN, region).unwrap();
+    same(rebuilt, census.update(&grid, TERRAIN, region).unwrap());
+    assert!(!rebuilt.full && rebuilt.edited_chunks > 0);
+    assert_eq!(totals(census.stats()), totals(cache.stats()));
+    assert_eq!(
+        census.stats().last_edit_rebuild.edited_chunks,
+        rebuilt.edited_chunks
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! step through the painted mud and slate.
 
 use glam::{DVec3, IVec3};
-use strata::script::surface::SurfaceSnapshot;
+use strata::script::surface::SurfaceDrops;
 use strata::terrain::editing::brush::{Brush, BrushMode, BrushOptions, BrushShape, Falloff};
 use strata::terrain::editing::kernels::apply_tool;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
@@ -13,7 +13,6 @@ use strata::terrain::storage::coords::{CELL_SIZE_STUDS, CellCoord};
 #[test]
 fn four_cube_paints_leave_no_line_of_the_old_material() {
     let mut grid = generate_world(&GeneratorSettings::default()).expect("default world");
-    let mut surface = SurfaceSnapshot::of(&grid);
     let options = BrushOptions {
         shape: BrushShape::Cube,
         falloff: Falloff::None,
@@ -26,6 +25,8 @@ fn four_cube_paints_leave_no_line_of_the_old_material() {
         ([2248.0, 2984.0], Material::SNOW),
     ];
     let painted: Vec<Material> = paints.iter().map(|p| p.1).collect();
+    // Every centre lands on the surface as it was before the first paint.
+    let surface = SurfaceDrops::resolve(&grid, paints.iter().map(|([x, z], _)| (*x, *z)));
     let mut centres = Vec::new();
     for ([x, z], material) in paints {
         let (centre, _) = surface.drop_onto(x, z).expect("terrain there");

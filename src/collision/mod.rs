@@ -168,17 +168,121 @@ pub struct CollisionStats {
     pub last_edit_rebuild: UpdateReport,
 }
 
+/// What a [`ChunkTable`] keeps of each non-empty chunk's collider.
+trait ChunkEntry: Send {
+    /// Keeps what is needed of a freshly built collider.
+    fn keep(collider: ChunkCollider) -> Self;
+    /// Triangles before and after flat-patch reduction.
+    fn triangles(&self) -> (u32, u32);
+}
+
+impl ChunkEntry for ChunkCollider {
+    fn keep(collider: ChunkCollider) -> Self {
+        collider
+    }
+    fn triangles(&self) -> (u32, u32) {
+        (self.triangles_before_reduction, self.triangles)
+    }
+}
+
+/// One entry per non-empty chunk of a region, kept current with the grid:
+/// the update logic the [`CollisionCache`] (whole colliders) and the
+/// [`CollisionCensus`] (triangle counts only) share.
+#[derive(Debug)]
+struct ChunkTable<T> {
+    /// `(terrain, generation, revision)` the entries reflect.
+    key: Option<(TerrainId, u64, u64)>,
+    /// Inclusive chunk range of the built region.
+    region: Option<(IVec3, IVec3)>,
+    entries: FxHashMap<ChunkCoord, T>,
+    stats: CollisionStats,
+}
+
+impl<T> Default for ChunkTable<T> {
+    fn default() -> Self {
+        ChunkTable {
+            key: None,
+            region: None,
+            entries: FxHashMap::default(),
+            stats: CollisionStats::default(),
+        }
+    }
+}
+
+impl<T: ChunkEntry> ChunkTable<T> {
+    /// See [`CollisionCache::update`]; each collider is reduced to `T` on
+    /// the thread that built it.
+    fn update(
+        &mut self,
+        grid: &Grid,
+        terrain: TerrainId,
+        region: CellBox,
+    ) -> Result<UpdateReport, CollisionError> {
+        let start = Instant::now();
+        let since = self.key.and_then(|(id, generation, revision)| {
+            (id == terrain).then_some((generation, revision))
+        });
+        let UpdatePlan {
+            lo,
+            hi,
+            to_build,
+            affected,
+            full,
+        } = plan_update(grid, since, self.region, region)?;
+        let built = build_each(grid, &to_build, T::keep)?;
+
+        // Apply: nothing above changed the table.
+        if full {
+            self.entries.clear();
+        }
+        self.entries
+            .retain(|c, _| c.0.cmpge(lo).all() && c.0.cmple(hi).all());
+        for (coord, entry) in built {
+            match entry {
+                Some(e) => {
+                    self.entries.insert(coord, e);
+                }
+                None => {
+                    self.entries.remove(&coord);
+                }
+            }
+        }
+        self.key = Some((terrain, grid.generation(), grid.revision()));
+        self.region = Some((lo, hi));
+        let rebuilt: FxHashSet<ChunkCoord> = to_build.iter().copied().collect();
+        let report = UpdateReport {
+            rebuilt_chunks: to_build.len(),
+            edited_chunks: to_build.iter().filter(|c| affected.contains(c)).count(),
+            kept_colliders: self.entries.keys().filter(|c| !rebuilt.contains(c)).count(),
+            full,
+            ms: start.elapsed().as_secs_f64() * 1000.0,
+        };
+        self.stats.colliders = self.entries.len();
+        let (before, after) = self
+            .entries
+            .values()
+            .map(ChunkEntry::triangles)
+            .fold((0u64, 0u64), |(b, a), (tb, ta)| {
+                (b + u64::from(tb), a + u64::from(ta))
+            });
+        self.stats.triangles_before_reduction = before;
+        self.stats.triangles = after;
+        if report.rebuilt_chunks > 0 {
+            self.stats.last_rebuild = report;
+        }
+        if report.edited_chunks > 0 {
+            self.stats.last_edit_rebuild = report;
+        }
+        Ok(report)
+    }
+}
+
 /// Collision shapes of the non-empty chunks in a region, kept current with
 /// the grid (see the module docs).
 #[derive(Debug, Default)]
 pub struct CollisionCache {
-    /// `(terrain, generation, revision)` the colliders reflect.
-    key: Option<(TerrainId, u64, u64)>,
-    /// Inclusive chunk range of the built region.
-    region: Option<(IVec3, IVec3)>,
-    colliders: FxHashMap<ChunkCoord, ChunkCollider>,
+    table: ChunkTable<ChunkCollider>,
     body: TerrainBody,
-    stats: CollisionStats,
 }
 
 impl CollisionCache {
@@ -194,22 +298,22 @@ impl CollisionCache {
 
     /// The collider of chunk `coord`, if it is in the region and non-empty.
     pub fn collider(&self, coord: ChunkCoord) -> Option<&ChunkCollider> {
-        self.colliders.get(&coord)
+        self.table.entries.get(&coord)
     }
 
     /// All colliders, in no particular order.
     pub fn colliders(&self) -> impl Iterator<Item = &ChunkCollider> {
-        self.colliders.values()
+        self.table.entries.values()
     }
 
     /// Totals and the last rebuild.
     pub fn stats(&self) -> CollisionStats {
-        self.stats
+        self.table.stats
     }
 
     /// The built region as a box of cells (whole chunks), if any.
     pub fn region_cells(&self) -> Option<CellBox> {
-        self.region.map(|(lo, hi)| {
+        self.table.region.map(|(lo, hi)| {
             CellBox::new(
                 ChunkCoord(lo).min_cell().0,
                 ChunkCoord(hi + IVec3::ONE).min_cell().0,
@@ -219,7 +323,7 @@ impl CollisionCache {
 
     /// True when the colliders reflect `grid` of `terrain` as it is now.
     pub fn is_current(&self, grid: &Grid, terrain: TerrainId) -> bool {
-        self.key == Some((terrain, grid.generation(), grid.revision()))
+        self.table.key == Some((terrain, grid.generation(), grid.revision()))
     }
 
     /// Makes the cache current for `grid` of `terrain` in the chunks
@@ -239,109 +343,156 @@ impl CollisionCache {
         terrain: TerrainId,
         region: CellBox,
     ) -> Result<UpdateReport, CollisionError> {
-        let start = Instant::now();
-        let (lo, hi) = region.chunk_range().ok_or(CollisionError::EmptyRegion)?;
-        let (lo, hi) = (lo.0, hi.0);
-        let extent = (hi - lo + IVec3::ONE).as_i64vec3();
-        let chunks = (extent.x * extent.y * extent.z) as u64;
-        if chunks > MAX_REGION_CHUNKS {
-            return Err(CollisionError::RegionTooLarge {
-                chunks,
-                limit: MAX_REGION_CHUNKS,
-            });
-        }
+        self.table.update(grid, terrain, region)
+    }
+}
 
-        let mut affected: FxHashSet<ChunkCoord> = FxHashSet::default();
-        let mut full = true;
-        if let Some((id, generation, revision)) = self.key
-            && id == terrain
-            && let Changes::Incremental { changed, removed } =
-                grid.changes_since(generation, revision)
-        {
-            full = false;
-            for coord in changed {
-                let extent = grid.changed_extent_since(coord, revision);
-                affected.extend(chunks_reading_for_collision(&extent));
-            }
-            for coord in removed {
-                affected.insert(coord);
-                affected.extend(coord.neighbours());
-            }
-        }
-        let in_old_region = |c: ChunkCoord| match self.region {
-            Some((a, b)) if !full => c.0.cmpge(a).all() && c.0.cmple(b).all(),
-            _ => false,
-        };
-        let to_build: Vec<ChunkCoord> = CellBox::new(
-            ChunkCoord(lo).min_cell().0,
-            ChunkCoord(hi + IVec3::ONE).min_cell().0,
-        )
-        .chunks()
-        .filter(|&c| !in_old_region(c) || affected.contains(&c))
-        .collect();
+/// Triangle counts of one chunk's collider (what a [`CollisionCensus`] keeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ColliderCounts {
+    before_reduction: u32,
+    after_reduction: u32,
+}
 
-        let build = |mesher: &mut CollisionMesher, coord: ChunkCoord| {
-            build_collider(mesher, grid, coord).map(|c| (coord, c))
-        };
-        let built: Result<Vec<_>, CollisionError> = if to_build.len() > PARALLEL_BUILD_MIN_CHUNKS {
-            to_build
-                .par_iter()
-                .map_init(CollisionMesher::new, |m, &c| build(m, c))
-                .collect()
-        } else {
-            let mut mesher = CollisionMesher::new();
-            to_build.iter().map(|&c| build(&mut mesher, c)).collect()
-        };
-        let built = built?;
+impl ChunkEntry for ColliderCounts {
+    fn keep(collider: ChunkCollider) -> Self {
+        ColliderCounts {
+            before_reduction: collider.triangles_before_reduction,
+            after_reduction: collider.triangles,
+        }
+    }
+    fn triangles(&self) -> (u32, u32) {
+        (self.before_reduction, self.after_reduction)
+    }
+}
 
-        // Apply: nothing above changed the cache.
-        if full {
-            self.colliders.clear();
+/// The figures of a [`CollisionCache`] over a region (colliders, triangles,
+/// what each update rebuilt and how long it took) without keeping any
+/// shape: every collider is built exactly as the cache builds it, counted,
+/// and dropped on the thread that built it. For statistics over a whole
+/// world, whose shapes would take about 150 bytes a triangle (millions of
+/// triangles) for nothing.
+#[derive(Debug, Default)]
+pub struct CollisionCensus {
+    table: ChunkTable<ColliderCounts>,
+}
+
+impl CollisionCensus {
+    /// An empty census (nothing counted).
+    pub fn new() -> CollisionCensus {
+        CollisionCensus::default()
+    }
+
+    /// Totals and the last rebuild, as [`CollisionCache::stats`] would give
+    /// them after the same updates.
+    pub fn stats(&self) -> CollisionStats {
+        self.table.stats
+    }
+
+    /// Brings the counts up to date for `grid` of `terrain` in `region`,
+    /// building exactly the chunks [`CollisionCache::update`] would.
+    ///
+    /// # Errors
+    /// As [`CollisionCache::update`]; the census is unchanged then.
+    pub fn update(
+        &mut self,
+        grid: &Grid,
+        terrain: TerrainId,
+        region: CellBox,
+    ) -> Result<UpdateReport, CollisionError> {
+        self.table.update(grid, terrain, region)
+    }
+}
+
+/// What one update of a region builds.
+struct UpdatePlan {
+    /// Inclusive chunk range of the region.
+    lo: IVec3,
+    hi: IVec3,
+    /// Chunks to (re)build, in the region's order.
+    to_build: Vec<ChunkCoord>,
+    /// Chunks whose collision mesh reads a cell changed since the last update.
+    affected: FxHashSet<ChunkCoord>,
+    /// Everything in the region is built.
+    full: bool,
+}
+
+/// Which chunks of `region` (global cells) an update must build, given the
+/// `(generation, revision)` of `grid` the last update of the same terrain
+/// reflected (`since`; `None`: build everything) and the chunk range it
+/// covered (`old_region`): chunks new to the region, and those whose
+/// collision mesh reads a cell changed since.
+fn plan_update(
+    grid: &Grid,
+    since: Option<(u64, u64)>,
+    old_region: Option<(IVec3, IVec3)>,
+    region: CellBox,
+) -> Result<UpdatePlan, CollisionError> {
+    let (lo, hi) = region.chunk_range().ok_or(CollisionError::EmptyRegion)?;
+    let (lo, hi) = (lo.0, hi.0);
+    let extent = (hi - lo + IVec3::ONE).as_i64vec3();
+    let chunks = (extent.x * extent.y * extent.z) as u64;
+    if chunks > MAX_REGION_CHUNKS {
+        return Err(CollisionError::RegionTooLarge {
+            chunks,
+            limit: MAX_REGION_CHUNKS,
+        });
+    }
+
+    let mut affected: FxHashSet<ChunkCoord> = FxHashSet::default();
+    let mut full = true;
+    if let Some((generation, revision)) = since
+        && let Changes::Incremental { changed, removed } = grid.changes_since(generation, revision)
+    {
+        full = false;
+        for coord in changed {
+            let extent = grid.changed_extent_since(coord, revision);
+            affected.extend(chunks_reading_for_collision(&extent));
         }
-        self.colliders
-            .retain(|c, _| c.0.cmpge(lo).all() && c.0.cmple(hi).all());
-        for (coord, collider) in built {
-            match collider {
-                Some(c) => {
-                    self.colliders.insert(coord, c);
-                }
-                None => {
-                    self.colliders.remove(&coord);
-                }
-            }
+        for coord in removed {
+            affected.insert(coord);
+            affected.extend(coord.neighbours());
         }
-        self.key = Some((terrain, grid.generation(), grid.revision()));
-        self.region = Some((lo, hi));
-        let rebuilt: FxHashSet<ChunkCoord> = to_build.iter().copied().collect();
-        let report = UpdateReport {
-            rebuilt_chunks: to_build.len(),
-            edited_chunks: to_build.iter().filter(|c| affected.contains(c)).count(),
-            kept_colliders: self
-                .colliders
-                .keys()
-                .filter(|c| !rebuilt.contains(c))
-                .count(),
-            full,
-            ms: start.elapsed().as_secs_f64() * 1000.0,
-        };
-        self.stats.colliders = self.colliders.len();
-        self.stats.triangles_before_reduction = self
-            .colliders
-            .values()
-            .map(|c| u64::from(c.triangles_before_reduction))
-            .sum();
-        self.stats.triangles = self
-            .colliders
-            .values()
-            .map(|c| u64::from(c.triangles))
-            .sum();
-        if report.rebuilt_chunks > 0 {
-            self.stats.last_rebuild = report;
-        }
-        if report.edited_chunks > 0 {
-            self.stats.last_edit_rebuild = report;
-        }
-        Ok(report)
+    }
+    let in_old_region = |c: ChunkCoord| match old_region {
+        Some((a, b)) if !full => c.0.cmpge(a).all() && c.0.cmple(b).all(),
+        _ => false,
+    };
+    let to_build: Vec<ChunkCoord> = CellBox::new(
+        ChunkCoord(lo).min_cell().0,
+        ChunkCoord(hi + IVec3::ONE).min_cell().0,
+    )
+    .chunks()
+    .filter(|&c| !in_old_region(c) || affected.contains(&c))
+    .collect();
+    Ok(UpdatePlan {
+        lo,
+        hi,
+        to_build,
+        affected,
+        full,
+    })
+}
+
+/// Builds the collider of each of `coords` (in parallel when there are more
+/// than [`PARALLEL_BUILD_MIN_CHUNKS`]) and hands it to `keep` on the thread
+/// that built it; `None` for an empty chunk.
+fn build_each<T: Send>(
+    grid: &Grid,
+    coords: &[ChunkCoord],
+    keep: impl Fn(ChunkCollider) -> T + Sync,
+) -> Result<Vec<(ChunkCoord, Option<T>)>, CollisionError> {
+    let build = |mesher: &mut CollisionMesher, coord: ChunkCoord| {
+        build_collider(mesher, grid, coord).map(|c| (coord, c.map(&keep)))
+    };
+    if coords.len() > PARALLEL_BUILD_MIN_CHUNKS {
+        coords
+            .par_iter()
+            .map_init(CollisionMesher::new, |m, &c| build(m, c))
+            .collect()
+    } else {
+        let mut mesher = CollisionMesher::new();
+        coords.iter().map(|&c| build(&mut mesher, c)).collect()
     }
 }
 

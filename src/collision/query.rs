@@ -152,7 +152,7 @@ impl CollisionCache {
 
     /// The region as world studs `(min, max)`.
     fn region_world(&self) -> Option<(DVec3, DVec3)> {
-        self.region.map(|(lo, hi)| {
+        self.table.region.map(|(lo, hi)| {
             (
                 lo.as_dvec3() * CHUNK_SIZE_STUDS as f64,
                 (hi + glam::IVec3::ONE).as_dvec3() * CHUNK_SIZE_STUDS as f64,
@@ -167,7 +167,7 @@ impl CollisionCache {
         hi: DVec3,
         margin: f64,
     ) -> impl Iterator<Item = &super::ChunkCollider> {
-        self.colliders.values().filter(move |c| {
+        self.table.entries.values().filter(move |c| {
             let aabb = c.shape.local_aabb();
             let o = origin(c.coord);
             let (a, b) = (

@@ -66,7 +66,8 @@ struct BlockSummary {
 /// reads 2 padding samples beyond each face, so without this each block of a
 /// level-3 chunk would be averaged by up to 8 chunks. Keyed by the storage's
 /// address and level; the `Weak` keeps that address from being reused while
-/// the entry exists, and dead storages are purged when the map grows.
+/// the entry exists (and so keeps the storage's cells allocated). Dead
+/// storages are dropped by [`release_dead_storages`] and when the map grows.
 type SummaryMap = FxHashMap<(usize, u8), (Weak<[Cell]>, Arc<[BlockSummary]>)>;
 
 static SUMMARY_CACHE: LazyLock<Mutex<SummaryMap>> =
@@ -97,6 +98,19 @@ fn block_summaries(data: &Arc<[Cell]>, level: u8) -> Arc<[BlockSummary]> {
     }
     cache.insert(key, (Arc::downgrade(data), sums.clone()));
     sums
+}
+
+/// Drops what the coarse caches (block summaries and material votes) hold
+/// of dense storages that died since the last call. Their entries name a
+/// storage through a `Weak`, which keeps its 64 KiB of cells allocated;
+/// releasing them frees those cells now instead of when the caches next
+/// grow past their purge points. Scans one entry per cached storage.
+pub fn release_dead_storages() {
+    SUMMARY_CACHE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|_, (weak, _)| weak.strong_count() > 0);
+    super::coarse_vote_cache::release_dead_storages();
 }
 
 /// Averages every `2^level` block of one chunk (branch-free inner loop).
@@ -615,5 +629,34 @@ mod tests {
         assert_eq!(Material(f.material[i]), Material::GRASS);
         let deep = f.index(PAD + 1, PAD - 1, PAD + 1);
         assert_eq!(Material(f.material[deep]), Material::DIRT);
+    }
+
+    #[test]
+    fn the_summaries_of_a_dead_storage_are_released() {
+        let data: Arc<[Cell]> = Arc::from(vec![Cell::full(Material::MUD); 32 * 32 * 32]);
+        let address = Arc::as_ptr(&data) as *const Cell as usize;
+        let sums = block_summaries(&data, 1);
+        assert_eq!(sums.len(), 16 * 16 * 16);
+        assert!(Arc::ptr_eq(&sums, &block_summaries(&data, 1)), "cached");
+        // Alive: a release keeps it.
+        release_dead_storages();
+        let cached = |level: u8| {
+            SUMMARY_CACHE
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&(address, level))
+                .is_some_and(|(weak, _)| weak.strong_count() > 0)
+        };
+        assert!(cached(1));
+        drop(data);
+        release_dead_storages();
+        // Dead: its entry (and with it the `Weak` that kept the cells
+        // allocated) is gone.
+        let entries = SUMMARY_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(
+            entries
+                .get(&(address, 1))
+                .is_none_or(|(weak, _)| weak.strong_count() > 0)
+        );
     }
 }

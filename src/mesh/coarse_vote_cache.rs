@@ -5,14 +5,19 @@
 //! the padded read region of up to 27 chunks, and an edit re-meshes tens of
 //! chunks whose blocks mostly did not change, so votes are cached by what
 //! determines them: the level, the block's place in its chunk, and the
-//! storages of the chunks its cells and border lie in. A dense storage is
-//! named by its address and pinned by a `Weak` while entries name it, so
-//! the address cannot be reused for other cells; entries of storages that
-//! died are purged as the cache grows.
+//! storages of the chunks its cells and border lie in.
+//!
+//! A dense storage is named in the cache by a serial number, given the first
+//! time a vote reads it and never reused. A pin keyed by the storage's
+//! address holds its serial and a `Weak` that tells the same storage from a
+//! later one at a reused address. A `Weak` keeps the storage's allocation
+//! (its 64 KiB of cells) alive, so [`release_dead_storages`] drops the pins
+//! of storages that died, which frees their cells at once; votes that name
+//! a dead serial can never match again and are purged as the cache grows.
 
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::terrain::storage::cell::Cell;
 use crate::terrain::storage::chunk::ChunkCells;
@@ -26,16 +31,27 @@ pub const MAX_BLOCK_CHUNKS: usize = 8;
 pub struct VoteKey {
     level: u8,
     local: [u8; 3],
+    /// A uniform storage's value (tagged with [`UNIFORM_TAG`]); a dense
+    /// storage's address (as built by [`VoteKey::new`]) or, in the cache's
+    /// map, its serial.
     storages: [u64; MAX_BLOCK_CHUNKS],
 }
 
-/// Tag of a uniform storage's id (dense ids are addresses, far below it).
+/// Tag of a uniform storage's id (dense addresses and serials are far below it).
 const UNIFORM_TAG: u64 = 1 << 63;
+
+fn is_dense_slot(id: u64) -> bool {
+    id != 0 && id & UNIFORM_TAG == 0
+}
+
+fn address_of(data: &Arc<[Cell]>) -> u64 {
+    Arc::as_ptr(data) as *const Cell as usize as u64
+}
 
 impl VoteKey {
     /// The key of the block at chunk-local cell `local` (`0..32` each) of
     /// `level`, reading `storages` (in a fixed order of neighbour offsets).
-    /// Returns the key and the dense storages to pin.
+    /// Returns the key and the dense storages it reads, in slot order.
     pub fn new<'a>(
         level: u8,
         local: [u8; 3],
@@ -52,7 +68,7 @@ impl VoteKey {
                 }
                 ChunkCells::Dense(data) => {
                     dense.push(data);
-                    Arc::as_ptr(data) as *const Cell as usize as u64
+                    address_of(data)
                 }
             };
         }
@@ -67,12 +83,70 @@ impl VoteKey {
     }
 }
 
+/// A dense storage the cache names: its serial, and a `Weak` that keeps its
+/// address from being handed to another storage while the pin exists.
+struct Pin {
+    weak: Weak<[Cell]>,
+    serial: u64,
+}
+
+impl Pin {
+    /// True when `data` is the storage this pin was made for. The `Weak`
+    /// keeps the pinned allocation from being reused, so a live storage at
+    /// the same address is that very storage.
+    fn names(&self, data: &Arc<[Cell]>) -> bool {
+        std::ptr::eq(
+            self.weak.as_ptr() as *const Cell,
+            Arc::as_ptr(data) as *const Cell,
+        )
+    }
+}
+
 #[derive(Default)]
 struct VoteCache {
+    /// Keyed with serials in place of dense addresses.
     votes: FxHashMap<VoteKey, u8>,
-    /// Storage address → weak pin.
-    pins: FxHashMap<u64, Weak<[Cell]>>,
+    /// Storage address → pin.
+    pins: FxHashMap<u64, Pin>,
+    /// The last serial given (serials start at 1).
+    last_serial: u64,
     inserts_since_purge: usize,
+}
+
+impl VoteCache {
+    /// `key` with each dense address replaced by the serial of the storage
+    /// in `dense` (slot order); `None` when one of them has no pin.
+    fn serial_key(&self, key: &VoteKey, dense: &[&Arc<[Cell]>]) -> Option<VoteKey> {
+        let mut out = *key;
+        let mut storages = dense.iter();
+        for slot in out.storages.iter_mut().filter(|s| is_dense_slot(**s)) {
+            let data = storages.next()?;
+            let pin = self.pins.get(slot).filter(|p| p.names(data))?;
+            *slot = pin.serial;
+        }
+        Some(out)
+    }
+
+    /// Pins every storage of `dense` that has no pin yet.
+    fn pin_all(&mut self, dense: &[&Arc<[Cell]>]) {
+        for d in dense {
+            let address = address_of(d);
+            if self.pins.get(&address).is_some_and(|p| p.names(d)) {
+                continue;
+            }
+            self.last_serial += 1;
+            let pin = Pin {
+                weak: Arc::downgrade(d),
+                serial: self.last_serial,
+            };
+            self.pins.insert(address, pin);
+        }
+    }
+
+    /// Drops the pins of storages that died (freeing their cells).
+    fn release_dead(&mut self) {
+        self.pins.retain(|_, p| p.weak.strong_count() > 0);
+    }
 }
 
 static VOTE_CACHE: LazyLock<Mutex<VoteCache>> = LazyLock::new(|| Mutex::new(VoteCache::default()));
@@ -87,33 +161,23 @@ const PURGE_SCAN_PER_INSERT: usize = 8;
 /// Entries above which (after a purge) the cache starts over.
 const MAX_ENTRIES: usize = 1 << 18;
 
-fn is_pinned_to(pins: &FxHashMap<u64, Weak<[Cell]>>, data: &Arc<[Cell]>) -> bool {
-    let id = Arc::as_ptr(data) as *const Cell as usize as u64;
-    pins.get(&id)
-        .and_then(Weak::upgrade)
-        .is_some_and(|live| Arc::ptr_eq(&live, data))
-}
-
-/// The cached vote for `key`, if its dense storages are the ones it was made from.
+/// The cached vote for `key`, if its dense storages (`dense`, as
+/// [`VoteKey::new`] returned them) are the ones it was made from.
 pub fn cached_vote(key: &VoteKey, dense: &[&Arc<[Cell]>]) -> Option<u8> {
     let cache = VOTE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    let vote = *cache.votes.get(key)?;
-    dense
-        .iter()
-        .all(|d| is_pinned_to(&cache.pins, d))
-        .then_some(vote)
+    let key = cache.serial_key(key, dense)?;
+    cache.votes.get(&key).copied()
 }
 
-/// Records `vote` for `key`, pinning its dense storages.
+/// Records `vote` for `key`, pinning its dense storages `dense`.
 pub fn store_vote(key: VoteKey, dense: &[&Arc<[Cell]>], vote: u8) {
     let mut cache = VOTE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    for d in dense {
-        let id = Arc::as_ptr(d) as *const Cell as usize as u64;
-        let live = is_pinned_to(&cache.pins, d);
-        if !live {
-            cache.pins.insert(id, Arc::downgrade(d));
-        }
-    }
+    cache.pin_all(dense);
+    let Some(key) = cache.serial_key(&key, dense) else {
+        // Only a `dense` that does not match `key`'s dense slots (not what
+        // `VoteKey::new` returns): nothing sound to record.
+        return;
+    };
     cache.votes.insert(key, vote);
     cache.inserts_since_purge += 1;
     if cache.inserts_since_purge >= purge_interval(cache.votes.len()) {
@@ -121,20 +185,31 @@ pub fn store_vote(key: VoteKey, dense: &[&Arc<[Cell]>], vote: u8) {
     }
 }
 
+/// Drops the pins of dense storages that died since the last call, so
+/// their cells are freed now rather than at the next purge. Scans the pins
+/// only (one per storage votes read), not the votes.
+pub fn release_dead_storages() {
+    VOTE_CACHE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .release_dead();
+}
+
 /// Inserts before the next purge of a cache of `entries` votes.
 fn purge_interval(entries: usize) -> usize {
     PURGE_EVERY_INSERTS.max(entries / PURGE_SCAN_PER_INSERT)
 }
 
-/// Drops entries that name a storage no longer alive, and their pins.
+/// Drops the pins of dead storages and the entries that name a storage
+/// without a pin.
 fn purge(cache: &mut VoteCache) {
     cache.inserts_since_purge = 0;
-    cache.pins.retain(|_, w| w.strong_count() > 0);
-    let pins = &cache.pins;
+    cache.release_dead();
+    let live: FxHashSet<u64> = cache.pins.values().map(|p| p.serial).collect();
     cache.votes.retain(|key, _| {
         key.storages
             .iter()
-            .all(|&id| id == 0 || id & UNIFORM_TAG != 0 || pins.contains_key(&id))
+            .all(|&id| !is_dense_slot(id) || live.contains(&id))
     });
     if cache.votes.len() > MAX_ENTRIES {
         cache.votes.clear();
@@ -149,6 +224,10 @@ mod tests {
 
     fn dense(m: Material) -> ChunkCells {
         ChunkCells::Dense(Arc::from(vec![Cell::full(m); 32 * 32 * 32]))
+    }
+
+    fn cache() -> std::sync::MutexGuard<'static, VoteCache> {
+        VOTE_CACHE.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     #[test]
@@ -171,15 +250,45 @@ mod tests {
     }
 
     #[test]
-    fn entries_of_dead_storages_are_purged() {
+    fn a_dead_storage_is_unpinned_on_release_and_its_votes_are_purged() {
         let a = dense(Material::SAND);
         let (key, pins) = VoteKey::new(1, [2, 4, 6], [&a].into_iter());
         store_vote(key, &pins, Material::SAND.0);
+        let address = key.storages[0];
+        let serial = {
+            let c = cache();
+            let pin = c.pins.get(&address).expect("pinned by the store");
+            assert!(pin.names(pins[0]));
+            pin.serial
+        };
+        let mut stored = key;
+        stored.storages[0] = serial;
+        assert!(cache().votes.contains_key(&stored));
         drop(pins);
         drop(a);
-        let mut cache = VOTE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-        purge(&mut cache);
-        assert!(!cache.votes.contains_key(&key));
+        release_dead_storages();
+        let mut c = cache();
+        // The pin let go of the cells: another storage could take the
+        // address now, and would get a pin with a new serial.
+        assert!(c.pins.get(&address).is_none_or(|p| p.serial != serial));
+        assert!(c.pins.values().all(|p| p.serial != serial));
+        purge(&mut c);
+        assert!(!c.votes.contains_key(&stored));
+    }
+
+    #[test]
+    fn serials_are_never_reused() {
+        let a = dense(Material::MUD);
+        let b = dense(Material::MUD);
+        let (ka, pa) = VoteKey::new(2, [0, 0, 0], [&a].into_iter());
+        let (kb, pb) = VoteKey::new(2, [0, 0, 0], [&b].into_iter());
+        store_vote(ka, &pa, Material::MUD.0);
+        store_vote(kb, &pb, Material::MUD.0);
+        let c = cache();
+        let sa = c.serial_key(&ka, &pa).expect("pinned").storages[0];
+        let sb = c.serial_key(&kb, &pb).expect("pinned").storages[0];
+        assert_ne!(sa, sb);
+        assert!(is_dense_slot(sa) && is_dense_slot(sb));
     }
 
     #[test]

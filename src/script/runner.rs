@@ -19,7 +19,7 @@ use crate::terrain::storage::coords::CellBox;
 use crate::terrain::storage::grid::Grid;
 
 use super::format::{BrushStroke, StrokeAction, StrokeCentre};
-use super::surface::SurfaceSnapshot;
+use super::surface::SurfaceDrops;
 
 /// Why a script entry could not be applied. The grid is unchanged by the
 /// failing entry.
@@ -61,7 +61,7 @@ impl RunError {
 pub struct ScriptRunner {
     /// History, clipboard and generator, as in the window.
     pub session: EditSession,
-    surface: Option<SurfaceSnapshot>,
+    surface: Option<SurfaceDrops>,
     paths: Vec<PathReport>,
     /// The world's footprint (cells, x and z): brush applications wholly
     /// outside it are skipped (`None`: none is).
@@ -74,12 +74,13 @@ pub struct ScriptRunner {
 
 impl ScriptRunner {
     /// A runner with an empty history of `budget_bytes`; `generator` serves
-    /// `generate`; `surface` (the grid's full-detail surface when the script
-    /// began, see [`SurfaceSnapshot`]) serves `*_xz` points.
+    /// `generate`; `surface` (the `*_xz` points dropped onto the grid's
+    /// full-detail surface when the script began, see [`SurfaceDrops`])
+    /// serves `*_xz` points.
     pub fn new(
         budget_bytes: usize,
         generator: Option<GeneratorSettings>,
-        surface: Option<SurfaceSnapshot>,
+        surface: Option<SurfaceDrops>,
     ) -> ScriptRunner {
         ScriptRunner {
             session: EditSession::new(budget_bytes, generator),
@@ -109,8 +110,8 @@ impl ScriptRunner {
     }
 
     /// The runner for `script` on `grid`: its history budget, `generator`
-    /// for `generate` entries, and the surface snapshot its `*_xz` points
-    /// need (taken from `grid` now, as the script begins).
+    /// for `generate` entries, and its `*_xz` points dropped onto the
+    /// full-detail surface of `grid` now, as the script begins.
     /// The world's footprint is the generator's square, else (a world held
     /// whole) the chunks `grid` holds; brush applications wholly outside it
     /// are skipped.
@@ -133,7 +134,9 @@ impl ScriptRunner {
         let mut runner = ScriptRunner::new(
             script.history_budget_bytes,
             generator,
-            script.needs_surface().then(|| SurfaceSnapshot::of(grid)),
+            script
+                .needs_surface()
+                .then(|| SurfaceDrops::resolve(grid, script.surface_points())),
         );
         runner.footprint = footprint;
         runner
@@ -174,9 +177,9 @@ impl ScriptRunner {
     }
 
     /// A `*_xz` point dropped onto the initial surface: point and normal.
-    fn drop_onto_surface(&mut self, x: f64, z: f64) -> Result<(DVec3, DVec3), RunError> {
+    fn drop_onto_surface(&self, x: f64, z: f64) -> Result<(DVec3, DVec3), RunError> {
         self.surface
-            .as_mut()
+            .as_ref()
             .and_then(|s| s.drop_onto(x, z))
             .ok_or(RunError::NoSurface { x, z })
     }

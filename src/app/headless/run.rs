@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use crate::camera::{Camera, frame_terrain};
 use crate::collision::scripted_walk::{WalkSegment, WalkStats, run_walk, whole_grid};
-use crate::collision::{CollisionCache, TerrainId, WalkInput};
+use crate::collision::{CollisionCensus, TerrainId, WalkInput};
 use crate::editor::panel::side_panel::{PANEL_WIDTH_POINTS, PanelStats};
 use crate::editor::tools::history_view::HistoryView;
 use crate::io::world::world_source::WorldSource;
@@ -156,16 +156,16 @@ pub fn render_world_streamed(
     check_image_size(options.size_px)?;
     let camera = first_camera(options, &grid, generator.as_ref(), residency.is_some());
     let mut run = HeadlessRun::open(options, grid, camera, residency)?;
-    let mut collision_cache = CollisionCache::new();
+    let mut collision_census = CollisionCensus::new();
     let collision_build = options
         .stats_json
         .as_ref()
-        .map(|_| world_collision(&mut collision_cache, &run.grid));
+        .map(|_| world_collision(&mut collision_census, &run.grid));
     clear_earlier_recording(options)?;
     let (replay, runner) = run.replay(generator)?;
     run.check_loads()?;
-    let collision =
-        collision_build.and_then(|build| collision_summary(&mut collision_cache, &run.grid, build));
+    let collision = collision_build
+        .and_then(|build| collision_summary(&mut collision_census, &run.grid, build));
     let walk = match options.script.as_ref() {
         Some(script) => scripted_walk(script, &mut run.grid, run.streaming.residency_mut())?,
         None => None,

@@ -1,10 +1,10 @@
 //! The statistics of a headless run (`--stats-json`): the figures of the
 //! world, the meshing pipeline, the replayed script, the final frame, the
-//! collision cache and a streaming world's residency.
+//! collision census and a streaming world's residency.
 
 use crate::app::headless::HeadlessError;
 
-use crate::collision::{CollisionCache, UpdateReport};
+use crate::collision::{CollisionCensus, UpdateReport};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::stats::{LatencySummary, UploadSummary, ms_or_dash};
 use crate::terrain::Grid;
@@ -158,7 +158,7 @@ pub struct RenderStats {
     pub height: u32,
     /// Camera used: position (studs), yaw and pitch (degrees).
     pub camera: [f64; 5],
-    /// Whole-world collision cache figures (with `--stats-json`).
+    /// Whole-world collision figures (with `--stats-json`), counted by a census.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collision: Option<CollisionSummary>,
     /// The script's walk, if it has one.
@@ -376,30 +376,31 @@ pub struct CollisionSummary {
     pub last_rebuild_ms: f64,
 }
 
-/// Builds the collision cache of the whole `grid`: `Ok(None)` for an
-/// empty grid.
+/// Counts the collision of the whole `grid`: every collider built as the
+/// collision cache builds it, counted and dropped (the whole world's shapes
+/// would take about 150 bytes a triangle). `Ok(None)` for an empty grid.
 ///
 /// # Errors
-/// The cache's error when the world is larger than a cache region may be.
+/// The census's error when the world is larger than a cache region may be.
 pub(super) fn world_collision(
-    cache: &mut crate::collision::CollisionCache,
+    census: &mut CollisionCensus,
     grid: &Grid,
 ) -> Result<Option<UpdateReport>, crate::collision::CollisionError> {
     let Some(bounds) = grid.bounds_cells() else {
         return Ok(None);
     };
-    cache
+    census
         .update(grid, crate::collision::TerrainId(0), bounds.expanded(1))
         .map(Some)
 }
 
-/// The collision figures after the script: the cache's totals and the
-/// update the script's edits needed, from `build` (the cache built before
+/// The collision figures after the script: the census's totals and the
+/// update the script's edits needed, from `build` (the census taken before
 /// the script, see [`world_collision`]). `None` for an empty world; when
 /// either step failed (the world too large), `None` and the reason is
 /// logged once.
 pub(super) fn collision_summary(
-    cache: &mut CollisionCache,
+    census: &mut CollisionCensus,
     grid: &Grid,
     build: Result<Option<UpdateReport>, crate::collision::CollisionError>,
 ) -> Option<CollisionSummary> {
@@ -407,7 +408,7 @@ pub(super) fn collision_summary(
         let Some(build) = build else {
             return Ok(None);
         };
-        Ok(world_collision(cache, grid)?.map(|after| (build, after)))
+        Ok(world_collision(census, grid)?.map(|after| (build, after)))
     });
     let (build, after) = match figures {
         Ok(figures) => figures?,
@@ -416,7 +417,7 @@ pub(super) fn collision_summary(
             return None;
         }
     };
-    let c = cache.stats();
+    let c = census.stats();
     Some(CollisionSummary {
         colliders: c.colliders,
         triangles_before_reduction: c.triangles_before_reduction,

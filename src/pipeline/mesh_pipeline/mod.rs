@@ -428,6 +428,12 @@ impl MeshPipeline {
                 false
             }
         };
+        if !set.is_empty() {
+            // The edits just read may have let go of chunk storages (replaced
+            // cells, history steps dropped over budget): free the cells the
+            // coarse caches would otherwise keep allocated until their purge.
+            crate::mesh::coarse::release_dead_storages();
+        }
         let mut coords: Vec<(ChunkCoord, u8)> = Vec::with_capacity(set.len());
         let mut outside: Vec<ChunkCoord> = Vec::new();
         for coord in set {

@@ -141,12 +141,19 @@ impl Script {
 
     /// True when some stroke drops onto the surface (needs the initial meshes to pick).
     pub fn needs_surface(&self) -> bool {
-        self.strokes.iter().any(|s| {
-            s.action.brush().is_some_and(|b| {
-                b.path
-                    .iter()
-                    .any(|c| matches!(c, StrokeCentre::OnSurface { .. }))
+        self.surface_points().next().is_some()
+    }
+
+    /// Every `*_xz` point of the brush strokes, `(x, z)` in studs, in file
+    /// order (repeats included).
+    pub fn surface_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.strokes
+            .iter()
+            .filter_map(|s| s.action.brush())
+            .flat_map(|b| b.path.iter())
+            .filter_map(|c| match *c {
+                StrokeCentre::OnSurface { x, z } => Some((x, z)),
+                StrokeCentre::World(_) => None,
             })
-        })
     }
 }

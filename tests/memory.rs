@@ -1,0 +1,130 @@
+//! Peak memory of long editing sessions: the binary's peak resident set
+//! (`peak_rss_bytes` in `--stats-json`) must not grow with the number of
+//! strokes once the undo history is at its budget. What may grow is what the
+//! strokes add to the world itself (rock above the ground and pits below it
+//! turn uniform chunks dense, and the surface gets rougher).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{read_json, run_ok};
+
+/// The history budget of both sessions, MiB.
+const HISTORY_BUDGET_MIB: u64 = 64;
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-memory-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// SplitMix64: a fixed sequence of well-mixed numbers (no wall clock, no
+/// thread in it), so every run edits the same places.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`, to a tenth of a stud.
+    fn studs(&mut self, lo: f64, hi: f64) -> f64 {
+        let unit = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((lo + unit * (hi - lo)) * 10.0).round() / 10.0
+    }
+}
+
+/// `strokes` single applications at random places of the default world
+/// (4,096 studs across; 16 studs kept clear of its rim), one a frame at
+/// 60 Hz, alternating Add (rock) and Subtract, radius 24 cells, strength 1,
+/// under a 64 MiB history budget.
+fn session(strokes: usize) -> String {
+    let mut rng = SplitMix(2000);
+    let entries: Vec<String> = (0..strokes)
+        .map(|i| {
+            let (x, z) = (rng.studs(16.0, 4080.0), rng.studs(16.0, 4080.0));
+            let tool = if i % 2 == 0 {
+                r#""tool": "add", "material": "rock""#
+            } else {
+                r#""tool": "subtract""#
+            };
+            format!(
+                r#"{{"frame": {i}, {tool}, "centre_xz": [{x}, {z}], "radius_cells": 24, "strength": 1}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"frame_rate_hz": 60, "history_budget_mib": {HISTORY_BUDGET_MIB}, "strokes": [{}]}}"#,
+        entries.join(",\n")
+    )
+}
+
+/// Replays a session of `strokes` in the binary on the default world
+/// (frames not drawn, a small final image) and returns its statistics.
+fn replay(dir: &Path, strokes: usize) -> serde_json::Value {
+    let script = dir.join(format!("session-{strokes}.json"));
+    std::fs::write(&script, session(strokes)).expect("script written");
+    let stats = dir.join(format!("stats-{strokes}.json"));
+    run_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .arg("--headless")
+            .arg("--script")
+            .arg(&script)
+            .arg("--no-replay-frames")
+            .arg("--stats-json")
+            .arg(&stats)
+            .arg("--screenshot")
+            .arg(dir.join(format!("final-{strokes}.png")))
+            .args(["--size", "64x36"]),
+    );
+    read_json(&stats)
+}
+
+fn number(stats: &serde_json::Value, key: &str) -> u64 {
+    stats[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} is a whole number: {}", stats[key]))
+}
+
+#[test]
+fn peak_memory_of_2000_strokes_stays_within_1_2_times_that_of_500() {
+    let dir = scratch("strokes");
+    let short = replay(&dir, 500);
+    let long = replay(&dir, 2000);
+    let budget = HISTORY_BUDGET_MIB << 20;
+    for (stats, strokes) in [(&short, 500), (&long, 2000)] {
+        // (Nearly) every stroke changed the world, and the history dropped
+        // old steps to stay within its budget.
+        assert!(number(stats, "script_edits") * 100 >= strokes * 99);
+        assert_eq!(number(stats, "history_budget_bytes"), budget);
+        assert!(number(stats, "history_peak_bytes") <= budget);
+        assert!(number(stats, "history_dropped_steps") > 0);
+        assert_eq!(number(stats, "seam_audit_mismatches"), 0);
+    }
+    let (peak_short, peak_long) = (
+        number(&short, "peak_rss_bytes"),
+        number(&long, "peak_rss_bytes"),
+    );
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    eprintln!(
+        "peak RSS: 500 strokes {:.0} MiB (grid {:.0} MiB), 2000 strokes {:.0} MiB (grid {:.0} MiB)",
+        mib(peak_short),
+        mib(number(&short, "grid_bytes")),
+        mib(peak_long),
+        mib(number(&long, "grid_bytes")),
+    );
+    assert!(
+        peak_long as f64 <= 1.2 * peak_short as f64,
+        "2000 strokes peaked at {:.0} MiB, more than 1.2 × the {:.0} MiB of 500 strokes",
+        mib(peak_long),
+        mib(peak_short),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
