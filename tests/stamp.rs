@@ -1005,31 +1005,22 @@ fn water_over_a_stamp_fills_the_carved_ground_and_keeps_its_level() {
     }
     assert_eq!(water_top_cells(&g, 32, 32), Some(26.0));
 
-    // Raised under deep water (6 cells), not out of it: the level stays.
-    let mut g = lake();
-    apply_stamp(
-        &mut g,
-        &stamp,
-        &StampPlacement {
-            height_scale_cells: 3.0,
+    let raised = |height_scale_cells: f64| {
+        let mut g = lake();
+        let placement = StampPlacement {
+            height_scale_cells,
             ..p
-        },
-    )
-    .unwrap();
+        };
+        apply_stamp(&mut g, &stamp, &placement).unwrap();
+        g
+    };
+    // Raised under deep water (6 cells), not out of it: the level stays.
+    let g = raised(3.0);
     assert!((surface_height_cells(&g, 32, 32).unwrap() - 23.0).abs() < 0.01);
     assert_eq!(water_top_cells(&g, 32, 32), Some(26.0));
 
     // Raised out of deep water: displaced, dry on top.
-    let mut g = lake();
-    apply_stamp(
-        &mut g,
-        &stamp,
-        &StampPlacement {
-            height_scale_cells: 10.0,
-            ..p
-        },
-    )
-    .unwrap();
+    let g = raised(10.0);
     assert!((surface_height_cells(&g, 32, 32).unwrap() - 30.0).abs() < 0.01);
     assert_eq!(water_top_cells(&g, 32, 32), None);
     // Beside the stamp the lake is as it was.

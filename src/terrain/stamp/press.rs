@@ -511,12 +511,15 @@ fn plan_height(
             // MAX_RAMP_CELLS / 2 below the old surface) to above both.
             let band_lo = (t - 0.5 - 0.5 * ramp).floor() as i32;
             let y_lo = band_lo.min(top.height_cells.floor() as i32 - 2) - 1;
-            let water_top_cells = water_over(
-                placement.mode,
-                top.height_cells,
-                top.water_top_cells,
-                (t, highest_solid_row(t, ramp)),
-            );
+            // Only a wet column needs its new top row (a short search).
+            let water_top_cells = top.water_top_cells.and_then(|water| {
+                water_over(
+                    placement.mode,
+                    top.height_cells,
+                    Some(water),
+                    (t, highest_solid_row(t, ramp)),
+                )
+            });
             // The band reaches over the water laid down, and over the old
             // water it replaces.
             let water_hi = water_top_cells
