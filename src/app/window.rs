@@ -124,6 +124,8 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let mut session = FileSession::new(opened.doc, RecentFiles::load_default());
     session.offer_recovery_if_newer();
     WindowStream::offer_orphaned_recovery(&mut session);
+    let mut tools = ToolSession::new(DEFAULT_HISTORY_BUDGET_BYTES, generator.clone());
+    tools.reset_for_world(generator, &world.grid);
     let mut app = App {
         session,
         options: EditorOptions {
@@ -131,7 +133,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
             ..options
         },
         world,
-        tools: ToolDriver::new(ToolSession::new(DEFAULT_HISTORY_BUDGET_BYTES, generator)),
+        tools: ToolDriver::new(tools),
         window: None,
         error: None,
     };

@@ -230,7 +230,7 @@ impl WindowState {
         camera: Camera,
         generator: Option<GeneratorSettings>,
     ) {
-        tools.session.reset_for_world(generator);
+        tools.session.reset_for_world(generator, &world.grid);
         tools.reset_press();
         self.walk.world_replaced();
         self.camera = Camera {

@@ -132,6 +132,8 @@ pub struct ReplayReport {
     pub entries_waited_for_columns: usize,
     /// The report of every path entry applied, in order.
     pub paths: Vec<crate::terrain::path::spec::PathReport>,
+    /// The world document at the end, when edits were recorded in one.
+    pub document: Option<super::runner::DocumentSummary>,
 }
 
 /// Replays `script` on `grid`, publishing and presenting through `target`
@@ -262,6 +264,7 @@ pub fn replay_script(
     report.history_dropped_steps = runner.history().dropped_steps();
     report.history_budget_bytes = runner.history().budget_bytes();
     report.paths = runner.path_reports().to_vec();
+    report.document = runner.document_summary();
     report.replay_ms = start.elapsed().as_secs_f64() * 1e3;
     report.final_camera = Some(camera);
     Ok(report)

@@ -8,6 +8,7 @@
 use glam::DVec3;
 
 use crate::terrain::command::brush_stroke::{BrushStrokeError, StrokeInProgress};
+use crate::terrain::command::document_action::DeriveStats;
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::command::history::History;
 use crate::terrain::editing::brush::{BrushMode, FlattenPlane};
@@ -56,6 +57,23 @@ impl RunError {
     }
 }
 
+/// `"document"` in `--stats-json`: the world document (spec §14) at the end
+/// of a replay and every re-derivation its entries caused.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DocumentSummary {
+    /// Layers in the stack.
+    pub layers: usize,
+    /// Operations in all layers.
+    pub operations: usize,
+    /// Visible layers.
+    pub visible_layers: usize,
+    /// Each re-derivation, in order (moving, editing, hiding, deleting, or
+    /// an operation added under others).
+    pub rederives: Vec<DeriveStats>,
+    /// The last one.
+    pub last_rederive: Option<DeriveStats>,
+}
+
 /// Script execution state: the edit session (history, clipboard,
 /// generator) and the surface `*_xz` points are dropped onto.
 pub struct ScriptRunner {
@@ -70,6 +88,8 @@ pub struct ScriptRunner {
     skipped_applications: usize,
     /// How long the replay's waits let nothing progress before giving up.
     stall_limit: std::time::Duration,
+    /// Every re-derivation of the document the entries caused.
+    rederives: Vec<DeriveStats>,
 }
 
 impl ScriptRunner {
@@ -89,6 +109,7 @@ impl ScriptRunner {
             footprint: None,
             skipped_applications: 0,
             stall_limit: crate::pipeline::stall_watch::DEFAULT_STALL_LIMIT,
+            rederives: Vec::new(),
         }
     }
 
@@ -139,6 +160,9 @@ impl ScriptRunner {
                 .then(|| SurfaceDrops::resolve(grid, script.surface_points())),
         );
         runner.footprint = footprint;
+        if !grid.is_streaming() {
+            runner.session.enable_document(grid.clone());
+        }
         runner
     }
 
@@ -164,6 +188,30 @@ impl ScriptRunner {
     /// # Errors
     /// [`RunError`]; the grid is unchanged by a failing entry.
     pub fn run(&mut self, grid: &mut Grid, action: &StrokeAction) -> Result<bool, RunError> {
+        let derivations = self.session.document.derivations;
+        let changed = self.run_entry(grid, action);
+        if self.session.document.derivations != derivations
+            && let Some(stats) = self.session.document.last_derive
+        {
+            self.rederives.push(stats);
+        }
+        changed
+    }
+
+    /// The world document at the end (`None` when edits were not recorded
+    /// in one: a streaming world).
+    pub fn document_summary(&self) -> Option<DocumentSummary> {
+        let doc = &self.session.document;
+        doc.is_enabled().then(|| DocumentSummary {
+            layers: doc.stack.layers().len(),
+            operations: doc.stack.operation_count(),
+            visible_layers: doc.stack.layers().iter().filter(|l| l.visible).count(),
+            rederives: self.rederives.clone(),
+            last_rederive: self.rederives.last().copied(),
+        })
+    }
+
+    fn run_entry(&mut self, grid: &mut Grid, action: &StrokeAction) -> Result<bool, RunError> {
         match action {
             StrokeAction::Brush(stroke) => self.brush_stroke(grid, stroke),
             StrokeAction::Command(command) => {
@@ -187,12 +235,13 @@ impl ScriptRunner {
     /// One brush stroke as one undo step; a stroke that fails midway is
     /// reverted.
     fn brush_stroke(&mut self, grid: &mut Grid, stroke: &BrushStroke) -> Result<bool, RunError> {
+        self.session.check_editable()?;
         let mut active: Option<StrokeInProgress> = None;
         let result = self.paint_path(grid, stroke, &mut active);
         match (result, active) {
             (Ok(()), Some(active)) => {
                 self.skipped_applications += active.skipped();
-                Ok(active.finish(&mut self.session.history, grid))
+                Ok(self.session.finish_stroke(active, grid)?)
             }
             (Ok(()), None) => Ok(false),
             (Err(e), active) => {

@@ -11,9 +11,11 @@
 //! - [`editing`]: brushes and their per-cell kernels, strokes, region tools,
 //!   water tools, undo history and the edit commands every tool runs through;
 //! - [`stamp`]: height and cell stamps and how a placement becomes cells;
-//! - [`path`]: roads, rivers and routes laid along splines.
+//! - [`path`]: roads, rivers and routes laid along splines;
+//! - [`document`]: the world document, a base under editable layers (spec §14).
 
 pub mod command;
+pub mod document;
 pub mod editing;
 pub mod generation;
 pub mod path;

@@ -170,6 +170,9 @@ pub struct RenderStats {
     /// One entry per path the script applied, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<crate::terrain::path::spec::PathReport>,
+    /// The world document: layers, operations and the re-derivations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<crate::script::runner::DocumentSummary>,
 }
 
 impl RenderStats {
@@ -238,6 +241,7 @@ impl RenderStats {
         self.history_peak_bytes = replay.history_peak_bytes;
         self.history_dropped_steps = replay.history_dropped_steps;
         self.history_budget_bytes = replay.history_budget_bytes;
+        self.document = replay.document.clone();
     }
 
     /// Copies the level-of-detail scan times and the horizon's figures.

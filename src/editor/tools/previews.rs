@@ -370,7 +370,7 @@ mod tests {
                         (DVec3::ZERO, DVec3::NEG_Y),
                     )
                     .unwrap();
-                tools.end_stroke(&g);
+                tools.end_stroke(&mut g);
             }
             let surface = column_height_studs(&g, 20, 20);
             assert!(
@@ -397,7 +397,7 @@ mod tests {
                 Some(&moved),
             );
             assert_eq!(held[0].origin_world.y, plane_y);
-            tools.end_stroke(&g);
+            tools.end_stroke(&mut g);
         }
     }
 }

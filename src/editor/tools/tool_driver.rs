@@ -236,7 +236,7 @@ impl ToolDriver {
                         log::warn!("brush not applied: {e}");
                         settings.message = Some((e, true));
                         outcome.end_press = true;
-                        self.session.end_stroke(grid);
+                        let _ = self.session.end_stroke(grid);
                     }
                     Err(e) => self.wait_for_columns(e, settings, now),
                 }
@@ -265,10 +265,12 @@ impl ToolDriver {
     /// The button is up: path drags and region drags end, a stroke commits
     /// (unless its applications still wait for columns), the next press may
     /// paste or stamp again.
-    fn release(&mut self, grid: &Grid, settings: &mut ToolSettings) {
+    fn release(&mut self, grid: &mut Grid, settings: &mut ToolSettings) {
         settings.path.draft.release();
-        if !self.wait.is_stroke_waiting() {
-            self.session.end_stroke(grid);
+        if !self.wait.is_stroke_waiting()
+            && let Some(e) = self.session.end_stroke(grid)
+        {
+            settings.message = Some((e, true));
         }
         self.session.end_drag();
         self.pressed_once = false;
@@ -407,7 +409,7 @@ impl ToolDriver {
                         settings.message = Some((e, true));
                         if stroke {
                             outcome.end_press = true;
-                            self.session.end_stroke(grid);
+                            let _ = self.session.end_stroke(grid);
                         }
                         false
                     }
@@ -427,7 +429,7 @@ impl ToolDriver {
                 ));
                 if edit == WaitingEdit::Stroke {
                     outcome.end_press = true;
-                    self.session.end_stroke(grid);
+                    let _ = self.session.end_stroke(grid);
                 }
                 false
             }

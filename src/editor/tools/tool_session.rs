@@ -123,9 +123,15 @@ impl ToolSession {
     /// Starts over for a newly opened world: an empty history (same budget)
     /// and the new world's generator; the clipboard is kept, so a copy can be
     /// pasted into another world.
-    pub fn reset_for_world(&mut self, generator: Option<GeneratorSettings>) {
+    /// A world held whole (`grid` not streaming) records its edits in a
+    /// fresh world document over its cells as opened.
+    pub fn reset_for_world(&mut self, generator: Option<GeneratorSettings>, grid: &Grid) {
         self.session.history = History::new(self.session.history.budget_bytes());
         self.session.generator = generator;
+        self.session.document = Default::default();
+        if !grid.is_streaming() {
+            self.session.enable_document(grid.clone());
+        }
         self.stroke = None;
         self.drag_start = None;
         self.handle_drag = None;
@@ -165,6 +171,7 @@ impl ToolSession {
             let mut options = settings.options();
             let normal = hit.normal.as_dvec3();
             options.flatten_plane = Some(flatten_plane_for(settings, &hit));
+            self.session.check_editable().map_err(|e| e.to_string())?;
             let stroke = StrokeInProgress::begin(brush, options, settings.spacing_fraction)
                 .map_err(|e| e.to_string())?;
             self.stroke = Some(ActiveStroke {
@@ -234,11 +241,15 @@ impl ToolSession {
         self.stroke.as_ref().is_some_and(|a| a.stroke.is_waiting())
     }
 
-    /// Ends the stroke: it becomes one undo step.
-    pub fn end_stroke(&mut self, grid: &Grid) {
-        if let Some(active) = self.stroke.take() {
-            active.stroke.finish(&mut self.session.history, grid);
-        }
+    /// Ends the stroke: it becomes an operation of the active layer and
+    /// one undo step. Returns why it was taken back, if it was (the active
+    /// layer was locked meanwhile).
+    pub fn end_stroke(&mut self, grid: &mut Grid) -> Option<String> {
+        let active = self.stroke.take()?;
+        self.session
+            .finish_stroke(active.stroke, grid)
+            .err()
+            .map(|e| e.to_string())
     }
 
     /// Region drag: the box spanned from where the drag began to `hit`,
@@ -516,7 +527,7 @@ mod tests {
         s.stroke(&mut g, brush, &settings, Some(hit_at(84.0, 20.0)), ray)
             .unwrap();
         assert_eq!(s.stroke.as_ref().unwrap().stroke.applications(), 17);
-        s.end_stroke(&g);
+        s.end_stroke(&mut g);
         assert_eq!(s.history().undo_len(), 1);
         assert_eq!(
             s.history().undo_steps().next().unwrap().label(),
@@ -560,7 +571,7 @@ mod tests {
         let mut reference = whole.clone();
         let mut r = ToolSession::new(1 << 30, None);
         paint(&mut r, &mut reference).unwrap();
-        r.end_stroke(&reference);
+        r.end_stroke(&mut reference);
 
         let mut s = ToolSession::new(1 << 30, None);
         let err = paint(&mut s, &mut g).unwrap_err();
@@ -583,7 +594,7 @@ mod tests {
             .unwrap();
         s.retry(&mut g, WaitingEdit::Stroke).unwrap();
         assert!(!s.stroke_waits());
-        s.end_stroke(&g);
+        s.end_stroke(&mut g);
         assert_eq!(s.history().undo_len(), 1, "one stroke, one undo step");
         assert_eq!(hash(&g), hash(&reference));
         assert_ne!(hash(&g), hash(&whole));

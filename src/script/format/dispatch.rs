@@ -15,6 +15,7 @@ use super::entries::brush::{
     BrushEntry, ErosionEntry, FlattenEntry, ReplaceEntry, brush_field_elsewhere,
 };
 use super::entries::camera::CameraEntry;
+use super::entries::document::{LayerEntry, OperationEntry};
 use super::entries::path::PathEntry;
 use super::entries::region::{ClearEntry, FillEntry, PasteEntry, RegionEntry};
 use super::entries::stamp::{StampEntry, StampFiles};
@@ -48,7 +49,7 @@ impl EntryStruct {
 
 /// Every entry struct: to tell a field another tool uses from one no tool
 /// knows, and to ignore another tool's field left at its default.
-const ENTRY_STRUCTS: [EntryStruct; 12] = [
+const ENTRY_STRUCTS: [EntryStruct; 14] = [
     EntryStruct::of::<BrushEntry>(),
     EntryStruct::of::<FlattenEntry>(),
     EntryStruct::of::<ReplaceEntry>(),
@@ -61,6 +62,8 @@ const ENTRY_STRUCTS: [EntryStruct; 12] = [
     EntryStruct::of::<StampEntry>(),
     EntryStruct::of::<HistoryEntry>(),
     EntryStruct::of::<CameraEntry>(),
+    EntryStruct::of::<LayerEntry>(),
+    EntryStruct::of::<OperationEntry>(),
 ];
 
 /// True when `T` has the field `key` and reads `blank` there as if the
@@ -186,6 +189,8 @@ impl ToolReader<'_> {
             Tool::Paste => Command(self.read::<PasteEntry>()?.parse()?),
             Tool::Path => Command(self.read::<PathEntry>()?.parse()?),
             Tool::Stamp => Command(self.read::<StampEntry>()?.parse(stamps)?),
+            Tool::Layer => Command(self.read::<LayerEntry>()?.parse()?),
+            Tool::Operation => Command(self.read::<OperationEntry>()?.parse()?),
             Tool::Undo => {
                 self.read::<HistoryEntry>()?;
                 Command(EditCommand::Undo)

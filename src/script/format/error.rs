@@ -238,6 +238,9 @@ pub enum EntryError {
     /// A region tool without both corners.
     #[error("{0} needs region_min and region_max")]
     MissingRegion(String),
+    /// A `layer` or `operation` entry without what its action needs.
+    #[error("{0}")]
+    Document(String),
     /// Fill with occupancy 0.
     #[error("occupancy must be 1..=255 (use clear to empty)")]
     ZeroOccupancy,

@@ -21,6 +21,10 @@ pub enum Tool {
     Path,
     /// `stamp`: a stamp file pressed into the terrain.
     Stamp,
+    /// `layer`: an action on a layer of the world document.
+    Layer,
+    /// `operation`: move, edit or delete an operation of the document.
+    Operation,
     /// `undo`.
     Undo,
     /// `redo`.
@@ -28,7 +32,7 @@ pub enum Tool {
 }
 
 /// The tools that are not brushes, in the order error messages list them.
-const OTHER_TOOLS: [Tool; 9] = [
+const OTHER_TOOLS: [Tool; 11] = [
     Tool::Fill,
     Tool::Clear,
     Tool::Copy,
@@ -36,6 +40,8 @@ const OTHER_TOOLS: [Tool; 9] = [
     Tool::Generate,
     Tool::Path,
     Tool::Stamp,
+    Tool::Layer,
+    Tool::Operation,
     Tool::Undo,
     Tool::Redo,
 ];
@@ -60,6 +66,8 @@ impl Tool {
             Tool::Generate => "generate",
             Tool::Path => "path",
             Tool::Stamp => "stamp",
+            Tool::Layer => "layer",
+            Tool::Operation => "operation",
             Tool::Undo => "undo",
             Tool::Redo => "redo",
         }

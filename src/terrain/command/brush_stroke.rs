@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use glam::DVec3;
 
 use crate::terrain::command::history::History;
+use crate::terrain::document::operation::RecordedStroke;
 use crate::terrain::editing::brush::{Brush, BrushOptions, EditError};
 use crate::terrain::editing::kernels::apply_tool;
 use crate::terrain::editing::recorder::Recorder;
@@ -70,6 +71,8 @@ pub struct StrokeInProgress {
     footprint: Option<CellBox>,
     /// Applications skipped for lying outside the footprint.
     skipped: usize,
+    /// Centres applied, in order (the stroke's document operation).
+    centres_world: Vec<DVec3>,
 }
 
 impl StrokeInProgress {
@@ -95,6 +98,7 @@ impl StrokeInProgress {
             waiting: VecDeque::new(),
             footprint: None,
             skipped: 0,
+            centres_world: Vec::new(),
         })
     }
 
@@ -162,6 +166,7 @@ impl StrokeInProgress {
                 }
             }
             self.waiting.pop_front();
+            self.centres_world.push(centre);
             self.applications += 1;
             applied += 1;
         }
@@ -194,6 +199,24 @@ impl StrokeInProgress {
         self.recorder
             .set_label(stroke_label(&self.brush, self.applications));
         history.commit(self.recorder, grid)
+    }
+
+    /// The stroke as a document operation: its brush, options and the
+    /// centres applied so far.
+    pub fn recorded(&self) -> RecordedStroke {
+        RecordedStroke {
+            brush: self.brush,
+            options: self.options,
+            centres_world: self.centres_world.clone().into(),
+        }
+    }
+
+    /// The recorder holding the before-state of every chunk the stroke
+    /// changed, labelled [`stroke_label`].
+    pub fn into_recorder(mut self) -> Recorder {
+        self.recorder
+            .set_label(stroke_label(&self.brush, self.applications));
+        self.recorder
     }
 
     /// Abandons the stroke, putting back every cell it changed.

@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use glam::IVec3;
 
+use crate::terrain::command::document_action::{DocumentAction, DocumentState};
 use crate::terrain::command::history::History;
-use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::document::layers::DocumentError;
+use crate::terrain::document::operation::OperationKind;
 use crate::terrain::editing::region::{self, Clipboard, RegionError};
-use crate::terrain::editing::water_tools::{self, SeaLevelError};
+use crate::terrain::editing::water_tools::SeaLevelError;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::path::spec::{PathError, PathReport, PathSpec};
-use crate::terrain::path::tool::apply_path;
 use crate::terrain::stamp::definition::{Stamp, StampError, StampPlacement};
-use crate::terrain::stamp::press::StampPlan;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CellBox, ColumnCoord};
 use crate::terrain::storage::grid::{Grid, GridError};
@@ -94,6 +94,8 @@ pub enum EditCommand {
         /// Undo steps applied afterwards.
         applied_steps: usize,
     },
+    /// A world-document action: a layer or operation changed (spec §14).
+    Document(Box<DocumentAction>),
 }
 
 impl EditCommand {
@@ -114,6 +116,7 @@ impl EditCommand {
             EditCommand::Undo => "Undo".into(),
             EditCommand::Redo => "Redo".into(),
             EditCommand::JumpTo { .. } => "Jump in history".into(),
+            EditCommand::Document(action) => action.label(),
         }
     }
 }
@@ -143,6 +146,15 @@ pub enum CommandError {
     /// Generate on a world that was not made by the generator.
     #[error("generate needs a generated world (this one was imported or loaded)")]
     NoGenerator,
+    /// A brush application was rejected.
+    #[error(transparent)]
+    Brush(#[from] crate::terrain::editing::brush::EditError),
+    /// The document refused the action (a locked layer, an unknown id).
+    #[error(transparent)]
+    Document(#[from] DocumentError),
+    /// The layers cannot be re-derived on this world.
+    #[error("{0}")]
+    NoDocument(&'static str),
 }
 
 impl CommandError {
@@ -268,6 +280,8 @@ pub struct EditSession {
     /// The generator Generate re-runs: the world's own, `None` for worlds
     /// that were imported or loaded (Generate is then refused).
     pub generator: Option<GeneratorSettings>,
+    /// The world document the edits are recorded in (spec §14).
+    pub document: DocumentState,
 }
 
 impl EditSession {
@@ -278,6 +292,7 @@ impl EditSession {
             clipboard: None,
             clipboard_revision: 0,
             generator,
+            document: DocumentState::default(),
         }
     }
 
@@ -292,103 +307,93 @@ impl EditSession {
         command: &EditCommand,
     ) -> Result<CommandOutcome, CommandError> {
         self.check_resident(grid, command)?;
-        let mut rec = Recorder::new(command.label());
-        if let EditCommand::Stamp { stamp, placement } = command {
-            let plan = StampPlan::new(grid, stamp, placement)?;
-            rec.record(grid, plan.region(), |g| plan.apply(g))?;
-            return Ok(CommandOutcome::Edited {
-                changed: self.history.commit(rec, grid),
-            });
+        if let Some(kind) = self.operation_for(command)? {
+            return self.apply_operation(grid, kind);
         }
         match *command {
-            EditCommand::Fill {
-                region: b,
-                material,
-                occupancy,
-                ignore_water,
-            } => {
-                rec.record(grid, b, |g| {
-                    region::fill(g, b, material, occupancy, ignore_water)
-                })?;
-            }
-            EditCommand::Clear {
-                region: b,
-                ignore_water,
-            } => {
-                rec.record(grid, b, |g| region::clear(g, b, ignore_water))?;
-            }
             EditCommand::Copy { region: b } => {
                 let clip = region::copy(grid, b)?;
                 let size_cells = clip.size();
                 self.clipboard = Some(clip);
                 self.clipboard_revision = self.clipboard_revision.wrapping_add(1);
-                return Ok(CommandOutcome::Copied { size_cells });
+                Ok(CommandOutcome::Copied { size_cells })
             }
-            EditCommand::Paste { at, quarter_turns } => {
-                let clip = self
-                    .clipboard
-                    .as_ref()
-                    .ok_or(CommandError::EmptyClipboard)?;
-                let b = region::paste_region(clip, at, quarter_turns)?;
-                rec.record(grid, b, |g| region::paste(g, clip, at, quarter_turns))?;
-            }
-            EditCommand::Generate { region: b } => {
-                let settings = self.generator.as_ref().ok_or(CommandError::NoGenerator)?;
-                rec.record(grid, b, |g| region::generate(g, b, settings))?;
-            }
-            EditCommand::FillSeaLevel {
-                region: b,
-                level_cells,
-            } => {
-                rec.record(grid, b, |g| water_tools::fill_sea_level(g, b, level_cells))?;
-            }
-            EditCommand::Evaporate {
-                region: b,
-                level_cells,
-            } => {
-                rec.record(grid, b, |g| water_tools::evaporate(g, b, level_cells))?;
-            }
-            EditCommand::Path(ref spec) => {
-                let outcome = match apply_path(grid, &mut rec, spec) {
-                    Ok(outcome) => outcome,
-                    Err(e) => {
-                        // Checks run before the first write; this puts back
-                        // anything a later failure left.
-                        rec.revert(grid);
-                        return Err(e.into());
-                    }
-                };
-                return Ok(CommandOutcome::PathApplied {
-                    changed: self.history.commit_path(rec, spec.clone(), grid),
-                    report: outcome.report,
-                    touched: outcome.touched,
-                });
-            }
-            EditCommand::Undo => {
-                let changed = self.history.undo(grid).map(|r| r.is_change());
-                return Ok(CommandOutcome::Stepped {
-                    undo: true,
-                    changed,
-                });
-            }
-            EditCommand::Redo => {
-                let changed = self.history.redo(grid).map(|r| r.is_change());
-                return Ok(CommandOutcome::Stepped {
-                    undo: false,
-                    changed,
-                });
-            }
-            EditCommand::JumpTo { applied_steps } => {
-                return Ok(CommandOutcome::Jumped {
-                    moved_steps: self.jump_to(grid, applied_steps),
-                });
-            }
-            // Handled above (it borrows its stamp).
-            EditCommand::Stamp { .. } => {}
+            EditCommand::Undo => Ok(CommandOutcome::Stepped {
+                undo: true,
+                changed: self.undo_step(grid),
+            }),
+            EditCommand::Redo => Ok(CommandOutcome::Stepped {
+                undo: false,
+                changed: self.redo_step(grid),
+            }),
+            EditCommand::JumpTo { applied_steps } => Ok(CommandOutcome::Jumped {
+                moved_steps: self.jump_to(grid, applied_steps),
+            }),
+            EditCommand::Document(ref action) => self.document_action(grid, action),
+            // Every other command is an operation (converted above).
+            _ => Ok(CommandOutcome::Edited { changed: false }),
         }
-        Ok(CommandOutcome::Edited {
-            changed: self.history.commit(rec, grid),
-        })
+    }
+
+    /// The document operation an editing command makes (its clipboard or
+    /// generator taken now), `None` for Copy, history and document commands.
+    ///
+    /// # Errors
+    /// [`CommandError::EmptyClipboard`], [`CommandError::NoGenerator`].
+    fn operation_for(&self, command: &EditCommand) -> Result<Option<OperationKind>, CommandError> {
+        Ok(Some(match command {
+            &EditCommand::Fill {
+                region,
+                material,
+                occupancy,
+                ignore_water,
+            } => OperationKind::Fill {
+                region,
+                material,
+                occupancy,
+                ignore_water,
+            },
+            &EditCommand::Clear {
+                region,
+                ignore_water,
+            } => OperationKind::Clear {
+                region,
+                ignore_water,
+            },
+            &EditCommand::Paste { at, quarter_turns } => OperationKind::Paste {
+                clipboard: Arc::new(self.clipboard.clone().ok_or(CommandError::EmptyClipboard)?),
+                at,
+                quarter_turns,
+            },
+            &EditCommand::Generate { region } => OperationKind::Generate {
+                region,
+                settings: self.generator.clone().ok_or(CommandError::NoGenerator)?,
+            },
+            &EditCommand::FillSeaLevel {
+                region,
+                level_cells,
+            } => OperationKind::SeaLevel {
+                region,
+                level_cells,
+            },
+            &EditCommand::Evaporate {
+                region,
+                level_cells,
+            } => OperationKind::Evaporate {
+                region,
+                level_cells,
+            },
+            EditCommand::Path(spec) => OperationKind::Path(spec.clone()),
+            EditCommand::Stamp { stamp, placement } => OperationKind::Stamp {
+                stamp: stamp.clone(),
+                placement: *placement,
+            },
+            EditCommand::Copy { .. }
+            | EditCommand::Undo
+            | EditCommand::Redo
+            | EditCommand::JumpTo { .. }
+            | EditCommand::Document(_) => return Ok(None),
+        }))
     }
 
     /// On a streaming grid, refuses a command that reads or writes chunk
@@ -415,19 +420,6 @@ impl EditSession {
         } else {
             Err(GridError::NotResident(missing).into())
         }
-    }
-
-    /// Undoes or redoes until `applied_steps` undo steps are applied (or
-    /// the history runs out); returns the steps moved over.
-    fn jump_to(&mut self, grid: &mut Grid, applied_steps: usize) -> usize {
-        let mut moved = 0;
-        while self.history.undo_len() > applied_steps && self.history.undo(grid).is_some() {
-            moved += 1;
-        }
-        while self.history.undo_len() < applied_steps && self.history.redo(grid).is_some() {
-            moved += 1;
-        }
-        moved
     }
 }
 

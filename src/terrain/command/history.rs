@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
+use crate::terrain::document::layers::LayerStack;
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::path::spec::PathSpec;
 use crate::terrain::storage::chunk::ChunkCells;
@@ -52,8 +53,30 @@ pub struct Step {
     /// The path a Path command laid, kept so the editor can reopen it.
     path: Option<Box<PathSpec>>,
     changes: Vec<ChunkChange>,
+    /// The world document before and after the step (document mode).
+    document: Option<Box<DocumentSwap>>,
     /// Heap bytes attributed to this step at the last accounting.
     held_bytes: usize,
+}
+
+/// What an undo step does to the world document (spec §14): the layer
+/// stack before and after it (persistent: copies share every operation)
+/// and, for a bake or a base change, the base cells before and after.
+#[derive(Clone, Debug)]
+pub struct DocumentSwap {
+    /// The layer stack before the step.
+    pub before: LayerStack,
+    /// The layer stack after the step.
+    pub after: LayerStack,
+    /// The base cells before and after, when the step changed the base.
+    pub base: Option<(Grid, Grid)>,
+}
+
+impl DocumentSwap {
+    /// True when the step changes the document.
+    pub fn is_change(&self) -> bool {
+        self.base.is_some() || self.before != self.after
+    }
 }
 
 impl Step {
@@ -65,6 +88,12 @@ impl Step {
     /// The path this step laid (a Path command), for reopening it.
     pub fn path_spec(&self) -> Option<&PathSpec> {
         self.path.as_deref()
+    }
+
+    /// What the step does to the world document, if it was taken in
+    /// document mode.
+    pub fn document(&self) -> Option<&DocumentSwap> {
+        self.document.as_deref()
     }
 
     /// Chunks the step changed.
@@ -129,19 +158,33 @@ impl History {
     /// adds nothing) when no chunk changed. Drops the oldest steps while the
     /// held bytes exceed the budget.
     pub fn commit(&mut self, recorder: Recorder, grid: &Grid) -> bool {
-        self.commit_step(recorder, None, grid)
+        self.commit_step(recorder, None, None, grid)
+    }
+
+    /// As [`History::commit`] for a document action: the step keeps
+    /// `swap` (and `path`, a path it laid) and is added when it changed
+    /// cells or the document.
+    pub fn commit_document(
+        &mut self,
+        recorder: Recorder,
+        swap: DocumentSwap,
+        path: Option<PathSpec>,
+        grid: &Grid,
+    ) -> bool {
+        self.commit_step(recorder, path.map(Box::new), Some(Box::new(swap)), grid)
     }
 
     /// As [`History::commit`], keeping `spec` with the step so the path it
     /// laid can be reopened ([`Step::path_spec`]).
     pub fn commit_path(&mut self, recorder: Recorder, spec: PathSpec, grid: &Grid) -> bool {
-        self.commit_step(recorder, Some(Box::new(spec)), grid)
+        self.commit_step(recorder, Some(Box::new(spec)), None, grid)
     }
 
     fn commit_step(
         &mut self,
         recorder: Recorder,
         path: Option<Box<PathSpec>>,
+        document: Option<Box<DocumentSwap>>,
         grid: &Grid,
     ) -> bool {
         let (label, before) = recorder.into_parts();
@@ -159,7 +202,7 @@ impl History {
                 )
             })
             .collect();
-        if changes.is_empty() {
+        if changes.is_empty() && !document.as_ref().is_some_and(|d| d.is_change()) {
             return false;
         }
         changes.sort_by_key(|c| (c.coord.0.z, c.coord.0.y, c.coord.0.x));
@@ -168,6 +211,7 @@ impl History {
             label,
             path,
             changes,
+            document,
             held_bytes: 0,
         });
         self.account(grid);

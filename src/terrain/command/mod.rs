@@ -5,5 +5,7 @@
 //! operations, so both label and undo them the same way.
 
 pub mod brush_stroke;
+pub mod document_action;
+pub mod document_session;
 pub mod edit_command;
 pub mod history;

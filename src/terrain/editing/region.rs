@@ -70,7 +70,7 @@ pub enum RegionError {
 
 /// The checks every region tool makes before touching the grid: a box that
 /// holds cells, all of them on the valid lattice, and not too many.
-fn check_region(region: CellBox) -> Result<(), RegionError> {
+pub fn check_region(region: CellBox) -> Result<(), RegionError> {
     if region.is_empty() {
         return Err(RegionError::Empty(region));
     }

@@ -142,7 +142,7 @@ impl Lattice {
 
 /// The search area around endpoints `a`, `b` (cells): their box grown by
 /// the margin, as columns `min..max`.
-fn search_area(a: DVec2, b: DVec2) -> (IVec2, IVec2) {
+pub fn search_area(a: DVec2, b: DVec2) -> (IVec2, IVec2) {
     let margin = ROUTE_MARGIN_CELLS.max(0.5 * a.distance(b));
     let lo = (a.min(b) - margin).floor();
     let hi = (a.max(b) + margin).ceil();

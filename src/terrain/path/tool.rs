@@ -96,7 +96,7 @@ pub fn apply_path(
 }
 
 /// The columns `min..max` within `reach` cells of the curve's samples.
-fn footprint_rect(curve: &SampledCurve, reach: f64) -> (IVec2, IVec2) {
+pub fn footprint_rect(curve: &SampledCurve, reach: f64) -> (IVec2, IVec2) {
     let (lo, hi) = curve.points.iter().fold(
         (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),

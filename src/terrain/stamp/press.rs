@@ -291,7 +291,7 @@ pub struct StampPlan<'a> {
 
 /// The box `[x_lo, x_hi) × [z_lo, z_hi)` of columns around the turned
 /// footprint (y `[0, 1)`).
-fn footprint_columns(stamp: &Stamp, placement: &StampPlacement) -> CellBox {
+pub fn footprint_columns(stamp: &Stamp, placement: &StampPlacement) -> CellBox {
     let c = placement.centre_xz_cells;
     let e = placement.turned_half_extents(stamp);
     let lo = (c - e).floor();

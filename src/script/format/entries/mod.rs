@@ -4,11 +4,12 @@
 //! (`BrushEntry` for the plain brushes, `FlattenEntry`, `ReplaceEntry`,
 //! `ErosionEntry`), `fill`/`clear`/`copy`/`generate`/`paste` in [`region`],
 //! `path` in [`path`], `stamp` in [`stamp`] (with the stamp files a script
-//! reads), camera keyframes in [`camera`]; [`material`] reads material
+//! reads), camera keyframes in [`camera`], `layer` and `operation` in [`document`]; [`material`] reads material
 //! names.
 
 pub mod brush;
 pub mod camera;
+pub mod document;
 pub mod material;
 pub mod path;
 pub mod region;

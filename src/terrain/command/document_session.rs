@@ -1,0 +1,358 @@
+//! How the edit session keeps its world document (spec §14): every operation an edit
+//! makes is recorded in the active layer, and document actions (hide a
+//! layer, move a stamp, delete a stroke) re-derive the cells of their dirty
+//! closure. Each is one undo step holding the cells it changed and the
+//! layer stack before and after, so undo and redo restore both exactly.
+
+use std::time::Instant;
+
+use crate::terrain::command::brush_stroke::StrokeInProgress;
+use crate::terrain::command::document_action::{
+    DeriveStats, DocumentAction, DocumentState, LayerRef,
+};
+use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
+use crate::terrain::command::history::DocumentSwap;
+use crate::terrain::document::derive::{DeriveReport, rederive};
+use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
+use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
+use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::storage::grid::Grid;
+
+impl From<OperationError> for CommandError {
+    fn from(e: OperationError) -> Self {
+        match e {
+            OperationError::Region(e) => CommandError::Region(e),
+            OperationError::Water(e) => CommandError::Water(e),
+            OperationError::Stamp(e) => CommandError::Stamp(e),
+            OperationError::Path(e) => CommandError::Path(e),
+            OperationError::Brush(e) => CommandError::Brush(e),
+        }
+    }
+}
+
+const NO_BASE: &str = "layers cannot be re-derived on a streaming world yet: its edits are baked";
+
+impl EditSession {
+    /// Records edits from now on as operations over `base` (the world's
+    /// cells as made or opened), with an empty layer stack.
+    pub fn enable_document(&mut self, base: Grid) {
+        self.document = DocumentState {
+            base: Some(base),
+            ..Default::default()
+        };
+    }
+
+    /// Refuses an edit when the active layer is locked.
+    ///
+    /// # Errors
+    /// [`CommandError::Document`] with [`DocumentError::Locked`].
+    pub fn check_editable(&self) -> Result<(), CommandError> {
+        let stack = &self.document.stack;
+        if let Some(layer) = stack.active().and_then(|id| stack.layer(id))
+            && layer.locked
+            && self.document.is_enabled()
+        {
+            return Err(DocumentError::Locked(layer.name.clone()).into());
+        }
+        Ok(())
+    }
+
+    /// Applies a new operation: straight onto the cells when it lands on
+    /// top of everything drawn, else through a re-derivation of its
+    /// closure. One undo step.
+    pub(super) fn apply_operation(
+        &mut self,
+        grid: &mut Grid,
+        kind: OperationKind,
+    ) -> Result<CommandOutcome, CommandError> {
+        self.check_editable()?;
+        let mut rec = Recorder::new(kind.label());
+        let path = match &kind {
+            OperationKind::Path(spec) => Some(spec.clone()),
+            _ => None,
+        };
+        let before = self.document.stack.clone();
+        let on_top = !self.document.is_enabled() || before.appends_on_top();
+        if !on_top {
+            kind.validate()?;
+        }
+        let applied = if on_top {
+            match kind.apply(grid, &mut rec) {
+                Ok(applied) => Some(applied),
+                Err(e) => {
+                    rec.revert(grid);
+                    return Err(e.into());
+                }
+            }
+        } else {
+            None
+        };
+        let changed = if !self.document.is_enabled() {
+            match path.clone() {
+                Some(spec) => self.history.commit_path(rec, spec, grid),
+                None => self.history.commit(rec, grid),
+            }
+        } else if on_top && rec.is_empty() {
+            // Nothing changed on top of everything: nothing to record.
+            false
+        } else {
+            let id = self.document.stack.add_operation(kind)?;
+            if !on_top {
+                self.rederive_into(grid, &mut rec, &before);
+                let failures = &mut self.document.last_failures;
+                if let Some(i) = failures.iter().position(|(f, _)| *f == id) {
+                    let (_, e) = failures.swap_remove(i);
+                    rec.revert(grid);
+                    self.document.stack = before;
+                    return Err(e.into());
+                }
+            }
+            self.commit_swap(rec, before, path, grid)
+        };
+        Ok(match applied.and_then(|a| a.path) {
+            Some(outcome) => CommandOutcome::PathApplied {
+                changed,
+                report: outcome.report,
+                touched: outcome.touched,
+            },
+            None => CommandOutcome::Edited { changed },
+        })
+    }
+
+    /// Ends a brush stroke: it becomes an operation of the active layer
+    /// and one undo step. A stroke painted under other layers' operations
+    /// is taken back and re-derived in its place.
+    ///
+    /// # Errors
+    /// [`CommandError::Document`] when the active layer was locked meanwhile
+    /// (the stroke is taken back).
+    pub fn finish_stroke(
+        &mut self,
+        stroke: StrokeInProgress,
+        grid: &mut Grid,
+    ) -> Result<bool, CommandError> {
+        if !self.document.is_enabled() {
+            return Ok(stroke.finish(&mut self.history, grid));
+        }
+        let recorded = stroke.recorded();
+        let mut rec = stroke.into_recorder();
+        if rec.is_empty() {
+            return Ok(false);
+        }
+        if let Err(e) = self.check_editable() {
+            rec.revert(grid);
+            return Err(e);
+        }
+        let before = self.document.stack.clone();
+        let on_top = before.appends_on_top();
+        self.document
+            .stack
+            .add_operation(OperationKind::Stroke(recorded))?;
+        if !on_top {
+            let label = rec.label().to_string();
+            rec.revert(grid);
+            rec = Recorder::new(label);
+            self.rederive_into(grid, &mut rec, &before);
+        }
+        Ok(self.commit_swap(rec, before, None, grid))
+    }
+
+    /// Re-derives the closure of the change from `before` to the current
+    /// stack, recording into `rec` and keeping the figures.
+    fn rederive_into(&mut self, grid: &mut Grid, rec: &mut Recorder, before: &LayerStack) {
+        let Some(base) = self.document.base.as_ref() else {
+            return;
+        };
+        let started = Instant::now();
+        let report: DeriveReport = rederive(grid, rec, base, before, &self.document.stack);
+        if report.dirty_columns == 0 {
+            // The drawn operations did not change (a rename, a new layer).
+            return;
+        }
+        self.document.last_derive = Some(DeriveStats {
+            dirty_columns: report.dirty_columns,
+            applied_operations: report.applied_operations,
+            failed_operations: report.failures.len(),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+        });
+        self.document.last_failures = report.failures;
+        self.document.derivations += 1;
+    }
+
+    fn commit_swap(
+        &mut self,
+        rec: Recorder,
+        before: LayerStack,
+        path: Option<crate::terrain::path::spec::PathSpec>,
+        grid: &Grid,
+    ) -> bool {
+        let swap = DocumentSwap {
+            before,
+            after: self.document.stack.clone(),
+            base: None,
+        };
+        self.history.commit_document(rec, swap, path, grid)
+    }
+
+    fn layer_id(&self, layer: &LayerRef) -> Result<LayerId, DocumentError> {
+        match layer {
+            LayerRef::Id(id) => self
+                .document
+                .stack
+                .layer(*id)
+                .map(|l| l.id)
+                .ok_or(DocumentError::UnknownLayer(id.0)),
+            LayerRef::Name(name) => self.document.stack.layer_named(name),
+        }
+    }
+
+    /// Changes the stack as `action` says (nothing else).
+    fn change_stack(&mut self, action: &DocumentAction) -> Result<(), DocumentError> {
+        use DocumentAction as A;
+        let stack = &mut self.document.stack;
+        match action {
+            A::AddLayer(name) => stack.add_layer(name).map(|_| ()),
+            A::SelectLayer(_) | A::Bake => Ok(()),
+            A::RenameLayer(l, name) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.rename_layer(id, name)
+            }
+            A::SetVisible(l, v) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.set_visible(id, *v)
+            }
+            A::Solo(l) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.solo(id)
+            }
+            A::SetLocked(l, v) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.set_locked(id, *v)
+            }
+            A::MoveLayer(l, to) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.move_layer(id, *to)
+            }
+            A::RemoveLayer(l) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.remove_layer(id)
+            }
+            A::DuplicateLayer(l) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.duplicate_layer(id).map(|_| ())
+            }
+            A::MergeDown(l) => {
+                let id = self.layer_id(l)?;
+                self.document.stack.merge_down(id).map(|_| ())
+            }
+            A::MoveOperation(id, by) => {
+                let kind = self.operation_kind(*id)?.translated(*by);
+                self.document.stack.edit_operation(*id, kind)
+            }
+            A::EditOperation(id, edit) => {
+                let kind = self
+                    .operation_kind(*id)?
+                    .edited(edit)
+                    .map_err(|e| DocumentError::Refused(id.0, e.to_string()))?;
+                self.document.stack.edit_operation(*id, kind)
+            }
+            A::ReplaceOperation(id, kind) => self.document.stack.edit_operation(*id, kind.clone()),
+            A::DeleteOperation(id) => self.document.stack.delete_operation(*id),
+        }
+    }
+
+    fn operation_kind(&self, id: OperationId) -> Result<OperationKind, DocumentError> {
+        self.document
+            .stack
+            .operation(id)
+            .map(|(_, o)| o.kind.clone())
+            .ok_or(DocumentError::UnknownOperation(id.0))
+    }
+
+    /// Runs a document action: the stack changes, the closure re-derives,
+    /// and both become one undo step (selecting a layer is not a step).
+    pub(super) fn document_action(
+        &mut self,
+        grid: &mut Grid,
+        action: &DocumentAction,
+    ) -> Result<CommandOutcome, CommandError> {
+        if !self.document.is_enabled() {
+            return Err(CommandError::NoDocument(NO_BASE));
+        }
+        if let DocumentAction::SelectLayer(l) = action {
+            let id = self.layer_id(l)?;
+            self.document.stack.select_layer(id)?;
+            return Ok(CommandOutcome::Edited { changed: false });
+        }
+        if *action == DocumentAction::Bake {
+            return Ok(CommandOutcome::Edited {
+                changed: self.bake(grid),
+            });
+        }
+        let before = self.document.stack.clone();
+        if let Err(e) = self.change_stack(action) {
+            self.document.stack = before;
+            return Err(e.into());
+        }
+        let mut rec = Recorder::new(action.label());
+        self.rederive_into(grid, &mut rec, &before);
+        Ok(CommandOutcome::Edited {
+            changed: self.commit_swap(rec, before, None, grid),
+        })
+    }
+
+    /// Makes the current cells the base and empties the stack (one undo
+    /// step; no cell changes).
+    fn bake(&mut self, grid: &Grid) -> bool {
+        let Some(old_base) = self.document.base.replace(grid.clone()) else {
+            return false;
+        };
+        let before = self.document.stack.clone();
+        self.document.stack.clear();
+        let swap = DocumentSwap {
+            before,
+            after: self.document.stack.clone(),
+            base: Some((old_base, grid.clone())),
+        };
+        self.history
+            .commit_document(Recorder::new("Bake layers"), swap, None, grid)
+    }
+
+    /// Undoes the newest step (cells and document); `Some(changed cells)`
+    /// when there was one.
+    pub(super) fn undo_step(&mut self, grid: &mut Grid) -> Option<bool> {
+        let changed = self.history.undo(grid)?.is_change();
+        if let Some(swap) = self.history.redo_steps().next().and_then(|s| s.document()) {
+            self.document.stack = swap.before.clone();
+            if let Some((before, _)) = &swap.base {
+                self.document.base = Some(before.clone());
+            }
+        }
+        Some(changed)
+    }
+
+    /// Redoes the last undone step (cells and document).
+    pub(super) fn redo_step(&mut self, grid: &mut Grid) -> Option<bool> {
+        let changed = self.history.redo(grid)?.is_change();
+        if let Some(swap) = self.history.undo_steps().last().and_then(|s| s.document()) {
+            self.document.stack = swap.after.clone();
+            if let Some((_, after)) = &swap.base {
+                self.document.base = Some(after.clone());
+            }
+        }
+        Some(changed)
+    }
+
+    /// Undoes or redoes until `applied_steps` undo steps are applied (or
+    /// the history runs out); returns the steps moved over.
+    pub(super) fn jump_to(&mut self, grid: &mut Grid, applied_steps: usize) -> usize {
+        let mut moved = 0;
+        while self.history.undo_len() > applied_steps && self.undo_step(grid).is_some() {
+            moved += 1;
+        }
+        while self.history.undo_len() < applied_steps && self.redo_step(grid).is_some() {
+            moved += 1;
+        }
+        moved
+    }
+}

@@ -1,0 +1,173 @@
+//! Deriving cells from a document (spec §14): the base cells, then every
+//! visible operation in order. A change re-derives only its dirty closure
+//! ([`crate::terrain::document::closure`]) in a scratch grid holding the
+//! base cells of the columns the closure reads, then writes the dirty
+//! columns back as one recorded edit: the live cells stay as they were
+//! until the new ones are complete, and chunks whose cells come out equal
+//! are not touched (nothing re-meshes for them).
+
+use std::convert::Infallible;
+
+use rustc_hash::FxHashSet;
+
+use crate::terrain::document::closure::{Closure, changed_footprints, dirty_closure};
+use crate::terrain::document::layers::LayerStack;
+use crate::terrain::document::operation::{Operation, OperationError, OperationId};
+use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::storage::coords::{CellBox, ColumnCoord, LATTICE_CELLS};
+use crate::terrain::storage::grid::Grid;
+
+/// What one derivation did.
+#[derive(Debug, Default, PartialEq)]
+pub struct DeriveReport {
+    /// Chunk columns re-derived and written back.
+    pub dirty_columns: usize,
+    /// Operations applied (the closure's members).
+    pub applied_operations: usize,
+    /// Operations that could not apply on the ground they met (a route
+    /// with no way through after a seed change, a path with no terrain
+    /// under it): skipped, each with why. Deterministic like the rest.
+    pub failures: Vec<(OperationId, OperationError)>,
+}
+
+/// Applies `ops` to `grid` in order; an operation that fails changes
+/// nothing and is reported.
+fn apply_in_order<'a>(
+    grid: &mut Grid,
+    ops: impl Iterator<Item = &'a Operation>,
+) -> (usize, Vec<(OperationId, OperationError)>) {
+    let mut applied = 0;
+    let mut failures = Vec::new();
+    for op in ops {
+        // The scratch grid is thrown away; the recorder only satisfies the
+        // tools' recording interface.
+        let mut rec = Recorder::new(String::new());
+        match op.kind.apply(grid, &mut rec) {
+            Ok(_) => applied += 1,
+            Err(e) => {
+                rec.revert(grid);
+                failures.push((op.id, e));
+            }
+        }
+    }
+    (applied, failures)
+}
+
+/// The cells of `stack` over `base`, derived whole: the base, then every
+/// visible operation in order.
+pub fn derive_whole(base: &Grid, stack: &LayerStack) -> (Grid, DeriveReport) {
+    let mut grid = base.clone();
+    let (applied, failures) = apply_in_order(&mut grid, stack.visible_operations());
+    let columns: FxHashSet<ColumnCoord> = grid
+        .chunks()
+        .map(|(c, _)| ColumnCoord::of(c))
+        .chain(base.chunks().map(|(c, _)| ColumnCoord::of(c)))
+        .collect();
+    let report = DeriveReport {
+        dirty_columns: columns.len(),
+        applied_operations: applied,
+        failures,
+    };
+    (grid, report)
+}
+
+/// Brings `grid` (the cells of `old` over `base`) to the cells of `new`
+/// over `base`, re-deriving only the dirty closure of the change; every
+/// chunk it changes is recorded in `rec` (one undo step).
+pub fn rederive(
+    grid: &mut Grid,
+    rec: &mut Recorder,
+    base: &Grid,
+    old: &LayerStack,
+    new: &LayerStack,
+) -> DeriveReport {
+    let old_ops: Vec<&Operation> = old.visible_operations().collect();
+    let new_ops: Vec<&Operation> = new.visible_operations().collect();
+    let seeds = changed_footprints(&old_ops, &new_ops);
+    if seeds.is_empty() {
+        return DeriveReport::default();
+    }
+    let closure = dirty_closure(&new_ops, &seeds);
+    derive_closure(grid, rec, base, &new_ops, &closure)
+}
+
+/// Re-derives every column of `grid` from `base` and `stack` (after the
+/// base itself changed), recording the changed chunks in `rec`.
+pub fn rederive_all(
+    grid: &mut Grid,
+    rec: &mut Recorder,
+    base: &Grid,
+    stack: &LayerStack,
+) -> DeriveReport {
+    let (derived, report) = derive_whole(base, stack);
+    let columns: FxHashSet<ColumnCoord> = grid
+        .chunks()
+        .map(|(c, _)| ColumnCoord::of(c))
+        .chain(derived.chunks().map(|(c, _)| ColumnCoord::of(c)))
+        .collect();
+    write_back(grid, rec, &derived, &columns);
+    DeriveReport {
+        dirty_columns: columns.len(),
+        ..report
+    }
+}
+
+/// Re-derives `closure` of `ops` in a scratch grid and writes its dirty
+/// columns into `grid`.
+fn derive_closure(
+    grid: &mut Grid,
+    rec: &mut Recorder,
+    base: &Grid,
+    ops: &[&Operation],
+    closure: &Closure,
+) -> DeriveReport {
+    let mut scratch = Grid::from_chunks(
+        base.chunks_in_columns(&closure.read)
+            .into_iter()
+            .map(|c| (c, base.chunk_cells(c))),
+    );
+    let (applied, failures) = apply_in_order(&mut scratch, closure.members.iter().map(|&i| ops[i]));
+    write_back(grid, rec, &scratch, &closure.dirty);
+    DeriveReport {
+        dirty_columns: closure.dirty.len(),
+        applied_operations: applied,
+        failures,
+    }
+}
+
+/// Writes the chunks of `columns` from `derived` into `grid` as one
+/// recorded edit (chunks already equal are skipped; storage is shared).
+fn write_back(
+    grid: &mut Grid,
+    rec: &mut Recorder,
+    derived: &Grid,
+    columns: &FxHashSet<ColumnCoord>,
+) {
+    if columns.is_empty() {
+        return;
+    }
+    let mut coords = grid.chunks_in_columns(columns);
+    coords.extend(derived.chunks_in_columns(columns));
+    coords.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+    coords.dedup();
+    let (lo, hi) = columns.iter().fold(
+        (glam::IVec2::splat(i32::MAX), glam::IVec2::splat(i32::MIN)),
+        |(lo, hi), c| {
+            let v = glam::IVec2::new(c.x, c.z);
+            (lo.min(v), hi.max(v))
+        },
+    );
+    let size = crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
+    let region = CellBox::new(
+        glam::IVec3::new(lo.x * size, LATTICE_CELLS.min.y, lo.y * size),
+        glam::IVec3::new((hi.x + 1) * size, LATTICE_CELLS.max.y, (hi.y + 1) * size),
+    );
+    let items: Vec<_> = coords
+        .into_iter()
+        .map(|c| (c, derived.chunk_cells(c), c.cell_box()))
+        .collect();
+    // Restoring chunks cannot fail.
+    let _ = rec.record(grid, region, |g| {
+        Ok::<_, Infallible>(g.restore_chunks(items))
+    });
+}

@@ -1,0 +1,417 @@
+//! The layer stack of a world document (spec §14): ordered layers, each an
+//! ordered list of operations, with stable ids, names, visible and locked
+//! flags and the active layer new edits land on. Every action here only
+//! changes the document; the cells follow through
+//! [`crate::terrain::document::derive`].
+
+use crate::terrain::document::operation::{Operation, OperationId, OperationKind};
+
+/// Stable id of a layer: unique within its document, kept through save,
+/// reopen, reorder and undo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LayerId(pub u32);
+
+/// One layer: a named, ordered list of operations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    /// Stable id.
+    pub id: LayerId,
+    /// What the artist calls it.
+    pub name: String,
+    /// Hidden layers take no part in deriving cells.
+    pub visible: bool,
+    /// Locked layers refuse new, edited and deleted operations.
+    pub locked: bool,
+    /// Operations, applied first to last. A persistent vector: a copy of
+    /// the stack (an undo step keeps one) shares every operation.
+    pub operations: imbl::Vector<Operation>,
+}
+
+/// Longest layer name, characters.
+pub const MAX_LAYER_NAME_CHARS: usize = 64;
+
+/// Why a document action was refused. The document is unchanged.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DocumentError {
+    /// No layer has this id.
+    #[error("there is no layer {0}")]
+    UnknownLayer(u32),
+    /// No operation has this id.
+    #[error("there is no operation {0}")]
+    UnknownOperation(u32),
+    /// The layer is locked.
+    #[error("layer \"{0}\" is locked (unlock it to change its operations)")]
+    Locked(String),
+    /// Merge down on the lowest layer.
+    #[error("layer \"{0}\" is the lowest: there is no layer to merge it into")]
+    NothingBelow(String),
+    /// A layer position past the end of the stack.
+    #[error("layer position {position} is outside 0..{count}")]
+    BadPosition {
+        /// The position asked for.
+        position: usize,
+        /// Layers in the stack.
+        count: usize,
+    },
+    /// An empty, too long or control-character name.
+    #[error("a layer name needs 1 to {MAX_LAYER_NAME_CHARS} printable characters")]
+    BadName,
+    /// An edit that would change an operation's kind (a stamp into a path).
+    #[error("operation {0} is a {1}: it can only be replaced by another {1}")]
+    KindChange(u32, &'static str),
+    /// A setting the operation lacks, or a value its tool refuses.
+    #[error("operation {0}: {1}")]
+    Refused(u32, String),
+    /// No layer has this name.
+    #[error("there is no layer named \"{0}\"")]
+    UnknownLayerName(String),
+}
+
+/// The authored part of a world: the layer stack over the base, lowest
+/// layer first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerStack {
+    layers: Vec<Layer>,
+    active: Option<LayerId>,
+    next_layer: u32,
+    next_operation: u32,
+}
+
+impl Default for LayerStack {
+    fn default() -> Self {
+        LayerStack::new()
+    }
+}
+
+fn check_name(name: &str) -> Result<(), DocumentError> {
+    let n = name.chars().count();
+    if n == 0 || n > MAX_LAYER_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(DocumentError::BadName);
+    }
+    Ok(())
+}
+
+impl LayerStack {
+    /// An empty stack: no layer yet (the first edit makes "Layer 1").
+    pub fn new() -> LayerStack {
+        LayerStack {
+            layers: Vec::new(),
+            active: None,
+            next_layer: 1,
+            next_operation: 1,
+        }
+    }
+
+    /// The layers, lowest first.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+
+    /// The layer new edits land on.
+    pub fn active(&self) -> Option<LayerId> {
+        self.active
+    }
+
+    /// Operations in all layers.
+    pub fn operation_count(&self) -> usize {
+        self.layers.iter().map(|l| l.operations.len()).sum()
+    }
+
+    /// The operations that derive cells, in order: every visible layer's,
+    /// lowest layer first.
+    pub fn visible_operations(&self) -> impl Iterator<Item = &Operation> {
+        self.layers
+            .iter()
+            .filter(|l| l.visible)
+            .flat_map(|l| l.operations.iter())
+    }
+
+    /// The id of the layer named `name` (the lowest, when several are).
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayerName`].
+    pub fn layer_named(&self, name: &str) -> Result<LayerId, DocumentError> {
+        self.layers
+            .iter()
+            .find(|l| l.name == name)
+            .map(|l| l.id)
+            .ok_or_else(|| DocumentError::UnknownLayerName(name.to_string()))
+    }
+
+    /// The layer `id`.
+    pub fn layer(&self, id: LayerId) -> Option<&Layer> {
+        self.layers.iter().find(|l| l.id == id)
+    }
+
+    fn index_of(&self, id: LayerId) -> Result<usize, DocumentError> {
+        self.layers
+            .iter()
+            .position(|l| l.id == id)
+            .ok_or(DocumentError::UnknownLayer(id.0))
+    }
+
+    /// The operation `id` and the layer holding it.
+    pub fn operation(&self, id: OperationId) -> Option<(LayerId, &Operation)> {
+        self.layers
+            .iter()
+            .find_map(|l| l.operations.iter().find(|o| o.id == id).map(|o| (l.id, o)))
+    }
+
+    /// Adds a layer named `name` just above the active one (on top when
+    /// there is none) and makes it active.
+    ///
+    /// # Errors
+    /// [`DocumentError::BadName`].
+    pub fn add_layer(&mut self, name: &str) -> Result<LayerId, DocumentError> {
+        check_name(name)?;
+        let id = LayerId(self.next_layer);
+        self.next_layer += 1;
+        let at = match self.active.and_then(|a| self.index_of(a).ok()) {
+            Some(i) => i + 1,
+            None => self.layers.len(),
+        };
+        self.layers.insert(
+            at,
+            Layer {
+                id,
+                name: name.to_string(),
+                visible: true,
+                locked: false,
+                operations: imbl::Vector::new(),
+            },
+        );
+        self.active = Some(id);
+        Ok(id)
+    }
+
+    /// Makes `id` the layer new edits land on.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`].
+    pub fn select_layer(&mut self, id: LayerId) -> Result<(), DocumentError> {
+        self.index_of(id)?;
+        self.active = Some(id);
+        Ok(())
+    }
+
+    /// Renames layer `id`.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`], [`DocumentError::BadName`].
+    pub fn rename_layer(&mut self, id: LayerId, name: &str) -> Result<(), DocumentError> {
+        check_name(name)?;
+        let i = self.index_of(id)?;
+        self.layers[i].name = name.to_string();
+        Ok(())
+    }
+
+    /// Shows or hides layer `id`.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`].
+    pub fn set_visible(&mut self, id: LayerId, visible: bool) -> Result<(), DocumentError> {
+        let i = self.index_of(id)?;
+        self.layers[i].visible = visible;
+        Ok(())
+    }
+
+    /// Shows layer `id` and hides every other.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`].
+    pub fn solo(&mut self, id: LayerId) -> Result<(), DocumentError> {
+        self.index_of(id)?;
+        for l in &mut self.layers {
+            l.visible = l.id == id;
+        }
+        Ok(())
+    }
+
+    /// Locks or unlocks layer `id`.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`].
+    pub fn set_locked(&mut self, id: LayerId, locked: bool) -> Result<(), DocumentError> {
+        let i = self.index_of(id)?;
+        self.layers[i].locked = locked;
+        Ok(())
+    }
+
+    /// Moves layer `id` to `position` (0 = lowest).
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`], [`DocumentError::BadPosition`].
+    pub fn move_layer(&mut self, id: LayerId, position: usize) -> Result<(), DocumentError> {
+        let i = self.index_of(id)?;
+        if position >= self.layers.len() {
+            return Err(DocumentError::BadPosition {
+                position,
+                count: self.layers.len(),
+            });
+        }
+        let layer = self.layers.remove(i);
+        self.layers.insert(position, layer);
+        Ok(())
+    }
+
+    /// Deletes layer `id` with its operations; the active layer becomes the
+    /// one below (or the lowest).
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`], [`DocumentError::Locked`].
+    pub fn remove_layer(&mut self, id: LayerId) -> Result<(), DocumentError> {
+        let i = self.index_of(id)?;
+        self.check_unlocked(i)?;
+        self.layers.remove(i);
+        if self.active == Some(id) {
+            self.active = self
+                .layers
+                .get(i.saturating_sub(1))
+                .or(self.layers.first())
+                .map(|l| l.id);
+        }
+        Ok(())
+    }
+
+    /// Copies layer `id` (its operations get new ids) just above it and
+    /// makes the copy active.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`].
+    pub fn duplicate_layer(&mut self, id: LayerId) -> Result<LayerId, DocumentError> {
+        let i = self.index_of(id)?;
+        let mut copy = self.layers[i].clone();
+        copy.id = LayerId(self.next_layer);
+        self.next_layer += 1;
+        let suffix = " copy";
+        let keep = MAX_LAYER_NAME_CHARS - suffix.len();
+        copy.name = copy.name.chars().take(keep).collect::<String>() + suffix;
+        for op in &mut copy.operations {
+            op.id = OperationId(self.next_operation);
+            self.next_operation += 1;
+        }
+        let new_id = copy.id;
+        self.layers.insert(i + 1, copy);
+        self.active = Some(new_id);
+        Ok(new_id)
+    }
+
+    /// Appends layer `id`'s operations to the layer below and removes it.
+    /// A hidden layer's operations stay out of the cells only while it is
+    /// hidden, so merging one makes them take part.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownLayer`], [`DocumentError::NothingBelow`],
+    /// [`DocumentError::Locked`] when either layer is locked.
+    pub fn merge_down(&mut self, id: LayerId) -> Result<LayerId, DocumentError> {
+        let i = self.index_of(id)?;
+        if i == 0 {
+            return Err(DocumentError::NothingBelow(self.layers[i].name.clone()));
+        }
+        self.check_unlocked(i)?;
+        self.check_unlocked(i - 1)?;
+        let upper = self.layers.remove(i);
+        let lower = &mut self.layers[i - 1];
+        lower.operations.append(upper.operations);
+        let lower_id = lower.id;
+        if self.active == Some(id) {
+            self.active = Some(lower_id);
+        }
+        Ok(lower_id)
+    }
+
+    fn check_unlocked(&self, i: usize) -> Result<(), DocumentError> {
+        let l = &self.layers[i];
+        if l.locked {
+            Err(DocumentError::Locked(l.name.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Appends `kind` to the active layer (making "Layer 1" when the stack
+    /// is empty) and returns its id.
+    ///
+    /// # Errors
+    /// [`DocumentError::Locked`] when the active layer is locked.
+    pub fn add_operation(&mut self, kind: OperationKind) -> Result<OperationId, DocumentError> {
+        let i = match self.active.and_then(|a| self.index_of(a).ok()) {
+            Some(i) => i,
+            None => {
+                let name = format!("Layer {}", self.next_layer);
+                let id = self.add_layer(&name)?;
+                self.index_of(id)?
+            }
+        };
+        self.check_unlocked(i)?;
+        let id = OperationId(self.next_operation);
+        self.next_operation += 1;
+        self.layers[i].operations.push_back(Operation { id, kind });
+        Ok(id)
+    }
+
+    /// True when an operation appended to the active layer now would be
+    /// the last one applied (no visible layer above the active one holds
+    /// an operation): it can then be applied straight onto the cells.
+    pub fn appends_on_top(&self) -> bool {
+        let Some(i) = self.active.and_then(|a| self.index_of(a).ok()) else {
+            return self.visible_operations().next().is_none();
+        };
+        self.layers[i].visible
+            && self.layers[i + 1..]
+                .iter()
+                .all(|l| !l.visible || l.operations.is_empty())
+    }
+
+    fn locate(&self, id: OperationId) -> Result<(usize, usize), DocumentError> {
+        self.layers
+            .iter()
+            .enumerate()
+            .find_map(|(li, l)| {
+                l.operations
+                    .iter()
+                    .position(|o| o.id == id)
+                    .map(|oi| (li, oi))
+            })
+            .ok_or(DocumentError::UnknownOperation(id.0))
+    }
+
+    /// Replaces what operation `id` does (move a stamp, edit a path's
+    /// points, change a stroke's strength), keeping its id and place.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownOperation`], [`DocumentError::Locked`],
+    /// [`DocumentError::KindChange`] when `kind` is another kind.
+    pub fn edit_operation(
+        &mut self,
+        id: OperationId,
+        kind: OperationKind,
+    ) -> Result<(), DocumentError> {
+        let (li, oi) = self.locate(id)?;
+        self.check_unlocked(li)?;
+        let op = &mut self.layers[li].operations[oi];
+        let old = op.kind.kind_name();
+        if old != kind.kind_name() {
+            return Err(DocumentError::KindChange(id.0, old));
+        }
+        op.kind = kind;
+        Ok(())
+    }
+
+    /// Deletes operation `id`.
+    ///
+    /// # Errors
+    /// [`DocumentError::UnknownOperation`], [`DocumentError::Locked`].
+    pub fn delete_operation(&mut self, id: OperationId) -> Result<(), DocumentError> {
+        let (li, oi) = self.locate(id)?;
+        self.check_unlocked(li)?;
+        self.layers[li].operations.remove(oi);
+        Ok(())
+    }
+
+    /// Removes every layer (after a bake: the cells became the base).
+    pub fn clear(&mut self) {
+        self.layers.clear();
+        self.active = None;
+    }
+}

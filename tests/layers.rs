@@ -1,0 +1,317 @@
+//! The world document through the edit session and scripts (spec §14):
+//! every document action is one undo step whose undo and redo give the
+//! earlier and later `world_hash` exactly, and a replayed script reports
+//! its layers and re-derivations.
+
+use strata::script::{Script, ScriptRunner};
+use strata::terrain::command::document_action::{DocumentAction, LayerRef};
+use strata::terrain::command::edit_command::{CommandError, EditCommand};
+use strata::terrain::document::derive::derive_whole;
+use strata::terrain::document::layers::DocumentError;
+use strata::terrain::document::operation::OperationId;
+use strata::terrain::document::operation_edit::OperationEdit;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::storage::grid::Grid;
+
+/// A 256-cell generated world and a runner whose edits go to its document.
+fn settings() -> GeneratorSettings {
+    GeneratorSettings {
+        seed: 5,
+        size_cells: 256,
+    }
+}
+
+/// `"path": [...]` through the surface points above `(x, z)` studs.
+fn on_ground(points_xz: &[(f64, f64)]) -> String {
+    let s = settings();
+    let pts: Vec<String> = points_xz
+        .iter()
+        .map(|&(x, z)| {
+            let h = strata::terrain::generation::generate::surface_height_cells(
+                &s,
+                (x / 4.0) as i32,
+                (z / 4.0) as i32,
+            )
+            .unwrap();
+            format!("[{x}, {}, {z}]", h * 4.0)
+        })
+        .collect();
+    format!("\"path\": [{}]", pts.join(", "))
+}
+
+fn world() -> (Grid, ScriptRunner) {
+    let settings = settings();
+    let grid = generate_world(&settings).unwrap();
+    let script = Script::parse(r#"{"strokes": []}"#, "empty").unwrap();
+    let runner = ScriptRunner::for_script(&script, &grid, Some(settings));
+    (grid, runner)
+}
+
+/// Runs every entry of `text` on `grid`.
+fn run(grid: &mut Grid, runner: &mut ScriptRunner, text: &str) {
+    let script = Script::parse(text, "t").unwrap();
+    for s in &script.strokes {
+        runner.run(grid, &s.action).unwrap();
+    }
+}
+
+fn build_text() -> String {
+    BUILD
+        .replace("PATH1", &on_ground(&[(280.0, 300.0), (360.0, 330.0)]))
+        .replace("PATH2", &on_ground(&[(600.0, 660.0), (700.0, 680.0)]))
+}
+
+const BUILD: &str = r#"{"strokes": [
+    {"frame": 0, "tool": "layer", "action": "add", "layer": "Ground"},
+    {"frame": 1, "tool": "stamp", "stamp": "mesa.png", "centre_xz": [300, 300],
+     "radius_cells": 24, "height_scale_cells": 16, "mode": "raise_to"},
+    {"frame": 2, "tool": "path", "mode": "road", "width": 12,
+     "points": [[100, 700], [500, 640], [900, 700]]},
+    {"frame": 3, "tool": "layer", "action": "add", "layer": "Sculpt"},
+    {"frame": 4, "tool": "add", PATH1, "radius_cells": 5, "strength": 0.5},
+    {"frame": 5, "tool": "smooth", PATH2, "radius_cells": 6, "strength": 0.5}
+]}"#;
+
+/// Stamps are read relative to the crate's stamp folder.
+fn build(grid: &mut Grid, runner: &mut ScriptRunner) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
+    let script = Script::parse_in(&build_text(), "build", Some(dir)).unwrap();
+    for s in &script.strokes {
+        runner.run(grid, &s.action).unwrap();
+    }
+}
+
+fn act(grid: &mut Grid, runner: &mut ScriptRunner, action: DocumentAction) {
+    runner
+        .run(
+            grid,
+            &strata::script::format::StrokeAction::Command(EditCommand::Document(Box::new(action))),
+        )
+        .unwrap();
+}
+
+fn whole_hash(runner: &ScriptRunner) -> u64 {
+    let doc = &runner.session.document;
+    derive_whole(doc.base().unwrap(), &doc.stack)
+        .0
+        .content_hash()
+}
+
+#[test]
+fn every_document_action_undoes_and_redoes_to_the_exact_hash() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    assert_eq!(runner.session.document.stack.operation_count(), 4);
+    assert_eq!(grid.content_hash(), whole_hash(&runner));
+    let sculpt = LayerRef::Name("Sculpt".into());
+    let ground = LayerRef::Name("Ground".into());
+    let actions = [
+        DocumentAction::SetVisible(sculpt.clone(), false),
+        DocumentAction::Solo(ground.clone()),
+        DocumentAction::MoveOperation(OperationId(1), glam::DVec2::new(200.0, 0.0)),
+        DocumentAction::EditOperation(
+            OperationId(2),
+            OperationEdit {
+                width_studs: Some(20.0),
+                ..Default::default()
+            },
+        ),
+        DocumentAction::EditOperation(
+            OperationId(3),
+            OperationEdit {
+                strength: Some(1.0),
+                ..Default::default()
+            },
+        ),
+        DocumentAction::MoveLayer(sculpt.clone(), 0),
+        DocumentAction::DuplicateLayer(ground.clone()),
+        DocumentAction::MergeDown(sculpt.clone()),
+        DocumentAction::DeleteOperation(OperationId(1)),
+        DocumentAction::RemoveLayer(ground.clone()),
+        DocumentAction::RenameLayer(sculpt.clone(), "Carving".into()),
+        DocumentAction::SetLocked(sculpt.clone(), true),
+        DocumentAction::Bake,
+    ];
+    for action in actions {
+        // Fresh world per action, so each starts from the built document.
+        let (mut grid, mut runner) = world();
+        build(&mut grid, &mut runner);
+        let before = grid.content_hash();
+        let stack_before = runner.session.document.stack.clone();
+        act(&mut grid, &mut runner, action.clone());
+        let after = grid.content_hash();
+        assert_eq!(after, whole_hash(&runner), "{action:?} derived whole");
+        let stack_after = runner.session.document.stack.clone();
+        runner.run(&mut grid, &undo()).unwrap();
+        assert_eq!(grid.content_hash(), before, "{action:?} undone");
+        assert_eq!(
+            runner.session.document.stack, stack_before,
+            "{action:?} undone"
+        );
+        assert_eq!(
+            grid.content_hash(),
+            whole_hash(&runner),
+            "{action:?} undone whole"
+        );
+        runner.run(&mut grid, &redo()).unwrap();
+        assert_eq!(grid.content_hash(), after, "{action:?} redone");
+        assert_eq!(
+            runner.session.document.stack, stack_after,
+            "{action:?} redone"
+        );
+    }
+}
+
+fn undo() -> strata::script::format::StrokeAction {
+    strata::script::format::StrokeAction::Command(EditCommand::Undo)
+}
+
+fn redo() -> strata::script::format::StrokeAction {
+    strata::script::format::StrokeAction::Command(EditCommand::Redo)
+}
+
+#[test]
+fn hiding_the_sculpt_layer_removes_the_sculpting_and_showing_brings_it_back() {
+    let (mut grid, mut runner) = world();
+    let bare = grid.content_hash();
+    build(&mut grid, &mut runner);
+    let built = grid.content_hash();
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "hide", "layer": "Sculpt"}]}"#,
+    );
+    let hidden = grid.content_hash();
+    assert_ne!(hidden, built);
+    assert_ne!(hidden, bare);
+    // Equal to a document that never had the sculpting.
+    let (mut g2, mut r2) = world();
+    build(&mut g2, &mut r2);
+    let sculpt = r2.session.document.stack.layer_named("Sculpt").unwrap();
+    let mut stack = r2.session.document.stack.clone();
+    stack.remove_layer(sculpt).unwrap();
+    let without = derive_whole(r2.session.document.base().unwrap(), &stack).0;
+    assert_eq!(hidden, without.content_hash());
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "show", "layer": "Sculpt"}]}"#,
+    );
+    assert_eq!(grid.content_hash(), built);
+    let summary = runner.document_summary().unwrap();
+    assert_eq!((summary.layers, summary.operations), (2, 4));
+    assert_eq!(summary.rederives.len(), 2);
+    assert!(summary.rederives[0].dirty_columns > 0);
+}
+
+#[test]
+fn a_stroke_on_a_lower_layer_lands_under_the_layers_above() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    // Paint under the sculpting: the result is the document's, derived whole.
+    let text = r#"{"strokes": [
+            {"frame": 0, "tool": "layer", "action": "select", "layer": "Ground"},
+            {"frame": 1, "tool": "subtract", PATH, "radius_cells": 6, "strength": 0.8}
+        ]}"#
+    .replace("PATH", &on_ground(&[(300.0, 310.0), (340.0, 320.0)]));
+    run(&mut grid, &mut runner, &text);
+    let ground = runner.session.document.stack.layer_named("Ground").unwrap();
+    let layer = runner.session.document.stack.layer(ground).unwrap();
+    assert_eq!(layer.operations.len(), 3);
+    assert_eq!(grid.content_hash(), whole_hash(&runner));
+}
+
+#[test]
+fn a_locked_layer_refuses_strokes_and_edits_and_changes_nothing() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "lock", "layer": "Sculpt"}]}"#,
+    );
+    let before = grid.content_hash();
+    let text = r#"{"strokes": [{"frame": 0, "tool": "add", PATH, "radius_cells": 5}]}"#
+        .replace("PATH", &on_ground(&[(280.0, 300.0)]));
+    let script = Script::parse(&text, "t").unwrap();
+    let e = runner
+        .run(&mut grid, &script.strokes[0].action)
+        .unwrap_err();
+    assert!(e.to_string().contains("\"Sculpt\" is locked"), "{e}");
+    let script = Script::parse(
+        r#"{"strokes": [{"frame": 0, "tool": "operation", "action": "delete", "operation": 3}]}"#,
+        "t",
+    )
+    .unwrap();
+    let e = runner
+        .run(&mut grid, &script.strokes[0].action)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            strata::script::RunError::Command(CommandError::Document(DocumentError::Locked(_)))
+        ),
+        "{e}"
+    );
+    assert_eq!(grid.content_hash(), before);
+}
+
+#[test]
+fn bad_document_entries_are_refused_with_what_they_need() {
+    for (text, needle) in [
+        (
+            r#"{"tool": "layer", "layer": "A"}"#,
+            "layer needs an action",
+        ),
+        (
+            r#"{"tool": "layer", "action": "hide"}"#,
+            "needs the layer's name",
+        ),
+        (
+            r#"{"tool": "layer", "action": "fly", "layer": "A"}"#,
+            "unknown layer action",
+        ),
+        (
+            r#"{"tool": "operation", "action": "move"}"#,
+            "needs the operation's id",
+        ),
+        (
+            r#"{"tool": "operation", "action": "move", "operation": 1}"#,
+            "by_xz",
+        ),
+    ] {
+        let text = format!(
+            r#"{{"strokes": [{{"frame": 0, {}}}]}}"#,
+            &text[1..text.len() - 1]
+        );
+        let e = Script::parse(&text, "t").unwrap_err().to_string();
+        assert!(e.contains(needle), "{text}: {e}");
+    }
+    // Unknown layers and operations are refused when run, changing nothing.
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let before = grid.content_hash();
+    for (text, needle) in [
+        (
+            r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "hide", "layer": "Nope"}]}"#,
+            "no layer named \"Nope\"",
+        ),
+        (
+            r#"{"strokes": [{"frame": 0, "tool": "operation", "action": "edit", "operation": 1,
+                "width_studs": 9}]}"#,
+            "a stamp has no width",
+        ),
+        (
+            r#"{"strokes": [{"frame": 0, "tool": "operation", "action": "delete", "operation": 99}]}"#,
+            "no operation 99",
+        ),
+    ] {
+        let script = Script::parse(text, "t").unwrap();
+        let e = runner
+            .run(&mut grid, &script.strokes[0].action)
+            .unwrap_err();
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+    assert_eq!(grid.content_hash(), before);
+    assert_eq!(runner.session.document.stack.operation_count(), 4);
+}
