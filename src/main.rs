@@ -9,6 +9,7 @@ use anyhow::{Context as _, bail};
 use clap::Parser;
 use glam::DVec3;
 
+use strata::terrain::command::document_action::BaseSource;
 use strata::app::cli_values::{
     CameraArg, Size, parse_camera, parse_elevation, parse_export_region, parse_seed, parse_size,
     parse_stall_timeout, parse_time, parse_world_size,
@@ -534,7 +535,16 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let camera = initial_camera(cli).or_else(|| world.meta.camera());
     let generator = world.generator();
     if let Some(output) = &cli.screenshot {
-        let options = screenshot_options(cli, output, camera, script.clone())?;
+        let mut options = screenshot_options(cli, output, camera, script.clone())?;
+        if let WorldSource::Recipe {
+            recipe, settings, ..
+        } = &source
+        {
+            options.base_source = Some(BaseSource::Recipe {
+                recipe: std::sync::Arc::new((**recipe).clone()),
+                settings: settings.clone(),
+            });
+        }
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;
@@ -577,6 +587,7 @@ fn screenshot_options(
         stall_limit: cli
             .stall_timeout
             .unwrap_or(strata::pipeline::stall_watch::DEFAULT_STALL_LIMIT),
+        base_source: None,
     })
 }
 

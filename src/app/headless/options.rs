@@ -41,4 +41,7 @@ pub struct ScreenshotOptions {
     /// How long a wait for meshing or streaming lets nothing progress
     /// before the run fails (`--stall-timeout-s`).
     pub stall_limit: std::time::Duration,
+    /// What made the world's base cells, when more than its generator
+    /// says (a recipe): a script's `base` entry re-makes it with a new seed.
+    pub base_source: Option<crate::terrain::command::document_action::BaseSource>,
 }

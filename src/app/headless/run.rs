@@ -337,6 +337,9 @@ impl<'a> HeadlessRun<'a> {
         };
         let mut runner = ScriptRunner::for_script(script, &self.grid, generator);
         runner.set_stall_limit(self.options.stall_limit);
+        if let Some(source) = &self.options.base_source {
+            runner.session.set_base_source(source.clone());
+        }
         let snapshot = WorldStats::read(
             &self.grid,
             &self.meshes,

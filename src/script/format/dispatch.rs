@@ -15,7 +15,7 @@ use super::entries::brush::{
     BrushEntry, ErosionEntry, FlattenEntry, ReplaceEntry, brush_field_elsewhere,
 };
 use super::entries::camera::CameraEntry;
-use super::entries::document::{LayerEntry, OperationEntry};
+use super::entries::document::{BaseEntry, LayerEntry, OperationEntry};
 use super::entries::path::PathEntry;
 use super::entries::region::{ClearEntry, FillEntry, PasteEntry, RegionEntry};
 use super::entries::stamp::{StampEntry, StampFiles};
@@ -49,7 +49,7 @@ impl EntryStruct {
 
 /// Every entry struct: to tell a field another tool uses from one no tool
 /// knows, and to ignore another tool's field left at its default.
-const ENTRY_STRUCTS: [EntryStruct; 14] = [
+const ENTRY_STRUCTS: [EntryStruct; 15] = [
     EntryStruct::of::<BrushEntry>(),
     EntryStruct::of::<FlattenEntry>(),
     EntryStruct::of::<ReplaceEntry>(),
@@ -64,6 +64,7 @@ const ENTRY_STRUCTS: [EntryStruct; 14] = [
     EntryStruct::of::<CameraEntry>(),
     EntryStruct::of::<LayerEntry>(),
     EntryStruct::of::<OperationEntry>(),
+    EntryStruct::of::<BaseEntry>(),
 ];
 
 /// True when `T` has the field `key` and reads `blank` there as if the
@@ -191,6 +192,7 @@ impl ToolReader<'_> {
             Tool::Stamp => Command(self.read::<StampEntry>()?.parse(stamps)?),
             Tool::Layer => Command(self.read::<LayerEntry>()?.parse()?),
             Tool::Operation => Command(self.read::<OperationEntry>()?.parse()?),
+            Tool::Base => Command(self.read::<BaseEntry>()?.parse()?),
             Tool::Undo => {
                 self.read::<HistoryEntry>()?;
                 Command(EditCommand::Undo)

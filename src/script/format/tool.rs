@@ -25,6 +25,8 @@ pub enum Tool {
     Layer,
     /// `operation`: move, edit or delete an operation of the document.
     Operation,
+    /// `base`: re-make the world's base with another seed.
+    Base,
     /// `undo`.
     Undo,
     /// `redo`.
@@ -32,7 +34,7 @@ pub enum Tool {
 }
 
 /// The tools that are not brushes, in the order error messages list them.
-const OTHER_TOOLS: [Tool; 11] = [
+const OTHER_TOOLS: [Tool; 12] = [
     Tool::Fill,
     Tool::Clear,
     Tool::Copy,
@@ -42,6 +44,7 @@ const OTHER_TOOLS: [Tool; 11] = [
     Tool::Stamp,
     Tool::Layer,
     Tool::Operation,
+    Tool::Base,
     Tool::Undo,
     Tool::Redo,
 ];
@@ -68,6 +71,7 @@ impl Tool {
             Tool::Stamp => "stamp",
             Tool::Layer => "layer",
             Tool::Operation => "operation",
+            Tool::Base => "base",
             Tool::Undo => "undo",
             Tool::Redo => "redo",
         }

@@ -2,11 +2,15 @@
 //! session's document state: the layer stack over the base cells and the
 //! figures of its re-derivations.
 
+use std::sync::Arc;
+
 use glam::DVec2;
 
 use crate::terrain::document::layers::{LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::document::operation_edit::OperationEdit;
+use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::storage::grid::Grid;
 
 /// A layer named by id or by name (scripts use names).
@@ -51,6 +55,9 @@ pub enum DocumentAction {
     DeleteOperation(OperationId),
     /// Flatten the stack into the base cells.
     Bake,
+    /// Re-make the base with another seed (generator or recipe worlds)
+    /// and re-apply the layers on it.
+    SetBaseSeed(u64),
 }
 
 impl DocumentAction {
@@ -75,6 +82,7 @@ impl DocumentAction {
             }
             DocumentAction::DeleteOperation(id) => format!("Delete operation {}", id.0),
             DocumentAction::Bake => "Bake layers".into(),
+            DocumentAction::SetBaseSeed(seed) => format!("Base seed {seed}"),
         }
     }
 }
@@ -92,14 +100,50 @@ pub struct DeriveStats {
     pub elapsed_ms: f64,
 }
 
+/// What makes a world's base cells (spec §14).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaseSource {
+    /// Cells kept as they are: an imported heightmap, a world opened from
+    /// an earlier format, or a baked stack.
+    Cells,
+    /// The default generator.
+    Generator(GeneratorSettings),
+    /// A generator recipe, cooked for a seed and size.
+    Recipe {
+        /// The validated recipe.
+        recipe: Arc<Recipe>,
+        /// Seed and size.
+        settings: GeneratorSettings,
+    },
+}
+
+impl BaseSource {
+    /// The seed, for a generated base.
+    pub fn seed(&self) -> Option<u64> {
+        match self {
+            BaseSource::Cells => None,
+            BaseSource::Generator(s) | BaseSource::Recipe { settings: s, .. } => Some(s.seed),
+        }
+    }
+}
+
+/// The base of a document: its cells and what makes them.
+#[derive(Clone, Debug)]
+pub struct DocumentBase {
+    /// The base cells.
+    pub cells: Grid,
+    /// What made them.
+    pub source: BaseSource,
+}
+
 /// The session's document: the layer stack over the base cells.
 #[derive(Debug, Default)]
 pub struct DocumentState {
     /// The layers and their operations.
     pub stack: LayerStack,
-    /// The base cells; `None` until [`EditSession::enable_document`] (a
-    /// streaming world keeps none: its edits are not re-derivable yet).
-    pub(super) base: Option<Grid>,
+    /// The base; `None` until [`crate::terrain::command::edit_command::EditSession::enable_document`]
+    /// (a streaming world keeps none: its edits are not re-derivable yet).
+    pub(super) base: Option<DocumentBase>,
     /// The last re-derivation's figures.
     pub last_derive: Option<DeriveStats>,
     /// Operations skipped by the last re-derivation, with why.
@@ -116,6 +160,11 @@ impl DocumentState {
 
     /// The base cells.
     pub fn base(&self) -> Option<&Grid> {
-        self.base.as_ref()
+        self.base.as_ref().map(|b| &b.cells)
+    }
+
+    /// What makes the base cells.
+    pub fn base_source(&self) -> Option<&BaseSource> {
+        self.base.as_ref().map(|b| &b.source)
     }
 }

@@ -7,12 +7,15 @@
 use std::time::Instant;
 
 use crate::terrain::command::brush_stroke::StrokeInProgress;
+use crate::progress::Progress;
 use crate::terrain::command::document_action::{
-    DeriveStats, DocumentAction, DocumentState, LayerRef,
+    BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef,
 };
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::command::history::DocumentSwap;
-use crate::terrain::document::derive::{DeriveReport, rederive};
+use crate::terrain::document::derive::{DeriveReport, rederive, rederive_all};
+use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
+use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::editing::recorder::Recorder;
@@ -33,13 +36,27 @@ impl From<OperationError> for CommandError {
 const NO_BASE: &str = "layers cannot be re-derived on a streaming world yet: its edits are baked";
 
 impl EditSession {
-    /// Records edits from now on as operations over `base` (the world's
-    /// cells as made or opened), with an empty layer stack.
-    pub fn enable_document(&mut self, base: Grid) {
+    /// Records edits from now on as operations over `cells` (the world's
+    /// cells as made or opened), with an empty layer stack. The base is the
+    /// session's generator when it has one, else the cells as they are
+    /// (see [`EditSession::set_base_source`] for a recipe).
+    pub fn enable_document(&mut self, cells: Grid) {
+        let source = match &self.generator {
+            Some(g) => BaseSource::Generator(g.clone()),
+            None => BaseSource::Cells,
+        };
         self.document = DocumentState {
-            base: Some(base),
+            base: Some(DocumentBase { cells, source }),
             ..Default::default()
         };
+    }
+
+    /// Says what made the base cells (a recipe world's recipe), so a seed
+    /// change can re-make them. Nothing changes without a document.
+    pub fn set_base_source(&mut self, source: BaseSource) {
+        if let Some(base) = self.document.base.as_mut() {
+            base.source = source;
+        }
     }
 
     /// Refuses an edit when the active layer is locked.
@@ -164,9 +181,15 @@ impl EditSession {
             return;
         };
         let started = Instant::now();
-        let report: DeriveReport = rederive(grid, rec, base, before, &self.document.stack);
+        let report: DeriveReport =
+            rederive(grid, rec, &base.cells, before, &self.document.stack);
+        self.keep_figures(report, started);
+    }
+
+    /// Keeps the figures of a re-derivation that ran (one that found
+    /// nothing dirty, a rename or a new layer, leaves no figures).
+    fn keep_figures(&mut self, report: DeriveReport, started: Instant) {
         if report.dirty_columns == 0 {
-            // The drawn operations did not change (a rename, a new layer).
             return;
         }
         self.document.last_derive = Some(DeriveStats {
@@ -212,7 +235,7 @@ impl EditSession {
         let stack = &mut self.document.stack;
         match action {
             A::AddLayer(name) => stack.add_layer(name).map(|_| ()),
-            A::SelectLayer(_) | A::Bake => Ok(()),
+            A::SelectLayer(_) | A::Bake | A::SetBaseSeed(_) => Ok(()),
             A::RenameLayer(l, name) => {
                 let id = self.layer_id(l)?;
                 self.document.stack.rename_layer(id, name)
@@ -289,6 +312,11 @@ impl EditSession {
                 changed: self.bake(grid),
             });
         }
+        if let DocumentAction::SetBaseSeed(seed) = action {
+            return Ok(CommandOutcome::Edited {
+                changed: self.set_base_seed(grid, *seed)?,
+            });
+        }
         let before = self.document.stack.clone();
         if let Err(e) = self.change_stack(action) {
             self.document.stack = before;
@@ -301,10 +329,63 @@ impl EditSession {
         })
     }
 
+    /// Re-makes the base with `seed` and re-derives every column on it:
+    /// roads re-grade and routes re-route on the new ground. One undo step.
+    ///
+    /// # Errors
+    /// [`CommandError::NoDocument`] for a base of plain cells (imported or
+    /// opened), [`CommandError::Generate`] when making the base failed;
+    /// nothing changed then.
+    fn set_base_seed(&mut self, grid: &mut Grid, seed: u64) -> Result<bool, CommandError> {
+        let old = self
+            .document
+            .base
+            .clone()
+            .ok_or(CommandError::NoDocument(NO_BASE))?;
+        let source = match &old.source {
+            BaseSource::Cells => {
+                return Err(CommandError::NoDocument(
+                    "this world's base is plain cells (imported or opened): it has no seed",
+                ));
+            }
+            BaseSource::Generator(s) => BaseSource::Generator(GeneratorSettings {
+                seed,
+                ..s.clone()
+            }),
+            BaseSource::Recipe { recipe, settings } => BaseSource::Recipe {
+                recipe: recipe.clone(),
+                settings: GeneratorSettings {
+                    seed,
+                    ..settings.clone()
+                },
+            },
+        };
+        let started = Instant::now();
+        let cells = make_base(&source, &Progress::new())?;
+        let mut rec = Recorder::new(format!("Base seed {seed}"));
+        let report = rederive_all(grid, &mut rec, &cells, &self.document.stack);
+        self.keep_figures(report, started);
+        if let BaseSource::Generator(g) = &source {
+            self.generator = Some(g.clone());
+        }
+        let new = DocumentBase { cells, source };
+        self.document.base = Some(new.clone());
+        let swap = DocumentSwap {
+            before: self.document.stack.clone(),
+            after: self.document.stack.clone(),
+            base: Some((old, new)),
+        };
+        Ok(self.history.commit_document(rec, swap, None, grid))
+    }
+
     /// Makes the current cells the base and empties the stack (one undo
     /// step; no cell changes).
     fn bake(&mut self, grid: &Grid) -> bool {
-        let Some(old_base) = self.document.base.replace(grid.clone()) else {
+        let new = DocumentBase {
+            cells: grid.clone(),
+            source: BaseSource::Cells,
+        };
+        let Some(old_base) = self.document.base.replace(new.clone()) else {
             return false;
         };
         let before = self.document.stack.clone();
@@ -312,7 +393,7 @@ impl EditSession {
         let swap = DocumentSwap {
             before,
             after: self.document.stack.clone(),
-            base: Some((old_base, grid.clone())),
+            base: Some((old_base, new)),
         };
         self.history
             .commit_document(Recorder::new("Bake layers"), swap, None, grid)
@@ -322,10 +403,16 @@ impl EditSession {
     /// when there was one.
     pub(super) fn undo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.undo(grid)?.is_change();
-        if let Some(swap) = self.history.redo_steps().next().and_then(|s| s.document()) {
-            self.document.stack = swap.before.clone();
-            if let Some((before, _)) = &swap.base {
-                self.document.base = Some(before.clone());
+        let swap = self
+            .history
+            .redo_steps()
+            .next()
+            .and_then(|s| s.document())
+            .map(|d| (d.before.clone(), d.base.as_ref().map(|b| b.0.clone())));
+        if let Some((stack, base)) = swap {
+            self.document.stack = stack;
+            if let Some(base) = base {
+                self.set_base(base);
             }
         }
         Some(changed)
@@ -334,13 +421,28 @@ impl EditSession {
     /// Redoes the last undone step (cells and document).
     pub(super) fn redo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.redo(grid)?.is_change();
-        if let Some(swap) = self.history.undo_steps().last().and_then(|s| s.document()) {
-            self.document.stack = swap.after.clone();
-            if let Some((_, after)) = &swap.base {
-                self.document.base = Some(after.clone());
+        let swap = self
+            .history
+            .undo_steps()
+            .last()
+            .and_then(|s| s.document())
+            .map(|d| (d.after.clone(), d.base.as_ref().map(|b| b.1.clone())));
+        if let Some((stack, base)) = swap {
+            self.document.stack = stack;
+            if let Some(base) = base {
+                self.set_base(base);
             }
         }
         Some(changed)
+    }
+
+    /// Puts back a base (undo or redo of a bake or seed change), with the
+    /// generator Generate re-runs.
+    fn set_base(&mut self, base: DocumentBase) {
+        if let BaseSource::Generator(g) = &base.source {
+            self.generator = Some(g.clone());
+        }
+        self.document.base = Some(base);
     }
 
     /// Undoes or redoes until `applied_steps` undo steps are applied (or
@@ -354,5 +456,21 @@ impl EditSession {
             moved += 1;
         }
         moved
+    }
+}
+
+/// The cells `source` makes (a generated or cooked world, built whole).
+///
+/// # Errors
+/// [`GenerateError`] from the generator or the recipe's cook, or
+/// [`GenerateError::Cancelled`] through `progress`.
+pub fn make_base(source: &BaseSource, progress: &Progress) -> Result<Grid, GenerateError> {
+    match source {
+        BaseSource::Cells => Ok(Grid::new()),
+        BaseSource::Generator(settings) => generate_world(settings),
+        BaseSource::Recipe { recipe, settings } => {
+            let (terrain, _) = RecipeTerrain::cook(recipe, settings, progress)?;
+            Ok(terrain.build_grid(progress)?.0)
+        }
     }
 }

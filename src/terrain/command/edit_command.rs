@@ -152,6 +152,9 @@ pub enum CommandError {
     /// The document refused the action (a locked layer, an unknown id).
     #[error(transparent)]
     Document(#[from] DocumentError),
+    /// Making a new base failed (a seed change).
+    #[error(transparent)]
+    Generate(#[from] crate::terrain::generation::generate::GenerateError),
     /// The layers cannot be re-derived on this world.
     #[error("{0}")]
     NoDocument(&'static str),

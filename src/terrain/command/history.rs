@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
+use crate::terrain::command::document_action::DocumentBase;
 use crate::terrain::document::layers::LayerStack;
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::path::spec::PathSpec;
@@ -68,8 +69,8 @@ pub struct DocumentSwap {
     pub before: LayerStack,
     /// The layer stack after the step.
     pub after: LayerStack,
-    /// The base cells before and after, when the step changed the base.
-    pub base: Option<(Grid, Grid)>,
+    /// The base before and after, when the step changed the base.
+    pub base: Option<(DocumentBase, DocumentBase)>,
 }
 
 impl DocumentSwap {

@@ -1,6 +1,7 @@
 //! World-document entries (spec §14): `layer` acts on a layer named by
 //! `layer` (`add`, `select`, `hide`, `show`, `solo`, `lock`, `unlock`,
 //! `rename`, `move`, `delete`, `duplicate`, `merge_down`, `bake`);
+//! `base` re-makes the base with a new `seed`;
 //! `operation` moves, edits or deletes the operation whose id is
 //! `operation` (ids count from 1 in the order operations were made).
 
@@ -149,5 +150,29 @@ impl OperationEntry {
             "delete" => DocumentAction::DeleteOperation(id),
             _ => return Err(bad("operation needs an action: move, edit or delete")),
         })))
+    }
+}
+
+/// `base`: re-make the world's base (a generated or recipe world) with
+/// another `seed`, re-applying every layer on it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BaseEntry {
+    /// The new seed.
+    seed: Option<u64>,
+}
+
+impl BaseEntry {
+    /// The document command.
+    ///
+    /// # Errors
+    /// [`EntryError::Document`] without a seed.
+    pub fn parse(self) -> Result<EditCommand, EntryError> {
+        let seed = self
+            .seed
+            .ok_or_else(|| EntryError::Document("base needs the new \"seed\"".into()))?;
+        Ok(EditCommand::Document(Box::new(DocumentAction::SetBaseSeed(
+            seed,
+        ))))
     }
 }
