@@ -9,7 +9,6 @@ use anyhow::{Context as _, bail};
 use clap::Parser;
 use glam::DVec3;
 
-use strata::terrain::command::document_action::BaseSource;
 use strata::app::cli_values::{
     CameraArg, Size, parse_camera, parse_elevation, parse_export_region, parse_seed, parse_size,
     parse_stall_timeout, parse_time, parse_world_size,
@@ -27,6 +26,7 @@ use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::lines::overlays::{Overlay, OverlaySet};
 use strata::render::terrain::material_textures;
 use strata::script::Script;
+use strata::terrain::command::document_action::BaseSource;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::storage::coords::CellBox;
 
@@ -536,15 +536,18 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let generator = world.generator();
     if let Some(output) = &cli.screenshot {
         let mut options = screenshot_options(cli, output, camera, script.clone())?;
-        if let WorldSource::Recipe {
-            recipe, settings, ..
-        } = &source
-        {
-            options.base_source = Some(BaseSource::Recipe {
+        // A world just generated or cooked is exactly what its source
+        // makes: its document's base is that source.
+        options.base_source = match &source {
+            WorldSource::Recipe {
+                recipe, settings, ..
+            } => Some(BaseSource::Recipe {
                 recipe: std::sync::Arc::new((**recipe).clone()),
                 settings: settings.clone(),
-            });
-        }
+            }),
+            WorldSource::Generated(settings) => Some(BaseSource::Generator(settings.clone())),
+            _ => None,
+        };
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;

@@ -72,6 +72,31 @@ pub struct DocumentSummary {
     pub rederives: Vec<DeriveStats>,
     /// The last one.
     pub last_rederive: Option<DeriveStats>,
+    /// Every path operation still in the document, by id, with the
+    /// figures of its latest application (re-graded after a base change).
+    pub paths: Vec<DocumentPath>,
+    /// Operations the last re-derivation skipped, with why (a route with
+    /// no way through the new ground).
+    pub failed: Vec<FailedOperation>,
+}
+
+/// An operation a re-derivation could not apply, in `--stats-json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FailedOperation {
+    /// The operation's id.
+    pub operation: u32,
+    /// Why.
+    pub error: String,
+}
+
+/// One path of the document in `--stats-json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DocumentPath {
+    /// The operation's id.
+    pub operation: u32,
+    /// Its figures.
+    #[serde(flatten)]
+    pub report: crate::terrain::path::spec::PathReport,
 }
 
 /// Script execution state: the edit session (history, clipboard,
@@ -161,7 +186,7 @@ impl ScriptRunner {
         );
         runner.footprint = footprint;
         if !grid.is_streaming() {
-            runner.session.enable_document(grid.clone());
+            runner.session.enable_document(grid);
         }
         runner
     }
@@ -208,6 +233,23 @@ impl ScriptRunner {
             visible_layers: doc.stack.layers().iter().filter(|l| l.visible).count(),
             rederives: self.rederives.clone(),
             last_rederive: self.rederives.last().copied(),
+            paths: doc
+                .path_reports
+                .iter()
+                .filter(|(id, _)| doc.stack.operation(**id).is_some())
+                .map(|(id, r)| DocumentPath {
+                    operation: id.0,
+                    report: *r,
+                })
+                .collect(),
+            failed: doc
+                .last_failures
+                .iter()
+                .map(|(id, e)| FailedOperation {
+                    operation: id.0,
+                    error: e.to_string(),
+                })
+                .collect(),
         })
     }
 

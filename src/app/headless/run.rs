@@ -57,6 +57,22 @@ pub fn render_screenshot(
     let world_start = Instant::now();
     let (grid, generation) = world.build_with_report(&crate::progress::Progress::new())?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
+    let generated;
+    let options = match (world, &options.base_source) {
+        // A world just generated is exactly what its generator makes.
+        (WorldSource::Generated(settings), None) => {
+            generated = ScreenshotOptions {
+                base_source: Some(
+                    crate::terrain::command::document_action::BaseSource::Generator(
+                        settings.clone(),
+                    ),
+                ),
+                ..options.clone()
+            };
+            &generated
+        }
+        _ => options,
+    };
     let (mut stats, _) = render_world(options, grid, generator_of(world))?;
     stats.world_ms = world_ms;
     stats.generation = generation;

@@ -130,7 +130,7 @@ impl ToolSession {
         self.session.generator = generator;
         self.session.document = Default::default();
         if !grid.is_streaming() {
-            self.session.enable_document(grid.clone());
+            self.session.enable_document(grid);
         }
         self.stroke = None;
         self.drag_start = None;

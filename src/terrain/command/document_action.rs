@@ -2,16 +2,14 @@
 //! session's document state: the layer stack over the base cells and the
 //! figures of its re-derivations.
 
-use std::sync::Arc;
-
 use glam::DVec2;
 
+use crate::terrain::document::base::BaseColumns;
+pub use crate::terrain::document::base::BaseSource;
 use crate::terrain::document::layers::{LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::document::operation_edit::OperationEdit;
-use crate::terrain::generation::generate::GeneratorSettings;
-use crate::terrain::recipe::stages::Recipe;
-use crate::terrain::storage::grid::Grid;
+use crate::terrain::path::spec::PathReport;
 
 /// A layer named by id or by name (scripts use names).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,38 +98,11 @@ pub struct DeriveStats {
     pub elapsed_ms: f64,
 }
 
-/// What makes a world's base cells (spec §14).
-#[derive(Clone, Debug, PartialEq)]
-pub enum BaseSource {
-    /// Cells kept as they are: an imported heightmap, a world opened from
-    /// an earlier format, or a baked stack.
-    Cells,
-    /// The default generator.
-    Generator(GeneratorSettings),
-    /// A generator recipe, cooked for a seed and size.
-    Recipe {
-        /// The validated recipe.
-        recipe: Arc<Recipe>,
-        /// Seed and size.
-        settings: GeneratorSettings,
-    },
-}
-
-impl BaseSource {
-    /// The seed, for a generated base.
-    pub fn seed(&self) -> Option<u64> {
-        match self {
-            BaseSource::Cells => None,
-            BaseSource::Generator(s) | BaseSource::Recipe { settings: s, .. } => Some(s.seed),
-        }
-    }
-}
-
 /// The base of a document: its cells and what makes them.
 #[derive(Clone, Debug)]
 pub struct DocumentBase {
-    /// The base cells.
-    pub cells: Grid,
+    /// The base cells, any column on demand.
+    pub cells: BaseColumns,
     /// What made them.
     pub source: BaseSource,
 }
@@ -150,6 +121,9 @@ pub struct DocumentState {
     pub last_failures: Vec<(OperationId, OperationError)>,
     /// Re-derivations run so far.
     pub derivations: u64,
+    /// The latest figures of every path operation, by id: from when it was
+    /// laid or last re-derived (a road re-graded on new ground).
+    pub path_reports: std::collections::BTreeMap<OperationId, PathReport>,
 }
 
 impl DocumentState {
@@ -159,7 +133,7 @@ impl DocumentState {
     }
 
     /// The base cells.
-    pub fn base(&self) -> Option<&Grid> {
+    pub fn base(&self) -> Option<&BaseColumns> {
         self.base.as_ref().map(|b| &b.cells)
     }
 

@@ -6,19 +6,20 @@
 
 use std::time::Instant;
 
-use crate::terrain::command::brush_stroke::StrokeInProgress;
 use crate::progress::Progress;
+use crate::terrain::command::brush_stroke::StrokeInProgress;
 use crate::terrain::command::document_action::{
     BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef,
 };
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::command::history::DocumentSwap;
+use crate::terrain::document::base::BaseColumns;
 use crate::terrain::document::derive::{DeriveReport, rederive, rederive_all};
-use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
-use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
+use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::grid::Grid;
 
 impl From<OperationError> for CommandError {
@@ -40,21 +41,26 @@ impl EditSession {
     /// cells as made or opened), with an empty layer stack. The base is the
     /// session's generator when it has one, else the cells as they are
     /// (see [`EditSession::set_base_source`] for a recipe).
-    pub fn enable_document(&mut self, cells: Grid) {
-        let source = match &self.generator {
-            Some(g) => BaseSource::Generator(g.clone()),
-            None => BaseSource::Cells,
-        };
+    pub fn enable_document(&mut self, cells: &Grid) {
         self.document = DocumentState {
-            base: Some(DocumentBase { cells, source }),
+            base: Some(DocumentBase {
+                cells: BaseColumns::kept(cells),
+                source: BaseSource::Cells,
+            }),
             ..Default::default()
         };
     }
 
-    /// Says what made the base cells (a recipe world's recipe), so a seed
-    /// change can re-make them. Nothing changes without a document.
+    /// Says what made the base cells, which must be exactly what `source`
+    /// makes (a world just generated or cooked), so a seed change can make
+    /// them again. A generator base then keeps no cells (each column is
+    /// generated again when needed); a recipe base keeps its cells until a
+    /// seed change cooks the recipe. Nothing changes without a document.
     pub fn set_base_source(&mut self, source: BaseSource) {
         if let Some(base) = self.document.base.as_mut() {
+            if let BaseSource::Generator(settings) = &source {
+                base.cells = BaseColumns::generated(settings);
+            }
             base.source = source;
         }
     }
@@ -114,6 +120,9 @@ impl EditSession {
             false
         } else {
             let id = self.document.stack.add_operation(kind)?;
+            if let Some(outcome) = applied.and_then(|a| a.path) {
+                self.document.path_reports.insert(id, outcome.report);
+            }
             if !on_top {
                 self.rederive_into(grid, &mut rec, &before);
                 let failures = &mut self.document.last_failures;
@@ -181,8 +190,7 @@ impl EditSession {
             return;
         };
         let started = Instant::now();
-        let report: DeriveReport =
-            rederive(grid, rec, &base.cells, before, &self.document.stack);
+        let report: DeriveReport = rederive(grid, rec, &base.cells, before, &self.document.stack);
         self.keep_figures(report, started);
     }
 
@@ -191,6 +199,13 @@ impl EditSession {
     fn keep_figures(&mut self, report: DeriveReport, started: Instant) {
         if report.dirty_columns == 0 {
             return;
+        }
+        self.document
+            .path_reports
+            .extend(report.paths.iter().copied());
+        for (id, _) in &report.failures {
+            // A path that found no way on the new ground has no figures.
+            self.document.path_reports.remove(id);
         }
         self.document.last_derive = Some(DeriveStats {
             dirty_columns: report.dirty_columns,
@@ -348,10 +363,9 @@ impl EditSession {
                     "this world's base is plain cells (imported or opened): it has no seed",
                 ));
             }
-            BaseSource::Generator(s) => BaseSource::Generator(GeneratorSettings {
-                seed,
-                ..s.clone()
-            }),
+            BaseSource::Generator(s) => {
+                BaseSource::Generator(GeneratorSettings { seed, ..s.clone() })
+            }
             BaseSource::Recipe { recipe, settings } => BaseSource::Recipe {
                 recipe: recipe.clone(),
                 settings: GeneratorSettings {
@@ -382,7 +396,7 @@ impl EditSession {
     /// step; no cell changes).
     fn bake(&mut self, grid: &Grid) -> bool {
         let new = DocumentBase {
-            cells: grid.clone(),
+            cells: BaseColumns::kept(grid),
             source: BaseSource::Cells,
         };
         let Some(old_base) = self.document.base.replace(new.clone()) else {
@@ -464,13 +478,17 @@ impl EditSession {
 /// # Errors
 /// [`GenerateError`] from the generator or the recipe's cook, or
 /// [`GenerateError::Cancelled`] through `progress`.
-pub fn make_base(source: &BaseSource, progress: &Progress) -> Result<Grid, GenerateError> {
+pub fn make_base(source: &BaseSource, progress: &Progress) -> Result<BaseColumns, GenerateError> {
     match source {
-        BaseSource::Cells => Ok(Grid::new()),
-        BaseSource::Generator(settings) => generate_world(settings),
+        BaseSource::Cells => Ok(BaseColumns::kept(&Grid::new())),
+        BaseSource::Generator(settings) => {
+            settings.validate()?;
+            Ok(BaseColumns::generated(settings))
+        }
         BaseSource::Recipe { recipe, settings } => {
+            settings.validate()?;
             let (terrain, _) = RecipeTerrain::cook(recipe, settings, progress)?;
-            Ok(terrain.build_grid(progress)?.0)
+            Ok(BaseColumns::recipe(terrain))
         }
     }
 }

@@ -10,10 +10,12 @@ use std::convert::Infallible;
 
 use rustc_hash::FxHashSet;
 
+use crate::terrain::document::base::BaseColumns;
 use crate::terrain::document::closure::{Closure, changed_footprints, dirty_closure};
 use crate::terrain::document::layers::LayerStack;
 use crate::terrain::document::operation::{Operation, OperationError, OperationId};
 use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::path::spec::PathReport;
 use crate::terrain::storage::coords::{CellBox, ColumnCoord, LATTICE_CELLS};
 use crate::terrain::storage::grid::Grid;
 
@@ -28,46 +30,45 @@ pub struct DeriveReport {
     /// with no way through after a seed change, a path with no terrain
     /// under it): skipped, each with why. Deterministic like the rest.
     pub failures: Vec<(OperationId, OperationError)>,
+    /// The figures of every path applied (roads re-graded on new ground).
+    pub paths: Vec<(OperationId, PathReport)>,
 }
 
 /// Applies `ops` to `grid` in order; an operation that fails changes
 /// nothing and is reported.
-fn apply_in_order<'a>(
-    grid: &mut Grid,
-    ops: impl Iterator<Item = &'a Operation>,
-) -> (usize, Vec<(OperationId, OperationError)>) {
-    let mut applied = 0;
-    let mut failures = Vec::new();
+fn apply_in_order<'a>(grid: &mut Grid, ops: impl Iterator<Item = &'a Operation>) -> DeriveReport {
+    let mut report = DeriveReport::default();
     for op in ops {
         // The scratch grid is thrown away; the recorder only satisfies the
         // tools' recording interface.
         let mut rec = Recorder::new(String::new());
         match op.kind.apply(grid, &mut rec) {
-            Ok(_) => applied += 1,
+            Ok(applied) => {
+                report.applied_operations += 1;
+                if let Some(path) = applied.path {
+                    report.paths.push((op.id, path.report));
+                }
+            }
             Err(e) => {
                 rec.revert(grid);
-                failures.push((op.id, e));
+                report.failures.push((op.id, e));
             }
         }
     }
-    (applied, failures)
+    report
 }
 
 /// The cells of `stack` over `base`, derived whole: the base, then every
 /// visible operation in order.
-pub fn derive_whole(base: &Grid, stack: &LayerStack) -> (Grid, DeriveReport) {
-    let mut grid = base.clone();
-    let (applied, failures) = apply_in_order(&mut grid, stack.visible_operations());
+pub fn derive_whole(base: &BaseColumns, stack: &LayerStack) -> (Grid, DeriveReport) {
+    let mut grid = base.whole();
+    let mut report = apply_in_order(&mut grid, stack.visible_operations());
     let columns: FxHashSet<ColumnCoord> = grid
         .chunks()
         .map(|(c, _)| ColumnCoord::of(c))
-        .chain(base.chunks().map(|(c, _)| ColumnCoord::of(c)))
+        .chain(base.all_columns().iter().copied())
         .collect();
-    let report = DeriveReport {
-        dirty_columns: columns.len(),
-        applied_operations: applied,
-        failures,
-    };
+    report.dirty_columns = columns.len();
     (grid, report)
 }
 
@@ -77,7 +78,7 @@ pub fn derive_whole(base: &Grid, stack: &LayerStack) -> (Grid, DeriveReport) {
 pub fn rederive(
     grid: &mut Grid,
     rec: &mut Recorder,
-    base: &Grid,
+    base: &BaseColumns,
     old: &LayerStack,
     new: &LayerStack,
 ) -> DeriveReport {
@@ -96,7 +97,7 @@ pub fn rederive(
 pub fn rederive_all(
     grid: &mut Grid,
     rec: &mut Recorder,
-    base: &Grid,
+    base: &BaseColumns,
     stack: &LayerStack,
 ) -> DeriveReport {
     let (derived, report) = derive_whole(base, stack);
@@ -117,21 +118,16 @@ pub fn rederive_all(
 fn derive_closure(
     grid: &mut Grid,
     rec: &mut Recorder,
-    base: &Grid,
+    base: &BaseColumns,
     ops: &[&Operation],
     closure: &Closure,
 ) -> DeriveReport {
-    let mut scratch = Grid::from_chunks(
-        base.chunks_in_columns(&closure.read)
-            .into_iter()
-            .map(|c| (c, base.chunk_cells(c))),
-    );
-    let (applied, failures) = apply_in_order(&mut scratch, closure.members.iter().map(|&i| ops[i]));
+    let mut scratch = Grid::from_chunks(base.chunks_of(&closure.read));
+    let report = apply_in_order(&mut scratch, closure.members.iter().map(|&i| ops[i]));
     write_back(grid, rec, &scratch, &closure.dirty);
     DeriveReport {
         dirty_columns: closure.dirty.len(),
-        applied_operations: applied,
-        failures,
+        ..report
     }
 }
 

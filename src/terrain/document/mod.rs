@@ -5,12 +5,14 @@
 //! a stamp, hiding a layer or editing a road keeps everything done after
 //! it.
 //!
+//! - [`base`]: what makes the base cells, any column on demand;
 //! - [`operation`]: one operation, its footprint and halo, and how it applies;
 //! - [`layers`]: the layer stack and the actions on it;
 //! - [`operation_edit`]: moving an operation and changing its settings;
 //! - [`closure`]: which columns a change dirties;
 //! - [`derive`]: whole and incremental derivation.
 
+pub mod base;
 pub mod closure;
 pub mod derive;
 pub mod layers;

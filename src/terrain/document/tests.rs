@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3, IVec3};
 
+use super::base::BaseColumns;
 use super::derive::{derive_whole, rederive};
 use super::layers::{LayerId, LayerStack};
 use super::operation::{OperationId, OperationKind, RecordedStroke};
@@ -31,17 +32,18 @@ fn settings() -> GeneratorSettings {
 
 /// A base world, the live cells derived from it and the stack.
 struct Doc {
-    base: Grid,
+    base: BaseColumns,
     live: Grid,
     stack: LayerStack,
 }
 
 impl Doc {
     fn new() -> Doc {
-        let base = generate_world(&settings()).unwrap();
+        // The live cells are the generator's whole world; the base makes
+        // its columns on demand: the two must agree.
         Doc {
-            live: base.clone(),
-            base,
+            live: generate_world(&settings()).unwrap(),
+            base: BaseColumns::generated(&settings()),
             stack: LayerStack::new(),
         }
     }

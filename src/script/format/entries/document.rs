@@ -171,8 +171,8 @@ impl BaseEntry {
         let seed = self
             .seed
             .ok_or_else(|| EntryError::Document("base needs the new \"seed\"".into()))?;
-        Ok(EditCommand::Document(Box::new(DocumentAction::SetBaseSeed(
-            seed,
-        ))))
+        Ok(EditCommand::Document(Box::new(
+            DocumentAction::SetBaseSeed(seed),
+        )))
     }
 }
