@@ -325,8 +325,12 @@ impl ScriptRunner {
                 if stroke.brush.mode == BrushMode::Flatten {
                     options.flatten_plane = Some(flatten_plane(stroke, pos, normal));
                 }
-                let begun =
+                let mut begun =
                     StrokeInProgress::begin(stroke.brush, options, stroke.spacing_fraction)?;
+                // Painted on the surface: re-derived, it stays on the ground.
+                if matches!(point, StrokeCentre::OnSurface { .. }) && lock.is_none() {
+                    begun = begun.anchored_to_surface();
+                }
                 *active = Some(match self.footprint {
                     Some(f) => begun.with_footprint(f),
                     None => begun,

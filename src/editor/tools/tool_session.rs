@@ -172,8 +172,12 @@ impl ToolSession {
             let normal = hit.normal.as_dvec3();
             options.flatten_plane = Some(flatten_plane_for(settings, &hit));
             self.session.check_editable().map_err(|e| e.to_string())?;
-            let stroke = StrokeInProgress::begin(brush, options, settings.spacing_fraction)
+            let mut stroke = StrokeInProgress::begin(brush, options, settings.spacing_fraction)
                 .map_err(|e| e.to_string())?;
+            // Painted on the surface: re-derived, it stays on the ground.
+            if !settings.plane_lock {
+                stroke = stroke.anchored_to_surface();
+            }
             self.stroke = Some(ActiveStroke {
                 stroke,
                 lock: settings

@@ -10,6 +10,7 @@ use glam::DVec3;
 
 use crate::terrain::command::history::History;
 use crate::terrain::document::operation::RecordedStroke;
+use crate::terrain::document::stroke_anchor::anchor;
 use crate::terrain::editing::brush::{Brush, BrushOptions, EditError};
 use crate::terrain::editing::kernels::apply_tool;
 use crate::terrain::editing::recorder::Recorder;
@@ -73,6 +74,9 @@ pub struct StrokeInProgress {
     skipped: usize,
     /// Centres applied, in order (the stroke's document operation).
     centres_world: Vec<DVec3>,
+    /// Each applied centre's height above the surface under it, when the
+    /// stroke is anchored to the surface (`None` otherwise).
+    surface_offsets_studs: Option<Vec<Option<f64>>>,
 }
 
 impl StrokeInProgress {
@@ -99,6 +103,7 @@ impl StrokeInProgress {
             footprint: None,
             skipped: 0,
             centres_world: Vec::new(),
+            surface_offsets_studs: None,
         })
     }
 
@@ -107,6 +112,15 @@ impl StrokeInProgress {
     /// world, so they cost nothing.
     pub fn with_footprint(mut self, footprint: CellBox) -> StrokeInProgress {
         self.footprint = Some(footprint);
+        self
+    }
+
+    /// Records each application's height above the surface under it
+    /// (a stroke painted on the ground), so re-deriving it over changed
+    /// ground keeps it on the ground
+    /// ([`crate::terrain::document::stroke_anchor`]).
+    pub fn anchored_to_surface(mut self) -> StrokeInProgress {
+        self.surface_offsets_studs = Some(Vec::new());
         self
     }
 
@@ -145,7 +159,11 @@ impl StrokeInProgress {
     pub fn resume(&mut self, grid: &mut Grid) -> Result<usize, BrushStrokeError> {
         let (brush, options) = (self.brush, self.options);
         let mut applied = 0;
-        while let Some(&centre) = self.waiting.front() {
+        while let Some(&sampled) = self.waiting.front() {
+            let (offset, centre) = match self.surface_offsets_studs {
+                Some(_) => anchor(grid, sampled),
+                None => (None, sampled),
+            };
             let region = crate::terrain::editing::kernels::tool_region(&brush, &options, centre)?;
             if self.footprint.is_some_and(|f| !overlaps_xz(&f, &region)) {
                 self.waiting.pop_front();
@@ -167,6 +185,9 @@ impl StrokeInProgress {
             }
             self.waiting.pop_front();
             self.centres_world.push(centre);
+            if let Some(offsets) = self.surface_offsets_studs.as_mut() {
+                offsets.push(offset);
+            }
             self.applications += 1;
             applied += 1;
         }
@@ -208,6 +229,7 @@ impl StrokeInProgress {
             brush: self.brush,
             options: self.options,
             centres_world: self.centres_world.clone().into(),
+            surface_offsets_studs: self.surface_offsets_studs.clone().map(Into::into),
         }
     }
 

@@ -9,6 +9,7 @@
 //! - [`operation`]: one operation, its footprint and halo, and how it applies;
 //! - [`layers`]: the layer stack and the actions on it;
 //! - [`operation_edit`]: moving an operation and changing its settings;
+//! - [`stroke_anchor`]: strokes that keep their height above the ground;
 //! - [`closure`]: which columns a change dirties;
 //! - [`derive`]: whole and incremental derivation.
 
@@ -18,6 +19,7 @@ pub mod derive;
 pub mod layers;
 pub mod operation;
 pub mod operation_edit;
+pub mod stroke_anchor;
 
 #[cfg(test)]
 mod tests;

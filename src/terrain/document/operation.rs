@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use glam::{DVec3, IVec2, IVec3};
 
+use crate::terrain::document::stroke_anchor::anchored_centre;
 use crate::terrain::editing::brush::{Brush, BrushOptions, EditError};
 use crate::terrain::editing::kernels::{apply_tool, tool_region};
 use crate::terrain::editing::recorder::Recorder;
@@ -126,6 +127,12 @@ pub struct RecordedStroke {
     pub options: BrushOptions,
     /// Application centres, world studs, in the order they were applied.
     pub centres_world: Arc<[DVec3]>,
+    /// For a stroke painted on the surface: each application's height
+    /// above the surface under it (studs; `None` where there was none), so
+    /// it lands on the ground as it is when re-derived
+    /// ([`crate::terrain::document::stroke_anchor`]). `None`: the centres
+    /// are world positions (a plane-locked or world-space stroke).
+    pub surface_offsets_studs: Option<Arc<[Option<f64>]>>,
 }
 
 impl RecordedStroke {
@@ -424,10 +431,14 @@ fn apply_stroke(
     rec: &mut Recorder,
     stroke: &RecordedStroke,
 ) -> Result<(), EditError> {
-    for centre in stroke.centres_world.iter() {
-        let region = tool_region(&stroke.brush, &stroke.options, *centre)?;
+    for (i, centre) in stroke.centres_world.iter().enumerate() {
+        let centre = match &stroke.surface_offsets_studs {
+            Some(offsets) => anchored_centre(grid, *centre, offsets.get(i).copied().flatten()),
+            None => *centre,
+        };
+        let region = tool_region(&stroke.brush, &stroke.options, centre)?;
         rec.record(grid, region, |g| {
-            apply_tool(g, &stroke.brush, &stroke.options, *centre)
+            apply_tool(g, &stroke.brush, &stroke.options, centre)
         })?;
     }
     Ok(())

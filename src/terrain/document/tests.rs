@@ -113,6 +113,8 @@ fn stroke(mode: BrushMode, centres: &[(f64, f64)]) -> OperationKind {
             ignore_water: false,
         },
         options: BrushOptions::default(),
+        surface_offsets_studs: (mode != BrushMode::Subtract)
+            .then(|| vec![Some(2.0); centres_world.len()].into()),
         centres_world: centres_world.into(),
     })
 }
