@@ -306,6 +306,8 @@ impl WindowState {
             stats.seam_mismatches = self.seam_audit.count();
         }
         stats.history = HistoryView::of(tools.session.history());
+        stats.layers =
+            crate::editor::panel::layers_view::LayersView::of(&tools.session.session.document);
         stats.has_clipboard = tools.session.session.clipboard.is_some();
         stats.streaming = WindowStream::panel_stats(
             &world.streaming,

@@ -432,6 +432,8 @@ impl<'a> HeadlessRun<'a> {
         panel.seam_mismatches = Some(seam_audit_mismatches);
         if let Some(runner) = runner {
             panel.history = HistoryView::of(runner.history());
+            panel.layers =
+                crate::editor::panel::layers_view::LayersView::of(&runner.session.document);
         }
         if options.overlays.contains(Overlay::Wireframe) {
             log::info!(

@@ -3,6 +3,8 @@
 //! whether a click belongs to the UI or to the tools.
 
 pub mod history_panel;
+pub mod layers_panel;
+pub mod layers_view;
 pub mod panel_keys;
 pub mod side_panel;
 pub mod ui_input;

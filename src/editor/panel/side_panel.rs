@@ -38,6 +38,8 @@ pub struct PanelStats {
     pub seam_mismatches: Option<usize>,
     /// The undo history as the history section shows it.
     pub history: crate::editor::tools::history_view::HistoryView,
+    /// The world document as the Layers section shows it.
+    pub layers: crate::editor::panel::layers_view::LayersView,
     /// True when the clipboard holds a copied region.
     pub has_clipboard: bool,
     /// Residency of a streaming world (`None`: the world is held whole).
@@ -264,6 +266,17 @@ impl EditorPanel {
             .show(ui, |ui| self.tools.path.ui(ui))
             .header_response
             .on_hover_text("P: click points on the terrain, drag to move, Enter lays the path");
+        egui::CollapsingHeader::new(egui::RichText::new("Layers").strong())
+            .id_salt("layers_section")
+            .default_open(true)
+            .show(ui, |ui| {
+                crate::editor::panel::layers_panel::layers_ui(ui, &stats.layers, &mut self.tools)
+            })
+            .header_response
+            .on_hover_text(
+                "Every stroke, stamp and path stays editable: hide a layer, move a stamp, \
+                 change the base seed",
+            );
         crate::editor::panel::history_panel::history_ui(ui, &stats.history, &mut self.tools);
         egui::CollapsingHeader::new(egui::RichText::new("Sea level").strong())
             .id_salt("sea_section")

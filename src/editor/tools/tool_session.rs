@@ -375,6 +375,7 @@ impl ToolSession {
             ToolRequest::Redo => EditCommand::Redo,
             ToolRequest::JumpTo(applied_steps) => EditCommand::JumpTo { applied_steps },
             ToolRequest::SetBudget(_) => return Ok(None),
+            ToolRequest::Document(action) => EditCommand::Document(action),
             ToolRequest::Fill => EditCommand::Fill {
                 region: need_region()?,
                 material: settings.fill_material,

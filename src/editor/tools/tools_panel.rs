@@ -33,7 +33,7 @@ pub enum ActiveTool {
 }
 
 /// A one-shot action the panel or a shortcut asks the editor for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ToolRequest {
     /// Undo the newest step.
     Undo,
@@ -53,6 +53,36 @@ pub enum ToolRequest {
     SetBudget(usize),
     /// Undo or redo until this many steps are applied (a click in the history list).
     JumpTo(usize),
+    /// A world-document action from the Layers section.
+    Document(Box<crate::terrain::command::document_action::DocumentAction>),
+}
+
+/// What the Layers section edits before it becomes a request: the name
+/// being typed, the selected operation and the settings typed for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayersUiState {
+    /// The new name typed for the active layer.
+    pub rename: String,
+    /// The selected operation's id.
+    pub selected_operation: Option<u32>,
+    /// How far Move shifts the selected operation, studs `[x, z]`.
+    pub move_by_studs: [f64; 2],
+    /// The base seed typed for "Change seed".
+    pub seed: u64,
+    /// Settings typed for the selected operation (radius, strength, ...).
+    pub edit: crate::terrain::document::operation_edit::OperationEdit,
+}
+
+impl Default for LayersUiState {
+    fn default() -> Self {
+        LayersUiState {
+            rename: String::new(),
+            selected_operation: None,
+            move_by_studs: [0.0, 0.0],
+            seed: 1,
+            edit: Default::default(),
+        }
+    }
 }
 
 /// Tool settings edited in the panel (the brush radius, strength, material
@@ -104,6 +134,8 @@ pub struct ToolSettings {
     /// "Save as stamp" pressed this frame: where to save the clipboard
     /// (consumed by the editor).
     pub save_stamp_to: Option<std::path::PathBuf>,
+    /// The Layers section's typed values.
+    pub layers: LayersUiState,
 }
 
 impl Default for ToolSettings {
@@ -131,6 +163,7 @@ impl Default for ToolSettings {
             save_stamp_to: None,
             stamp: crate::editor::tools::stamp_panel::StampToolSettings::default(),
             path: crate::editor::tools::path_panel::PathToolSettings::default(),
+            layers: LayersUiState::default(),
         }
     }
 }
@@ -150,7 +183,7 @@ pub const TOOL_KEYS: [(BrushMode, KeyCode, &str); 10] = [
 ];
 
 /// What a key press means (see [`shortcut`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shortcut {
     /// Select a brush tool.
     Tool(BrushMode),

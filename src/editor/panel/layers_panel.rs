@@ -1,0 +1,293 @@
+//! The Layers section of the side panel (spec §14): the layer stack top
+//! first (show, lock, select, reorder, solo, duplicate, merge down,
+//! delete), a new layer, Bake and a base seed change; under it the active
+//! layer's operations, where the selected one can be moved, edited or
+//! deleted. Every button becomes a document request; the world re-derives
+//! the closure and the action is one undo step.
+
+use crate::editor::panel::layers_view::{LayersView, OperationRow};
+use crate::editor::tools::tools_panel::{LayersUiState, ToolRequest, ToolSettings};
+use crate::terrain::command::document_action::{DocumentAction, LayerRef};
+use crate::terrain::document::layers::LayerId;
+use crate::terrain::document::operation::OperationId;
+use crate::terrain::document::operation_edit::OperationEdit;
+
+fn request(tools: &mut ToolSettings, action: DocumentAction) {
+    tools.requests.push(ToolRequest::Document(Box::new(action)));
+}
+
+/// Draws the Layers section; presses become requests in `tools`.
+pub fn layers_ui(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings) {
+    if !view.enabled {
+        ui.label("Streaming worlds keep their edits baked (no layers yet).");
+        return;
+    }
+    stack_buttons(ui, view, tools);
+    for row in &view.layers {
+        layer_row(ui, row, view.layers.len(), tools);
+    }
+    if let Some(active) = view.layers.iter().find(|l| l.active) {
+        rename_row(ui, active.id, &mut tools.layers, &mut tools.requests);
+    }
+    if let Some((columns, operations, ms)) = view.last_derive {
+        ui.label(format!(
+            "last re-derive: {columns} columns, {operations} operations, {ms:.0} ms"
+        ))
+        .on_hover_text("Chunk columns rebuilt from the base and the operations that meet them");
+    }
+    for failure in &view.failures {
+        ui.colored_label(egui::Color32::from_rgb(230, 170, 60), failure);
+    }
+    egui::CollapsingHeader::new(format!("Operations ({})", view.operations.len()))
+        .id_salt("layer_operations")
+        .default_open(true)
+        .show(ui, |ui| operations_ui(ui, &view.operations, tools));
+}
+
+/// New layer, Bake and the base seed.
+fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings) {
+    ui.horizontal(|ui| {
+        if ui
+            .button("New layer")
+            .on_hover_text("Add a layer above the active one; new edits land on it")
+            .clicked()
+        {
+            let name = format!("Layer {}", view.layers.len() + 1);
+            request(tools, DocumentAction::AddLayer(name));
+        }
+        if ui
+            .add_enabled(view.operation_count > 0, egui::Button::new("Bake"))
+            .on_hover_text("Flatten every layer into the base cells (one undo step)")
+            .clicked()
+        {
+            request(tools, DocumentAction::Bake);
+        }
+    });
+    if let Some(seed) = view.base_seed {
+        ui.horizontal(|ui| {
+            ui.label(format!("base seed {seed}, new:"));
+            ui.add(egui::DragValue::new(&mut tools.layers.seed));
+            if ui
+                .button("Change")
+                .on_hover_text("Make the base again with this seed and re-apply every layer")
+                .clicked()
+            {
+                let seed = tools.layers.seed;
+                request(tools, DocumentAction::SetBaseSeed(seed));
+            }
+        });
+    }
+}
+
+/// One layer: show, lock, name (click makes it active), order and tools.
+fn layer_row(
+    ui: &mut egui::Ui,
+    row: &crate::editor::panel::layers_view::LayerRow,
+    count: usize,
+    tools: &mut ToolSettings,
+) {
+    let layer = LayerRef::Id(LayerId(row.id));
+    ui.horizontal(|ui| {
+        let mut visible = row.visible;
+        if ui
+            .checkbox(&mut visible, "")
+            .on_hover_text("Show or hide the layer's operations")
+            .changed()
+        {
+            request(tools, DocumentAction::SetVisible(layer.clone(), visible));
+        }
+        let lock = if row.locked { "locked" } else { "lock" };
+        if ui
+            .selectable_label(row.locked, lock)
+            .on_hover_text("Lock: the layer refuses new, edited and deleted operations")
+            .clicked()
+        {
+            request(tools, DocumentAction::SetLocked(layer.clone(), !row.locked));
+        }
+        let name = format!("{} ({})", row.name, row.operation_count);
+        if ui.selectable_label(row.active, name).clicked() {
+            request(tools, DocumentAction::SelectLayer(layer.clone()));
+        }
+    });
+    if !row.active {
+        return;
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(row.position + 1 < count, egui::Button::new("Up").small())
+            .on_hover_text("Move the layer up: its operations apply later")
+            .clicked()
+        {
+            request(
+                tools,
+                DocumentAction::MoveLayer(layer.clone(), row.position + 1),
+            );
+        }
+        if ui
+            .add_enabled(row.position > 0, egui::Button::new("Down").small())
+            .on_hover_text("Move the layer down: its operations apply earlier")
+            .clicked()
+        {
+            request(
+                tools,
+                DocumentAction::MoveLayer(layer.clone(), row.position - 1),
+            );
+        }
+    });
+    ui.horizontal(|ui| {
+        let buttons: [(&str, &str, DocumentAction); 4] = [
+            (
+                "Solo",
+                "Show only this layer",
+                DocumentAction::Solo(layer.clone()),
+            ),
+            (
+                "Copy",
+                "Duplicate the layer",
+                DocumentAction::DuplicateLayer(layer.clone()),
+            ),
+            (
+                "Merge",
+                "Append its operations to the layer below",
+                DocumentAction::MergeDown(layer.clone()),
+            ),
+            (
+                "Delete",
+                "Delete the layer and its operations",
+                DocumentAction::RemoveLayer(layer.clone()),
+            ),
+        ];
+        for (label, hover, action) in buttons {
+            let enabled = !(label == "Merge" && row.position == 0);
+            if ui
+                .add_enabled(enabled, egui::Button::new(label).small())
+                .on_hover_text(hover)
+                .clicked()
+            {
+                request(tools, action);
+            }
+        }
+    });
+}
+
+/// Renames the active layer when Enter is pressed in the field.
+fn rename_row(
+    ui: &mut egui::Ui,
+    id: u32,
+    state: &mut LayersUiState,
+    requests: &mut Vec<ToolRequest>,
+) {
+    ui.horizontal(|ui| {
+        let r = ui.add(
+            egui::TextEdit::singleline(&mut state.rename)
+                .hint_text("rename the active layer")
+                .desired_width(150.0),
+        );
+        if r.lost_focus()
+            && ui.input(|i| i.key_pressed(egui::Key::Enter))
+            && !state.rename.trim().is_empty()
+        {
+            let name = std::mem::take(&mut state.rename).trim().to_string();
+            requests.push(ToolRequest::Document(Box::new(
+                DocumentAction::RenameLayer(LayerRef::Id(LayerId(id)), name),
+            )));
+        }
+    });
+}
+
+/// The active layer's operations (newest first); the selected one can be
+/// moved, edited or deleted.
+fn operations_ui(ui: &mut egui::Ui, operations: &[OperationRow], tools: &mut ToolSettings) {
+    if operations.is_empty() {
+        ui.label("No operations yet: strokes, stamps and paths land here.");
+        return;
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("operation_list")
+        .max_height(140.0)
+        .show(ui, |ui| {
+            for op in operations {
+                let selected = tools.layers.selected_operation == Some(op.id);
+                if ui
+                    .selectable_label(selected, format!("#{} {}", op.id, op.label))
+                    .clicked()
+                {
+                    tools.layers.selected_operation = Some(op.id);
+                    tools.layers.edit = OperationEdit::default();
+                }
+            }
+        });
+    let Some(selected) = operations
+        .iter()
+        .find(|o| Some(o.id) == tools.layers.selected_operation)
+    else {
+        return;
+    };
+    selected_operation_ui(ui, selected, tools);
+}
+
+/// Move, settings and Delete for the selected operation.
+fn selected_operation_ui(ui: &mut egui::Ui, op: &OperationRow, tools: &mut ToolSettings) {
+    let id = OperationId(op.id);
+    ui.horizontal(|ui| {
+        ui.label("move x");
+        ui.add(egui::DragValue::new(&mut tools.layers.move_by_studs[0]).suffix(" studs"));
+        ui.label("z");
+        ui.add(egui::DragValue::new(&mut tools.layers.move_by_studs[1]).suffix(" studs"));
+    });
+    ui.horizontal(|ui| {
+        if ui.button("Move").clicked() {
+            let by = glam::DVec2::from_array(tools.layers.move_by_studs);
+            request(tools, DocumentAction::MoveOperation(id, by));
+        }
+        if ui.button("Delete").clicked() {
+            tools.layers.selected_operation = None;
+            request(tools, DocumentAction::DeleteOperation(id));
+        }
+    });
+    let edit = &mut tools.layers.edit;
+    let field = |ui: &mut egui::Ui, label: &str, value: &mut Option<f64>, default: f64| {
+        ui.horizontal(|ui| {
+            let mut on = value.is_some();
+            ui.checkbox(&mut on, label);
+            let mut v = value.unwrap_or(default);
+            if on {
+                ui.add(egui::DragValue::new(&mut v).speed(0.1));
+            }
+            *value = on.then_some(v);
+        });
+    };
+    match op.kind {
+        "stamp" => {
+            field(ui, "radius (cells)", &mut edit.radius_cells, 32.0);
+            field(ui, "rotation (°)", &mut edit.rotation_deg, 0.0);
+            field(
+                ui,
+                "height scale (cells)",
+                &mut edit.height_scale_cells,
+                20.0,
+            );
+        }
+        "path" => {
+            field(ui, "width (studs)", &mut edit.width_studs, 8.0);
+            field(ui, "grade cap (°)", &mut edit.max_grade_deg, 8.0);
+            field(ui, "depth (studs)", &mut edit.depth_studs, 4.0);
+        }
+        "stroke" => {
+            field(ui, "radius (cells)", &mut edit.radius_cells, 8.0);
+            field(ui, "strength", &mut edit.strength, 0.5);
+        }
+        _ => {}
+    }
+    if ["stamp", "path", "stroke"].contains(&op.kind)
+        && ui
+            .add_enabled(
+                *edit != OperationEdit::default(),
+                egui::Button::new("Apply settings"),
+            )
+            .clicked()
+    {
+        let edit = *edit;
+        request(tools, DocumentAction::EditOperation(id, edit));
+    }
+}
