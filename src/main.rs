@@ -26,7 +26,6 @@ use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::render::lines::overlays::{Overlay, OverlaySet};
 use strata::render::terrain::material_textures;
 use strata::script::Script;
-use strata::terrain::command::document_action::BaseSource;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::storage::coords::CellBox;
 
@@ -536,18 +535,8 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let generator = world.generator();
     if let Some(output) = &cli.screenshot {
         let mut options = screenshot_options(cli, output, camera, script.clone())?;
-        // A world just generated or cooked is exactly what its source
-        // makes: its document's base is that source.
-        options.base_source = match &source {
-            WorldSource::Recipe {
-                recipe, settings, ..
-            } => Some(BaseSource::Recipe {
-                recipe: std::sync::Arc::new((**recipe).clone()),
-                settings: settings.clone(),
-            }),
-            WorldSource::Generated(settings) => Some(BaseSource::Generator(settings.clone())),
-            _ => None,
-        };
+        // A world just generated or cooked is exactly what its source makes.
+        options.base_source = source.fresh_base();
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;

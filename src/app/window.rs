@@ -126,6 +126,10 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     WindowStream::offer_orphaned_recovery(&mut session);
     let mut tools = ToolSession::new(DEFAULT_HISTORY_BUDGET_BYTES, generator.clone());
     tools.reset_for_world(generator, &world.grid);
+    // A world just generated or cooked is exactly what its source makes.
+    if let Some(base) = options.world.fresh_base() {
+        tools.session.set_base_source(base);
+    }
     let mut app = App {
         session,
         options: EditorOptions {

@@ -57,19 +57,15 @@ pub fn render_screenshot(
     let world_start = Instant::now();
     let (grid, generation) = world.build_with_report(&crate::progress::Progress::new())?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
-    let generated;
-    let options = match (world, &options.base_source) {
-        // A world just generated is exactly what its generator makes.
-        (WorldSource::Generated(settings), None) => {
-            generated = ScreenshotOptions {
-                base_source: Some(
-                    crate::terrain::command::document_action::BaseSource::Generator(
-                        settings.clone(),
-                    ),
-                ),
+    // A world just made is exactly what its source makes.
+    let with_base;
+    let options = match (world.fresh_base(), &options.base_source) {
+        (Some(base), None) => {
+            with_base = ScreenshotOptions {
+                base_source: Some(base),
                 ..options.clone()
             };
-            &generated
+            &with_base
         }
         _ => options,
     };

@@ -42,6 +42,26 @@ pub enum WorldSource {
     Grid(Grid),
 }
 
+impl WorldSource {
+    /// What makes the cells of this world when it is just made: the
+    /// generator or the recipe with its seed, so the world document's base
+    /// can be made again with another seed (spec §14). `None` for worlds
+    /// whose cells are their own (heightmaps, files, grids).
+    pub fn fresh_base(&self) -> Option<crate::terrain::command::document_action::BaseSource> {
+        use crate::terrain::command::document_action::BaseSource;
+        match self {
+            WorldSource::Generated(settings) => Some(BaseSource::Generator(settings.clone())),
+            WorldSource::Recipe {
+                recipe, settings, ..
+            } => Some(BaseSource::Recipe {
+                recipe: std::sync::Arc::new((**recipe).clone()),
+                settings: settings.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// Why a world could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum WorldSourceError {

@@ -11,8 +11,9 @@
 //! without that operation being re-applied with it.
 //!
 //! Work is counted in the operations that meet the dirty area: an index
-//! from chunk column to the operations writing and reading it drives the
-//! growth, so far operations are never visited.
+//! from chunk column to the operations writing and reading it finds the
+//! candidates, and exact column rectangles decide, so far operations are
+//! never visited and neighbours that only share a chunk column stay out.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -83,46 +84,45 @@ fn longest_increasing(v: &[usize]) -> Vec<bool> {
 }
 
 /// The dirty closure of a change over a document's visible operations.
+/// Rectangles are exact columns (cells); the chunk-column sets cover them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Closure {
-    /// Chunk columns whose cells may change: re-derived and written back.
+    /// Columns whose cells may change: the seeds and every member's
+    /// footprint. Only these cells are written back.
+    pub dirty_rects: Vec<ColumnRect>,
+    /// The chunk columns the dirty rectangles cover.
     pub dirty: FxHashSet<ColumnCoord>,
-    /// Chunk columns the members read (a superset of `dirty`): the base
-    /// cells a re-derivation starts from.
+    /// The chunk columns the members read (covering every member's read
+    /// area and the seeds): the base cells a re-derivation starts from.
     pub read: FxHashSet<ColumnCoord>,
     /// Indices of the member operations in the visible order, ascending.
     pub members: Vec<usize>,
 }
 
-/// Per operation, the chunk columns it writes and reads, and the reverse
-/// index from column to operations.
+/// Per operation, its footprint and read area, and the index from chunk
+/// column to the operations writing and reading it (candidates for the
+/// exact rectangle tests).
 struct ColumnIndex {
-    writes: Vec<Vec<ColumnCoord>>,
-    reads: Vec<Vec<ColumnCoord>>,
+    writes: Vec<ColumnRect>,
+    reads: Vec<ColumnRect>,
     writers: FxHashMap<ColumnCoord, Vec<usize>>,
     readers: FxHashMap<ColumnCoord, Vec<usize>>,
 }
 
 impl ColumnIndex {
     fn new(ops: &[&Operation]) -> ColumnIndex {
-        let writes: Vec<Vec<ColumnCoord>> = ops
-            .iter()
-            .map(|o| o.footprint().columns().collect())
-            .collect();
-        let reads: Vec<Vec<ColumnCoord>> = ops
-            .iter()
-            .map(|o| o.read_area().columns().collect())
-            .collect();
+        let writes: Vec<ColumnRect> = ops.iter().map(|o| o.footprint()).collect();
+        let reads: Vec<ColumnRect> = ops.iter().map(|o| o.read_area()).collect();
         let mut writers: FxHashMap<ColumnCoord, Vec<usize>> = FxHashMap::default();
         let mut readers: FxHashMap<ColumnCoord, Vec<usize>> = FxHashMap::default();
-        for (i, cols) in writes.iter().enumerate() {
-            for c in cols {
-                writers.entry(*c).or_default().push(i);
+        for (i, rect) in writes.iter().enumerate() {
+            for c in rect.columns() {
+                writers.entry(c).or_default().push(i);
             }
         }
-        for (i, cols) in reads.iter().enumerate() {
-            for c in cols {
-                readers.entry(*c).or_default().push(i);
+        for (i, rect) in reads.iter().enumerate() {
+            for c in rect.columns() {
+                readers.entry(c).or_default().push(i);
             }
         }
         ColumnIndex {
@@ -134,47 +134,44 @@ impl ColumnIndex {
     }
 }
 
+/// A rectangle entering the closure: dirty (members that read it join)
+/// or read (members that write it join).
+enum Growth {
+    Dirty(ColumnRect),
+    Read(ColumnRect),
+}
+
 /// The dirty closure of `seeds` (dirtied footprints) over `ops` (the
-/// visible operations in order); see the module documentation.
+/// visible operations in order); see the module documentation. The growth
+/// tests exact rectangles, so operations that only share a chunk column
+/// with the dirty area stay out.
 pub fn dirty_closure(ops: &[&Operation], seeds: &[ColumnRect]) -> Closure {
     let index = ColumnIndex::new(ops);
     let mut closure = Closure::default();
     let mut member = vec![false; ops.len()];
-    let mut new_dirty: Vec<ColumnCoord> = Vec::new();
-    let mut new_read: Vec<ColumnCoord> = Vec::new();
+    let mut queue: Vec<Growth> = Vec::new();
     for seed in seeds {
-        for c in seed.columns() {
-            if closure.dirty.insert(c) {
-                new_dirty.push(c);
-            }
-            if closure.read.insert(c) {
-                new_read.push(c);
-            }
-        }
+        queue.push(Growth::Dirty(*seed));
+        queue.push(Growth::Read(*seed));
     }
-    let mut joining: Vec<usize> = Vec::new();
-    loop {
-        for c in new_dirty.drain(..) {
-            joining.extend(index.readers.get(&c).into_iter().flatten());
-        }
-        for c in new_read.drain(..) {
-            joining.extend(index.writers.get(&c).into_iter().flatten());
-        }
-        if joining.is_empty() {
-            break;
-        }
-        for i in joining.drain(..) {
-            if std::mem::replace(&mut member[i], true) {
-                continue;
+    while let Some(growth) = queue.pop() {
+        let (rect, candidates, areas) = match growth {
+            Growth::Dirty(rect) => {
+                closure.dirty_rects.push(rect);
+                closure.dirty.extend(rect.columns());
+                (rect, &index.readers, &index.reads)
             }
-            for c in &index.writes[i] {
-                if closure.dirty.insert(*c) {
-                    new_dirty.push(*c);
-                }
+            Growth::Read(rect) => {
+                closure.read.extend(rect.columns());
+                (rect, &index.writers, &index.writes)
             }
-            for c in &index.reads[i] {
-                if closure.read.insert(*c) {
-                    new_read.push(*c);
+        };
+        for column in rect.columns() {
+            for &j in candidates.get(&column).into_iter().flatten() {
+                if !member[j] && areas[j].intersects(&rect) {
+                    member[j] = true;
+                    queue.push(Growth::Dirty(index.writes[j]));
+                    queue.push(Growth::Read(index.reads[j]));
                 }
             }
         }
@@ -246,9 +243,16 @@ mod tests {
         // The sea level writes column 0 only but reads one cell into
         // columns -1 and 1.
         let s = sea(1, 0, 32);
-        let right = fill(2, 40, 50);
+        let right = fill(2, 32, 40);
         let ops = [&s, &right];
-        // Its halo meets the dirty column 1: it joins, column 0 is dirty.
+        // Its halo meets the dirty cells at x = 32: it joins, column 0 is
+        // dirty. A fill further right (x 40..50) shares column 1 with the
+        // halo but no cell, and stays out.
+        assert!(
+            dirty_closure(&[&s], &[fill(3, 40, 50).footprint()])
+                .members
+                .is_empty()
+        );
         let cl = dirty_closure(&[&s], &[right.footprint()]);
         assert_eq!(cl.members, vec![0]);
         assert!(cl.dirty.contains(&ColumnCoord::new(0, 0)));

@@ -8,15 +8,18 @@
 
 use std::convert::Infallible;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::terrain::document::base::BaseColumns;
 use crate::terrain::document::closure::{Closure, changed_footprints, dirty_closure};
 use crate::terrain::document::layers::LayerStack;
-use crate::terrain::document::operation::{Operation, OperationError, OperationId};
+use crate::terrain::document::operation::{ColumnRect, Operation, OperationError, OperationId};
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::path::spec::PathReport;
-use crate::terrain::storage::coords::{CellBox, ColumnCoord, LATTICE_CELLS};
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::{
+    CHUNK_SIZE_CELLS, CellBox, ChunkCoord, ColumnCoord, LATTICE_CELLS, local_index,
+};
 use crate::terrain::storage::grid::Grid;
 
 /// What one derivation did.
@@ -124,11 +127,96 @@ fn derive_closure(
 ) -> DeriveReport {
     let mut scratch = Grid::from_chunks(base.chunks_of(&closure.read));
     let report = apply_in_order(&mut scratch, closure.members.iter().map(|&i| ops[i]));
-    write_back(grid, rec, &scratch, &closure.dirty);
+    write_back_rects(grid, rec, &scratch, closure);
     DeriveReport {
         dirty_columns: closure.dirty.len(),
         ..report
     }
+}
+
+/// Writes the dirty cells of `closure` (its rectangles, every row) from
+/// `derived` into `grid` as one recorded edit. Cells of a dirty chunk
+/// column outside the rectangles keep the live value: another operation
+/// may have written them, and the closure did not re-derive them.
+fn write_back_rects(grid: &mut Grid, rec: &mut Recorder, derived: &Grid, closure: &Closure) {
+    let mut by_column: FxHashMap<ColumnCoord, Vec<ColumnRect>> = FxHashMap::default();
+    for rect in &closure.dirty_rects {
+        for column in rect.columns() {
+            let part = rect.intersection(&column_rect(column));
+            if !part.is_empty() {
+                by_column.entry(column).or_default().push(part);
+            }
+        }
+    }
+    let columns: FxHashSet<ColumnCoord> = by_column.keys().copied().collect();
+    let mut coords = grid.chunks_in_columns(&columns);
+    coords.extend(derived.chunks_in_columns(&columns));
+    coords.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
+    coords.dedup();
+    let items: Vec<_> = coords
+        .into_iter()
+        .map(|c| {
+            let parts = &by_column[&ColumnCoord::of(c)];
+            (c, merged(grid, derived, c, parts), c.cell_box())
+        })
+        .collect();
+    let region = cover_box(&columns);
+    // Restoring chunks cannot fail.
+    let _ = rec.record(grid, region, |g| {
+        Ok::<_, Infallible>(g.restore_chunks(items))
+    });
+}
+
+/// The columns of chunk column `c`, cells.
+fn column_rect(c: ColumnCoord) -> ColumnRect {
+    let size = CHUNK_SIZE_CELLS;
+    ColumnRect {
+        min: glam::IVec2::new(c.x * size, c.z * size),
+        max: glam::IVec2::new((c.x + 1) * size, (c.z + 1) * size),
+    }
+}
+
+/// Chunk `coord` with the cells of `parts` (columns, every row) from
+/// `derived` and the rest from `live`; `derived`'s storage itself when the
+/// parts cover the whole chunk.
+fn merged(live: &Grid, derived: &Grid, coord: ChunkCoord, parts: &[ColumnRect]) -> ChunkCells {
+    let whole = column_rect(ColumnCoord::of(coord));
+    if parts.iter().any(|p| *p == whole) {
+        return derived.chunk_cells(coord);
+    }
+    let from = derived.chunk_cells(coord);
+    let mut cells = live.chunk_cells(coord);
+    let dense = cells.make_dense_mut();
+    let origin = glam::IVec2::new(whole.min.x, whole.min.y);
+    for part in parts {
+        for z in part.min.y..part.max.y {
+            for x in part.min.x..part.max.x {
+                let (lx, lz) = (x - origin.x, z - origin.y);
+                for ly in 0..CHUNK_SIZE_CELLS {
+                    let local = glam::IVec3::new(lx, ly, lz);
+                    dense[local_index(local)] = from.get(local);
+                }
+            }
+        }
+    }
+    cells.compact();
+    cells
+}
+
+/// A box over every row of `columns`' bounding rectangle.
+fn cover_box(columns: &FxHashSet<ColumnCoord>) -> CellBox {
+    let (lo, hi) = columns.iter().fold(
+        (glam::IVec2::splat(i32::MAX), glam::IVec2::splat(i32::MIN)),
+        |(lo, hi), c| {
+            let v = glam::IVec2::new(c.x, c.z);
+            (lo.min(v), hi.max(v))
+        },
+    );
+    let size = CHUNK_SIZE_CELLS;
+    CellBox::new(
+        glam::IVec3::new(lo.x * size, LATTICE_CELLS.min.y, lo.y * size),
+        glam::IVec3::new((hi.x + 1) * size, LATTICE_CELLS.max.y, (hi.y + 1) * size),
+    )
 }
 
 /// Writes the chunks of `columns` from `derived` into `grid` as one
@@ -146,18 +234,7 @@ fn write_back(
     coords.extend(derived.chunks_in_columns(columns));
     coords.sort_by_key(|c| (c.0.z, c.0.y, c.0.x));
     coords.dedup();
-    let (lo, hi) = columns.iter().fold(
-        (glam::IVec2::splat(i32::MAX), glam::IVec2::splat(i32::MIN)),
-        |(lo, hi), c| {
-            let v = glam::IVec2::new(c.x, c.z);
-            (lo.min(v), hi.max(v))
-        },
-    );
-    let size = crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
-    let region = CellBox::new(
-        glam::IVec3::new(lo.x * size, LATTICE_CELLS.min.y, lo.y * size),
-        glam::IVec3::new((hi.x + 1) * size, LATTICE_CELLS.max.y, (hi.y + 1) * size),
-    );
+    let region = cover_box(columns);
     let items: Vec<_> = coords
         .into_iter()
         .map(|c| (c, derived.chunk_cells(c), c.cell_box()))

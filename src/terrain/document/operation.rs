@@ -84,6 +84,27 @@ impl ColumnRect {
         }
     }
 
+    /// True when the two share a column.
+    pub fn intersects(&self, other: &ColumnRect) -> bool {
+        !self.is_empty()
+            && !other.is_empty()
+            && self.min.x < other.max.x
+            && other.min.x < self.max.x
+            && self.min.y < other.max.y
+            && other.min.y < self.max.y
+    }
+
+    /// The columns both hold (empty when they share none).
+    pub fn intersection(&self, other: &ColumnRect) -> ColumnRect {
+        if !self.intersects(other) {
+            return ColumnRect::EMPTY;
+        }
+        ColumnRect {
+            min: self.min.max(other.min),
+            max: self.max.min(other.max),
+        }
+    }
+
     /// Grown by `cells` on every side (saturating; empty stays empty).
     pub fn grown(&self, cells: i32) -> ColumnRect {
         if self.is_empty() {
