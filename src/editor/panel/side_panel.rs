@@ -266,18 +266,7 @@ impl EditorPanel {
             .show(ui, |ui| self.tools.path.ui(ui))
             .header_response
             .on_hover_text("P: click points on the terrain, drag to move, Enter lays the path");
-        egui::CollapsingHeader::new(egui::RichText::new("Layers").strong())
-            .id_salt("layers_section")
-            .default_open(true)
-            .show(ui, |ui| {
-                crate::editor::panel::layers_panel::layers_ui(ui, &stats.layers, &mut self.tools)
-            })
-            .header_response
-            .on_hover_text(
-                "Every stroke, stamp and path stays editable: hide a layer, move a stamp, \
-                 change the base seed",
-            );
-        crate::editor::panel::history_panel::history_ui(ui, &stats.history, &mut self.tools);
+        self.layers_and_history(ui, stats);
         egui::CollapsingHeader::new(egui::RichText::new("Sea level").strong())
             .id_salt("sea_section")
             .default_open(false)
@@ -417,6 +406,22 @@ impl EditorPanel {
             );
         }
         ui.separator();
+    }
+
+    /// The Layers section (open by default), then the history.
+    fn layers_and_history(&mut self, ui: &mut egui::Ui, stats: &PanelStats) {
+        egui::CollapsingHeader::new(egui::RichText::new("Layers").strong())
+            .id_salt("layers_section")
+            .default_open(true)
+            .show(ui, |ui| {
+                crate::editor::panel::layers_panel::layers_ui(ui, &stats.layers, &mut self.tools)
+            })
+            .header_response
+            .on_hover_text(
+                "Every stroke, stamp and path stays editable: hide a layer, move a stamp, \
+                 change the base seed",
+            );
+        crate::editor::panel::history_panel::history_ui(ui, &stats.history, &mut self.tools);
     }
 
     /// The sea level section's sliders and buttons.

@@ -181,7 +181,7 @@ fn column_rect(c: ColumnCoord) -> ColumnRect {
 /// parts cover the whole chunk.
 fn merged(live: &Grid, derived: &Grid, coord: ChunkCoord, parts: &[ColumnRect]) -> ChunkCells {
     let whole = column_rect(ColumnCoord::of(coord));
-    if parts.iter().any(|p| *p == whole) {
+    if parts.contains(&whole) {
         return derived.chunk_cells(coord);
     }
     let from = derived.chunk_cells(coord);
