@@ -12,7 +12,10 @@
 //!   the operations that meet it, not N.
 //!
 //! Before timing, each case prints the dirty columns and operations its
-//! re-derivation applies.
+//! re-derivation applies. Last, once (too slow to repeat): a base seed
+//! change of the Alpine recipe at 2,048 cells under a 30-operation stack,
+//! against cooking that seed and deriving the stack on it whole (what the
+//! seed change must not exceed by more than 1.2×).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -205,9 +208,67 @@ fn layers(c: &mut Criterion) {
     }
 }
 
+/// The Alpine recipe at 2,048 cells: a seed change (cook, derive the stack
+/// whole, write the changed chunks back) against cook plus one derivation.
+fn seed_change_once() {
+    use std::time::Instant;
+    use strata::progress::Progress;
+    use strata::terrain::command::base_seed::make_base;
+    use strata::terrain::document::base::BaseSource;
+    use strata::terrain::document::derive::rederive_all;
+    use strata::terrain::recipe::stages::Recipe;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recipes/alpine.json");
+    let recipe = Arc::new(Recipe::load(&path).expect("the shipped recipe loads"));
+    let source = |seed: u64| BaseSource::Recipe {
+        recipe: recipe.clone(),
+        settings: GeneratorSettings {
+            seed,
+            size_cells: 2048,
+        },
+    };
+    let m = mesa();
+    let mut stack = LayerStack::new();
+    stack.add_layer("Stamps").expect("valid name");
+    for i in 0..10 {
+        let (x, z) = (150.0 + 180.0 * i as f64, 400.0 + 120.0 * (i % 3) as f64);
+        stack
+            .add_operation(stamp(&m, x, z, 48.0))
+            .expect("unlocked");
+    }
+    stack.add_layer("Sculpt").expect("valid name");
+    for i in 0..20 {
+        let (x, z) = (100.0 + 90.0 * i as f64, 1200.0 + 20.0 * i as f64);
+        stack.add_operation(stroke(x, z, 10)).expect("unlocked");
+    }
+    let progress = Progress::new();
+    let old = make_base(&source(7), &progress).expect("cooks");
+    let mut live = derived(&old, &stack);
+    let t = Instant::now();
+    let new = make_base(&source(3), &progress).expect("cooks");
+    let mut rec = Recorder::new("seed");
+    let report = rederive_all(&mut live, &mut rec, &new, &stack);
+    let change_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let fresh = make_base(&source(3), &progress).expect("cooks");
+    let whole = derived(&fresh, &stack);
+    let reference_ms = t.elapsed().as_secs_f64() * 1e3;
+    assert_eq!(whole.content_hash(), live.content_hash());
+    println!(
+        "seed_change_alpine_2048_30_operations: {change_ms:.0} ms ({} columns, {} operations) \
+         vs cook + stack {reference_ms:.0} ms: {:.2}x",
+        report.dirty_columns,
+        report.applied_operations,
+        change_ms / reference_ms
+    );
+}
+
+fn seed_change(_: &mut Criterion) {
+    seed_change_once();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = layers
+    targets = layers, seed_change
 }
 criterion_main!(benches);

@@ -374,3 +374,54 @@ fn changing_the_base_seed_and_back_gives_the_same_hash_and_undo_restores_it() {
     );
     assert_eq!(grid.content_hash(), whole_hash(&runner));
 }
+
+#[test]
+fn a_cancelled_seed_change_changes_nothing_and_a_stack_edited_meanwhile_is_derived_again() {
+    use strata::progress::Progress;
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let built = grid.content_hash();
+    let job = runner.session.base_seed_job(77).unwrap();
+    let progress = Progress::new();
+    progress.cancel();
+    assert!(matches!(
+        job.prepare(&progress),
+        Err(strata::terrain::generation::generate::GenerateError::Cancelled)
+    ));
+    assert_eq!(grid.content_hash(), built);
+    assert_eq!(
+        runner.session.document.base_source().unwrap().seed(),
+        Some(5)
+    );
+    // The base is made in the background while the artist hides a layer:
+    // installing it derives the current stack, not the one it started with.
+    let prepared = runner
+        .session
+        .base_seed_job(77)
+        .unwrap()
+        .prepare(&Progress::new())
+        .unwrap();
+    act(
+        &mut grid,
+        &mut runner,
+        DocumentAction::SetVisible(LayerRef::Name("Sculpt".into()), false),
+    );
+    assert!(runner.session.finish_base_seed(&mut grid, prepared));
+    assert_eq!(grid.content_hash(), whole_hash(&runner));
+    let base77 = generate_world(&GeneratorSettings {
+        seed: 77,
+        ..settings()
+    })
+    .unwrap();
+    assert_eq!(
+        grid.content_hash(),
+        derive_whole(&BaseColumns::kept(&base77), &runner.session.document.stack)
+            .0
+            .content_hash()
+    );
+    // A base of plain cells has no seed.
+    let flat = strata::terrain::generation::generate::flat_world(64, 8).unwrap();
+    let mut session = strata::terrain::command::edit_command::EditSession::new(1 << 20, None);
+    session.enable_document(&flat);
+    assert!(session.base_seed_job(3).is_err());
+}

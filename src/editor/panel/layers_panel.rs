@@ -63,7 +63,21 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
             request(tools, DocumentAction::Bake);
         }
     });
-    if let Some(seed) = view.base_seed {
+    if let Some(job) = &view.base_job {
+        ui.horizontal(|ui| {
+            let bar = egui::ProgressBar::new(job.fraction.unwrap_or(0.0))
+                .text(format!("seed {}: {}", job.seed, job.stage))
+                .desired_width(150.0);
+            ui.add(bar);
+            if ui
+                .button("Cancel")
+                .on_hover_text("Stop making the new base; nothing changes")
+                .clicked()
+            {
+                tools.requests.push(ToolRequest::CancelBaseSeed);
+            }
+        });
+    } else if let Some(seed) = view.base_seed {
         ui.horizontal(|ui| {
             ui.label(format!("base seed {seed}, new:"));
             ui.add(egui::DragValue::new(&mut tools.layers.seed));

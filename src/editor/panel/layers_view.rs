@@ -55,6 +55,8 @@ pub struct LayersView {
     pub failures: Vec<String>,
     /// The base's seed (generated and recipe worlds).
     pub base_seed: Option<u64>,
+    /// A seed change running in the background (set by the window).
+    pub base_job: Option<crate::editor::tools::base_job::BaseJobStatus>,
 }
 
 impl LayersView {
@@ -109,6 +111,7 @@ impl LayersView {
                 .map(|(id, e)| format!("operation {} skipped: {e}", id.0))
                 .collect(),
             base_seed: doc.base_source().and_then(|s| s.seed()),
+            base_job: None,
         }
     }
 }

@@ -2,8 +2,10 @@
 //! path), the tool session (stroke, region drag, clipboard, undo history),
 //! one frame of the tools from one input ([`tool_driver`]), edits that wait
 //! for chunk columns, the region box's handles and the 3D previews (paste,
-//! flatten plane, stamp ghost, path).
+//! flatten plane, stamp ghost, path), and a base seed change running in
+//! the background.
 
+pub mod base_job;
 pub mod box_handles;
 pub mod brush_cursor;
 pub mod column_wait;

@@ -162,6 +162,9 @@ impl ToolDriver {
         outcome: &mut ToolOutcome,
     ) {
         let now = input.now;
+        if let Some(message) = self.session.poll_base_job(grid) {
+            settings.message = Some(message);
+        }
         // An edit waiting for chunk columns runs first once they arrived;
         // until then nothing else edits (the stroke pauses).
         let waiting = self.run_waiting_edit(grid, settings, now, outcome);

@@ -6,14 +6,17 @@
 
 use glam::{DVec3, IVec3};
 
+use crate::editor::tools::base_job::{BaseJobStatus, RunningBaseJob};
 use crate::editor::tools::box_handles::{BoxHandle, HandleDrag, pick_handle};
 use crate::pipeline::picking::PickHit;
 use crate::terrain::command::brush_stroke::{BrushStrokeError, StrokeInProgress};
+use crate::terrain::command::document_action::DocumentAction;
 use crate::terrain::command::edit_command::{CommandError, EditCommand, EditSession};
 use crate::terrain::command::history::History;
 use crate::terrain::editing::brush::{Brush, FlattenPlane};
 use crate::terrain::editing::region;
 use crate::terrain::editing::stroke::LockPlane;
+use crate::terrain::generation::generate::GenerateError;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox, CellCoord, ColumnCoord};
@@ -102,6 +105,8 @@ pub struct ToolSession {
     drag_start: Option<IVec3>,
     /// A drag of one of the selection box's handles, from press to release.
     handle_drag: Option<HandleDrag>,
+    /// A base seed change being made in the background.
+    base_job: Option<RunningBaseJob>,
 }
 
 impl ToolSession {
@@ -112,7 +117,50 @@ impl ToolSession {
             stroke: None,
             drag_start: None,
             handle_drag: None,
+            base_job: None,
         }
+    }
+
+    /// Starts making the base with `seed` in the background (one at a time).
+    ///
+    /// # Errors
+    /// [`ToolError::Refused`] while one runs, or for a world whose base has
+    /// no seed.
+    fn start_base_seed(&mut self, seed: u64) -> Result<String, ToolError> {
+        if self.base_job.is_some() {
+            return Err(ToolError::Refused(
+                "a seed change is running: wait for it or cancel it".into(),
+            ));
+        }
+        let job = self
+            .session
+            .base_seed_job(seed)
+            .map_err(|e| ToolError::Refused(e.to_string()))?;
+        self.base_job = Some(RunningBaseJob::start(job));
+        Ok(format!("making the base with seed {seed}"))
+    }
+
+    /// The running seed change, for the panel.
+    pub fn base_job_status(&self) -> Option<BaseJobStatus> {
+        self.base_job.as_ref().map(RunningBaseJob::status)
+    }
+
+    /// Installs a finished seed change into `grid` (one undo step); returns
+    /// the message for the artist (`true`: an error), `None` while it runs.
+    pub fn poll_base_job(&mut self, grid: &mut Grid) -> Option<(String, bool)> {
+        if !self.base_job.as_ref()?.is_finished() {
+            return None;
+        }
+        let job = self.base_job.take()?;
+        let seed = job.status().seed;
+        Some(match job.join() {
+            Ok(prepared) => {
+                self.session.finish_base_seed(grid, prepared);
+                (format!("base seed {seed}: layers re-applied"), false)
+            }
+            Err(GenerateError::Cancelled) => ("seed change cancelled".into(), false),
+            Err(e) => (format!("seed change failed: {e}"), true),
+        })
     }
 
     /// The undo history.
@@ -374,7 +422,7 @@ impl ToolSession {
             ToolRequest::Undo => EditCommand::Undo,
             ToolRequest::Redo => EditCommand::Redo,
             ToolRequest::JumpTo(applied_steps) => EditCommand::JumpTo { applied_steps },
-            ToolRequest::SetBudget(_) => return Ok(None),
+            ToolRequest::SetBudget(_) | ToolRequest::CancelBaseSeed => return Ok(None),
             ToolRequest::Document(action) => EditCommand::Document(action),
             ToolRequest::Fill => EditCommand::Fill {
                 region: need_region()?,
@@ -419,9 +467,23 @@ impl ToolSession {
         settings: &ToolSettings,
         hit: Option<&PickHit>,
     ) -> Result<String, ToolError> {
-        if let ToolRequest::SetBudget(bytes) = request {
-            self.session.history.set_budget_bytes(bytes, grid);
-            return Ok(format!("history budget {} MiB", bytes >> 20));
+        match &request {
+            ToolRequest::SetBudget(bytes) => {
+                self.session.history.set_budget_bytes(*bytes, grid);
+                return Ok(format!("history budget {} MiB", bytes >> 20));
+            }
+            ToolRequest::Document(action) => {
+                if let DocumentAction::SetBaseSeed(seed) = **action {
+                    return self.start_base_seed(seed);
+                }
+            }
+            ToolRequest::CancelBaseSeed => {
+                if let Some(job) = &self.base_job {
+                    job.cancel();
+                }
+                return Ok("cancelling the seed change".into());
+            }
+            _ => {}
         }
         let Some(command) = self.command_for(request, settings, hit)? else {
             return Ok(String::new());

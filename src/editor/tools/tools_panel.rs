@@ -55,6 +55,8 @@ pub enum ToolRequest {
     JumpTo(usize),
     /// A world-document action from the Layers section.
     Document(Box<crate::terrain::command::document_action::DocumentAction>),
+    /// Stop the base seed change running in the background.
+    CancelBaseSeed,
 }
 
 /// What the Layers section edits before it becomes a request: the name

@@ -6,7 +6,6 @@
 
 use std::time::Instant;
 
-use crate::progress::Progress;
 use crate::terrain::command::brush_stroke::StrokeInProgress;
 use crate::terrain::command::document_action::{
     BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef,
@@ -14,12 +13,10 @@ use crate::terrain::command::document_action::{
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::command::history::DocumentSwap;
 use crate::terrain::document::base::BaseColumns;
-use crate::terrain::document::derive::{DeriveReport, rederive, rederive_all};
+use crate::terrain::document::derive::{DeriveReport, rederive};
 use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::editing::recorder::Recorder;
-use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
-use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::grid::Grid;
 
 impl From<OperationError> for CommandError {
@@ -196,7 +193,7 @@ impl EditSession {
 
     /// Keeps the figures of a re-derivation that ran (one that found
     /// nothing dirty, a rename or a new layer, leaves no figures).
-    fn keep_figures(&mut self, report: DeriveReport, started: Instant) {
+    pub(super) fn keep_figures(&mut self, report: DeriveReport, started: Instant) {
         if report.dirty_columns == 0 {
             return;
         }
@@ -344,54 +341,6 @@ impl EditSession {
         })
     }
 
-    /// Re-makes the base with `seed` and re-derives every column on it:
-    /// roads re-grade and routes re-route on the new ground. One undo step.
-    ///
-    /// # Errors
-    /// [`CommandError::NoDocument`] for a base of plain cells (imported or
-    /// opened), [`CommandError::Generate`] when making the base failed;
-    /// nothing changed then.
-    fn set_base_seed(&mut self, grid: &mut Grid, seed: u64) -> Result<bool, CommandError> {
-        let old = self
-            .document
-            .base
-            .clone()
-            .ok_or(CommandError::NoDocument(NO_BASE))?;
-        let source = match &old.source {
-            BaseSource::Cells => {
-                return Err(CommandError::NoDocument(
-                    "this world's base is plain cells (imported or opened): it has no seed",
-                ));
-            }
-            BaseSource::Generator(s) => {
-                BaseSource::Generator(GeneratorSettings { seed, ..s.clone() })
-            }
-            BaseSource::Recipe { recipe, settings } => BaseSource::Recipe {
-                recipe: recipe.clone(),
-                settings: GeneratorSettings {
-                    seed,
-                    ..settings.clone()
-                },
-            },
-        };
-        let started = Instant::now();
-        let cells = make_base(&source, &Progress::new())?;
-        let mut rec = Recorder::new(format!("Base seed {seed}"));
-        let report = rederive_all(grid, &mut rec, &cells, &self.document.stack);
-        self.keep_figures(report, started);
-        if let BaseSource::Generator(g) = &source {
-            self.generator = Some(g.clone());
-        }
-        let new = DocumentBase { cells, source };
-        self.document.base = Some(new.clone());
-        let swap = DocumentSwap {
-            before: self.document.stack.clone(),
-            after: self.document.stack.clone(),
-            base: Some((old, new)),
-        };
-        Ok(self.history.commit_document(rec, swap, None, grid))
-    }
-
     /// Makes the current cells the base and empties the stack (one undo
     /// step; no cell changes).
     fn bake(&mut self, grid: &Grid) -> bool {
@@ -417,42 +366,40 @@ impl EditSession {
     /// when there was one.
     pub(super) fn undo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.undo(grid)?.is_change();
-        let swap = self
-            .history
-            .redo_steps()
-            .next()
+        let undone = self.history.redo_steps().next();
+        let side = undone
             .and_then(|s| s.document())
             .map(|d| (d.before.clone(), d.base.as_ref().map(|b| b.0.clone())));
-        if let Some((stack, base)) = swap {
-            self.document.stack = stack;
-            if let Some(base) = base {
-                self.set_base(base);
-            }
-        }
+        self.take_document_side(side);
         Some(changed)
     }
 
     /// Redoes the last undone step (cells and document).
     pub(super) fn redo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.redo(grid)?.is_change();
-        let swap = self
-            .history
-            .undo_steps()
-            .last()
+        let redone = self.history.undo_steps().last();
+        let side = redone
             .and_then(|s| s.document())
             .map(|d| (d.after.clone(), d.base.as_ref().map(|b| b.1.clone())));
-        if let Some((stack, base)) = swap {
-            self.document.stack = stack;
-            if let Some(base) = base {
-                self.set_base(base);
-            }
-        }
+        self.take_document_side(side);
         Some(changed)
+    }
+
+    /// Takes one side of a step's document swap: its stack and, for a bake
+    /// or seed change, its base.
+    fn take_document_side(&mut self, side: Option<(LayerStack, Option<DocumentBase>)>) {
+        let Some((stack, base)) = side else {
+            return;
+        };
+        self.document.stack = stack;
+        if let Some(base) = base {
+            self.set_base(base);
+        }
     }
 
     /// Puts back a base (undo or redo of a bake or seed change), with the
     /// generator Generate re-runs.
-    fn set_base(&mut self, base: DocumentBase) {
+    pub(super) fn set_base(&mut self, base: DocumentBase) {
         if let BaseSource::Generator(g) = &base.source {
             self.generator = Some(g.clone());
         }
@@ -470,25 +417,5 @@ impl EditSession {
             moved += 1;
         }
         moved
-    }
-}
-
-/// The cells `source` makes (a generated or cooked world, built whole).
-///
-/// # Errors
-/// [`GenerateError`] from the generator or the recipe's cook, or
-/// [`GenerateError::Cancelled`] through `progress`.
-pub fn make_base(source: &BaseSource, progress: &Progress) -> Result<BaseColumns, GenerateError> {
-    match source {
-        BaseSource::Cells => Ok(BaseColumns::kept(&Grid::new())),
-        BaseSource::Generator(settings) => {
-            settings.validate()?;
-            Ok(BaseColumns::generated(settings))
-        }
-        BaseSource::Recipe { recipe, settings } => {
-            settings.validate()?;
-            let (terrain, _) = RecipeTerrain::cook(recipe, settings, progress)?;
-            Ok(BaseColumns::recipe(terrain))
-        }
     }
 }

@@ -4,6 +4,7 @@
 //! which the window and scripts run region, water, stamp and path
 //! operations, so both label and undo them the same way.
 
+pub mod base_seed;
 pub mod brush_stroke;
 pub mod document_action;
 pub mod document_session;

@@ -104,16 +104,23 @@ pub fn rederive_all(
     stack: &LayerStack,
 ) -> DeriveReport {
     let (derived, report) = derive_whole(base, stack);
+    DeriveReport {
+        dirty_columns: install_derived(grid, rec, &derived),
+        ..report
+    }
+}
+
+/// Makes `grid` hold exactly the cells of `derived` (a whole derivation),
+/// recording the changed chunks in `rec`; chunks already equal are not
+/// touched. Returns the chunk columns written.
+pub fn install_derived(grid: &mut Grid, rec: &mut Recorder, derived: &Grid) -> usize {
     let columns: FxHashSet<ColumnCoord> = grid
         .chunks()
         .map(|(c, _)| ColumnCoord::of(c))
         .chain(derived.chunks().map(|(c, _)| ColumnCoord::of(c)))
         .collect();
-    write_back(grid, rec, &derived, &columns);
-    DeriveReport {
-        dirty_columns: columns.len(),
-        ..report
-    }
+    write_back(grid, rec, derived, &columns);
+    columns.len()
 }
 
 /// Re-derives `closure` of `ops` in a scratch grid and writes its dirty
