@@ -308,6 +308,7 @@ impl WindowState {
         stats.history = HistoryView::of(tools.session.history());
         stats.layers =
             crate::editor::panel::layers_view::LayersView::of(&tools.session.session.document);
+        stats.layers.base_job = tools.session.base_job_status();
         stats.has_clipboard = tools.session.session.clipboard.is_some();
         stats.streaming = WindowStream::panel_stats(
             &world.streaming,
