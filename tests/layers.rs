@@ -425,3 +425,53 @@ fn a_cancelled_seed_change_changes_nothing_and_a_stack_edited_meanwhile_is_deriv
     session.enable_document(&flat);
     assert!(session.base_seed_job(3).is_err());
 }
+
+#[test]
+fn hostile_moves_and_edits_are_refused_without_changing_anything() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [10, 60, 10],
+            "region_max": [20, 70, 20], "material": "snow"}]}"#,
+    );
+    let before = grid.content_hash();
+    let stack = runner.session.document.stack.clone();
+    for (op, by) in [
+        (5, [1.0e12, 0.0]),
+        (5, [-8.6e9, 8.6e9]),
+        (1, [1.0e12, -1.0e12]),
+        (2, [5.0e9, 0.0]),
+        (3, [1.0e15, 1.0e15]),
+    ] {
+        let text = format!(
+            r#"{{"strokes": [{{"frame": 0, "tool": "operation", "action": "move",
+                "operation": {op}, "by_xz": [{}, {}]}}]}}"#,
+            by[0], by[1]
+        );
+        let script = Script::parse(&text, "t").unwrap();
+        let e = runner
+            .run(&mut grid, &script.strokes[0].action)
+            .unwrap_err();
+        assert!(e.to_string().contains("operation"), "{op} {by:?}: {e}");
+        assert_eq!(grid.content_hash(), before, "{op} {by:?}");
+        assert_eq!(runner.session.document.stack, stack, "{op} {by:?}");
+    }
+    for edit in [
+        r#""radius_cells": 1e9"#,
+        r#""rotation_deg": 1e300"#,
+        r#""height_scale_cells": -1"#,
+    ] {
+        let text = format!(
+            r#"{{"strokes": [{{"frame": 0, "tool": "operation", "action": "edit",
+                "operation": 1, {edit}}}]}}"#
+        );
+        let script = Script::parse(&text, "t").unwrap();
+        assert!(
+            runner.run(&mut grid, &script.strokes[0].action).is_err(),
+            "{edit}"
+        );
+        assert_eq!(grid.content_hash(), before, "{edit}");
+    }
+}

@@ -19,6 +19,13 @@ use crate::terrain::document::operation::{OperationError, OperationId, Operation
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::storage::grid::Grid;
 
+/// Refuses an edited operation its tool would refuse (off the lattice, a
+/// bad placement), naming it.
+fn checked(id: OperationId, kind: &OperationKind) -> Result<(), DocumentError> {
+    kind.validate()
+        .map_err(|e| DocumentError::Refused(id.0, e.to_string()))
+}
+
 impl From<OperationError> for CommandError {
     fn from(e: OperationError) -> Self {
         match e {
@@ -27,6 +34,7 @@ impl From<OperationError> for CommandError {
             OperationError::Stamp(e) => CommandError::Stamp(e),
             OperationError::Path(e) => CommandError::Path(e),
             OperationError::Brush(e) => CommandError::Brush(e),
+            e @ OperationError::Footprint { .. } => CommandError::Operation(e),
         }
     }
 }
@@ -93,9 +101,7 @@ impl EditSession {
         };
         let before = self.document.stack.clone();
         let on_top = !self.document.is_enabled() || before.appends_on_top();
-        if !on_top {
-            kind.validate()?;
-        }
+        kind.validate()?;
         let applied = if on_top {
             match kind.apply(grid, &mut rec) {
                 Ok(applied) => Some(applied),
@@ -282,6 +288,7 @@ impl EditSession {
             }
             A::MoveOperation(id, by) => {
                 let kind = self.operation_kind(*id)?.translated(*by);
+                checked(*id, &kind)?;
                 self.document.stack.edit_operation(*id, kind)
             }
             A::EditOperation(id, edit) => {
@@ -289,9 +296,13 @@ impl EditSession {
                     .operation_kind(*id)?
                     .edited(edit)
                     .map_err(|e| DocumentError::Refused(id.0, e.to_string()))?;
+                checked(*id, &kind)?;
                 self.document.stack.edit_operation(*id, kind)
             }
-            A::ReplaceOperation(id, kind) => self.document.stack.edit_operation(*id, kind.clone()),
+            A::ReplaceOperation(id, kind) => {
+                checked(*id, kind)?;
+                self.document.stack.edit_operation(*id, kind.clone())
+            }
             A::DeleteOperation(id) => self.document.stack.delete_operation(*id),
         }
     }

@@ -149,6 +149,9 @@ pub enum CommandError {
     /// A brush application was rejected.
     #[error(transparent)]
     Brush(#[from] crate::terrain::editing::brush::EditError),
+    /// The operation reaches off the lattice or is too wide.
+    #[error(transparent)]
+    Operation(crate::terrain::document::operation::OperationError),
     /// The document refused the action (a locked layer, an unknown id).
     #[error(transparent)]
     Document(#[from] DocumentError),

@@ -254,7 +254,23 @@ pub enum OperationError {
     /// A brush application was rejected.
     #[error(transparent)]
     Brush(#[from] EditError),
+    /// The columns it may write leave the cell lattice, or span more than
+    /// [`MAX_FOOTPRINT_SIDE_CELLS`] on a side.
+    #[error(
+        "the operation's footprint {min_xz:?}..{max_xz:?} (cells) leaves the cell lattice \
+         or is wider than {MAX_FOOTPRINT_SIDE_CELLS} cells"
+    )]
+    Footprint {
+        /// Smallest column, cells `(x, z)`.
+        min_xz: IVec2,
+        /// One past the largest, cells `(x, z)`.
+        max_xz: IVec2,
+    },
 }
+
+/// Widest footprint an operation may have, cells on a side (the largest
+/// world held whole is 4,096 cells).
+pub const MAX_FOOTPRINT_SIDE_CELLS: i32 = 8192;
 
 /// An operation with its stable id.
 #[derive(Clone, Debug, PartialEq)]
@@ -345,6 +361,26 @@ impl OperationKind {
     /// [`OperationError`] for an empty or oversized box, a bad placement,
     /// path or brush.
     pub fn validate(&self) -> Result<(), OperationError> {
+        self.validate_input()?;
+        let f = self.footprint();
+        let bad = OperationError::Footprint {
+            min_xz: f.min,
+            max_xz: f.max,
+        };
+        let on_lattice = crate::terrain::storage::coords::check_on_lattice(&CellBox::new(
+            IVec3::new(f.min.x, 0, f.min.y),
+            IVec3::new(f.max.x, 1, f.max.y),
+        ))
+        .is_ok();
+        let size = f.max.as_i64vec2() - f.min.as_i64vec2();
+        if f.is_empty() || !on_lattice || size.max_element() > i64::from(MAX_FOOTPRINT_SIDE_CELLS) {
+            return Err(bad);
+        }
+        Ok(())
+    }
+
+    /// The tool's own checks of the operation's input.
+    fn validate_input(&self) -> Result<(), OperationError> {
         match self {
             OperationKind::Fill { region, .. }
             | OperationKind::Clear { region, .. }

@@ -47,9 +47,10 @@ pub enum EditRefused {
     Invalid(String),
 }
 
-/// Shifts a box by `by` cells on x and z.
+/// Shifts a box by `by` cells on x and z (saturating: a box pushed off
+/// the lattice is refused when the moved operation is validated).
 fn shifted(b: &CellBox, by: IVec3) -> CellBox {
-    CellBox::new(b.min + by, b.max + by)
+    CellBox::new(b.min.saturating_add(by), b.max.saturating_add(by))
 }
 
 impl OperationKind {
@@ -65,7 +66,7 @@ impl OperationKind {
             | OperationKind::Generate { region, .. }
             | OperationKind::SeaLevel { region, .. }
             | OperationKind::Evaporate { region, .. } => *region = shifted(region, by_box),
-            OperationKind::Paste { at, .. } => *at += by_box,
+            OperationKind::Paste { at, .. } => *at = at.saturating_add(by_box),
             OperationKind::Path(spec) => {
                 for p in &mut spec.points_xz_studs {
                     *p += by_xz_studs;
