@@ -318,6 +318,24 @@ fn bad_document_entries_are_refused_with_what_they_need() {
     }
     assert_eq!(grid.content_hash(), before);
     assert_eq!(runner.session.document.stack.operation_count(), 4);
+    // A hidden active layer refuses new edits (they would vanish at once).
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "hide", "layer": "Sculpt"}]}"#,
+    );
+    let hidden = grid.content_hash();
+    let script = Script::parse(
+        r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [10, 60, 10],
+            "region_max": [20, 70, 20], "material": "snow"}]}"#,
+        "t",
+    )
+    .unwrap();
+    let e = runner
+        .run(&mut grid, &script.strokes[0].action)
+        .unwrap_err();
+    assert!(e.to_string().contains("\"Sculpt\" is hidden"), "{e}");
+    assert_eq!(grid.content_hash(), hidden);
 }
 
 #[test]

@@ -70,19 +70,26 @@ impl EditSession {
         }
     }
 
-    /// Refuses an edit when the active layer is locked.
+    /// Refuses an edit when the active layer is locked or hidden.
     ///
     /// # Errors
-    /// [`CommandError::Document`] with [`DocumentError::Locked`].
+    /// [`CommandError::Document`] with [`DocumentError::Locked`] or
+    /// [`DocumentError::Hidden`].
     pub fn check_editable(&self) -> Result<(), CommandError> {
         let stack = &self.document.stack;
-        if let Some(layer) = stack.active().and_then(|id| stack.layer(id))
-            && layer.locked
-            && self.document.is_enabled()
-        {
-            return Err(DocumentError::Locked(layer.name.clone()).into());
+        let Some(layer) = stack.active().and_then(|id| stack.layer(id)) else {
+            return Ok(());
+        };
+        if !self.document.is_enabled() {
+            Ok(())
+        } else if layer.locked {
+            Err(DocumentError::Locked(layer.name.clone()).into())
+        } else if !layer.visible {
+            // An edit there would vanish from view the moment it lands.
+            Err(DocumentError::Hidden(layer.name.clone()).into())
+        } else {
+            Ok(())
         }
-        Ok(())
     }
 
     /// Applies a new operation: straight onto the cells when it lands on

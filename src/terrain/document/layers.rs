@@ -42,6 +42,9 @@ pub enum DocumentError {
     /// The layer is locked.
     #[error("layer \"{0}\" is locked (unlock it to change its operations)")]
     Locked(String),
+    /// New edits on a hidden layer.
+    #[error("layer \"{0}\" is hidden (show it to edit on it)")]
+    Hidden(String),
     /// Merge down on the lowest layer.
     #[error("layer \"{0}\" is the lowest: there is no layer to merge it into")]
     NothingBelow(String),
