@@ -23,6 +23,11 @@ pub fn layers_ui(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
         return;
     }
     stack_buttons(ui, view, tools);
+    ui.checkbox(&mut tools.layers.pick_in_view, "Pick in view")
+        .on_hover_text(
+            "A click in the view selects the stamp, path or stroke under the cursor \
+             (its layer becomes active); drag to move it",
+        );
     for row in &view.layers {
         layer_row(ui, row, view.layers.len(), tools);
     }

@@ -20,7 +20,9 @@ use crate::editor::tools::path_draft::DraftPress;
 use crate::editor::tools::tool_session::{ToolError, ToolSession, sample_material};
 use crate::editor::tools::tools_panel::{ActiveTool, ToolRequest, ToolSettings};
 use crate::pipeline::picking::PickHit;
+use crate::terrain::command::document_action::DocumentAction;
 use crate::terrain::command::edit_command::EditCommand;
+use crate::terrain::document::operation::OperationId;
 use crate::terrain::editing::brush::Brush;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
@@ -106,6 +108,9 @@ pub struct ToolDriver {
     pressed_once: bool,
     /// When the held brush last applied (for back-pressure).
     last_stroke_apply: Option<Instant>,
+    /// The operation picked in the view and where the drag began (world
+    /// studs), until the button is released.
+    pick_drag: Option<(OperationId, DVec3)>,
 }
 
 impl ToolDriver {
@@ -116,6 +121,7 @@ impl ToolDriver {
             wait: ColumnWait::default(),
             pressed_once: false,
             last_stroke_apply: None,
+            pick_drag: None,
         }
     }
 
@@ -227,6 +233,10 @@ impl ToolDriver {
             && self
                 .last_stroke_apply
                 .is_some_and(|t| now.duration_since(t) < BRUSH_BACKPRESSURE_MAX);
+        if settings.layers.pick_in_view {
+            self.pick_press(settings, input, held);
+            return;
+        }
         match settings.active {
             ActiveTool::Brush if !held => {}
             ActiveTool::Brush if waiting || (self.session.in_stroke() && meshing_behind) => {}
@@ -261,6 +271,45 @@ impl ToolDriver {
                 self.press_stamp(grid, settings, input);
             }
             ActiveTool::Path if held => self.edit_path_points(settings, input),
+            _ => {}
+        }
+    }
+
+    /// Pick in view: a press selects the operation under the cursor (and
+    /// makes its layer active); releasing after a drag moves it by the
+    /// drag (one undo step).
+    fn pick_press(&mut self, settings: &mut ToolSettings, input: &ToolInput, held: bool) {
+        match (held, self.pick_drag) {
+            (true, None) if !self.pressed_once => {
+                self.pressed_once = true;
+                let Some(hit) = input.hit else { return };
+                let column = CellCoord::containing_world(hit.pos_world).0;
+                let doc = &mut self.session.session.document;
+                match doc.stack.operation_at(glam::IVec2::new(column.x, column.z)) {
+                    Some((layer, id)) => {
+                        // The layer exists: it was just found.
+                        let _ = doc.stack.select_layer(layer);
+                        settings.layers.selected_operation = Some(id.0);
+                        self.pick_drag = Some((id, hit.pos_world));
+                        settings.message =
+                            Some((format!("picked operation {}: drag to move it", id.0), false));
+                    }
+                    None => {
+                        settings.layers.selected_operation = None;
+                        settings.message = Some(("no operation under the cursor".into(), false));
+                    }
+                }
+            }
+            (false, Some((id, start))) => {
+                self.pick_drag = None;
+                let Some(hit) = input.hit else { return };
+                let by = glam::DVec2::new(hit.pos_world.x - start.x, hit.pos_world.z - start.z);
+                if by.length() >= f64::from(CELL_SIZE_STUDS) {
+                    settings.requests.push(ToolRequest::Document(Box::new(
+                        DocumentAction::MoveOperation(id, by),
+                    )));
+                }
+            }
             _ => {}
         }
     }
@@ -716,5 +765,93 @@ mod tests {
             half_cells: 4,
         };
         assert_eq!(sea_command(DVec3::ZERO, sea), None);
+    }
+
+    #[test]
+    fn pick_in_view_selects_the_stroke_under_the_cursor_and_a_drag_moves_it() {
+        let mut g = floor();
+        let mut tools = driver();
+        tools.session.session.enable_document(&g);
+        let mut settings = ToolSettings::default();
+        let t = Instant::now();
+        // A one-application stroke at (100, 100) studs.
+        let at = Some(hit_at(100.0, 100.0));
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(at, true, t),
+        );
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(at, false, t),
+        );
+        let stroked = g.content_hash();
+        assert_eq!(tools.session.session.document.stack.operation_count(), 1);
+        // Nothing under the cursor far away: no selection, nothing changes.
+        settings.layers.pick_in_view = true;
+        let far = Some(hit_at(240.0, 240.0));
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(far, true, t),
+        );
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(far, false, t),
+        );
+        assert_eq!(settings.layers.selected_operation, None);
+        assert_eq!(g.content_hash(), stroked);
+        // Press on the stroke, release 40 studs east: it moves there.
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(at, true, t),
+        );
+        assert_eq!(settings.layers.selected_operation, Some(1));
+        let to = Some(hit_at(140.0, 100.0));
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(to, true, t),
+        );
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(to, false, t),
+        );
+        assert_ne!(g.content_hash(), stroked);
+        let doc = &tools.session.session.document;
+        let (_, op) = doc.stack.operation(OperationId(1)).unwrap();
+        let crate::terrain::document::operation::OperationKind::Stroke(s) = &op.kind else {
+            unreachable!("a stroke was recorded")
+        };
+        assert_eq!(s.centres_world[0].x, 140.0);
+        let whole =
+            crate::terrain::document::derive::derive_whole(doc.base().unwrap(), &doc.stack).0;
+        assert_eq!(g.content_hash(), whole.content_hash());
+        // One undo step puts it back.
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(None, false, t),
+        );
+        settings.requests.push(ToolRequest::Undo);
+        tools.frame(
+            &mut g,
+            &mut settings,
+            brush(BrushMode::Add),
+            &input(None, false, t),
+        );
+        assert_eq!(g.content_hash(), stroked);
     }
 }

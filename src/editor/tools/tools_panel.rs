@@ -73,6 +73,9 @@ pub struct LayersUiState {
     pub seed: u64,
     /// Settings typed for the selected operation (radius, strength, ...).
     pub edit: crate::terrain::document::operation_edit::OperationEdit,
+    /// A click in the view picks the operation under it (and a drag moves
+    /// it) instead of using the active tool.
+    pub pick_in_view: bool,
 }
 
 impl Default for LayersUiState {
@@ -83,6 +86,7 @@ impl Default for LayersUiState {
             move_by_studs: [0.0, 0.0],
             seed: 1,
             edit: Default::default(),
+            pick_in_view: false,
         }
     }
 }

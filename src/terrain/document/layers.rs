@@ -160,6 +160,32 @@ impl LayerStack {
             .find_map(|l| l.operations.iter().find(|o| o.id == id).map(|o| (l.id, o)))
     }
 
+    /// The operation an artist points at in column `column` (cells
+    /// `(x, z)`): the topmost visible one whose footprint holds it, stamps
+    /// and paths before strokes and boxes (they are what one moves).
+    pub fn operation_at(&self, column: glam::IVec2) -> Option<(LayerId, OperationId)> {
+        let topmost = |movable: bool| {
+            self.layers
+                .iter()
+                .rev()
+                .filter(|l| l.visible)
+                .find_map(|l| {
+                    l.operations
+                        .iter()
+                        .rev()
+                        .find(|o| {
+                            let is_movable = matches!(
+                                o.kind,
+                                OperationKind::Stamp { .. } | OperationKind::Path(_)
+                            );
+                            is_movable == movable && o.footprint().contains(column)
+                        })
+                        .map(|o| (l.id, o.id))
+                })
+        };
+        topmost(true).or_else(|| topmost(false))
+    }
+
     /// Adds a layer named `name` just above the active one (on top when
     /// there is none) and makes it active.
     ///

@@ -84,6 +84,14 @@ impl ColumnRect {
         }
     }
 
+    /// True when it holds column `column` (cells `(x, z)`).
+    pub fn contains(&self, column: IVec2) -> bool {
+        column.x >= self.min.x
+            && column.x < self.max.x
+            && column.y >= self.min.y
+            && column.y < self.max.y
+    }
+
     /// True when the two share a column.
     pub fn intersects(&self, other: &ColumnRect) -> bool {
         !self.is_empty()
