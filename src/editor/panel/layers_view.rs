@@ -91,8 +91,8 @@ impl LayersView {
                     .take(LISTED_OPERATIONS)
                     .map(|o| OperationRow {
                         id: o.id.0,
-                        label: o.kind.label(),
-                        kind: o.kind.kind_name(),
+                        label: o.kind().label(),
+                        kind: o.kind().kind_name(),
                     })
                     .collect()
             })

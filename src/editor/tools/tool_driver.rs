@@ -831,7 +831,7 @@ mod tests {
         assert_ne!(g.content_hash(), stroked);
         let doc = &tools.session.session.document;
         let (_, op) = doc.stack.operation(OperationId(1)).unwrap();
-        let crate::terrain::document::operation::OperationKind::Stroke(s) = &op.kind else {
+        let crate::terrain::document::operation::OperationKind::Stroke(s) = op.kind() else {
             unreachable!("a stroke was recorded")
         };
         assert_eq!(s.centres_world[0].x, 140.0);

@@ -318,7 +318,7 @@ impl EditSession {
         self.document
             .stack
             .operation(id)
-            .map(|(_, o)| o.kind.clone())
+            .map(|(_, o)| o.kind().clone())
             .ok_or(DocumentError::UnknownOperation(id.0))
     }
 

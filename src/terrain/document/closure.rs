@@ -36,7 +36,7 @@ pub fn changed_footprints(old: &[&Operation], new: &[&Operation]) -> Vec<ColumnR
     let mut kept: Vec<(usize, &Operation)> = Vec::new();
     for o in old {
         match new_pos.get(&o.id) {
-            Some((i, n)) if n.kind == o.kind => kept.push((*i, o)),
+            Some((i, n)) if n.kind() == o.kind() => kept.push((*i, o)),
             Some((_, n)) => {
                 dirty.push(o.footprint());
                 dirty.push(n.footprint());
@@ -189,15 +189,15 @@ mod tests {
     use glam::IVec3;
 
     fn fill(id: u32, x0: i32, x1: i32) -> Operation {
-        Operation {
-            id: OperationId(id),
-            kind: OperationKind::Fill {
+        Operation::new(
+            OperationId(id),
+            OperationKind::Fill {
                 region: CellBox::new(IVec3::new(x0, 0, 0), IVec3::new(x1, 4, 4)),
                 material: Material::SAND,
                 occupancy: 255,
                 ignore_water: false,
             },
-        }
+        )
     }
 
     #[test]
@@ -229,13 +229,13 @@ mod tests {
     }
 
     fn sea(id: u32, x0: i32, x1: i32) -> Operation {
-        Operation {
-            id: OperationId(id),
-            kind: OperationKind::SeaLevel {
+        Operation::new(
+            OperationId(id),
+            OperationKind::SeaLevel {
                 region: CellBox::new(IVec3::new(x0, 0, 0), IVec3::new(x1, 4, 4)),
                 level_cells: 3.0,
             },
-        }
+        )
     }
 
     #[test]

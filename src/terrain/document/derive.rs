@@ -45,7 +45,7 @@ fn apply_in_order<'a>(grid: &mut Grid, ops: impl Iterator<Item = &'a Operation>)
         // The scratch grid is thrown away; the recorder only satisfies the
         // tools' recording interface.
         let mut rec = Recorder::new(String::new());
-        match op.kind.apply(grid, &mut rec) {
+        match op.kind().apply(grid, &mut rec) {
             Ok(applied) => {
                 report.applied_operations += 1;
                 if let Some(path) = applied.path {

@@ -175,7 +175,7 @@ impl LayerStack {
                         .rev()
                         .find(|o| {
                             let is_movable = matches!(
-                                o.kind,
+                                o.kind(),
                                 OperationKind::Stamp { .. } | OperationKind::Path(_)
                             );
                             is_movable == movable && o.footprint().contains(column)
@@ -375,7 +375,9 @@ impl LayerStack {
         self.check_unlocked(i)?;
         let id = OperationId(self.next_operation);
         self.next_operation += 1;
-        self.layers[i].operations.push_back(Operation { id, kind });
+        self.layers[i]
+            .operations
+            .push_back(Operation::new(id, kind));
         Ok(id)
     }
 
@@ -419,11 +421,11 @@ impl LayerStack {
         let (li, oi) = self.locate(id)?;
         self.check_unlocked(li)?;
         let op = &mut self.layers[li].operations[oi];
-        let old = op.kind.kind_name();
+        let old = op.kind().kind_name();
         if old != kind.kind_name() {
             return Err(DocumentError::KindChange(id.0, old));
         }
-        op.kind = kind;
+        op.set_kind(kind);
         Ok(())
     }
 

@@ -280,13 +280,16 @@ pub enum OperationError {
 /// world held whole is 4,096 cells).
 pub const MAX_FOOTPRINT_SIDE_CELLS: i32 = 8192;
 
-/// An operation with its stable id.
+/// An operation with its stable id. Its footprint and read area are
+/// worked out once, when it is made or edited: the dirty closure reads
+/// them for every operation of the document on every change.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
     /// Stable id.
     pub id: OperationId,
-    /// What it does.
-    pub kind: OperationKind,
+    kind: OperationKind,
+    footprint: ColumnRect,
+    read_area: ColumnRect,
 }
 
 /// What applying an operation reported beyond the cells it wrote.
@@ -534,14 +537,34 @@ fn path_footprint(spec: &PathSpec) -> ColumnRect {
 }
 
 impl Operation {
+    /// Operation `id` doing `kind`.
+    pub fn new(id: OperationId, kind: OperationKind) -> Operation {
+        Operation {
+            id,
+            footprint: kind.footprint(),
+            read_area: kind.read_area(),
+            kind,
+        }
+    }
+
+    /// What it does.
+    pub fn kind(&self) -> &OperationKind {
+        &self.kind
+    }
+
+    /// Replaces what it does (its id stays).
+    pub fn set_kind(&mut self, kind: OperationKind) {
+        *self = Operation::new(self.id, kind);
+    }
+
     /// See [`OperationKind::footprint`].
     pub fn footprint(&self) -> ColumnRect {
-        self.kind.footprint()
+        self.footprint
     }
 
     /// See [`OperationKind::read_area`].
     pub fn read_area(&self) -> ColumnRect {
-        self.kind.read_area()
+        self.read_area
     }
 }
 
