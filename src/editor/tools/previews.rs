@@ -99,11 +99,26 @@ impl ToolPreviews {
         }
     }
 
-    /// This frame's previews: the paste preview while Paste follows the
-    /// cursor, the Flatten plane while the Flatten brush hovers the terrain
-    /// (the plane of the stroke in progress, else the one a stroke starting
-    /// at `hit` would use). Empty otherwise.
+    /// This frame's previews: the ghost of the stamp selected in the
+    /// Layers section, then the active tool's ([`Self::tool_previews`]).
     pub fn frame_previews(
+        &mut self,
+        grid: &Grid,
+        tools: &ToolSession,
+        settings: &ToolSettings,
+        brush: &Brush,
+        hit: Option<&PickHit>,
+    ) -> Vec<PreviewLines> {
+        let mut previews = selected_operation_preview(grid, tools, settings);
+        previews.extend(self.tool_previews(grid, tools, settings, brush, hit));
+        previews
+    }
+
+    /// The active tool's previews: the paste preview while Paste follows
+    /// the cursor, the Flatten plane while the Flatten brush hovers the
+    /// terrain (the plane of the stroke in progress, else the one a stroke
+    /// starting at `hit` would use). Empty otherwise.
+    fn tool_previews(
         &mut self,
         grid: &Grid,
         tools: &ToolSession,
@@ -153,6 +168,28 @@ impl ToolPreviews {
             }
             _ => Vec::new(),
         }
+    }
+}
+
+/// The ghost of the operation selected in the Layers section when it is a
+/// stamp: where it presses, so a pick in the view shows what it took.
+fn selected_operation_preview(
+    grid: &Grid,
+    tools: &ToolSession,
+    settings: &ToolSettings,
+) -> Vec<PreviewLines> {
+    let Some(id) = settings.layers.selected_operation else {
+        return Vec::new();
+    };
+    let stack = &tools.session.document.stack;
+    match stack
+        .operation(crate::terrain::document::operation::OperationId(id))
+        .map(|(_, op)| op.kind())
+    {
+        Some(crate::terrain::document::operation::OperationKind::Stamp { stamp, placement }) => {
+            stamp_ghost(grid, stamp, placement).into_iter().collect()
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -399,5 +436,38 @@ mod tests {
             assert_eq!(held[0].origin_world.y, plane_y);
             tools.end_stroke(&mut g);
         }
+    }
+
+    #[test]
+    fn the_selected_stamp_shows_its_ghost_whatever_the_tool() {
+        let g = world();
+        let mut tools = ToolSession::new(1 << 30, None);
+        tools.session.enable_document(&g);
+        let stamp = Arc::new(
+            crate::terrain::stamp::definition::Stamp::height("bump", 3, 3, vec![0.5; 9])
+                .expect("stamp"),
+        );
+        let placement = stamp.native_placement(
+            glam::DVec2::new(30.0, 30.0),
+            crate::terrain::stamp::definition::StampBase::SurfaceUnderCentre,
+        );
+        let id = tools
+            .session
+            .document
+            .stack
+            .add_operation(crate::terrain::document::operation::OperationKind::Stamp {
+                stamp: stamp.clone(),
+                placement,
+            })
+            .unwrap();
+        let mut panel = Panel::default();
+        let mut previews = ToolPreviews::default();
+        let none = previews.frame_previews(&g, &tools, &panel.tools, &panel.brush(), None);
+        assert!(none.is_empty());
+        panel.tools.layers.selected_operation = Some(id.0);
+        let lines = previews.frame_previews(&g, &tools, &panel.tools, &panel.brush(), None);
+        assert_eq!(lines.len(), 1);
+        let ghost = crate::editor::tools::shape_previews::stamp_ghost(&g, &stamp, &placement);
+        assert_eq!(Some(&lines[0]), ghost.as_ref());
     }
 }
