@@ -44,16 +44,7 @@ impl BrushStrokeError {
 /// The history label of a stroke of `brush` with `applications`
 /// applications, e.g. `"Paint (Sand) ×12"` or `"Subtract ×3"`.
 pub fn stroke_label(brush: &Brush, applications: usize) -> String {
-    let mode = brush.mode;
-    if mode.uses_material() {
-        format!(
-            "{} ({}) ×{applications}",
-            mode.name(),
-            brush.material.name()
-        )
-    } else {
-        format!("{} ×{applications}", mode.name())
-    }
+    brush.stroke_label(applications)
 }
 
 /// A stroke being painted: its recorder, spacing sampler and settings.

@@ -167,16 +167,7 @@ pub struct RecordedStroke {
 impl RecordedStroke {
     /// The history label, e.g. `"Paint (Sand) ×12"`.
     pub fn label(&self) -> String {
-        let n = self.centres_world.len();
-        if self.brush.mode.uses_material() {
-            format!(
-                "{} ({}) ×{n}",
-                self.brush.mode.name(),
-                self.brush.material.name()
-            )
-        } else {
-            format!("{} ×{n}", self.brush.mode.name())
-        }
+        self.brush.stroke_label(self.centres_world.len())
     }
 }
 

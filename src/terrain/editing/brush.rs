@@ -423,6 +423,20 @@ impl Brush {
     }
 }
 
+impl Brush {
+    /// The history and Layers label of a stroke of this brush with
+    /// `applications` applications, e.g. `"Paint (Sand) ×12"` or
+    /// `"Subtract ×3"`.
+    pub fn stroke_label(&self, applications: usize) -> String {
+        let mode = self.mode;
+        if mode.uses_material() {
+            format!("{} ({}) ×{applications}", mode.name(), self.material.name())
+        } else {
+            format!("{} ×{applications}", mode.name())
+        }
+    }
+}
+
 impl BrushOptions {
     /// Checks the settings `mode` uses; see [`EditError`].
     pub fn validate(&self, mode: BrushMode) -> Result<(), EditError> {
