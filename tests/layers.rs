@@ -336,6 +336,59 @@ fn bad_document_entries_are_refused_with_what_they_need() {
         .unwrap_err();
     assert!(e.to_string().contains("\"Sculpt\" is hidden"), "{e}");
     assert_eq!(grid.content_hash(), hidden);
+    // Names address layers: a second "Ground" (added or renamed to) is
+    // refused, so `hide Ground` can never pick the wrong one.
+    for text in [
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Ground"}]}"#,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "rename", "layer": "Sculpt",
+            "name": "Ground"}]}"#,
+    ] {
+        let script = Script::parse(text, "t").unwrap();
+        let e = runner
+            .run(&mut grid, &script.strokes[0].action)
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("already a layer named \"Ground\""),
+            "{e}"
+        );
+    }
+    assert_eq!(runner.session.document.stack.layers().len(), 2);
+    // A duplicate gets a free name.
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [
+            {"frame": 0, "tool": "layer", "action": "duplicate", "layer": "Ground"},
+            {"frame": 1, "tool": "layer", "action": "duplicate", "layer": "Ground"}
+        ]}"#,
+    );
+    let names: Vec<String> = runner
+        .session
+        .document
+        .stack
+        .layers()
+        .iter()
+        .map(|l| l.name.clone())
+        .collect();
+    assert_eq!(names, ["Ground", "Ground copy 2", "Ground copy", "Sculpt"]);
+    // A locked layer also refuses a bake, which would remove it.
+    let with_copies = grid.content_hash();
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "lock", "layer": "Ground"}]}"#,
+    );
+    let script = Script::parse(
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "bake"}]}"#,
+        "t",
+    )
+    .unwrap();
+    let e = runner
+        .run(&mut grid, &script.strokes[0].action)
+        .unwrap_err();
+    assert!(e.to_string().contains("\"Ground\" is locked"), "{e}");
+    assert_eq!(grid.content_hash(), with_copies);
+    assert_eq!(runner.session.document.stack.layers().len(), 4);
 }
 
 #[test]

@@ -57,7 +57,11 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
             .on_hover_text("Add a layer above the active one; new edits land on it")
             .clicked()
         {
-            let name = format!("Layer {}", view.layers.len() + 1);
+            // The first "Layer N" no layer has (names address layers).
+            let name = (view.layers.len() + 1..)
+                .map(|n| format!("Layer {n}"))
+                .find(|name| view.layers.iter().all(|l| &l.name != name))
+                .unwrap_or_default();
             request(tools, DocumentAction::AddLayer(name));
         }
         if ui

@@ -338,6 +338,10 @@ impl EditSession {
             return Ok(CommandOutcome::Edited { changed: false });
         }
         if *action == DocumentAction::Bake {
+            if let Some(locked) = self.document.stack.layers().iter().find(|l| l.locked) {
+                // Baking would remove what the lock protects.
+                return Err(DocumentError::Locked(locked.name.clone()).into());
+            }
             return Ok(CommandOutcome::Edited {
                 changed: self.bake(grid),
             });

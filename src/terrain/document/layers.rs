@@ -56,6 +56,9 @@ pub enum DocumentError {
         /// Layers in the stack.
         count: usize,
     },
+    /// Another layer already has this name (scripts name layers).
+    #[error("there is already a layer named \"{0}\"")]
+    NameTaken(String),
     /// An empty, too long or control-character name.
     #[error("a layer name needs 1 to {MAX_LAYER_NAME_CHARS} printable characters")]
     BadName,
@@ -190,9 +193,10 @@ impl LayerStack {
     /// there is none) and makes it active.
     ///
     /// # Errors
-    /// [`DocumentError::BadName`].
+    /// [`DocumentError::BadName`], [`DocumentError::NameTaken`].
     pub fn add_layer(&mut self, name: &str) -> Result<LayerId, DocumentError> {
         check_name(name)?;
+        self.check_free(name, None)?;
         let id = LayerId(self.next_layer);
         self.next_layer += 1;
         let at = match self.active.and_then(|a| self.index_of(a).ok()) {
@@ -213,6 +217,34 @@ impl LayerStack {
         Ok(id)
     }
 
+    /// Refuses `name` when a layer other than `except` has it: a name is
+    /// how scripts address a layer.
+    fn check_free(&self, name: &str, except: Option<LayerId>) -> Result<(), DocumentError> {
+        if self
+            .layers
+            .iter()
+            .any(|l| l.name == name && Some(l.id) != except)
+        {
+            return Err(DocumentError::NameTaken(name.to_string()));
+        }
+        Ok(())
+    }
+
+    /// `base`, or `base 2`, `base 3`, ... : the first name no layer has.
+    fn free_name(&self, base: &str) -> String {
+        let base: String = base.chars().take(MAX_LAYER_NAME_CHARS - 6).collect();
+        (1..)
+            .map(|n| {
+                if n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base} {n}")
+                }
+            })
+            .find(|name| self.check_free(name, None).is_ok())
+            .unwrap_or(base)
+    }
+
     /// Makes `id` the layer new edits land on.
     ///
     /// # Errors
@@ -226,10 +258,12 @@ impl LayerStack {
     /// Renames layer `id`.
     ///
     /// # Errors
-    /// [`DocumentError::UnknownLayer`], [`DocumentError::BadName`].
+    /// [`DocumentError::UnknownLayer`], [`DocumentError::BadName`],
+    /// [`DocumentError::NameTaken`] (by another layer).
     pub fn rename_layer(&mut self, id: LayerId, name: &str) -> Result<(), DocumentError> {
         check_name(name)?;
         let i = self.index_of(id)?;
+        self.check_free(name, Some(id))?;
         self.layers[i].name = name.to_string();
         Ok(())
     }
@@ -312,9 +346,7 @@ impl LayerStack {
         let mut copy = self.layers[i].clone();
         copy.id = LayerId(self.next_layer);
         self.next_layer += 1;
-        let suffix = " copy";
-        let keep = MAX_LAYER_NAME_CHARS - suffix.len();
-        copy.name = copy.name.chars().take(keep).collect::<String>() + suffix;
+        copy.name = self.free_name(&format!("{} copy", copy.name));
         for op in &mut copy.operations {
             op.id = OperationId(self.next_operation);
             self.next_operation += 1;
@@ -367,7 +399,7 @@ impl LayerStack {
         let i = match self.active.and_then(|a| self.index_of(a).ok()) {
             Some(i) => i,
             None => {
-                let name = format!("Layer {}", self.next_layer);
+                let name = self.free_name(&format!("Layer {}", self.next_layer));
                 let id = self.add_layer(&name)?;
                 self.index_of(id)?
             }

@@ -266,7 +266,8 @@ fn random_action(s: &mut LayerStack, dice: &mut Dice, m: &Arc<Stamp>) {
     let pick_layer = |dice: &mut Dice| layers[dice.next(layers.len())];
     match dice.next(10) {
         0 if layers.len() < 5 => {
-            let n = layers.len();
+            // Names are unique in a stack; the dice make one.
+            let n = dice.next(1 << 20);
             s.add_layer(&format!("L{n}")).unwrap();
         }
         1 | 2 if !ops.is_empty() => {
