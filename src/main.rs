@@ -537,9 +537,13 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         let mut options = screenshot_options(cli, output, camera, script.clone())?;
         // A world just generated or cooked is exactly what its source makes.
         options.base_source = source.fresh_base();
+        options.document = world.document.clone();
         let grid = std::mem::take(&mut world.grid);
-        let (mut stats, grid) = headless::render_world(&options, grid, generator)?;
+        let (mut stats, grid, document) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;
+        if document.is_some() {
+            world.document = document;
+        }
         stats.world_ms = world_ms;
         stats.generation = world.generation.take();
         if let Some(path) = &options.stats_json {
@@ -547,7 +551,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         }
         print_render_summary(cli, output, &stats);
     } else if let Some(script) = &script {
-        let edits = world_outputs::apply_script(script, &mut world.grid, generator)?;
+        let edits = world_outputs::apply_script(script, &mut world, source.fresh_base())?;
         println!(
             "applied {} strokes ({edits} changed the world)",
             script.strokes.len()
@@ -580,6 +584,7 @@ fn screenshot_options(
             .stall_timeout
             .unwrap_or(strata::pipeline::stall_watch::DEFAULT_STALL_LIMIT),
         base_source: None,
+        document: None,
     })
 }
 
@@ -629,7 +634,7 @@ fn run_streamed_outputs(
         .map_or_else(|| world.default_view(), FramedView::unframed);
     let mut options = screenshot_options(cli, output, Some(view.camera), script)?;
     options.lod = options.lod.for_default_view(view.reach_studs);
-    let (mut stats, mut grid, mut residency) = headless::render_world_streamed(
+    let (mut stats, mut grid, mut residency, _) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
         world.generator(),

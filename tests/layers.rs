@@ -546,3 +546,270 @@ fn hostile_moves_and_edits_are_refused_without_changing_anything() {
         assert_eq!(grid.content_hash(), before, "{edit}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// The document in world files.
+
+use strata::io::world::world_file::{LoadOptions, SaveBatch, WorldFile, WorldMeta};
+use strata::progress::Progress;
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-layers-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Saves `grid` with the runner's document as a new file at `path`.
+fn save(path: &std::path::Path, grid: &Grid, runner: &ScriptRunner) {
+    let batch = SaveBatch::full(grid).with_document(runner.session.document_snapshot());
+    WorldFile::save_full_batch(path, batch, &WorldMeta::default(), &Progress::new()).unwrap();
+}
+
+/// Opens `path` into a runner whose edits go to the document it holds.
+fn reopen(path: &std::path::Path) -> (Grid, ScriptRunner, usize) {
+    let (_, grid, _, report) = WorldFile::open(path, LoadOptions::default()).unwrap();
+    let opened = report.document.expect("the file holds the layers");
+    let script = Script::parse(r#"{"strokes": []}"#, "empty").unwrap();
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings()));
+    runner.session.restore_document(opened.document);
+    (grid, runner, opened.stale_columns)
+}
+
+#[test]
+fn the_layers_are_saved_with_the_world_and_reopen_editable() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("reopen");
+    let path = dir.join("layers.strata");
+    save(&path, &grid, &runner);
+    let (mut g2, mut r2, stale) = reopen(&path);
+    assert_eq!(stale, 0, "nothing changed while the file was closed");
+    assert_eq!(g2.content_hash(), grid.content_hash());
+    let (before, after) = (&runner.session.document, &r2.session.document);
+    assert_eq!(after.stack, before.stack);
+    assert_eq!(after.base_source(), before.base_source());
+    // Every operation stays editable: the same actions give the same cells.
+    let mesa = OperationId(1);
+    for action in [
+        DocumentAction::MoveOperation(mesa, glam::DVec2::new(200.0, 0.0)),
+        DocumentAction::SetVisible(LayerRef::Name("Sculpt".into()), false),
+        DocumentAction::SetBaseSeed(77),
+    ] {
+        act(&mut grid, &mut runner, action.clone());
+        act(&mut g2, &mut r2, action);
+        assert_eq!(g2.content_hash(), grid.content_hash());
+        assert_eq!(g2.content_hash(), whole_hash(&r2));
+    }
+    // Saved again over itself (incrementally) and reopened: still equal.
+    let (mut file, _, _, _) = WorldFile::open(&path, LoadOptions::default()).unwrap();
+    let batch = file
+        .prepare_save(&g2)
+        .with_document(r2.session.document_snapshot());
+    file.write_batch(batch, &WorldMeta::default()).unwrap();
+    drop(file);
+    let (g3, r3, stale) = reopen(&path);
+    assert_eq!(stale, 0);
+    assert_eq!(g3.content_hash(), grid.content_hash());
+    assert_eq!(r3.session.document.stack, runner.session.document.stack);
+    assert_eq!(
+        r3.session.document.base_source().and_then(BaseSource::seed),
+        Some(77)
+    );
+}
+
+/// The format-1 fixture: a 128-cell world of seed 11 saved by the build
+/// before layers were saved.
+fn format_1_fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/worlds/format1-generated-128.strata")
+}
+
+#[test]
+fn an_earlier_format_world_opens_saves_and_reopens_with_the_same_hash() {
+    let dir = scratch("format1");
+    let copy = dir.join("old.strata");
+    std::fs::copy(format_1_fixture(), &copy).unwrap();
+    let (mut file, mut grid, meta, report) =
+        WorldFile::open(&copy, LoadOptions::default()).unwrap();
+    assert!(report.document.is_none(), "format 1 has no layers");
+    let old_hash = grid.content_hash();
+    assert_eq!(
+        old_hash, 0x4f48_cd6f_ce46_b9f2,
+        "the hash the old build stored"
+    );
+    assert_eq!(
+        generate_world(&GeneratorSettings {
+            seed: 11,
+            size_cells: 128
+        })
+        .unwrap()
+        .content_hash(),
+        old_hash
+    );
+    // Saved unchanged as a new (format 2) file: the same hash.
+    let resaved = dir.join("new.strata");
+    WorldFile::save_full(&resaved, &grid, &meta).unwrap();
+    assert_eq!(
+        strata::io::world::world_file::load(&resaved, LoadOptions::default())
+            .unwrap()
+            .0
+            .content_hash(),
+        old_hash
+    );
+    // Edited with layers and saved into the old file itself (incrementally):
+    // the file gains the layer tables and reopens with the edit editable.
+    let script = Script::parse(r#"{"strokes": []}"#, "empty").unwrap();
+    let mut runner = ScriptRunner::for_script(&script, &grid, None);
+    run(
+        &mut grid,
+        &mut runner,
+        r#"{"strokes": [
+            {"frame": 0, "tool": "fill", "region_min": [10, 0, 10],
+             "region_max": [30, 40, 30], "material": "sand"}
+        ]}"#,
+    );
+    let edited = grid.content_hash();
+    let batch = file
+        .prepare_save(&grid)
+        .with_document(runner.session.document_snapshot());
+    let saved = file.write_batch(batch, &meta).unwrap();
+    assert!(!saved.full, "only the changed chunks are written");
+    drop(file);
+    let (_, reopened, stored_meta, report) =
+        WorldFile::open(&copy, LoadOptions::default()).unwrap();
+    assert_eq!(reopened.content_hash(), edited);
+    assert_eq!(stored_meta.generator, meta.generator);
+    let document = report.document.unwrap().document;
+    assert_eq!(document.stack, runner.session.document.stack);
+    // Without the fill, the stored base derives the old cells.
+    let mut without = document.stack.clone();
+    without.delete_operation(OperationId(1)).unwrap();
+    let derived = derive_whole(&document.base.cells, &without).0;
+    assert_eq!(derived.content_hash(), old_hash);
+}
+
+/// Rewrites the layer record of `path` through `change` (as a tool or a
+/// person editing the file while Strata is closed would).
+fn rewrite_record(path: &std::path::Path, change: impl FnOnce(&mut serde_json::Value)) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let frame: Vec<u8> = conn
+        .query_row(
+            "SELECT data FROM document WHERE name = 'record' AND part = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let parts: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM document WHERE name = 'record'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(parts, 1, "a small record is one part");
+    let json = zstd::decode_all(&frame[..]).unwrap();
+    let mut value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    change(&mut value);
+    let json = serde_json::to_vec(&value).unwrap();
+    let frame = zstd::bulk::compress(&json, 3).unwrap();
+    conn.execute(
+        "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
+        [frame],
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_stale_cached_column_is_rebuilt_on_reopening() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("stale");
+    let path = dir.join("stale.strata");
+    save(&path, &grid, &runner);
+    // The mesa moves 50 cells while the file is closed.
+    rewrite_record(&path, |doc| {
+        let placement = &mut doc["layers"][0]["operations"][0]["does"]["placement"];
+        let x = placement["centre_xz_cells"][0].as_f64().unwrap();
+        placement["centre_xz_cells"][0] = serde_json::json!(x + 50.0);
+    });
+    let (g2, r2, stale) = reopen(&path);
+    assert!(stale > 0, "the mesa's old and new columns are stale");
+    assert_ne!(g2.content_hash(), grid.content_hash());
+    // The rebuilt cells are exactly the document's.
+    assert_eq!(g2.content_hash(), whole_hash(&r2));
+    // And equal to moving it in the editor.
+    act(
+        &mut grid,
+        &mut runner,
+        DocumentAction::MoveOperation(OperationId(1), glam::DVec2::new(200.0, 0.0)),
+    );
+    assert_eq!(g2.content_hash(), grid.content_hash());
+    // A layer hidden in the file: its columns are stale too.
+    rewrite_record(&path, |doc| {
+        doc["layers"][1]["visible"] = serde_json::json!(false)
+    });
+    let (g3, r3, stale) = reopen(&path);
+    assert!(stale > 0);
+    assert_eq!(g3.content_hash(), whole_hash(&r3));
+}
+
+/// A change to a layer record.
+type RecordChange = Box<dyn Fn(&mut serde_json::Value)>;
+
+#[test]
+fn a_damaged_layer_record_is_refused_with_what_is_wrong() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("damaged");
+    let cases: [(&str, RecordChange, &str); 5] = [
+        (
+            "unknown material",
+            Box::new(|d| {
+                d["layers"][0]["operations"][1]["does"]["spec"]["material"] =
+                    serde_json::json!("Cheese")
+            }),
+            "unknown material",
+        ),
+        (
+            "bad radius",
+            Box::new(|d| {
+                d["layers"][0]["operations"][0]["does"]["placement"]["radius_cells"] =
+                    serde_json::json!(-3.0)
+            }),
+            "operation 1",
+        ),
+        (
+            "duplicate id",
+            Box::new(|d| d["layers"][1]["operations"][0]["id"] = serde_json::json!(1)),
+            "used twice",
+        ),
+        (
+            "missing blob",
+            Box::new(|d| {
+                d["layers"][0]["operations"][0]["does"]["stamp"] =
+                    serde_json::json!("0000000000000000")
+            }),
+            "missing",
+        ),
+        (
+            "newer record",
+            Box::new(|d| d["version"] = serde_json::json!(9)),
+            "version 9",
+        ),
+    ];
+    for (name, change, expect) in cases {
+        let path = dir.join(format!("{}.strata", name.replace(' ', "-")));
+        save(&path, &grid, &runner);
+        rewrite_record(&path, change);
+        let err = WorldFile::open(&path, LoadOptions::default()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                strata::io::world::world_file::WorldFileError::BadDocument { .. }
+            ) && text.contains(expect),
+            "{name}: {text}"
+        );
+    }
+}

@@ -767,6 +767,7 @@ fn lod_tints_differ_between_forced_levels() {
             record_dir: None,
             level_fades: true,
             base_source: None,
+            document: None,
         };
         let stats = headless::render_screenshot(&small_world(), &options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);

@@ -5,8 +5,9 @@
 //! beyond the draw distance still find the terrain.
 
 use glam::DVec3;
-use strata::app::world_outputs::apply_script;
+use strata::app::world_outputs::{OpenedWorld, apply_script};
 use strata::camera::Camera;
+use strata::io::world::world_file::WorldMeta;
 use strata::pipeline::lod::LodSettings;
 use strata::pipeline::{ChunkUploader, TerrainStreaming, WorldMeshes};
 use strata::script::{ReplayTarget, Script, ScriptRunner, UploadOnly, replay_script};
@@ -57,11 +58,14 @@ fn replayed_hash(script: &Script, camera_world: DVec3, lod: LodSettings) -> u64 
 #[test]
 fn one_world_for_every_camera_level_and_for_the_render_less_run() {
     let script = Script::parse(SCRIPT, "surface.json").expect("script");
-    let mut plain = generate_world(&settings()).expect("world");
-    let before = plain.content_hash();
-    let edits = apply_script(&script, &mut plain, Some(settings())).expect("applies");
+    let mut plain = OpenedWorld::from_grid(
+        generate_world(&settings()).expect("world"),
+        WorldMeta::generated(&settings()),
+    );
+    let before = plain.grid.content_hash();
+    let edits = apply_script(&script, &mut plain, None).expect("applies");
     assert_eq!(edits, 4);
-    let expected = plain.content_hash();
+    let expected = plain.grid.content_hash();
     assert_ne!(expected, before);
 
     // Close and low, high and far (coarse levels), and at full detail only.
@@ -105,9 +109,12 @@ fn a_point_beyond_the_draw_distance_still_finds_the_terrain() {
     let untouched = generate_world(&settings()).expect("world").content_hash();
     let edited = replayed_hash(&script, camera, lod);
     assert_ne!(edited, untouched);
-    let mut plain = generate_world(&settings()).expect("world");
+    let mut plain = OpenedWorld::from_grid(
+        generate_world(&settings()).expect("world"),
+        WorldMeta::default(),
+    );
     apply_script(&script, &mut plain, None).expect("applies");
-    assert_eq!(plain.content_hash(), edited);
+    assert_eq!(plain.grid.content_hash(), edited);
 }
 
 /// A target that takes `draw` to present each frame (a slow GPU).

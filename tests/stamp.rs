@@ -813,11 +813,14 @@ fn a_scripted_stamp_replays_headless_like_in_process() {
     };
     let script = strata::script::Script::load(&script_path).unwrap();
     assert_eq!(script.strokes.len(), 3);
-    let mut expected = generate_world(&settings).unwrap();
-    let unedited = expected.content_hash();
-    let edits =
-        strata::app::world_outputs::apply_script(&script, &mut expected, Some(settings)).unwrap();
+    let mut world = strata::app::world_outputs::OpenedWorld::from_grid(
+        generate_world(&settings).unwrap(),
+        strata::io::world::world_file::WorldMeta::generated(&settings),
+    );
+    let unedited = world.grid.content_hash();
+    let edits = strata::app::world_outputs::apply_script(&script, &mut world, None).unwrap();
     assert_eq!(edits, 3);
+    let expected = world.grid;
     let world = dir.join("w.strata");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
         .args([

@@ -108,6 +108,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     // Generate re-runs the world's own generator (also for a saved generated world).
     let generator = opened.doc.meta.generator.clone();
     let world = opened.world;
+    let layers = opened.layers;
     log::info!(
         "world ready in {:.0} ms ({} chunks, {} meshed{})",
         start.elapsed().as_secs_f64() * 1e3,
@@ -129,6 +130,9 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     // A world just generated or cooked is exactly what its source makes.
     if let Some(base) = options.world.fresh_base() {
         tools.session.set_base_source(base);
+    }
+    if let Some(layers) = layers {
+        tools.session.restore_document(layers);
     }
     let mut app = App {
         session,

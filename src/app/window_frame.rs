@@ -84,6 +84,7 @@ impl WindowState {
         tools: &mut ToolDriver,
     ) -> bool {
         let now = Instant::now();
+        session.layers = tools.session.session.document_snapshot();
         self.move_camera(world, now);
         self.stream_step(world, tools);
         // Panel first: it decides the 3D viewport.
@@ -197,8 +198,12 @@ impl WindowState {
                 SessionEvent::Quit => return true,
                 SessionEvent::ReplaceWorld(loaded) => {
                     let generator = loaded.meta.generator.clone();
+                    let layers = loaded.report.as_ref().and_then(|r| r.document.clone());
                     let camera = world.replace_loaded(*loaded, self.camera);
                     self.world_replaced(world, tools, camera, generator);
+                    if let Some(opened) = layers {
+                        tools.session.session.restore_document(opened.document);
+                    }
                     None
                 }
                 other => {

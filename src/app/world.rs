@@ -19,6 +19,7 @@ use crate::io::world::world_file::{LoadOptions, WorldFile, WorldMeta};
 use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
+use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::editing::region::check_crop_box;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::CellBox;
@@ -48,6 +49,8 @@ pub struct OpenedWorld {
     pub doc: Document,
     /// The camera the world file stored, or a streaming world's default view.
     pub camera: Option<Camera>,
+    /// The layers its file holds (spec §14).
+    pub layers: Option<WorldDocument>,
 }
 
 /// What a streaming-world event needs besides the world: the panel's
@@ -96,7 +99,7 @@ impl World {
             opened.camera = camera.or(opened.camera);
             return Ok(opened);
         }
-        let (grid, doc, stored) = open_document(source)?;
+        let (grid, doc, stored, layers) = open_document(source)?;
         let camera = camera
             .or(stored)
             .unwrap_or_else(|| frame_terrain(&grid, None, aspect));
@@ -111,6 +114,7 @@ impl World {
             },
             doc,
             camera: Some(camera),
+            layers,
         })
     }
 
@@ -422,11 +426,14 @@ fn open_streamed(
         },
         doc,
         camera: Some(camera),
+        layers: None,
     }))
 }
 
-/// The grid, document and stored camera of a world built whole.
-fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>), WorldOpenError> {
+/// The grid, document, stored camera and layers of a world built whole.
+fn open_document(
+    source: &WorldSource,
+) -> Result<(Grid, Document, Option<Camera>, Option<WorldDocument>), WorldOpenError> {
     Ok(match source {
         WorldSource::File(path) => {
             let (file, grid, meta, report) = WorldFile::open(path, LoadOptions::default())
@@ -437,17 +444,17 @@ fn open_document(source: &WorldSource) -> Result<(Grid, Document, Option<Camera>
             }
             let camera = meta.camera();
             let doc = Document::opened(path.clone(), Some(file), &grid, meta);
-            (grid, doc, camera)
+            (grid, doc, camera, report.document.map(|d| d.document))
         }
         WorldSource::Generated(settings) => {
             let grid = source.build()?;
             let doc = Document::untitled(&grid, WorldMeta::generated(settings));
-            (grid, doc, None)
+            (grid, doc, None, None)
         }
         _ => {
             let grid = source.build()?;
             let doc = Document::untitled(&grid, WorldMeta::default());
-            (grid, doc, None)
+            (grid, doc, None, None)
         }
     })
 }

@@ -7,11 +7,12 @@ use std::path::Path;
 
 use crate::camera::Camera;
 use crate::io::world::world_file::{
-    JournalRecovery, LoadOptions, SaveReport, WorldFile, WorldFileError, WorldMeta,
+    JournalRecovery, LoadOptions, SaveBatch, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
 use crate::io::world::world_source::{WorldSource, WorldSourceError};
 use crate::script::{RunError, Script, ScriptRunner};
 use crate::terrain::Grid;
+use crate::terrain::command::document_action::{BaseSource, WorldDocument};
 use crate::terrain::generation::generate::GeneratorSettings;
 
 /// A world opened for a headless run.
@@ -27,9 +28,24 @@ pub struct OpenedWorld {
     pub journal_recovery: Option<JournalRecovery>,
     /// What cooking the recipe did, for a recipe world.
     pub generation: Option<crate::terrain::recipe::cook::CookReport>,
+    /// The world's layers over its base (spec §14): as opened from its
+    /// file, then as a script left them; saved with the cells.
+    pub document: Option<WorldDocument>,
 }
 
 impl OpenedWorld {
+    /// A world of `grid` with `meta`, not from a file and without layers.
+    pub fn from_grid(grid: Grid, meta: WorldMeta) -> OpenedWorld {
+        OpenedWorld {
+            grid,
+            meta,
+            file: None,
+            journal_recovery: None,
+            generation: None,
+            document: None,
+        }
+    }
+
     /// The generator the world was made by (serves `generate`), if any.
     pub fn generator(&self) -> Option<GeneratorSettings> {
         self.meta.generator.clone()
@@ -62,6 +78,7 @@ pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError>
             file: Some(file),
             journal_recovery: report.journal_recovery,
             generation: None,
+            document: report.document.map(|d| d.document),
         });
     }
     let meta = match source {
@@ -70,29 +87,46 @@ pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError>
     };
     let (grid, generation) = source.build_with_report(&crate::progress::Progress::new())?;
     Ok(OpenedWorld {
-        grid,
-        meta,
-        file: None,
-        journal_recovery: None,
         generation,
+        ..OpenedWorld::from_grid(grid, meta)
     })
 }
 
-/// Applies `script`'s entries to `grid` in order, without meshing or
+/// Applies `script`'s entries to `world` in order, without meshing or
 /// drawing: the same edits as the headless replay (both drop `*_xz` points
-/// onto the full-detail surface as it was before the first entry). Returns
-/// the entries that changed the grid.
+/// onto the full-detail surface as it was before the first entry). The
+/// edits land in the world's layers (a fresh stack over `base_source`, or
+/// the cells as they are, when it has none), which the world then keeps.
+/// Returns the entries that changed the grid.
 ///
 /// # Errors
 /// [`ApplyScriptError`] naming the first entry that failed; entries before
 /// it stay applied.
 pub fn apply_script(
     script: &Script,
-    grid: &mut Grid,
-    generator: Option<GeneratorSettings>,
+    world: &mut OpenedWorld,
+    base_source: Option<BaseSource>,
 ) -> Result<usize, ApplyScriptError> {
-    let mut runner = ScriptRunner::for_script(script, grid, generator);
+    let mut runner = ScriptRunner::for_script(script, &world.grid, world.generator());
+    match (world.document.take(), base_source) {
+        (Some(document), _) => runner.session.restore_document(document),
+        (None, Some(source)) => runner.session.set_base_source(source),
+        (None, None) => {}
+    }
     let mut edits = 0;
+    let result = apply_entries(script, &mut world.grid, &mut runner, &mut edits);
+    world.document = runner.session.document_snapshot();
+    result.map(|()| edits)
+}
+
+/// The body of [`apply_script`]: every entry in order, counting those
+/// that changed the grid in `edits`.
+fn apply_entries(
+    script: &Script,
+    grid: &mut Grid,
+    runner: &mut ScriptRunner,
+    edits: &mut usize,
+) -> Result<(), ApplyScriptError> {
     for (index, stroke) in script.strokes.iter().enumerate() {
         let changed = runner
             .run(grid, &stroke.action)
@@ -102,10 +136,10 @@ pub fn apply_script(
                 source,
             })?;
         if changed {
-            edits += 1;
+            *edits += 1;
         }
     }
-    Ok(edits)
+    Ok(())
 }
 
 /// Saves `world` to `path` with `camera` (if any) in its meta:
@@ -125,9 +159,18 @@ pub fn save_world(
         world.meta.set_camera(c);
     }
     let same_file = opened_from.is_some_and(|from| crate::io::same_file(from, path));
+    let progress = crate::progress::Progress::new();
     match (&mut world.file, same_file) {
-        (Some(file), true) => file.save_incremental(&world.grid, &world.meta),
-        _ => Ok(WorldFile::save_full(path, &world.grid, &world.meta)?.1),
+        (Some(file), true) => {
+            let batch = file
+                .prepare_save(&world.grid)
+                .with_document(world.document.clone());
+            file.write_batch(batch, &world.meta)
+        }
+        _ => {
+            let batch = SaveBatch::full(&world.grid).with_document(world.document.clone());
+            Ok(WorldFile::save_full_batch(path, batch, &world.meta, &progress)?.1)
+        }
     }
 }
 

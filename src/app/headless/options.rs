@@ -44,4 +44,7 @@ pub struct ScreenshotOptions {
     /// What made the world's base cells, when more than its generator
     /// says (a recipe): a script's `base` entry re-makes it with a new seed.
     pub base_source: Option<crate::terrain::command::document_action::BaseSource>,
+    /// The world's layers as opened from its file: the script's edits land
+    /// in them, and its document actions edit them.
+    pub document: Option<crate::terrain::command::document_action::WorldDocument>,
 }

@@ -31,6 +31,7 @@ use crate::render::lines::residency_overlay::ResidencyView;
 use crate::render::{FrameSettings, Gpu};
 use crate::script::{ReplayReport, ReplayTarget, Script, ScriptRunner, replay_script};
 use crate::terrain::Grid;
+use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::streaming::residency::Residency;
 
@@ -69,7 +70,7 @@ pub fn render_screenshot(
         }
         _ => options,
     };
-    let (mut stats, _) = render_world(options, grid, generator_of(world))?;
+    let (mut stats, _, _) = render_world(options, grid, generator_of(world))?;
     stats.world_ms = world_ms;
     stats.generation = generation;
     if let Some(path) = &options.stats_json {
@@ -139,7 +140,8 @@ fn present_summary(values_ms: &[f64]) -> Option<UploadSummary> {
 /// Renders `grid` (already built) after
 /// replaying `options.script` once on it with `generator` serving
 /// `generate`, writes the PNG, and returns the statistics (without
-/// `world_ms`, and without writing the JSON) and the edited grid, so the
+/// `world_ms`, and without writing the JSON), the edited grid and the
+/// script's world document (its layers; `None` without a script), so the
 /// caller can save or export the very world the screenshot shows.
 ///
 /// # Errors
@@ -148,8 +150,9 @@ pub fn render_world(
     options: &ScreenshotOptions,
     grid: Grid,
     generator: Option<GeneratorSettings>,
-) -> Result<(RenderStats, Grid), HeadlessError> {
-    render_world_streamed(options, grid, generator, None).map(|(stats, grid, _)| (stats, grid))
+) -> Result<(RenderStats, Grid, Option<WorldDocument>), HeadlessError> {
+    render_world_streamed(options, grid, generator, None)
+        .map(|(stats, grid, _, document)| (stats, grid, document))
 }
 
 /// [`render_world`] for a streaming world too: with `residency`, `grid`
@@ -164,7 +167,7 @@ pub fn render_world_streamed(
     grid: Grid,
     generator: Option<GeneratorSettings>,
     residency: Option<Residency>,
-) -> Result<(RenderStats, Grid, Option<Residency>), HeadlessError> {
+) -> Result<(RenderStats, Grid, Option<Residency>, Option<WorldDocument>), HeadlessError> {
     check_image_size(options.size_px)?;
     let camera = first_camera(options, &grid, generator.as_ref(), residency.is_some());
     let mut run = HeadlessRun::open(options, grid, camera, residency)?;
@@ -186,7 +189,8 @@ pub fn render_world_streamed(
     let mut stats = run.stats(&replay, &shown)?;
     stats.collision = collision;
     stats.walk = walk;
-    Ok((stats, run.grid, run.streaming.take_residency()))
+    let document = runner.and_then(|r| r.session.document_snapshot());
+    Ok((stats, run.grid, run.streaming.take_residency(), document))
 }
 
 /// The camera of the first frame: the script's first keyframe, else the
@@ -351,6 +355,9 @@ impl<'a> HeadlessRun<'a> {
         runner.set_stall_limit(self.options.stall_limit);
         if let Some(source) = &self.options.base_source {
             runner.session.set_base_source(source.clone());
+        }
+        if let Some(document) = &self.options.document {
+            runner.session.restore_document(document.clone());
         }
         let snapshot = WorldStats::read(
             &self.grid,

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::camera::Camera;
 use crate::io::world::streaming_file::StreamingWorldFile;
 use crate::io::world::world_file::{SaveBatch, WorldFile, WorldMeta};
+use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::grid::Grid;
 
@@ -82,6 +83,9 @@ pub struct FileSession {
     /// Export needs a region box first (a streaming world with none
     /// selected; the editor updates it every frame).
     pub export_needs_box: bool,
+    /// The world's layers as the tools hold them (the editor updates it
+    /// every frame): saved with the cells.
+    pub layers: Option<WorldDocument>,
 }
 
 impl FileSession {
@@ -97,6 +101,7 @@ impl FileSession {
             recovering_for: None,
             view: ViewSetup::default(),
             export_needs_box: false,
+            layers: None,
         }
     }
 
@@ -456,7 +461,8 @@ impl FileSession {
         let batch = match &file {
             Some(f) => f.prepare_save(grid),
             None => SaveBatch::full(grid),
-        };
+        }
+        .with_document(self.layers.clone());
         file_jobs::save_world(path, batch, grid_state(grid), meta, file)
     }
 
@@ -499,7 +505,7 @@ impl FileSession {
                 meta.set_camera(camera);
                 self.job = Some(file_jobs::autosave(
                     path,
-                    SaveBatch::full(grid),
+                    SaveBatch::full(grid).with_document(self.layers.clone()),
                     grid_state(grid),
                     meta,
                 ));

@@ -107,6 +107,16 @@ pub struct DocumentBase {
     pub source: BaseSource,
 }
 
+/// A world document as it is saved and opened: the base and the layer
+/// stack (cheap to clone: the operations and the base cells are shared).
+#[derive(Clone, Debug)]
+pub struct WorldDocument {
+    /// The base cells and what makes them.
+    pub base: DocumentBase,
+    /// The layers and their operations.
+    pub stack: LayerStack,
+}
+
 /// The session's document: the layer stack over the base cells.
 #[derive(Debug, Default)]
 pub struct DocumentState {

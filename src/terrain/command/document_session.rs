@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::terrain::command::brush_stroke::StrokeInProgress;
 use crate::terrain::command::document_action::{
-    BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef,
+    BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef, WorldDocument,
 };
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
 use crate::terrain::command::history::DocumentSwap;
@@ -54,6 +54,25 @@ impl EditSession {
             }),
             ..Default::default()
         };
+    }
+
+    /// Records edits from now on in `document` (a world document opened
+    /// from a file: its cells already derived), with an empty history.
+    pub fn restore_document(&mut self, document: WorldDocument) {
+        self.document = DocumentState {
+            base: Some(document.base),
+            stack: document.stack,
+            ..Default::default()
+        };
+    }
+
+    /// The document to save with the cells: `None` when edits are not
+    /// recorded (a streaming world).
+    pub fn document_snapshot(&self) -> Option<WorldDocument> {
+        Some(WorldDocument {
+            base: self.document.base.clone()?,
+            stack: self.document.stack.clone(),
+        })
     }
 
     /// Says what made the base cells, which must be exactly what `source`

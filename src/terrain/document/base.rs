@@ -88,12 +88,20 @@ fn square_columns(size_cells: u32) -> Vec<ColumnCoord> {
 impl BaseColumns {
     /// The cells of `grid`, kept (storage shared, not copied).
     pub fn kept(grid: &Grid) -> BaseColumns {
+        BaseColumns::kept_chunks(grid.chunks().map(|(c, chunk)| (c, chunk.cells.clone())))
+    }
+
+    /// `chunks`, kept as the base (empty chunks left out).
+    pub fn kept_chunks(chunks: impl IntoIterator<Item = (ChunkCoord, ChunkCells)>) -> BaseColumns {
         let mut by_column: FxHashMap<ColumnCoord, ColumnChunks> = FxHashMap::default();
-        for (coord, chunk) in grid.chunks() {
+        for (coord, cells) in chunks {
+            if cells.is_all_empty() {
+                continue;
+            }
             by_column
                 .entry(ColumnCoord::of(coord))
                 .or_default()
-                .push((coord, chunk.cells.clone()));
+                .push((coord, cells));
         }
         let mut columns: Vec<ColumnCoord> = by_column.keys().copied().collect();
         columns.sort();

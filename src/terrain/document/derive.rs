@@ -95,6 +95,24 @@ pub fn rederive(
     derive_closure(grid, rec, base, &new_ops, &closure)
 }
 
+/// Re-derives the dirty closure of `seeds` (columns whose cells may be
+/// stale, e.g. a world file's cached columns whose operations changed
+/// while it was closed), recording the changed chunks in `rec`.
+pub fn rederive_seeds(
+    grid: &mut Grid,
+    rec: &mut Recorder,
+    base: &BaseColumns,
+    stack: &LayerStack,
+    seeds: &[ColumnRect],
+) -> DeriveReport {
+    if seeds.is_empty() {
+        return DeriveReport::default();
+    }
+    let ops: Vec<&Operation> = stack.visible_operations().collect();
+    let closure = dirty_closure(&ops, seeds);
+    derive_closure(grid, rec, base, &ops, &closure)
+}
+
 /// Re-derives every column of `grid` from `base` and `stack` (after the
 /// base itself changed), recording the changed chunks in `rec`.
 pub fn rederive_all(
@@ -149,7 +167,7 @@ fn write_back_rects(grid: &mut Grid, rec: &mut Recorder, derived: &Grid, closure
     let mut by_column: FxHashMap<ColumnCoord, Vec<ColumnRect>> = FxHashMap::default();
     for rect in &closure.dirty_rects {
         for column in rect.columns() {
-            let part = rect.intersection(&column_rect(column));
+            let part = rect.intersection(&ColumnRect::of_chunk_column(column));
             if !part.is_empty() {
                 by_column.entry(column).or_default().push(part);
             }
@@ -174,20 +192,11 @@ fn write_back_rects(grid: &mut Grid, rec: &mut Recorder, derived: &Grid, closure
     });
 }
 
-/// The columns of chunk column `c`, cells.
-fn column_rect(c: ColumnCoord) -> ColumnRect {
-    let size = CHUNK_SIZE_CELLS;
-    ColumnRect {
-        min: glam::IVec2::new(c.x * size, c.z * size),
-        max: glam::IVec2::new((c.x + 1) * size, (c.z + 1) * size),
-    }
-}
-
 /// Chunk `coord` with the cells of `parts` (columns, every row) from
 /// `derived` and the rest from `live`; `derived`'s storage itself when the
 /// parts cover the whole chunk.
 fn merged(live: &Grid, derived: &Grid, coord: ChunkCoord, parts: &[ColumnRect]) -> ChunkCells {
-    let whole = column_rect(ColumnCoord::of(coord));
+    let whole = ColumnRect::of_chunk_column(ColumnCoord::of(coord));
     if parts.contains(&whole) {
         return derived.chunk_cells(coord);
     }

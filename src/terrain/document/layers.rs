@@ -71,6 +71,9 @@ pub enum DocumentError {
     /// No layer has this name.
     #[error("there is no layer named \"{0}\"")]
     UnknownLayerName(String),
+    /// A saved stack whose ids do not add up.
+    #[error("the saved layer stack is inconsistent: {0}")]
+    Inconsistent(String),
 }
 
 /// The authored part of a world: the layer stack over the base, lowest
@@ -470,6 +473,68 @@ impl LayerStack {
         self.check_unlocked(li)?;
         self.layers[li].operations.remove(oi);
         Ok(())
+    }
+
+    /// The ids the next new layer and operation get (`(layer, operation)`):
+    /// saved with the document so ids are never reused.
+    pub fn next_ids(&self) -> (u32, u32) {
+        (self.next_layer, self.next_operation)
+    }
+
+    /// A stack as saved: `layers` lowest first, the active layer and the
+    /// next ids (raised past every id in use when lower, so a file whose
+    /// counters were lost still never reuses one).
+    ///
+    /// # Errors
+    /// [`DocumentError::BadName`] or [`DocumentError::NameTaken`] for a
+    /// layer name a new layer could not have, and
+    /// [`DocumentError::Inconsistent`] for a layer or operation id used
+    /// twice (or 0, or the largest id) or an active layer that is not
+    /// there.
+    pub fn from_saved(
+        layers: Vec<Layer>,
+        active: Option<LayerId>,
+        next_ids: (u32, u32),
+    ) -> Result<LayerStack, DocumentError> {
+        let mut layer_ids = std::collections::BTreeSet::new();
+        let mut op_ids = std::collections::BTreeSet::new();
+        let mut names = std::collections::BTreeSet::new();
+        let bad_id = |id: u32| id == 0 || id == u32::MAX;
+        for layer in &layers {
+            check_name(&layer.name)?;
+            if !names.insert(layer.name.as_str()) {
+                return Err(DocumentError::NameTaken(layer.name.clone()));
+            }
+            if bad_id(layer.id.0) || !layer_ids.insert(layer.id.0) {
+                return Err(DocumentError::Inconsistent(format!(
+                    "layer id {} is 0, too large or used twice",
+                    layer.id.0
+                )));
+            }
+            for op in &layer.operations {
+                if bad_id(op.id.0) || !op_ids.insert(op.id.0) {
+                    return Err(DocumentError::Inconsistent(format!(
+                        "operation id {} is 0, too large or used twice",
+                        op.id.0
+                    )));
+                }
+            }
+        }
+        if let Some(a) = active
+            && !layer_ids.contains(&a.0)
+        {
+            return Err(DocumentError::Inconsistent(format!(
+                "the active layer {} is not in the stack",
+                a.0
+            )));
+        }
+        let past = |ids: &std::collections::BTreeSet<u32>| ids.last().map_or(1, |m| m + 1);
+        Ok(LayerStack {
+            next_layer: next_ids.0.max(past(&layer_ids)),
+            next_operation: next_ids.1.max(past(&op_ids)),
+            layers,
+            active,
+        })
     }
 
     /// Removes every layer (after a bake: the cells became the base).

@@ -23,7 +23,7 @@ use crate::terrain::path::tool::{PathOutcome, SAMPLE_SPACING_CELLS, apply_path, 
 use crate::terrain::stamp::definition::{Stamp, StampError, StampPlacement};
 use crate::terrain::stamp::press::{StampPlan, footprint_columns};
 use crate::terrain::storage::cell::Material;
-use crate::terrain::storage::coords::{CHUNK_SHIFT, CellBox, ColumnCoord};
+use crate::terrain::storage::coords::{CHUNK_SHIFT, CHUNK_SIZE_CELLS, CellBox, ColumnCoord};
 use crate::terrain::storage::grid::Grid;
 
 /// Stable id of an operation: unique within its document, kept through
@@ -64,6 +64,15 @@ impl ColumnRect {
         ColumnRect {
             min: IVec2::new(b.min.x, b.min.z),
             max: IVec2::new(b.max.x, b.max.z),
+        }
+    }
+
+    /// The cell columns of chunk column `c` (32 × 32).
+    pub fn of_chunk_column(c: ColumnCoord) -> ColumnRect {
+        let size = CHUNK_SIZE_CELLS;
+        ColumnRect {
+            min: IVec2::new(c.x * size, c.z * size),
+            max: IVec2::new((c.x + 1) * size, (c.z + 1) * size),
         }
     }
 

@@ -20,7 +20,8 @@ pub const BRUSH_RADIUS_RANGE_CELLS: std::ops::RangeInclusive<f32> = 1.0..=64.0;
 pub const GROW_STEP_OCCUPANCY: f64 = 64.0;
 
 /// What a brush does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BrushMode {
     /// Raise solid occupancy toward the brush shape, filling empty cells with
     /// the brush material.
@@ -150,7 +151,10 @@ impl BrushMode {
 }
 
 /// The brush's shape around its centre.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum BrushShape {
     /// Euclidean distance.
     #[default]
@@ -186,7 +190,10 @@ impl BrushShape {
 }
 
 /// How the brush weight falls off from the centre to the radius.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Falloff {
     /// Full weight everywhere inside (the classic hard brush).
     #[default]
@@ -222,7 +229,8 @@ impl Falloff {
 }
 
 /// The plane Flatten moves terrain toward.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FlattenPlane {
     /// Through `point_world` (studs) with `normal` (need not be unit length);
     /// solid goes to the side opposite the normal.
@@ -263,7 +271,10 @@ impl FlattenPlane {
 }
 
 /// Which way Flatten may move occupancy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum FlattenLimit {
     /// Raise and lower.
     #[default]
@@ -293,7 +304,8 @@ impl FlattenLimit {
 }
 
 /// A brush: mode, radius, strength, material and water handling.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Brush {
     /// What the brush does.
     pub mode: BrushMode,
@@ -310,7 +322,8 @@ pub struct Brush {
 
 /// Shape, falloff and tool-specific settings of a brush. The default is the
 /// classic hard sphere ([`crate::terrain::editing::kernels::apply_brush`] uses it).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BrushOptions {
     /// The brush's shape.
     pub shape: BrushShape,

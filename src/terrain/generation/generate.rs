@@ -90,7 +90,8 @@ pub const MAX_HEIGHT_CELLS: f64 = 240.0;
 pub const MIN_HEIGHT_CELLS: f64 = 4.0;
 
 /// Settings of the default generator.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GeneratorSettings {
     /// World seed; every value gives a different, valid world.
     pub seed: u64,

@@ -38,7 +38,7 @@ pub const BANK_SLOPE_RANGE_DEG: std::ops::RangeInclusive<f64> = 10.0..=80.0;
 pub const DEPTH_RANGE_STUDS: std::ops::RangeInclusive<f64> = 1.0..=64.0;
 
 /// What a path lays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PathMode {
     /// A bed of constant width following the terrain under a grade cap,
@@ -84,7 +84,8 @@ impl PathMode {
 }
 
 /// A path to apply: mode, control points and shape parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PathSpec {
     /// What is laid.
     pub mode: PathMode,

@@ -20,7 +20,7 @@
 //! wavelength or an unknown field is an error naming the stage and field,
 //! never a silent clamp.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::terrain::storage::cell::Material;
 
@@ -59,7 +59,7 @@ pub const SHIPPED_RECIPES: [(&str, &str); 5] = [
 ];
 
 /// A generator recipe: its name and its ordered stages.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
     /// Shown in the New dialog, e.g. `"Alpine"` (required: a recipe without
@@ -74,7 +74,7 @@ pub struct Recipe {
 }
 
 /// One stage of a recipe (the `"stage"` field names it).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum Stage {
     /// Adds noise relief to the plan's heights.
@@ -100,7 +100,7 @@ pub enum Stage {
 }
 
 /// Shape of a relief stage's noise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReliefKind {
     /// Fractal Brownian motion: rolling hills and plains.
@@ -113,7 +113,7 @@ pub enum ReliefKind {
 
 /// [`Stage::Relief`]: adds `base_cells + amplitude_cells · n` where `n ∈
 /// [0, 1]` is the noise at wavelength `wavelength_cells`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReliefStage {
     /// Noise shape.
@@ -143,7 +143,7 @@ pub struct ReliefStage {
 }
 
 /// Shape of a [`Stage::Falloff`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FalloffShape {
     /// Radial: land in the middle, sea all round.
@@ -156,7 +156,7 @@ pub enum FalloffShape {
 /// the rim (or the `+z` edge), heights are lowered smoothly by up to
 /// `depth_cells`. The band scales with the world, so an island recipe
 /// makes an island at any size.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FalloffStage {
     /// Island or coast.
@@ -168,7 +168,7 @@ pub struct FalloffStage {
 }
 
 /// [`Stage::Terrace`]: heights snap toward multiples of `step_cells`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TerraceStage {
     /// Step height, cells (`>= 1`).
@@ -181,7 +181,7 @@ pub struct TerraceStage {
 }
 
 /// [`Stage::ThermalErosion`].
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThermalStage {
     /// Talus angle, degrees in `(0, 89]`: steeper slopes slump.
@@ -195,7 +195,7 @@ pub struct ThermalStage {
 
 /// [`Stage::HydraulicErosion`]: droplet erosion (Beyer 2015, "Implementation
 /// of a method for hydraulic erosion").
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HydraulicStage {
     /// Droplets per plan sample, `(0, 8]`.
@@ -226,7 +226,7 @@ pub struct HydraulicStage {
 }
 
 /// One material's resistance in [`HydraulicStage::hardness`].
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialHardness {
     /// Material name, e.g. `"rock"`.
@@ -237,7 +237,7 @@ pub struct MaterialHardness {
 
 /// [`Stage::SlopeCap`]: the Lipschitz lower envelope of the heights
 /// (`h(p) = min_q h(q) + tan(grade)·d(p, q)`), erosion only.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlopeCapStage {
     /// Steepest grade between neighbouring columns, degrees in `(0, 89]`.
@@ -245,7 +245,7 @@ pub struct SlopeCapStage {
 }
 
 /// [`Stage::Sea`].
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeaStage {
     /// Sea level, cells (`>= 1`).
@@ -256,7 +256,7 @@ pub struct SeaStage {
 /// breach of every basin shallower than `max_breach_cells` along its
 /// shallowest saddle (Lindsay 2016), lakes in the rest, and river channels
 /// where the catchment is large enough.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiversStage {
     /// Catchment area that starts a river, cells² (`>= 1`).
@@ -274,7 +274,7 @@ pub struct RiversStage {
 }
 
 /// [`Stage::Materials`]: the first matching rule gives a column its surface.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialsStage {
     /// Rules in priority order.
@@ -287,7 +287,7 @@ pub struct MaterialsStage {
 /// One material rule: every bound given must hold. Bounds are dithered per
 /// column by up to `dither` of their unit (cells or degrees) so transitions
 /// interleave instead of drawing contour lines.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialRule {
     /// Surface material, or `"strata"` for exposed layered rock.
@@ -329,7 +329,7 @@ pub struct MaterialRule {
 /// ("spaghetti" caves) between `min_depth_cells` and `max_depth_cells`
 /// under the surface, and undercuts on slopes steeper than
 /// `overhang_slope_deg`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CavesStage {
     /// Wavelength of the tunnel noise, cells (`>= 4`).

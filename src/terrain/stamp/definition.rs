@@ -66,7 +66,8 @@ pub const MAX_STAMP_ROTATION_DEG: f64 = 1.0e6;
 /// | RaiseTo | `max(o, s)` |
 /// | LowerTo | `min(o, s)` (an intersection within the stamp's box) |
 /// | Replace | `s` (the stamp's cells, empty ones too, like Paste) |
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StampMode {
     /// Raise the surface by the stamp (cells: sum occupancy).
     Add,
@@ -136,7 +137,8 @@ impl StampMode {
 }
 
 /// The height a placement's `B` is measured from, cells.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StampBase {
     /// An absolute height, cells (`y`).
     Cells(f64),
@@ -147,7 +149,8 @@ pub enum StampBase {
 }
 
 /// Where and how a stamp is pressed into the terrain. All lengths in cells.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StampPlacement {
     /// Centre of the footprint, cells `(x, z)` (column `i` spans `[i, i+1)`).
     pub centre_xz_cells: DVec2,

@@ -122,6 +122,23 @@ impl fmt::Display for Material {
     }
 }
 
+/// Serialized as its name (`"Grass"`), so files say what they mean and
+/// never hold an id this build does not know.
+impl serde::Serialize for Material {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Read from its name, any case; an unknown name is an error.
+impl<'de> serde::Deserialize<'de> for Material {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Material, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Material::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown material \"{name}\"")))
+    }
+}
+
 /// One terrain cell: a material and an occupancy in `0..=255`.
 ///
 /// Construct through [`Cell::new`], which canonicalizes Air or zero occupancy

@@ -229,7 +229,10 @@ pub fn local_index(local: IVec3) -> usize {
 
 /// An axis-aligned box of cells, `min` inclusive and `max` exclusive, in global
 /// cell coordinates. Empty when any `max` component is `<=` the `min` one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
 pub struct CellBox {
     /// Inclusive minimum cell.
     pub min: IVec3,

@@ -3,7 +3,7 @@
 
 use super::{GENERATED_FORMAT_VERSION, HEIGHTMAP_FORMAT_VERSION, STREAMING_FORMAT_VERSION};
 use crate::io::heightmap::streaming_heightmap::HEIGHTMAP_TABLE;
-use crate::io::world::world_file::{FileSchema, WORLD_SCHEMA};
+use crate::io::world::world_file::{FileSchema, WORLD_SCHEMA, WORLD_SCHEMA_V1};
 
 /// The tables of a version-2 streaming world file (also in version 3).
 macro_rules! streaming_tables_sql {
@@ -94,13 +94,14 @@ const HEIGHTMAP_SCHEMA: FileSchema = FileSchema {
 
 /// The schemas a streaming file may have, in the order they are tried (the
 /// first error is the one reported): version 2, version 3, version 4
-/// generated and heightmap, and a world file (to name it).
-pub(super) const OPEN_SCHEMAS: [&FileSchema; 5] = [
+/// generated and heightmap, and a world file of format 2 or 1 (to name it).
+pub(super) const OPEN_SCHEMAS: [&FileSchema; 6] = [
     &STREAMING_SCHEMA,
     &HEIGHTMAP_SCHEMA,
     &SUMMARY_SCHEMA,
     &SUMMARY_HEIGHTMAP_SCHEMA,
     &WORLD_SCHEMA,
+    &WORLD_SCHEMA_V1,
 ];
 
 /// The format version and origin kind (true: heightmap) of the streaming

@@ -28,13 +28,13 @@ const TAG_DENSE_ZSTD: u8 = 1;
 pub(crate) const MAX_BLOB_BYTES: usize = DENSE_CHUNK_BYTES + 1024;
 
 /// One chunk ready to be written.
-pub(super) struct EncodedChunk {
+pub(crate) struct EncodedChunk {
     /// The chunk.
-    pub(super) coord: ChunkCoord,
+    pub(crate) coord: ChunkCoord,
     /// Its [`ChunkCells::content_hash`].
-    pub(super) hash: u64,
+    pub(crate) hash: u64,
     /// Its `data` blob.
-    pub(super) blob: Vec<u8>,
+    pub(crate) blob: Vec<u8>,
 }
 
 /// Encodes a chunk's cells as a `data` blob (see the module docs).
@@ -62,7 +62,7 @@ pub(crate) fn encode_cells(cells: &ChunkCells) -> std::io::Result<Vec<u8>> {
 }
 
 /// Encodes `chunks` in parallel; errors name `path`.
-pub(super) fn encode_chunks(
+pub(crate) fn encode_chunks(
     path: &Path,
     chunks: &[(ChunkCoord, ChunkCells)],
     progress: &Progress,
@@ -151,7 +151,7 @@ fn zstd_frame_header_len(frame: &[u8]) -> Option<usize> {
 /// makes at most [`ZSTD_BLOCK_MAX_BYTES`]); `None` when the blocks do not
 /// parse. A frame that really decompresses to `n` bytes has a bound of at
 /// least `n`, so a header declaring more than the bound is damaged.
-fn zstd_output_bound(frame: &[u8]) -> Option<u64> {
+pub(crate) fn zstd_output_bound(frame: &[u8]) -> Option<u64> {
     let mut at = zstd_frame_header_len(frame)?;
     let mut bound = 0u64;
     loop {

@@ -42,6 +42,20 @@ pub enum WorldFileError {
         /// What was found instead.
         detail: String,
     },
+    /// The world's layers (its document) cannot be read: damaged, or made
+    /// by hand. The cells are not shown without them, since editing
+    /// would then lose the layers.
+    #[error(
+        "the layers stored in world file {path} cannot be read ({reason}); \
+         open a copy saved earlier, or recover its cells with File ▸ Open and \
+         \"Load the rest\""
+    )]
+    BadDocument {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// The file cannot be written where it was asked to go (the folder does
     /// not accept new files, or the path names a directory or device).
     #[error("{source}; save the world somewhere else (File ▸ Save As)")]

@@ -22,12 +22,7 @@ use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{ChunkCoord, MAX_CHUNK_COORD, MIN_CHUNK_COORD};
 use crate::terrain::storage::grid::Grid;
 
-/// Most bytes of decoded dense chunks a load keeps by default
-/// ([`LoadOptions::max_decoded_bytes`]): 4 GiB, 65536 dense chunks of
-/// [`DENSE_CHUNK_BYTES`], about twice the dense chunks of the largest
-/// generated world. A file of many small rows that each decode to a dense
-/// chunk is refused before it is decoded instead of exhausting memory.
-pub const MAX_DECODED_BYTES: u64 = 4 << 30;
+pub use super::chunk_size::MAX_DECODED_BYTES;
 
 /// Chunk rows read, decoded and verified together (in parallel) by a load.
 const LOAD_BATCH_ROWS: usize = 512;
@@ -56,7 +51,7 @@ pub struct SkippedChunk {
 }
 
 /// What [`load`] found.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadReport {
     /// Chunks loaded into the grid.
     pub chunks: usize,
@@ -67,6 +62,9 @@ pub struct LoadReport {
     pub world_hash_ok: bool,
     /// Wall time of the load, ms.
     pub elapsed_ms: f64,
+    /// The world's layers over its base (spec §14), for a file that has
+    /// them; the grid's stale cached columns were re-derived.
+    pub document: Option<super::document::OpenedDocument>,
     /// A leftover journal that opening the file rolled back into it, and
     /// where the untouched copies of the file and journal were kept: a
     /// notice for the user (the editor shows it, the command line prints it).
@@ -315,8 +313,13 @@ pub(super) fn load_from(
     )?;
     progress.check().map_err(|_| cancelled())?;
     let mut report = kept.finish(path, options, stored.world_hash)?;
-    let grid = Grid::from_chunks(kept.chunks);
+    let mut grid = Grid::from_chunks(kept.chunks);
     report.chunks = grid.chunk_count();
+    // A recovery load (chunks left out) keeps the cells it could read and
+    // leaves the layers: they would re-derive over missing cells.
+    if report.skipped.is_empty() {
+        report.document = super::document::read(conn, path, &mut grid)?;
+    }
     report.elapsed_ms = ms_since(start);
     Ok((grid, stored.meta, report, kept.hashes))
 }

@@ -71,6 +71,7 @@
 
 mod chunk_size;
 mod codec;
+pub mod document;
 mod error;
 mod journal;
 mod journal_recovery;
@@ -85,12 +86,13 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::progress::Progress;
+use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::ChunkCoord;
 use crate::terrain::storage::grid::{Changes, Grid};
-pub use chunk_size::DENSE_CHUNK_BYTES;
-use codec::{EncodedChunk, encode_chunks};
-pub(crate) use codec::{MAX_BLOB_BYTES, decode_blob, encode_cells};
+pub use chunk_size::{DENSE_CHUNK_BYTES, MAX_CHUNKS};
+pub(crate) use codec::{EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_cells, encode_chunks};
+use document::EncodedDocument;
 pub use error::WorldFileError;
 pub(crate) use error::{io_err, sqlite_err};
 pub(crate) use journal::{noting, with_suffix};
@@ -101,17 +103,10 @@ pub use loading::{
 };
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 pub(crate) use schema::{
-    FileSchema, WORLD_SCHEMA, camera_text, configure_new_file, generator_text, meta_number,
-    meta_text, open_existing_as, parse_camera, parse_generator, read_meta_map,
+    FileSchema, WORLD_SCHEMA, WORLD_SCHEMA_V1, camera_text, configure_new_file, generator_text,
+    meta_number, meta_text, open_existing_as, parse_camera, parse_generator, read_meta_map,
 };
 use schema::{open_existing, write_meta};
-
-/// Most chunks a world file may hold: twice the chunks of the largest
-/// generated world (4096² cells), so a hostile file cannot make the loader
-/// allocate without bound. Saving refuses a world over it
-/// ([`WorldFileError::WorldTooLarge`]) for the same reason loading refuses a
-/// file over it ([`WorldFileError::TooManyChunks`]): see [`chunk_count_fits`].
-pub const MAX_CHUNKS: usize = 1 << 18;
 
 /// True when a world of `count` chunks fits in a world file
 /// (`count <= MAX_CHUNKS`): the one test both saving and loading apply, so
@@ -274,6 +269,7 @@ fn write_new_file(
     tmp: &Path,
     target: &Path,
     chunks: &[EncodedChunk],
+    document: Option<&EncodedDocument>,
     meta: &WorldMeta,
     world_hash: u64,
 ) -> Result<(), WorldFileError> {
@@ -288,6 +284,7 @@ fn write_new_file(
         .map_err(|e| sqlite_err(target, e))?;
     schema::create_tables(&tx).map_err(|e| sqlite_err(target, e))?;
     write_chunks(&tx, chunks).map_err(|e| sqlite_err(target, e))?;
+    document::write(&tx, document).map_err(|e| sqlite_err(target, e))?;
     write_meta(&tx, meta, world_hash).map_err(|e| sqlite_err(target, e))?;
     stall_for_crash_tests(&tx);
     tx.commit().map_err(|e| sqlite_err(target, e))?;
@@ -380,10 +377,11 @@ impl WorldFile {
         let hashes: FxHashMap<ChunkCoord, u64> =
             encoded.iter().map(|c| (c.coord, c.hash)).collect();
         let world_hash = world_hash_from_chunk_hashes(&hashes);
+        let doc = encode_document(path, batch.document.as_ref(), &hashes, progress)?;
         let meta = stamped(meta);
         crate::io::write_atomically(
             path,
-            |tmp| write_new_file(tmp, path, &encoded, &meta, world_hash),
+            |tmp| write_new_file(tmp, path, &encoded, doc.as_ref(), &meta, world_hash),
             |e| io_err(path, e),
         )?;
         // A journal beside the replaced file belonged to it (an interrupted
@@ -447,7 +445,11 @@ impl WorldFile {
         let (grid, meta, mut report, hashes) =
             noting(&recovery, load_from(&conn, path, options, progress))?;
         report.journal_recovery = recovery;
-        let clean = report.skipped.is_empty() && report.world_hash_ok;
+        let rebuilt = report
+            .document
+            .as_ref()
+            .is_some_and(|d| d.rebuilt_columns > 0);
+        let clean = report.skipped.is_empty() && report.world_hash_ok && !rebuilt;
         let synced = clean.then(|| SyncedState {
             generation: grid.generation(),
             revision: grid.revision(),
@@ -518,6 +520,7 @@ impl WorldFile {
             full,
             chunks,
             removed,
+            document: None,
         }
     }
 
@@ -574,6 +577,7 @@ impl WorldFile {
             hashes.remove(c);
         }
         let world_hash = world_hash_from_chunk_hashes(&hashes);
+        let doc = encode_document(&path, batch.document.as_ref(), &hashes, progress)?;
         let meta = stamped(meta);
         let tx = self
             .conn
@@ -602,6 +606,7 @@ impl WorldFile {
                 }
             }
             write_chunks(&tx, &encoded)?;
+            document::write(&tx, doc.as_ref())?;
             write_meta(&tx, &meta, world_hash)?;
             Ok(deleted)
         })()
@@ -634,6 +639,7 @@ pub struct SaveBatch {
     full: bool,
     chunks: Vec<(ChunkCoord, ChunkCells)>,
     removed: Vec<ChunkCoord>,
+    document: Option<WorldDocument>,
 }
 
 impl SaveBatch {
@@ -646,7 +652,14 @@ impl SaveBatch {
             full: true,
             chunks: all_chunks(grid),
             removed: Vec::new(),
+            document: None,
         }
+    }
+
+    /// The batch, saving `document` (the world's layers over its base)
+    /// with the cells; without one the file holds no layers.
+    pub fn with_document(self, document: Option<WorldDocument>) -> SaveBatch {
+        SaveBatch { document, ..self }
     }
 
     /// Chunks the batch writes.
@@ -668,6 +681,19 @@ impl SaveBatch {
     pub fn is_empty(&self) -> bool {
         !self.full && self.chunks.is_empty() && self.removed.is_empty()
     }
+}
+
+/// Encodes the document a save writes, against the chunk hashes the file
+/// will hold after it.
+fn encode_document(
+    path: &Path,
+    document: Option<&WorldDocument>,
+    hashes: &FxHashMap<ChunkCoord, u64>,
+    progress: &Progress,
+) -> Result<Option<EncodedDocument>, WorldFileError> {
+    document
+        .map(|d| document::encode(path, d, hashes, progress))
+        .transpose()
 }
 
 /// `meta` with `modified_unix` set to now and `created_unix` defaulted to now.
@@ -703,6 +729,7 @@ mod tests {
             chunks: vec![(c(2), rock.clone()), (c(4), rock)],
             // One known, one the file never held.
             removed: vec![c(3), c(5)],
+            document: None,
         };
         assert_eq!(chunk_count_after(Some(&known), &batch), 3);
         assert_eq!(chunk_count_after(None, &batch), 2);

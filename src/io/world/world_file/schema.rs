@@ -20,7 +20,7 @@ use crate::camera::{Camera, MAX_PITCH_DEG};
 use crate::terrain::generation::generate::GeneratorSettings;
 
 /// The format this build writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// `PRAGMA application_id` of a world file: the bytes `"STRA"`.
 pub const APPLICATION_ID: i32 = 0x5354_5241;
@@ -29,8 +29,10 @@ pub const APPLICATION_ID: i32 = 0x5354_5241;
 /// keep the slack per row small.
 const PAGE_SIZE: u32 = 4096;
 
-/// The tables of a new file.
-const SCHEMA: &str = "
+/// The tables of a format-1 file.
+macro_rules! format_1_tables {
+    () => {
+        "
 CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE chunks (
     x INTEGER NOT NULL,
@@ -40,7 +42,45 @@ CREATE TABLE chunks (
     data BLOB NOT NULL,
     PRIMARY KEY (x, y, z)
 );
-";
+"
+    };
+}
+
+/// The tables format 2 adds: the world document
+/// ([`super::document`]).
+macro_rules! document_tables {
+    () => {
+        "
+CREATE TABLE document (
+    name TEXT NOT NULL,
+    part INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (name, part)
+);
+CREATE TABLE base_chunks (
+    x INTEGER NOT NULL,
+    y INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (x, y, z)
+);
+CREATE TABLE column_keys (
+    x INTEGER NOT NULL,
+    z INTEGER NOT NULL,
+    key INTEGER NOT NULL,
+    PRIMARY KEY (x, z)
+) WITHOUT ROWID;
+"
+    };
+}
+
+/// The statements that add the document tables (format 2) to a format-1
+/// file.
+pub(crate) const DOCUMENT_TABLES_SQL: &str = document_tables!();
+
+/// The tables of a new file.
+const SCHEMA: &str = concat!(format_1_tables!(), document_tables!());
 
 /// The exact schema a kind of Strata file must have: the statements that
 /// create it and the tables it must hold. World files ([`WORLD_SCHEMA`]) and
@@ -54,9 +94,16 @@ pub(crate) struct FileSchema {
     pub(crate) tables: &'static [&'static str],
 }
 
-/// The schema of a world file (format 1).
+/// The schema of a world file (format 2).
 pub(crate) const WORLD_SCHEMA: FileSchema = FileSchema {
     sql: SCHEMA,
+    tables: &["meta", "chunks", "document", "base_chunks", "column_keys"],
+};
+
+/// The schema of a format-1 world file (cells only): still read, and
+/// given the document tables by the first save into it.
+pub(crate) const WORLD_SCHEMA_V1: FileSchema = FileSchema {
+    sql: format_1_tables!(),
     tables: &["meta", "chunks"],
 };
 
@@ -201,7 +248,7 @@ pub(crate) fn configure_new_file(conn: &Connection) -> rusqlite::Result<()> {
     ))
 }
 
-/// Creates the `meta` and `chunks` tables.
+/// Creates the tables of a new file.
 pub(super) fn create_tables(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(SCHEMA)
 }
@@ -262,7 +309,7 @@ impl WorldMeta {
 pub(super) fn open_existing(
     path: &Path,
 ) -> Result<(Connection, Option<JournalRecovery>), WorldFileError> {
-    let (conn, _, recovery) = open_existing_as(path, &[&WORLD_SCHEMA])?;
+    let (conn, _, recovery) = open_existing_as(path, &[&WORLD_SCHEMA, &WORLD_SCHEMA_V1])?;
     Ok((conn, recovery))
 }
 

@@ -1,0 +1,411 @@
+//! The world document (spec §14) in a world file: the base's source and
+//! the layer stack, the base cells where they differ from the derived
+//! cells, and a key per chunk column that tells, on reopening, which of
+//! the stored (derived) cells are stale.
+//!
+//! # Tables (world format 2)
+//! - `document(name, part, data)`: named payloads, each one zstd frame
+//!   that declares its size, split into parts of at most [`PART_BYTES`]
+//!   (the hardened connection refuses longer values): `record`, the JSON
+//!   record ([`record`]), and `blob/<16 hex digits>` for every stamp and
+//!   pasted clipboard it names ([`blobs`]), named by the XXH3-64 of its
+//!   bytes and checked against it.
+//! - `base_chunks(x, y, z, hash, data)`: base chunks, encoded like
+//!   `chunks` ([`cache`] says which are stored).
+//! - `column_keys(x, z, key)`: the cache key of every chunk column some
+//!   visible operation may write ([`cache`]).
+//!
+//! A world without a document (a format-1 file, or a world whose edits
+//! are not recorded) has empty tables. Reading checks every size before
+//! allocating, bounds the decoded total by [`MAX_DOCUMENT_BYTES`], and
+//! checks every operation as its tool would, so a damaged or hostile
+//! document is an error ([`WorldFileError::BadDocument`]), never a panic.
+
+mod blobs;
+mod cache;
+mod record;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::{Connection, params};
+use rustc_hash::FxHashMap;
+
+use super::chunk_size::{DENSE_CHUNK_BYTES, MAX_CHUNKS, MAX_DECODED_BYTES};
+use super::codec::{EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks, zstd_output_bound};
+use super::error::{WorldFileError, sqlite_err};
+use super::schema::DOCUMENT_TABLES_SQL;
+use crate::progress::Progress;
+use crate::terrain::command::document_action::{DocumentBase, WorldDocument};
+use crate::terrain::document::derive::rederive_seeds;
+use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::storage::chunk::ChunkCells;
+use crate::terrain::storage::coords::{ChunkCoord, ColumnCoord};
+use crate::terrain::storage::grid::Grid;
+
+/// Longest part of a payload, bytes.
+pub const PART_BYTES: usize = 60_000;
+
+/// Most bytes a document may decode to, record and blobs together (a
+/// 4,096² height stamp is 64 MiB).
+pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
+
+/// The name of the record payload.
+const RECORD: &str = "record";
+
+/// A document encoded for writing (done before the save's transaction,
+/// off the thread that owns the grid).
+pub(crate) struct EncodedDocument {
+    payloads: Vec<(String, Vec<u8>)>,
+    base_rows: Vec<EncodedChunk>,
+    keys: Vec<(ColumnCoord, u64)>,
+}
+
+/// A document read from a world file, its base made, its stale columns
+/// re-derived.
+#[derive(Clone, Debug)]
+pub struct OpenedDocument {
+    /// The base and the layer stack.
+    pub document: WorldDocument,
+    /// Chunk columns whose stored cells were stale.
+    pub stale_columns: usize,
+    /// Chunk columns re-derived for them (their dirty closure).
+    pub rebuilt_columns: usize,
+}
+
+fn bad(path: &Path, reason: impl Into<String>) -> WorldFileError {
+    WorldFileError::BadDocument {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn compress(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, WorldFileError> {
+    // The bulk API writes the content size into the frame header, which
+    // reading requires.
+    zstd::bulk::compress(bytes, 3).map_err(|e| bad(path, format!("zstd failed: {e}")))
+}
+
+/// Encodes `doc` for a save whose chunks will have the hashes `derived`.
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] when compression fails (out of memory)
+/// or the document is larger than [`MAX_DOCUMENT_BYTES`] (it would not
+/// reopen); [`WorldFileError::Cancelled`].
+pub(crate) fn encode(
+    path: &Path,
+    doc: &WorldDocument,
+    derived: &FxHashMap<ChunkCoord, u64>,
+    progress: &Progress,
+) -> Result<EncodedDocument, WorldFileError> {
+    let (record, blob_set, footprints, keyed) = record::record_of(doc);
+    let json = serde_json::to_vec(&record).map_err(|e| bad(path, e.to_string()))?;
+    let total: u64 =
+        json.len() as u64 + blob_set.blobs.values().map(|b| b.len() as u64).sum::<u64>();
+    if total > MAX_DOCUMENT_BYTES {
+        return Err(bad(
+            path,
+            format!(
+                "the layers take {total} bytes, more than the {MAX_DOCUMENT_BYTES} a file holds"
+            ),
+        ));
+    }
+    let mut payloads = vec![(RECORD.to_string(), compress(path, &json)?)];
+    let mut blob_list: Vec<(u64, Arc<Vec<u8>>)> = blob_set.blobs.into_iter().collect();
+    blob_list.sort_by_key(|(h, _)| *h);
+    for (hash, bytes) in blob_list {
+        payloads.push((
+            format!("blob/{}", record::blob_name(hash)),
+            compress(path, &bytes)?,
+        ));
+    }
+    let overrides = cache::base_overrides(&doc.base.cells, &footprints, derived);
+    let base_rows = encode_chunks(path, &overrides, progress)?;
+    let mut keys: Vec<(ColumnCoord, u64)> = cache::column_keys(&keyed).into_iter().collect();
+    keys.sort();
+    Ok(EncodedDocument {
+        payloads,
+        base_rows,
+        keys,
+    })
+}
+
+/// True when the file has the document tables (format 2).
+pub(crate) fn has_tables(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'document'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// Replaces the document rows with `doc` (none: a world without layers),
+/// adding the document tables to a format-1 file first.
+pub(crate) fn write(
+    tx: &rusqlite::Transaction<'_>,
+    doc: Option<&EncodedDocument>,
+) -> rusqlite::Result<()> {
+    if !has_tables(tx)? {
+        tx.execute_batch(DOCUMENT_TABLES_SQL)?;
+    }
+    tx.execute_batch("DELETE FROM document; DELETE FROM base_chunks; DELETE FROM column_keys;")?;
+    let Some(doc) = doc else {
+        return Ok(());
+    };
+    let mut put = tx.prepare("INSERT INTO document (name, part, data) VALUES (?1, ?2, ?3)")?;
+    for (name, frame) in &doc.payloads {
+        for (i, part) in frame.chunks(PART_BYTES).enumerate() {
+            put.execute(params![name, i as i64, part])?;
+        }
+    }
+    let mut put =
+        tx.prepare("INSERT INTO base_chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for c in &doc.base_rows {
+        put.execute(params![
+            c.coord.0.x,
+            c.coord.0.y,
+            c.coord.0.z,
+            c.hash as i64,
+            c.blob
+        ])?;
+    }
+    let mut put = tx.prepare("INSERT INTO column_keys (x, z, key) VALUES (?1, ?2, ?3)")?;
+    for (c, key) in &doc.keys {
+        put.execute(params![c.x, c.z, *key as i64])?;
+    }
+    Ok(())
+}
+
+/// Reads the payload `name`: its parts in order, checked and decoded
+/// within `budget` bytes (reduced by what it decodes to). `None` when
+/// the file has no such payload.
+fn read_payload(
+    conn: &Connection,
+    path: &Path,
+    name: &str,
+    budget: &mut u64,
+) -> Result<Option<Vec<u8>>, WorldFileError> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT part, length(data), CASE WHEN length(data) <= ?2 THEN data END \
+             FROM document WHERE name = ?1 ORDER BY part",
+        )
+        .map_err(|e| sqlite_err(path, e))?;
+    let mut rows = stmt
+        .query(params![name, PART_BYTES as i64])
+        .map_err(|e| sqlite_err(path, e))?;
+    let max_parts = (MAX_DOCUMENT_BYTES as usize).div_ceil(PART_BYTES) + 1;
+    let mut frame = Vec::new();
+    let mut parts = 0usize;
+    while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
+        let part: i64 = row.get(0).map_err(|e| bad(path, format!("{name}: {e}")))?;
+        if part != parts as i64 || parts >= max_parts {
+            return Err(bad(path, format!("{name}: part {part} out of order")));
+        }
+        match row.get_ref(2).map_err(|e| sqlite_err(path, e))? {
+            rusqlite::types::ValueRef::Blob(b) => frame.extend_from_slice(b),
+            _ => {
+                return Err(bad(
+                    path,
+                    format!("{name}: part {part} is not a blob of at most {PART_BYTES} bytes"),
+                ));
+            }
+        }
+        parts += 1;
+    }
+    if parts == 0 {
+        return Ok(None);
+    }
+    let declared = match zstd::zstd_safe::get_frame_content_size(&frame) {
+        Ok(Some(n)) => n,
+        _ => {
+            return Err(bad(
+                path,
+                format!("{name} is not a zstd frame that declares its size"),
+            ));
+        }
+    };
+    if declared > *budget || zstd_output_bound(&frame).is_none_or(|b| b < declared) {
+        return Err(bad(
+            path,
+            format!("{name} declares {declared} bytes, more than its data or the layers' limit"),
+        ));
+    }
+    let bytes = zstd::bulk::decompress(&frame, declared as usize)
+        .map_err(|e| bad(path, format!("{name} does not decompress: {e}")))?;
+    if bytes.len() as u64 != declared {
+        return Err(bad(
+            path,
+            format!(
+                "{name} decompresses to {} bytes, not {declared}",
+                bytes.len()
+            ),
+        ));
+    }
+    *budget -= declared;
+    Ok(Some(bytes))
+}
+
+/// Reads the stored base chunks, each checked against its hash.
+fn read_base_chunks(
+    conn: &Connection,
+    path: &Path,
+) -> Result<Vec<(ChunkCoord, ChunkCells)>, WorldFileError> {
+    let (count, dense): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(CASE WHEN length(data) > 3 THEN 1 END) FROM base_chunks",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| sqlite_err(path, e))?;
+    if count as u64 > MAX_CHUNKS as u64
+        || (dense.max(0) as u64).saturating_mul(DENSE_CHUNK_BYTES as u64) > MAX_DECODED_BYTES
+    {
+        return Err(bad(
+            path,
+            format!("{count} base chunks, more than a world holds"),
+        ));
+    }
+    let mut stmt = conn
+        .prepare(
+            "SELECT x, y, z, hash, CASE WHEN length(data) <= ?1 THEN data END FROM base_chunks",
+        )
+        .map_err(|e| sqlite_err(path, e))?;
+    let mut rows = stmt
+        .query([MAX_BLOB_BYTES as i64])
+        .map_err(|e| sqlite_err(path, e))?;
+    let mut out = Vec::with_capacity(count.max(0) as usize);
+    while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
+        let int = |i: usize| {
+            row.get::<_, i64>(i)
+                .map_err(|e| bad(path, format!("a base chunk row: {e}")))
+        };
+        let (x, y, z, hash) = (int(0)?, int(1)?, int(2)?, int(3)?);
+        let coord = ChunkCoord::from_i64(x, y, z).ok_or_else(|| {
+            bad(
+                path,
+                format!("base chunk ({x}, {y}, {z}) is off the lattice"),
+            )
+        })?;
+        let blob = match row.get_ref(4).map_err(|e| sqlite_err(path, e))? {
+            rusqlite::types::ValueRef::Blob(b) => b,
+            _ => {
+                return Err(bad(
+                    path,
+                    format!("base chunk ({x}, {y}, {z}) is not a chunk blob"),
+                ));
+            }
+        };
+        let cells = decode_blob(blob).map_err(|f| {
+            bad(
+                path,
+                format!("base chunk ({x}, {y}, {z}): {}", f.describe()),
+            )
+        })?;
+        if cells.content_hash() != hash as u64 {
+            return Err(bad(
+                path,
+                format!("base chunk ({x}, {y}, {z}) fails its hash"),
+            ));
+        }
+        out.push((coord, cells));
+    }
+    Ok(out)
+}
+
+/// Reads the stored column keys.
+fn read_keys(
+    conn: &Connection,
+    path: &Path,
+) -> Result<FxHashMap<ColumnCoord, u64>, WorldFileError> {
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM column_keys", [], |r| r.get(0))
+        .map_err(|e| sqlite_err(path, e))?;
+    if count as u64 > MAX_CHUNKS as u64 {
+        return Err(bad(
+            path,
+            format!("{count} column keys, more than a world holds"),
+        ));
+    }
+    let mut stmt = conn
+        .prepare("SELECT x, z, key FROM column_keys")
+        .map_err(|e| sqlite_err(path, e))?;
+    let mut rows = stmt.query([]).map_err(|e| sqlite_err(path, e))?;
+    let mut keys = FxHashMap::default();
+    while let Some(row) = rows.next().map_err(|e| sqlite_err(path, e))? {
+        let int = |i: usize| {
+            row.get::<_, i64>(i)
+                .map_err(|e| bad(path, format!("a column key row: {e}")))
+        };
+        let (x, z, key) = (int(0)?, int(1)?, int(2)?);
+        let column = ChunkCoord::from_i64(x, 0, z)
+            .ok_or_else(|| bad(path, format!("column key ({x}, {z}) is off the lattice")))?;
+        keys.insert(ColumnCoord::of(column), key as u64);
+    }
+    Ok(keys)
+}
+
+/// Reads the document of a format-2 file into `grid` (the file's derived
+/// cells, just loaded): makes its base, and re-derives the dirty closure
+/// of every stale column in `grid`. `None` for a world without layers.
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] naming what is wrong; `grid` is then
+/// unchanged. [`WorldFileError::Sqlite`] when the tables cannot be read.
+pub(crate) fn read(
+    conn: &Connection,
+    path: &Path,
+    grid: &mut Grid,
+) -> Result<Option<OpenedDocument>, WorldFileError> {
+    if !has_tables(conn).map_err(|e| sqlite_err(path, e))? {
+        return Ok(None);
+    }
+    let mut budget = MAX_DOCUMENT_BYTES;
+    let Some(json) = read_payload(conn, path, RECORD, &mut budget)? else {
+        return Ok(None);
+    };
+    let parsed: record::DocumentRecord =
+        serde_json::from_slice(&json).map_err(|e| bad(path, format!("the layer record: {e}")))?;
+    let mut blobs: FxHashMap<String, Arc<Vec<u8>>> = FxHashMap::default();
+    let mut lookup = |name: &str| -> Result<Arc<Vec<u8>>, String> {
+        if let Some(b) = blobs.get(name) {
+            return Ok(b.clone());
+        }
+        let bytes = read_payload(conn, path, &format!("blob/{name}"), &mut budget)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("blob {name} is missing"))?;
+        if record::blob_name(xxhash_rust::xxh3::xxh3_64(&bytes)) != name {
+            return Err(format!("blob {name} fails its hash"));
+        }
+        let bytes = Arc::new(bytes);
+        blobs.insert(name.to_string(), bytes.clone());
+        Ok(bytes)
+    };
+    let read = record::document_from(parsed, &mut lookup).map_err(|e| bad(path, e))?;
+    let overrides = read_base_chunks(conn, path)?;
+    let stored_keys = read_keys(conn, path)?;
+    let base = cache::base_from(grid, overrides);
+    let seeds = cache::stale_columns(&stored_keys, &cache::column_keys(&read.keyed));
+    let mut rec = Recorder::new(String::new());
+    let rebuilt = rederive_seeds(grid, &mut rec, &base, &read.stack, &seeds);
+    if !seeds.is_empty() {
+        log::info!(
+            "{}: {} chunk columns of cached cells were stale; re-derived {}",
+            path.display(),
+            seeds.len(),
+            rebuilt.dirty_columns
+        );
+    }
+    Ok(Some(OpenedDocument {
+        document: WorldDocument {
+            base: DocumentBase {
+                cells: base,
+                source: read.source,
+            },
+            stack: read.stack,
+        },
+        stale_columns: seeds.len(),
+        rebuilt_columns: rebuilt.dirty_columns,
+    }))
+}
