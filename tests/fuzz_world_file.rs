@@ -5,8 +5,9 @@
 //! flipped, overwritten, truncated, extended, spliced or random bytes (with
 //! the stored hash left stale or made to match), chunk coordinates anywhere
 //! in `i64` (the lattice's edges and beyond), hashes, duplicated and deleted
-//! rows, meta values (numbers, huge strings, JSON), and raw bytes of the
-//! SQLite file itself. Every input must load or fail with an error, within
+//! rows, meta values (numbers, huge strings, JSON), the world document
+//! (its zstd parts, the JSON record inside them, its stamp blobs, base
+//! chunks and column keys), and raw bytes of the SQLite file itself. Every input must load or fail with an error, within
 //! [`MAX_LOAD`], and never panic.
 //!
 //! It runs for `STRATA_FUZZ_SECS` seconds (default 5, so CI stays quick);
@@ -18,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use glam::IVec3;
-use strata::io::world::world_file::{LoadOptions, WorldFile, WorldMeta, load};
+use strata::io::world::world_file::{LoadOptions, SaveBatch, WorldFile, WorldMeta, load};
+use strata::script::{Script, ScriptRunner};
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, Material};
 
@@ -77,9 +79,140 @@ fn base_world(dir: &Path) -> PathBuf {
         },
     )
     .expect("edit");
+    // Layers: a fill, a stamp and a stroke over the generated base.
+    let stamps = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
+    let script = Script::parse_in(
+        r#"{"strokes": [
+            {"frame": 0, "tool": "layer", "action": "add", "layer": "Edits"},
+            {"frame": 1, "tool": "fill", "region_min": [2, 20, 2], "region_max": [12, 30, 12],
+             "material": "rock"},
+            {"frame": 2, "tool": "stamp", "stamp": "mesa.png", "centre_xz": [120, 120],
+             "radius_cells": 8, "height_scale_cells": 6, "mode": "add"},
+            {"frame": 3, "tool": "add", "path": [[40, 120, 200], [80, 120, 220]],
+             "radius_cells": 3, "strength": 0.5}
+        ]}"#,
+        "fuzz-layers",
+        Some(stamps),
+    )
+    .expect("script");
+    let mut runner = ScriptRunner::for_script(&script, &grid, Some(settings.clone()));
+    for s in &script.strokes {
+        runner.run(&mut grid, &s.action).expect("layer edit");
+    }
     let path = dir.join("base.strata");
-    WorldFile::save_full(&path, &grid, &WorldMeta::generated(&settings)).expect("save");
+    let batch = SaveBatch::full(&grid).with_document(runner.session.document_snapshot());
+    WorldFile::save_full_batch(
+        &path,
+        batch,
+        &WorldMeta::generated(&settings),
+        &strata::progress::Progress::new(),
+    )
+    .expect("save");
     path
+}
+
+/// Mutates the world document of the file `conn` is open on.
+fn mutate_document(rng: &mut Rng, conn: &rusqlite::Connection, donor: &[u8]) {
+    let names: Vec<(String, i64)> = conn
+        .prepare("SELECT name, part FROM document")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        return;
+    }
+    let (name, part) = names[rng.below(names.len())].clone();
+    match rng.below(6) {
+        0 => {
+            // The zstd bytes of a part.
+            let Ok(mut data) = conn.query_row(
+                "SELECT data FROM document WHERE name = ?1 AND part = ?2",
+                rusqlite::params![name, part],
+                |r| r.get::<_, Vec<u8>>(0),
+            ) else {
+                return;
+            };
+            mutate_blob(rng, &mut data, donor);
+            let _ = conn.execute(
+                "UPDATE document SET data = ?1 WHERE name = ?2 AND part = ?3",
+                rusqlite::params![data, name, part],
+            );
+        }
+        1 => {
+            // The JSON record itself, recompressed (hostile text, not a
+            // broken frame).
+            // An earlier mutation of this input may have broken it already.
+            let Ok(frame) = conn.query_row(
+                "SELECT data FROM document WHERE name = 'record' AND part = 0",
+                [],
+                |r| r.get::<_, Vec<u8>>(0),
+            ) else {
+                return;
+            };
+            let Ok(mut json) = zstd::decode_all(&frame[..]) else {
+                return;
+            };
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(json.len());
+                json[i] = match rng.below(3) {
+                    0 => b"0123456789-.e"[rng.below(13)],
+                    1 => b"{}[],:\"nul"[rng.below(10)],
+                    _ => rng.next() as u8,
+                };
+            }
+            let frame = zstd::bulk::compress(&json, 3).expect("compress");
+            let _ = conn.execute(
+                "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
+                rusqlite::params![frame],
+            );
+        }
+        2 => {
+            let _ = conn.execute(
+                "UPDATE document SET part = ?1 WHERE name = ?2 AND part = ?3",
+                rusqlite::params![wild_coordinate(rng), name, part],
+            );
+        }
+        3 => {
+            let _ = conn.execute(
+                "DELETE FROM document WHERE name = ?1 AND part = ?2",
+                rusqlite::params![name, part],
+            );
+        }
+        4 => {
+            // Base chunks: a coordinate, a hash or the bytes.
+            let _ = match rng.below(3) {
+                0 => conn.execute(
+                    "UPDATE base_chunks SET x = ?1 WHERE rowid = (SELECT min(rowid) FROM base_chunks)",
+                    rusqlite::params![wild_coordinate(rng)],
+                ),
+                1 => conn.execute(
+                    "UPDATE base_chunks SET hash = ?1",
+                    rusqlite::params![rng.next() as i64],
+                ),
+                _ => conn.execute(
+                    "UPDATE base_chunks SET data = ?1",
+                    rusqlite::params![donor[..rng.below(donor.len() + 1)].to_vec()],
+                ),
+            };
+        }
+        _ => {
+            // Column keys: changed (stale columns are re-derived), moved
+            // anywhere, or deleted.
+            let _ = match rng.below(3) {
+                0 => conn.execute(
+                    "UPDATE column_keys SET key = ?1",
+                    rusqlite::params![rng.next() as i64],
+                ),
+                1 => conn.execute(
+                    "INSERT OR REPLACE INTO column_keys (x, z, key) VALUES (?1, ?2, ?3)",
+                    rusqlite::params![wild_coordinate(rng), wild_coordinate(rng), 1],
+                ),
+                _ => conn.execute("DELETE FROM column_keys", []),
+            };
+        }
+    }
 }
 
 fn read_rows(path: &Path) -> (Vec<Row>, Vec<(String, String)>) {
@@ -175,7 +308,7 @@ fn mutate_blob(rng: &mut Rng, blob: &mut Vec<u8>, donor: &[u8]) {
 fn write_input(index: u64, base: &Path, rows: &[Row], meta: &[(String, String)], path: &Path) {
     let mut rng = Rng::new(index);
     std::fs::copy(base, path).expect("copy base");
-    let kind = rng.below(10);
+    let kind = rng.below(12);
     if kind == 9 {
         // Raw bytes of the SQLite file.
         let mut bytes = std::fs::read(path).expect("read copy");
@@ -203,6 +336,10 @@ fn write_input(index: u64, base: &Path, rows: &[Row], meta: &[(String, String)],
     };
     for _ in 0..1 + rng.below(3) {
         match kind {
+            10 | 11 => {
+                let donor = pick(&mut rng).data;
+                mutate_document(&mut rng, &conn, &donor);
+            }
             0..=3 => {
                 let mut r = pick(&mut rng);
                 let old = key(&r);

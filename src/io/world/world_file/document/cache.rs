@@ -150,7 +150,7 @@ mod tests {
     #[test]
     fn keys_follow_the_operations_over_each_column_in_order() {
         let a = (rect(0, 0, 40, 10), 1);
-        let b = (rect(30, 0, 70, 10), 2);
+        let b = (rect(40, 0, 70, 10), 2);
         let keys = column_keys(&[a, b]);
         assert_eq!(keys.len(), 3);
         let swapped = column_keys(&[b, a]);

@@ -470,4 +470,3 @@ pub(super) fn document_from(
         keyed,
     })
 }
-
