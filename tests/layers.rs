@@ -813,3 +813,72 @@ fn a_damaged_layer_record_is_refused_with_what_is_wrong() {
         );
     }
 }
+
+#[test]
+fn a_live_drag_shows_each_position_and_ends_as_one_undo_step() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let built = grid.content_hash();
+    let steps = runner.session.history.undo_len();
+    let mesa = OperationId(1);
+    // The reference: the mesa moved 200 studs east in one action.
+    let (mut g_ref, mut r_ref) = world();
+    build(&mut g_ref, &mut r_ref);
+    act(
+        &mut g_ref,
+        &mut r_ref,
+        DocumentAction::MoveOperation(mesa, glam::DVec2::new(200.0, 0.0)),
+    );
+    let session = &mut runner.session;
+    session.begin_operation_drag(&mut grid, mesa).unwrap();
+    let original = session.operation_drag().unwrap().original().clone();
+    // Through three positions; each is shown whole when it is set.
+    for x in [40.0, 120.0, 200.0] {
+        session
+            .drag_operation_to(&mut grid, original.translated(glam::DVec2::new(x, 0.0)))
+            .unwrap();
+        let doc = &session.document;
+        assert_eq!(
+            grid.content_hash(),
+            derive_whole(doc.base().unwrap(), &doc.stack)
+                .0
+                .content_hash()
+        );
+    }
+    // A position off the lattice is refused; the last good one stays.
+    let shown = grid.content_hash();
+    assert!(
+        session
+            .drag_operation_to(&mut grid, original.translated(glam::DVec2::new(1e12, 0.0)))
+            .is_err()
+    );
+    assert_eq!(grid.content_hash(), shown);
+    assert!(session.finish_operation_drag(&grid));
+    assert_eq!(grid.content_hash(), g_ref.content_hash());
+    assert_eq!(session.history.undo_len(), steps + 1, "one undo step");
+    runner.run(&mut grid, &undo()).unwrap();
+    assert_eq!(grid.content_hash(), built);
+    assert_eq!(
+        runner.session.document.stack,
+        {
+            let (mut g, mut r) = world();
+            build(&mut g, &mut r);
+            r.session.document.stack
+        },
+        "undo restores the stack too"
+    );
+    // A cancelled drag leaves cells, stack and history as they were.
+    let session = &mut runner.session;
+    session.begin_operation_drag(&mut grid, mesa).unwrap();
+    session
+        .drag_operation_to(&mut grid, original.translated(glam::DVec2::new(80.0, 0.0)))
+        .unwrap();
+    assert_ne!(grid.content_hash(), built);
+    session.cancel_operation_drag(&mut grid);
+    assert_eq!(grid.content_hash(), built);
+    assert_eq!(session.history.undo_len(), steps);
+    // A locked layer's operation cannot be dragged.
+    let ground = session.document.stack.layer_named("Ground").unwrap();
+    session.document.stack.set_locked(ground, true).unwrap();
+    assert!(session.begin_operation_drag(&mut grid, mesa).is_err());
+}

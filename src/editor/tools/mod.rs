@@ -2,7 +2,8 @@
 //! path), the tool session (stroke, region drag, clipboard, undo history),
 //! one frame of the tools from one input ([`tool_driver`]), edits that wait
 //! for chunk columns, the region box's handles and the 3D previews (paste,
-//! flatten plane, stamp ghost, path), and a base seed change running in
+//! flatten plane, stamp ghost, path), picking and dragging an operation
+//! in the view ([`operation_pick`]), and a base seed change running in
 //! the background.
 
 pub mod base_job;
@@ -10,7 +11,7 @@ pub mod box_handles;
 pub mod brush_cursor;
 pub mod column_wait;
 pub mod history_view;
-pub mod material_combo;
+pub mod operation_pick;
 pub mod path_draft;
 pub mod path_panel;
 pub mod previews;

@@ -12,7 +12,7 @@ use crate::terrain::path::spec::{
 };
 use crate::terrain::storage::cell::Material;
 
-use crate::editor::tools::material_combo::material_combo;
+use crate::editor::material_combo::material_combo;
 use crate::editor::tools::path_draft::PathDraft;
 
 /// What the path section asks the editor to do this frame.

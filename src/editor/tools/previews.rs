@@ -19,7 +19,7 @@ use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 use crate::terrain::storage::grid::Grid;
 
-use crate::editor::tools::shape_previews::{path_preview, stamp_ghost};
+use crate::editor::tools::shape_previews::{path_preview, stamp_ghost, stamp_handle};
 use crate::editor::tools::tool_session::{ToolSession, flatten_plane_for};
 use crate::editor::tools::tools_panel::ActiveTool;
 
@@ -187,7 +187,10 @@ fn selected_operation_preview(
         .map(|(_, op)| op.kind())
     {
         Some(crate::terrain::document::operation::OperationKind::Stamp { stamp, placement }) => {
-            stamp_ghost(grid, stamp, placement).into_iter().collect()
+            stamp_ghost(grid, stamp, placement)
+                .into_iter()
+                .chain(stamp_handle(grid, placement))
+                .collect()
         }
         _ => Vec::new(),
     }
@@ -466,8 +469,17 @@ mod tests {
         assert!(none.is_empty());
         panel.tools.layers.selected_operation = Some(id.0);
         let lines = previews.frame_previews(&g, &tools, &panel.tools, &panel.brush(), None);
-        assert_eq!(lines.len(), 1);
+        assert_eq!(lines.len(), 2, "the ghost and the turn-and-scale handle");
         let ghost = crate::editor::tools::shape_previews::stamp_ghost(&g, &stamp, &placement);
         assert_eq!(Some(&lines[0]), ghost.as_ref());
+        let handle = crate::editor::tools::shape_previews::stamp_handle(&g, &placement).unwrap();
+        assert_eq!(lines[1], handle);
+        // The handle's line ends one radius east of the centre (rotation 0).
+        let end = handle.segments_studs[0][1];
+        let radius_studs = (placement.radius_cells * 4.0) as f32;
+        assert!(
+            (end.x - radius_studs).abs() < 1e-3 && end.z.abs() < 1e-3,
+            "{end}"
+        );
     }
 }

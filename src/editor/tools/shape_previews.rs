@@ -196,6 +196,44 @@ pub fn path_preview(grid: &Grid, settings: &PathToolSettings) -> Option<PreviewL
     })
 }
 
+/// Colour of a selected stamp's turn-and-scale handle.
+pub const STAMP_HANDLE_COLOR: [u8; 4] = [120, 230, 255, 240];
+
+/// Where a stamp's turn-and-scale handle lies, cells `(x, z)`: one radius
+/// from its centre along its rotation (the stamp's +u axis).
+pub fn stamp_handle_xz_cells(placement: &StampPlacement) -> DVec2 {
+    let (c, s) = placement.rotation_cos_sin();
+    placement.centre_xz_cells + DVec2::new(c, s) * placement.radius_cells
+}
+
+/// The selected stamp's handle: a line on the ground from its centre to
+/// the handle and a marker there (drag it to turn and scale the stamp).
+/// `None` when the ground under either end is not loaded.
+pub fn stamp_handle(grid: &Grid, placement: &StampPlacement) -> Option<PreviewLines> {
+    let cell = f64::from(CELL_SIZE_STUDS);
+    let centre = placement.centre_xz_cells * cell;
+    let handle = stamp_handle_xz_cells(placement) * cell;
+    let lift = LIFT_STUDS * 2.0;
+    let origin = DVec3::new(centre.x, surface_studs(grid, centre)? + lift, centre.y);
+    let at = DVec3::new(handle.x, surface_studs(grid, handle)? + lift, handle.y);
+    let c = (at - origin).as_vec3();
+    let r = MARKER_STUDS * 1.5;
+    let segments = vec![
+        [Vec3::ZERO, c],
+        [c - Vec3::X * r, c + Vec3::Z * r],
+        [c + Vec3::Z * r, c + Vec3::X * r],
+        [c + Vec3::X * r, c - Vec3::Z * r],
+        [c - Vec3::Z * r, c - Vec3::X * r],
+        [c, c + Vec3::Y * r * 2.0],
+    ];
+    Some(PreviewLines {
+        origin_world: origin,
+        segments_studs: Arc::from(segments),
+        color: STAMP_HANDLE_COLOR,
+        hidden_color: Some(STAMP_GHOST_HIDDEN_COLOR),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ use crate::terrain::stamp::definition::{
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-use crate::editor::tools::material_combo::material_combo;
+use crate::editor::material_combo::material_combo;
 
 /// The stamp the Stamp tool starts with (a shipped one).
 pub const DEFAULT_STAMP: &str = "crater";

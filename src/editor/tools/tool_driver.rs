@@ -16,13 +16,12 @@ use std::time::{Duration, Instant};
 use glam::{DVec2, DVec3, IVec3};
 
 use crate::editor::tools::column_wait::{ColumnWait, MAX_COLUMN_WAIT, WaitPoll, WaitingEdit};
+use crate::editor::tools::operation_pick::OperationPick;
 use crate::editor::tools::path_draft::DraftPress;
 use crate::editor::tools::tool_session::{ToolError, ToolSession, sample_material};
 use crate::editor::tools::tools_panel::{ActiveTool, ToolRequest, ToolSettings};
 use crate::pipeline::picking::PickHit;
-use crate::terrain::command::document_action::DocumentAction;
 use crate::terrain::command::edit_command::EditCommand;
-use crate::terrain::document::operation::OperationId;
 use crate::terrain::editing::brush::Brush;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
@@ -108,9 +107,8 @@ pub struct ToolDriver {
     pressed_once: bool,
     /// When the held brush last applied (for back-pressure).
     last_stroke_apply: Option<Instant>,
-    /// The operation picked in the view and where the drag began (world
-    /// studs), until the button is released.
-    pick_drag: Option<(OperationId, DVec3)>,
+    /// Picking and dragging operations in the view.
+    pick: OperationPick,
 }
 
 impl ToolDriver {
@@ -121,7 +119,7 @@ impl ToolDriver {
             wait: ColumnWait::default(),
             pressed_once: false,
             last_stroke_apply: None,
-            pick_drag: None,
+            pick: OperationPick::default(),
         }
     }
 
@@ -233,8 +231,23 @@ impl ToolDriver {
             && self
                 .last_stroke_apply
                 .is_some_and(|t| now.duration_since(t) < BRUSH_BACKPRESSURE_MAX);
-        if settings.layers.pick_in_view {
-            self.pick_press(settings, input, held);
+        if settings.layers.pick_in_view || self.pick.is_dragging() {
+            let handle_studs = input
+                .hit
+                .map_or(0.0, |h| path_pick_studs(input, h.pos_world));
+            // Turning pick off mid-drag ends the drag.
+            let held = held && settings.layers.pick_in_view;
+            if let Some(m) = self.pick.frame(
+                &mut self.session,
+                grid,
+                settings,
+                input.hit.as_ref(),
+                held,
+                handle_studs,
+                meshing_behind,
+            ) {
+                settings.message = Some(m);
+            }
             return;
         }
         match settings.active {
@@ -271,45 +284,6 @@ impl ToolDriver {
                 self.press_stamp(grid, settings, input);
             }
             ActiveTool::Path if held => self.edit_path_points(settings, input),
-            _ => {}
-        }
-    }
-
-    /// Pick in view: a press selects the operation under the cursor (and
-    /// makes its layer active); releasing after a drag moves it by the
-    /// drag (one undo step).
-    fn pick_press(&mut self, settings: &mut ToolSettings, input: &ToolInput, held: bool) {
-        match (held, self.pick_drag) {
-            (true, None) if !self.pressed_once => {
-                self.pressed_once = true;
-                let Some(hit) = input.hit else { return };
-                let column = CellCoord::containing_world(hit.pos_world).0;
-                let doc = &mut self.session.session.document;
-                match doc.stack.operation_at(glam::IVec2::new(column.x, column.z)) {
-                    Some((layer, id)) => {
-                        // The layer exists: it was just found.
-                        let _ = doc.stack.select_layer(layer);
-                        settings.layers.selected_operation = Some(id.0);
-                        self.pick_drag = Some((id, hit.pos_world));
-                        settings.message =
-                            Some((format!("picked operation {}: drag to move it", id.0), false));
-                    }
-                    None => {
-                        settings.layers.selected_operation = None;
-                        settings.message = Some(("no operation under the cursor".into(), false));
-                    }
-                }
-            }
-            (false, Some((id, start))) => {
-                self.pick_drag = None;
-                let Some(hit) = input.hit else { return };
-                let by = glam::DVec2::new(hit.pos_world.x - start.x, hit.pos_world.z - start.z);
-                if by.length() >= f64::from(CELL_SIZE_STUDS) {
-                    settings.requests.push(ToolRequest::Document(Box::new(
-                        DocumentAction::MoveOperation(id, by),
-                    )));
-                }
-            }
             _ => {}
         }
     }
@@ -528,6 +502,7 @@ pub fn sea_command(pos_world: DVec3, sea: SeaRequest) -> Option<EditCommand> {
 mod tests {
     use super::*;
     use crate::editor::tools::tools_panel::ToolSettings;
+    use crate::terrain::document::operation::OperationId;
     use crate::terrain::editing::brush::BrushMode;
     use crate::terrain::storage::cell::Cell;
     use crate::terrain::storage::coords::ChunkCoord;
@@ -815,6 +790,7 @@ mod tests {
             &input(at, true, t),
         );
         assert_eq!(settings.layers.selected_operation, Some(1));
+        let steps = tools.session.history().undo_len();
         let to = Some(hit_at(140.0, 100.0));
         tools.frame(
             &mut g,
@@ -822,13 +798,17 @@ mod tests {
             brush(BrushMode::Add),
             &input(to, true, t),
         );
+        // Live: the cells follow while the button is still held.
+        let live = g.content_hash();
+        assert_ne!(live, stroked);
         tools.frame(
             &mut g,
             &mut settings,
             brush(BrushMode::Add),
             &input(to, false, t),
         );
-        assert_ne!(g.content_hash(), stroked);
+        assert_eq!(g.content_hash(), live);
+        assert_eq!(tools.session.history().undo_len(), steps + 1, "one step");
         let doc = &tools.session.session.document;
         let (_, op) = doc.stack.operation(OperationId(1)).unwrap();
         let crate::terrain::document::operation::OperationKind::Stroke(s) = op.kind() else {

@@ -4,7 +4,7 @@
 //! with rotation, Generate). Also the keyboard map, so tooltips and key
 //! handling share one table.
 
-use crate::editor::tools::material_combo::material_combo;
+use crate::editor::material_combo::material_combo;
 use winit::keyboard::{KeyCode, ModifiersState};
 
 use crate::editor::labels::group_digits;

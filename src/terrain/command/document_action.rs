@@ -152,3 +152,32 @@ impl DocumentState {
         self.base.as_ref().map(|b| &b.source)
     }
 }
+
+/// An operation being dragged: the stack before the drag, the operation
+/// as it was, and every chunk the drag changed (before-states).
+#[derive(Debug)]
+pub struct OperationDrag {
+    pub(super) id: OperationId,
+    pub(super) before: LayerStack,
+    pub(super) original: OperationKind,
+    pub(super) rec: crate::terrain::editing::recorder::Recorder,
+    /// Re-derivations shown so far.
+    pub(super) shown: usize,
+}
+
+impl OperationDrag {
+    /// The operation dragged.
+    pub fn id(&self) -> OperationId {
+        self.id
+    }
+
+    /// The operation as it was when the drag began.
+    pub fn original(&self) -> &OperationKind {
+        &self.original
+    }
+
+    /// Re-derivations shown so far.
+    pub fn shown(&self) -> usize {
+        self.shown
+    }
+}

@@ -288,6 +288,8 @@ pub struct EditSession {
     pub generator: Option<GeneratorSettings>,
     /// The world document the edits are recorded in (spec §14).
     pub document: DocumentState,
+    /// An operation being dragged in the view.
+    pub(super) drag: Option<crate::terrain::command::document_action::OperationDrag>,
 }
 
 impl EditSession {
@@ -299,6 +301,7 @@ impl EditSession {
             clipboard_revision: 0,
             generator,
             document: DocumentState::default(),
+            drag: None,
         }
     }
 

@@ -2,7 +2,8 @@
 //! memory budget, a brush stroke recorded while it is painted
 //! ([`brush_stroke`]), and [`edit_command::EditCommand`], the one path by
 //! which the window and scripts run region, water, stamp and path
-//! operations, so both label and undo them the same way.
+//! operations, so both label and undo them the same way; an operation
+//! dragged in the view re-derives live as one step ([`operation_drag`]).
 
 pub mod base_seed;
 pub mod brush_stroke;
@@ -10,3 +11,4 @@ pub mod document_action;
 pub mod document_session;
 pub mod edit_command;
 pub mod history;
+pub mod operation_drag;
