@@ -268,6 +268,17 @@ fn selected_operation_ui(ui: &mut egui::Ui, op: &OperationRow, tools: &mut ToolS
             request(tools, DocumentAction::DeleteOperation(id));
         }
     });
+    if let Some(spec) = &op.path
+        && ui
+            .button("Edit points")
+            .on_hover_text(
+                "Load the path into the Path tool: drag, insert and delete its \
+                 points, then Apply replaces it (everything above it follows)",
+            )
+            .clicked()
+    {
+        tools.edit_path_operation(op.id, spec);
+    }
     let edit = &mut tools.layers.edit;
     let field = |ui: &mut egui::Ui, label: &str, value: &mut Option<f64>, default: f64| {
         ui.horizontal(|ui| {

@@ -36,6 +36,9 @@ pub struct OperationRow {
     pub label: String,
     /// Its kind, e.g. `"stamp"`.
     pub kind: &'static str,
+    /// A path operation's spec (its points and settings, to edit them in
+    /// the Path tool).
+    pub path: Option<crate::terrain::path::spec::PathSpec>,
 }
 
 /// What the Layers section shows.
@@ -93,6 +96,12 @@ impl LayersView {
                         id: o.id.0,
                         label: o.kind().label(),
                         kind: o.kind().kind_name(),
+                        path: match o.kind() {
+                            crate::terrain::document::operation::OperationKind::Path(spec) => {
+                                Some(spec.clone())
+                            }
+                            _ => None,
+                        },
                     })
                     .collect()
             })

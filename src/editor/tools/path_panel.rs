@@ -41,6 +41,10 @@ pub struct PathToolSettings {
     pub draft: PathDraft,
     /// Asked for by the panel or a key, consumed by the editor.
     pub action: Option<PathAction>,
+    /// The path operation whose points the draft edits (picked in the
+    /// Layers section): Apply replaces it in its layer, and everything
+    /// above it re-derives. `None`: Apply lays a new path.
+    pub editing: Option<u32>,
 }
 
 impl Default for PathToolSettings {
@@ -62,6 +66,7 @@ impl PathToolSettings {
             material: spec.material,
             draft,
             action: None,
+            editing: None,
         }
     }
 
@@ -77,6 +82,7 @@ impl PathToolSettings {
             material: spec.material,
             draft: PathDraft::from_points(spec.points_xz_studs.clone()),
             action: None,
+            editing: None,
         }
     }
 
@@ -110,7 +116,9 @@ impl PathToolSettings {
                     && self.mode != mode
                 {
                     let draft = std::mem::take(&mut self.draft);
+                    let editing = self.editing;
                     *self = PathToolSettings::for_mode(mode, draft);
+                    self.editing = editing;
                 }
             }
         });
@@ -173,20 +181,34 @@ impl PathToolSettings {
             (PathMode::Route, _) => "route between the first and last point".to_string(),
             (_, n) => format!("{n} points: drag to move, click a segment to insert, Del removes"),
         });
+        if let Some(id) = self.editing {
+            ui.label(format!(
+                "editing operation {id}: Apply replaces it in its layer"
+            ));
+        }
         ui.horizontal(|ui| {
+            let (apply, tip) = match self.editing {
+                Some(_) => (
+                    "Apply to operation",
+                    "Replace the path operation with these points and settings; \
+                     everything above it follows (one undo step, Enter)",
+                ),
+                None => ("Apply", "Lay the path as one undo step (Enter)"),
+            };
             if ui
-                .add_enabled(n >= needed, egui::Button::new("Apply"))
-                .on_hover_text("Lay the path as one undo step (Enter)")
+                .add_enabled(n >= needed, egui::Button::new(apply))
+                .on_hover_text(tip)
                 .clicked()
             {
                 self.action = Some(PathAction::Apply);
             }
             if ui
                 .add_enabled(n > 0, egui::Button::new("Clear points"))
-                .on_hover_text("Remove every point (Esc)")
+                .on_hover_text("Remove every point (Esc); stops editing an operation")
                 .clicked()
             {
                 self.draft.clear();
+                self.editing = None;
             }
         });
     }

@@ -21,7 +21,9 @@ use crate::editor::tools::path_draft::DraftPress;
 use crate::editor::tools::tool_session::{ToolError, ToolSession, sample_material};
 use crate::editor::tools::tools_panel::{ActiveTool, ToolRequest, ToolSettings};
 use crate::pipeline::picking::PickHit;
+use crate::terrain::command::document_action::DocumentAction;
 use crate::terrain::command::edit_command::EditCommand;
+use crate::terrain::document::operation::{OperationId, OperationKind};
 use crate::terrain::editing::brush::Brush;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox, CellCoord};
@@ -359,10 +361,19 @@ impl ToolDriver {
     /// Lays the path being drawn (Enter or Apply) as one undo step; the
     /// points are cleared once it is laid.
     fn lay_path(&mut self, grid: &mut Grid, settings: &mut ToolSettings, now: Instant) {
-        let command = EditCommand::Path(settings.path.spec());
+        let spec = settings.path.spec();
+        let command = match settings.path.editing {
+            // The edited operation keeps its id and place in its layer.
+            Some(id) => EditCommand::Document(Box::new(DocumentAction::ReplaceOperation(
+                OperationId(id),
+                OperationKind::Path(spec),
+            ))),
+            None => EditCommand::Path(spec),
+        };
         match self.session.apply_command(grid, &command) {
             Ok(message) => {
                 settings.path.draft.clear();
+                settings.path.editing = None;
                 settings.message = Some((message, false));
             }
             Err(e) => self.wait_for_columns(e, settings, now),
@@ -502,7 +513,6 @@ pub fn sea_command(pos_world: DVec3, sea: SeaRequest) -> Option<EditCommand> {
 mod tests {
     use super::*;
     use crate::editor::tools::tools_panel::ToolSettings;
-    use crate::terrain::document::operation::OperationId;
     use crate::terrain::editing::brush::BrushMode;
     use crate::terrain::storage::cell::Cell;
     use crate::terrain::storage::coords::ChunkCoord;
@@ -833,5 +843,55 @@ mod tests {
             &input(None, false, t),
         );
         assert_eq!(g.content_hash(), stroked);
+    }
+
+    #[test]
+    fn a_path_operation_picked_for_editing_is_replaced_in_place() {
+        let mut g = floor();
+        let mut tools = driver();
+        tools.session.session.enable_document(&g);
+        let mut settings = ToolSettings::default();
+        let t = Instant::now();
+        let frame = |tools: &mut ToolDriver, g: &mut Grid, settings: &mut ToolSettings| {
+            tools.frame(g, settings, brush(BrushMode::Add), &input(None, false, t));
+        };
+        let lay = |settings: &mut ToolSettings, points: &[(f64, f64)]| {
+            let pts = points.iter().map(|&(x, z)| DVec2::new(x, z)).collect();
+            settings.path.draft = crate::editor::tools::path_draft::PathDraft::from_points(pts);
+            settings.path.action = Some(crate::editor::tools::path_panel::PathAction::Apply);
+        };
+        lay(&mut settings, &[(20.0, 20.0), (200.0, 40.0)]);
+        frame(&mut tools, &mut g, &mut settings);
+        let laid = g.content_hash();
+        let steps = tools.session.history().undo_len();
+        let doc = &tools.session.session.document;
+        assert_eq!(doc.stack.operation_count(), 1);
+        let (_, op) = doc.stack.operation(OperationId(1)).unwrap();
+        let OperationKind::Path(spec) = op.kind().clone() else {
+            unreachable!("a path was laid")
+        };
+        // Picked for editing: the draft holds its points, Path is active.
+        settings.edit_path_operation(1, &spec);
+        assert_eq!(
+            settings.path.draft.points_studs(),
+            &spec.points_xz_studs[..]
+        );
+        assert_eq!(settings.active, ActiveTool::Path);
+        // A point moved and Apply: the same operation, re-laid.
+        lay(&mut settings, &[(20.0, 20.0), (120.0, 200.0)]);
+        frame(&mut tools, &mut g, &mut settings);
+        assert_eq!(settings.path.editing, None, "editing ends with Apply");
+        let doc = &tools.session.session.document;
+        assert_eq!(doc.stack.operation_count(), 1, "replaced, not added");
+        let (_, op) = doc.stack.operation(OperationId(1)).unwrap();
+        let OperationKind::Path(edited) = op.kind() else {
+            unreachable!("still a path")
+        };
+        assert_eq!(edited.points_xz_studs[1], DVec2::new(120.0, 200.0));
+        assert_ne!(g.content_hash(), laid);
+        let whole =
+            crate::terrain::document::derive::derive_whole(doc.base().unwrap(), &doc.stack).0;
+        assert_eq!(g.content_hash(), whole.content_hash());
+        assert_eq!(tools.session.history().undo_len(), steps + 1);
     }
 }

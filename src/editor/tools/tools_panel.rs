@@ -345,6 +345,15 @@ impl ToolSettings {
         self.requests.push(ToolRequest::JumpTo(steps_before));
     }
 
+    /// Loads path operation `id` (laid as `spec`) into the Path tool to
+    /// edit its points and settings: Apply replaces the operation in its
+    /// layer (nothing is undone, everything above it follows).
+    pub fn edit_path_operation(&mut self, id: u32, spec: &crate::terrain::path::spec::PathSpec) {
+        self.path = crate::editor::tools::path_panel::PathToolSettings::from_spec(spec);
+        self.path.editing = Some(id);
+        self.active = ActiveTool::Path;
+    }
+
     /// Applies a shortcut that only changes settings; returns it back when
     /// the editor must act on it (tool changes, focus, requests).
     pub fn apply_shortcut(&mut self, s: Shortcut) -> Option<Shortcut> {
@@ -368,6 +377,7 @@ impl ToolSettings {
             // Esc first drops the points being laid, then leaves the tool.
             Shortcut::Cancel if self.active == ActiveTool::Path && !self.path.draft.is_empty() => {
                 self.path.draft.clear();
+                self.path.editing = None;
             }
             // Del removes the path point under the cursor (the editor knows where it is).
             Shortcut::Request(ToolRequest::Clear) if self.active == ActiveTool::Path => {
