@@ -105,12 +105,15 @@ impl OperationPick {
             (true, Some(mode)) if !meshing_behind => self.drag(tools, grid, mode, hit?),
             (false, _) => {
                 self.pressed = false;
-                self.mode = None;
                 self.last_shown = None;
+                let done = match self.mode.take() {
+                    Some(DragMode::TurnScale { .. }) => "turned and scaled; one undo step",
+                    _ => "moved; one undo step",
+                };
                 tools
                     .session
                     .finish_operation_drag(grid)
-                    .then(|| ("moved; one undo step".to_string(), false))
+                    .then(|| (done.to_string(), false))
             }
             _ => None,
         }

@@ -474,12 +474,12 @@ mod tests {
         assert_eq!(Some(&lines[0]), ghost.as_ref());
         let handle = crate::editor::tools::shape_previews::stamp_handle(&g, &placement).unwrap();
         assert_eq!(lines[1], handle);
-        // The handle's line ends one radius east of the centre (rotation 0).
-        let end = handle.segments_studs[0][1];
-        let radius_studs = (placement.radius_cells * 4.0) as f32;
-        assert!(
-            (end.x - radius_studs).abs() < 1e-3 && end.z.abs() < 1e-3,
-            "{end}"
-        );
+        // The handle stands one radius east of the centre (rotation 0), and
+        // its bar reaches back over the centre.
+        let radius_studs = placement.radius_cells * 4.0;
+        let centre_x = placement.centre_xz_cells.x * 4.0;
+        assert!((handle.origin_world.x - (centre_x + radius_studs)).abs() < 1e-9);
+        let bar_end = handle.segments_studs[9][1];
+        assert!((bar_end.x + radius_studs as f32).abs() < 1e-3 && bar_end.z.abs() < 1e-3);
     }
 }

@@ -199,6 +199,16 @@ pub fn path_preview(grid: &Grid, settings: &PathToolSettings) -> Option<PreviewL
 /// Colour of a selected stamp's turn-and-scale handle.
 pub const STAMP_HANDLE_COLOR: [u8; 4] = [120, 230, 255, 240];
 
+/// The handle where terrain hides it: fainter, but still seen.
+const STAMP_HANDLE_HIDDEN_COLOR: [u8; 4] = [120, 230, 255, 110];
+
+/// Half size of the handle's marker, studs.
+const HANDLE_MARKER_STUDS: f32 = 8.0;
+
+/// How far the handle's post rises above the higher of the stamp's
+/// centre and the handle's ground, studs.
+const HANDLE_POST_STUDS: f64 = 24.0;
+
 /// Where a stamp's turn-and-scale handle lies, cells `(x, z)`: one radius
 /// from its centre along its rotation (the stamp's +u axis).
 pub fn stamp_handle_xz_cells(placement: &StampPlacement) -> DVec2 {
@@ -206,31 +216,41 @@ pub fn stamp_handle_xz_cells(placement: &StampPlacement) -> DVec2 {
     placement.centre_xz_cells + DVec2::new(c, s) * placement.radius_cells
 }
 
-/// The selected stamp's handle: a line on the ground from its centre to
-/// the handle and a marker there (drag it to turn and scale the stamp).
-/// `None` when the ground under either end is not loaded.
+/// The selected stamp's handle: a post standing on the ground at the
+/// handle (press at its foot and drag to turn and scale the stamp), a
+/// diamond on top, and a bar from there back over the stamp's centre so
+/// the handle reads as the stamp's radius and rotation. `None` when the
+/// ground under the centre or the handle is not loaded.
 pub fn stamp_handle(grid: &Grid, placement: &StampPlacement) -> Option<PreviewLines> {
     let cell = f64::from(CELL_SIZE_STUDS);
     let centre = placement.centre_xz_cells * cell;
     let handle = stamp_handle_xz_cells(placement) * cell;
-    let lift = LIFT_STUDS * 2.0;
-    let origin = DVec3::new(centre.x, surface_studs(grid, centre)? + lift, centre.y);
-    let at = DVec3::new(handle.x, surface_studs(grid, handle)? + lift, handle.y);
-    let c = (at - origin).as_vec3();
-    let r = MARKER_STUDS * 1.5;
+    let centre_y = surface_studs(grid, centre)?;
+    let foot_y = surface_studs(grid, handle)?;
+    let top_y = centre_y.max(foot_y) + HANDLE_POST_STUDS;
+    let origin = DVec3::new(handle.x, foot_y + LIFT_STUDS, handle.y);
+    let top = Vec3::new(0.0, (top_y - origin.y) as f32, 0.0);
+    let over_centre = (DVec3::new(centre.x, top_y, centre.y) - origin).as_vec3();
+    let r = HANDLE_MARKER_STUDS;
     let segments = vec![
-        [Vec3::ZERO, c],
-        [c - Vec3::X * r, c + Vec3::Z * r],
-        [c + Vec3::Z * r, c + Vec3::X * r],
-        [c + Vec3::X * r, c - Vec3::Z * r],
-        [c - Vec3::Z * r, c - Vec3::X * r],
-        [c, c + Vec3::Y * r * 2.0],
+        [Vec3::ZERO, top],
+        [top - Vec3::X * r, top + Vec3::Y * r],
+        [top + Vec3::Y * r, top + Vec3::X * r],
+        [top + Vec3::X * r, top - Vec3::Y * r],
+        [top - Vec3::Y * r, top - Vec3::X * r],
+        [top - Vec3::Z * r, top + Vec3::Y * r],
+        [top + Vec3::Y * r, top + Vec3::Z * r],
+        [top + Vec3::Z * r, top - Vec3::Y * r],
+        [top - Vec3::Y * r, top - Vec3::Z * r],
+        [top, over_centre],
+        [Vec3::ZERO - Vec3::X * r, Vec3::X * r],
+        [Vec3::ZERO - Vec3::Z * r, Vec3::Z * r],
     ];
     Some(PreviewLines {
         origin_world: origin,
         segments_studs: Arc::from(segments),
         color: STAMP_HANDLE_COLOR,
-        hidden_color: Some(STAMP_GHOST_HIDDEN_COLOR),
+        hidden_color: Some(STAMP_HANDLE_HIDDEN_COLOR),
     })
 }
 
