@@ -102,7 +102,12 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
     }
 }
 
-/// One layer: show, lock, name (click makes it active), order and tools.
+/// A layer carried by a drag of its name (its id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DraggedLayer(u32);
+
+/// One layer: show, lock, name (click makes it active, drag it onto
+/// another layer to move it to that layer's place), order and tools.
 fn layer_row(
     ui: &mut egui::Ui,
     row: &crate::editor::panel::layers_view::LayerRow,
@@ -128,8 +133,29 @@ fn layer_row(
             request(tools, DocumentAction::SetLocked(layer.clone(), !row.locked));
         }
         let name = format!("{} ({})", row.name, row.operation_count);
-        if ui.selectable_label(row.active, name).clicked() {
+        let named = ui
+            .selectable_label(row.active, name)
+            .interact(egui::Sense::drag())
+            .on_hover_text("Click to make it active; drag onto another layer to move it there");
+        if named.clicked() {
             request(tools, DocumentAction::SelectLayer(layer.clone()));
+        }
+        named.dnd_set_drag_payload(DraggedLayer(row.id));
+        if let Some(dragged) = named.dnd_hover_payload::<DraggedLayer>()
+            && dragged.0 != row.id
+        {
+            // Where it would land: this layer's place in the stack.
+            let y = named.rect.center().y;
+            ui.painter()
+                .hline(named.rect.x_range(), y, ui.visuals().selection.stroke);
+        }
+        if let Some(dragged) = named.dnd_release_payload::<DraggedLayer>()
+            && dragged.0 != row.id
+        {
+            request(
+                tools,
+                DocumentAction::MoveLayer(LayerRef::Id(LayerId(dragged.0)), row.position),
+            );
         }
     });
     if !row.active {
@@ -323,5 +349,119 @@ fn selected_operation_ui(ui: &mut egui::Ui, op: &OperationRow, tools: &mut ToolS
     {
         let edit = *edit;
         request(tools, DocumentAction::EditOperation(id, edit));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::panel::layers_view::LayerRow;
+    use crate::editor::tools::tools_panel::ToolRequest;
+
+    fn view() -> LayersView {
+        // Top first, as the panel lists them.
+        let row = |id: u32, name: &str, position: usize| LayerRow {
+            id,
+            name: name.into(),
+            visible: true,
+            locked: false,
+            active: false,
+            operation_count: 0,
+            position,
+        };
+        LayersView {
+            enabled: true,
+            layers: vec![row(3, "Top", 2), row(2, "Middle", 1), row(1, "Bottom", 0)],
+            ..LayersView::default()
+        }
+    }
+
+    /// Runs one pass of the section with `events`; returns where each
+    /// layer's name was drawn (by the text's first word).
+    fn pass(
+        ctx: &egui::Context,
+        view: &LayersView,
+        tools: &mut ToolSettings,
+        events: Vec<egui::Event>,
+    ) -> std::collections::HashMap<String, egui::Pos2> {
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(320.0, 600.0),
+            )),
+            events,
+            ..egui::RawInput::default()
+        };
+        let out = ctx.run_pass(raw, |ctx| {
+            ctx.root_ui(|root| {
+                egui::Panel::left("panel")
+                    .exact_size(300.0)
+                    .show(root, |ui| layers_ui(ui, view, tools));
+            });
+        });
+        let mut at = std::collections::HashMap::new();
+        for clipped in out.shapes {
+            if let egui::epaint::Shape::Text(t) = clipped.shape {
+                let word = t.galley.text().split(' ').next().unwrap_or("").to_string();
+                at.insert(word, t.pos + t.galley.rect.center().to_vec2());
+            }
+        }
+        at
+    }
+
+    fn pointer(pos: egui::Pos2, pressed: Option<bool>) -> Vec<egui::Event> {
+        let mut e = vec![egui::Event::PointerMoved(pos)];
+        if let Some(pressed) = pressed {
+            e.push(egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+        }
+        e
+    }
+
+    #[test]
+    fn dragging_a_layer_name_onto_another_moves_it_to_that_place() {
+        let ctx = egui::Context::default();
+        let view = view();
+        let mut tools = ToolSettings::default();
+        let at = pass(&ctx, &view, &mut tools, Vec::new());
+        let (bottom, top) = (at["Bottom"], at["Top"]);
+        // Press on "Bottom", drag it up over "Top" in steps, release there.
+        pass(&ctx, &view, &mut tools, pointer(bottom, Some(true)));
+        for i in 1..=6 {
+            let p = bottom + (top - bottom) * (i as f32 / 6.0);
+            pass(&ctx, &view, &mut tools, pointer(p, None));
+        }
+        pass(&ctx, &view, &mut tools, pointer(top, Some(false)));
+        pass(&ctx, &view, &mut tools, Vec::new());
+        let moves: Vec<&ToolRequest> = tools
+            .requests
+            .iter()
+            .filter(|r| matches!(r, ToolRequest::Document(a) if matches!(**a, DocumentAction::MoveLayer(..))))
+            .collect();
+        assert_eq!(moves.len(), 1, "{:?}", tools.requests);
+        let ToolRequest::Document(action) = moves[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            **action,
+            DocumentAction::MoveLayer(LayerRef::Id(LayerId(1)), 2),
+            "Bottom goes to Top's place"
+        );
+        // A click (no drag) only makes a layer active.
+        tools.requests.clear();
+        let middle = at["Middle"];
+        pass(&ctx, &view, &mut tools, pointer(middle, Some(true)));
+        pass(&ctx, &view, &mut tools, pointer(middle, Some(false)));
+        pass(&ctx, &view, &mut tools, Vec::new());
+        assert!(
+            tools.requests.iter().all(|r| matches!(r, ToolRequest::Document(a) if matches!(**a, DocumentAction::SelectLayer(_)))),
+            "{:?}",
+            tools.requests
+        );
+        assert!(!tools.requests.is_empty());
     }
 }
