@@ -102,9 +102,14 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
     }
 }
 
-/// A layer carried by a drag of its name (its id).
+/// A layer carried by a drag of its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct DraggedLayer(u32);
+struct DraggedLayer {
+    /// Its id.
+    id: u32,
+    /// Its place in the stack (0 lowest).
+    position: usize,
+}
 
 /// One layer: show, lock, name (click makes it active, drag it onto
 /// another layer to move it to that layer's place), order and tools.
@@ -140,21 +145,30 @@ fn layer_row(
         if named.clicked() {
             request(tools, DocumentAction::SelectLayer(layer.clone()));
         }
-        named.dnd_set_drag_payload(DraggedLayer(row.id));
+        named.dnd_set_drag_payload(DraggedLayer {
+            id: row.id,
+            position: row.position,
+        });
         if let Some(dragged) = named.dnd_hover_payload::<DraggedLayer>()
-            && dragged.0 != row.id
+            && dragged.id != row.id
         {
-            // Where it would land: this layer's place in the stack.
-            let y = named.rect.center().y;
+            // Where it would land: above this layer when it comes from
+            // below (the list is top first), else under it.
+            let rect = named.rect.expand(2.0);
+            let y = if dragged.position < row.position {
+                rect.top()
+            } else {
+                rect.bottom()
+            };
             ui.painter()
-                .hline(named.rect.x_range(), y, ui.visuals().selection.stroke);
+                .hline(rect.x_range(), y, ui.visuals().selection.stroke);
         }
         if let Some(dragged) = named.dnd_release_payload::<DraggedLayer>()
-            && dragged.0 != row.id
+            && dragged.id != row.id
         {
             request(
                 tools,
-                DocumentAction::MoveLayer(LayerRef::Id(LayerId(dragged.0)), row.position),
+                DocumentAction::MoveLayer(LayerRef::Id(LayerId(dragged.id)), row.position),
             );
         }
     });
