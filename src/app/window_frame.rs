@@ -310,7 +310,8 @@ impl WindowState {
         if self.panel.overlays.contains(Overlay::SeamAudit) {
             stats.seam_mismatches = self.seam_audit.count();
         }
-        stats.history = HistoryView::of(tools.session.history());
+        stats.history = HistoryView::of(tools.session.history())
+            .with_path_operations(&tools.session.session.document.stack);
         stats.layers =
             crate::editor::panel::layers_view::LayersView::of(&tools.session.session.document);
         stats.layers.base_job = tools.session.base_job_status();

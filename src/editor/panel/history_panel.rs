@@ -107,8 +107,20 @@ fn history_details(ui: &mut egui::Ui, view: &HistoryView, tools: &mut ToolSettin
                             tools.requests.push(ToolRequest::JumpTo(newest - k));
                         }
                         ui.label(egui::RichText::new(mib(row.bytes)).weak());
-                        match &row.path {
-                            Some(spec) if !row.undone => {
+                        match (&row.path, row.path_operation) {
+                            (Some(spec), Some(id)) if !row.undone => {
+                                if ui
+                                    .small_button("Edit")
+                                    .on_hover_text(
+                                        "Load this path into the Path tool: edit its points \
+                                         and Apply replaces it in its layer (nothing is undone)",
+                                    )
+                                    .clicked()
+                                {
+                                    tools.edit_path_operation(id, spec);
+                                }
+                            }
+                            (Some(spec), None) if !row.undone => {
                                 if ui
                                     .small_button("Reopen")
                                     .on_hover_text(
@@ -148,6 +160,7 @@ mod tests {
                     bytes: 1024,
                     undone: false,
                     path: None,
+                    path_operation: None,
                 })
                 .collect(),
             undo_len: 30,
