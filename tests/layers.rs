@@ -882,3 +882,71 @@ fn a_live_drag_shows_each_position_and_ends_as_one_undo_step() {
     session.document.stack.set_locked(ground, true).unwrap();
     assert!(session.begin_operation_drag(&mut grid, mesa).is_err());
 }
+
+#[test]
+fn load_the_rest_opens_the_cells_without_layers_it_cannot_read() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("rest");
+    let path = dir.join("rest.strata");
+    save(&path, &grid, &runner);
+    rewrite_record(&path, |d| d["version"] = serde_json::json!(9));
+    let err = WorldFile::open(&path, LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        err.damaged_chunks_path(),
+        Some(path.as_path()),
+        "the editor offers Load the rest"
+    );
+    let rest = LoadOptions {
+        skip_bad_chunks: true,
+        ..LoadOptions::default()
+    };
+    let (_, cells, _, report) = WorldFile::open(&path, rest).unwrap();
+    assert_eq!(cells.content_hash(), grid.content_hash());
+    assert!(report.document.is_none());
+    assert!(
+        report
+            .document_dropped
+            .as_deref()
+            .is_some_and(|r| r.contains("version 9")),
+        "{:?}",
+        report.document_dropped
+    );
+}
+
+#[test]
+fn a_record_written_without_its_size_still_opens() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("unsized");
+    let path = dir.join("unsized.strata");
+    save(&path, &grid, &runner);
+    // Re-encoded as a stream (the zstd tool from a pipe writes no size).
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let frame: Vec<u8> = conn
+        .query_row(
+            "SELECT data FROM document WHERE name = 'record' AND part = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let json = zstd::decode_all(&frame[..]).unwrap();
+    let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    encoder.include_contentsize(false).unwrap();
+    std::io::Write::write_all(&mut encoder, &json).unwrap();
+    let streamed = encoder.finish().unwrap();
+    assert!(
+        matches!(zstd::zstd_safe::get_frame_content_size(&streamed), Ok(None)),
+        "the frame declares no size"
+    );
+    conn.execute(
+        "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
+        [streamed],
+    )
+    .unwrap();
+    drop(conn);
+    let (g2, r2, stale) = reopen(&path);
+    assert_eq!(stale, 0);
+    assert_eq!(g2.content_hash(), grid.content_hash());
+    assert_eq!(r2.session.document.stack, runner.session.document.stack);
+}

@@ -406,13 +406,14 @@ mod tests {
             events,
             ..egui::RawInput::default()
         };
-        let out = ctx.run_pass(raw, |ctx| {
+        let mut out = ctx.run_pass(raw, |ctx| {
             ctx.root_ui(|root| {
                 egui::Panel::left("panel")
                     .exact_size(300.0)
                     .show(root, |ui| layers_ui(ui, view, tools));
             });
         });
+        out.textures_delta.clear();
         let mut at = std::collections::HashMap::new();
         for clipped in out.shapes {
             if let egui::epaint::Shape::Text(t) = clipped.shape {

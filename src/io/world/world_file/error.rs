@@ -285,15 +285,17 @@ impl WorldFileError {
     /// The file, when this error is damage a load that leaves out damaged
     /// chunks ([`super::LoadOptions::skip_bad_chunks`]) gets past, so the
     /// rest of the file can be offered: chunks that fail their hash, do not
-    /// decode or would decompress too large, or rows that do not add up to
-    /// the world hash (also after a journal rollback). `None` for every
-    /// other error.
+    /// decode or would decompress too large, rows that do not add up to
+    /// the world hash (also after a journal rollback), or layers that
+    /// cannot be read (the rest is then the cells without them). `None`
+    /// for every other error.
     pub fn damaged_chunks_path(&self) -> Option<&Path> {
         match self {
             WorldFileError::BadChunk { path, .. }
             | WorldFileError::InvalidChunk { path, .. }
             | WorldFileError::ChunkTooLarge { path, .. }
-            | WorldFileError::WorldHashMismatch { path, .. } => Some(path),
+            | WorldFileError::WorldHashMismatch { path, .. }
+            | WorldFileError::BadDocument { path, .. } => Some(path),
             WorldFileError::AfterJournalRollback { source, .. } => source.damaged_chunks_path(),
             _ => None,
         }

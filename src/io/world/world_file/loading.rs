@@ -65,6 +65,9 @@ pub struct LoadReport {
     /// The world's layers over its base (spec §14), for a file that has
     /// them; the grid's stale cached columns were re-derived.
     pub document: Option<super::document::OpenedDocument>,
+    /// Why the layers were left out (only with
+    /// [`LoadOptions::skip_bad_chunks`], when they cannot be read).
+    pub document_dropped: Option<String>,
     /// A leftover journal that opening the file rolled back into it, and
     /// where the untouched copies of the file and journal were kept: a
     /// notice for the user (the editor shows it, the command line prints it).
@@ -318,7 +321,14 @@ pub(super) fn load_from(
     // A recovery load (chunks left out) keeps the cells it could read and
     // leaves the layers: they would re-derive over missing cells.
     if report.skipped.is_empty() {
-        report.document = super::document::read(conn, path, &mut grid)?;
+        match super::document::read(conn, path, &mut grid) {
+            Ok(document) => report.document = document,
+            // Loading the rest: the cells, without the layers.
+            Err(e @ WorldFileError::BadDocument { .. }) if options.skip_bad_chunks => {
+                report.document_dropped = Some(e.to_string());
+            }
+            Err(e) => return Err(e),
+        }
     }
     report.elapsed_ms = ms_since(start);
     Ok((grid, stored.meta, report, kept.hashes))

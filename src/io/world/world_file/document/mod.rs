@@ -5,7 +5,8 @@
 //!
 //! # Tables (world format 2)
 //! - `document(name, part, data)`: named payloads, each one zstd frame
-//!   that declares its size, split into parts of at most [`PART_BYTES`]
+//!   (written with its size declared; one without is decoded as a stream
+//!   within the same limit), split into parts of at most [`PART_BYTES`]
 //!   (the hardened connection refuses longer values): `record`, the JSON
 //!   record ([`record`]), and `blob/<16 hex digits>` for every stamp and
 //!   pasted clipboard it names ([`blobs`]), named by the XXH3-64 of its
@@ -217,33 +218,51 @@ fn read_payload(
     if parts == 0 {
         return Ok(None);
     }
-    let declared = match zstd::zstd_safe::get_frame_content_size(&frame) {
-        Ok(Some(n)) => n,
-        _ => {
-            return Err(bad(
-                path,
-                format!("{name} is not a zstd frame that declares its size"),
-            ));
+    let bytes = match zstd::zstd_safe::get_frame_content_size(&frame) {
+        Ok(Some(declared)) => {
+            if declared > *budget || zstd_output_bound(&frame).is_none_or(|b| b < declared) {
+                return Err(bad(
+                    path,
+                    format!(
+                        "{name} declares {declared} bytes, more than its data or the layers' limit"
+                    ),
+                ));
+            }
+            let bytes = zstd::bulk::decompress(&frame, declared as usize)
+                .map_err(|e| bad(path, format!("{name} does not decompress: {e}")))?;
+            if bytes.len() as u64 != declared {
+                return Err(bad(
+                    path,
+                    format!(
+                        "{name} decompresses to {} bytes, not {declared}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            bytes
         }
+        // A frame written without its size (e.g. by the zstd tool from a
+        // pipe): decoded as a stream, stopping one byte past the budget.
+        Ok(None) => {
+            use std::io::Read as _;
+            let decoder = zstd::stream::Decoder::new(&frame[..])
+                .map_err(|e| bad(path, format!("{name} is not a zstd frame: {e}")))?;
+            let mut bytes = Vec::new();
+            decoder
+                .take(*budget + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| bad(path, format!("{name} does not decompress: {e}")))?;
+            if bytes.len() as u64 > *budget {
+                return Err(bad(
+                    path,
+                    format!("{name} decompresses past the layers' limit"),
+                ));
+            }
+            bytes
+        }
+        Err(_) => return Err(bad(path, format!("{name} is not a zstd frame"))),
     };
-    if declared > *budget || zstd_output_bound(&frame).is_none_or(|b| b < declared) {
-        return Err(bad(
-            path,
-            format!("{name} declares {declared} bytes, more than its data or the layers' limit"),
-        ));
-    }
-    let bytes = zstd::bulk::decompress(&frame, declared as usize)
-        .map_err(|e| bad(path, format!("{name} does not decompress: {e}")))?;
-    if bytes.len() as u64 != declared {
-        return Err(bad(
-            path,
-            format!(
-                "{name} decompresses to {} bytes, not {declared}",
-                bytes.len()
-            ),
-        ));
-    }
-    *budget -= declared;
+    *budget -= bytes.len() as u64;
     Ok(Some(bytes))
 }
 
