@@ -61,6 +61,41 @@ pub(crate) fn encode_cells(cells: &ChunkCells) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// A table of chunk rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChunkTable {
+    /// `chunks`: the world's cells.
+    Cells,
+    /// `base_chunks`: the layers' base cells where they differ.
+    Base,
+}
+
+/// Inserts or replaces the rows of `chunks` in `table`.
+pub(crate) fn write_chunk_rows(
+    tx: &rusqlite::Transaction<'_>,
+    table: ChunkTable,
+    chunks: &[EncodedChunk],
+) -> rusqlite::Result<()> {
+    let mut put = tx.prepare(match table {
+        ChunkTable::Cells => {
+            "INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)"
+        }
+        ChunkTable::Base => {
+            "INSERT OR REPLACE INTO base_chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)"
+        }
+    })?;
+    for c in chunks {
+        put.execute(rusqlite::params![
+            c.coord.0.x,
+            c.coord.0.y,
+            c.coord.0.z,
+            c.hash as i64,
+            c.blob
+        ])?;
+    }
+    Ok(())
+}
+
 /// Encodes `chunks` in parallel; errors name `path`.
 pub(crate) fn encode_chunks(
     path: &Path,

@@ -91,7 +91,10 @@ use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::ChunkCoord;
 use crate::terrain::storage::grid::{Changes, Grid};
 pub use chunk_size::{DENSE_CHUNK_BYTES, MAX_CHUNKS};
-pub(crate) use codec::{EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_cells, encode_chunks};
+pub(crate) use codec::{
+    ChunkTable, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_cells, encode_chunks,
+    write_chunk_rows,
+};
 use document::EncodedDocument;
 pub use error::WorldFileError;
 pub(crate) use error::{io_err, sqlite_err};
@@ -226,23 +229,6 @@ fn all_chunks(grid: &Grid) -> Vec<(ChunkCoord, ChunkCells)> {
         .collect()
 }
 
-/// Inserts or replaces the rows of `chunks`.
-fn write_chunks(tx: &rusqlite::Transaction<'_>, chunks: &[EncodedChunk]) -> rusqlite::Result<()> {
-    let mut put = tx.prepare(
-        "INSERT OR REPLACE INTO chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for c in chunks {
-        put.execute(params![
-            c.coord.0.x,
-            c.coord.0.y,
-            c.coord.0.z,
-            c.hash as i64,
-            c.blob
-        ])?;
-    }
-    Ok(())
-}
-
 /// The crash-test hook (see [`SAVE_STALL_ENV`]): flushes the pages written so
 /// far to the file, announces itself and sleeps, all inside the transaction.
 #[cfg(feature = "test-hooks")]
@@ -283,7 +269,7 @@ fn write_new_file(
         .transaction_with_behavior(TransactionBehavior::Exclusive)
         .map_err(|e| sqlite_err(target, e))?;
     schema::create_tables(&tx).map_err(|e| sqlite_err(target, e))?;
-    write_chunks(&tx, chunks).map_err(|e| sqlite_err(target, e))?;
+    write_chunk_rows(&tx, ChunkTable::Cells, chunks).map_err(|e| sqlite_err(target, e))?;
     document::write(&tx, document).map_err(|e| sqlite_err(target, e))?;
     write_meta(&tx, meta, world_hash).map_err(|e| sqlite_err(target, e))?;
     stall_for_crash_tests(&tx);
@@ -605,7 +591,7 @@ impl WorldFile {
                     deleted += del.execute(params![c.0.x, c.0.y, c.0.z])?;
                 }
             }
-            write_chunks(&tx, &encoded)?;
+            write_chunk_rows(&tx, ChunkTable::Cells, &encoded)?;
             document::write(&tx, doc.as_ref())?;
             write_meta(&tx, &meta, world_hash)?;
             Ok(deleted)

@@ -33,7 +33,10 @@ use rusqlite::{Connection, params};
 use rustc_hash::FxHashMap;
 
 use super::chunk_size::{DENSE_CHUNK_BYTES, MAX_CHUNKS, MAX_DECODED_BYTES};
-use super::codec::{EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks, zstd_output_bound};
+use super::codec::{
+    ChunkTable, EncodedChunk, MAX_BLOB_BYTES, decode_blob, encode_chunks, write_chunk_rows,
+    zstd_output_bound,
+};
 use super::error::{WorldFileError, sqlite_err};
 use super::schema::DOCUMENT_TABLES_SQL;
 use crate::progress::Progress;
@@ -160,17 +163,7 @@ pub(crate) fn write(
             put.execute(params![name, i as i64, part])?;
         }
     }
-    let mut put =
-        tx.prepare("INSERT INTO base_chunks (x, y, z, hash, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for c in &doc.base_rows {
-        put.execute(params![
-            c.coord.0.x,
-            c.coord.0.y,
-            c.coord.0.z,
-            c.hash as i64,
-            c.blob
-        ])?;
-    }
+    write_chunk_rows(tx, ChunkTable::Base, &doc.base_rows)?;
     let mut put = tx.prepare("INSERT INTO column_keys (x, z, key) VALUES (?1, ?2, ?3)")?;
     for (c, key) in &doc.keys {
         put.execute(params![c.x, c.z, *key as i64])?;

@@ -153,37 +153,31 @@ pub(super) struct BlobSet {
     clipboards: FxHashMap<*const Clipboard, u64>,
 }
 
-impl BlobSet {
-    fn add(&mut self, bytes: Vec<u8>) -> u64 {
+/// The blob name of the value behind `key`, made by `bytes` the first
+/// time that value is met (`seen` remembers it by address, `blobs` by
+/// hash).
+fn blob_of<T>(
+    blobs: &mut FxHashMap<u64, Arc<Vec<u8>>>,
+    seen: &mut FxHashMap<*const T, u64>,
+    key: &Arc<T>,
+    bytes: impl FnOnce(&T) -> Vec<u8>,
+) -> String {
+    let hash = *seen.entry(Arc::as_ptr(key)).or_insert_with(|| {
+        let bytes = bytes(key);
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-        self.blobs.entry(hash).or_insert_with(|| Arc::new(bytes));
+        blobs.entry(hash).or_insert_with(|| Arc::new(bytes));
         hash
-    }
+    });
+    blob_name(hash)
+}
 
+impl BlobSet {
     fn stamp(&mut self, stamp: &Arc<Stamp>) -> String {
-        let key = Arc::as_ptr(stamp);
-        let hash = match self.stamps.get(&key) {
-            Some(h) => *h,
-            None => {
-                let h = self.add(stamp_bytes(stamp));
-                self.stamps.insert(key, h);
-                h
-            }
-        };
-        blob_name(hash)
+        blob_of(&mut self.blobs, &mut self.stamps, stamp, stamp_bytes)
     }
 
     fn clipboard(&mut self, clip: &Arc<Clipboard>) -> String {
-        let key = Arc::as_ptr(clip);
-        let hash = match self.clipboards.get(&key) {
-            Some(h) => *h,
-            None => {
-                let h = self.add(clipboard_bytes(clip));
-                self.clipboards.insert(key, h);
-                h
-            }
-        };
-        blob_name(hash)
+        blob_of(&mut self.blobs, &mut self.clipboards, clip, clipboard_bytes)
     }
 }
 
