@@ -950,3 +950,23 @@ fn a_record_written_without_its_size_still_opens() {
     assert_eq!(g2.content_hash(), grid.content_hash());
     assert_eq!(r2.session.document.stack, runner.session.document.stack);
 }
+
+#[test]
+fn every_bundled_recipe_survives_the_layer_record() {
+    // A recipe base is saved as the recipe itself: it must read back equal.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recipes");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let recipe = strata::terrain::recipe::stages::Recipe::load(&path).unwrap();
+        let text = serde_json::to_string(&recipe).unwrap();
+        let back: strata::terrain::recipe::stages::Recipe = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, recipe, "{}", path.display());
+        back.validate().unwrap();
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen} recipes");
+}
