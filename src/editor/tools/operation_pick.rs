@@ -270,4 +270,82 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn escape_puts_back_an_operation_being_dragged() {
+        use crate::editor::tools::tools_panel::{Shortcut, ToolSettings};
+        use crate::terrain::command::edit_command::EditCommand;
+        use crate::terrain::storage::cell::{Cell, Material};
+        use crate::terrain::storage::coords::{CellBox, ChunkCoord};
+        use glam::{IVec3, Vec3};
+
+        let mut g = Grid::new();
+        g.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(64, 8, 64)), |_, _| {
+            Cell::full(Material::ROCK)
+        })
+        .unwrap();
+        let mut tools = ToolSession::new(1 << 30, None);
+        tools.session.enable_document(&g);
+        let fill = EditCommand::Fill {
+            region: CellBox::new(IVec3::new(4, 8, 4), IVec3::new(12, 12, 12)),
+            material: Material::SAND,
+            occupancy: 255,
+            ignore_water: false,
+        };
+        tools.session.apply(&mut g, &fill).unwrap();
+        let filled = g.content_hash();
+        let steps = tools.session.history.undo_len();
+        let mut settings = ToolSettings::default();
+        settings.layers.pick_in_view = true;
+        let hit = |x: f64, z: f64| PickHit {
+            pos_world: DVec3::new(x, 40.0, z),
+            normal: Vec3::Y,
+            distance_studs: 10.0,
+            chunk: ChunkCoord::new(0, 0, 0),
+        };
+        let mut pick = OperationPick::default();
+        let mut frame = |pick: &mut OperationPick,
+                         tools: &mut ToolSession,
+                         g: &mut Grid,
+                         s: &mut ToolSettings,
+                         at: Option<PickHit>,
+                         held| {
+            pick.frame(tools, g, s, at.as_ref(), held, 4.0, false);
+        };
+        frame(
+            &mut pick,
+            &mut tools,
+            &mut g,
+            &mut settings,
+            Some(hit(32.0, 32.0)),
+            true,
+        );
+        assert_eq!(settings.layers.selected_operation, Some(1));
+        frame(
+            &mut pick,
+            &mut tools,
+            &mut g,
+            &mut settings,
+            Some(hit(132.0, 32.0)),
+            true,
+        );
+        assert_ne!(g.content_hash(), filled, "moved live");
+        // Esc while the button is still held.
+        assert_eq!(settings.apply_shortcut(Shortcut::Cancel), None);
+        for r in std::mem::take(&mut settings.requests) {
+            tools.request(&mut g, r, &settings, None).unwrap();
+        }
+        assert_eq!(g.content_hash(), filled, "put back");
+        frame(
+            &mut pick,
+            &mut tools,
+            &mut g,
+            &mut settings,
+            Some(hit(150.0, 32.0)),
+            true,
+        );
+        frame(&mut pick, &mut tools, &mut g, &mut settings, None, false);
+        assert_eq!(g.content_hash(), filled);
+        assert_eq!(tools.session.history.undo_len(), steps, "no step");
+    }
 }

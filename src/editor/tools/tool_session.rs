@@ -422,7 +422,9 @@ impl ToolSession {
             ToolRequest::Undo => EditCommand::Undo,
             ToolRequest::Redo => EditCommand::Redo,
             ToolRequest::JumpTo(applied_steps) => EditCommand::JumpTo { applied_steps },
-            ToolRequest::SetBudget(_) | ToolRequest::CancelBaseSeed => return Ok(None),
+            ToolRequest::SetBudget(_) | ToolRequest::CancelBaseSeed | ToolRequest::CancelDrag => {
+                return Ok(None);
+            }
             ToolRequest::Document(action) => EditCommand::Document(action),
             ToolRequest::Fill => EditCommand::Fill {
                 region: need_region()?,
@@ -482,6 +484,13 @@ impl ToolSession {
                     job.cancel();
                 }
                 return Ok("cancelling the seed change".into());
+            }
+            ToolRequest::CancelDrag => {
+                if self.session.operation_drag().is_none() {
+                    return Ok(String::new());
+                }
+                self.session.cancel_operation_drag(grid);
+                return Ok("drag cancelled: the operation is back where it was".into());
             }
             _ => {}
         }

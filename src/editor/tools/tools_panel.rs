@@ -57,6 +57,8 @@ pub enum ToolRequest {
     Document(Box<crate::terrain::command::document_action::DocumentAction>),
     /// Stop the base seed change running in the background.
     CancelBaseSeed,
+    /// Put back the operation being dragged in the view (Esc).
+    CancelDrag,
 }
 
 /// What the Layers section edits before it becomes a request: the name
@@ -374,6 +376,10 @@ impl ToolSettings {
                 self.path.draft.delete_near(None, 0.0);
             }
             Shortcut::Confirm | Shortcut::DeleteLast => {}
+            // With Pick in view, Esc puts back an operation being dragged.
+            Shortcut::Cancel if self.layers.pick_in_view => {
+                self.requests.push(ToolRequest::CancelDrag);
+            }
             // Esc first drops the points being laid, then leaves the tool.
             Shortcut::Cancel if self.active == ActiveTool::Path && !self.path.draft.is_empty() => {
                 self.path.draft.clear();
