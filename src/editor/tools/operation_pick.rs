@@ -304,7 +304,7 @@ mod tests {
             chunk: ChunkCoord::new(0, 0, 0),
         };
         let mut pick = OperationPick::default();
-        let mut frame = |pick: &mut OperationPick,
+        let frame = |pick: &mut OperationPick,
                          tools: &mut ToolSession,
                          g: &mut Grid,
                          s: &mut ToolSettings,
