@@ -305,11 +305,11 @@ mod tests {
         };
         let mut pick = OperationPick::default();
         let frame = |pick: &mut OperationPick,
-                         tools: &mut ToolSession,
-                         g: &mut Grid,
-                         s: &mut ToolSettings,
-                         at: Option<PickHit>,
-                         held| {
+                     tools: &mut ToolSession,
+                     g: &mut Grid,
+                     s: &mut ToolSettings,
+                     at: Option<PickHit>,
+                     held| {
             pick.frame(tools, g, s, at.as_ref(), held, 4.0, false);
         };
         frame(
