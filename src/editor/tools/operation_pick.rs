@@ -76,9 +76,11 @@ fn xz_cells(pos_world: DVec3) -> DVec2 {
 }
 
 impl OperationPick {
-    /// True while a press holds an operation.
-    pub fn is_dragging(&self) -> bool {
-        self.mode.is_some()
+    /// True from a press in pick mode until its release is seen (so a
+    /// release after pick mode was turned off still ends the press and
+    /// any drag).
+    pub fn holds_press(&self) -> bool {
+        self.pressed || self.mode.is_some()
     }
 
     /// One frame of the pick tool: `held` is the left button, `hit` the
@@ -347,5 +349,33 @@ mod tests {
         frame(&mut pick, &mut tools, &mut g, &mut settings, None, false);
         assert_eq!(g.content_hash(), filled);
         assert_eq!(tools.session.history.undo_len(), steps, "no step");
+        // A press on bare ground holds the press until its release is
+        // seen, so turning pick mode off meanwhile cannot swallow the next
+        // press: the driver passes the release on while it holds.
+        frame(
+            &mut pick,
+            &mut tools,
+            &mut g,
+            &mut settings,
+            Some(hit(240.0, 240.0)),
+            true,
+        );
+        assert_eq!(settings.layers.selected_operation, None);
+        assert!(pick.holds_press());
+        frame(&mut pick, &mut tools, &mut g, &mut settings, None, false);
+        assert!(!pick.holds_press());
+        frame(
+            &mut pick,
+            &mut tools,
+            &mut g,
+            &mut settings,
+            Some(hit(32.0, 32.0)),
+            true,
+        );
+        assert_eq!(
+            settings.layers.selected_operation,
+            Some(1),
+            "the next press picks"
+        );
     }
 }

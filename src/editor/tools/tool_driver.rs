@@ -233,7 +233,7 @@ impl ToolDriver {
             && self
                 .last_stroke_apply
                 .is_some_and(|t| now.duration_since(t) < BRUSH_BACKPRESSURE_MAX);
-        if settings.layers.pick_in_view || self.pick.is_dragging() {
+        if settings.layers.pick_in_view || self.pick.holds_press() {
             let handle_studs = input
                 .hit
                 .map_or(0.0, |h| path_pick_studs(input, h.pos_world));
