@@ -970,3 +970,47 @@ fn every_bundled_recipe_survives_the_layer_record() {
     }
     assert!(seen >= 5, "{seen} recipes");
 }
+
+#[test]
+fn a_base_or_record_changed_behind_the_layers_back_is_refused() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    let dir = scratch("base-check");
+    let open_err = |path: &std::path::Path| {
+        let e = WorldFile::open(path, LoadOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                strata::io::world::world_file::WorldFileError::BadDocument { .. }
+            ),
+            "{e}"
+        );
+        e.to_string()
+    };
+    // Base chunks removed: re-deriving would build on the wrong ground.
+    let gone = dir.join("gone.strata");
+    save(&gone, &grid, &runner);
+    let conn = rusqlite::Connection::open(&gone).unwrap();
+    assert!(
+        conn.execute("DELETE FROM base_chunks WHERE x = 1 AND z = 5", [])
+            .unwrap()
+            > 0
+    );
+    drop(conn);
+    assert!(open_err(&gone).contains("base check"));
+    // The base seed edited in the record: the stored base is another one's.
+    let seed = dir.join("seed.strata");
+    save(&seed, &grid, &runner);
+    rewrite_record(&seed, |d| {
+        d["base"]["settings"]["seed"] = serde_json::json!(6)
+    });
+    assert!(open_err(&seed).contains("base check"));
+    // The record removed while the rest of the layers stay.
+    let lost = dir.join("lost.strata");
+    save(&lost, &grid, &runner);
+    let conn = rusqlite::Connection::open(&lost).unwrap();
+    conn.execute("DELETE FROM document WHERE name = 'record'", [])
+        .unwrap();
+    drop(conn);
+    assert!(open_err(&lost).contains("record is missing"));
+}

@@ -57,6 +57,28 @@ pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
 /// The name of the record payload.
 const RECORD: &str = "record";
 
+/// The name of the base check: the XXH3-64 (8 bytes, little-endian) of the
+/// record's `base` and of every stored base chunk ([`base_check`]), so a
+/// base source edited or base chunks removed while the file was closed
+/// are found instead of re-deriving on the wrong ground.
+const BASE_CHECK: &str = "base_check";
+
+/// The base check of `base_json` (the record's `base`, as JSON) and the
+/// stored base chunks (`rows`: coordinate and content hash).
+fn base_check(base_json: &[u8], rows: impl IntoIterator<Item = (ChunkCoord, u64)>) -> u64 {
+    let mut rows: Vec<(ChunkCoord, u64)> = rows.into_iter().collect();
+    rows.sort_unstable_by_key(|(c, _)| (c.0.z, c.0.y, c.0.x));
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(base_json);
+    for (c, hash) in rows {
+        for v in [c.0.x, c.0.y, c.0.z] {
+            h.update(&v.to_le_bytes());
+        }
+        h.update(&hash.to_le_bytes());
+    }
+    h.digest()
+}
+
 /// A document encoded for writing (done before the save's transaction,
 /// off the thread that owns the grid).
 pub(crate) struct EncodedDocument {
@@ -125,6 +147,12 @@ pub(crate) fn encode(
     }
     let overrides = cache::base_overrides(&doc.base.cells, &footprints, derived);
     let base_rows = encode_chunks(path, &overrides, progress)?;
+    let base_json = serde_json::to_vec(&record.base).map_err(|e| bad(path, e.to_string()))?;
+    let check = base_check(&base_json, base_rows.iter().map(|r| (r.coord, r.hash)));
+    payloads.push((
+        BASE_CHECK.to_string(),
+        compress(path, &check.to_le_bytes())?,
+    ));
     let mut keys: Vec<(ColumnCoord, u64)> = cache::column_keys(&keyed).into_iter().collect();
     keys.sort();
     Ok(EncodedDocument {
@@ -132,6 +160,18 @@ pub(crate) fn encode(
         base_rows,
         keys,
     })
+}
+
+/// True when any layer row besides the record is there (blobs, base
+/// chunks, column keys).
+fn has_layer_rows(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT (SELECT count(*) FROM document) + (SELECT count(*) FROM base_chunks) \
+         + (SELECT count(*) FROM column_keys)",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
 }
 
 /// True when the file has the document tables (format 2).
@@ -375,17 +415,27 @@ pub(crate) fn read(
     }
     let mut budget = MAX_DOCUMENT_BYTES;
     let Some(json) = read_payload(conn, path, RECORD, &mut budget)? else {
-        return Ok(None);
+        return match has_layer_rows(conn).map_err(|e| sqlite_err(path, e))? {
+            true => Err(bad(
+                path,
+                "the layer record is missing, but its other rows are there",
+            )),
+            false => Ok(None),
+        };
     };
     let parsed: record::DocumentRecord =
         serde_json::from_slice(&json).map_err(|e| bad(path, format!("the layer record: {e}")))?;
+    let base_json = serde_json::to_vec(&parsed.base).map_err(|e| bad(path, e.to_string()))?;
     let mut blobs: FxHashMap<String, Arc<Vec<u8>>> = FxHashMap::default();
     let mut lookup = |name: &str| -> Result<Arc<Vec<u8>>, String> {
         if let Some(b) = blobs.get(name) {
             return Ok(b.clone());
         }
         let bytes = read_payload(conn, path, &format!("blob/{name}"), &mut budget)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| match e {
+                WorldFileError::BadDocument { reason, .. } => reason,
+                other => other.to_string(),
+            })?
             .ok_or_else(|| format!("blob {name} is missing"))?;
         if record::blob_name(xxhash_rust::xxh3::xxh3_64(&bytes)) != name {
             return Err(format!("blob {name} fails its hash"));
@@ -396,6 +446,21 @@ pub(crate) fn read(
     };
     let read = record::document_from(parsed, &mut lookup).map_err(|e| bad(path, e))?;
     let overrides = read_base_chunks(conn, path)?;
+    let stored_check = read_payload(conn, path, BASE_CHECK, &mut budget)?
+        .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
+        .map(u64::from_le_bytes);
+    let check = base_check(
+        &base_json,
+        overrides
+            .iter()
+            .map(|(c, cells)| (*c, cells.content_hash())),
+    );
+    if stored_check != Some(check) {
+        return Err(bad(
+            path,
+            "the base (its source or its stored chunks) does not match the base check",
+        ));
+    }
     let stored_keys = read_keys(conn, path)?;
     let base = cache::base_from(grid, overrides);
     let seeds = cache::stale_columns(&stored_keys, &cache::column_keys(&read.keyed));
