@@ -100,7 +100,7 @@ fn derived(base: &BaseColumns, stack: &LayerStack) -> Grid {
 fn bench_swap(c: &mut Criterion, name: &str, base: &BaseColumns, a: &LayerStack, b: &LayerStack) {
     let mut live = derived(base, a);
     let mut rec = Recorder::new("probe");
-    let r = rederive(&mut live, &mut rec, base, a, b);
+    let r = rederive(&mut live, &mut rec, base, a, b).unwrap();
     println!(
         "{name}: {} dirty columns, {} operations applied, {} skipped",
         r.dirty_columns,
@@ -113,7 +113,7 @@ fn bench_swap(c: &mut Criterion, name: &str, base: &BaseColumns, a: &LayerStack,
             let (from, to) = if forward { (a, b) } else { (b, a) };
             forward = !forward;
             let mut rec = Recorder::new("bench");
-            black_box(rederive(&mut live, &mut rec, base, from, to));
+            let _ = black_box(rederive(&mut live, &mut rec, base, from, to));
         })
     });
 }

@@ -48,7 +48,7 @@ fn streaming_file(c: &mut Criterion) {
             (column, chunks)
         })
         .collect();
-    let report = file.save(&edited).expect("save");
+    let report = file.save(&edited, None).expect("save");
     drop(edited);
     drop(file);
     println!(

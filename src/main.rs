@@ -634,7 +634,9 @@ fn run_streamed_outputs(
         .map_or_else(|| world.default_view(), FramedView::unframed);
     let mut options = screenshot_options(cli, output, Some(view.camera), script)?;
     options.lod = options.lod.for_default_view(view.reach_studs);
-    let (mut stats, mut grid, mut residency, _) = headless::render_world_streamed(
+    // The script edits the world's layers (those its file holds).
+    options.document = Some(world.document());
+    let (mut stats, mut grid, mut residency, document) = headless::render_world_streamed(
         &options,
         strata::terrain::Grid::streaming(),
         world.generator(),
@@ -647,7 +649,13 @@ fn run_streamed_outputs(
     }
     print_render_summary(cli, output, &stats);
     if let (Some(path), Some(residency)) = (&cli.save, residency.as_mut()) {
-        let report = world.save(residency, &grid, path, Some(stats.camera))?;
+        let report = world.save(
+            residency,
+            &grid,
+            path,
+            Some(stats.camera),
+            document.as_ref(),
+        )?;
         println!(
             "saved {} ({} edited columns written, {} spilled ones kept, {} bytes, {:.0} ms)",
             path.display(),

@@ -202,7 +202,7 @@ fn a_streamed_heightmap_world_saved_and_reopened_without_its_png_is_the_same() {
         r.end_frame();
         r.evict(&mut grid, &[ColumnCoord::new(3, 3)]);
         assert!(r.stats.spilled >= 1, "{:?}", r.stats);
-        let report = world.save(&mut r, &grid, &target, None).unwrap();
+        let report = world.save(&mut r, &grid, &target, None, None).unwrap();
         assert!(report.columns_written >= 1, "{report:?}");
         assert!(report.pending_saved >= 1, "{report:?}");
         world.remove_recovery();

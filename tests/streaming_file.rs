@@ -137,7 +137,7 @@ fn a_spill_is_pending_until_a_save_moves_it_into_the_saved_columns() {
     assert_eq!(file.pending_count().unwrap(), 1);
     assert_eq!(file.saved_count().unwrap(), 0);
     assert_eq!(load(&file, column), Some(hashes(&spilled)));
-    let report = file.save(&[]).unwrap();
+    let report = file.save(&[], None).unwrap();
     assert_eq!(report.pending_saved, 1);
     assert_eq!(report.columns_written, 0);
     assert_eq!(file.pending_count().unwrap(), 0);
@@ -153,7 +153,7 @@ fn a_spill_is_pending_until_a_save_moves_it_into_the_saved_columns() {
     file.store_edited(column, &newer).unwrap();
     assert_eq!(load(&file, column), Some(hashes(&newer)));
     let newest = edited_column(column, 3);
-    let report = file.save(&[(column, newest.clone())]).unwrap();
+    let report = file.save(&[(column, newest.clone())], None).unwrap();
     assert_eq!((report.columns_written, report.pending_saved), (1, 1));
     assert_eq!(file.pending_count().unwrap(), 0);
     assert_eq!(file.saved_count().unwrap(), 1);
@@ -190,7 +190,7 @@ fn discarding_pending_spills_returns_to_the_saved_columns() {
     let (saved, spilled_only) = (ColumnCoord::new(5, 5), ColumnCoord::new(6, 5));
     let v1 = edited_column(saved, 1);
     let file = StreamingWorldFile::create(&path, &settings()).unwrap();
-    file.save(&[(saved, v1.clone())]).unwrap();
+    file.save(&[(saved, v1.clone())], None).unwrap();
     file.store_edited(saved, &edited_column(saved, 2)).unwrap();
     file.store_edited(spilled_only, &edited_column(spilled_only, 3))
         .unwrap();
@@ -215,7 +215,7 @@ fn a_save_rewrites_only_the_columns_it_is_given_or_had_pending() {
     );
     let file = StreamingWorldFile::create(&path, &settings()).unwrap();
     let first = file
-        .save(&[(a, edited_column(a, 1)), (b, edited_column(b, 1))])
+        .save(&[(a, edited_column(a, 1)), (b, edited_column(b, 1))], None)
         .unwrap();
     assert_eq!(first.columns_written, 2);
     file.set_camera(Some([10.0, 200.0, -5.0, 45.0, -20.0]));
@@ -234,7 +234,7 @@ fn a_save_rewrites_only_the_columns_it_is_given_or_had_pending() {
     assert_eq!(file.camera(), None, "set_camera is written by a save only");
     file.set_camera(Some([10.0, 200.0, -5.0, 45.0, -20.0]));
     file.store_edited(b, &edited_column(b, 2)).unwrap();
-    let report = file.save(&[(c, edited_column(c, 1))]).unwrap();
+    let report = file.save(&[(c, edited_column(c, 1))], None).unwrap();
     assert_eq!((report.columns_written, report.pending_saved), (1, 1));
     assert!(report.modified_unix >= first.modified_unix);
     assert!(report.file_bytes > 0);
@@ -265,7 +265,7 @@ fn opening_a_file_of_2000_columns_reads_no_column() {
             (c, chunks)
         })
         .collect();
-    file.save(&columns).unwrap();
+    file.save(&columns, None).unwrap();
     drop(file);
     let start = Instant::now();
     let file = StreamingWorldFile::open(&path).unwrap();
@@ -295,7 +295,7 @@ fn damaged_rows_are_corrupt_errors_and_never_panic() {
     let chunks = edited_column(good, 1);
     StreamingWorldFile::create(&path, &settings())
         .unwrap()
-        .save(&[(good, chunks.clone())])
+        .save(&[(good, chunks.clone())], None)
         .unwrap();
     let (hash, data): (i64, Vec<u8>) = Connection::open(&path)
         .unwrap()
@@ -544,7 +544,7 @@ fn bad_columns_are_refused_by_store_and_save_without_writing() {
     ));
     let good = ColumnCoord::new(0, 0);
     let e = file
-        .save(&[(good, edited_column(good, 1)), (column, foreign)])
+        .save(&[(good, edited_column(good, 1)), (column, foreign)], None)
         .unwrap_err();
     assert!(
         matches!(e, StreamingFileError::BadColumn { column: c, .. } if c == column),
@@ -565,7 +565,7 @@ fn a_world_with_one_edited_column_is_small_on_disk() {
         .count();
     assert!(dense >= 3, "{dense} dense chunks");
     let file = StreamingWorldFile::create(&path, &settings()).unwrap();
-    let report = file.save(&[(column, chunks)]).unwrap();
+    let report = file.save(&[(column, chunks)], None).unwrap();
     drop(file);
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!(
@@ -593,7 +593,7 @@ fn save_as_copies_a_recovery_file_with_its_spills() {
     assert_eq!(copy.generator(), Some(&settings()));
     assert_eq!(copy.pending_count().unwrap(), 1);
     let report = copy
-        .save(&[(resident, edited_column(resident, 2))])
+        .save(&[(resident, edited_column(resident, 2))], None)
         .unwrap();
     assert_eq!((report.columns_written, report.pending_saved), (1, 1));
     drop(copy);
@@ -630,7 +630,7 @@ fn loads_on_many_threads_while_spills_are_written() {
         .copied()
         .zip(chunks.iter().cloned())
         .collect();
-    file.save(&pairs).unwrap();
+    file.save(&pairs, None).unwrap();
     let want: Vec<Vec<(ChunkCoord, u64)>> = chunks.iter().map(|c| hashes(c)).collect();
     std::thread::scope(|s| {
         for t in 0..4 {
@@ -707,7 +707,7 @@ fn column_summaries_are_stored_with_their_columns_and_count_only_for_the_current
     assert_eq!(file.format_version(), STREAMING_FORMAT_VERSION);
     let a = ColumnCoord::new(1, 2);
     let saved = edited_column(a, 1);
-    file.save(&[(a, saved.clone())]).unwrap();
+    file.save(&[(a, saved.clone())], None).unwrap();
     assert_eq!(file.stored_summary(a).unwrap(), Some(summary_of(&saved)));
     assert_eq!(file.stored_summary(ColumnCoord::new(3, 3)).unwrap(), None);
     // A spill (the column edited down to nothing) carries its own summary.
@@ -720,7 +720,7 @@ fn column_summaries_are_stored_with_their_columns_and_count_only_for_the_current
     file.discard_pending().unwrap();
     assert_eq!(file.stored_summary(a).unwrap(), None);
     assert_eq!(load(&file, a), Some(hashes(&saved)));
-    file.save(&[(a, saved.clone())]).unwrap();
+    file.save(&[(a, saved.clone())], None).unwrap();
     drop(file);
 
     // Reopened: the summary comes back without reading a column row, and a
@@ -776,7 +776,7 @@ fn a_format_2_file_without_summaries_still_opens_loads_and_saves() {
     let a = ColumnCoord::new(2, 1);
     let saved = edited_column(a, 3);
     let file = StreamingWorldFile::create(&path, &settings()).unwrap();
-    file.save(&[(a, saved.clone())]).unwrap();
+    file.save(&[(a, saved.clone())], None).unwrap();
     drop(file);
     // What a build before summaries wrote: the version-2 tables only.
     poke(&path, "DROP TABLE column_summaries", []);
@@ -791,7 +791,7 @@ fn a_format_2_file_without_summaries_still_opens_loads_and_saves() {
     assert_eq!(load(&file, a), Some(hashes(&saved)));
     let b = ColumnCoord::new(0, 3);
     file.store_edited(b, &edited_column(b, 4)).unwrap();
-    file.save(&[]).unwrap();
+    file.save(&[], None).unwrap();
     drop(file);
     let file = StreamingWorldFile::open(&path).unwrap();
     assert_eq!(file.format_version(), GENERATED_FORMAT_VERSION, "kept");

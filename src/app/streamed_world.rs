@@ -14,6 +14,10 @@ use crate::io::heightmap::heightmap_import::{
 use crate::io::world::recovery_files::{RecoveryLock, remove_recovery_files};
 use crate::io::world::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
+use crate::terrain::command::document_action::{BaseSource, DocumentBase, WorldDocument};
+use crate::terrain::document::base::BaseColumns;
+use crate::terrain::document::derive::rederive_stored;
+use crate::terrain::document::layers::LayerStack;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
 use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
@@ -51,6 +55,15 @@ pub struct StreamedWorld {
     pub untitled: bool,
     /// What cooking the recipe did, for a recipe world.
     pub generation: Option<CookReport>,
+    /// The recipe of a recipe world and its seed and size (what its base
+    /// source names).
+    recipe: Option<(Arc<Recipe>, GeneratorSettings)>,
+    /// The layers saved in the file (spec §14), `None` when it has none.
+    layers: Option<LayerStack>,
+    /// Saved columns whose cached cells were stale when the file opened
+    /// (their operations changed while it was closed), and the columns
+    /// re-derived for them into the file's pending changes.
+    pub stale_columns: (usize, usize),
     /// This session's lock on its recovery file (untitled worlds): while
     /// held, no other session offers the file as a crash's leftover.
     _recovery_lock: Option<RecoveryLock>,
@@ -106,6 +119,9 @@ impl StreamedWorld {
             recovered_columns: 0,
             untitled: true,
             generation: None,
+            recipe: None,
+            layers: None,
+            stale_columns: (0, 0),
             _recovery_lock: Some(lock),
         })
     }
@@ -148,6 +164,9 @@ impl StreamedWorld {
             recovered_columns: 0,
             untitled: true,
             generation: Some(report),
+            recipe: Some((Arc::new(recipe.clone()), settings.clone())),
+            layers: None,
+            stale_columns: (0, 0),
             _recovery_lock: Some(lock),
         })
     }
@@ -235,23 +254,29 @@ impl StreamedWorld {
         let untitled = lock.is_some();
         let recovered_columns = file.pending_count()?;
         if let Some((settings, text)) = file.recipe() {
+            let (settings, text) = (settings.clone(), text.to_string());
+            let settings = &settings;
             let bad = |message: String| StreamingFileError::BadMeta {
                 path: file.path().to_path_buf(),
                 key: "recipe".to_string(),
                 message,
             };
-            let recipe = Recipe::from_json(text).map_err(|e| bad(e.to_string()))?;
+            let recipe = Recipe::from_json(&text).map_err(|e| bad(e.to_string()))?;
             let (terrain, report) =
                 RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
                     .map_err(|e| bad(e.to_string()))?;
-            return Ok(StreamedWorld {
+            let world = StreamedWorld {
                 terrain: StreamedTerrain::Recipe(Arc::new(terrain)),
                 file: Arc::new(file),
                 recovered_columns,
                 untitled,
                 generation: Some(report),
+                recipe: Some((Arc::new(recipe), settings.clone())),
+                layers: None,
+                stale_columns: (0, 0),
                 _recovery_lock: lock,
-            });
+            };
+            return world.with_saved_layers();
         }
         let terrain = match (file.generator(), file.heightmap_terrain()?) {
             (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),
@@ -264,14 +289,69 @@ impl StreamedWorld {
                 });
             }
         };
-        Ok(StreamedWorld {
+        StreamedWorld {
             terrain,
             file: Arc::new(file),
             recovered_columns,
             untitled,
             generation: None,
+            recipe: None,
+            layers: None,
+            stale_columns: (0, 0),
             _recovery_lock: lock,
-        })
+        }
+        .with_saved_layers()
+    }
+
+    /// Reads the layers saved in the file, checks that their base is the
+    /// file's own terrain, and re-derives the closure of every stale saved
+    /// column straight into the file's pending changes (nothing is
+    /// resident yet), so no stale cell is ever shown.
+    fn with_saved_layers(mut self) -> Result<StreamedWorld, StreamingFileError> {
+        let Some(saved) = self.file.document()? else {
+            return Ok(self);
+        };
+        let path = self.file.path().to_path_buf();
+        if saved.source != self.base_source() {
+            return Err(StreamingFileError::File(
+                crate::io::world::world_file::WorldFileError::BadDocument {
+                    path,
+                    reason: "the layers' base is not this file's terrain".to_string(),
+                },
+            ));
+        }
+        let base = BaseColumns::streamed(self.source());
+        let report = rederive_stored(&*self.file, &base, &saved.stack, &saved.stale)
+            .map_err(StreamingFileError::Spill)?;
+        self.stale_columns = (saved.stale.len(), report.dirty_columns);
+        self.layers = Some(saved.stack);
+        Ok(self)
+    }
+
+    /// What makes this world's unedited columns, as a world document's
+    /// base names it: the generator, the recipe, or (a heightmap) plain
+    /// cells kept by the file.
+    pub fn base_source(&self) -> BaseSource {
+        match (&self.terrain, &self.recipe) {
+            (StreamedTerrain::Generated(settings), _) => BaseSource::Generator(settings.clone()),
+            (StreamedTerrain::Recipe(_), Some((recipe, settings))) => BaseSource::Recipe {
+                recipe: Arc::clone(recipe),
+                settings: settings.clone(),
+            },
+            (StreamedTerrain::Recipe(_) | StreamedTerrain::Heightmap(_), _) => BaseSource::Cells,
+        }
+    }
+
+    /// The world document of this world: its unedited columns as the base
+    /// and the layers saved in its file (an empty stack when it has none).
+    pub fn document(&self) -> WorldDocument {
+        WorldDocument {
+            base: DocumentBase {
+                cells: BaseColumns::streamed(self.source()),
+                source: self.base_source(),
+            },
+            stack: self.layers.clone().unwrap_or_default(),
+        }
     }
 
     /// The generator settings of a generated world (`None` for a
@@ -385,6 +465,7 @@ impl StreamedWorld {
         grid: &Grid,
         target: &Path,
         camera: Option<[f64; 5]>,
+        document: Option<&WorldDocument>,
     ) -> Result<SaveReport, StreamingFileError> {
         // Spills and autosave writes still on their way land first: the
         // save moves every pending column into the saved ones.
@@ -400,7 +481,7 @@ impl StreamedWorld {
         if camera.is_some() {
             self.file.set_camera(camera);
         }
-        let mut report = self.file.save(&columns)?;
+        let mut report = self.file.save(&columns, document)?;
         for c in edited {
             residency.mark_stored(c);
         }

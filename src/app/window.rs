@@ -134,6 +134,10 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     if let Some(layers) = layers {
         tools.session.restore_document(layers);
     }
+    if let Some(stream) = &world.stream {
+        // A streaming world's layers: its file's, over its columns.
+        tools.session.restore_document(stream.world.document());
+    }
     let mut app = App {
         session,
         options: EditorOptions {

@@ -208,12 +208,14 @@ impl WindowState {
                 }
                 other => {
                     let region = self.panel.tools.region;
+                    let document = tools.session.session.document_snapshot();
                     let (change, next) = world.on_streamed_event(
                         other,
                         session,
                         &mut self.pending_import,
                         region,
                         context,
+                        document.as_ref(),
                     );
                     if let WorldChange::Replaced { camera, generator } = change {
                         self.world_replaced(world, tools, camera, generator);
@@ -236,6 +238,13 @@ impl WindowState {
         generator: Option<GeneratorSettings>,
     ) {
         tools.session.reset_for_world(generator, &world.grid);
+        if let Some(stream) = &world.stream {
+            // A streaming world's layers: its file's, over its columns.
+            tools
+                .session
+                .session
+                .restore_document(stream.world.document());
+        }
         tools.reset_press();
         self.walk.world_replaced();
         self.camera = Camera {

@@ -19,6 +19,7 @@ use crate::io::world::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
+use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::ColumnCoord;
 use crate::terrain::storage::grid::Grid;
@@ -230,7 +231,8 @@ impl WindowStream {
     }
 
     /// Saves to `target` (Save or Save As): the edited columns, resident
-    /// and spilled, go into the world's file; a different `target` gets a
+    /// and spilled, and the world `document` (its layers) go into the
+    /// world's file; a different `target` gets a
     /// copy and becomes the world's file from now on (a new world's
     /// recovery file is then removed). Returns the status message.
     ///
@@ -242,6 +244,7 @@ impl WindowStream {
         grid: &Grid,
         target: &Path,
         camera: &Camera,
+        document: Option<&WorldDocument>,
     ) -> Result<String, String> {
         let Some(residency) = streaming.residency_mut() else {
             return Err("this world does not stream".to_string());
@@ -257,7 +260,7 @@ impl WindowStream {
         let failed = |e: StreamingFileError| format!("Cannot save {}: {e}", target.display());
         let report = self
             .world
-            .save(residency, grid, target, Some(camera))
+            .save(residency, grid, target, Some(camera), document)
             .map_err(failed)?;
         if !crate::io::same_file(target, self.world.file.path()) {
             // Spills from now on go to the saved copy, which holds every
@@ -386,7 +389,7 @@ mod tests {
         let target = dir.join("big.strata");
         let camera = Camera::new(DVec3::new(1.0, 2.0, 3.0), 10.0, -20.0);
         let message = stream
-            .save(&mut streaming, &grid, &target, &camera)
+            .save(&mut streaming, &grid, &target, &camera, None)
             .expect("saved");
         assert!(message.contains("1 edited columns written"), "{message}");
         assert!(!recovery.exists(), "the recovery file went");

@@ -203,6 +203,7 @@ impl World {
         pending_import: &mut Option<PendingImport>,
         region: Option<CellBox>,
         context: StreamEventContext,
+        document: Option<&WorldDocument>,
     ) -> (WorldChange, Option<SessionEvent>) {
         let lod = self.streaming.lod().settings;
         let budget = context.budget_bytes;
@@ -232,9 +233,13 @@ impl World {
             }
             SessionEvent::SaveStreamed(path) => {
                 let result = match self.stream.as_mut() {
-                    Some(stream) => {
-                        stream.save(&mut self.streaming, &self.grid, &path, &context.camera)
-                    }
+                    Some(stream) => stream.save(
+                        &mut self.streaming,
+                        &self.grid,
+                        &path,
+                        &context.camera,
+                        document,
+                    ),
                     None => Err("this world does not stream".to_string()),
                 };
                 let next = session.streamed_saved(path, result, &mut self.grid, &context.camera);

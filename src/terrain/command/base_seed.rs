@@ -39,6 +39,9 @@ pub struct PreparedBase {
 
 const NO_SEED: &str = "this world's base is plain cells (imported or opened): it has no seed";
 
+const STREAMED_SEED: &str = "the seed of a streaming world is part of its file: a seed change \
+     would re-derive every column of the world at once (make a new world with the seed instead)";
+
 /// The cells `source` makes (a generated or cooked world, on demand).
 ///
 /// # Errors
@@ -94,6 +97,9 @@ impl EditSession {
             .base
             .as_ref()
             .ok_or(CommandError::NoDocument(NO_SEED))?;
+        if base.cells.is_streamed() {
+            return Err(CommandError::NoDocument(STREAMED_SEED));
+        }
         let source = match &base.source {
             BaseSource::Cells => return Err(CommandError::NoDocument(NO_SEED)),
             BaseSource::Generator(s) => {

@@ -17,7 +17,7 @@ use crate::terrain::document::derive::{DeriveReport, rederive};
 use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
 use crate::terrain::document::operation::{OperationError, OperationId, OperationKind};
 use crate::terrain::editing::recorder::Recorder;
-use crate::terrain::storage::grid::Grid;
+use crate::terrain::storage::grid::{Grid, GridError};
 
 /// Refuses an edited operation its tool would refuse (off the lattice, a
 /// bad placement), naming it.
@@ -56,6 +56,21 @@ impl EditSession {
         };
     }
 
+    /// Records edits of a streaming world from now on as operations over
+    /// `base` (its unedited columns, [`BaseColumns::streamed`], made by
+    /// `source`), with an empty layer stack. Document actions then
+    /// re-derive their closure once its columns are resident
+    /// ([`GridError::NotResident`] lists those to load first).
+    pub fn enable_streamed_document(&mut self, base: BaseColumns, source: BaseSource) {
+        self.document = DocumentState {
+            base: Some(DocumentBase {
+                cells: base,
+                source,
+            }),
+            ..Default::default()
+        };
+    }
+
     /// Records edits from now on in `document` (a world document opened
     /// from a file: its cells already derived), with an empty history.
     pub fn restore_document(&mut self, document: WorldDocument) {
@@ -82,7 +97,9 @@ impl EditSession {
     /// seed change cooks the recipe. Nothing changes without a document.
     pub fn set_base_source(&mut self, source: BaseSource) {
         if let Some(base) = self.document.base.as_mut() {
-            if let BaseSource::Generator(settings) = &source {
+            if base.cells.is_streamed() {
+                // A streaming world's base is its column source already.
+            } else if let BaseSource::Generator(settings) = &source {
                 base.cells = BaseColumns::generated(settings);
             }
             base.source = source;
@@ -153,7 +170,10 @@ impl EditSession {
                 self.document.path_reports.insert(id, outcome.report);
             }
             if !on_top {
-                self.rederive_into(grid, &mut rec, &before);
+                if let Err(e) = self.rederive_into(grid, &mut rec, &before) {
+                    self.document.stack = before;
+                    return Err(e.into());
+                }
                 let failures = &mut self.document.last_failures;
                 if let Some(i) = failures.iter().position(|(f, _)| *f == id) {
                     let (_, e) = failures.swap_remove(i);
@@ -207,20 +227,35 @@ impl EditSession {
             let label = rec.label().to_string();
             rec.revert(grid);
             rec = Recorder::new(label);
-            self.rederive_into(grid, &mut rec, &before);
+            if let Err(e) = self.rederive_into(grid, &mut rec, &before) {
+                // A streaming grid lacks columns of the closure: the
+                // stroke is taken back whole.
+                self.document.stack = before;
+                return Err(e.into());
+            }
         }
         Ok(self.commit_swap(rec, before, None, grid))
     }
 
     /// Re-derives the closure of the change from `before` to the current
     /// stack, recording into `rec` and keeping the figures.
-    fn rederive_into(&mut self, grid: &mut Grid, rec: &mut Recorder, before: &LayerStack) {
+    ///
+    /// # Errors
+    /// [`GridError::NotResident`] when a streaming grid lacks columns of
+    /// the closure (nothing changed).
+    fn rederive_into(
+        &mut self,
+        grid: &mut Grid,
+        rec: &mut Recorder,
+        before: &LayerStack,
+    ) -> Result<(), GridError> {
         let Some(base) = self.document.base.as_ref() else {
-            return;
+            return Ok(());
         };
         let started = Instant::now();
-        let report: DeriveReport = rederive(grid, rec, &base.cells, before, &self.document.stack);
+        let report: DeriveReport = rederive(grid, rec, &base.cells, before, &self.document.stack)?;
         self.keep_figures(report, started);
+        Ok(())
     }
 
     /// Keeps the figures of a re-derivation that ran (one that found
@@ -357,6 +392,17 @@ impl EditSession {
             return Ok(CommandOutcome::Edited { changed: false });
         }
         if *action == DocumentAction::Bake {
+            if self
+                .document
+                .base
+                .as_ref()
+                .is_some_and(|b| b.cells.is_streamed())
+            {
+                return Err(CommandError::NoDocument(
+                    "a streaming world cannot be baked: its cells are never all in memory \
+                     (its layers stay editable instead)",
+                ));
+            }
             if let Some(locked) = self.document.stack.layers().iter().find(|l| l.locked) {
                 // Baking would remove what the lock protects.
                 return Err(DocumentError::Locked(locked.name.clone()).into());
@@ -376,7 +422,10 @@ impl EditSession {
             return Err(e.into());
         }
         let mut rec = Recorder::new(action.label());
-        self.rederive_into(grid, &mut rec, &before);
+        if let Err(e) = self.rederive_into(grid, &mut rec, &before) {
+            self.document.stack = before;
+            return Err(e.into());
+        }
         Ok(CommandOutcome::Edited {
             changed: self.commit_swap(rec, before, None, grid),
         })

@@ -83,7 +83,7 @@ impl EditSession {
         let mut next = shown.clone();
         next.edit_operation(drag.id, kind)?;
         let started = Instant::now();
-        let report = rederive(grid, &mut drag.rec, &base.cells, &shown, &next);
+        let report = rederive(grid, &mut drag.rec, &base.cells, &shown, &next)?;
         drag.shown += 1;
         self.document.stack = next;
         self.keep_figures(report, started);

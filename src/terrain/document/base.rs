@@ -73,8 +73,11 @@ impl ColumnSource for KeptColumns {
 #[derive(Clone, Debug)]
 pub struct BaseColumns {
     source: Arc<dyn ColumnSource>,
-    /// Every column the base has cells in.
+    /// Every column the base has cells in (empty for a streamed base).
     columns: Arc<Vec<ColumnCoord>>,
+    /// True for a streaming world's base: its columns are never listed or
+    /// made all at once, only those a derivation reads.
+    streamed: bool,
 }
 
 /// The columns `[0, size / 32)²` of a generated world.
@@ -108,6 +111,7 @@ impl BaseColumns {
         BaseColumns {
             source: Arc::new(KeptColumns { by_column }),
             columns: Arc::new(columns),
+            streamed: false,
         }
     }
 
@@ -116,6 +120,7 @@ impl BaseColumns {
         BaseColumns {
             source: Arc::new(GeneratedColumns::new(settings)),
             columns: Arc::new(square_columns(settings.size_cells)),
+            streamed: false,
         }
     }
 
@@ -125,10 +130,30 @@ impl BaseColumns {
         BaseColumns {
             source: Arc::new(terrain),
             columns: Arc::new(columns),
+            streamed: false,
         }
     }
 
-    /// Every column the base has cells in.
+    /// A streaming world's unedited columns (spec §12) as the base: any
+    /// column is made on demand by `source` (the generator, a cooked
+    /// recipe's plan, a heightmap's samples), and none is ever listed or
+    /// made all at once: a derivation reads only the columns its closure
+    /// needs.
+    pub fn streamed(source: Arc<dyn ColumnSource>) -> BaseColumns {
+        BaseColumns {
+            source,
+            columns: Arc::new(Vec::new()),
+            streamed: true,
+        }
+    }
+
+    /// True for a streaming world's base ([`BaseColumns::streamed`]): it
+    /// cannot be made whole ([`BaseColumns::whole`] would hold nothing).
+    pub fn is_streamed(&self) -> bool {
+        self.streamed
+    }
+
+    /// Every column the base has cells in (none listed for a streamed base).
     pub fn all_columns(&self) -> &[ColumnCoord] {
         &self.columns
     }

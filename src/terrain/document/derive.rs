@@ -20,7 +20,8 @@ use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{
     CHUNK_SIZE_CELLS, CellBox, ChunkCoord, ColumnCoord, LATTICE_CELLS, local_index,
 };
-use crate::terrain::storage::grid::Grid;
+use crate::terrain::storage::grid::{Grid, GridError};
+use crate::terrain::streaming::column_source::{EditStore, SourceError};
 
 /// What one derivation did.
 #[derive(Debug, Default, PartialEq)]
@@ -75,42 +76,132 @@ pub fn derive_whole(base: &BaseColumns, stack: &LayerStack) -> (Grid, DeriveRepo
     (grid, report)
 }
 
+/// Refuses a re-derivation on a streaming grid that does not hold every
+/// column it would write (spec §12): nothing has changed yet, and it can
+/// run once they are loaded.
+fn check_resident(grid: &Grid, closure: &Closure) -> Result<(), GridError> {
+    if !grid.is_streaming() {
+        return Ok(());
+    }
+    let mut missing: Vec<ColumnCoord> = closure
+        .dirty
+        .iter()
+        .copied()
+        .filter(|c| !grid.is_column_resident(*c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    missing.sort();
+    Err(GridError::NotResident(missing))
+}
+
 /// Brings `grid` (the cells of `old` over `base`) to the cells of `new`
 /// over `base`, re-deriving only the dirty closure of the change; every
 /// chunk it changes is recorded in `rec` (one undo step).
+///
+/// # Errors
+/// [`GridError::NotResident`] listing the closure's columns a streaming
+/// grid does not hold; nothing changed.
 pub fn rederive(
     grid: &mut Grid,
     rec: &mut Recorder,
     base: &BaseColumns,
     old: &LayerStack,
     new: &LayerStack,
-) -> DeriveReport {
+) -> Result<DeriveReport, GridError> {
     let old_ops: Vec<&Operation> = old.visible_operations().collect();
     let new_ops: Vec<&Operation> = new.visible_operations().collect();
     let seeds = changed_footprints(&old_ops, &new_ops);
     if seeds.is_empty() {
-        return DeriveReport::default();
+        return Ok(DeriveReport::default());
     }
     let closure = dirty_closure(&new_ops, &seeds);
-    derive_closure(grid, rec, base, &new_ops, &closure)
+    check_resident(grid, &closure)?;
+    Ok(derive_closure(grid, rec, base, &new_ops, &closure))
 }
 
 /// Re-derives the dirty closure of `seeds` (columns whose cells may be
 /// stale, e.g. a world file's cached columns whose operations changed
 /// while it was closed), recording the changed chunks in `rec`.
+///
+/// # Errors
+/// [`GridError::NotResident`] as [`rederive`].
 pub fn rederive_seeds(
     grid: &mut Grid,
     rec: &mut Recorder,
     base: &BaseColumns,
     stack: &LayerStack,
     seeds: &[ColumnRect],
-) -> DeriveReport {
+) -> Result<DeriveReport, GridError> {
     if seeds.is_empty() {
-        return DeriveReport::default();
+        return Ok(DeriveReport::default());
     }
     let ops: Vec<&Operation> = stack.visible_operations().collect();
     let closure = dirty_closure(&ops, seeds);
-    derive_closure(grid, rec, base, &ops, &closure)
+    check_resident(grid, &closure)?;
+    Ok(derive_closure(grid, rec, base, &ops, &closure))
+}
+
+/// Re-derives the dirty closure of `seeds` straight into a streaming
+/// world's `store` (its spilled derived columns, the cache of spec §14),
+/// without loading anything into a grid: each dirty column is derived from
+/// the base columns the closure reads and the operations whose footprints
+/// meet it, merged with its current copy (stored, else the base) outside
+/// the dirty rectangles, and stored when it differs. Used on opening a
+/// streaming world whose cached columns are stale, before any is resident.
+///
+/// # Errors
+/// [`SourceError`] when the store cannot be read or written; columns
+/// stored before the failure keep their new cells (each is whole).
+pub fn rederive_stored(
+    store: &dyn EditStore,
+    base: &BaseColumns,
+    stack: &LayerStack,
+    seeds: &[ColumnRect],
+) -> Result<DeriveReport, SourceError> {
+    if seeds.is_empty() {
+        return Ok(DeriveReport::default());
+    }
+    let ops: Vec<&Operation> = stack.visible_operations().collect();
+    let closure = dirty_closure(&ops, seeds);
+    let mut scratch = Grid::from_chunks(base.chunks_of(&closure.read));
+    let report = apply_in_order(&mut scratch, closure.members.iter().map(|&i| ops[i]));
+    let mut columns: Vec<ColumnCoord> = closure.dirty.iter().copied().collect();
+    columns.sort();
+    let mut live_chunks = Vec::new();
+    for &column in &columns {
+        match store.load_edited(column)? {
+            Some(chunks) => live_chunks.extend(chunks),
+            None => live_chunks.extend(base.chunks([&column])),
+        }
+    }
+    let mut live = Grid::from_chunks(live_chunks);
+    let mut rec = Recorder::new(String::new());
+    write_back_rects(&mut live, &mut rec, &scratch, &closure);
+    // The recorder holds the chunks that changed: only their columns are
+    // stored.
+    let changed: FxHashSet<ColumnCoord> = rec
+        .into_parts()
+        .1
+        .keys()
+        .map(|c| ColumnCoord::of(*c))
+        .collect();
+    for column in columns.into_iter().filter(|c| changed.contains(c)) {
+        let set: FxHashSet<ColumnCoord> = [column].into_iter().collect();
+        let mut coords = live.chunks_in_columns(&set);
+        coords.sort_by_key(|c| c.0.y);
+        let chunks: Vec<_> = coords
+            .into_iter()
+            .map(|c| (c, live.chunk_cells(c)))
+            .filter(|(_, cells)| !cells.is_all_empty())
+            .collect();
+        store.store_edited(column, &chunks)?;
+    }
+    Ok(DeriveReport {
+        dirty_columns: closure.dirty.len(),
+        ..report
+    })
 }
 
 /// Re-derives every column of `grid` from `base` and `stack` (after the

@@ -53,7 +53,7 @@ impl Doc {
         let old = self.stack.clone();
         let out = f(&mut self.stack);
         let mut rec = Recorder::new("t");
-        rederive(&mut self.live, &mut rec, &self.base, &old, &self.stack);
+        rederive(&mut self.live, &mut rec, &self.base, &old, &self.stack).unwrap();
         out
     }
 
@@ -350,7 +350,7 @@ fn a_far_edit_re_derives_only_its_closure() {
         .edit_operation(far, stamp(&m, 210.0, 200.0, 10.0))
         .unwrap();
     let mut rec = Recorder::new("t");
-    let report = rederive(&mut doc.live, &mut rec, &doc.base, &old, &doc.stack);
+    let report = rederive(&mut doc.live, &mut rec, &doc.base, &old, &doc.stack).unwrap();
     // The stamp alone: none of the six strokes 180 cells away is applied.
     assert_eq!(report.applied_operations, 1);
     // Radius 10 around x 200..210, z 200: columns 5..=7 by 5..=6 at most.

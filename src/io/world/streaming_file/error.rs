@@ -42,9 +42,9 @@ pub enum StreamingFileError {
         path: PathBuf,
         /// The file's `format_version`.
         found: u64,
-        /// [`STREAMING_FORMAT_VERSION`].
+        /// The newest version read, [`LAYERED_FORMAT_VERSION`].
         ///
-        /// [`STREAMING_FORMAT_VERSION`]: super::STREAMING_FORMAT_VERSION
+        /// [`LAYERED_FORMAT_VERSION`]: super::LAYERED_FORMAT_VERSION
         supported: u32,
     },
     /// A metadata entry is missing or malformed.

@@ -8,8 +8,8 @@ use rusqlite::{Connection, params};
 
 use super::error::StreamingFileError;
 use super::{
-    GENERATED_FORMAT_VERSION, HEIGHTMAP_FORMAT_VERSION, STREAMING_FORMAT_VERSION, STREAMING_KIND,
-    StreamingOrigin,
+    GENERATED_FORMAT_VERSION, HEIGHTMAP_FORMAT_VERSION, LAYERED_FORMAT_VERSION,
+    STREAMING_FORMAT_VERSION, STREAMING_KIND, StreamingOrigin,
 };
 use crate::io::heightmap::streaming_heightmap::parse_heightmap_meta;
 use crate::io::world::world_file::{
@@ -67,12 +67,13 @@ pub(super) fn read_streaming_meta(
         GENERATED_FORMAT_VERSION,
         HEIGHTMAP_FORMAT_VERSION,
         STREAMING_FORMAT_VERSION,
+        LAYERED_FORMAT_VERSION,
     ];
     if !known.iter().any(|&v| u64::from(v) == found) {
         return Err(StreamingFileError::UnsupportedVersion {
             path: path.to_path_buf(),
             found,
-            supported: STREAMING_FORMAT_VERSION,
+            supported: LAYERED_FORMAT_VERSION,
         });
     }
     if found != schema_version as u64 {

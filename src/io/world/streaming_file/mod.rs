@@ -107,9 +107,14 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::io::heightmap::heightmap_import::{HeightmapSettings, decode_heightmap};
 use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, read_png};
 use crate::io::world::summary_rows::encode_summary;
+use crate::io::world::world_file::document::{
+    StreamedDocument, encode_streamed, read_streamed, write as write_document,
+};
 use crate::io::world::world_file::{
     JournalRecovery, MAX_BLOB_BYTES, camera_text, io_err, open_existing_as, sqlite_err,
 };
+use crate::terrain::command::document_action::WorldDocument;
+use crate::terrain::document::layers::LayerStack;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::storage::coords::ColumnCoord;
@@ -129,6 +134,13 @@ use schema::{OPEN_SCHEMAS, schema_kind};
 /// heightmap worlds. This build reads versions
 /// [`GENERATED_FORMAT_VERSION`] and 3.
 pub const STREAMING_FORMAT_VERSION: u32 = 4;
+
+/// The format version of a streaming world that keeps a world document
+/// (spec §14): version 4's tables and the document tables of world files.
+/// A file is written at this version by its first save with layers;
+/// without layers a file keeps its version, so earlier builds still read
+/// it.
+pub const LAYERED_FORMAT_VERSION: u32 = 5;
 
 /// The format version of a streamed heightmap import before column
 /// summaries (3); still read.
@@ -214,7 +226,8 @@ struct Inner {
 #[derive(Debug)]
 pub struct StreamingWorldFile {
     path: PathBuf,
-    format_version: u32,
+    /// Raised to [`LAYERED_FORMAT_VERSION`] by the first save with layers.
+    format_version: std::sync::atomic::AtomicU32,
     origin: StreamingOrigin,
     created_unix: u64,
     journal_recovery: Option<JournalRecovery>,
@@ -432,7 +445,7 @@ impl StreamingWorldFile {
         let meta = read_streaming_meta(&conn, path, kind)?;
         Ok(StreamingWorldFile {
             path: path.to_path_buf(),
-            format_version: kind.0,
+            format_version: std::sync::atomic::AtomicU32::new(kind.0),
             origin: meta.origin,
             created_unix: meta.created_unix,
             journal_recovery: None,
@@ -490,14 +503,15 @@ impl StreamingWorldFile {
 
     /// The file's format version: 2 (generated) or 3 (heightmap) as older
     /// builds wrote them, 4 ([`STREAMING_FORMAT_VERSION`], with column
-    /// summaries) for either origin.
+    /// summaries) for either origin, 5 ([`LAYERED_FORMAT_VERSION`]) once a
+    /// save kept layers.
     pub fn format_version(&self) -> u32 {
-        self.format_version
+        self.format_version.load(Ordering::Relaxed)
     }
 
     /// True when the file stores column summaries (format 4).
     fn has_summaries(&self) -> bool {
-        self.format_version >= STREAMING_FORMAT_VERSION
+        self.format_version() >= STREAMING_FORMAT_VERSION
     }
 
     /// The editor camera `[x, y, z, yaw_deg, pitch_deg]` (studs, degrees):
@@ -583,8 +597,17 @@ impl StreamingWorldFile {
     pub fn save(
         &self,
         resident_edited: &[(ColumnCoord, ColumnChunks)],
+        document: Option<&WorldDocument>,
     ) -> Result<SaveReport, StreamingFileError> {
         let start = Instant::now();
+        let version = self.format_version();
+        // A world without layers keeps its version (earlier builds read
+        // it); the first save with layers adds the document tables.
+        let document = document
+            .filter(|d| version >= LAYERED_FORMAT_VERSION || d.stack != LayerStack::default());
+        let encoded_document = document
+            .map(|d| encode_streamed(&self.path, d))
+            .transpose()?;
         let summaries = self.has_summaries();
         let encoded: Vec<EncodedColumn> = resident_edited
             .par_iter()
@@ -618,6 +641,16 @@ impl StreamingWorldFile {
             )?;
             write_columns(&tx, Table::Saved, &encoded)?;
             tx.execute("DELETE FROM pending_columns", [])?;
+            if let Some(doc) = &encoded_document {
+                if version < LAYERED_FORMAT_VERSION {
+                    tx.execute_batch(&schema::upgrade_sql(version))?;
+                    put_meta(
+                        &tx,
+                        &[("format_version", Some(LAYERED_FORMAT_VERSION.to_string()))],
+                    )?;
+                }
+                write_document(&tx, Some(doc))?;
+            }
             put_meta(
                 &tx,
                 &[
@@ -631,6 +664,10 @@ impl StreamingWorldFile {
         .map_err(|e| sqlite_err(path, e))?;
         tx.commit().map_err(|e| sqlite_err(path, e))?;
         inner.modified_unix = now;
+        if encoded_document.is_some() {
+            self.format_version
+                .fetch_max(LAYERED_FORMAT_VERSION, Ordering::Relaxed);
+        }
         drop(inner);
         Ok(SaveReport {
             columns_written: encoded.len(),
@@ -639,6 +676,23 @@ impl StreamingWorldFile {
             file_bytes: file_len(path),
             elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
         })
+    }
+
+    /// The world document saved in the file (spec §14), read and checked;
+    /// `None` for a file saved without layers. Its stale columns (saved
+    /// cells whose key differs from the record's) are listed for the caller
+    /// to re-derive.
+    ///
+    /// # Errors
+    /// [`StreamingFileError::File`] with
+    /// [`WorldFileError::BadDocument`](crate::io::world::world_file::WorldFileError::BadDocument)
+    /// for a damaged or hostile document; SQLite failures.
+    pub fn document(&self) -> Result<Option<StreamedDocument>, StreamingFileError> {
+        if self.format_version() < LAYERED_FORMAT_VERSION {
+            return Ok(None);
+        }
+        let inner = self.lock();
+        Ok(read_streamed(&inner.conn, &self.path)?)
     }
 
     /// Drops every spilled column not yet saved ("don't recover"): loads

@@ -106,8 +106,9 @@ pub use loading::{
 };
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
 pub(crate) use schema::{
-    FileSchema, WORLD_SCHEMA, WORLD_SCHEMA_V1, camera_text, configure_new_file, generator_text,
-    meta_number, meta_text, open_existing_as, parse_camera, parse_generator, read_meta_map,
+    DOCUMENT_TABLES_SQL, FileSchema, WORLD_SCHEMA, WORLD_SCHEMA_V1, camera_text,
+    configure_new_file, document_tables, generator_text, meta_number, meta_text, open_existing_as,
+    parse_camera, parse_generator, read_meta_map,
 };
 use schema::{open_existing, write_meta};
 

@@ -75,6 +75,8 @@ CREATE TABLE column_keys (
     };
 }
 
+pub(crate) use document_tables;
+
 /// The statements that add the document tables (format 2) to a format-1
 /// file.
 pub(crate) const DOCUMENT_TABLES_SQL: &str = document_tables!();

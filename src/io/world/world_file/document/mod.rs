@@ -125,7 +125,32 @@ pub(crate) fn encode(
     progress: &Progress,
 ) -> Result<EncodedDocument, WorldFileError> {
     let (record, blob_set, footprints, keyed) = record::record_of(doc);
-    let json = serde_json::to_vec(&record).map_err(|e| bad(path, e.to_string()))?;
+    let (mut payloads, base_json) = record_payloads(path, &record, blob_set)?;
+    let overrides = cache::base_overrides(&doc.base.cells, &footprints, derived);
+    let base_rows = encode_chunks(path, &overrides, progress)?;
+    let check = base_check(&base_json, base_rows.iter().map(|r| (r.coord, r.hash)));
+    payloads.push((
+        BASE_CHECK.to_string(),
+        compress(path, &check.to_le_bytes())?,
+    ));
+    Ok(EncodedDocument {
+        payloads,
+        base_rows,
+        keys: sorted_keys(&keyed),
+    })
+}
+
+/// The record and blob payloads of a document, compressed, and the
+/// record's `base` as JSON.
+///
+/// # Errors
+/// As [`encode`].
+fn record_payloads(
+    path: &Path,
+    record: &record::DocumentRecord,
+    blob_set: record::BlobSet,
+) -> Result<(Vec<(String, Vec<u8>)>, Vec<u8>), WorldFileError> {
+    let json = serde_json::to_vec(record).map_err(|e| bad(path, e.to_string()))?;
     let total: u64 =
         json.len() as u64 + blob_set.blobs.values().map(|b| b.len() as u64).sum::<u64>();
     if total > MAX_DOCUMENT_BYTES {
@@ -145,21 +170,15 @@ pub(crate) fn encode(
             compress(path, &bytes)?,
         ));
     }
-    let overrides = cache::base_overrides(&doc.base.cells, &footprints, derived);
-    let base_rows = encode_chunks(path, &overrides, progress)?;
     let base_json = serde_json::to_vec(&record.base).map_err(|e| bad(path, e.to_string()))?;
-    let check = base_check(&base_json, base_rows.iter().map(|r| (r.coord, r.hash)));
-    payloads.push((
-        BASE_CHECK.to_string(),
-        compress(path, &check.to_le_bytes())?,
-    ));
-    let mut keys: Vec<(ColumnCoord, u64)> = cache::column_keys(&keyed).into_iter().collect();
+    Ok((payloads, base_json))
+}
+
+/// The column keys of the visible operations, sorted by column.
+fn sorted_keys(keyed: &[record::KeyedOperation]) -> Vec<(ColumnCoord, u64)> {
+    let mut keys: Vec<(ColumnCoord, u64)> = cache::column_keys(keyed).into_iter().collect();
     keys.sort();
-    Ok(EncodedDocument {
-        payloads,
-        base_rows,
-        keys,
-    })
+    keys
 }
 
 /// True when any layer row besides the record is there (blobs, base
@@ -398,18 +417,15 @@ fn read_keys(
     Ok(keys)
 }
 
-/// Reads the document of a format-2 file into `grid` (the file's derived
-/// cells, just loaded): makes its base, and re-derives the dirty closure
-/// of every stale column in `grid`. `None` for a world without layers.
-///
-/// # Errors
-/// [`WorldFileError::BadDocument`] naming what is wrong; `grid` is then
-/// unchanged. [`WorldFileError::Sqlite`] when the tables cannot be read.
-pub(crate) fn read(
+/// The record of a file's document, its blobs read and checked, every
+/// operation checked as its tool would; `None` for a file without one.
+/// Also returns the record's `base` as JSON (for the base check) and the
+/// decoding budget left.
+fn read_record(
     conn: &Connection,
     path: &Path,
-    grid: &mut Grid,
-) -> Result<Option<OpenedDocument>, WorldFileError> {
+    streamed: bool,
+) -> Result<Option<(record::ReadDocument, Vec<u8>, u64)>, WorldFileError> {
     if !has_tables(conn).map_err(|e| sqlite_err(path, e))? {
         return Ok(None);
     }
@@ -444,13 +460,24 @@ pub(crate) fn read(
         blobs.insert(name.to_string(), bytes.clone());
         Ok(bytes)
     };
-    let read = record::document_from(parsed, &mut lookup).map_err(|e| bad(path, e))?;
-    let overrides = read_base_chunks(conn, path)?;
-    let stored_check = read_payload(conn, path, BASE_CHECK, &mut budget)?
+    let read = record::document_from(parsed, &mut lookup, streamed).map_err(|e| bad(path, e))?;
+    Ok(Some((read, base_json, budget)))
+}
+
+/// Checks the stored base check against the record's base and the stored
+/// base chunks.
+fn check_base(
+    conn: &Connection,
+    path: &Path,
+    base_json: &[u8],
+    overrides: &[(ChunkCoord, ChunkCells)],
+    budget: &mut u64,
+) -> Result<(), WorldFileError> {
+    let stored_check = read_payload(conn, path, BASE_CHECK, budget)?
         .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
         .map(u64::from_le_bytes);
     let check = base_check(
-        &base_json,
+        base_json,
         overrides
             .iter()
             .map(|(c, cells)| (*c, cells.content_hash())),
@@ -461,11 +488,33 @@ pub(crate) fn read(
             "the base (its source or its stored chunks) does not match the base check",
         ));
     }
+    Ok(())
+}
+
+/// Reads the document of a format-2 file into `grid` (the file's derived
+/// cells, just loaded): makes its base, and re-derives the dirty closure
+/// of every stale column in `grid`. `None` for a world without layers.
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] naming what is wrong; `grid` is then
+/// unchanged. [`WorldFileError::Sqlite`] when the tables cannot be read.
+pub(crate) fn read(
+    conn: &Connection,
+    path: &Path,
+    grid: &mut Grid,
+) -> Result<Option<OpenedDocument>, WorldFileError> {
+    let Some((read, base_json, mut budget)) = read_record(conn, path, false)? else {
+        return Ok(None);
+    };
+    let overrides = read_base_chunks(conn, path)?;
+    check_base(conn, path, &base_json, &overrides, &mut budget)?;
     let stored_keys = read_keys(conn, path)?;
     let base = cache::base_from(grid, overrides);
     let seeds = cache::stale_columns(&stored_keys, &cache::column_keys(&read.keyed));
     let mut rec = Recorder::new(String::new());
-    let rebuilt = rederive_seeds(grid, &mut rec, &base, &read.stack, &seeds);
+    // A world file's grid is held whole: every column is resident.
+    let rebuilt = rederive_seeds(grid, &mut rec, &base, &read.stack, &seeds)
+        .map_err(|e| bad(path, e.to_string()))?;
     if !seeds.is_empty() {
         log::info!(
             "{}: {} chunk columns of cached cells were stale; re-derived {}",
@@ -484,5 +533,74 @@ pub(crate) fn read(
         },
         stale_columns: seeds.len(),
         rebuilt_columns: rebuilt.dirty_columns,
+    }))
+}
+
+/// Encodes `doc` (a streaming world's document, whose base is the file's
+/// own terrain source) for a streaming world file: the record, its blobs,
+/// the base check (no base chunks: the file makes its unedited columns)
+/// and the column keys.
+///
+/// # Errors
+/// As [`encode`].
+pub(crate) fn encode_streamed(
+    path: &Path,
+    doc: &WorldDocument,
+) -> Result<EncodedDocument, WorldFileError> {
+    let (record, blob_set, _, keyed) = record::record_of(doc);
+    let (mut payloads, base_json) = record_payloads(path, &record, blob_set)?;
+    let check = base_check(&base_json, std::iter::empty());
+    payloads.push((
+        BASE_CHECK.to_string(),
+        compress(path, &check.to_le_bytes())?,
+    ));
+    Ok(EncodedDocument {
+        payloads,
+        base_rows: Vec::new(),
+        keys: sorted_keys(&keyed),
+    })
+}
+
+/// The document of a streaming world file, read and checked: the base's
+/// source as recorded (the caller checks it against the file's terrain),
+/// the stack, and the saved columns whose cached cells are stale (their
+/// key in the file differs from the record's).
+#[derive(Clone, Debug)]
+pub struct StreamedDocument {
+    /// What the record says makes the base.
+    pub source: crate::terrain::command::document_action::BaseSource,
+    /// The layers.
+    pub stack: crate::terrain::document::layers::LayerStack,
+    /// Chunk columns (as rectangles) whose stored cells are stale.
+    pub stale: Vec<crate::terrain::document::operation::ColumnRect>,
+}
+
+/// Reads the document of a streaming world file (`None`: no tables, or no
+/// record).
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] naming what is wrong (base chunks are
+/// never stored in a streaming file); [`WorldFileError::Sqlite`].
+pub(crate) fn read_streamed(
+    conn: &Connection,
+    path: &Path,
+) -> Result<Option<StreamedDocument>, WorldFileError> {
+    let Some((read, base_json, mut budget)) = read_record(conn, path, true)? else {
+        return Ok(None);
+    };
+    let overrides = read_base_chunks(conn, path)?;
+    if !overrides.is_empty() {
+        return Err(bad(
+            path,
+            "a streaming world stores no base chunks (its file makes its unedited columns)",
+        ));
+    }
+    check_base(conn, path, &base_json, &overrides, &mut budget)?;
+    let stored_keys = read_keys(conn, path)?;
+    let stale = cache::stale_columns(&stored_keys, &cache::column_keys(&read.keyed));
+    Ok(Some(StreamedDocument {
+        source: read.source,
+        stack: read.stack,
+        stale,
     }))
 }

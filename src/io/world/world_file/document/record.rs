@@ -402,10 +402,20 @@ fn operation_kind(does: KindRecord, blob: &mut BlobLookup<'_>) -> Result<Operati
 /// The document of `record`, every operation checked as its tool would
 /// check it; stamps and clipboards come from `blob`. Errors say which
 /// layer or operation is wrong and why.
+/// `streamed`: the record belongs to a streaming world, whose generated
+/// base may be as large as a streaming world is.
 pub(super) fn document_from(
     record: DocumentRecord,
     blob: &mut BlobLookup<'_>,
+    streamed: bool,
 ) -> Result<ReadDocument, String> {
+    let check = |settings: &GeneratorSettings| {
+        match streamed {
+            true => settings.validate_streaming(),
+            false => settings.validate(),
+        }
+        .map_err(|e| e.to_string())
+    };
     if record.version != RECORD_VERSION {
         return Err(format!(
             "layer record version {} (this build reads {RECORD_VERSION})",
@@ -415,11 +425,11 @@ pub(super) fn document_from(
     let source = match record.base {
         BaseRecord::Cells => BaseSource::Cells,
         BaseRecord::Generator { settings } => {
-            settings.validate().map_err(|e| e.to_string())?;
+            check(&settings)?;
             BaseSource::Generator(settings)
         }
         BaseRecord::Recipe { recipe, settings } => {
-            settings.validate().map_err(|e| e.to_string())?;
+            check(&settings)?;
             recipe.validate().map_err(|e| e.to_string())?;
             BaseSource::Recipe {
                 recipe: Arc::new(recipe),
