@@ -12,8 +12,8 @@ use std::time::Instant;
 use glam::IVec3;
 use rusqlite::{Connection, params};
 use strata::io::world::streaming_file::{
-    GENERATED_FORMAT_VERSION, MAX_COLUMN_BYTES, STREAMING_FORMAT_VERSION, StreamingFileError,
-    StreamingWorldFile,
+    GENERATED_FORMAT_VERSION, LAYERED_FORMAT_VERSION, MAX_COLUMN_BYTES, STREAMING_FORMAT_VERSION,
+    StreamingFileError, StreamingWorldFile,
 };
 use strata::io::world::world_file::{WorldFile, WorldFileError, WorldMeta};
 use strata::pipeline::horizon::Horizon;
@@ -439,14 +439,21 @@ fn files_of_another_version_or_kind_are_refused_with_typed_errors() {
     };
     fresh();
     assert!(StreamingWorldFile::is_streaming_file(&path));
+    // Version 5 is known, but needs the document tables.
     set_meta("format_version", "5");
+    let e = open_err();
+    assert!(
+        matches!(&e, StreamingFileError::BadMeta { key, .. } if key == "format_version"),
+        "{e}"
+    );
+    set_meta("format_version", "6");
     let e = open_err();
     assert!(
         matches!(
             e,
             StreamingFileError::UnsupportedVersion {
-                found: 5,
-                supported: STREAMING_FORMAT_VERSION,
+                found: 6,
+                supported: LAYERED_FORMAT_VERSION,
                 ..
             }
         ),
