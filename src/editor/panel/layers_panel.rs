@@ -64,6 +64,10 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
                 .unwrap_or_default();
             request(tools, DocumentAction::AddLayer(name));
         }
+        if view.streamed {
+            // A streaming world is never all in memory: nothing to bake into.
+            return;
+        }
         if ui
             .add_enabled(view.operation_count > 0, egui::Button::new("Bake"))
             .on_hover_text("Flatten every layer into the base cells (one undo step)")
@@ -86,6 +90,11 @@ fn stack_buttons(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings)
                 tools.requests.push(ToolRequest::CancelBaseSeed);
             }
         });
+    } else if let (Some(seed), true) = (view.base_seed, view.streamed) {
+        ui.label(format!("base seed {seed} (a streaming world's own)"))
+            .on_hover_text(
+                "A streaming world's seed is part of its file; make a new world for another seed",
+            );
     } else if let Some(seed) = view.base_seed {
         ui.horizontal(|ui| {
             ui.label(format!("base seed {seed}, new:"));

@@ -58,6 +58,9 @@ pub struct LayersView {
     pub failures: Vec<String>,
     /// The base's seed (generated and recipe worlds).
     pub base_seed: Option<u64>,
+    /// True on a streaming world: its base is its file's terrain (no seed
+    /// change) and its cells are never all in memory (no Bake).
+    pub streamed: bool,
     /// A seed change running in the background (set by the window).
     pub base_job: Option<crate::editor::tools::base_job::BaseJobStatus>,
 }
@@ -120,6 +123,7 @@ impl LayersView {
                 .map(|(id, e)| format!("operation {} skipped: {e}", id.0))
                 .collect(),
             base_seed: doc.base_source().and_then(|s| s.seed()),
+            streamed: doc.base().is_some_and(|b| b.is_streamed()),
             base_job: None,
         }
     }
@@ -159,5 +163,26 @@ mod tests {
         assert_eq!(view.operation_count, 1);
         // The active layer (Sculpt) has no operation yet.
         assert!(view.operations.is_empty());
+    }
+
+    #[test]
+    fn a_streaming_worlds_view_says_so_and_keeps_its_seed() {
+        use crate::terrain::document::base::{BaseColumns, BaseSource};
+        use crate::terrain::generation::generate::GeneratorSettings;
+        use crate::terrain::generation::generated_columns::GeneratedColumns;
+        let settings = GeneratorSettings {
+            seed: 9,
+            size_cells: 1 << 20,
+        };
+        let mut session = EditSession::new(1 << 24, None);
+        session.enable_streamed_document(
+            BaseColumns::streamed(std::sync::Arc::new(GeneratedColumns::new(&settings))),
+            BaseSource::Generator(settings),
+        );
+        let view = LayersView::of(&session.document);
+        assert!(view.enabled && view.streamed);
+        assert_eq!(view.base_seed, Some(9));
+        session.enable_document(&Grid::new());
+        assert!(!LayersView::of(&session.document).streamed);
     }
 }

@@ -215,9 +215,19 @@ impl OperationPick {
         if unchanged {
             return None;
         }
-        self.last_shown = Some(kind.clone());
+        let previous = self.last_shown.replace(kind.clone());
         match tools.session.drag_operation_to(grid, kind) {
             Ok(()) => None,
+            // A streaming world lacks columns the move re-derives: the last
+            // shown state stays and the move is tried again next frame.
+            Err(e) if e.missing_columns().is_some() => {
+                self.last_shown = previous;
+                let n = e.missing_columns().map_or(0, <[_]>::len);
+                Some((
+                    format!("Waiting for {n} chunk columns the move re-derives to load"),
+                    false,
+                ))
+            }
             // Off the lattice or too large: the last good state stays.
             Err(e) => Some((e.to_string(), true)),
         }
