@@ -5,6 +5,7 @@
 //! streaming file and the far operation is still editable after reopening.
 
 use strata::app::streamed_world::StreamedWorld;
+use strata::io::world::streaming_file::StreamingFileError;
 use strata::script::format::StrokeAction;
 use strata::script::{Script, ScriptRunner};
 use strata::terrain::command::document_action::DocumentAction;
@@ -376,5 +377,122 @@ fn a_streaming_world_refuses_bake_and_seed_changes_and_changes_nothing() {
         assert_eq!(*s.stack(), before);
     }
     s.world.remove_recovery();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rewrites the layer record of the file at `path` through `change`.
+fn rewrite_record(path: &std::path::Path, change: impl FnOnce(&mut serde_json::Value)) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let frame: Vec<u8> = conn
+        .query_row(
+            "SELECT data FROM document WHERE name = 'record' AND part = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&zstd::decode_all(&frame[..]).unwrap()).unwrap();
+    change(&mut value);
+    let frame = zstd::bulk::compress(&serde_json::to_vec(&value).unwrap(), 3).unwrap();
+    conn.execute(
+        "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
+        [frame],
+    )
+    .unwrap();
+}
+
+#[test]
+fn damaged_or_foreign_layers_in_a_streaming_file_are_refused_and_change_nothing() {
+    let dir = scratch("hostile");
+    let world = StreamedWorld::new(&settings(), &dir).unwrap();
+    let mut s = Session::over(world);
+    let text = r#"{"strokes": [
+        {"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
+        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
+         "region_max": [5008, 48, 5008], "material": "snow"}
+    ]}"#;
+    for entry in &Script::parse(text, "build").unwrap().strokes {
+        s.run(&entry.action);
+    }
+    let good = dir.join("good.strata");
+    let document = s.runner.session.document_snapshot().unwrap();
+    s.world
+        .save(&mut s.residency, &s.grid, &good, None, Some(&document))
+        .unwrap();
+    s.world.remove_recovery();
+    drop(s);
+    let opened = StreamedWorld::open(&good).unwrap();
+    assert_eq!(opened.document().stack, document.stack);
+    drop(opened);
+
+    type Damage = (&'static str, Box<dyn Fn(&std::path::Path)>, &'static str);
+    let cases: Vec<Damage> = vec![
+        (
+            "off-lattice",
+            Box::new(|p| {
+                rewrite_record(p, |v| {
+                    v["layers"][0]["operations"][0]["does"]["region"]["max"][0] =
+                        serde_json::json!(2_000_000_000);
+                })
+            }),
+            "operation 1 of layer \"Town\"",
+        ),
+        (
+            "foreign base",
+            Box::new(|p| {
+                let conn = rusqlite::Connection::open(p).unwrap();
+                conn.execute(
+                    "UPDATE meta SET value = '{\"seed\": 24, \"size_cells\": 1048576}' \
+                     WHERE key = 'generator'",
+                    [],
+                )
+                .unwrap();
+            }),
+            "not this file's terrain",
+        ),
+        (
+            "base chunk",
+            Box::new(|p| {
+                let conn = rusqlite::Connection::open(p).unwrap();
+                conn.execute(
+                    "INSERT INTO base_chunks (x, y, z, hash, data) VALUES (1, 0, 1, 0, x'00')",
+                    [],
+                )
+                .unwrap();
+            }),
+            "base chunk (1, 0, 1)",
+        ),
+        (
+            "not json",
+            Box::new(|p| {
+                let conn = rusqlite::Connection::open(p).unwrap();
+                let frame = zstd::bulk::compress(b"{not json", 3).unwrap();
+                conn.execute(
+                    "UPDATE document SET data = ?1 WHERE name = 'record'",
+                    [frame],
+                )
+                .unwrap();
+            }),
+            "the layer record",
+        ),
+    ];
+    for (name, damage, expected) in cases {
+        let path = dir.join(format!("{}.strata", name.replace(' ', "-")));
+        std::fs::copy(&good, &path).unwrap();
+        damage(&path);
+        let e = StreamedWorld::open(&path).unwrap_err();
+        assert!(
+            matches!(e, StreamingFileError::BadLayers { .. }),
+            "{name}: {e:?}"
+        );
+        let e = e.to_string();
+        assert!(e.contains(expected), "{name}: {e}");
+        assert!(
+            e.contains(&*path.to_string_lossy()),
+            "{name} names the file: {e}"
+        );
+        let file = strata::io::world::streaming_file::StreamingWorldFile::open(&path).unwrap();
+        assert_eq!(file.pending_count().unwrap(), 0, "{name}: nothing written");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

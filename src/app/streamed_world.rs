@@ -313,12 +313,10 @@ impl StreamedWorld {
         };
         let path = self.file.path().to_path_buf();
         if saved.source != self.base_source() {
-            return Err(StreamingFileError::File(
-                crate::io::world::world_file::WorldFileError::BadDocument {
-                    path,
-                    reason: "the layers' base is not this file's terrain".to_string(),
-                },
-            ));
+            return Err(StreamingFileError::BadLayers {
+                path,
+                reason: "their base is not this file's terrain".to_string(),
+            });
         }
         let base = BaseColumns::streamed(self.source());
         let report = rederive_stored(&*self.file, &base, &saved.stack, &saved.stale)

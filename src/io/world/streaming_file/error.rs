@@ -47,6 +47,19 @@ pub enum StreamingFileError {
         /// [`LAYERED_FORMAT_VERSION`]: super::LAYERED_FORMAT_VERSION
         supported: u32,
     },
+    /// The layers (the world document) stored in the file cannot be used:
+    /// damaged, refused by their tools, or made over another terrain than
+    /// the file's own.
+    #[error(
+        "the layers stored in streaming world file {path} cannot be read ({reason}); open a \
+         copy saved earlier"
+    )]
+    BadLayers {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// A metadata entry is missing or malformed.
     #[error("streaming world file {path}: bad metadata `{key}`: {message}")]
     BadMeta {

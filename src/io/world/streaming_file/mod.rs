@@ -111,7 +111,8 @@ use crate::io::world::world_file::document::{
     StreamedDocument, encode_streamed, read_streamed, write as write_document,
 };
 use crate::io::world::world_file::{
-    JournalRecovery, MAX_BLOB_BYTES, camera_text, io_err, open_existing_as, sqlite_err,
+    JournalRecovery, MAX_BLOB_BYTES, WorldFileError, camera_text, io_err, open_existing_as,
+    sqlite_err,
 };
 use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::document::layers::LayerStack;
@@ -684,15 +685,19 @@ impl StreamingWorldFile {
     /// to re-derive.
     ///
     /// # Errors
-    /// [`StreamingFileError::File`] with
-    /// [`WorldFileError::BadDocument`](crate::io::world::world_file::WorldFileError::BadDocument)
-    /// for a damaged or hostile document; SQLite failures.
+    /// [`StreamingFileError::BadLayers`] for a damaged or hostile
+    /// document; [`StreamingFileError::File`] when SQLite fails.
     pub fn document(&self) -> Result<Option<StreamedDocument>, StreamingFileError> {
         if self.format_version() < LAYERED_FORMAT_VERSION {
             return Ok(None);
         }
         let inner = self.lock();
-        Ok(read_streamed(&inner.conn, &self.path)?)
+        read_streamed(&inner.conn, &self.path).map_err(|e| match e {
+            WorldFileError::BadDocument { path, reason } => {
+                StreamingFileError::BadLayers { path, reason }
+            }
+            other => other.into(),
+        })
     }
 
     /// Drops every spilled column not yet saved ("don't recover"): loads
