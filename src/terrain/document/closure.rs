@@ -36,7 +36,7 @@ pub fn changed_footprints(old: &[&Operation], new: &[&Operation]) -> Vec<ColumnR
     let mut kept: Vec<(usize, &Operation)> = Vec::new();
     for o in old {
         match new_pos.get(&o.id) {
-            Some((i, n)) if n.kind() == o.kind() => kept.push((*i, o)),
+            Some((i, n)) if n.kind().is_same_as(o.kind()) => kept.push((*i, o)),
             Some((_, n)) => {
                 dirty.push(o.footprint());
                 dirty.push(n.footprint());

@@ -265,8 +265,9 @@ pub enum OperationError {
     /// The columns it may write leave the cell lattice, or span more than
     /// [`MAX_FOOTPRINT_SIDE_CELLS`] on a side.
     #[error(
-        "the operation's footprint {min_xz:?}..{max_xz:?} (cells) leaves the cell lattice \
-         or is wider than {MAX_FOOTPRINT_SIDE_CELLS} cells"
+        "the operation's footprint, cells ({}, {}) to ({}, {}) in x and z, leaves the cell \
+         lattice or is wider than {MAX_FOOTPRINT_SIDE_CELLS} cells",
+        .min_xz.x, .min_xz.y, .max_xz.x, .max_xz.y
     )]
     Footprint {
         /// Smallest column, cells `(x, z)`.
@@ -421,6 +422,54 @@ impl OperationKind {
     /// Footprint and halo together: every column the operation reads.
     pub fn read_area(&self) -> ColumnRect {
         self.footprint().grown(self.halo_cells())
+    }
+
+    /// True when `self` and `other` do the same thing: `==`, with the
+    /// shared data of stamps, clipboards and strokes compared by pointer
+    /// first. The dirty closure asks this of every operation of the
+    /// document on every change; an unchanged operation shares its stamp
+    /// image or centres with its copy in the earlier stack, so a 4,096²
+    /// stamp is not compared sample by sample.
+    pub fn is_same_as(&self, other: &OperationKind) -> bool {
+        fn same<T: PartialEq + ?Sized>(a: &Arc<T>, b: &Arc<T>) -> bool {
+            Arc::ptr_eq(a, b) || a == b
+        }
+        use OperationKind as K;
+        match (self, other) {
+            (
+                K::Stamp {
+                    stamp: a,
+                    placement: pa,
+                },
+                K::Stamp {
+                    stamp: b,
+                    placement: pb,
+                },
+            ) => pa == pb && same(a, b),
+            (
+                K::Paste {
+                    clipboard: a,
+                    at: at_a,
+                    quarter_turns: qa,
+                },
+                K::Paste {
+                    clipboard: b,
+                    at: at_b,
+                    quarter_turns: qb,
+                },
+            ) => at_a == at_b && qa == qb && same(a, b),
+            (K::Stroke(a), K::Stroke(b)) => {
+                a.brush == b.brush
+                    && a.options == b.options
+                    && same(&a.centres_world, &b.centres_world)
+                    && match (&a.surface_offsets_studs, &b.surface_offsets_studs) {
+                        (Some(x), Some(y)) => same(x, y),
+                        (None, None) => true,
+                        _ => false,
+                    }
+            }
+            _ => self == other,
+        }
     }
 
     /// Applies the operation to `grid`, recording every chunk it changes in

@@ -357,3 +357,20 @@ fn a_far_edit_re_derives_only_its_closure() {
     assert!(report.dirty_columns <= 6, "{}", report.dirty_columns);
     assert_eq!(doc.hash(), doc.whole_hash());
 }
+
+#[test]
+fn sameness_compares_shared_data_by_pointer_and_the_rest_by_value() {
+    let m = mesa();
+    let a = stamp(&m, 10.0, 10.0, 8.0);
+    // The same image in another allocation is still the same stamp.
+    let copy = Arc::new((*m).clone());
+    assert!(a.is_same_as(&stamp(&m, 10.0, 10.0, 8.0)));
+    assert!(a.is_same_as(&stamp(&copy, 10.0, 10.0, 8.0)));
+    assert!(!a.is_same_as(&stamp(&m, 11.0, 10.0, 8.0)));
+    let s = stroke(BrushMode::Add, &[(20.0, 20.0), (24.0, 20.0)]);
+    assert!(s.is_same_as(&s.clone()));
+    assert!(s.is_same_as(&stroke(BrushMode::Add, &[(20.0, 20.0), (24.0, 20.0)])));
+    assert!(!s.is_same_as(&stroke(BrushMode::Add, &[(20.0, 20.0), (25.0, 20.0)])));
+    assert!(!s.is_same_as(&stroke(BrushMode::Subtract, &[(20.0, 20.0), (24.0, 20.0)])));
+    assert!(!s.is_same_as(&a));
+}
