@@ -11,6 +11,11 @@
 //!   evenly): one radius-12 stamp moves 64 studs and back. The cost follows
 //!   the operations that meet it, not N.
 //!
+//! - `closure_bookkeeping_N_operations` (N = 1,000, 10,000, 100,000 boxes
+//!   on a lattice, no cell work): what every change costs before any cell
+//!   is derived, finding what changed and growing the dirty closure over
+//!   the document's footprints; one box moves.
+//!
 //! Before timing, each case prints the dirty columns and operations its
 //! re-derivation applies. Last, once (too slow to repeat): a base seed
 //! change of the Alpine recipe at 2,048 cells under a 30-operation stack,
@@ -262,6 +267,44 @@ fn seed_change_once() {
     );
 }
 
+/// The footprint bookkeeping of one change in a document of `n` boxes.
+fn closure_bookkeeping(c: &mut Criterion) {
+    use strata::terrain::document::closure::{changed_footprints, dirty_closure};
+    use strata::terrain::document::operation::Operation;
+    use strata::terrain::storage::coords::CellBox;
+    let fill = |id: usize, x: i32, z: i32| {
+        Operation::new(
+            OperationId(id as u32 + 1),
+            OperationKind::Fill {
+                region: CellBox::new(glam::IVec3::new(x, 0, z), glam::IVec3::new(x + 8, 8, z + 8)),
+                material: Material::SAND,
+                occupancy: 255,
+                ignore_water: false,
+            },
+        )
+    };
+    for n in [1_000usize, 10_000, 100_000] {
+        let ops: Vec<Operation> = (0..n)
+            .map(|i| fill(i, (i % 300) as i32 * 40, (i / 300) as i32 * 40))
+            .collect();
+        let mut moved = ops.clone();
+        moved[n / 2] = fill(n / 2, 4, 4);
+        let old: Vec<&Operation> = ops.iter().collect();
+        let new: Vec<&Operation> = moved.iter().collect();
+        let members = dirty_closure(&new, &changed_footprints(&old, &new)).members;
+        println!(
+            "closure_bookkeeping_{n}_operations: {} members",
+            members.len()
+        );
+        c.bench_function(&format!("closure_bookkeeping_{n}_operations"), |bench| {
+            bench.iter(|| {
+                let seeds = changed_footprints(black_box(&old), black_box(&new));
+                black_box(dirty_closure(&new, &seeds))
+            })
+        });
+    }
+}
+
 fn seed_change(_: &mut Criterion) {
     seed_change_once();
 }
@@ -269,6 +312,6 @@ fn seed_change(_: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = layers, seed_change
+    targets = layers, closure_bookkeeping, seed_change
 }
 criterion_main!(benches);
