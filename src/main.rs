@@ -654,7 +654,8 @@ fn run_streamed_outputs(
             &grid,
             path,
             Some(stats.camera),
-            document.as_ref(),
+            // Without a script, the layers the world opened with.
+            Some(&document.unwrap_or_else(|| world.document())),
         )?;
         println!(
             "saved {} ({} edited columns written, {} spilled ones kept, {} bytes, {:.0} ms)",

@@ -231,7 +231,7 @@ fn a_far_operation_of_500_moves_by_its_closure_saves_and_reopens_editable() {
         id,
         glam::DVec2::new(200.0, 0.0),
     ));
-    let derive = s.runner.session.document.last_derive.clone().unwrap();
+    let derive = s.runner.session.document.last_derive.unwrap();
     eprintln!(
         "moved operation {} of {OPERATIONS}: {} dirty columns, {} applied, {:.1} ms, {loaded} columns loaded",
         id.0, derive.dirty_columns, derive.applied_operations, derive.elapsed_ms
@@ -494,5 +494,67 @@ fn damaged_or_foreign_layers_in_a_streaming_file_are_refused_and_change_nothing(
         let file = strata::io::world::streaming_file::StreamingWorldFile::open(&path).unwrap();
         assert_eq!(file.pending_count().unwrap(), 0, "{name}: nothing written");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unsaved_spills_reopen_with_the_layers_of_their_autosave_and_drop_with_them() {
+    let dir = scratch("pending");
+    let world = StreamedWorld::new(&settings(), &dir).unwrap();
+    let mut s = Session::over(world);
+    let fill = |frame: u32, x: i32| {
+        format!(
+            r#"{{"frame": {frame}, "tool": "fill", "region_min": [{x}, 40, 5000],
+                "region_max": [{}, 48, 5008], "material": "snow"}}"#,
+            x + 8
+        )
+    };
+    let text = format!(
+        r#"{{"strokes": [{{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"}}, {}]}}"#,
+        fill(1, 5000)
+    );
+    for entry in &Script::parse(&text, "build").unwrap().strokes {
+        s.run(&entry.action);
+    }
+    let path = dir.join("pending.strata");
+    let saved = s.runner.session.document_snapshot().unwrap();
+    s.world
+        .save(&mut s.residency, &s.grid, &path, None, Some(&saved))
+        .unwrap();
+    s.world.remove_recovery();
+    drop(s);
+
+    // Reopened, a second fill, spilled and autosaved, then a crash.
+    let mut s = Session::over(StreamedWorld::open(&path).unwrap());
+    let text = format!(r#"{{"strokes": [{}]}}"#, fill(0, 6000));
+    for entry in &Script::parse(&text, "more").unwrap().strokes {
+        s.run(&entry.action);
+    }
+    s.evict_all();
+    let autosaved = s.runner.session.document_snapshot().unwrap();
+    assert_eq!(autosaved.stack.operation_count(), 2);
+    s.world.file.store_pending_document(&autosaved).unwrap();
+    drop(s);
+
+    let recovered = StreamedWorld::open(&path).unwrap();
+    assert!(recovered.recovered_columns > 0);
+    assert_eq!(recovered.document().stack, autosaved.stack);
+    let mut s = Session::over(recovered);
+    // The second fill is an operation again: it moves by its closure.
+    s.act(DocumentAction::MoveOperation(
+        OperationId(2),
+        glam::DVec2::new(0.0, 200.0),
+    ));
+    let derive = s.runner.session.document.last_derive.unwrap();
+    assert_eq!(derive.applied_operations, 1);
+    drop(s);
+
+    // "Don't recover": the spills and their layers go together.
+    let file = strata::io::world::streaming_file::StreamingWorldFile::open(&path).unwrap();
+    assert!(file.discard_pending().unwrap() > 0);
+    drop(file);
+    let reopened = StreamedWorld::open(&path).unwrap();
+    assert_eq!(reopened.recovered_columns, 0);
+    assert_eq!(reopened.document().stack, saved.stack);
     let _ = std::fs::remove_dir_all(&dir);
 }

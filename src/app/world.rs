@@ -268,6 +268,12 @@ impl World {
             SessionEvent::CheckpointStreamed => {
                 let n = WindowStream::checkpoint(&mut self.streaming, &self.grid);
                 log::info!("autosave: queued {n} edited chunk columns for the world file");
+                // The layers go with the spills, so a crash reopens both.
+                if let (Some(stream), Some(doc)) = (&self.stream, document)
+                    && let Err(e) = stream.world.file.store_pending_document(doc)
+                {
+                    log::warn!("autosave: the layers could not be kept: {e}");
+                }
                 (WorldChange::None, None)
             }
             other => (WorldChange::None, Some(other)),

@@ -108,7 +108,8 @@ use crate::io::heightmap::heightmap_import::{HeightmapSettings, decode_heightmap
 use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, read_png};
 use crate::io::world::summary_rows::encode_summary;
 use crate::io::world::world_file::document::{
-    StreamedDocument, encode_streamed, read_streamed, write as write_document,
+    StreamedDocument, clear_pending, encode_streamed, read_pending, read_streamed,
+    write as write_document, write_pending,
 };
 use crate::io::world::world_file::{
     JournalRecovery, MAX_BLOB_BYTES, WorldFileError, camera_text, io_err, open_existing_as,
@@ -651,6 +652,10 @@ impl StreamingWorldFile {
                     )?;
                 }
                 write_document(&tx, Some(doc))?;
+            } else {
+                // The spills moved into `columns` with no layers given:
+                // their autosaved layers are no longer pending.
+                clear_pending(&tx)?;
             }
             put_meta(
                 &tx,
@@ -691,13 +696,65 @@ impl StreamingWorldFile {
         if self.format_version() < LAYERED_FORMAT_VERSION {
             return Ok(None);
         }
+        let pending = self.pending_count()? > 0;
         let inner = self.lock();
-        read_streamed(&inner.conn, &self.path).map_err(|e| match e {
+        let read = match pending {
+            // Unsaved spills go with the layers of the last autosave.
+            true => match read_pending(&inner.conn, &self.path) {
+                Ok(None) => read_streamed(&inner.conn, &self.path),
+                other => other,
+            },
+            false => read_streamed(&inner.conn, &self.path),
+        };
+        read.map_err(|e| match e {
             WorldFileError::BadDocument { path, reason } => {
                 StreamingFileError::BadLayers { path, reason }
             }
             other => other.into(),
         })
+    }
+
+    /// Keeps `document` (the layers now) beside the pending columns, as the
+    /// autosave of a streaming world does: a crash then reopens the spilled
+    /// columns with the layers they were derived from. A world without
+    /// layers in a file without the document tables writes nothing; the
+    /// first one with layers adds the tables (format
+    /// [`LAYERED_FORMAT_VERSION`]). A save replaces it with the saved
+    /// document.
+    ///
+    /// # Errors
+    /// [`StreamingFileError::File`] when the document cannot be encoded or
+    /// SQLite fails; the file is then unchanged.
+    pub fn store_pending_document(
+        &self,
+        document: &WorldDocument,
+    ) -> Result<(), StreamingFileError> {
+        let version = self.format_version();
+        if version < LAYERED_FORMAT_VERSION && document.stack == LayerStack::default() {
+            return Ok(());
+        }
+        let encoded = encode_streamed(&self.path, document)?;
+        let path = &self.path;
+        let mut inner = self.lock();
+        let tx = inner
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| sqlite_err(path, e))?;
+        (|| -> rusqlite::Result<()> {
+            if version < LAYERED_FORMAT_VERSION {
+                tx.execute_batch(&schema::upgrade_sql(version))?;
+                put_meta(
+                    &tx,
+                    &[("format_version", Some(LAYERED_FORMAT_VERSION.to_string()))],
+                )?;
+            }
+            write_pending(&tx, &encoded)
+        })()
+        .map_err(|e| sqlite_err(path, e))?;
+        tx.commit().map_err(|e| sqlite_err(path, e))?;
+        self.format_version
+            .fetch_max(LAYERED_FORMAT_VERSION, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Drops every spilled column not yet saved ("don't recover"): loads
@@ -708,10 +765,13 @@ impl StreamingWorldFile {
     /// [`StreamingFileError::File`] when SQLite fails; nothing is dropped.
     pub fn discard_pending(&self) -> Result<usize, StreamingFileError> {
         let inner = self.lock();
-        inner
+        let dropped = inner
             .conn
             .execute("DELETE FROM pending_columns", [])
-            .map_err(|e| sqlite_err(&self.path, e).into())
+            .map_err(|e| sqlite_err(&self.path, e))?;
+        // The layers of the dropped spills go with them.
+        clear_pending(&inner.conn).map_err(|e| sqlite_err(&self.path, e))?;
+        Ok(dropped)
     }
 
     /// Copies the whole file, pending rows included, to `target` (SQLite's

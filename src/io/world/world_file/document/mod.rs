@@ -57,6 +57,11 @@ pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
 /// The name of the record payload.
 const RECORD: &str = "record";
 
+/// The prefix of a streaming world's pending document: the record and
+/// blobs of the layers as they were at the last autosave, beside the
+/// pending columns spilled since the last save (a save removes them).
+const PENDING: &str = "pending/";
+
 /// The name of the base check: the XXH3-64 (8 bytes, little-endian) of the
 /// record's `base` and of every stored base chunk ([`base_check`]), so a
 /// base source edited or base chunks removed while the file was closed
@@ -79,10 +84,13 @@ fn base_check(base_json: &[u8], rows: impl IntoIterator<Item = (ChunkCoord, u64)
     h.digest()
 }
 
+/// A named, compressed payload of the `document` table.
+type Payload = (String, Vec<u8>);
+
 /// A document encoded for writing (done before the save's transaction,
 /// off the thread that owns the grid).
 pub(crate) struct EncodedDocument {
-    payloads: Vec<(String, Vec<u8>)>,
+    payloads: Vec<Payload>,
     base_rows: Vec<EncodedChunk>,
     keys: Vec<(ColumnCoord, u64)>,
 }
@@ -149,7 +157,7 @@ fn record_payloads(
     path: &Path,
     record: &record::DocumentRecord,
     blob_set: record::BlobSet,
-) -> Result<(Vec<(String, Vec<u8>)>, Vec<u8>), WorldFileError> {
+) -> Result<(Vec<Payload>, Vec<u8>), WorldFileError> {
     let json = serde_json::to_vec(record).map_err(|e| bad(path, e.to_string()))?;
     let total: u64 =
         json.len() as u64 + blob_set.blobs.values().map(|b| b.len() as u64).sum::<u64>();
@@ -185,8 +193,8 @@ fn sorted_keys(keyed: &[record::KeyedOperation]) -> Vec<(ColumnCoord, u64)> {
 /// chunks, column keys).
 fn has_layer_rows(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(
-        "SELECT (SELECT count(*) FROM document) + (SELECT count(*) FROM base_chunks) \
-         + (SELECT count(*) FROM column_keys)",
+        "SELECT (SELECT count(*) FROM document WHERE name NOT LIKE 'pending/%') \
+         + (SELECT count(*) FROM base_chunks) + (SELECT count(*) FROM column_keys)",
         [],
         |r| r.get::<_, i64>(0),
     )
@@ -425,12 +433,16 @@ fn read_record(
     conn: &Connection,
     path: &Path,
     streamed: bool,
+    prefix: &str,
 ) -> Result<Option<(record::ReadDocument, Vec<u8>, u64)>, WorldFileError> {
     if !has_tables(conn).map_err(|e| sqlite_err(path, e))? {
         return Ok(None);
     }
     let mut budget = MAX_DOCUMENT_BYTES;
-    let Some(json) = read_payload(conn, path, RECORD, &mut budget)? else {
+    let Some(json) = read_payload(conn, path, &format!("{prefix}{RECORD}"), &mut budget)? else {
+        if !prefix.is_empty() {
+            return Ok(None);
+        }
         return match has_layer_rows(conn).map_err(|e| sqlite_err(path, e))? {
             true => Err(bad(
                 path,
@@ -447,7 +459,7 @@ fn read_record(
         if let Some(b) = blobs.get(name) {
             return Ok(b.clone());
         }
-        let bytes = read_payload(conn, path, &format!("blob/{name}"), &mut budget)
+        let bytes = read_payload(conn, path, &format!("{prefix}blob/{name}"), &mut budget)
             .map_err(|e| match e {
                 WorldFileError::BadDocument { reason, .. } => reason,
                 other => other.to_string(),
@@ -503,7 +515,7 @@ pub(crate) fn read(
     path: &Path,
     grid: &mut Grid,
 ) -> Result<Option<OpenedDocument>, WorldFileError> {
-    let Some((read, base_json, mut budget)) = read_record(conn, path, false)? else {
+    let Some((read, base_json, mut budget)) = read_record(conn, path, false, "")? else {
         return Ok(None);
     };
     let overrides = read_base_chunks(conn, path)?;
@@ -585,7 +597,7 @@ pub(crate) fn read_streamed(
     conn: &Connection,
     path: &Path,
 ) -> Result<Option<StreamedDocument>, WorldFileError> {
-    let Some((read, base_json, mut budget)) = read_record(conn, path, true)? else {
+    let Some((read, base_json, mut budget)) = read_record(conn, path, true, "")? else {
         return Ok(None);
     };
     let overrides = read_base_chunks(conn, path)?;
@@ -603,4 +615,50 @@ pub(crate) fn read_streamed(
         stack: read.stack,
         stale,
     }))
+}
+
+/// Reads a streaming world's pending document (the layers at its last
+/// autosave, see [`write_pending`]); `None` when it has none. Its columns
+/// are the pending ones spilled with it, so nothing is stale.
+///
+/// # Errors
+/// As [`read_streamed`].
+pub(crate) fn read_pending(
+    conn: &Connection,
+    path: &Path,
+) -> Result<Option<StreamedDocument>, WorldFileError> {
+    let Some((read, _, _)) = read_record(conn, path, true, PENDING)? else {
+        return Ok(None);
+    };
+    Ok(Some(StreamedDocument {
+        source: read.source,
+        stack: read.stack,
+        stale: Vec::new(),
+    }))
+}
+
+/// Replaces a streaming world's pending document with `doc`'s record and
+/// blobs (its keys and base check belong to the saved document only); the
+/// document tables must be there.
+pub(crate) fn write_pending(
+    tx: &rusqlite::Transaction<'_>,
+    doc: &EncodedDocument,
+) -> rusqlite::Result<()> {
+    clear_pending(tx)?;
+    let mut put = tx.prepare("INSERT INTO document (name, part, data) VALUES (?1, ?2, ?3)")?;
+    for (name, frame) in doc.payloads.iter().filter(|(n, _)| n != BASE_CHECK) {
+        for (i, part) in frame.chunks(PART_BYTES).enumerate() {
+            put.execute(params![format!("{PENDING}{name}"), i as i64, part])?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes a streaming world's pending document (its pending columns were
+/// saved or dropped); nothing without the document tables.
+pub(crate) fn clear_pending(conn: &Connection) -> rusqlite::Result<()> {
+    if has_tables(conn)? {
+        conn.execute("DELETE FROM document WHERE name LIKE 'pending/%'", [])?;
+    }
+    Ok(())
 }
