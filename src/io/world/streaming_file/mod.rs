@@ -8,7 +8,7 @@
 //! read one at a time when residency asks for them
 //! ([`EditStore::load_edited`]).
 //!
-//! # Format (versions 2, 3 and [`STREAMING_FORMAT_VERSION`] = 4)
+//! # Format (versions 2, 3, [`STREAMING_FORMAT_VERSION`] = 4 and 5)
 //! `PRAGMA application_id` is
 //! [`APPLICATION_ID`](crate::io::world::world_file::APPLICATION_ID) (`"STRA"`), as for world
 //! files. Version 2 (generated worlds; still what a generated world is
@@ -57,6 +57,18 @@
 //! saved), so a discarded spill or a damaged row never shows a stale
 //! summary; without a match the column's chunks are summarised instead.
 //! Versions 2 and 3 are read as before and keep their version when saved.
+//!
+//! Version 5 ([`LAYERED_FORMAT_VERSION`]) is version 4 with the world
+//! document's tables as world files hold them (`document`, `base_chunks`,
+//! `column_keys`; see
+//! [`world_file::document`](crate::io::world::world_file::document)), added
+//! by the first save (or autosave) of a world with layers. The record's
+//! base is the file's own terrain and no base chunk is stored; the saved
+//! columns are the derived cells, keyed per chunk column, and a stale one
+//! is re-derived into the pending changes on opening. The autosave keeps
+//! the layers beside the pending columns (payloads named `pending/…`),
+//! which opening prefers while pending columns exist; a save replaces
+//! them, [`StreamingWorldFile::discard_pending`] drops them.
 //!
 //! # Integrity
 //! The file is opened as world files are (hardened connection, exact
