@@ -19,7 +19,7 @@ fn request(tools: &mut ToolSettings, action: DocumentAction) {
 /// Draws the Layers section; presses become requests in `tools`.
 pub fn layers_ui(ui: &mut egui::Ui, view: &LayersView, tools: &mut ToolSettings) {
     if !view.enabled {
-        ui.label("Streaming worlds keep their edits baked (no layers yet).");
+        ui.label("This world keeps no layers.");
         return;
     }
     stack_buttons(ui, view, tools);

@@ -39,7 +39,7 @@ impl From<OperationError> for CommandError {
     }
 }
 
-const NO_BASE: &str = "layers cannot be re-derived on a streaming world yet: its edits are baked";
+const NO_BASE: &str = "this world keeps no layers: its edits are not recorded as operations";
 
 impl EditSession {
     /// Records edits from now on as operations over `cells` (the world's
