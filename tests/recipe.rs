@@ -210,9 +210,10 @@ fn the_binary_reports_generation_and_refuses_a_bad_recipe() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A recipe world streams (spec §12): its file keeps the recipe text, the
-/// columns it serves equal the whole world's, and reopening the file cooks
-/// the same columns again.
+/// A recipe world streams (spec §12): its file keeps the recipe text and
+/// the cooked plan, the columns it serves equal the whole world's, and
+/// reopening the file serves the same columns from the kept plan (or cooks
+/// again when the plan is gone or stale).
 #[test]
 fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
     use strata::app::streamed_world::StreamedWorld;
@@ -236,15 +237,48 @@ fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
     for (coord, cells) in &served {
         assert!(cells.same_cells(&whole.chunk_cells(*coord)), "{coord:?}");
     }
-    let reopened = StreamedWorld::open(world.file.path()).unwrap();
-    assert!(reopened.generation.is_some());
-    let again = reopened.source().load_column(column).unwrap();
-    assert_eq!(again.len(), served.len());
-    for ((a, x), (b, y)) in served.iter().zip(&again) {
-        assert_eq!(a, b);
-        assert!(x.same_cells(y));
-    }
+    // Reopening reads the plan the new world kept (nothing cooked), and
+    // serves the same cells; without the plan, or with a plan cooked for
+    // other recipe text, it cooks again (and keeps the new plan).
+    let same_as_served = |w: &StreamedWorld| {
+        let again = w.source().load_column(column).unwrap();
+        assert_eq!(again.len(), served.len());
+        for ((a, x), (b, y)) in served.iter().zip(&again) {
+            assert_eq!(a, b);
+            assert!(x.same_cells(y));
+        }
+    };
+    let file_path = world.file.path().to_path_buf();
+    let reopened = StreamedWorld::open(&file_path).unwrap();
+    assert!(reopened.generation.is_none(), "read, not cooked");
+    same_as_served(&reopened);
     drop(reopened);
+    let sql = |statement: &str| {
+        rusqlite::Connection::open(&file_path)
+            .unwrap()
+            .execute(statement, [])
+            .unwrap()
+    };
+    assert!(sql("DELETE FROM document WHERE name = 'cache/plan'") > 0);
+    let recooked = StreamedWorld::open(&file_path).unwrap();
+    assert!(recooked.generation.is_some(), "no plan: cooked");
+    same_as_served(&recooked);
+    drop(recooked);
+    assert!(
+        StreamedWorld::open(&file_path)
+            .unwrap()
+            .generation
+            .is_none()
+    );
+    // The same recipe spelt with other whitespace is other text: stale.
+    assert_eq!(
+        sql("UPDATE meta SET value = value || ' ' WHERE key = 'recipe'"),
+        1
+    );
+    let restale = StreamedWorld::open(&file_path).unwrap();
+    assert!(restale.generation.is_some(), "stale plan: cooked");
+    same_as_served(&restale);
+    drop(restale);
     world.remove_recovery();
     let _ = std::fs::remove_dir_all(&dir);
 }

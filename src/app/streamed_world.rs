@@ -12,6 +12,7 @@ use crate::io::heightmap::heightmap_import::{
     HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
 };
 use crate::io::world::recovery_files::{RecoveryLock, remove_recovery_files};
+use crate::io::world::streaming_file::plan_cache::plan_key;
 use crate::io::world::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
 use crate::terrain::ColumnCoord;
 use crate::terrain::command::document_action::{BaseSource, DocumentBase, WorldDocument};
@@ -67,6 +68,19 @@ pub struct StreamedWorld {
     /// This session's lock on its recovery file (untitled worlds): while
     /// held, no other session offers the file as a crash's leftover.
     _recovery_lock: Option<RecoveryLock>,
+}
+
+/// Keeps the cooked plan of `terrain` in `file` so the next open reads it
+/// instead of cooking; a failure only costs that next open a cook.
+fn keep_plan(
+    file: &StreamingWorldFile,
+    terrain: &RecipeTerrain,
+    recipe_json: &str,
+    settings: &GeneratorSettings,
+) {
+    if let Err(e) = file.store_plan(terrain.plan(), plan_key(recipe_json, settings)) {
+        log::warn!("the cooked plan could not be kept in the world file: {e}");
+    }
 }
 
 /// A fresh recovery file name: `untitled-{what}-{pid}-{unix ms}.strata`,
@@ -158,6 +172,7 @@ impl StreamedWorld {
             path: path.clone(),
             source,
         })?;
+        keep_plan(&file, &terrain, recipe_json, settings);
         Ok(StreamedWorld {
             terrain: StreamedTerrain::Recipe(Arc::new(terrain)),
             file: Arc::new(file),
@@ -262,15 +277,24 @@ impl StreamedWorld {
                 message,
             };
             let recipe = Recipe::from_json(&text).map_err(|e| bad(e.to_string()))?;
-            let (terrain, report) =
-                RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
-                    .map_err(|e| bad(e.to_string()))?;
+            let key = plan_key(&text, settings);
+            let (terrain, report) = match file.stored_plan(key, settings.size_cells) {
+                Ok(plan) => (RecipeTerrain::from_plan(plan, &recipe, settings), None),
+                Err(miss) => {
+                    log::info!("{}: {miss}; cooking the recipe", file.path().display());
+                    let (terrain, report) =
+                        RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
+                            .map_err(|e| bad(e.to_string()))?;
+                    keep_plan(&file, &terrain, &text, settings);
+                    (terrain, Some(report))
+                }
+            };
             let world = StreamedWorld {
                 terrain: StreamedTerrain::Recipe(Arc::new(terrain)),
                 file: Arc::new(file),
                 recovered_columns,
                 untitled,
-                generation: Some(report),
+                generation: report,
                 recipe: Some((Arc::new(recipe), settings.clone())),
                 layers: None,
                 stale_columns: (0, 0),

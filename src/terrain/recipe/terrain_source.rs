@@ -79,14 +79,21 @@ impl RecipeTerrain {
         preview_px: Option<u32>,
     ) -> Result<(RecipeTerrain, CookReport), GenerateError> {
         let (plan, report) = cook_plan_with_previews(recipe, settings, progress, preview_px)?;
-        let terrain = RecipeTerrain {
+        Ok((RecipeTerrain::from_plan(plan, recipe, settings), report))
+    }
+
+    /// The terrain of `plan`, cooked earlier from `recipe` for `settings`
+    /// (kept in a streaming world file): nothing is cooked. The caller
+    /// vouches that `plan` is what cooking would give (a stored plan is
+    /// keyed by the recipe, seed, size and cooking code).
+    pub fn from_plan(plan: Plan, recipe: &Recipe, settings: &GeneratorSettings) -> RecipeTerrain {
+        RecipeTerrain {
             plan: Arc::new(plan),
             size_cells: settings.size_cells,
             strata: Strata::new(settings.seed),
             caves: recipe.caves().cloned(),
             cave_seed: sub_seed(settings.seed, 0xCA7E),
-        };
-        Ok((terrain, report))
+        }
     }
 
     /// The cooked plan.

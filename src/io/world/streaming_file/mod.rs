@@ -106,6 +106,7 @@ mod edit_store;
 mod error;
 mod meta;
 mod new_file;
+pub mod plan_cache;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -247,6 +248,20 @@ pub struct StreamingWorldFile {
     journal_recovery: Option<JournalRecovery>,
     inner: Mutex<Inner>,
     rows_read: AtomicU64,
+}
+
+/// Adds the document tables (and the summaries table a version 2 or 3
+/// file lacks) to a file of `version` below [`LAYERED_FORMAT_VERSION`],
+/// and records the new version; nothing for a version-5 file.
+fn upgrade_to_layered(tx: &rusqlite::Transaction<'_>, version: u32) -> rusqlite::Result<()> {
+    if version >= LAYERED_FORMAT_VERSION {
+        return Ok(());
+    }
+    tx.execute_batch(&schema::upgrade_sql(version))?;
+    put_meta(
+        tx,
+        &[("format_version", Some(LAYERED_FORMAT_VERSION.to_string()))],
+    )
 }
 
 /// Seconds since the Unix epoch (0 before it).
@@ -656,13 +671,7 @@ impl StreamingWorldFile {
             write_columns(&tx, Table::Saved, &encoded)?;
             tx.execute("DELETE FROM pending_columns", [])?;
             if let Some(doc) = &encoded_document {
-                if version < LAYERED_FORMAT_VERSION {
-                    tx.execute_batch(&schema::upgrade_sql(version))?;
-                    put_meta(
-                        &tx,
-                        &[("format_version", Some(LAYERED_FORMAT_VERSION.to_string()))],
-                    )?;
-                }
+                upgrade_to_layered(&tx, version)?;
                 write_document(&tx, Some(doc))?;
             } else {
                 // The spills moved into `columns` with no layers given:
@@ -753,13 +762,7 @@ impl StreamingWorldFile {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| sqlite_err(path, e))?;
         (|| -> rusqlite::Result<()> {
-            if version < LAYERED_FORMAT_VERSION {
-                tx.execute_batch(&schema::upgrade_sql(version))?;
-                put_meta(
-                    &tx,
-                    &[("format_version", Some(LAYERED_FORMAT_VERSION.to_string()))],
-                )?;
-            }
+            upgrade_to_layered(&tx, version)?;
             write_pending(&tx, &encoded)
         })()
         .map_err(|e| sqlite_err(path, e))?;

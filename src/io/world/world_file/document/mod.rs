@@ -193,7 +193,8 @@ fn sorted_keys(keyed: &[record::KeyedOperation]) -> Vec<(ColumnCoord, u64)> {
 /// chunks, column keys).
 fn has_layer_rows(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(
-        "SELECT (SELECT count(*) FROM document WHERE name NOT LIKE 'pending/%') \
+        "SELECT (SELECT count(*) FROM document \
+                 WHERE name NOT LIKE 'pending/%' AND name NOT LIKE 'cache/%') \
          + (SELECT count(*) FROM base_chunks) + (SELECT count(*) FROM column_keys)",
         [],
         |r| r.get::<_, i64>(0),
@@ -220,7 +221,12 @@ pub(crate) fn write(
     if !has_tables(tx)? {
         tx.execute_batch(DOCUMENT_TABLES_SQL)?;
     }
-    tx.execute_batch("DELETE FROM document; DELETE FROM base_chunks; DELETE FROM column_keys;")?;
+    // Caches (a streaming recipe world's plan) stay: they follow their
+    // own keys, not the layers.
+    tx.execute_batch(
+        "DELETE FROM document WHERE name NOT LIKE 'cache/%'; DELETE FROM base_chunks; \
+         DELETE FROM column_keys;",
+    )?;
     let Some(doc) = doc else {
         return Ok(());
     };
@@ -659,6 +665,50 @@ pub(crate) fn write_pending(
 pub(crate) fn clear_pending(conn: &Connection) -> rusqlite::Result<()> {
     if has_tables(conn)? {
         conn.execute("DELETE FROM document WHERE name LIKE 'pending/%'", [])?;
+    }
+    Ok(())
+}
+
+/// Reads the payload `name` of the `document` table, decoding at most
+/// `max_bytes`; `None` when there is none. For caches kept beside the
+/// layers (a streaming recipe world's plan).
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] for parts out of order, a frame that
+/// does not decode or decodes past `max_bytes`; [`WorldFileError::Sqlite`].
+pub(crate) fn read_named(
+    conn: &Connection,
+    path: &Path,
+    name: &str,
+    max_bytes: u64,
+) -> Result<Option<Vec<u8>>, WorldFileError> {
+    let mut budget = max_bytes;
+    read_payload(conn, path, name, &mut budget)
+}
+
+/// Replaces the payload `name` of the `document` table with `bytes`,
+/// compressed (zstd level 1: a cache is written often and read once) and
+/// split into parts; the document tables must be there.
+///
+/// # Errors
+/// [`WorldFileError::BadDocument`] when compression fails;
+/// [`WorldFileError::Sqlite`].
+pub(crate) fn write_named(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), WorldFileError> {
+    let frame =
+        zstd::bulk::compress(bytes, 1).map_err(|e| bad(path, format!("zstd failed: {e}")))?;
+    let sql = |e| sqlite_err(path, e);
+    tx.execute("DELETE FROM document WHERE name = ?1", [name])
+        .map_err(sql)?;
+    let mut put = tx
+        .prepare("INSERT INTO document (name, part, data) VALUES (?1, ?2, ?3)")
+        .map_err(sql)?;
+    for (i, part) in frame.chunks(PART_BYTES).enumerate() {
+        put.execute(params![name, i as i64, part]).map_err(sql)?;
     }
     Ok(())
 }
