@@ -35,6 +35,10 @@ pub struct StageReport {
     pub stage: &'static str,
     /// Wall time, milliseconds.
     pub ms: f64,
+    /// Droplet steps of a hydraulic erosion stage (its time over this is
+    /// the time per droplet step); absent for other stages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub droplet_steps: Option<u64>,
 }
 
 /// A picture of the plan after one stage ([`crate::terrain::recipe::preview`]).
@@ -151,6 +155,7 @@ pub fn cook_plan_with_previews(
             .map_err(|Cancelled| GenerateError::Cancelled)?;
         let t = Instant::now();
         let stage_seed = sub_seed(settings.seed, 0x5ec1_0000 + index as u64);
+        let mut droplet_steps = None;
         match stage {
             Stage::Relief(r) => apply_relief(&mut plan, r, stage_seed),
             Stage::Falloff(f) => apply_falloff(&mut plan, f, f64::from(settings.size_cells)),
@@ -158,9 +163,11 @@ pub fn cook_plan_with_previews(
             Stage::ThermalErosion(t) => {
                 erode_thermal(&mut plan, tan_deg(t.talus_deg), t.iterations, t.rate)
             }
-            Stage::HydraulicErosion(h) => erode_hydraulic(&mut plan, h, stage_seed, &|_, h| {
-                strata.material(h.floor() as i32, 0.0)
-            }),
+            Stage::HydraulicErosion(h) => {
+                droplet_steps = Some(erode_hydraulic(&mut plan, h, stage_seed, &|_, h| {
+                    strata.material(h.floor() as i32, 0.0)
+                }));
+            }
             Stage::SlopeCap(s) => {
                 let grade = tan_deg(s.grade_deg);
                 let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
@@ -182,6 +189,7 @@ pub fn cook_plan_with_previews(
         stages.push(StageReport {
             stage: stage.name(),
             ms: t.elapsed().as_secs_f64() * 1e3,
+            droplet_steps,
         });
         if let Some(size_px) = preview_px {
             previews.push(StagePreview {

@@ -101,18 +101,52 @@ impl Region {
         }
     }
 
-    /// Height and gradient (cells per sample) at local `(x, z)`, bilinear.
-    fn height_gradient(&self, x: f64, z: f64) -> (f64, f64, f64) {
-        let (i, j) = (x.floor() as usize, z.floor() as usize);
+    /// The 4 samples around local `(x, z)` (`x, z >= 0`, inside the
+    /// region but its last row and column) and the fractions `(u, v)`.
+    /// Truncation is the floor for non-negative coordinates, and unlike
+    /// `f64::floor` needs no library call on baseline x86-64.
+    #[inline]
+    fn corners(&self, x: f64, z: f64) -> ([f64; 4], f64, f64) {
+        let (i, j) = (x as usize, z as usize);
         let (u, v) = (x - i as f64, z - j as f64);
-        let at = |i: usize, j: usize| f64::from(self.height[j * self.w + i]);
-        let (h00, h10, h01, h11) = (at(i, j), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1));
+        let row0 = &self.height[j * self.w + i..j * self.w + i + 2];
+        let row1 = &self.height[(j + 1) * self.w + i..(j + 1) * self.w + i + 2];
+        (
+            [
+                f64::from(row0[0]),
+                f64::from(row0[1]),
+                f64::from(row1[0]),
+                f64::from(row1[1]),
+            ],
+            u,
+            v,
+        )
+    }
+
+    /// Height and gradient (cells per sample) at local `(x, z)`, bilinear
+    /// (`x, z >= 0`).
+    #[inline]
+    fn height_gradient(&self, x: f64, z: f64) -> (f64, f64, f64) {
+        let ([h00, h10, h01, h11], u, v) = self.corners(x, z);
         let gx = (h10 - h00) * (1.0 - v) + (h11 - h01) * v;
         let gz = (h01 - h00) * (1.0 - u) + (h11 - h10) * u;
-        let h =
-            h00 * (1.0 - u) * (1.0 - v) + h10 * u * (1.0 - v) + h01 * (1.0 - u) * v + h11 * u * v;
-        (h, gx, gz)
+        (bilinear(h00, h10, h01, h11, u, v), gx, gz)
     }
+
+    /// Height at local `(x, z)`, bilinear (`x, z >= 0`): the `h` of
+    /// [`Region::height_gradient`], bit for bit.
+    #[inline]
+    fn height(&self, x: f64, z: f64) -> f64 {
+        let ([h00, h10, h01, h11], u, v) = self.corners(x, z);
+        bilinear(h00, h10, h01, h11, u, v)
+    }
+}
+
+/// The bilinear blend of 4 corner heights (one expression, so every caller
+/// rounds alike).
+#[inline]
+fn bilinear(h00: f64, h10: f64, h01: f64, h11: f64, u: f64, v: f64) -> f64 {
+    h00 * (1.0 - u) * (1.0 - v) + h10 * u * (1.0 - v) + h01 * (1.0 - u) * v + h11 * u * v
 }
 
 /// The rock a droplet erodes: the material at plan sample `k` and height
@@ -123,30 +157,34 @@ pub type RockAt<'a> = &'a (dyn Fn(usize, f64) -> Material + Sync);
 /// dropped is added to [`Plan::sediment_cells`] and droplet visits to
 /// [`Plan::wetness`] (as `visits / (visits + 16)`). `rock` names the
 /// material under a droplet (the recipe's strata, a brush's cells).
-pub fn erode_hydraulic(plan: &mut Plan, stage: &HydraulicStage, seed: u64, rock: RockAt) {
+/// Returns the droplet steps taken (the unit erosion speed is given in).
+pub fn erode_hydraulic(plan: &mut Plan, stage: &HydraulicStage, seed: u64, rock: RockAt) -> u64 {
     let hardness = HardnessTable::new(stage);
     let tiles = plan.side.div_ceil(TILE_SAMPLES);
     // Visits accumulate in the wetness layer during the stage.
     let n = plan.len();
     let start_wetness = std::mem::replace(&mut plan.wetness, vec![0.0; n]);
+    let mut steps = 0;
     for colour in 0..4 {
         let mine: Vec<(usize, usize)> = (0..tiles)
             .flat_map(|tj| (0..tiles).map(move |ti| (ti, tj)))
             .filter(|&(ti, tj)| (ti % 2) + 2 * (tj % 2) == colour)
             .collect();
         let plan_ref = &*plan;
-        let regions: Vec<Region> = mine
+        let regions: Vec<(Region, u64)> = mine
             .par_iter()
             .map(|&(ti, tj)| run_tile(plan_ref, stage, seed, rock, &hardness, ti, tj, tiles))
             .collect();
-        for region in &regions {
+        for (region, tile_steps) in &regions {
             region.write_back(plan);
+            steps += tile_steps;
         }
     }
     for (w, start) in plan.wetness.iter_mut().zip(start_wetness) {
         let visits = *w;
         *w = start.max(visits / (visits + 16.0));
     }
+    steps
 }
 
 /// Simulates tile `(ti, tj)`'s droplets on a copy of its region.
@@ -160,7 +198,7 @@ fn run_tile(
     ti: usize,
     tj: usize,
     tiles: usize,
-) -> Region {
+) -> (Region, u64) {
     let side = plan.side;
     let (tx0, tz0) = (ti * TILE_SAMPLES, tj * TILE_SAMPLES);
     let (tx1, tz1) = (
@@ -181,11 +219,12 @@ fn run_tile(
     let count = ((tile_index + 1.0) * per_tile).floor() - (tile_index * per_tile).floor();
     let tile_seed = hash2(seed, ti as i64, tj as i64);
     let (rx0, rz0) = (region.x0 as f64, region.z0 as f64);
+    let mut steps = 0;
     for n in 0..count as i64 {
         let h = hash2(tile_seed, n, 0x0d0b);
         let x = tx0 as f64 + unit_f64(h) * (tx1 - tx0) as f64;
         let z = tz0 as f64 + unit_f64(hash2(h, n, 1)) * (tz1 - tz0) as f64;
-        roll_droplet(
+        steps += roll_droplet(
             &mut region,
             stage,
             rock,
@@ -195,11 +234,11 @@ fn run_tile(
             f64::from(plan.spacing_cells),
         );
     }
-    region
+    (region, steps)
 }
 
 /// One droplet from local `(x, z)` (samples) until it stops, evaporates or
-/// leaves the region.
+/// leaves the region. Returns its steps (positions it read the ground at).
 fn roll_droplet(
     region: &mut Region,
     stage: &HydraulicStage,
@@ -208,30 +247,32 @@ fn roll_droplet(
     mut x: f64,
     mut z: f64,
     spacing_cells: f64,
-) {
+) -> u64 {
     let (mut dx, mut dz) = (0.0f64, 0.0f64);
     let (mut speed, mut water, mut sediment) = (1.0f64, 1.0f64, 0.0f64);
     // Keep the 4 bilinear corners and the brush inside the region.
     let lo = (BRUSH_RADIUS + 1) as f64;
     let (hi_x, hi_z) = (region.w as f64 - lo - 1.0, region.d as f64 - lo - 1.0);
+    let mut steps = 0;
     for _ in 0..stage.max_steps {
         if !(x >= lo && z >= lo && x < hi_x && z < hi_z) {
-            return;
+            return steps;
         }
+        steps += 1;
         let (h, gx, gz) = region.height_gradient(x, z);
         region.visits[z as usize * region.w + x as usize] += water as f32;
         dx = dx * stage.inertia - gx * (1.0 - stage.inertia);
         dz = dz * stage.inertia - gz * (1.0 - stage.inertia);
         let len = (dx * dx + dz * dz).sqrt();
         if len < 1e-12 {
-            return;
+            return steps;
         }
         (dx, dz) = (dx / len, dz / len);
         let (nx, nz) = (x + dx, z + dz);
         if !(nx >= lo && nz >= lo && nx < hi_x && nz < hi_z) {
-            return;
+            return steps;
         }
-        let (nh, _, _) = region.height_gradient(nx, nz);
+        let nh = region.height(nx, nz);
         let climb = nh - h;
         let slope = (-climb / spacing_cells).max(MIN_SLOPE);
         let capacity = slope * speed * water * stage.capacity;
@@ -257,11 +298,14 @@ fn roll_droplet(
             break;
         }
     }
+    steps
 }
 
-/// Adds `amount` cells of sediment bilinearly at the 4 corners of `(x, z)`.
+/// Adds `amount` cells of sediment bilinearly at the 4 corners of `(x, z)`
+/// (`x, z >= 0`: truncation is the floor).
+#[inline]
 fn deposit(region: &mut Region, x: f64, z: f64, amount: f64) {
-    let (i, j) = (x.floor() as usize, z.floor() as usize);
+    let (i, j) = (x as usize, z as usize);
     let (u, v) = (x - i as f64, z - j as f64);
     for (di, dj, w) in [
         (0, 0, (1.0 - u) * (1.0 - v)),
@@ -281,27 +325,40 @@ fn deposit(region: &mut Region, x: f64, z: f64, amount: f64) {
 /// `floor_cells`, the height the droplet flows on to (else the footprint's
 /// edge digs pits the droplet then falls into, and they run away); returns
 /// what was removed.
+#[inline]
 fn erode(region: &mut Region, x: f64, z: f64, amount: f64, floor_cells: f32) -> f64 {
     if amount <= 0.0 {
         return 0.0;
     }
-    let (ci, cj) = (x.floor() as i64, z.floor() as i64);
-    let mut weights = [(0usize, 0.0f64); 25];
+    // `x, z >= 0`: truncation is the floor.
+    let (ci, cj) = (x as i64, z as i64);
+    // The fractions are exact (`x - floor(x)`), so `di - u` is the same
+    // double as `(ci + di) - x`: both round the same real number.
+    let (u, v) = (x - ci as f64, z - cj as f64);
+    // A sample `BRUSH_RADIUS` below the droplet's floor sample lies at
+    // least `BRUSH_RADIUS` away along that axis, where the weight is 0:
+    // only offsets from `1 - BRUSH_RADIUS` can weigh anything. The 16
+    // weights are computed together (the square roots vectorise), then
+    // the positive ones kept in order.
+    const SPAN: usize = 2 * BRUSH_RADIUS as usize;
+    let mut all = [0.0f64; SPAN * SPAN];
+    for (l, row) in all.chunks_exact_mut(SPAN).enumerate() {
+        let pz = (l as i64 + 1 - BRUSH_RADIUS) as f64 - v;
+        for (k, w) in row.iter_mut().enumerate() {
+            let px = (k as i64 + 1 - BRUSH_RADIUS) as f64 - u;
+            *w = BRUSH_RADIUS as f64 - (px * px + pz * pz).sqrt();
+        }
+    }
+    let mut weights = [(0usize, 0.0f64); SPAN * SPAN];
     let mut count = 0;
     let mut total = 0.0;
-    for dj in -BRUSH_RADIUS..=BRUSH_RADIUS {
-        for di in -BRUSH_RADIUS..=BRUSH_RADIUS {
-            let (i, j) = (ci + di, cj + dj);
-            // Samples sit at integer coordinates, as `height_gradient` reads
-            // them: a footprint offset by half a sample would dig ahead of
-            // the droplet and run away.
-            let (px, pz) = (i as f64 - x, j as f64 - z);
-            let w = BRUSH_RADIUS as f64 - (px * px + pz * pz).sqrt();
-            if w > 0.0 {
-                weights[count] = (j as usize * region.w + i as usize, w);
-                total += w;
-                count += 1;
-            }
+    for (n, &w) in all.iter().enumerate() {
+        if w > 0.0 {
+            let i = (ci + (n % SPAN) as i64 + 1 - BRUSH_RADIUS) as usize;
+            let j = (cj + (n / SPAN) as i64 + 1 - BRUSH_RADIUS) as usize;
+            weights[count] = (j * region.w + i, w);
+            total += w;
+            count += 1;
         }
     }
     let mut removed = 0.0;
