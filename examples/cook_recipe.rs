@@ -25,20 +25,12 @@ fn main() -> anyhow::Result<()> {
     let (plan, report) = cook_plan(&recipe, &settings, &Progress::new())?;
     println!("{}", serde_json::to_string_pretty(&report)?);
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for layer in [
-        &plan.height_cells,
-        &plan.water_cells,
-        &plan.wetness,
-        &plan.sediment_cells,
-        &plan.talus_cells,
-    ] {
-        for v in layer.iter() {
-            h.update(&v.to_bits().to_le_bytes());
-        }
+    for layer in plan.f32_layers() {
+        layer
+            .iter()
+            .for_each(|v| h.update(&v.to_bits().to_le_bytes()));
     }
-    for layer in [&plan.material, &plan.soil, &plan.water_body] {
-        h.update(layer);
-    }
+    plan.u8_layers().iter().for_each(|layer| h.update(layer));
     println!("plan_hash {:016x}", h.digest());
     Ok(())
 }

@@ -3,6 +3,9 @@
 //! earlier and later `world_hash` exactly, and a replayed script reports
 //! its layers and re-derivations.
 
+mod common;
+
+use common::layer_record::rewrite_record;
 use strata::script::{Script, ScriptRunner};
 use strata::terrain::command::document_action::{DocumentAction, LayerRef};
 use strata::terrain::command::edit_command::{CommandError, EditCommand};
@@ -687,37 +690,6 @@ fn an_earlier_format_world_opens_saves_and_reopens_with_the_same_hash() {
     without.delete_operation(OperationId(1)).unwrap();
     let derived = derive_whole(&document.base.cells, &without).0;
     assert_eq!(derived.content_hash(), old_hash);
-}
-
-/// Rewrites the layer record of `path` through `change` (as a tool or a
-/// person editing the file while Strata is closed would).
-fn rewrite_record(path: &std::path::Path, change: impl FnOnce(&mut serde_json::Value)) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let frame: Vec<u8> = conn
-        .query_row(
-            "SELECT data FROM document WHERE name = 'record' AND part = 0",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let parts: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM document WHERE name = 'record'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(parts, 1, "a small record is one part");
-    let json = zstd::decode_all(&frame[..]).unwrap();
-    let mut value: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    change(&mut value);
-    let json = serde_json::to_vec(&value).unwrap();
-    let frame = zstd::bulk::compress(&json, 3).unwrap();
-    conn.execute(
-        "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
-        [frame],
-    )
-    .unwrap();
 }
 
 #[test]

@@ -4,11 +4,14 @@
 //! (the spilled derived columns are the cache); the layers are saved in the
 //! streaming file and the far operation is still editable after reopening.
 
+mod common;
+
+use common::layer_record::rewrite_record;
 use strata::app::streamed_world::StreamedWorld;
 use strata::io::world::streaming_file::StreamingFileError;
 use strata::script::format::StrokeAction;
 use strata::script::{Script, ScriptRunner};
-use strata::terrain::command::document_action::DocumentAction;
+use strata::terrain::command::document_action::{DocumentAction, WorldDocument};
 use strata::terrain::command::edit_command::{CommandError, EditCommand};
 use strata::terrain::document::base::BaseColumns;
 use strata::terrain::document::derive::derive_whole;
@@ -123,6 +126,26 @@ impl Session {
         }
     }
 
+    /// Runs every entry of the script `text` (stamps from the shipped
+    /// folder).
+    fn run_script(&mut self, text: &str) {
+        let stamps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
+        for entry in &Script::parse_in(text, "t", Some(stamps)).unwrap().strokes {
+            self.run(&entry.action);
+        }
+    }
+
+    /// Saves the world with its layers to `path` (its recovery file goes)
+    /// and returns the saved document.
+    fn save_to(&mut self, path: &std::path::Path) -> WorldDocument {
+        let document = self.runner.session.document_snapshot().unwrap();
+        self.world
+            .save(&mut self.residency, &self.grid, path, None, Some(&document))
+            .unwrap();
+        self.world.remove_recovery();
+        document
+    }
+
     fn act(&mut self, action: DocumentAction) -> usize {
         self.run(&StrokeAction::Command(EditCommand::Document(Box::new(
             action,
@@ -214,11 +237,7 @@ fn a_far_operation_of_500_moves_by_its_closure_saves_and_reopens_editable() {
     let dir = scratch("far");
     let world = StreamedWorld::new(&settings(), &dir).unwrap();
     let mut s = Session::over(world);
-    let stamps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
-    let script = Script::parse_in(&build_script(), "build", Some(stamps)).unwrap();
-    for entry in &script.strokes {
-        s.run(&entry.action);
-    }
+    s.run_script(&build_script());
     assert_eq!(s.stack().operation_count(), OPERATIONS);
     s.evict_all();
 
@@ -264,11 +283,7 @@ fn a_far_operation_of_500_moves_by_its_closure_saves_and_reopens_editable() {
     // Save, reopen: the far stamp is still an operation, and moving it back
     // restores the cells it had.
     let path = dir.join("far.strata");
-    let document = s.runner.session.document_snapshot().unwrap();
-    s.world
-        .save(&mut s.residency, &s.grid, &path, None, Some(&document))
-        .unwrap();
-    s.world.remove_recovery();
+    let document = s.save_to(&path);
     drop(s);
     let reopened = StreamedWorld::open(&path).unwrap();
     assert_eq!(reopened.stale_columns, (0, 0));
@@ -307,24 +322,17 @@ fn a_stale_saved_column_is_derived_again_on_opening() {
     let dir = scratch("stale");
     let world = StreamedWorld::new(&settings(), &dir).unwrap();
     let mut s = Session::over(world);
-    let stamps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stamps");
-    let text = r#"{"strokes": [
+    s.run_script(
+        r#"{"strokes": [
         {"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
         {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
          "region_max": [5008, 48, 5008], "material": "snow"},
         {"frame": 2, "tool": "stamp", "stamp": "mesa.png", "centre_xz": [20400, 20400],
          "radius_cells": 24, "height_scale_cells": 16, "mode": "raise_to"}
-    ]}"#;
-    let script = Script::parse_in(text, "build", Some(stamps)).unwrap();
-    for entry in &script.strokes {
-        s.run(&entry.action);
-    }
+    ]}"#,
+    );
     let path = dir.join("stale.strata");
-    let document = s.runner.session.document_snapshot().unwrap();
-    s.world
-        .save(&mut s.residency, &s.grid, &path, None, Some(&document))
-        .unwrap();
-    s.world.remove_recovery();
+    s.save_to(&path);
     drop(s);
     // Behind the file's back: the saved key of the fill's column no longer
     // matches (as if the fill had been edited while the file was closed).
@@ -380,46 +388,20 @@ fn a_streaming_world_refuses_bake_and_seed_changes_and_changes_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Rewrites the layer record of the file at `path` through `change`.
-fn rewrite_record(path: &std::path::Path, change: impl FnOnce(&mut serde_json::Value)) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let frame: Vec<u8> = conn
-        .query_row(
-            "SELECT data FROM document WHERE name = 'record' AND part = 0",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let mut value: serde_json::Value =
-        serde_json::from_slice(&zstd::decode_all(&frame[..]).unwrap()).unwrap();
-    change(&mut value);
-    let frame = zstd::bulk::compress(&serde_json::to_vec(&value).unwrap(), 3).unwrap();
-    conn.execute(
-        "UPDATE document SET data = ?1 WHERE name = 'record' AND part = 0",
-        [frame],
-    )
-    .unwrap();
-}
-
 #[test]
 fn damaged_or_foreign_layers_in_a_streaming_file_are_refused_and_change_nothing() {
     let dir = scratch("hostile");
     let world = StreamedWorld::new(&settings(), &dir).unwrap();
     let mut s = Session::over(world);
-    let text = r#"{"strokes": [
+    s.run_script(
+        r#"{"strokes": [
         {"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
         {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
          "region_max": [5008, 48, 5008], "material": "snow"}
-    ]}"#;
-    for entry in &Script::parse(text, "build").unwrap().strokes {
-        s.run(&entry.action);
-    }
+    ]}"#,
+    );
     let good = dir.join("good.strata");
-    let document = s.runner.session.document_snapshot().unwrap();
-    s.world
-        .save(&mut s.residency, &s.grid, &good, None, Some(&document))
-        .unwrap();
-    s.world.remove_recovery();
+    let document = s.save_to(&good);
     drop(s);
     let opened = StreamedWorld::open(&good).unwrap();
     assert_eq!(opened.document().stack, document.stack);
@@ -513,23 +495,14 @@ fn unsaved_spills_reopen_with_the_layers_of_their_autosave_and_drop_with_them() 
         r#"{{"strokes": [{{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"}}, {}]}}"#,
         fill(1, 5000)
     );
-    for entry in &Script::parse(&text, "build").unwrap().strokes {
-        s.run(&entry.action);
-    }
+    s.run_script(&text);
     let path = dir.join("pending.strata");
-    let saved = s.runner.session.document_snapshot().unwrap();
-    s.world
-        .save(&mut s.residency, &s.grid, &path, None, Some(&saved))
-        .unwrap();
-    s.world.remove_recovery();
+    let saved = s.save_to(&path);
     drop(s);
 
     // Reopened, a second fill, spilled and autosaved, then a crash.
     let mut s = Session::over(StreamedWorld::open(&path).unwrap());
-    let text = format!(r#"{{"strokes": [{}]}}"#, fill(0, 6000));
-    for entry in &Script::parse(&text, "more").unwrap().strokes {
-        s.run(&entry.action);
-    }
+    s.run_script(&format!(r#"{{"strokes": [{}]}}"#, fill(0, 6000)));
     s.evict_all();
     let autosaved = s.runner.session.document_snapshot().unwrap();
     assert_eq!(autosaved.stack.operation_count(), 2);

@@ -90,6 +90,23 @@ impl Plan {
         self.len() == 0
     }
 
+    /// The float layers in field order: height, water, wetness, sediment
+    /// and talus.
+    pub fn f32_layers(&self) -> [&[f32]; 5] {
+        [
+            &self.height_cells,
+            &self.water_cells,
+            &self.wetness,
+            &self.sediment_cells,
+            &self.talus_cells,
+        ]
+    }
+
+    /// The byte layers in field order: material, soil and water body.
+    pub fn u8_layers(&self) -> [&[u8]; 3] {
+        [&self.material, &self.soil, &self.water_body]
+    }
+
     /// Heap bytes the plan holds.
     pub fn heap_bytes(&self) -> usize {
         self.len() * PLAN_BYTES_PER_SAMPLE

@@ -755,17 +755,25 @@ impl StreamingWorldFile {
             return Ok(());
         }
         let encoded = encode_streamed(&self.path, document)?;
+        self.write_layered(|tx, path| write_pending(tx, &encoded).map_err(|e| sqlite_err(path, e)))
+    }
+
+    /// Runs `write` in one transaction on a file given the document tables
+    /// first (format [`LAYERED_FORMAT_VERSION`]); nothing is kept when it
+    /// fails.
+    fn write_layered(
+        &self,
+        write: impl FnOnce(&rusqlite::Transaction<'_>, &Path) -> Result<(), WorldFileError>,
+    ) -> Result<(), StreamingFileError> {
+        let version = self.format_version();
         let path = &self.path;
         let mut inner = self.lock();
         let tx = inner
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| sqlite_err(path, e))?;
-        (|| -> rusqlite::Result<()> {
-            upgrade_to_layered(&tx, version)?;
-            write_pending(&tx, &encoded)
-        })()
-        .map_err(|e| sqlite_err(path, e))?;
+        upgrade_to_layered(&tx, version).map_err(|e| sqlite_err(path, e))?;
+        write(&tx, path)?;
         tx.commit().map_err(|e| sqlite_err(path, e))?;
         self.format_version
             .fetch_max(LAYERED_FORMAT_VERSION, Ordering::Relaxed);

@@ -18,13 +18,8 @@
 //! (`f32` each), then material, soil and water body (`u8` each), `side²`
 //! values per array.
 
-use std::sync::atomic::Ordering;
-
-use rusqlite::TransactionBehavior;
-
-use super::{LAYERED_FORMAT_VERSION, StreamingFileError, StreamingWorldFile, upgrade_to_layered};
+use super::{LAYERED_FORMAT_VERSION, StreamingFileError, StreamingWorldFile};
 use crate::io::world::world_file::document::{read_named, write_named};
-use crate::io::world::world_file::sqlite_err;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::recipe::cook::PLAN_REVISION;
 use crate::terrain::recipe::plan::{MAX_PLAN_SIDE_SAMPLES, PLAN_BYTES_PER_SAMPLE, Plan};
@@ -62,18 +57,10 @@ pub fn plan_key(recipe_json: &str, settings: &GeneratorSettings) -> u64 {
 pub(super) fn encode_plan(plan: &Plan, key: u64) -> Vec<u8> {
     let n = plan.len();
     let mut body = Vec::with_capacity(n * PLAN_BYTES_PER_SAMPLE);
-    for layer in [
-        &plan.height_cells,
-        &plan.water_cells,
-        &plan.wetness,
-        &plan.sediment_cells,
-        &plan.talus_cells,
-    ] {
-        for v in layer.iter() {
-            body.extend_from_slice(&v.to_le_bytes());
-        }
+    for layer in plan.f32_layers() {
+        body.extend(layer.iter().flat_map(|v| v.to_le_bytes()));
     }
-    for layer in [&plan.material, &plan.soil, &plan.water_body] {
+    for layer in plan.u8_layers() {
         body.extend_from_slice(layer);
     }
     let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
@@ -112,19 +99,7 @@ impl StreamingWorldFile {
     /// file is then unchanged.
     pub fn store_plan(&self, plan: &Plan, key: u64) -> Result<(), StreamingFileError> {
         let bytes = encode_plan(plan, key);
-        let version = self.format_version();
-        let path = &self.path;
-        let mut inner = self.lock();
-        let tx = inner
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| sqlite_err(path, e))?;
-        upgrade_to_layered(&tx, version).map_err(|e| sqlite_err(path, e))?;
-        write_named(&tx, path, PLAN_PAYLOAD, &bytes)?;
-        tx.commit().map_err(|e| sqlite_err(path, e))?;
-        self.format_version
-            .fetch_max(LAYERED_FORMAT_VERSION, Ordering::Relaxed);
-        Ok(())
+        self.write_layered(|tx, path| write_named(tx, path, PLAN_PAYLOAD, &bytes))
     }
 
     /// The plan kept in the file, if it was stored under `key` for a world
