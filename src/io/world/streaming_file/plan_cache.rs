@@ -243,35 +243,14 @@ mod tests {
             decode_plan(&flipped, 1, 64).unwrap_err(),
             PlanCacheMiss::Damaged("it fails its checksum".into())
         );
+        let key = |text: &str, seed: u64, size_cells: u32| {
+            plan_key(text, &GeneratorSettings { seed, size_cells })
+        };
         let keys = [
-            plan_key(
-                "{}",
-                &GeneratorSettings {
-                    seed: 1,
-                    size_cells: 64,
-                },
-            ),
-            plan_key(
-                "{}",
-                &GeneratorSettings {
-                    seed: 2,
-                    size_cells: 64,
-                },
-            ),
-            plan_key(
-                "{ }",
-                &GeneratorSettings {
-                    seed: 1,
-                    size_cells: 64,
-                },
-            ),
-            plan_key(
-                "{}",
-                &GeneratorSettings {
-                    seed: 1,
-                    size_cells: 128,
-                },
-            ),
+            key("{}", 1, 64),
+            key("{}", 2, 64),
+            key("{ }", 1, 64),
+            key("{}", 1, 128),
         ];
         for (i, a) in keys.iter().enumerate() {
             for b in &keys[i + 1..] {
