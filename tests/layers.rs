@@ -986,3 +986,37 @@ fn a_base_or_record_changed_behind_the_layers_back_is_refused() {
     drop(conn);
     assert!(open_err(&lost).contains("record is missing"));
 }
+
+/// The same fill on two layers: the second changes no cell when it is made,
+/// but it is an operation all the same, so hiding the first keeps the snow.
+#[test]
+fn an_operation_that_changes_no_cell_is_still_recorded() {
+    let (mut grid, mut runner) = world();
+    let fill = |frame: u32| {
+        format!(
+            r#"{{"frame": {frame}, "tool": "fill", "region_min": [100, 60, 100],
+            "region_max": [108, 68, 108], "material": "snow"}}"#
+        )
+    };
+    run(
+        &mut grid,
+        &mut runner,
+        &format!(
+            r#"{{"strokes": [{{"frame": 0, "tool": "layer", "action": "add", "layer": "A"}},
+            {}, {{"frame": 2, "tool": "layer", "action": "add", "layer": "B"}}, {}]}}"#,
+            fill(1),
+            fill(3)
+        ),
+    );
+    let stack = &runner.session.document.stack;
+    let counts: Vec<usize> = stack.layers().iter().map(|l| l.operations.len()).collect();
+    assert_eq!(counts, [1, 1], "one fill on each layer");
+    let with_both = grid.content_hash();
+    act(
+        &mut grid,
+        &mut runner,
+        DocumentAction::SetVisible(LayerRef::Name("A".into()), false),
+    );
+    assert_eq!(grid.content_hash(), with_both, "B's fill still covers it");
+    assert_eq!(grid.content_hash(), whole_hash(&runner));
+}

@@ -161,10 +161,10 @@ impl EditSession {
                 Some(spec) => self.history.commit_path(rec, spec, grid),
                 None => self.history.commit(rec, grid),
             }
-        } else if on_top && rec.is_empty() {
-            // Nothing changed on top of everything: nothing to record.
-            false
         } else {
+            // Recorded even when no cell changed on top of everything: the
+            // same fill on two layers, a stamp under the ground. Its cells
+            // show once what lies under it changes (the other fill hidden).
             let id = self.document.stack.add_operation(kind)?;
             if let Some(outcome) = applied.and_then(|a| a.path) {
                 self.document.path_reports.insert(id, outcome.report);
@@ -211,9 +211,11 @@ impl EditSession {
         }
         let recorded = stroke.recorded();
         let mut rec = stroke.into_recorder();
-        if rec.is_empty() {
+        if recorded.centres_world.is_empty() {
             return Ok(false);
         }
+        // A stroke that changed no cell (Add inside solid rock) is still an
+        // operation: it shows once what lies under it changes.
         if let Err(e) = self.check_editable() {
             rec.revert(grid);
             return Err(e);

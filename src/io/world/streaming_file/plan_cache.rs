@@ -22,7 +22,11 @@ use super::{LAYERED_FORMAT_VERSION, StreamingFileError, StreamingWorldFile};
 use crate::io::world::world_file::document::{read_named, write_named};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::recipe::cook::PLAN_REVISION;
-use crate::terrain::recipe::plan::{MAX_PLAN_SIDE_SAMPLES, PLAN_BYTES_PER_SAMPLE, Plan};
+use crate::terrain::recipe::plan::{
+    DRY, LAKE, MAX_PLAN_SIDE_SAMPLES, PLAN_BYTES_PER_SAMPLE, Plan, RIVER, SEA, STRATA_MATERIAL,
+};
+use crate::terrain::storage::cell::Material;
+use crate::terrain::storage::coords::LATTICE_CELLS;
 
 /// The version of this encoding.
 pub const PLAN_ENCODING: u32 = 1;
@@ -169,7 +173,7 @@ pub(super) fn decode_plan(bytes: &[u8], key: u64, size_cells: u32) -> Result<Pla
             .collect()
     };
     let bytes_at = |k: usize| -> Vec<u8> { body[20 * n + k * n..20 * n + (k + 1) * n].to_vec() };
-    Ok(Plan {
+    let plan = Plan {
         side,
         spacing_cells: spacing,
         height_cells: floats(0),
@@ -180,7 +184,52 @@ pub(super) fn decode_plan(bytes: &[u8], key: u64, size_cells: u32) -> Result<Pla
         material: bytes_at(0),
         soil: bytes_at(1),
         water_body: bytes_at(2),
-    })
+    };
+    check_values(&plan).map_err(PlanCacheMiss::Damaged)?;
+    Ok(plan)
+}
+
+/// Refuses values no cook makes, so a forged plan with a valid checksum
+/// (infinite or NaN heights, unknown materials) is cooked again instead of
+/// building absurd columns: heights finite and on the cell lattice, water
+/// on it or none (negative infinity), wetness in `[0, 1]`, sediment and
+/// scree finite and not negative, known materials and water bodies.
+fn check_values(plan: &Plan) -> Result<(), String> {
+    let (lo, hi) = (
+        f64::from(LATTICE_CELLS.min.y),
+        f64::from(LATTICE_CELLS.max.y),
+    );
+    let on_lattice = |v: f32| v.is_finite() && (lo..=hi).contains(&f64::from(v));
+    let bad = |what: &str| Err(format!("a {what} value no cook makes"));
+    if !plan.height_cells.iter().all(|&h| on_lattice(h)) {
+        return bad("height");
+    }
+    if !plan
+        .water_cells
+        .iter()
+        .all(|&w| w == f32::NEG_INFINITY || on_lattice(w))
+    {
+        return bad("water");
+    }
+    if !plan.wetness.iter().all(|w| (0.0..=1.0).contains(w)) {
+        return bad("wetness");
+    }
+    let amount = |v: &f32| v.is_finite() && *v >= 0.0;
+    if !plan.sediment_cells.iter().all(amount) || !plan.talus_cells.iter().all(amount) {
+        return bad("sediment or scree");
+    }
+    let material = |m: &u8| usize::from(*m) < Material::COUNT || *m == STRATA_MATERIAL;
+    if !plan.material.iter().all(material) || !plan.soil.iter().all(material) {
+        return bad("material");
+    }
+    if !plan
+        .water_body
+        .iter()
+        .all(|b| [DRY, SEA, LAKE, RIVER].contains(b))
+    {
+        return bad("water body");
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -243,6 +292,23 @@ mod tests {
             decode_plan(&flipped, 1, 64).unwrap_err(),
             PlanCacheMiss::Damaged("it fails its checksum".into())
         );
+        // A forged plan with a valid checksum: infinite heights, unknown
+        // materials.
+        for forge in [
+            |p: &mut Plan| p.height_cells[7] = f32::INFINITY,
+            |p: &mut Plan| p.height_cells[7] = f32::NAN,
+            |p: &mut Plan| p.water_cells[7] = f32::NAN,
+            |p: &mut Plan| p.material[7] = 250,
+            |p: &mut Plan| p.water_body[7] = 9,
+            |p: &mut Plan| p.sediment_cells[7] = -1.0,
+        ] {
+            let mut p = plan();
+            forge(&mut p);
+            assert!(matches!(
+                decode_plan(&encode_plan(&p, 1), 1, 64),
+                Err(PlanCacheMiss::Damaged(_))
+            ));
+        }
         let key = |text: &str, seed: u64, size_cells: u32| {
             plan_key(text, &GeneratorSettings { seed, size_cells })
         };
