@@ -531,3 +531,56 @@ fn unsaved_spills_reopen_with_the_layers_of_their_autosave_and_drop_with_them() 
     assert_eq!(reopened.document().stack, saved.stack);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn save_as_of_an_opened_world_leaves_the_opened_file_as_it_was() {
+    let dir = scratch("save-as");
+    let mut s = Session::over(StreamedWorld::new(&settings(), &dir).unwrap());
+    s.run_script(
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
+        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
+         "region_max": [5008, 48, 5008], "material": "snow"}]}"#,
+    );
+    let src = dir.join("src.strata");
+    let saved = s.save_to(&src);
+    drop(s);
+    // What the file holds: its saved columns and its layer rows.
+    let contents = |path: &std::path::Path| -> Vec<(String, i64, i64, Vec<u8>)> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut rows = Vec::new();
+        for (table, sql) in [
+            ("columns", "SELECT x, z, data FROM columns ORDER BY x, z"),
+            ("pending", "SELECT x, z, data FROM pending_columns ORDER BY x, z"),
+            ("document", "SELECT part, 0, data FROM document ORDER BY name, part"),
+        ] {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let found = stmt
+                .query_map([], |r| Ok((table.to_string(), r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap();
+            rows.extend(found.map(Result::unwrap));
+        }
+        rows
+    };
+    let before = contents(&src);
+
+    let mut s = Session::over(StreamedWorld::open(&src).unwrap());
+    s.run_script(
+        r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [6000, 40, 5000],
+         "region_max": [6008, 48, 5008], "material": "mud"}]}"#,
+    );
+    s.evict_all();
+    let dst = dir.join("dst.strata");
+    let document = s.runner.session.document_snapshot().unwrap();
+    s.world
+        .save(&mut s.residency, &s.grid, &dst, None, Some(&document))
+        .unwrap();
+    drop(s);
+    assert!(contents(&src) == before, "the opened file holds what it held");
+    let reopened = StreamedWorld::open(&src).unwrap();
+    assert_eq!(reopened.recovered_columns, 0);
+    assert_eq!(reopened.document().stack, saved.stack);
+    let copy = StreamedWorld::open(&dst).unwrap();
+    assert_eq!(copy.recovered_columns, 0);
+    assert_eq!(copy.document().stack.operation_count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -474,9 +474,11 @@ impl StreamedWorld {
     }
 
     /// Saves to `target`: the resident edited columns and every spill go
-    /// into the backing file in one transaction, then, when `target` is
-    /// another file, the whole file is copied there. Only edited columns
-    /// are ever written.
+    /// into the backing file in one transaction; a new world's file is then
+    /// copied to `target`. Saved elsewhere, an opened world's file is copied
+    /// first and the save goes into the copy: the opened file keeps its
+    /// saved state (its unsaved spills are dropped, now kept by the copy).
+    /// Only edited columns are ever written.
     ///
     /// # Errors
     /// [`StreamingFileError`]; the target is then unchanged (a failed copy
@@ -500,24 +502,42 @@ impl StreamedWorld {
             .iter()
             .map(|c| (*c, grid.column_chunks(*c)))
             .collect();
-        if camera.is_some() {
-            self.file.set_camera(camera);
+        let elsewhere = !crate::io::same_file(target, self.file.path());
+        if elsewhere && target.exists() {
+            std::fs::remove_file(target).map_err(|source| {
+                StreamingFileError::File(crate::io::world::world_file::WorldFileError::Io {
+                    path: target.to_path_buf(),
+                    source,
+                })
+            })?;
         }
-        let mut report = self.file.save(&columns, document)?;
+        let report = if elsewhere && !self.untitled {
+            // Save As of an opened world: the copy gets the spills and the
+            // resident edits; the opened file goes back to its saved state
+            // (what it held before this session's unsaved changes).
+            let copy = self.file.save_as(target)?;
+            if camera.is_some() {
+                copy.set_camera(camera);
+            }
+            let mut report = copy.save(&columns, document)?;
+            self.file.discard_pending()?;
+            report.file_bytes = std::fs::metadata(copy.path()).map_or(0, |m| m.len());
+            report
+        } else {
+            // Save, or the first save of a new world: its own file, then
+            // (a new world) a copy of it at the target.
+            if camera.is_some() {
+                self.file.set_camera(camera);
+            }
+            let mut report = self.file.save(&columns, document)?;
+            if elsewhere {
+                let copy = self.file.save_as(target)?;
+                report.file_bytes = std::fs::metadata(copy.path()).map_or(0, |m| m.len());
+            }
+            report
+        };
         for c in edited {
             residency.mark_stored(c);
-        }
-        if !crate::io::same_file(target, self.file.path()) {
-            if target.exists() {
-                std::fs::remove_file(target).map_err(|source| {
-                    StreamingFileError::File(crate::io::world::world_file::WorldFileError::Io {
-                        path: target.to_path_buf(),
-                        source,
-                    })
-                })?;
-            }
-            let copy = self.file.save_as(target)?;
-            report.file_bytes = std::fs::metadata(copy.path()).map_or(0, |m| m.len());
         }
         Ok(report)
     }
