@@ -648,6 +648,14 @@ fn run_streamed_outputs(
         headless::write_stats_json(path, &stats)?;
     }
     print_render_summary(cli, output, &stats);
+    if let (None, Some(residency), Some(doc)) = (&cli.save, residency.as_mut(), &document) {
+        // Not saved: the spills stay pending in the world's file, and the
+        // layers they were derived from go with them.
+        residency.flush_spills()?;
+        if world.file.pending_count()? > 0 {
+            world.file.store_pending_document(doc)?;
+        }
+    }
     if let (Some(path), Some(residency)) = (&cli.save, residency.as_mut()) {
         let report = world.save(
             residency,

@@ -550,12 +550,20 @@ fn save_as_of_an_opened_world_leaves_the_opened_file_as_it_was() {
         let mut rows = Vec::new();
         for (table, sql) in [
             ("columns", "SELECT x, z, data FROM columns ORDER BY x, z"),
-            ("pending", "SELECT x, z, data FROM pending_columns ORDER BY x, z"),
-            ("document", "SELECT part, 0, data FROM document ORDER BY name, part"),
+            (
+                "pending",
+                "SELECT x, z, data FROM pending_columns ORDER BY x, z",
+            ),
+            (
+                "document",
+                "SELECT part, 0, data FROM document ORDER BY name, part",
+            ),
         ] {
             let mut stmt = conn.prepare(sql).unwrap();
             let found = stmt
-                .query_map([], |r| Ok((table.to_string(), r.get(0)?, r.get(1)?, r.get(2)?)))
+                .query_map([], |r| {
+                    Ok((table.to_string(), r.get(0)?, r.get(1)?, r.get(2)?))
+                })
                 .unwrap();
             rows.extend(found.map(Result::unwrap));
         }
@@ -575,12 +583,51 @@ fn save_as_of_an_opened_world_leaves_the_opened_file_as_it_was() {
         .save(&mut s.residency, &s.grid, &dst, None, Some(&document))
         .unwrap();
     drop(s);
-    assert!(contents(&src) == before, "the opened file holds what it held");
+    assert!(
+        contents(&src) == before,
+        "the opened file holds what it held"
+    );
     let reopened = StreamedWorld::open(&src).unwrap();
     assert_eq!(reopened.recovered_columns, 0);
     assert_eq!(reopened.document().stack, saved.stack);
     let copy = StreamedWorld::open(&dst).unwrap();
     assert_eq!(copy.recovered_columns, 0);
     assert_eq!(copy.document().stack.operation_count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A crash after an unsaved edit spilled but before any autosave kept the
+/// layers: the spilled column is derived again from the layers there are,
+/// so no cell shows that the layers do not make.
+#[test]
+fn a_spill_without_its_layers_reopens_as_the_layers_make_it() {
+    let dir = scratch("orphan-spill");
+    let mut s = Session::over(StreamedWorld::new(&settings(), &dir).unwrap());
+    s.run_script(
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
+        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
+         "region_max": [5008, 48, 5008], "material": "snow"}]}"#,
+    );
+    let path = dir.join("orphan.strata");
+    let saved = s.save_to(&path);
+    drop(s);
+    let mut s = Session::over(StreamedWorld::open(&path).unwrap());
+    s.run_script(
+        r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [7000, 40, 5000],
+         "region_max": [7008, 48, 5008], "material": "mud"}]}"#,
+    );
+    s.evict_all();
+    drop(s);
+    let reopened = StreamedWorld::open(&path).unwrap();
+    assert!(reopened.recovered_columns > 0);
+    assert_eq!(reopened.document().stack, saved.stack);
+    let mut s = Session::over(reopened);
+    let mud_column = ColumnCoord::new(7000 / 32, 5000 / 32);
+    let around = grown(ColumnRect::of_chunk_column(mud_column));
+    // The base alone: the unsaved fill is gone with its layers.
+    assert_eq!(
+        s.check_columns(&[mud_column], &LayerStack::default(), around),
+        0
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,8 +17,10 @@ use crate::io::world::streaming_file::{SaveReport, StreamingFileError, Streaming
 use crate::terrain::ColumnCoord;
 use crate::terrain::command::document_action::{BaseSource, DocumentBase, WorldDocument};
 use crate::terrain::document::base::BaseColumns;
+use crate::terrain::document::closure::changed_footprints;
 use crate::terrain::document::derive::rederive_stored;
 use crate::terrain::document::layers::LayerStack;
+use crate::terrain::document::operation::{ColumnRect, Operation};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
 use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
@@ -69,6 +71,10 @@ pub struct StreamedWorld {
     /// held, no other session offers the file as a crash's leftover.
     _recovery_lock: Option<RecoveryLock>,
 }
+
+/// Columns re-derived at once when a file opens (their closures' base
+/// columns are held in memory meanwhile).
+const REDERIVE_BATCH: usize = 256;
 
 /// Keeps the cooked plan of `terrain` in `file` so the next open reads it
 /// instead of cooking; a failure only costs that next open a cook.
@@ -327,26 +333,52 @@ impl StreamedWorld {
         .with_saved_layers()
     }
 
-    /// Reads the layers saved in the file, checks that their base is the
-    /// file's own terrain, and re-derives the closure of every stale saved
-    /// column straight into the file's pending changes (nothing is
-    /// resident yet), so no stale cell is ever shown.
+    /// Reads the layers in the file (those the last autosave kept beside
+    /// unsaved spills, else the saved ones), checks that their base is the
+    /// file's own terrain, and re-derives straight into the file's pending
+    /// changes (nothing is resident yet) every column whose cells may not
+    /// be theirs: stale saved columns, and, after unsaved spills, every
+    /// spilled column and the closure of what changed since the save. A
+    /// spill may come from layers newer than any kept (a crash before the
+    /// autosave): it is derived again from the layers there are, so no
+    /// cell is ever shown that the layers do not make.
     fn with_saved_layers(mut self) -> Result<StreamedWorld, StreamingFileError> {
-        let Some(saved) = self.file.document()? else {
+        let saved = self.file.saved_document()?;
+        let pending = self.file.pending_document()?;
+        let Some(layers) = pending.as_ref().or(saved.as_ref()) else {
             return Ok(self);
         };
-        let path = self.file.path().to_path_buf();
-        if saved.source != self.base_source() {
+        if layers.source != self.base_source() {
             return Err(StreamingFileError::BadLayers {
-                path,
+                path: self.file.path().to_path_buf(),
                 reason: "their base is not this file's terrain".to_string(),
             });
         }
+        let mut seeds: Vec<ColumnRect> = saved.iter().flat_map(|d| d.stale.clone()).collect();
+        let stale = seeds.len();
+        if self.recovered_columns > 0 {
+            let spilled = self
+                .file
+                .pending_columns()
+                .map_err(StreamingFileError::Spill)?;
+            seeds.extend(spilled.into_iter().map(ColumnRect::of_chunk_column));
+            if let (Some(saved), Some(pending)) = (&saved, &pending) {
+                let old: Vec<&Operation> = saved.stack.visible_operations().collect();
+                let new: Vec<&Operation> = pending.stack.visible_operations().collect();
+                seeds.extend(changed_footprints(&old, &new));
+            }
+        }
         let base = BaseColumns::streamed(self.source());
-        let report = rederive_stored(&*self.file, &base, &saved.stack, &saved.stale)
-            .map_err(StreamingFileError::Spill)?;
-        self.stale_columns = (saved.stale.len(), report.dirty_columns);
-        self.layers = Some(saved.stack);
+        let mut rebuilt = 0;
+        // In batches, so memory follows the batch, not the whole recovery:
+        // each batch derives its closure from the base, whatever the others.
+        for batch in seeds.chunks(REDERIVE_BATCH) {
+            rebuilt += rederive_stored(&*self.file, &base, &layers.stack, batch)
+                .map_err(StreamingFileError::Spill)?
+                .dirty_columns;
+        }
+        self.stale_columns = (stale, rebuilt);
+        self.layers = Some(layers.stack.clone());
         Ok(self)
     }
 

@@ -156,14 +156,29 @@ impl EditStore for StreamingWorldFile {
     }
 
     fn edited_columns(&self) -> Result<Vec<ColumnCoord>, SourceError> {
+        self.list_columns(
+            "SELECT x, z FROM columns UNION SELECT x, z FROM pending_columns LIMIT ?1",
+        )
+    }
+}
+
+impl StreamingWorldFile {
+    /// The columns spilled since the last save (`pending_columns`), sorted.
+    ///
+    /// # Errors
+    /// As [`EditStore::edited_columns`].
+    pub fn pending_columns(&self) -> Result<Vec<ColumnCoord>, SourceError> {
+        self.list_columns("SELECT x, z FROM pending_columns LIMIT ?1")
+    }
+
+    /// The columns `sql` lists (`x, z` rows, at most `?1`), checked and
+    /// sorted; more than [`MAX_EDITED_COLUMNS`] is an error.
+    fn list_columns(&self, sql: &str) -> Result<Vec<ColumnCoord>, SourceError> {
         let store = |message: String| SourceError::Store {
             message: format!("{}: {message}", self.path.display()),
         };
         let inner = self.lock();
-        let mut stmt = inner
-            .conn
-            .prepare("SELECT x, z FROM columns UNION SELECT x, z FROM pending_columns LIMIT ?1")
-            .map_err(|e| store(e.to_string()))?;
+        let mut stmt = inner.conn.prepare(sql).map_err(|e| store(e.to_string()))?;
         let mut rows = stmt
             .query([MAX_EDITED_COLUMNS as i64 + 1])
             .map_err(|e| store(e.to_string()))?;

@@ -713,21 +713,32 @@ impl StreamingWorldFile {
     /// # Errors
     /// [`StreamingFileError::BadLayers`] for a damaged or hostile
     /// document; [`StreamingFileError::File`] when SQLite fails.
-    pub fn document(&self) -> Result<Option<StreamedDocument>, StreamingFileError> {
+    pub fn saved_document(&self) -> Result<Option<StreamedDocument>, StreamingFileError> {
+        self.read_document(read_streamed)
+    }
+
+    /// The layers the last autosave kept beside the pending columns
+    /// ([`StreamingWorldFile::store_pending_document`]); `None` when there
+    /// are none (or no pending columns: a save or a discard dropped them).
+    ///
+    /// # Errors
+    /// As [`StreamingWorldFile::saved_document`].
+    pub fn pending_document(&self) -> Result<Option<StreamedDocument>, StreamingFileError> {
+        if self.pending_count()? == 0 {
+            return Ok(None);
+        }
+        self.read_document(read_pending)
+    }
+
+    fn read_document(
+        &self,
+        read: fn(&Connection, &Path) -> Result<Option<StreamedDocument>, WorldFileError>,
+    ) -> Result<Option<StreamedDocument>, StreamingFileError> {
         if self.format_version() < LAYERED_FORMAT_VERSION {
             return Ok(None);
         }
-        let pending = self.pending_count()? > 0;
         let inner = self.lock();
-        let read = match pending {
-            // Unsaved spills go with the layers of the last autosave.
-            true => match read_pending(&inner.conn, &self.path) {
-                Ok(None) => read_streamed(&inner.conn, &self.path),
-                other => other,
-            },
-            false => read_streamed(&inner.conn, &self.path),
-        };
-        read.map_err(|e| match e {
+        read(&inner.conn, &self.path).map_err(|e| match e {
             WorldFileError::BadDocument { path, reason } => {
                 StreamingFileError::BadLayers { path, reason }
             }
