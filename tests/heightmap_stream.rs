@@ -569,3 +569,45 @@ fn a_16384_px_heightmap_world_opens_framed_whole_from_outside() {
         "the framed terrain is drawn"
     );
 }
+
+/// The layers of a heightmap world are checked against the import they
+/// were made over: a heightmap setting changed in the file while it was
+/// closed makes them refused (naming the file), never laid on other ground.
+#[test]
+fn layers_over_a_changed_heightmap_setting_are_refused() {
+    let dir = scratch("layers-import");
+    let png = relief_png(&dir, "map", false);
+    let world = StreamedWorld::import_heightmap(&png, &HeightmapSettings::default(), &dir).unwrap();
+    let mut document = world.document();
+    document.stack.add_layer("Roads").unwrap();
+    let mut r = world.residency(usize::MAX);
+    let target = dir.join("layers.strata");
+    world
+        .save(&mut r, &Grid::streaming(), &target, None, Some(&document))
+        .unwrap();
+    world.remove_recovery();
+    assert_eq!(
+        StreamedWorld::open(&target).unwrap().document().stack,
+        document.stack
+    );
+    let conn = rusqlite::Connection::open(&target).unwrap();
+    let meta: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'heightmap'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    value["vertical_scale"] = serde_json::json!("6");
+    conn.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'heightmap'",
+        [value.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+    let e = StreamedWorld::open(&target).unwrap_err();
+    assert!(
+        matches!(&e, StreamingFileError::BadLayers { reason, .. } if reason.contains("base check")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("layers.strata"), "{e}");
+}

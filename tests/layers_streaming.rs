@@ -430,7 +430,8 @@ fn damaged_or_foreign_layers_in_a_streaming_file_are_refused_and_change_nothing(
                 )
                 .unwrap();
             }),
-            "not this file's terrain",
+            // The base check covers the file's terrain settings too.
+            "does not match the base check",
         ),
         (
             "base chunk",

@@ -118,15 +118,15 @@ use rayon::prelude::*;
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::io::heightmap::heightmap_import::{HeightmapSettings, decode_heightmap};
-use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, read_png};
+use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, heightmap_meta_text, read_png};
 use crate::io::world::summary_rows::encode_summary;
 use crate::io::world::world_file::document::{
     StreamedDocument, clear_pending, encode_streamed, read_pending, read_streamed,
     write as write_document, write_pending,
 };
 use crate::io::world::world_file::{
-    JournalRecovery, MAX_BLOB_BYTES, WorldFileError, camera_text, io_err, open_existing_as,
-    sqlite_err,
+    JournalRecovery, MAX_BLOB_BYTES, WorldFileError, camera_text, generator_text, io_err,
+    open_existing_as, sqlite_err,
 };
 use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::document::layers::LayerStack;
@@ -521,6 +521,25 @@ impl StreamingWorldFile {
         }
     }
 
+    /// What the metadata says makes the unedited columns, as text: the
+    /// generator settings, the recipe with them, or the heightmap import
+    /// (its settings, PNG size and hash, and sidecar). The layers' base
+    /// check covers it.
+    fn terrain_text(&self) -> String {
+        match &self.origin {
+            StreamingOrigin::Generated(settings) => generator_text(settings),
+            StreamingOrigin::Recipe {
+                settings,
+                recipe_json,
+            } => format!("{}\n{recipe_json}", generator_text(settings)),
+            StreamingOrigin::Heightmap(stored) => format!(
+                "{}\n{}",
+                heightmap_meta_text(stored),
+                stored.sidecar_text.as_deref().unwrap_or("")
+            ),
+        }
+    }
+
     /// The generator settings the world's unedited columns come from;
     /// `None` for a heightmap or a recipe world.
     pub fn generator(&self) -> Option<&GeneratorSettings> {
@@ -635,7 +654,7 @@ impl StreamingWorldFile {
         let document = document
             .filter(|d| version >= LAYERED_FORMAT_VERSION || d.stack != LayerStack::default());
         let encoded_document = document
-            .map(|d| encode_streamed(&self.path, d))
+            .map(|d| encode_streamed(&self.path, d, self.terrain_text().as_bytes()))
             .transpose()?;
         let summaries = self.has_summaries();
         let encoded: Vec<EncodedColumn> = resident_edited
@@ -732,13 +751,14 @@ impl StreamingWorldFile {
 
     fn read_document(
         &self,
-        read: fn(&Connection, &Path) -> Result<Option<StreamedDocument>, WorldFileError>,
+        read: fn(&Connection, &Path, &[u8]) -> Result<Option<StreamedDocument>, WorldFileError>,
     ) -> Result<Option<StreamedDocument>, StreamingFileError> {
         if self.format_version() < LAYERED_FORMAT_VERSION {
             return Ok(None);
         }
+        let terrain = self.terrain_text();
         let inner = self.lock();
-        read(&inner.conn, &self.path).map_err(|e| match e {
+        read(&inner.conn, &self.path, terrain.as_bytes()).map_err(|e| match e {
             WorldFileError::BadDocument { path, reason } => {
                 StreamingFileError::BadLayers { path, reason }
             }
@@ -765,7 +785,7 @@ impl StreamingWorldFile {
         if version < LAYERED_FORMAT_VERSION && document.stack == LayerStack::default() {
             return Ok(());
         }
-        let encoded = encode_streamed(&self.path, document)?;
+        let encoded = encode_streamed(&self.path, document, self.terrain_text().as_bytes())?;
         self.write_layered(|tx, path| write_pending(tx, &encoded).map_err(|e| sqlite_err(path, e)))
     }
 

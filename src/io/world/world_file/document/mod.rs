@@ -556,17 +556,21 @@ pub(crate) fn read(
 
 /// Encodes `doc` (a streaming world's document, whose base is the file's
 /// own terrain source) for a streaming world file: the record, its blobs,
-/// the base check (no base chunks: the file makes its unedited columns)
-/// and the column keys.
+/// the base check (over the record's base and `terrain`, what the file's
+/// metadata says makes its unedited columns, so a changed heightmap
+/// setting is caught like a changed seed; no base chunks: the file makes
+/// its unedited columns) and the column keys.
 ///
 /// # Errors
 /// As [`encode`].
 pub(crate) fn encode_streamed(
     path: &Path,
     doc: &WorldDocument,
+    terrain: &[u8],
 ) -> Result<EncodedDocument, WorldFileError> {
     let (record, blob_set, _, keyed) = record::record_of(doc);
-    let (mut payloads, base_json) = record_payloads(path, &record, blob_set)?;
+    let (mut payloads, mut base_json) = record_payloads(path, &record, blob_set)?;
+    base_json.extend_from_slice(terrain);
     let check = base_check(&base_json, std::iter::empty());
     payloads.push((
         BASE_CHECK.to_string(),
@@ -594,7 +598,7 @@ pub struct StreamedDocument {
 }
 
 /// Reads the document of a streaming world file (`None`: no tables, or no
-/// record).
+/// record); `terrain` as [`encode_streamed`] took it.
 ///
 /// # Errors
 /// [`WorldFileError::BadDocument`] naming what is wrong (base chunks are
@@ -602,10 +606,12 @@ pub struct StreamedDocument {
 pub(crate) fn read_streamed(
     conn: &Connection,
     path: &Path,
+    terrain: &[u8],
 ) -> Result<Option<StreamedDocument>, WorldFileError> {
-    let Some((read, base_json, mut budget)) = read_record(conn, path, true, "")? else {
+    let Some((read, mut base_json, mut budget)) = read_record(conn, path, true, "")? else {
         return Ok(None);
     };
+    base_json.extend_from_slice(terrain);
     let overrides = read_base_chunks(conn, path)?;
     if !overrides.is_empty() {
         return Err(bad(
@@ -632,6 +638,7 @@ pub(crate) fn read_streamed(
 pub(crate) fn read_pending(
     conn: &Connection,
     path: &Path,
+    _terrain: &[u8],
 ) -> Result<Option<StreamedDocument>, WorldFileError> {
     let Some((read, _, _)) = read_record(conn, path, true, PENDING)? else {
         return Ok(None);
