@@ -291,7 +291,6 @@ impl StreamedWorld {
                     let (terrain, report) =
                         RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
                             .map_err(|e| bad(e.to_string()))?;
-                    keep_plan(&file, &terrain, &text, settings);
                     (terrain, Some(report))
                 }
             };
@@ -306,7 +305,15 @@ impl StreamedWorld {
                 stale_columns: (0, 0),
                 _recovery_lock: lock,
             };
-            return world.with_saved_layers();
+            // The plan is kept only once the layers were found to fit it:
+            // a refused open writes nothing.
+            let world = world.with_saved_layers()?;
+            if world.generation.is_some()
+                && let StreamedTerrain::Recipe(terrain) = &world.terrain
+            {
+                keep_plan(&world.file, terrain, &text, settings);
+            }
+            return Ok(world);
         }
         let terrain = match (file.generator(), file.heightmap_terrain()?) {
             (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),

@@ -97,7 +97,7 @@ impl EditSession {
             .base
             .as_ref()
             .ok_or(CommandError::NoDocument(NO_SEED))?;
-        if base.cells.is_streamed() {
+        if base.cells.is_streamed() && base.source != BaseSource::Cells {
             return Err(CommandError::NoDocument(STREAMED_SEED));
         }
         let source = match &base.source {

@@ -250,6 +250,11 @@ pub struct StreamingWorldFile {
     rows_read: AtomicU64,
 }
 
+/// Reads one of a streaming file's documents (saved or pending) over the
+/// file's terrain text.
+type DocumentReader =
+    fn(&Connection, &Path, &[u8]) -> Result<Option<StreamedDocument>, WorldFileError>;
+
 /// Adds the document tables (and the summaries table a version 2 or 3
 /// file lacks) to a file of `version` below [`LAYERED_FORMAT_VERSION`],
 /// and records the new version; nothing for a version-5 file.
@@ -751,7 +756,7 @@ impl StreamingWorldFile {
 
     fn read_document(
         &self,
-        read: fn(&Connection, &Path, &[u8]) -> Result<Option<StreamedDocument>, WorldFileError>,
+        read: DocumentReader,
     ) -> Result<Option<StreamedDocument>, StreamingFileError> {
         if self.format_version() < LAYERED_FORMAT_VERSION {
             return Ok(None);
