@@ -18,6 +18,7 @@ pub mod command;
 pub mod document;
 pub mod editing;
 pub mod generation;
+pub mod message_numbers;
 pub mod path;
 pub mod recipe;
 pub mod stamp;

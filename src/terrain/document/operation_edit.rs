@@ -104,6 +104,12 @@ impl OperationKind {
     pub fn edited(&self, edit: &OperationEdit) -> Result<OperationKind, EditRefused> {
         let kind = self.kind_name();
         let lacks = |setting| EditRefused::NoSuchSetting { kind, setting };
+        if *edit == OperationEdit::default() {
+            // Would be an undo step that changes nothing.
+            return Err(EditRefused::Invalid(
+                "the edit names no setting to change".to_string(),
+            ));
+        }
         let mut out = self.clone();
         match &mut out {
             OperationKind::Stamp { placement, .. } => {
@@ -228,5 +234,12 @@ mod tests {
             }),
             Err(EditRefused::Invalid(_))
         ));
+        // An edit that names nothing would be an empty undo step.
+        assert_eq!(
+            road.edited(&OperationEdit::default()),
+            Err(EditRefused::Invalid(
+                "the edit names no setting to change".into()
+            ))
+        );
     }
 }

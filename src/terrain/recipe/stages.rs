@@ -458,7 +458,7 @@ pub enum RecipeError {
     /// A number is out of its range or not finite.
     #[error(
         "stage {index} ({stage}): {field} = {} is not allowed; expected {expected}",
-        short_number(*.value)
+        crate::terrain::message_numbers::short_number(*.value)
     )]
     Invalid {
         /// 0-based stage index.
@@ -488,16 +488,6 @@ pub enum RecipeError {
 fn join_problems(problems: &[RecipeError]) -> String {
     let parts: Vec<String> = problems.iter().map(ToString::to_string).collect();
     format!("{} mistakes: {}", parts.len(), parts.join("; "))
-}
-
-/// `value` as a message prints it: plainly when it is of a reasonable
-/// size, else in scientific notation (never 300 digits).
-pub(crate) fn short_number(value: f64) -> String {
-    if value.is_finite() && value != 0.0 && !(1e-4..1e7).contains(&value.abs()) {
-        format!("{value:.3e}")
-    } else {
-        format!("{value}")
-    }
 }
 
 impl Stage {

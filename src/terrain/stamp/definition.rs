@@ -19,6 +19,7 @@
 //! longer horizontal side spans `2 × radius_cells`; the other side keeps the
 //! stamp's aspect ratio.
 
+use crate::terrain::message_numbers::short_number;
 use glam::{DVec2, IVec3};
 
 use crate::terrain::editing::region::{Clipboard, MAX_CLIPBOARD_VOLUME_CELLS};
@@ -210,19 +211,24 @@ pub enum StampError {
     #[error("stamp {0} must be a finite number")]
     NonFinite(&'static str),
     /// Radius outside [`STAMP_RADIUS_RANGE_CELLS`].
-    #[error("stamp radius {0} cells is outside 0.5..=512")]
+    #[error("stamp radius {} cells is outside 0.5..=512", short_number(*.0))]
     Radius(f64),
     /// Height scale outside `0..=`[`MAX_STAMP_HEIGHT_SCALE_CELLS`].
-    #[error("stamp height scale {0} cells is outside 0..=1024")]
+    #[error("stamp height scale {} cells is outside 0..=1024", short_number(*.0))]
     HeightScale(f64),
     /// Falloff outside `0..=1`.
-    #[error("stamp edge falloff {0} is outside 0..=1")]
+    #[error("stamp edge falloff {} is outside 0..=1", short_number(*.0))]
     Falloff(f64),
     /// Rotation beyond [`MAX_STAMP_ROTATION_DEG`].
-    #[error("stamp rotation {0}° is beyond ±1e6°")]
+    #[error("stamp rotation {}° is beyond ±1e6°", short_number(*.0))]
     Rotation(f64),
     /// Centre or base off the cell lattice.
-    #[error("stamp position ({x}, {y}, {z}) cells is outside the cell lattice")]
+    #[error(
+        "stamp position ({}, {}, {}) cells is outside the cell lattice",
+        short_number(*.x),
+        short_number(*.y),
+        short_number(*.z)
+    )]
     Position {
         /// Centre x, cells.
         x: f64,
@@ -235,7 +241,11 @@ pub enum StampError {
     #[error("stamp material {0} is not a solid material")]
     InvalidMaterial(u8),
     /// [`StampBase::SurfaceUnderCentre`] over a column holding no solid.
-    #[error("no terrain under the stamp centre ({x}, {z}) cells")]
+    #[error(
+        "no terrain under the stamp centre ({}, {}) cells",
+        short_number(*.x),
+        short_number(*.z)
+    )]
     NoSurfaceUnderCentre {
         /// Centre x, cells.
         x: f64,
