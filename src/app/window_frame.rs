@@ -72,6 +72,10 @@ pub(super) struct WindowState {
     pub(super) seam_audit: ThrottledSeamAudit,
 }
 
+/// Time each frame spends loading the columns a waiting edit needs on the
+/// frame's own thread (beyond the background loads).
+const WAITING_LOADS_PER_FRAME: std::time::Duration = std::time::Duration::from_millis(120);
+
 impl WindowState {
     /// One frame; the edit is handed to the meshing workers at once, and
     /// finished meshes are published as late as possible (just before
@@ -144,6 +148,12 @@ impl WindowState {
             && streaming.residency().is_some()
         {
             WindowStream::apply_budget(streaming, self.panel.memory_budget_mib);
+            if let Some(residency) = streaming.residency_mut()
+                && let Err(e) =
+                    residency.load_now_within(grid, tools.wait.columns(), WAITING_LOADS_PER_FRAME)
+            {
+                log::warn!("a column the waiting edit needs did not load: {e}");
+            }
             ws.stream_frame(
                 streaming,
                 grid,

@@ -53,17 +53,22 @@ pub struct ColumnWait {
 struct Waiting {
     edit: WaitingEdit,
     columns: Vec<ColumnCoord>,
-    since: Instant,
+    /// Fewest columns missing so far, and when that count was reached:
+    /// the wait gives up only when no column has arrived for
+    /// [`MAX_COLUMN_WAIT`], so a large closure loading steadily is waited
+    /// for however long it takes.
+    missing: usize,
+    progress_at: Instant,
 }
 
 impl ColumnWait {
     /// Parks `edit` until `columns` are resident. An edit that waits again
-    /// (it found more columns missing) keeps its start time, so the limit
-    /// counts from the first wait.
+    /// (it found more columns missing) keeps its clock: the limit counts
+    /// from the last column that arrived (or the first wait).
     pub fn start(&mut self, edit: WaitingEdit, columns: &[ColumnCoord], now: Instant) {
-        let since = match &self.waiting {
-            Some(w) if w.edit == edit => w.since,
-            _ => now,
+        let (missing, progress_at) = match &self.waiting {
+            Some(w) if w.edit == edit => (w.missing, w.progress_at),
+            _ => (usize::MAX, now),
         };
         let mut columns = columns.to_vec();
         columns.sort_unstable();
@@ -71,7 +76,8 @@ impl ColumnWait {
         self.waiting = Some(Waiting {
             edit,
             columns,
-            since,
+            missing,
+            progress_at,
         });
     }
 
@@ -97,14 +103,20 @@ impl ColumnWait {
     /// out (taken), or idle. `is_resident` tells whether a column is in
     /// the grid.
     pub fn poll(&mut self, now: Instant, is_resident: impl Fn(ColumnCoord) -> bool) -> WaitPoll {
-        let Some(w) = &self.waiting else {
+        let Some(w) = self.waiting.as_mut() else {
             return WaitPoll::Idle;
         };
         let missing = w.columns.iter().filter(|c| !is_resident(**c)).count();
         if missing == 0 {
             return self.take().map_or(WaitPoll::Idle, WaitPoll::Ready);
         }
-        if now.saturating_duration_since(w.since) > MAX_COLUMN_WAIT {
+        if missing < w.missing {
+            if w.missing != usize::MAX {
+                w.progress_at = now;
+            }
+            w.missing = missing;
+        }
+        if now.saturating_duration_since(w.progress_at) > MAX_COLUMN_WAIT {
             return self.take().map_or(WaitPoll::Idle, WaitPoll::TimedOut);
         }
         WaitPoll::Loading(missing)
@@ -161,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_gives_up_after_the_limit_counted_from_the_first_wait() {
+    fn a_wait_gives_up_when_nothing_arrives_for_the_limit() {
         let mut wait = ColumnWait::default();
         let t0 = Instant::now();
         let c = ColumnCoord::new(0, 0);
@@ -182,5 +194,30 @@ mod tests {
             WaitPoll::TimedOut(WaitingEdit::Stroke)
         );
         assert!(!wait.is_waiting());
+    }
+
+    #[test]
+    fn a_wait_lasts_while_columns_keep_arriving() {
+        let mut wait = ColumnWait::default();
+        let t0 = Instant::now();
+        let cols: Vec<ColumnCoord> = (0..3).map(|x| ColumnCoord::new(x, 0)).collect();
+        let edit = WaitingEdit::Stroke;
+        wait.start(edit.clone(), &cols, t0);
+        let arrived = RefCell::new(0);
+        let is_resident = |c: ColumnCoord| (c.x as usize) < *arrived.borrow();
+        assert_eq!(wait.poll(t0, is_resident), WaitPoll::Loading(3));
+        // One arrives just before the limit: the clock starts again.
+        let t1 = t0 + MAX_COLUMN_WAIT - Duration::from_millis(1);
+        *arrived.borrow_mut() = 1;
+        assert_eq!(wait.poll(t1, is_resident), WaitPoll::Loading(2));
+        assert_eq!(
+            wait.poll(t1 + MAX_COLUMN_WAIT, is_resident),
+            WaitPoll::Loading(2),
+            "past the first limit, still loading"
+        );
+        assert_eq!(
+            wait.poll(t1 + MAX_COLUMN_WAIT + Duration::from_millis(1), is_resident),
+            WaitPoll::TimedOut(edit)
+        );
     }
 }

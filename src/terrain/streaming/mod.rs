@@ -10,3 +10,4 @@ pub mod column_summary;
 pub mod residency;
 pub mod spill_queue;
 pub mod surface_sampler;
+pub mod waiting_loads;
