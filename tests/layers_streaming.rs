@@ -205,6 +205,20 @@ impl Session {
     }
 }
 
+/// A new world with one layer "Town" holding a snow fill at (5000, 5000)
+/// cells, saved as `dir/NAME.strata`: the file and its document.
+fn saved_town(dir: &std::path::Path, name: &str) -> (std::path::PathBuf, WorldDocument) {
+    let mut s = Session::over(StreamedWorld::new(&settings(), dir).unwrap());
+    s.run_script(
+        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
+        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
+         "region_max": [5008, 48, 5008], "material": "snow"}]}"#,
+    );
+    let path = dir.join(format!("{name}.strata"));
+    let document = s.save_to(&path);
+    (path, document)
+}
+
 /// The id of the stamp at lattice point `i` (the layer add is not an
 /// operation; operations are numbered from 1 in order).
 fn op_id(i: usize) -> OperationId {
@@ -391,18 +405,7 @@ fn a_streaming_world_refuses_bake_and_seed_changes_and_changes_nothing() {
 #[test]
 fn damaged_or_foreign_layers_in_a_streaming_file_are_refused_and_change_nothing() {
     let dir = scratch("hostile");
-    let world = StreamedWorld::new(&settings(), &dir).unwrap();
-    let mut s = Session::over(world);
-    s.run_script(
-        r#"{"strokes": [
-        {"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
-        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
-         "region_max": [5008, 48, 5008], "material": "snow"}
-    ]}"#,
-    );
-    let good = dir.join("good.strata");
-    let document = s.save_to(&good);
-    drop(s);
+    let (good, document) = saved_town(&dir, "good");
     let opened = StreamedWorld::open(&good).unwrap();
     assert_eq!(opened.document().stack, document.stack);
     drop(opened);
@@ -536,15 +539,7 @@ fn unsaved_spills_reopen_with_the_layers_of_their_autosave_and_drop_with_them() 
 #[test]
 fn save_as_of_an_opened_world_leaves_the_opened_file_as_it_was() {
     let dir = scratch("save-as");
-    let mut s = Session::over(StreamedWorld::new(&settings(), &dir).unwrap());
-    s.run_script(
-        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
-        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
-         "region_max": [5008, 48, 5008], "material": "snow"}]}"#,
-    );
-    let src = dir.join("src.strata");
-    let saved = s.save_to(&src);
-    drop(s);
+    let (src, saved) = saved_town(&dir, "src");
     // What the file holds: its saved columns and its layer rows.
     let contents = |path: &std::path::Path| -> Vec<(String, i64, i64, Vec<u8>)> {
         let conn = rusqlite::Connection::open(path).unwrap();
@@ -603,15 +598,7 @@ fn save_as_of_an_opened_world_leaves_the_opened_file_as_it_was() {
 #[test]
 fn a_spill_without_its_layers_reopens_as_the_layers_make_it() {
     let dir = scratch("orphan-spill");
-    let mut s = Session::over(StreamedWorld::new(&settings(), &dir).unwrap());
-    s.run_script(
-        r#"{"strokes": [{"frame": 0, "tool": "layer", "action": "add", "layer": "Town"},
-        {"frame": 1, "tool": "fill", "region_min": [5000, 40, 5000],
-         "region_max": [5008, 48, 5008], "material": "snow"}]}"#,
-    );
-    let path = dir.join("orphan.strata");
-    let saved = s.save_to(&path);
-    drop(s);
+    let (path, saved) = saved_town(&dir, "orphan");
     let mut s = Session::over(StreamedWorld::open(&path).unwrap());
     s.run_script(
         r#"{"strokes": [{"frame": 0, "tool": "fill", "region_min": [7000, 40, 5000],
