@@ -44,19 +44,31 @@ impl Residency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::generation::generate::GeneratorSettings;
-    use crate::terrain::generation::generated_columns::GeneratedColumns;
-    use crate::terrain::streaming::column_source::MemoryEditStore;
+    use crate::terrain::streaming::column_source::{
+        ColumnChunks, ColumnSource, LoadOrigin, MemoryEditStore,
+    };
     use std::sync::Arc;
+
+    /// Every column empty (what loads, not what it holds, is tested here).
+    #[derive(Debug)]
+    struct EmptyColumns;
+
+    impl ColumnSource for EmptyColumns {
+        fn load_column(&self, _: ColumnCoord) -> Result<ColumnChunks, SourceError> {
+            Ok(Vec::new())
+        }
+        fn origin(&self) -> LoadOrigin {
+            LoadOrigin::Generated
+        }
+        fn is_outside(&self, _: ColumnCoord) -> bool {
+            false
+        }
+    }
 
     #[test]
     fn waiting_columns_load_at_least_one_a_call_and_all_with_time() {
-        let settings = GeneratorSettings {
-            seed: 3,
-            size_cells: 4096,
-        };
         let mut residency = Residency::new(
-            Arc::new(GeneratedColumns::new(&settings)),
+            Arc::new(EmptyColumns),
             Arc::new(MemoryEditStore::default()),
             usize::MAX,
         );
