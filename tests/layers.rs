@@ -1020,3 +1020,27 @@ fn an_operation_that_changes_no_cell_is_still_recorded() {
     assert_eq!(grid.content_hash(), with_both, "B's fill still covers it");
     assert_eq!(grid.content_hash(), whole_hash(&runner));
 }
+
+/// A stamp moved off the ground is skipped and named; undoing the move
+/// forgets that, since the stamp is back on the ground.
+#[test]
+fn undo_forgets_what_the_undone_rederivation_skipped() {
+    let (mut grid, mut runner) = world();
+    build(&mut grid, &mut runner);
+    act(
+        &mut grid,
+        &mut runner,
+        DocumentAction::MoveOperation(OperationId(1), glam::DVec2::new(-5000.0, 0.0)),
+    );
+    let failed: Vec<u32> = runner
+        .session
+        .document
+        .last_failures
+        .iter()
+        .map(|(id, _)| id.0)
+        .collect();
+    assert_eq!(failed, [1], "off the world: no ground under the stamp");
+    runner.run(&mut grid, &undo()).unwrap();
+    assert!(runner.session.document.last_failures.is_empty());
+    assert_eq!(grid.content_hash(), whole_hash(&runner));
+}

@@ -483,6 +483,15 @@ impl EditSession {
         let Some((stack, base)) = side else {
             return;
         };
+        // The figures of the last re-derivation belong to the state left:
+        // its skipped operations are forgotten, and so are the path figures
+        // of operations that are gone or changed (not re-measured here).
+        self.document.last_failures.clear();
+        self.document.path_reports.retain(|id, _| {
+            let now = stack.operation(*id).map(|(_, o)| o.kind());
+            let then = self.document.stack.operation(*id).map(|(_, o)| o.kind());
+            matches!((now, then), (Some(a), Some(b)) if a.is_same_as(b))
+        });
         self.document.stack = stack;
         if let Some(base) = base {
             self.set_base(base);
