@@ -58,7 +58,12 @@ struct Globals {
     // Animation time in seconds, wrapped to [0, WAVE_LOOP_SECS) (water waves
     // repeat exactly after that).
     time_secs: f32,
-    _pad2: f32,
+    // How far (horizontal studs) the `holes` overlay expects ground under
+    // every downward ray; 0 without a ground extent.
+    holes_reach_studs: f32,
+    // The world's footprint relative to the camera, studs: min x, min z,
+    // max x, max z (the `holes` overlay's ground).
+    ground_footprint_rel: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

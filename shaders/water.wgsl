@@ -123,23 +123,34 @@ fn wave_offset(xz: vec2<f32>, t: f32, fade: f32) -> vec3<f32> {
     return o;
 }
 
+// Share of a wave of wave number `k` (radians per stud) the normal keeps
+// where one pixel spans `footprint_studs` of the sheet: all of it while a
+// wavelength spans 8 pixels or more, none at 3 or fewer. A wave finer than
+// the pixels would only alias into a lattice of sun glints (a blue and
+// white checker on distant lakes).
+fn resolved(k: f32, footprint_studs: f32) -> f32 {
+    let pixels_per_wave = (2.0 * PI / k) / max(footprint_studs, 1e-4);
+    return smoothstep(3.0, 8.0, pixels_per_wave);
+}
+
 // Unnormalized normal of the displaced sheet at chunk-local `xz`: the
-// analytic Gerstner normal, plus ripples (weight `ripple`).
-fn wave_normal(xz: vec2<f32>, t: f32, fade: f32, ripple: f32) -> vec3<f32> {
+// analytic Gerstner normal, plus ripples (weight `ripple`), each wave kept
+// as far as the pixels (`footprint_studs` of sheet each) resolve it.
+fn wave_normal(xz: vec2<f32>, t: f32, fade: f32, ripple: f32, footprint_studs: f32) -> vec3<f32> {
     var n = vec3<f32>(0.0, 1.0, 0.0);
     for (var i = 0; i < 4; i++) {
         let w = WAVES[i];
         let d = normalize(w.xy);
         let k = length(w.xy) * (2.0 * PI / CHUNK_SIZE_STUDS);
         let th = wave_phase(w, xz, t);
-        let ka = k * w.z * fade;
+        let ka = k * w.z * fade * resolved(k, footprint_studs);
         n += vec3<f32>(-d.x * ka * cos(th), -GERSTNER_Q * ka * sin(th), -d.y * ka * cos(th));
     }
     for (var i = 0; i < 4; i++) {
         let w = RIPPLES[i];
         let d = normalize(w.xy);
         let k = length(w.xy) * (2.0 * PI / CHUNK_SIZE_STUDS);
-        let ka = k * w.z * ripple;
+        let ka = k * w.z * ripple * resolved(k, footprint_studs);
         let c = cos(wave_phase(w, xz, t));
         n += vec3<f32>(-d.x * ka * c, 0.0, -d.y * ka * c);
     }
@@ -182,13 +193,15 @@ fn shade(in: VsOut, thickness: f32) -> vec4<f32> {
     let dist = length(in.pos_rel);
     let view_dir = in.pos_rel / max(dist, 1e-4);
     let t = globals.time_secs;
+    // Studs of sheet one pixel spans (longer where the view grazes it).
+    let footprint = max(length(dpdx(in.pos_rel)), length(dpdy(in.pos_rel)));
 
     // Wave normal on the sheet; side faces keep their own. Ripples fade out
     // with distance, where they would only shimmer.
     var n = normalize(in.normal);
     if in.normal.y > 0.5 {
         let ripple = (0.35 + 0.65 * in.fade) * (1.0 - smoothstep(250.0, 900.0, dist));
-        n = normalize(wave_normal(in.pos_in_chunk.xz, t, in.fade, ripple));
+        n = normalize(wave_normal(in.pos_in_chunk.xz, t, in.fade, ripple, footprint));
     }
     // Seen from below (camera under the surface), light the face we see.
     if dot(n, view_dir) > 0.0 {

@@ -224,6 +224,14 @@ struct Cli {
     )]
     record: Option<PathBuf>,
 
+    /// With `--record`: script time follows the wall clock, as in the
+    /// window, so slow frames move the camera as far as they would there
+    /// (workers get no extra time); by default each recorded frame is one
+    /// script frame. With `--overlay holes`, `--stats-json` reports the sky
+    /// seen through the ground in every frame (`"coverage"`).
+    #[arg(long, requires = "record")]
+    real_time: bool,
+
     /// Debug: level changes replace a chunk's mesh at once instead of
     /// cross-fading over 16 frames (to see the pops the fades remove,
     /// e.g. with `--record`).
@@ -579,6 +587,7 @@ fn screenshot_options(
         time_secs: cli.time_secs,
         replay_frames: !cli.no_replay_frames,
         record_dir: cli.record.clone(),
+        record_real_time: cli.real_time,
         level_fades: !cli.no_morph,
         stall_limit: cli
             .stall_timeout

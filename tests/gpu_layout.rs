@@ -135,7 +135,8 @@ fn global_uniforms_match_wgsl_globals_in_every_module() {
         encode_srgb,
         overlay_bits,
         time_secs,
-        _pad2,
+        holes_reach_studs,
+        ground_footprint_rel,
     });
     for (name, source) in shaders::ALL {
         let module = parse(name, source);

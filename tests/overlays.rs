@@ -765,6 +765,7 @@ fn lod_tints_differ_between_forced_levels() {
             time_secs: 0.0,
             replay_frames: true,
             record_dir: None,
+            record_real_time: false,
             level_fades: true,
             base_source: None,
             document: None,

@@ -8,6 +8,7 @@ pub mod cli_values;
 pub mod headless;
 pub mod output_checks;
 pub mod recording;
+pub mod sky_holes;
 pub mod streamed_world;
 pub mod window;
 pub mod window_frame;

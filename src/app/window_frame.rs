@@ -484,6 +484,7 @@ impl WindowState {
     /// audit, and the frame settings (fog, brush cursor, overlays, water time).
     fn prepare_render(&mut self, world: &mut World, tools: &ToolDriver, now: Instant) {
         let mut settings = self.frame_settings(&world.meshes, now);
+        settings.ground = crate::app::sky_holes::ground_extent(&world.streaming);
         settings.residency = world
             .streaming
             .residency()

@@ -206,6 +206,11 @@ impl Horizon {
         self.uncovered
     }
 
+    /// The world's footprint `[width, depth]` in cells: `[0, w) × [0, d)`.
+    pub fn extent_cells(&self) -> [i64; 2] {
+        self.extent_cells
+    }
+
     /// Nodes built and kept.
     pub fn built_count(&self) -> usize {
         self.built.len()

@@ -81,6 +81,15 @@ pub trait ReplayTarget {
     fn presents_every_frame(&self) -> bool {
         false
     }
+
+    /// How script time advances: true (the default for a recording) makes
+    /// each replayed frame one script frame however long it takes, so the
+    /// workers get all the time they need between frames; false follows
+    /// the wall clock, as the window does, so a slow frame moves the camera
+    /// as far as it would move in the window.
+    fn frame_locked(&self) -> bool {
+        self.presents_every_frame()
+    }
 }
 
 /// A target that uploads but draws nothing (tests, and runs without an
@@ -175,7 +184,7 @@ pub fn replay_script(
     // its start): the result then depends neither on how fast earlier strokes
     // were meshed nor on the camera, and Subtract strokes do not drill down
     // through their own pits.
-    let frame_locked = target.presents_every_frame();
+    let frame_locked = target.frame_locked();
     loop {
         sleep_until(frame_start);
         // Script time in frames: wall time (input timestamps, so a long

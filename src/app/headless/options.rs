@@ -36,6 +36,10 @@ pub struct ScreenshotOptions {
     /// `DIR/frame_NNNNN.png` (NNNNN: the replayed frame, from 0), so level
     /// transitions can be inspected frame by frame (spec §13).
     pub record_dir: Option<PathBuf>,
+    /// `--real-time`: a recording's script time follows the wall clock, as
+    /// in the window (a slow frame moves the camera further), instead of
+    /// one script frame per recorded frame.
+    pub record_real_time: bool,
     /// Level changes cross-fade (false with `--no-morph`).
     pub level_fades: bool,
     /// How long a wait for meshing or streaming lets nothing progress

@@ -12,7 +12,9 @@ use crate::app::headless::StreamingSummary;
 use crate::app::headless::stats::collision_summary;
 use crate::app::headless::stats::world_collision;
 use crate::app::headless::write_stats_json;
+use crate::app::sky_holes::{CoverageLog, count_hole_pixels, ground_extent};
 use crate::pipeline::world_stats::WorldStats;
+use crate::render::frame::frame_settings::GroundExtent;
 use std::time::Instant;
 
 use crate::camera::{Camera, frame_terrain};
@@ -88,6 +90,10 @@ struct HeadlessReplayTarget<'a> {
     /// Panel figures of the world before the replay (intermediate frames
     /// show the panel, not up-to-date statistics).
     panel: PanelStats,
+    /// Where the `holes` overlay expects ground.
+    ground: Option<GroundExtent>,
+    /// What each recorded frame showed.
+    coverage: &'a mut CoverageLog,
 }
 
 impl ReplayTarget for HeadlessReplayTarget<'_> {
@@ -109,11 +115,17 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
         settings.overlays = self.options.overlays;
         settings.time_secs = self.options.time_secs;
         settings.low_poly = self.options.lod.style.is_low_poly();
+        settings.ground = self.ground;
         let (image, _) = self
             .headless
             .render(camera, &settings, &self.panel)
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         if let Some(dir) = &self.options.record_dir {
+            let holes = settings
+                .overlays
+                .contains(Overlay::Holes)
+                .then(|| count_hole_pixels(&image));
+            self.coverage.record(frame, holes, Instant::now());
             crate::render::frame::offscreen::write_png(
                 &crate::app::recording::recorded_frame_path(dir, frame),
                 &image,
@@ -125,6 +137,10 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
 
     fn presents_every_frame(&self) -> bool {
         self.options.replay_frames && self.options.record_dir.is_some()
+    }
+
+    fn frame_locked(&self) -> bool {
+        self.presents_every_frame() && !self.options.record_real_time
     }
 }
 
@@ -254,6 +270,8 @@ struct HeadlessRun<'a> {
     /// Meshing of the first view (the start-up of a streaming world), ms.
     mesh_ms: f64,
     initial_upload_ms: f64,
+    /// What each recorded frame showed (`--record`).
+    coverage: CoverageLog,
 }
 
 /// What the final frame showed.
@@ -321,6 +339,7 @@ impl<'a> HeadlessRun<'a> {
             startup_ms,
             mesh_ms,
             initial_upload_ms: 0.0,
+            coverage: CoverageLog::default(),
         };
         run.check_loads()?;
         let upload_start = Instant::now();
@@ -369,6 +388,8 @@ impl<'a> HeadlessRun<'a> {
             panel: PanelStats::new(&self.adapter, snapshot),
             headless: &mut self.headless,
             options: self.options,
+            ground: ground_extent(&self.streaming),
+            coverage: &mut self.coverage,
         };
         let replay = replay_script(
             script,
@@ -394,6 +415,7 @@ impl<'a> HeadlessRun<'a> {
         settings.overlays = options.overlays;
         settings.time_secs = options.time_secs;
         settings.low_poly = self.streaming.style().is_low_poly();
+        settings.ground = ground_extent(&self.streaming);
         {
             // The final view's horizon, complete (a replay may have ended mid-flight).
             let mut uploader = self.headless.renderer().uploader();
@@ -531,6 +553,7 @@ impl<'a> HeadlessRun<'a> {
             ..RenderStats::default()
         };
         out.add_replay(replay);
+        out.coverage = self.coverage.summary(options.record_real_time);
         out.add_lod_and_horizon(&mut self.streaming);
         out.streaming = StreamingSummary::of(
             &mut self.streaming,

@@ -167,6 +167,9 @@ pub struct RenderStats {
     /// Residency figures of a streaming world (spec §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streaming: Option<StreamingSummary>,
+    /// A recording's frame times and sky holes (`--record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<crate::app::sky_holes::CoverageSummary>,
     /// One entry per path the script applied, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<crate::terrain::path::spec::PathReport>,

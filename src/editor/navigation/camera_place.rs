@@ -18,9 +18,17 @@ pub const RETURN_HEIGHT_STUDS: f64 = 64.0;
 /// streaming world's column not loaded yet), studs.
 pub const RETURN_HEIGHT_UNKNOWN_STUDS: f64 = 1200.0;
 
-/// How far past the world's edge the camera may go before the note says
-/// it is outside, studs.
+/// How far past the world's edge the camera may always go before the note
+/// says it is outside, studs.
 pub const OUTSIDE_MARGIN_STUDS: f64 = 256.0;
+
+/// How far past the edge the camera may go before the note says it is
+/// outside, studs: [`OUTSIDE_MARGIN_STUDS`] or half the footprint's longer
+/// side, whichever is more. A camera that sees the whole world stands
+/// outside it (the default view of a small world does), and is not lost.
+pub fn outside_margin_studs([x0, z0, x1, z1]: ExtentXz) -> f64 {
+    OUTSIDE_MARGIN_STUDS.max(0.5 * (x1 - x0).max(z1 - z0))
+}
 
 /// The world's footprint in world studs: `[min_x, min_z, max_x, max_z]`.
 pub type ExtentXz = [f64; 4];
@@ -95,7 +103,7 @@ pub fn camera_place(grid: &Grid, extent: Option<ExtentXz>, pos_world: DVec3) -> 
         let dx = (x0 - pos_world.x).max(pos_world.x - x1).max(0.0);
         let dz = (z0 - pos_world.z).max(pos_world.z - z1).max(0.0);
         let distance_studs = dx.hypot(dz);
-        if distance_studs > OUTSIDE_MARGIN_STUDS {
+        if distance_studs > outside_margin_studs([x0, z0, x1, z1]) {
             let ew = if pos_world.x < x0 {
                 "west"
             } else if pos_world.x > x1 {
@@ -211,6 +219,32 @@ mod tests {
         }
         // Just past the edge is still the open.
         assert_eq!(at(300.0, 80.0, 100.0), CameraPlace::Open);
+    }
+
+    /// The input that showed it: the default world's start-up view stands
+    /// 1,057 studs south-west of its 4,096-stud footprint, looking at the
+    /// whole world, and the note called the artist lost at once.
+    #[test]
+    fn a_view_of_the_whole_world_from_outside_is_not_lost() {
+        let (g, _) = world();
+        let extent = [0.0, 0.0, 4096.0, 4096.0];
+        assert_eq!(outside_margin_studs(extent), 2048.0);
+        let start = DVec3::new(-747.0, 1800.0, 4096.0 + 747.0);
+        assert_eq!(camera_place(&g, Some(extent), start), CameraPlace::Open);
+        // Twice as far out is outside.
+        let far = DVec3::new(-2000.0, 1800.0, 6096.0);
+        assert!(matches!(
+            camera_place(&g, Some(extent), far),
+            CameraPlace::Outside {
+                side: "south-west",
+                ..
+            }
+        ));
+        // A small world keeps the fixed margin.
+        assert_eq!(
+            outside_margin_studs([0.0, 0.0, 256.0, 256.0]),
+            OUTSIDE_MARGIN_STUDS
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::collision::query::CapsuleSpec;
 use crate::collision::{
     CollisionCache, CollisionStats, QueryOutcome, TerrainId, WalkInput, Walker, WalkerSettings,
 };
-use crate::terrain::storage::coords::{CellBox, CellCoord, ColumnCoord};
+use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CellBox, CellCoord, ColumnCoord};
 use crate::terrain::storage::grid::Grid;
 
 /// The editor's one terrain instance.
@@ -57,6 +57,31 @@ pub struct WalkMode {
     /// Walk mode was on when the world was replaced: the walker is dropped
     /// again under the camera as soon as the ground there is resident.
     drop_pending: bool,
+}
+
+/// How far along the camera's view ray a walker may be dropped, studs.
+pub const DROP_RAY_STUDS: f64 = 20_000.0;
+
+/// Step of the march along the view ray, studs (one cell).
+const DROP_RAY_STEP_STUDS: f64 = CELL_SIZE_STUDS as f64;
+
+/// The first point (world studs) within `max_studs` along the ray from
+/// `origin_world` in direction `dir` (unit) that is at or below the surface
+/// of its cell column; `None` when the ray meets no known ground (columns
+/// without solid or not resident are passed over).
+pub fn ground_along_ray(
+    grid: &Grid,
+    origin_world: DVec3,
+    dir: DVec3,
+    max_studs: f64,
+) -> Option<DVec3> {
+    if !(origin_world.is_finite() && dir.is_finite() && max_studs.is_finite()) {
+        return None;
+    }
+    let steps = (max_studs / DROP_RAY_STEP_STUDS).ceil() as usize;
+    (0..=steps)
+        .map(|i| origin_world + dir * (i as f64 * DROP_RAY_STEP_STUDS))
+        .find(|p| column_surface_height_studs(grid, p.x, p.z).is_some_and(|g| p.y <= g))
 }
 
 impl WalkMode {
@@ -109,7 +134,9 @@ impl WalkMode {
     }
 
     /// Drops a walker onto the surface under the camera, or under
-    /// `look_at`; says why not in [`WalkMode::last_error`].
+    /// `look_at`, or where the camera's view ray meets the ground (a world
+    /// just opened, seen from outside its footprint); says why not in
+    /// [`WalkMode::last_error`].
     fn drop_walker(&mut self, grid: &Grid, camera: &Camera, look_at: Option<DVec3>) {
         let spot = |p: DVec3| column_surface_height_studs(grid, p.x, p.z).map(|g| (p, g));
         let loading = |p: DVec3| {
@@ -123,7 +150,19 @@ impl WalkMode {
                 Some("the ground under the camera is still loading; try again in a moment".into());
             return;
         }
-        match spot(camera.pos_world).or_else(|| look_at.and_then(spot)) {
+        let ahead = || {
+            ground_along_ray(
+                grid,
+                camera.pos_world,
+                camera.forward_world(),
+                DROP_RAY_STUDS,
+            )
+            .and_then(spot)
+        };
+        match spot(camera.pos_world)
+            .or_else(|| look_at.and_then(spot))
+            .or_else(ahead)
+        {
             Some((p, ground)) => {
                 let settings = WalkerSettings::default();
                 let feet = DVec3::new(p.x, ground + 1.0, p.z);
@@ -490,6 +529,53 @@ mod tests {
         // V leaves walk mode as usual.
         walk.toggle(&new, &camera, None);
         assert!(!walk.is_walking());
+    }
+
+    /// The input that failed in the window: walking, File ▸ New; the new
+    /// world's view stands outside its footprint looking at it, so there
+    /// was no ground under the camera and walk mode switched itself off.
+    #[test]
+    fn a_new_world_seen_from_outside_drops_the_walker_where_the_view_meets_it() {
+        let old = ground();
+        let mut camera = Camera::new(DVec3::new(0.0, 300.0, 0.0), 90.0, -10.0);
+        let mut walk = WalkMode::default();
+        walk.toggle(&old, &camera, None);
+        let new = ground();
+        // South-west of the footprint, high, looking north-east and down.
+        camera = Camera::new(DVec3::new(-150.0, 200.0, 150.0), 45.0, -35.0);
+        assert!(column_surface_height_studs(&new, -150.0, 150.0).is_none());
+        walk.world_replaced();
+        walk.update(&new, &mut camera, 0.5);
+        let feet = walk
+            .walker()
+            .unwrap_or_else(|| panic!("no walker: {:?}", walk.last_error))
+            .feet_world;
+        // Inside the footprint (x and z in [-128, 128) studs).
+        assert!(feet.x.abs() < 128.0 && feet.z.abs() < 128.0, "{feet}");
+        let ground_there = column_surface_height_studs(&new, feet.x, feet.z).unwrap();
+        assert!(
+            (feet.y - ground_there).abs() < 1.5,
+            "{feet} on {ground_there}"
+        );
+        // The drop is on the view ray: its point lies on the camera's line.
+        let hit = ground_along_ray(
+            &new,
+            DVec3::new(-150.0, 200.0, 150.0),
+            Camera::new(DVec3::ZERO, 45.0, -35.0).forward_world(),
+            DROP_RAY_STUDS,
+        )
+        .unwrap();
+        assert!((hit.x - feet.x).abs() < 1e-9 && (hit.z - feet.z).abs() < 1e-9);
+        // A ray that meets nothing (looking up) drops no walker.
+        assert_eq!(
+            ground_along_ray(
+                &new,
+                DVec3::new(-150.0, 200.0, 150.0),
+                DVec3::Y,
+                DROP_RAY_STUDS
+            ),
+            None
+        );
     }
 
     #[test]

@@ -103,6 +103,24 @@ pub struct FrameSettings {
     /// Where the `seam-audit` overlay draws its markers (the mismatches of
     /// the last seam audit), world studs.
     pub seam_markers_world: Vec<DVec3>,
+    /// The ground every downward view ray must meet, for the `holes`
+    /// overlay: `None` draws no holes.
+    pub ground: Option<GroundExtent>,
+}
+
+/// Where the ground is certain: the world's footprint is solid from its
+/// floor (y = 0) up, and drawn out to `reach_studs` from the camera. A view
+/// ray that reaches the floor inside it without meeting a triangle shows
+/// the sky through a hole (the `holes` overlay paints it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundExtent {
+    /// The footprint's corner with the smallest x and z, world studs.
+    pub min_xz_world: glam::DVec2,
+    /// The opposite corner, world studs.
+    pub max_xz_world: glam::DVec2,
+    /// Horizontal distance from the camera out to which the ground is
+    /// drawn, studs (the draw distance).
+    pub reach_studs: f64,
 }
 
 impl Default for FrameSettings {
@@ -122,6 +140,7 @@ impl Default for FrameSettings {
             residency: None,
             previews: Vec::new(),
             seam_markers_world: Vec::new(),
+            ground: None,
         }
     }
 }

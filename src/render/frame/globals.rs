@@ -17,7 +17,7 @@ use glam::{Mat4, Vec3};
 use crate::camera::Camera;
 
 use super::super::water::WAVE_LOOP_SECS;
-use super::frame_settings::FrameSettings;
+use super::frame_settings::{FrameSettings, GroundExtent};
 
 /// Mirrors `struct Globals` in `shaders/globals.wgsl` (prepended to every
 /// shader module). Colours are linear RGB.
@@ -87,11 +87,15 @@ pub struct GlobalUniforms {
     /// water's waves repeat exactly after that, so the wrap is seamless and
     /// the shader never sees a large time).
     pub time_secs: f32,
-    /// Padding to a multiple of 16 bytes.
-    pub _pad2: f32,
+    /// How far from the camera (horizontal studs) the `holes` overlay
+    /// expects ground under every downward ray; 0 without a ground extent.
+    pub holes_reach_studs: f32,
+    /// The world's footprint relative to the camera, studs: `[min x, min z,
+    /// max x, max z]` (the `holes` overlay's ground; zeros without one).
+    pub ground_footprint_rel: [f32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 10 * 16);
+const _: () = assert!(std::mem::size_of::<GlobalUniforms>() == 2 * 64 + 11 * 16);
 
 /// Sky colours shared by the sky, the fog and the clear colour (linear RGB).
 pub mod palette {
@@ -173,8 +177,30 @@ impl GlobalUniforms {
             encode_srgb: u32::from(encode_srgb),
             overlay_bits: settings.overlays.bits(),
             time_secs: wrap_wave_time(settings.time_secs),
-            _pad2: 0.0,
+            holes_reach_studs: 0.0,
+            ground_footprint_rel: [0.0; 4],
         }
+        .with_ground(camera, settings.ground.as_ref())
+    }
+
+    /// Sets the `holes` overlay's ground: `ground`'s footprint relative to
+    /// `camera` and its reach (a non-finite or negative reach, or none,
+    /// turns the probe off).
+    fn with_ground(mut self, camera: &Camera, ground: Option<&GroundExtent>) -> Self {
+        if let Some(g) = ground
+            && g.reach_studs.is_finite()
+            && g.reach_studs > 0.0
+        {
+            let c = camera.pos_world;
+            self.holes_reach_studs = g.reach_studs as f32;
+            self.ground_footprint_rel = [
+                (g.min_xz_world.x - c.x) as f32,
+                (g.min_xz_world.y - c.z) as f32,
+                (g.max_xz_world.x - c.x) as f32,
+                (g.max_xz_world.y - c.z) as f32,
+            ];
+        }
+        self
     }
 
     /// Thickens the fog toward `ground_reach_studs`, the farthest ground

@@ -43,6 +43,7 @@ impl ChunkUploader for RendererUploader<'_> {
     }
 
     fn evict(&mut self, coords: &[ChunkCoord]) {
+        self.nodes.note_evicted_chunks(coords);
         for c in coords {
             self.chunks.remove(*c);
             self.water.remove(*c);

@@ -18,10 +18,11 @@
 //! | `seam-audit` | line pipeline: a marker (always on top) at every mismatch the caller passes |
 //! | `remesh` | terrain shader: a 0.5 s flash after the chunk was promoted (instance `chunk_origin_rel.w`) |
 //! | `residency` | terrain shader: tint by column state (instance `chunk_coord.w` bits 4+); loading and spilled columns as outlines ([`super::residency_overlay`]) |
+//! | `holes` | sky shader: [`HOLE_COLOR_SRGB`] where a view ray that must meet the ground (it reaches the world's floor inside its footprint and draw distance) shows sky |
 
 /// One debug overlay. The command-line names (`--overlay NAME`) are the
 /// kebab-case variant names: `lod`, `chunks`, `wireframe`, `skirts`,
-/// `hide-skirts`, `seams`, `seam-audit`, `remesh`, `residency`.
+/// `hide-skirts`, `seams`, `seam-audit`, `remesh`, `residency`, `holes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Overlay {
     /// Tint each chunk by its level of detail.
@@ -42,11 +43,18 @@ pub enum Overlay {
     Remesh,
     /// Tint chunk columns of a streaming world by residency state.
     Residency,
+    /// Paint sky seen through the ground in [`HOLE_COLOR_SRGB`].
+    Holes,
 }
+
+/// The colour the `holes` overlay paints sky seen through the ground,
+/// 8-bit sRGB: pure magenta, which neither the sky, the terrain nor the
+/// water ever shows exactly (recordings count these pixels).
+pub const HOLE_COLOR_SRGB: [u8; 3] = [255, 0, 255];
 
 impl Overlay {
     /// Every overlay, in bit order.
-    pub const ALL: [Overlay; 9] = [
+    pub const ALL: [Overlay; 10] = [
         Overlay::Lod,
         Overlay::Chunks,
         Overlay::Wireframe,
@@ -56,6 +64,7 @@ impl Overlay {
         Overlay::SeamAudit,
         Overlay::Remesh,
         Overlay::Residency,
+        Overlay::Holes,
     ];
 
     /// The overlay's bit in [`OverlaySet`]. Keep in sync with the `OVERLAY_*`
@@ -76,6 +85,7 @@ impl Overlay {
             Overlay::SeamAudit => "seam-audit",
             Overlay::Remesh => "remesh",
             Overlay::Residency => "residency",
+            Overlay::Holes => "holes",
         }
     }
 
@@ -91,6 +101,7 @@ impl Overlay {
             Overlay::SeamAudit => "Seam audit",
             Overlay::Remesh => "Remesh flash",
             Overlay::Residency => "Residency",
+            Overlay::Holes => "Sky holes",
         }
     }
 
@@ -112,6 +123,10 @@ impl Overlay {
             Overlay::Residency => {
                 "Streaming worlds: tint columns resident (blue) or edited (orange); outline \
                  loading (yellow) and recently spilled (magenta) ones"
+            }
+            Overlay::Holes => {
+                "Paint sky seen through the ground magenta: a view ray that reaches the \
+                 world's floor inside the world and the draw distance must meet ground"
             }
         }
     }
@@ -276,7 +291,7 @@ mod tests {
             assert_eq!(parsed, o);
             assert_eq!(o.to_possible_value().expect("listed").get_name(), o.name());
         }
-        assert_eq!(all, 0x1ff);
+        assert_eq!(all, 0x3ff);
         assert!(Overlay::from_str("bogus", false).is_err());
     }
 

@@ -108,7 +108,12 @@ impl NodeBuffers {
                 HorizonDraw::Node(k) => self.selected.push(k),
             }
         }
-        self.fades.update(horizon.draws(), clock, fades_enabled);
+        self.fades.update(
+            horizon.draws(),
+            clock,
+            fades_enabled,
+            horizon.extent_cells(),
+        );
         self.draw_list_changed = bytes > 0 || self.fades.draw_list_changed();
         if self.draw_list_changed {
             self.revision += 1;
@@ -149,6 +154,12 @@ impl NodeBuffers {
                 _ => ChunkShow::Hidden,
             }
         }
+    }
+
+    /// Notes chunks whose meshes were evicted (a fade handing them back to
+    /// their node ends: see [`HorizonFades::note_evicted_chunks`]).
+    pub fn note_evicted_chunks(&mut self, coords: &[ChunkCoord]) {
+        self.fades.note_evicted_chunks(coords);
     }
 
     /// Ends the horizon's fades at once (see [`HorizonFades::finish`]).
