@@ -376,3 +376,75 @@ fn single_sampled_targets_read_the_depth_too() {
         "1x deep water should be blue, got {deep:?}"
     );
 }
+
+/// The input that showed it: a lake seen from far away at a grazing angle,
+/// into the sun (the Alpine recipe's distant lakes). Waves a few studs long
+/// span less than a pixel there, and their sun glints aliased into a
+/// lattice of white dots over the blue. Waves finer than the pixels now
+/// fade out: neighbouring lake pixels differ in brightness by under 2 (of
+/// 255) on average (7.3 with the lattice).
+#[test]
+fn a_distant_lake_shows_no_lattice_of_glints() {
+    let gpu = require_gpu("a_distant_lake_shows_no_lattice_of_glints");
+    // A 256 × 256-cell lake: sand up to y = 3, water up to y = 6.
+    let mut grid = Grid::new();
+    grid.edit_region(
+        CellBox::new(IVec3::ZERO, IVec3::new(256, 8, 256)),
+        |cell, _| match cell.0.y {
+            0..3 => Cell::full(Material::SAND),
+            3..6 => Cell::full(Material::WATER),
+            _ => Cell::EMPTY,
+        },
+    )
+    .expect("region");
+    let mut meshes = WorldMeshes::build_all(&grid);
+    let mut headless = HeadlessRenderer::new(gpu, [W, H], false).expect("renderer");
+    headless.sync_meshes(&mut meshes);
+    // From 600 studs south of the lake, 130 studs up, looking north (into
+    // the default sun) at the lake's middle.
+    let s = f64::from(CELL_SIZE_STUDS);
+    let target = DVec3::new(128.0 * s, 6.0 * s, 128.0 * s);
+    let mut camera = Camera::new(DVec3::new(128.0 * s, 150.0, 256.0 * s + 600.0), 0.0, 0.0);
+    camera.look_at(target);
+    camera.aspect = W as f32 / H as f32;
+    let settings = FrameSettings::for_view_distance(1100.0);
+    let (img, _) = headless
+        .render(&camera, &settings, &PanelStats::default())
+        .expect("render");
+    save("distant-lake.png", &img);
+    // The lake's pixels: those whose ray meets the water plane inside the lake.
+    let water_y = 6.0 * s;
+    let in_lake = |x: u32, y: u32| {
+        let (origin, dir) =
+            camera.ray_from_screen(x as f32 + 0.5, y as f32 + 0.5, W as f32, H as f32);
+        let dir = dir.as_dvec3();
+        if dir.y >= 0.0 {
+            return false;
+        }
+        let hit = origin + dir * ((water_y - origin.y) / dir.y);
+        let inside = |v: f64| v > 8.0 * s && v < 248.0 * s;
+        inside(hit.x) && inside(hit.z)
+    };
+    let luma = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y);
+        0.2126 * f64::from(p[0]) + 0.7152 * f64::from(p[1]) + 0.0722 * f64::from(p[2])
+    };
+    // Pixel-to-pixel change across the lake: a lattice of glints makes
+    // neighbouring pixels differ; waves the pixels resolve change smoothly.
+    let (mut sum, mut pairs) = (0.0, 0usize);
+    for y in 0..H {
+        for x in 0..W - 1 {
+            if in_lake(x, y) && in_lake(x + 1, y) {
+                sum += (luma(x, y) - luma(x + 1, y)).abs();
+                pairs += 1;
+            }
+        }
+    }
+    assert!(pairs > 3_000, "the lake fills much of the view: {pairs}");
+    let mean_step = sum / pairs as f64;
+    eprintln!("mean neighbour luma step {mean_step:.2} over {pairs} pairs");
+    assert!(
+        mean_step < 2.0,
+        "neighbouring lake pixels differ by {mean_step:.2} on average: a lattice of glints"
+    );
+}
