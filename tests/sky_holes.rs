@@ -180,3 +180,29 @@ fn a_recorded_flight_counts_holes_in_every_frame_and_finds_none() {
         );
     }
 }
+
+/// The input that showed specks where the level changes on steep rock
+/// (the Islands recipe, a gully seen from 500 studs up): a level-1
+/// chunk's skirt, half a sample spacing deep, ended above its level-0
+/// neighbour's border and 64 pixels showed the sky. The settled view now
+/// shows none.
+#[test]
+fn steep_rock_across_a_level_change_shows_no_sky() {
+    let _gpu = require_gpu("steep_rock_across_a_level_change_shows_no_sky");
+    let dir = scratch("ridge");
+    let shot = dir.join("ridge.png");
+    run_ok(
+        strata()
+            .args(["--headless", "--stream", "--recipe"])
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/assets/recipes/islands.json"
+            ))
+            .args(["--seed", "1", "--world-size", "1024"])
+            .args(["--camera=1200,500,2600,60,-8", "--size", "1280x720"])
+            .args(["--overlay", "holes", "--screenshot"])
+            .arg(&shot),
+    );
+    let img = image::open(&shot).expect("screenshot").to_rgba8();
+    assert_eq!(count_hole_pixels(&img), 0);
+}

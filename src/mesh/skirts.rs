@@ -18,12 +18,14 @@ use glam::Vec3;
 use super::chunk_mesh::ChunkMesh;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
-/// Skirt depth for a chunk meshed at `level`: half of its sample spacing
-/// (4, 8, 16 studs at levels 1–3). Deep enough for the cracks two adjacent
-/// levels leave (measured on the Jacksboro DEM and the default world); deeper
-/// curtains hanging from ridge edges start to show beside steep neighbours.
+/// Skirt depth for a chunk meshed at `level`: one sample spacing (8, 16,
+/// 32 studs at levels 1–3; a node's at its own level). Half a spacing left
+/// sky-coloured specks where steep rock changes level (the Islands
+/// recipe's gullies: a level-1 border 5 studs off its level-0 neighbour);
+/// a whole spacing covers the largest offset two adjacent levels leave
+/// there and in fast flights, and the curtains stay inside the terrain.
 pub fn skirt_depth_studs(level: u8) -> f32 {
-    0.5 * CELL_SIZE_STUDS * (1u32 << level) as f32
+    1.0 * CELL_SIZE_STUDS * (1u32 << level) as f32
 }
 
 /// Normals with at least this upward component get vertical skirts.
