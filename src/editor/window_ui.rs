@@ -148,11 +148,31 @@ fn ui_pass(
         if let Some(text) = &scene.view_note {
             view_note(ctx, scene.viewport_px, text);
         }
-        egui::Window::new("Walk and collision")
-            .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
-            .resizable(false)
-            .show(ctx, |ui| walk.ui(ui, grid, &camera, scene.look_at));
+        walk_window(ctx, walk, grid, &camera, scene.look_at);
     })
+}
+
+/// Width of the "Walk and collision" window, points: it keeps this width
+/// whatever the main window's size did before (egui sizes a window to its
+/// wrapped text, so one squashed by a tiny main window stayed squashed).
+pub const WALK_WINDOW_WIDTH_POINTS: f32 = 300.0;
+
+/// The "Walk and collision" window at the top right of the view; returns
+/// its rectangle (points).
+fn walk_window(
+    ctx: &egui::Context,
+    walk: &mut WalkMode,
+    grid: &Grid,
+    camera: &Camera,
+    look_at: impl FnOnce() -> Option<DVec3>,
+) -> Option<egui::Rect> {
+    egui::Window::new("Walk and collision")
+        .anchor(egui::Align2::RIGHT_TOP, [-8.0, 36.0])
+        .resizable(false)
+        .min_width(WALK_WINDOW_WIDTH_POINTS)
+        .max_width(WALK_WINDOW_WIDTH_POINTS)
+        .show(ctx, |ui| walk.ui(ui, grid, camera, look_at))
+        .map(|r| r.response.rect)
 }
 
 /// The progress window of a heightmap importing as a streaming world.
@@ -211,4 +231,49 @@ pub fn cursor_note(ctx: &egui::Context, cursor_px: [f32; 2], text: &str) {
     let rect = egui::Rect::from_min_size(pos, galley.size()).expand(4.0);
     painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(190));
     painter.galley(pos, galley, egui::Color32::WHITE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk window's width after frames at each `sizes` (points).
+    fn walk_window_width(sizes: &[(f32, f32)]) -> f32 {
+        let ctx = egui::Context::default();
+        let mut walk = WalkMode::default();
+        walk.last_error = Some("no terrain under or ahead of the camera to walk on".into());
+        let grid = Grid::new();
+        let camera = Camera::default();
+        let mut width = 0.0f32;
+        for &(w, h) in sizes {
+            for _ in 0..3 {
+                let raw = egui::RawInput {
+                    screen_rect: Some(egui::Rect::from_min_size(
+                        egui::Pos2::ZERO,
+                        egui::vec2(w, h),
+                    )),
+                    ..egui::RawInput::default()
+                };
+                let mut out = ctx.run_pass(raw, |ctx| {
+                    width = walk_window(ctx, &mut walk, &grid, &camera, || None)
+                        .map_or(0.0, |r| r.width());
+                });
+                out.textures_delta.clear();
+            }
+        }
+        width
+    }
+
+    /// The input that showed it: the main window resized very small, then
+    /// back; the walk window stayed squashed to the small width.
+    #[test]
+    fn the_walk_window_regains_its_width_after_a_tiny_main_window() {
+        let fresh = walk_window_width(&[(1280.0, 720.0)]);
+        assert!(fresh >= WALK_WINDOW_WIDTH_POINTS - 1.0, "{fresh}");
+        let after = walk_window_width(&[(1280.0, 720.0), (120.0, 90.0), (1280.0, 720.0)]);
+        assert!(
+            (after - fresh).abs() < 1.0,
+            "{after} after a tiny window, {fresh} fresh"
+        );
+    }
 }
