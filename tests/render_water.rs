@@ -448,3 +448,44 @@ fn a_distant_lake_shows_no_lattice_of_glints() {
         "neighbouring lake pixels differ by {mean_step:.2} on average: a lattice of glints"
     );
 }
+
+/// The input that showed it (hard-edged water sheets floating over hills in
+/// a fast flight): where the horizon draws a node in place of some chunks,
+/// their terrain is hidden but their water was still drawn, over the node's
+/// coarser ground. A horizon that hands no chunks to the chunk levels (its
+/// draw list is empty) now hides the pond's water along with its terrain:
+/// the frame is the empty view's, pixel for pixel.
+#[test]
+fn water_of_chunks_a_node_stands_in_for_is_not_drawn() {
+    let gpu = require_gpu("water_of_chunks_a_node_stands_in_for_is_not_drawn");
+    let grid = pond(true);
+    let mut headless = renderer_with(gpu.clone(), &grid);
+    let shown = render(&mut headless, 0.0);
+    let mut empty = renderer_with(gpu, &Grid::new());
+    let nothing = render(&mut empty, 0.0);
+    let differing = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        a.pixels()
+            .zip(b.pixels())
+            .filter(|(p, q)| (0..3).any(|k| p[k].abs_diff(q[k]) > 2))
+            .count()
+    };
+    assert!(differing(&shown, &nothing) > 1000, "the pond is drawn");
+    // A horizon whose draw list hands no level-4 node to the chunks.
+    let settings = strata::terrain::generation::generate::GeneratorSettings {
+        seed: 7,
+        size_cells: 1 << 12,
+    };
+    let mut horizon = strata::pipeline::horizon::Horizon::new(Arc::new(
+        strata::terrain::generation::generated_columns::GeneratedColumns::new(&settings),
+    ))
+    .expect("the generator samples");
+    assert!(horizon.draws().is_empty());
+    headless.renderer().uploader().sync_horizon(&mut horizon);
+    let hidden = render(&mut headless, 0.0);
+    save("pond-hidden-by-horizon.png", &hidden);
+    assert_eq!(
+        differing(&hidden, &nothing),
+        0,
+        "no water floats without its chunks"
+    );
+}

@@ -20,6 +20,7 @@ use super::super::lines::{
     WireframePipeline, build_overlay_lines,
 };
 use super::super::sky::SkyPipeline;
+use super::super::terrain::node_buffers::ChunkShow;
 use super::super::terrain::{
     ChunkBuffers, LevelFades, MaterialTextures, NodeBuffers, TerrainPipeline,
 };
@@ -255,7 +256,10 @@ impl Renderer {
             &mut self.nodes,
             |c| residency.map_or(0, |r| r.state_code_of(c)),
         );
-        let water = self.water_buffers.prepare(&self.device, queue, &view);
+        let nodes = &self.nodes;
+        let water = self.water_buffers.prepare(&self.device, queue, &view, |c| {
+            nodes.chunk_show(c) != ChunkShow::Hidden
+        });
         self.last_draw = DrawStats {
             drawn_nodes: terrain.nodes.nodes,
             drawn_node_triangles: terrain.nodes.triangles,

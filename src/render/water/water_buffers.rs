@@ -173,16 +173,19 @@ impl WaterBuffers {
         &self.draws
     }
 
-    /// Culls for `view`, orders the visible water back to front and writes
-    /// the instances.
+    /// Culls for `view` the water of the chunks `shown` accepts (those whose
+    /// terrain is drawn: under a horizon, not the chunks a node stands in
+    /// for, whose water floated over the node's coarser ground), orders it
+    /// back to front and writes the instances.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         view: &CullView<'_>,
+        shown: impl Fn(ChunkCoord) -> bool,
     ) -> WaterDrawStats {
         let visible = cull_and_sort(
-            &self.chunks,
+            self.chunks.iter().filter(|(c, _)| shown(**c)),
             |gpu| gpu.bounds_local,
             view.camera_world,
             view.frustum,
