@@ -205,12 +205,20 @@ pub fn view_note(ctx: &egui::Context, viewport_px: [f32; 4], text: &str) {
         text.to_string(),
         egui::FontId::proportional(15.0),
         egui::Color32::from_rgb(255, 225, 90),
-        (w / ppp - 32.0).max(120.0),
+        view_note_wrap_points(w / ppp),
     );
     let pos = egui::pos2((x + w * 0.5) / ppp - galley.size().x * 0.5, y / ppp + 12.0);
     let rect = egui::Rect::from_min_size(pos, galley.size()).expand(6.0);
     painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(200));
     painter.galley(pos, galley, egui::Color32::WHITE);
+}
+
+/// Width a view note wraps at in a 3D view `viewport_points` wide: centred,
+/// it keeps clear of the Walk window at the view's top right (it covered
+/// that window's title) in views of 768 points or more, and is never
+/// narrower than 120 points.
+pub fn view_note_wrap_points(viewport_points: f32) -> f32 {
+    (viewport_points - 2.0 * (WALK_WINDOW_WIDTH_POINTS + 24.0)).max(120.0)
 }
 
 /// A short note next to the mouse cursor (`cursor_px` in physical
@@ -262,6 +270,23 @@ mod tests {
             }
         }
         width
+    }
+
+    /// The note "The camera is 306.5 km south-west of the world's edge…"
+    /// covered the Walk window's title: centred in a 980-point view it now
+    /// ends left of the window (8 points of margin and the note's 6-point
+    /// frame included).
+    #[test]
+    fn a_view_note_keeps_clear_of_the_walk_window() {
+        for view in [800.0f32, 980.0, 1600.0] {
+            let wrap = view_note_wrap_points(view);
+            let note_right = view * 0.5 + wrap * 0.5 + 6.0;
+            let walk_left = view - 8.0 - WALK_WINDOW_WIDTH_POINTS;
+            assert!(
+                note_right <= walk_left,
+                "{view}: {note_right} > {walk_left}"
+            );
+        }
     }
 
     /// The input that showed it: the main window resized very small, then
