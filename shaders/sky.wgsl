@@ -29,14 +29,12 @@ fn sky_color(dir: vec3<f32>) -> vec3<f32> {
 
 // `Overlay::Holes` in src/render/lines/overlays.rs.
 const OVERLAY_HOLES: u32 = 512u;
-// Height of the world's side wall foot the `holes` overlay leaves alone,
-// studs (two cells).
-const WALL_FOOT_STUDS: f32 = 8.0;
 
-// True when the ray `dir` from the camera must meet the ground before the
-// sky: it reaches the world's floor (y = 0, solid everywhere in the
-// footprint) inside the footprint and within the draw distance. The sky is
-// drawn first, so such a pixel that keeps the sky shows a hole.
+// True when the ray `dir` from a camera over the world's footprint must
+// meet the ground before the sky: it reaches the world's floor (y = 0,
+// solid everywhere in the footprint unless an edit cleared it) inside the
+// footprint and within the draw distance. The sky is drawn first, so such a
+// pixel that keeps the sky shows a hole.
 fn ray_meets_ground(dir: vec3<f32>) -> bool {
     let height = globals.camera_height_studs;
     if globals.holes_reach_studs <= 0.0 || height <= 0.0 || dir.y >= 0.0 {
@@ -45,17 +43,10 @@ fn ray_meets_ground(dir: vec3<f32>) -> bool {
     let floor_xz = dir.xz * (height / -dir.y);
     let fp = globals.ground_footprint_rel;
     let inside = floor_xz.x > fp.x && floor_xz.x < fp.z && floor_xz.y > fp.y && floor_xz.y < fp.w;
-    if !inside || length(floor_xz) >= globals.holes_reach_studs {
-        return false;
-    }
-    // From outside the footprint the ray enters through the world's side
-    // wall; one entering under the wall's foot (the lowest cell) passes
-    // below the terrain's mesh legitimately.
-    let inv = 1.0 / select(dir.xz, vec2<f32>(1e-9), abs(dir.xz) < vec2<f32>(1e-9));
-    let t0 = (fp.xy - vec2<f32>(0.0)) * inv;
-    let t1 = fp.zw * inv;
-    let t_enter = max(max(min(t0.x, t1.x), min(t0.y, t1.y)), 0.0);
-    return height + dir.y * t_enter >= WALL_FOOT_STUDS;
+    // Judged from over the footprint only: from outside, a ray enters
+    // through the world's side wall, which is not the ground under the view.
+    let over = fp.x < 0.0 && fp.z > 0.0 && fp.y < 0.0 && fp.w > 0.0;
+    return over && inside && length(floor_xz) < globals.holes_reach_studs;
 }
 
 @fragment

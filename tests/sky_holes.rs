@@ -50,9 +50,10 @@ fn the_holes_overlay_paints_only_sky_seen_through_missing_ground() {
     let mut meshes = WorldMeshes::build(&grid, &grid.meshing_candidates(), |_| 0);
     let mut headless = HeadlessRenderer::new(gpu, [W, H], false).expect("renderer");
     headless.sync_meshes(&mut meshes);
-    // High over the world, looking steeply down at the chunk column at
-    // (1, 1), so rays through it reach the floor inside the footprint.
-    let mut camera = strata::camera::Camera::new(DVec3::new(192.0, 1500.0, 560.0), 0.0, -70.0);
+    // High over the world (the overlay judges from over the footprint),
+    // looking steeply down at the chunk column at (1, 1), so rays through
+    // it reach the floor inside the footprint.
+    let mut camera = strata::camera::Camera::new(DVec3::new(192.0, 1500.0, 300.0), 0.0, -85.0);
     camera.aspect = W as f32 / H as f32;
     let side = 128.0 * 4.0;
     let mut settings = FrameSettings::for_camera(&camera, meshes.bounds_world());

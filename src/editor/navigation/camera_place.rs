@@ -23,11 +23,12 @@ pub const RETURN_HEIGHT_UNKNOWN_STUDS: f64 = 1200.0;
 pub const OUTSIDE_MARGIN_STUDS: f64 = 256.0;
 
 /// How far past the edge the camera may go before the note says it is
-/// outside, studs: [`OUTSIDE_MARGIN_STUDS`] or half the footprint's longer
-/// side, whichever is more. A camera that sees the whole world stands
-/// outside it (the default view of a small world does), and is not lost.
+/// outside, studs: [`OUTSIDE_MARGIN_STUDS`] or the footprint's longer side,
+/// whichever is more. A camera that sees the whole world stands outside it
+/// (the default view of a 256-cell world is 604 studs out, of a 1,024-cell
+/// one 1,057), and is not lost.
 pub fn outside_margin_studs([x0, z0, x1, z1]: ExtentXz) -> f64 {
-    OUTSIDE_MARGIN_STUDS.max(0.5 * (x1 - x0).max(z1 - z0))
+    OUTSIDE_MARGIN_STUDS.max((x1 - x0).max(z1 - z0))
 }
 
 /// The world's footprint in world studs: `[min_x, min_z, max_x, max_z]`.
@@ -228,11 +229,18 @@ mod tests {
     fn a_view_of_the_whole_world_from_outside_is_not_lost() {
         let (g, _) = world();
         let extent = [0.0, 0.0, 4096.0, 4096.0];
-        assert_eq!(outside_margin_studs(extent), 2048.0);
+        assert_eq!(outside_margin_studs(extent), 4096.0);
         let start = DVec3::new(-747.0, 1800.0, 4096.0 + 747.0);
         assert_eq!(camera_place(&g, Some(extent), start), CameraPlace::Open);
-        // Twice as far out is outside.
-        let far = DVec3::new(-2000.0, 1800.0, 6096.0);
+        // The 256-cell world's start-up view, 604 studs out.
+        let small = [0.0, 0.0, 1024.0, 1024.0];
+        let small_start = DVec3::new(-427.0, 900.0, 1024.0 + 427.0);
+        assert_eq!(
+            camera_place(&g, Some(small), small_start),
+            CameraPlace::Open
+        );
+        // Farther out than the world is wide is outside.
+        let far = DVec3::new(-3000.0, 1800.0, 7096.0);
         assert!(matches!(
             camera_place(&g, Some(extent), far),
             CameraPlace::Outside {
