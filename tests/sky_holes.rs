@@ -207,3 +207,41 @@ fn steep_rock_across_a_level_change_shows_no_sky() {
     let img = image::open(&shot).expect("screenshot").to_rgba8();
     assert_eq!(count_hole_pixels(&img), 0);
 }
+
+/// A world held whole has no ground extent for the overlay, so a recording
+/// of it says the holes were not counted (it said they were, and none).
+#[test]
+fn a_whole_world_recording_says_holes_were_not_counted() {
+    let _gpu = require_gpu("a_whole_world_recording_says_holes_were_not_counted");
+    let dir = scratch("whole");
+    let script = dir.join("dolly.json");
+    std::fs::write(
+        &script,
+        r#"{"frame_rate_hz": 20, "strokes": [
+            {"frame": 0, "camera": [64, 300, 700, 0, -30]},
+            {"frame": 3, "camera": [300, 300, 700, 0, -30]}
+        ]}"#,
+    )
+    .expect("script");
+    let json = dir.join("s.json");
+    run_ok(
+        strata()
+            .args(["--headless", "--world-size", "128", "--seed", "7"])
+            .args(["--size", "96x64", "--overlay", "holes", "--screenshot"])
+            .arg(dir.join("shot.png"))
+            .arg("--script")
+            .arg(&script)
+            .arg("--record")
+            .arg(dir.join("frames"))
+            .arg("--stats-json")
+            .arg(&json),
+    );
+    let c = &read_json(&json)["coverage"];
+    assert_eq!(c["holes_counted"], false, "{c}");
+    assert_eq!(
+        c["hole_pixels_by_frame"].as_array().map(Vec::len),
+        Some(0),
+        "{c}"
+    );
+    assert!(c["frames"].as_u64().is_some_and(|f| f >= 4), "{c}");
+}

@@ -121,9 +121,9 @@ impl ReplayTarget for HeadlessReplayTarget<'_> {
             .render(camera, &settings, &self.panel)
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
         if let Some(dir) = &self.options.record_dir {
-            let holes = settings
-                .overlays
-                .contains(Overlay::Holes)
+            // Holes are counted only where the overlay knows the ground
+            // (a streaming world): elsewhere it paints none.
+            let holes = (settings.overlays.contains(Overlay::Holes) && self.ground.is_some())
                 .then(|| count_hole_pixels(&image));
             self.coverage.record(frame, holes, Instant::now());
             crate::render::frame::offscreen::write_png(

@@ -81,6 +81,8 @@ pub fn ground_along_ray(
     let steps = (max_studs / DROP_RAY_STEP_STUDS).ceil() as usize;
     (0..=steps)
         .map(|i| origin_world + dir * (i as f64 * DROP_RAY_STEP_STUDS))
+        // Below the world's floor nothing is met any more.
+        .take_while(|p| p.y >= 0.0)
         .find(|p| column_surface_height_studs(grid, p.x, p.z).is_some_and(|g| p.y <= g))
 }
 
