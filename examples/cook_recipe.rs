@@ -5,6 +5,10 @@
 //! cannot hold.
 //!
 //! `cargo run --example cook_recipe -- assets/recipes/alpine.json 8192 [SEED]`
+//!
+//! With `--cancel-each-stage` it instead cooks once per stage, cancels as
+//! that stage starts (plus a few milliseconds, so the stage is under
+//! way) and prints how long the cook took to stop after the cancel.
 
 use strata::progress::Progress;
 use strata::terrain::generation::generate::GeneratorSettings;
@@ -12,7 +16,7 @@ use strata::terrain::recipe::cook::cook_plan;
 use strata::terrain::recipe::stages::Recipe;
 
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).filter(|a| !a.starts_with("--"));
     let (Some(path), Some(size)) = (args.next(), args.next()) else {
         anyhow::bail!("usage: cook_recipe RECIPE.json SIZE_CELLS [SEED]");
     };
@@ -22,6 +26,9 @@ fn main() -> anyhow::Result<()> {
         seed,
         size_cells: size.parse()?,
     };
+    if std::env::args().any(|a| a == "--cancel-each-stage") {
+        return cancel_each_stage(&recipe, &settings);
+    }
     let (plan, report) = cook_plan(&recipe, &settings, &Progress::new())?;
     println!("{}", serde_json::to_string_pretty(&report)?);
     let mut h = xxhash_rust::xxh3::Xxh3::new();
@@ -32,5 +39,46 @@ fn main() -> anyhow::Result<()> {
     }
     plan.u8_layers().iter().for_each(|layer| h.update(layer));
     println!("plan_hash {:016x}", h.digest());
+    Ok(())
+}
+
+/// Cooks `recipe` once per stage, cancelling 20 ms into that stage, and
+/// prints the time from the cancel to the cook's return.
+fn cancel_each_stage(recipe: &Recipe, settings: &GeneratorSettings) -> anyhow::Result<()> {
+    use std::time::{Duration, Instant};
+    for stage in &recipe.stages {
+        let label = format!("cooking: {}", stage.name().replace('_', " "));
+        let progress = Progress::new();
+        let stopped = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while progress.stage().replace("terraces", "terrace") != label {
+                    if progress.is_cancelled() {
+                        return None;
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+                progress.cancel();
+                Some(Instant::now())
+            });
+            let result = cook_plan(recipe, settings, &progress);
+            let returned = Instant::now();
+            // A stage too short to be cancelled in lets the cook finish.
+            progress.cancel();
+            let cancelled_at = watcher.join().ok().flatten();
+            (
+                result.is_err(),
+                cancelled_at.map(|t| returned.saturating_duration_since(t)),
+            )
+        });
+        match stopped {
+            (true, Some(latency)) => println!(
+                "{}: stopped {:.1} ms after the cancel",
+                stage.name(),
+                latency.as_secs_f64() * 1e3
+            ),
+            _ => println!("{}: finished before the cancel", stage.name()),
+        }
+    }
     Ok(())
 }

@@ -16,9 +16,10 @@
 
 use glam::{DVec3, IVec3};
 
+use crate::progress::Progress;
 use crate::terrain::editing::brush::{Brush, BrushMode, BrushOptions, EditError};
 use crate::terrain::generation::noise::{hash2, tan_deg};
-use crate::terrain::recipe::hydraulic_erosion::erode_hydraulic;
+use crate::terrain::recipe::hydraulic_erosion::{RockAt, erode_hydraulic};
 use crate::terrain::recipe::plan::Plan;
 use crate::terrain::recipe::stages::{HydraulicStage, MaterialHardness};
 use crate::terrain::recipe::thermal_erosion::erode_thermal;
@@ -111,14 +112,25 @@ pub fn apply_erosion(
         BrushMode::HydraulicErode => {
             let stage = brush_stage(options.erosion_iterations);
             let tops = &tops;
-            erode_hydraulic(&mut plan, &stage, seed, &|k, _| tops[k]);
+            // Nothing cancels a brush dab: a fresh progress is never cancelled.
+            let _ = erode_hydraulic(
+                &mut plan,
+                &stage,
+                seed,
+                RockAt::BySample(tops),
+                &Progress::new(),
+            );
         }
-        _ => erode_thermal(
-            &mut plan,
-            tan_deg(BRUSH_TALUS_DEG),
-            options.erosion_iterations,
-            0.5,
-        ),
+        _ => {
+            // Nothing cancels a brush dab: a fresh progress is never cancelled.
+            let _ = erode_thermal(
+                &mut plan,
+                tan_deg(BRUSH_TALUS_DEG),
+                options.erosion_iterations,
+                0.5,
+                &Progress::new(),
+            );
+        }
     }
     let centre_cells = centre_world / CELL_SIZE_STUDS as f64;
     let radius = f64::from(brush.radius_cells);

@@ -12,7 +12,7 @@ use crate::progress::{Cancelled, Progress};
 use crate::terrain::generation::column_fill::Strata;
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
 use crate::terrain::generation::noise::{atan_deg, sub_seed, tan_deg};
-use crate::terrain::recipe::hydraulic_erosion::erode_hydraulic;
+use crate::terrain::recipe::hydraulic_erosion::{RockAt, erode_hydraulic, hydraulic_tiles};
 use crate::terrain::recipe::hydrology::{flood_sea, run_rivers, stranded_rivers};
 use crate::terrain::recipe::material_rules::{apply_materials, default_materials};
 use crate::terrain::recipe::plan::{LAKE, Plan, RIVER, SEA};
@@ -109,16 +109,18 @@ fn check_settings(settings: &GeneratorSettings) -> Result<(), GenerateError> {
 /// a cooked plan (the pinned recipe results in the tests change with it),
 /// so plans stored in streaming world files by an earlier build are
 /// cooked again instead of used.
-pub const PLAN_REVISION: u32 = 1;
+pub const PLAN_REVISION: u32 = 2;
 
 /// Cooks `recipe` for the world `settings` (seed and size): every stage in
-/// order, counting one progress unit per stage (stage names as in the
-/// recipe), then the audits. Pure: the same recipe and settings give the
+/// order, each a progress stage of its own (labelled "cooking: STAGE";
+/// hydraulic erosion counts its tiles, other stages one unit), then the
+/// audits. Pure: the same recipe and settings give the
 /// same plan bits on every machine and thread count.
 ///
 /// # Errors
 /// [`GenerateError`] for bad world settings; [`GenerateError::Cancelled`]
-/// when `progress` was cancelled (checked between stages).
+/// when `progress` was cancelled (checked between stages and every few
+/// milliseconds inside the erosion stages).
 pub fn cook_plan(
     recipe: &Recipe,
     settings: &GeneratorSettings,
@@ -148,39 +150,55 @@ pub fn cook_plan_with_previews(
     let mut slope_cap_deg = None;
     let mut rivers = None;
     let mut materials_ran = false;
-    progress.begin_stage("cooking recipe", recipe.stages.len() as u64 + 1);
     for (index, stage) in recipe.stages.iter().enumerate() {
         progress
             .check()
             .map_err(|Cancelled| GenerateError::Cancelled)?;
+        progress.begin_stage(stage_label(stage), stage_units(stage, plan.side));
         let t = Instant::now();
         let stage_seed = sub_seed(settings.seed, 0x5ec1_0000 + index as u64);
         let mut droplet_steps = None;
         match stage {
-            Stage::Relief(r) => apply_relief(&mut plan, r, stage_seed),
-            Stage::Falloff(f) => apply_falloff(&mut plan, f, f64::from(settings.size_cells)),
-            Stage::Terrace(t) => apply_terrace(&mut plan, t),
-            Stage::ThermalErosion(t) => {
-                erode_thermal(&mut plan, tan_deg(t.talus_deg), t.iterations, t.rate)
+            Stage::Relief(r) => apply_relief(&mut plan, r, stage_seed, progress),
+            Stage::Falloff(f) => {
+                apply_falloff(&mut plan, f, f64::from(settings.size_cells), progress)
             }
+            Stage::Terrace(t) => apply_terrace(&mut plan, t, progress),
+            Stage::ThermalErosion(t) => erode_thermal(
+                &mut plan,
+                tan_deg(t.talus_deg),
+                t.iterations,
+                t.rate,
+                progress,
+            )
+            .map_err(|Cancelled| GenerateError::Cancelled)?,
             Stage::HydraulicErosion(h) => {
-                droplet_steps = Some(erode_hydraulic(&mut plan, h, stage_seed, &|_, h| {
-                    strata.material(h.floor() as i32, 0.0)
-                }));
+                let rock = |y: i32| strata.material(y, 0.0);
+                droplet_steps = Some(
+                    erode_hydraulic(&mut plan, h, stage_seed, RockAt::ByHeight(&rock), progress)
+                        .map_err(|Cancelled| GenerateError::Cancelled)?,
+                );
             }
             Stage::SlopeCap(s) => {
                 let grade = tan_deg(s.grade_deg);
                 let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-                cap_slopes(&mut plan, grade, &|k| wet[k]);
+                cap_slopes(&mut plan, grade, &|k| wet[k], progress)
+                    .map_err(|Cancelled| GenerateError::Cancelled)?;
                 cap_grade = Some(grade);
                 slope_cap_deg = Some(s.grade_deg);
             }
             Stage::Sea(s) => {
                 flood_sea(&mut plan, s.level_cells);
             }
-            Stage::Rivers(r) => rivers = Some(run_rivers(&mut plan, r, cap_grade)),
+            Stage::Rivers(r) => {
+                rivers = Some(
+                    run_rivers(&mut plan, r, cap_grade, progress)
+                        .map_err(|Cancelled| GenerateError::Cancelled)?,
+                )
+            }
             Stage::Materials(m) => {
-                apply_materials(&mut plan, m, stage_seed);
+                apply_materials(&mut plan, m, stage_seed, progress)
+                    .map_err(|Cancelled| GenerateError::Cancelled)?;
                 materials_ran = true;
             }
             // Caves are 3D detail, added when chunks are built.
@@ -199,13 +217,19 @@ pub fn cook_plan_with_previews(
                 rgb: plan_preview_rgb(&plan, size_px),
             });
         }
-        progress.advance(1);
+        if !matches!(stage, Stage::HydraulicErosion(_)) {
+            progress.advance(1);
+        }
     }
+    progress
+        .check()
+        .map_err(|Cancelled| GenerateError::Cancelled)?;
+    progress.begin_stage("cooking: audits", 1);
     clamp_surface(&mut plan);
     if !materials_ran {
-        apply_materials(&mut plan, &default_materials(), settings.seed);
+        apply_materials(&mut plan, &default_materials(), settings.seed, progress)
+            .map_err(|Cancelled| GenerateError::Cancelled)?;
     }
-    progress.advance(1);
     let rivers = rivers.unwrap_or_default();
     let area = u64::from(plan.spacing_cells) * u64::from(plan.spacing_cells);
     let count = |body: u8| plan.water_body.iter().filter(|&&b| b == body).count() as u64 * area;
@@ -228,6 +252,31 @@ pub fn cook_plan_with_previews(
         previews,
     };
     Ok((plan, report))
+}
+
+/// The progress label of `stage` while it cooks.
+fn stage_label(stage: &Stage) -> &'static str {
+    match stage {
+        Stage::Relief(_) => "cooking: relief",
+        Stage::Falloff(_) => "cooking: falloff",
+        Stage::Terrace(_) => "cooking: terraces",
+        Stage::ThermalErosion(_) => "cooking: thermal erosion",
+        Stage::HydraulicErosion(_) => "cooking: hydraulic erosion",
+        Stage::SlopeCap(_) => "cooking: slope cap",
+        Stage::Sea(_) => "cooking: sea",
+        Stage::Rivers(_) => "cooking: rivers",
+        Stage::Materials(_) => "cooking: materials",
+        Stage::Caves(_) => "cooking: caves",
+    }
+}
+
+/// Progress units of `stage` on a plan `side` samples wide: hydraulic
+/// erosion counts its tiles, the other stages one unit.
+fn stage_units(stage: &Stage, side: usize) -> u64 {
+    match stage {
+        Stage::HydraulicErosion(_) => hydraulic_tiles(side),
+        _ => 1,
+    }
 }
 
 /// Keeps every surface within [`MIN_SURFACE_CELLS`]..[`MAX_SURFACE_CELLS`]

@@ -15,6 +15,7 @@
 //!   carved to a water surface that never rises downstream, ending in the
 //!   sea, a lake or off the map.
 
+use crate::progress::{Cancelled, Progress};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -128,8 +129,9 @@ pub fn flood_sea(plan: &mut Plan, level_cells: f64) -> usize {
 }
 
 /// Priority flood from the rim and the sea (samples with water over them
-/// on entry are outlets at their water level).
-fn drain(plan: &Plan) -> Drainage {
+/// on entry are outlets at their water level). `progress` is checked every
+/// [`SAMPLES_PER_CHECK`] samples.
+fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
     let side = plan.side;
     let n = plan.len();
     let mut downstream = vec![OUTLET; n];
@@ -160,6 +162,9 @@ fn drain(plan: &Plan) -> Drainage {
         }
     }
     while let Some(Entry { level, k, .. }) = heap.pop() {
+        if order.len() % SAMPLES_PER_CHECK == 0 {
+            progress.check()?;
+        }
         order.push(k);
         let (i, j) = ((k as usize % side) as i64, (k as usize / side) as i64);
         for (di, dj, _) in NEIGHBOURS_8 {
@@ -183,11 +188,11 @@ fn drain(plan: &Plan) -> Drainage {
             seq += 1;
         }
     }
-    Drainage {
+    Ok(Drainage {
         downstream,
         spill,
         order,
-    }
+    })
 }
 
 /// Lowers every basin's flood path to its floor where the cut stays within
@@ -225,29 +230,45 @@ fn breach(plan: &mut Plan, drainage: &Drainage, max_cut_cells: f64) -> (usize, f
 /// Runs the rivers stage: breach, the slope cap again on dry land where a
 /// cap stage ran before (`cap_grade`, rise over run), lakes, then river
 /// channels with banks no steeper than `cap_grade` or [`MAX_BANK_GRADE`].
-pub fn run_rivers(plan: &mut Plan, stage: &RiversStage, cap_grade: Option<f64>) -> RiversReport {
+/// `progress` is checked between the phases and inside the floods and
+/// slope caps.
+///
+/// # Errors
+/// [`Cancelled`] when `progress` was cancelled; `plan` is then partly
+/// changed and must be dropped.
+pub fn run_rivers(
+    plan: &mut Plan,
+    stage: &RiversStage,
+    cap_grade: Option<f64>,
+    progress: &Progress,
+) -> Result<RiversReport, Cancelled> {
     let mut report = RiversReport::default();
-    let first = drain(plan);
+    let first = drain(plan, progress)?;
     (report.breached_samples, report.max_breach_cells) =
         breach(plan, &first, stage.max_breach_cells);
     drop(first);
     if let Some(grade) = cap_grade {
         let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-        cap_slopes(plan, grade, &|k| wet[k]);
+        cap_slopes(plan, grade, &|k| wet[k], progress)?;
     }
-    let drainage = drain(plan);
+    let drainage = drain(plan, progress)?;
     report.lake_samples = fill_lakes(plan, &drainage);
     let catchment = catchments(plan, &drainage);
     let bank_grade = cap_grade.map_or(MAX_BANK_GRADE, |g| g.min(MAX_BANK_GRADE));
+    progress.check()?;
     report.river_samples = carve_rivers(plan, stage, &drainage, &catchment, bank_grade);
     // The channel's bank ramps stop where they meet the old ground; where
     // that ground was a valley wall, the cap spreads the cut up the wall.
     if let Some(grade) = cap_grade {
         let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-        cap_slopes(plan, grade, &|k| wet[k]);
+        cap_slopes(plan, grade, &|k| wet[k], progress)?;
     }
-    report
+    Ok(report)
 }
+
+/// Samples a flood takes between two cancellation checks (a few
+/// milliseconds).
+const SAMPLES_PER_CHECK: usize = 1 << 16;
 
 /// Standing water where the spill level lies at least
 /// [`MIN_LAKE_DEPTH_CELLS`] over the ground; returns the lake samples.
@@ -463,7 +484,8 @@ mod tests {
     #[test]
     fn a_shallow_dam_is_breached_and_the_river_runs_out() {
         let mut plan = dammed_valley();
-        let report = run_rivers(&mut plan, &stage(), None);
+        let report =
+            run_rivers(&mut plan, &stage(), None, &Progress::new()).expect("not cancelled");
         assert!(report.breached_samples > 0);
         assert!(report.max_breach_cells <= 8.0);
         assert_eq!(report.lake_samples, 0);
@@ -486,7 +508,8 @@ mod tests {
         let mut plan = dammed_valley();
         let mut shallow = stage();
         shallow.max_breach_cells = 1.0;
-        let report = run_rivers(&mut plan, &shallow, None);
+        let report =
+            run_rivers(&mut plan, &shallow, None, &Progress::new()).expect("not cancelled");
         assert!(report.lake_samples > 0);
         let lake = plan.index(31, 32);
         assert!(plan.is_wet(lake));

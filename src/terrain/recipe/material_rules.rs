@@ -3,6 +3,7 @@
 //! wins. Bounds are dithered per sample with a hash so bands interleave
 //! along their edges instead of drawing contour lines.
 
+use crate::progress::{Cancelled, Progress};
 use rayon::prelude::*;
 
 use crate::terrain::generation::noise::{atan_deg, hash2, unit_f64};
@@ -54,7 +55,16 @@ pub(crate) fn slope_deg(plan: &Plan, i: usize, j: usize) -> f64 {
 }
 
 /// Applies `stage`'s rules to every sample of `plan`, with dither from `seed`.
-pub fn apply_materials(plan: &mut Plan, stage: &MaterialsStage, seed: u64) {
+/// Once `progress` is cancelled the samples not yet reached are skipped.
+///
+/// # Errors
+/// [`Cancelled`] when `progress` was cancelled; `plan` is then unchanged.
+pub fn apply_materials(
+    plan: &mut Plan,
+    stage: &MaterialsStage,
+    seed: u64,
+    progress: &Progress,
+) -> Result<(), Cancelled> {
     let rules: Vec<Resolved> = stage
         .rules
         .iter()
@@ -72,6 +82,9 @@ pub fn apply_materials(plan: &mut Plan, stage: &MaterialsStage, seed: u64) {
     let chosen: Vec<(u8, u8)> = (0..plan.len())
         .into_par_iter()
         .map(|k| {
+            if progress.is_cancelled() {
+                return (fallback, default_soil(fallback));
+            }
             let (i, j) = (k % side, k / side);
             let slope = slope_deg(plan, i, j);
             rules
@@ -83,10 +96,12 @@ pub fn apply_materials(plan: &mut Plan, stage: &MaterialsStage, seed: u64) {
                 })
         })
         .collect();
+    progress.check()?;
     for (k, (surface, soil)) in chosen.into_iter().enumerate() {
         plan.material[k] = surface;
         plan.soil[k] = soil;
     }
+    Ok(())
 }
 
 /// True when every bound of `rule` holds at sample `k`, each moved by the
@@ -195,7 +210,7 @@ mod tests {
         for r in &mut stage.rules {
             r.dither = 0.0;
         }
-        apply_materials(&mut plan, &stage, 1);
+        apply_materials(&mut plan, &stage, 1, &Progress::new()).expect("not cancelled");
         assert_eq!(plan.material[k_lake], Material::MUD.0);
         assert_eq!(plan.material[plan.index(10, 20)], Material::GRASS.0);
         assert_eq!(plan.material[plan.index(31, 20)], STRATA_MATERIAL);

@@ -4,6 +4,8 @@
 
 use rayon::prelude::*;
 
+use crate::progress::Progress;
+
 use crate::terrain::generation::noise::{fbm_with_gain, ridged, smoothstep, sub_seed};
 use crate::terrain::recipe::plan::Plan;
 use crate::terrain::recipe::stages::{
@@ -12,13 +14,18 @@ use crate::terrain::recipe::stages::{
 
 /// Runs `f(x_cells, z_cells, height)` over every sample's height, in
 /// parallel over rows; positions are the sample's column centre in cells.
-fn map_heights(plan: &mut Plan, f: impl Fn(f64, f64, f32) -> f32 + Sync) {
+/// Once `progress` is cancelled the rows not yet started are skipped (the
+/// cook then drops the plan).
+fn map_heights(plan: &mut Plan, progress: &Progress, f: impl Fn(f64, f64, f32) -> f32 + Sync) {
     let side = plan.side;
     let s = f64::from(plan.spacing_cells);
     plan.height_cells
         .par_chunks_mut(side)
         .enumerate()
         .for_each(|(j, row)| {
+            if progress.is_cancelled() {
+                return;
+            }
             let z = (j as f64 + 0.5) * s;
             for (i, h) in row.iter_mut().enumerate() {
                 *h = f((i as f64 + 0.5) * s, z, *h);
@@ -69,8 +76,8 @@ fn sharpen(n: f64, k: f64) -> f64 {
 /// [`crate::terrain::recipe::stages::Stage::Relief`]: adds the stage's relief to every sample.
 /// `stage_seed` is the recipe seed mixed with the stage's index, so two
 /// relief stages of one recipe differ.
-pub fn apply_relief(plan: &mut Plan, stage: &ReliefStage, stage_seed: u64) {
-    map_heights(plan, |x, z, h| {
+pub fn apply_relief(plan: &mut Plan, stage: &ReliefStage, stage_seed: u64, progress: &Progress) {
+    map_heights(plan, progress, |x, z, h| {
         (f64::from(h)
             + stage.base_cells
             + stage.amplitude_cells * relief_noise(stage, stage_seed, x, z)) as f32
@@ -80,8 +87,8 @@ pub fn apply_relief(plan: &mut Plan, stage: &ReliefStage, stage_seed: u64) {
 /// [`crate::terrain::recipe::stages::Stage::Falloff`]: lowers land near the rim (island) or
 /// the `+z` edge (coast) by up to `depth_cells`, smoothly over
 /// `edge_fraction` of the world's width.
-pub fn apply_falloff(plan: &mut Plan, stage: &FalloffStage, size_cells: f64) {
-    map_heights(plan, |x, z, h| {
+pub fn apply_falloff(plan: &mut Plan, stage: &FalloffStage, size_cells: f64, progress: &Progress) {
+    map_heights(plan, progress, |x, z, h| {
         let to_edge = match stage.shape {
             FalloffShape::Island => {
                 let (dx, dz) = (x - size_cells * 0.5, z - size_cells * 0.5);
@@ -96,8 +103,8 @@ pub fn apply_falloff(plan: &mut Plan, stage: &FalloffStage, size_cells: f64) {
 
 /// [`crate::terrain::recipe::stages::Stage::Terrace`]: above `above_cells`, heights move
 /// toward the step below by `strength` of the way, with a smooth riser.
-pub fn apply_terrace(plan: &mut Plan, stage: &TerraceStage) {
-    map_heights(plan, |_, _, h| {
+pub fn apply_terrace(plan: &mut Plan, stage: &TerraceStage, progress: &Progress) {
+    map_heights(plan, progress, |_, _, h| {
         let h = f64::from(h);
         if h <= stage.above_cells {
             return h as f32;
@@ -138,6 +145,7 @@ mod tests {
                 strength: 1.0,
                 above_cells: 10.0,
             },
+            &Progress::new(),
         );
         // Heights within the first 80 % of a step sit on its bench.
         assert_eq!(plan.height_cells[20], 10.0);

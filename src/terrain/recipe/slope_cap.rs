@@ -9,6 +9,7 @@
 //! until one pair changes nothing; two pairs usually suffice, as in a
 //! chamfer distance transform (Borgefors 1986).
 
+use crate::progress::{Cancelled, Progress};
 use crate::terrain::recipe::plan::{NEIGHBOURS_8, Plan};
 
 /// Safety margin on the grade so f32 rounding never lets a pair exceed the
@@ -18,8 +19,17 @@ const GRADE_MARGIN: f64 = 1.0 - 1e-5;
 /// Caps the plan's slopes at `grade` (rise over run, cells per cell).
 /// Samples with `pinned(k)` true are neither lowered nor used as a
 /// constraint (water: its bed is shaped by the river carve). Returns the
-/// number of sweeps run.
-pub fn cap_slopes(plan: &mut Plan, grade: f64, pinned: &dyn Fn(usize) -> bool) -> u32 {
+/// number of sweeps run. `progress` is checked before each sweep.
+///
+/// # Errors
+/// [`Cancelled`] when `progress` was cancelled; `plan` is then partly
+/// capped and must be dropped.
+pub fn cap_slopes(
+    plan: &mut Plan,
+    grade: f64,
+    pinned: &dyn Fn(usize) -> bool,
+    progress: &Progress,
+) -> Result<u32, Cancelled> {
     let side = plan.side as i64;
     let per_sample = grade * GRADE_MARGIN * f64::from(plan.spacing_cells);
     // Forward sweeps read the 4 neighbours already visited; backward the rest.
@@ -34,6 +44,7 @@ pub fn cap_slopes(plan: &mut Plan, grade: f64, pinned: &dyn Fn(usize) -> bool) -
     loop {
         let mut changed = false;
         for (offsets, reverse) in [(&forward, false), (&backward, true)] {
+            progress.check()?;
             sweeps += 1;
             for step in 0..side * side {
                 let k = if reverse {
@@ -64,7 +75,7 @@ pub fn cap_slopes(plan: &mut Plan, grade: f64, pinned: &dyn Fn(usize) -> bool) -
             }
         }
         if !changed {
-            return sweeps;
+            return Ok(sweeps);
         }
     }
 }
@@ -78,14 +89,14 @@ mod tests {
         let mut plan = Plan::new(64);
         let c = plan.index(32, 32);
         plan.height_cells[c] = 100.0;
-        cap_slopes(&mut plan, 1.0, &|_| false);
+        cap_slopes(&mut plan, 1.0, &|_| false, &Progress::new()).expect("not cancelled");
         // Axis neighbours rise at most 1 cell per column; far samples keep 0.
         assert!(plan.height_cells[c] <= 1.0);
         assert_eq!(plan.height_cells[plan.index(0, 0)], 0.0);
         let mut pit = Plan::new(64);
         pit.height_cells.fill(50.0);
         pit.height_cells[c] = 0.0;
-        cap_slopes(&mut pit, 0.5, &|_| false);
+        cap_slopes(&mut pit, 0.5, &|_| false, &Progress::new()).expect("not cancelled");
         assert!((pit.height_cells[plan.index(33, 32)] - 0.5).abs() < 1e-3);
         assert!(
             (pit.height_cells[plan.index(33, 33)] - 0.5 * std::f32::consts::SQRT_2).abs() < 1e-3

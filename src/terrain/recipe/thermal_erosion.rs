@@ -10,6 +10,8 @@
 
 use rayon::prelude::*;
 
+use crate::progress::{Cancelled, Progress};
+
 use crate::terrain::recipe::plan::{NEIGHBOURS_8, Plan};
 
 /// "No outflow" direction.
@@ -18,14 +20,26 @@ const NONE: u8 = u8::MAX;
 /// Runs `iterations` passes of thermal erosion over `plan` with talus grade
 /// `talus` (rise over run) and `rate` (fraction of the excess moved per
 /// pass, `(0, 1]`). Scree gathered at a sample is added to
-/// [`Plan::talus_cells`]. Scratch: 5 bytes a sample.
-pub fn erode_thermal(plan: &mut Plan, talus: f64, iterations: u32, rate: f64) {
+/// [`Plan::talus_cells`]. Scratch: 5 bytes a sample. `progress` is
+/// checked before each pass.
+///
+/// # Errors
+/// [`Cancelled`] when `progress` was cancelled; `plan` is then partly
+/// eroded and must be dropped.
+pub fn erode_thermal(
+    plan: &mut Plan,
+    talus: f64,
+    iterations: u32,
+    rate: f64,
+    progress: &Progress,
+) -> Result<(), Cancelled> {
     let side = plan.side;
     let n = plan.len();
     let s = f64::from(plan.spacing_cells);
     let mut out_dir = vec![NONE; n];
     let mut out_amount = vec![0.0f32; n];
     for _ in 0..iterations {
+        progress.check()?;
         outflows(plan, talus * s, rate, &mut out_dir, &mut out_amount);
         let (dir, amount) = (&out_dir, &out_amount);
         plan.height_cells
@@ -52,6 +66,7 @@ pub fn erode_thermal(plan: &mut Plan, talus: f64, iterations: u32, rate: f64) {
                 }
             });
     }
+    Ok(())
 }
 
 /// Each sample's steepest lower neighbour beyond the talus drop
@@ -98,7 +113,7 @@ mod tests {
             }
         }
         let before: f64 = plan.height_cells.iter().map(|&h| f64::from(h)).sum();
-        erode_thermal(&mut plan, 1.0, 60, 0.5);
+        erode_thermal(&mut plan, 1.0, 60, 0.5, &Progress::new()).expect("not cancelled");
         let after: f64 = plan.height_cells.iter().map(|&h| f64::from(h)).sum();
         assert!((before - after).abs() < 1e-2, "{before} vs {after}");
         // The cliff edge now slopes: no step steeper than about 2× the talus.
