@@ -161,8 +161,12 @@ fn ball_field(n: usize, centre: [f32; 3], radius: f32) -> SampleField {
     f
 }
 
+/// Every output array of a mesh: floats as bits, indices, material ids and
+/// weights, vertex cubes.
+type AllArrays = (Vec<u32>, Vec<u32>, Vec<[u8; 4]>, Vec<[u8; 4]>, Vec<[i8; 3]>);
+
 /// Every output array of `m`, floats as bits.
-fn all_arrays(m: &ChunkMesh) -> (Vec<u32>, Vec<u32>, Vec<[u8; 4]>, Vec<[u8; 4]>, Vec<[i8; 3]>) {
+fn all_arrays(m: &ChunkMesh) -> AllArrays {
     (
         bits(m),
         m.indices.clone(),
