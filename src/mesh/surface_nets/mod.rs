@@ -36,7 +36,10 @@
 //! cell is read. Surface cubes are evaluated in batches of 8 consecutive cubes
 //! along x with one branch-free formula per lane (see
 //! [`batch_geometry`]), which the compiler
-//! turns into SIMD. On x86_64 the whole extraction is also
+//! turns into SIMD; a window of a row with at most [`SPARSE_LANES`] surface
+//! cubes is not evaluated in place but its cubes are copied into staged
+//! batches shared with other rows, so few lanes are wasted. Pass 1 also
+//! marks the cube rows holding surface cubes, and pass 2 visits only those. On x86_64 the whole extraction is also
 //! compiled for AVX2 and chosen at run time; every lane operation is a single
 //! IEEE-754 operation (no fused multiply-add, no approximate reciprocal), so
 //! both builds give bit-identical results, which a test checks. All buffers
