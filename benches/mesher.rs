@@ -5,11 +5,17 @@
 //! sets and per-vertex weights); `fast-surface-nets` produces positions and
 //! unnormalized normals from an `f32` field. Cases: (a) noise terrain,
 //! (b) sphere, (c) worst-case sine field, (d) uniform solid chunk (buried),
-//! (e) empty chunk.
+//! (e) empty chunk; and (f) every surface chunk of the default world (seed
+//! 7, 1024 cells), one iteration meshing them all, so the ratio is over the
+//! sum of their times.
 //!
 //! `strata_grid` includes reading the padded samples out of the sparse grid;
 //! `strata_field` starts from already-gathered samples, like `fast_surface_nets`
 //! starts from its already-built array.
+//!
+//! Each case prints a hash of Strata's output; case (f) prints one hash over
+//! the meshes of every meshing candidate of the default world, so a change to
+//! the mesher can be checked to leave its output bit-identical.
 //!
 //! Run: `cargo bench --bench mesher`.
 
@@ -21,6 +27,7 @@ use fast_surface_nets::{SurfaceNetsBuffer, surface_nets};
 use glam::{DVec3, IVec3};
 use strata::mesh::field::SampleField;
 use strata::mesh::{ChunkMesh, MeshOptions, SurfaceNets};
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
 use strata::terrain::{Cell, CellBox, ChunkCoord, Grid, Material};
 
 /// Samples -1..=32 of the chunk on each axis: what fast-surface-nets needs for the same quads.
@@ -86,6 +93,18 @@ fn fsn_sdf(grid: &Grid) -> Vec<f32> {
         let [x, y, z] = FsnShape::delinearize(i as u32);
         let cell = strata::terrain::CellCoord::new(x as i32 - 1, y as i32 - 1, z as i32 - 1);
         *v = (127.5 - grid.cell(cell).solid_occupancy() as f32) / 255.0;
+    }
+    sdf
+}
+
+/// The fast-surface-nets input from an already-gathered field (padded sample
+/// `p` is fast-surface-nets sample `p - 1`): the same values as [`fsn_sdf`].
+fn fsn_sdf_of_field(field: &SampleField) -> Vec<f32> {
+    let mut sdf = vec![0.0f32; FsnShape::USIZE];
+    for (i, v) in sdf.iter_mut().enumerate() {
+        let [x, y, z] = FsnShape::delinearize(i as u32);
+        let solid = field.solid[field.index(x as usize + 1, y as usize + 1, z as usize + 1)];
+        *v = (127.5 - solid as f32) / 255.0;
     }
     sdf
 }
@@ -156,12 +175,97 @@ fn bench_case(c: &mut Criterion, name: &str, grid: Grid) {
     group.finish();
 }
 
+/// Case (f): the surface chunks of the default world, all meshed in one
+/// iteration by each mesher.
+fn bench_default_world(c: &mut Criterion) {
+    let grid = generate_world(&GeneratorSettings::default()).expect("the default world generates");
+    let mut mesher = SurfaceNets::new();
+    let mut out = ChunkMesh::default();
+    let mut world_hash = Vec::new();
+    let mut surface = Vec::new();
+    let (mut vertices, mut triangles) = (0usize, 0usize);
+    let candidates = grid.meshing_candidates();
+    for &coord in &candidates {
+        mesher.mesh_chunk_l0(&grid, coord, MeshOptions::default(), &mut out);
+        for v in coord.0.to_array() {
+            world_hash.extend_from_slice(&v.to_le_bytes());
+        }
+        world_hash.extend_from_slice(&mesh_hash(&out).to_le_bytes());
+        if out.triangle_count() > 0 {
+            vertices += out.vertex_count();
+            triangles += out.triangle_count();
+            surface.push(coord);
+        }
+    }
+    let fields: Vec<SampleField> = surface
+        .iter()
+        .map(|&coord| {
+            let mut f = SampleField::default();
+            f.gather_l0(&grid, coord);
+            f
+        })
+        .collect();
+    let sdfs: Vec<Vec<f32>> = fields.iter().map(fsn_sdf_of_field).collect();
+    let mut fsn = SurfaceNetsBuffer::default();
+    let fsn_triangles: usize = sdfs
+        .iter()
+        .map(|sdf| {
+            surface_nets(sdf, &FsnShape {}, [0; 3], [33; 3], &mut fsn);
+            fsn.indices.len() / 3
+        })
+        .sum();
+    println!(
+        "f_default_world: {} candidates, {} surface chunks; strata {vertices} vertices / \
+         {triangles} triangles; fast-surface-nets {fsn_triangles} triangles; \
+         all-chunk hash {:016x}",
+        candidates.len(),
+        surface.len(),
+        xxhash_rust::xxh3::xxh3_64(&world_hash)
+    );
+
+    let mut group = c.benchmark_group("f_default_world");
+    group.sample_size(10);
+    group.measurement_time(std::time::Duration::from_secs(4));
+    group.bench_function("strata_grid", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for &coord in &surface {
+                mesher.mesh_chunk_l0(black_box(&grid), coord, MeshOptions::default(), &mut out);
+                n += out.indices.len();
+            }
+            black_box(n)
+        })
+    });
+    group.bench_function("strata_field", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for field in &fields {
+                mesher.mesh_field(black_box(field), MeshOptions::default(), &mut out);
+                n += out.indices.len();
+            }
+            black_box(n)
+        })
+    });
+    group.bench_function("fast_surface_nets", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for sdf in &sdfs {
+                surface_nets(black_box(sdf), &FsnShape {}, [0; 3], [33; 3], &mut fsn);
+                n += fsn.indices.len();
+            }
+            black_box(n)
+        })
+    });
+    group.finish();
+}
+
 fn meshers(c: &mut Criterion) {
     bench_case(c, "a_noise_terrain", noise_terrain());
     bench_case(c, "b_sphere", sphere());
     bench_case(c, "c_sine_field", sine_field());
     bench_case(c, "d_uniform_solid", uniform_solid());
     bench_case(c, "e_empty", empty());
+    bench_default_world(c);
 }
 
 criterion_group! {

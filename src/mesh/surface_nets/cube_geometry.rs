@@ -48,8 +48,35 @@ pub(super) struct BatchGeometry {
     pub(super) normal: [[f32; LANES]; 3],
     /// Vertex position in chunk-local studs.
     pub(super) pos: [[f32; LANES]; 3],
-    /// Chunk-local min-corner sample of lane 0's cube.
-    pub(super) local: [i8; 3],
+    /// Chunk-local min-corner sample of each lane's cube, `[axis][lane]`.
+    pub(super) local: [[i8; LANES]; 3],
+}
+
+/// [`sample_offsets`] of a staged batch: sample `k` of lane `j` at
+/// `8k + j`, the layout [`evaluate_gathered`](super::Scratch) writes.
+pub(super) const STAGED_OFFSETS: [usize; 32] = {
+    let mut o = [0usize; 32];
+    let mut k = 0;
+    while k < 32 {
+        o[k] = k * LANES;
+        k += 1;
+    }
+    o
+};
+
+/// Bit `id` of lane `j` set when one of the lane's 8 corner samples (the
+/// first 8 of `offsets`) has material `id` (below 32) and solid occupancy.
+#[inline(always)]
+pub(super) fn material_masks(solid: &[u8], material: &[u8], offsets: &[usize; 32]) -> [u32; LANES] {
+    let mut masks = [0u32; LANES];
+    for (j, mask) in masks.iter_mut().enumerate() {
+        for &o in &offsets[..8] {
+            let id = u32::from(material[o + j]);
+            let contributes = (solid[o + j] != 0) & (id < 32);
+            *mask |= u32::from(contributes) << (id & 31);
+        }
+    }
+    masks
 }
 
 /// Bit `x` set for every cube with min corner `(x, cy, cz)` (padded sample
@@ -80,8 +107,8 @@ pub(crate) fn edge(a: f32, b: f32) -> (f32, f32) {
 
 /// Vertex offsets, normals and positions of `LANES` cubes from their samples
 /// (sample `k` of lane `j` at `window[offsets[k] + j]`, in the order of
-/// [`sample_offsets`]); lane `j` of the batch is the cube at chunk-local min
-/// corner `local + (j, 0, 0)`.
+/// [`sample_offsets`] or [`STAGED_OFFSETS`]); lane `j` of the batch is the
+/// cube at chunk-local min corner `local[..][j]`.
 ///
 /// Every lane evaluates the same scalar formula, written out below in its
 /// exact order of IEEE-754 operations, so a cube's offset and normal depend on
@@ -103,20 +130,17 @@ pub(crate) fn edge(a: f32, b: f32) -> (f32, f32) {
 pub(super) fn batch_geometry(
     window: &[u8],
     offsets: &[usize; 32],
-    local: [i32; 3],
+    local: [[i32; LANES]; 3],
     stud_scale: f32,
 ) -> (BatchGeometry, BatchOffsets) {
     let mut out = BatchGeometry {
         normal: [[0.0; LANES]; 3],
         pos: [[0.0; LANES]; 3],
-        local: [local[0] as i8, local[1] as i8, local[2] as i8],
+        local: local.map(|axis| axis.map(|c| c as i8)),
     };
     let mut offset = [[0.0; LANES]; 3];
-    let first = [
-        local[0] as f32 + 0.5,
-        local[1] as f32 + 0.5,
-        local[2] as f32 + 0.5,
-    ];
+    // Cube centres: small integers plus 0.5, exact in f32.
+    let first = local.map(|axis| axis.map(|c| c as f32 + 0.5));
     for j in 0..LANES {
         let s = |k: usize| window[offsets[k] + j] as f32;
         let c = [s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)];
@@ -168,9 +192,9 @@ pub(super) fn batch_geometry(
         offset[0][j] = ox;
         offset[1][j] = oy;
         offset[2][j] = oz;
-        out.pos[0][j] = ((first[0] + j as f32) + ox) * stud_scale;
-        out.pos[1][j] = (first[1] + oy) * stud_scale;
-        out.pos[2][j] = (first[2] + oz) * stud_scale;
+        out.pos[0][j] = (first[0][j] + ox) * stud_scale;
+        out.pos[1][j] = (first[1][j] + oy) * stud_scale;
+        out.pos[2][j] = (first[2][j] + oz) * stud_scale;
     }
     (out, offset)
 }

@@ -36,7 +36,10 @@
 //! cell is read. Surface cubes are evaluated in batches of 8 consecutive cubes
 //! along x with one branch-free formula per lane (see
 //! [`batch_geometry`]), which the compiler
-//! turns into SIMD. On x86_64 the whole extraction is also
+//! turns into SIMD; a window of a row with at most [`SPARSE_LANES`] surface
+//! cubes is not evaluated in place but its cubes are copied into staged
+//! batches shared with other rows, so few lanes are wasted. Pass 1 also
+//! marks the cube rows holding surface cubes, and pass 2 visits only those. On x86_64 the whole extraction is also
 //! compiled for AVX2 and chosen at run time; every lane operation is a single
 //! IEEE-754 operation (no fused multiply-add, no approximate reciprocal), so
 //! both builds give bit-identical results, which a test checks. All buffers
@@ -47,7 +50,10 @@ mod quad_emitter;
 
 use glam::{IVec3, Vec3};
 
-use cube_geometry::{BatchGeometry, BatchOffsets, LANES, batch_geometry, sample_offsets};
+use cube_geometry::{
+    BatchGeometry, BatchOffsets, LANES, STAGED_OFFSETS, batch_geometry, material_masks,
+    sample_offsets,
+};
 pub(crate) use cube_geometry::{edge, mixed_cubes};
 use quad_emitter::{Emitter, corner_word, vertex_set};
 
@@ -115,8 +121,13 @@ pub struct SurfaceNets {
     scratch: Scratch,
 }
 
+/// A run of at most this many surface cubes in a batch window is not
+/// evaluated in place but queued for a staged batch (see
+/// [`Scratch::evaluate_row`]).
+const SPARSE_LANES: u32 = 3;
+
 /// Per-call scratch memory of the extraction.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Scratch {
     /// Slot of each surface cube in `cubes`, indexed by padded cube min
     /// corner. Only entries written by pass 1 of the current call are read.
@@ -130,6 +141,35 @@ struct Scratch {
     /// Solid and material samples of a batch window that runs past the end
     /// of a small field, zero-padded.
     padded: [Vec<u8>; 2],
+    /// Surface cubes queued for the next staged batch: padded min-corner
+    /// index and chunk-local min corner `[axis][lane]`.
+    pending: [u32; LANES],
+    pending_local: [[i32; LANES]; 3],
+    pending_len: usize,
+    /// Windows with at most this many surface cubes are staged (tests set
+    /// 0, never, and `LANES`, always, to compare both paths).
+    sparse_lanes: u32,
+    /// Per padded cube plane `cz`: bit `cy` set when the cube row `(cy, cz)`
+    /// holds a surface cube. Pass 2 visits only those rows.
+    surface_rows: Vec<u64>,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            cube_slot: Vec::new(),
+            cubes: Vec::new(),
+            batches: Vec::new(),
+            batch_offsets: Vec::new(),
+            vertices: Vec::new(),
+            padded: [Vec::new(), Vec::new()],
+            pending: [0; LANES],
+            pending_local: [[0; LANES]; 3],
+            pending_len: 0,
+            sparse_lanes: SPARSE_LANES,
+            surface_rows: Vec::new(),
+        }
+    }
 }
 
 impl SurfaceNets {
@@ -286,10 +326,15 @@ impl Scratch {
         let rows = &field.inside_rows[..dim * dim];
         // Pass 1: cubes with padded min corner in PAD-1 ..= PAD+n-1 on each axis.
         let cube_mask: u64 = ((1u64 << (n + 1)) - 1) << (PAD - 1);
+        self.surface_rows.clear();
+        self.surface_rows.resize(dim, 0);
+        self.pending_len = 0;
         for cz in PAD - 1..PAD + n {
+            let mut surface_rows = 0u64;
             for cy in PAD - 1..PAD + n {
                 let mixed = mixed_cubes(rows, dim, cy, cz) & cube_mask;
                 if mixed != 0 {
+                    surface_rows |= 1 << cy;
                     self.evaluate_row::<D>(
                         field,
                         [cy, cz],
@@ -299,6 +344,10 @@ impl Scratch {
                     );
                 }
             }
+            self.surface_rows[cz] = surface_rows;
+        }
+        if self.pending_len != 0 {
+            self.evaluate_staged::<D>(field, stud_scale, options.keep_cube_offsets);
         }
     }
 
@@ -321,8 +370,15 @@ impl Scratch {
         // The quads of one sample row, gathered first (cube slots, lower
         // sample inside) and then joined, which keeps both loops small.
         let mut row_quads = [[0u32; 5]; 3 * 64];
+        // A crossing edge in sample row (py, pz) is an edge of cube (py, pz)
+        // (its min corner is the edge's lower sample), so only rows whose
+        // cube row holds a surface cube can have one.
+        let surface_rows = &self.surface_rows[..dim];
         for pz in PAD..PAD + n {
-            for py in PAD..PAD + n {
+            let mut visit = surface_rows[pz] & own_mask;
+            while visit != 0 {
+                let py = visit.trailing_zeros() as usize;
+                visit &= visit - 1;
                 let r = rows[py + dim * pz];
                 let base = dim * (py + dim * pz);
                 let mut count = 0;
@@ -423,7 +479,7 @@ impl Scratch {
                 let ids = corner_word(&field.material, k, sy, sz);
                 weights_from_words(ids, corner_word(&field.solid, k, sy, sz), &set)
             });
-            local.write([b.local[0] + j as i8, b.local[1], b.local[2]]);
+            local.write([b.local[0][j], b.local[1][j], b.local[2][j]]);
         }
         // SAFETY: each vector had length `start` and room for `count` more
         // (reserved above), so each spare capacity holds at least `count`
@@ -478,6 +534,15 @@ impl Scratch {
             let x0 = (mixed.trailing_zeros() as usize).min(last_start);
             let mut lanes = (mixed >> x0) & ((1 << LANES) - 1);
             mixed &= !(((1u64 << LANES) - 1) << x0);
+            if lanes.count_ones() <= self.sparse_lanes {
+                // Few cubes: most lanes of a batch in place would be wasted.
+                while lanes != 0 {
+                    let j = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    self.queue_staged::<D>(field, [x0 + j, cy, cz], stud_scale, keep_offsets);
+                }
+                continue;
+            }
             // The batch reads the window whose first sample is (-1, -1, -1)
             // from lane 0's cube; `offsets` index it.
             let base = row + x0 - 1 - sy - sz;
@@ -502,9 +567,9 @@ impl Scratch {
             // drop every bounds check of the batch.
             let (w, mw) = (&w[..window], &mw[..window]);
             let local = [
-                x0 as i32 - PAD as i32,
-                cy as i32 - PAD as i32,
-                cz as i32 - PAD as i32,
+                std::array::from_fn(|j| (x0 + j) as i32 - PAD as i32),
+                [cy as i32 - PAD as i32; LANES],
+                [cz as i32 - PAD as i32; LANES],
             ];
             let batch = self.batches.len();
             let (geometry, batch_offsets) = batch_geometry(w, &offsets, local, stud_scale);
@@ -512,16 +577,7 @@ impl Scratch {
             if keep_offsets {
                 self.batch_offsets.push(batch_offsets);
             }
-            // Material masks, lane-parallel: sample i of lane j sets the bit
-            // of its id when it contributes (solid occupancy, id below 32).
-            let mut masks = [0u32; LANES];
-            for (j, mask) in masks.iter_mut().enumerate() {
-                for &o in &offsets[..8] {
-                    let id = u32::from(mw[o + j]);
-                    let contributes = (w[o + j] != 0) & (id < 32);
-                    *mask |= u32::from(contributes) << (id & 31);
-                }
-            }
+            let masks = material_masks(w, mw, &offsets);
             while lanes != 0 {
                 let j = lanes.trailing_zeros() as usize;
                 lanes &= lanes - 1;
@@ -539,6 +595,88 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Queues the surface cube with padded min corner `[x, cy, cz]` for a
+    /// staged batch, evaluating the batch once it is full.
+    #[inline(always)]
+    fn queue_staged<const D: usize>(
+        &mut self,
+        field: &SampleField,
+        [x, cy, cz]: [usize; 3],
+        stud_scale: f32,
+        keep_offsets: bool,
+    ) {
+        let dim = if D == 0 { field.dim } else { D };
+        let j = self.pending_len;
+        self.pending[j] = (x + dim * (cy + dim * cz)) as u32;
+        for (axis, c) in [x, cy, cz].into_iter().enumerate() {
+            self.pending_local[axis][j] = c as i32 - PAD as i32;
+        }
+        self.pending_len += 1;
+        if self.pending_len == LANES {
+            self.evaluate_staged::<D>(field, stud_scale, keep_offsets);
+        }
+    }
+
+    /// Evaluates the queued cubes as one batch: each lane's 32 samples are
+    /// copied into the lane-major layout of [`STAGED_OFFSETS`] first, so
+    /// cubes of different rows share a batch. Lanes past the queue hold zero
+    /// samples and garbage geometry that is never read.
+    #[inline(always)]
+    fn evaluate_staged<const D: usize>(
+        &mut self,
+        field: &SampleField,
+        stud_scale: f32,
+        keep_offsets: bool,
+    ) {
+        let dim = if D == 0 { field.dim } else { D };
+        let (sy, sz) = (dim, dim * dim);
+        let offsets = if D == 0 {
+            sample_offsets(sy, sz)
+        } else {
+            const { sample_offsets(D, D * D) }
+        };
+        // Samples of one cube: from (-1, -1, -1) to the last offset.
+        let span = offsets[31] + 1;
+        let count = self.pending_len;
+        self.pending_len = 0;
+        let mut solid = [0u8; 32 * LANES];
+        let mut material = [0u8; 8 * LANES];
+        for (j, &k) in self.pending[..count].iter().enumerate() {
+            let base = k as usize - 1 - sy - sz;
+            // In bounds: a queued cube's min corner is at least PAD - 1 and at
+            // most PAD + n - 1 = dim - 3 on each axis, so its samples lie in
+            // -1..=+2 of it, inside the padded field.
+            let s = &field.solid[base..base + span];
+            let m = &field.material[base..base + span];
+            for (i, &o) in offsets.iter().enumerate() {
+                solid[i * LANES + j] = s[o];
+            }
+            for (i, &o) in offsets[..8].iter().enumerate() {
+                material[i * LANES + j] = m[o];
+            }
+        }
+        let batch = self.batches.len();
+        let (geometry, batch_offsets) =
+            batch_geometry(&solid, &STAGED_OFFSETS, self.pending_local, stud_scale);
+        self.batches.push(geometry);
+        if keep_offsets {
+            self.batch_offsets.push(batch_offsets);
+        }
+        let masks = material_masks(&solid, &material, &STAGED_OFFSETS);
+        for (j, &k) in self.pending[..count].iter().enumerate() {
+            self.cube_slot[k as usize] = self.cubes.len() as u32;
+            self.cubes.push(Cube {
+                mask: masks[j],
+                first_key: NO_KEY,
+                first_vertex: NO_SLOT,
+                key: k,
+                geo: (batch * LANES + j) as u32,
+            });
+        }
+    }
+}
+
 /// True when this CPU runs [`Scratch::extract_avx2`] (detected once, cached by std).
 #[cfg(target_arch = "x86_64")]
 fn avx2_available() -> bool {
@@ -550,138 +688,4 @@ fn avx2_available() -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::mesh::field::inside_bits;
-
-    /// A deterministic pseudo-random field of `n` samples per chunk axis:
-    /// occupancy and material per sample from a hash, `materials` solid ids
-    /// starting at 2 plus air and water.
-    fn random_field(n: usize, seed: u32, materials: u32, binary: bool) -> SampleField {
-        let mut f = SampleField::new(n);
-        for i in 0..f.solid.len() {
-            let mut h = (i as u32 ^ seed.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x85eb_ca6b);
-            h ^= h >> 13;
-            h = h.wrapping_mul(0xc2b2_ae35);
-            h ^= h >> 16;
-            let m = (h % (materials + 2)) as u8;
-            let occ = if binary {
-                if h & 0x100 != 0 { 255 } else { 0 }
-            } else {
-                (h >> 9) as u8
-            };
-            f.material[i] = m;
-            f.solid[i] = if m >= 2 { occ } else { 0 };
-        }
-        for r in 0..f.dim * f.dim {
-            f.inside_rows[r] = inside_bits(&f.solid[r * f.dim..(r + 1) * f.dim]);
-        }
-        f
-    }
-
-    /// Every float as bits, so that -0.0 and 0.0 differ.
-    fn bits(m: &ChunkMesh) -> Vec<u32> {
-        let vecs = m.positions.iter().chain(&m.normals).chain(&m.cube_offsets);
-        vecs.flat_map(|v| v.to_array().map(f32::to_bits)).collect()
-    }
-
-    #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn avx2_and_baseline_builds_agree_bit_for_bit() {
-        if !avx2_available() {
-            return;
-        }
-        let options = MeshOptions {
-            keep_cube_offsets: true,
-        };
-        for (n, seed, materials, binary) in [
-            (32, 1, 2, false),
-            (32, 2, 9, false),
-            (32, 3, 1, true),
-            (8, 4, 3, false),
-        ] {
-            let field = random_field(n, seed, materials, binary);
-            let (mut a, mut b) = (ChunkMesh::default(), ChunkMesh::default());
-            let mut scratch = Scratch::default();
-            scratch.extract_baseline(&field, options, &mut a);
-            // SAFETY: AVX2 and its companions were detected above.
-            unsafe { scratch.extract_avx2(&field, options, &mut b) };
-            assert!(!a.is_empty());
-            assert_eq!(bits(&a), bits(&b));
-            assert_eq!(
-                (
-                    &a.indices,
-                    &a.material_ids,
-                    &a.material_weights,
-                    &a.vertex_cubes
-                ),
-                (
-                    &b.indices,
-                    &b.material_ids,
-                    &b.material_weights,
-                    &b.vertex_cubes
-                )
-            );
-        }
-    }
-
-    #[test]
-    fn every_field_size_meshes_to_the_spec_offsets() {
-        let mut mesher = SurfaceNets::new();
-        let mut m = ChunkMesh::default();
-        let options = MeshOptions {
-            keep_cube_offsets: true,
-        };
-        for n in [1, 2, 4, 8, 16, 32, 60] {
-            let f = random_field(n, n as u32, 5, false);
-            mesher.mesh_field(&f, options, &mut m);
-            assert!(!m.is_empty(), "n = {n}");
-            let dim = f.dim;
-            let s = |p: [i32; 3]| {
-                f64::from(f.solid[p[0] as usize + dim * (p[1] as usize + dim * p[2] as usize)])
-            };
-            let mut used = vec![false; m.vertex_count()];
-            for &i in &m.indices {
-                used[i as usize] = true;
-            }
-            assert!(used.iter().all(|&u| u), "every vertex is used");
-            let mut distinct = std::collections::HashSet::new();
-            for v in 0..m.vertex_count() {
-                let vertex = (m.vertex_cubes[v], m.material_ids[v], m.material_weights[v]);
-                assert!(distinct.insert(vertex), "no two equal vertices");
-            }
-            for v in 0..m.vertex_count() {
-                let c = m.vertex_cubes[v].map(|x| x as i32 + PAD as i32);
-                // Mean of the linear 0.5 crossings, in f64.
-                let (mut sum, mut count) = ([0.0f64; 3], 0.0);
-                for i in 0..8 {
-                    for axis in 0..3 {
-                        if i & (1 << axis) != 0 {
-                            continue;
-                        }
-                        let p = [0, 1, 2].map(|a| c[a] + ((i >> a) & 1));
-                        let mut q = p;
-                        q[axis] += 1;
-                        let (a, b) = (s(p), s(q));
-                        if (a >= 128.0) != (b >= 128.0) {
-                            for (ax, total) in sum.iter_mut().enumerate() {
-                                *total += if ax == axis {
-                                    (127.5 - a) / (b - a)
-                                } else {
-                                    ((i >> ax) & 1) as f64
-                                };
-                            }
-                            count += 1.0;
-                        }
-                    }
-                }
-                for (&got, &total) in m.cube_offsets[v].as_ref().iter().zip(&sum) {
-                    assert!((got as f64 - total / count).abs() < 1e-6);
-                }
-                let w = m.material_weights[v];
-                assert_eq!(w.iter().map(|&x| u32::from(x)).sum::<u32>(), 255);
-                assert!((m.normals[v].length() - 1.0).abs() < 1e-5);
-            }
-        }
-    }
-}
+mod tests;
