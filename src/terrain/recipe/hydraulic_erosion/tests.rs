@@ -1,0 +1,199 @@
+//! Tests of hydraulic erosion: gullies and deposits, the same bits on
+//! every instruction set, Cancel, and the lookup tables.
+use super::*;
+
+fn slope_plan() -> Plan {
+    let mut plan = Plan::new(256);
+    for j in 0..plan.side {
+        for i in 0..plan.side {
+            let k = plan.index(i, j);
+            let bump =
+                crate::terrain::generation::noise::fbm(3, i as f64 / 20.0, j as f64 / 20.0, 4);
+            plan.height_cells[k] = (100.0 - i as f64 * 0.3 + bump * 3.0) as f32;
+        }
+    }
+    plan
+}
+
+fn stage() -> HydraulicStage {
+    HydraulicStage {
+        droplets_per_sample: 0.5,
+        max_steps: 64,
+        capacity: 4.0,
+        erosion: 0.3,
+        deposition: 0.3,
+        evaporation: 0.02,
+        inertia: 0.1,
+        hardness: Vec::new(),
+    }
+}
+
+#[test]
+fn droplets_cut_gullies_and_deposit_downslope() {
+    let mut plan = slope_plan();
+    let before = plan.clone();
+    erode_hydraulic(
+        &mut plan,
+        &stage(),
+        11,
+        RockAt::ByHeight(&|_| Material::ROCK),
+        &Progress::new(),
+    )
+    .expect("not cancelled");
+    let lowered = plan
+        .height_cells
+        .iter()
+        .zip(&before.height_cells)
+        .filter(|(a, b)| *a < *b)
+        .count();
+    assert!(lowered > plan.len() / 10, "only {lowered} samples eroded");
+    assert!(plan.sediment_cells.iter().any(|&s| s > 0.05));
+    assert!(plan.wetness.iter().all(|w| (0.0..1.0).contains(w)));
+    // Deterministic: a second run gives the same bits.
+    let mut again = before.clone();
+    erode_hydraulic(
+        &mut again,
+        &stage(),
+        11,
+        RockAt::ByHeight(&|_| Material::ROCK),
+        &Progress::new(),
+    )
+    .expect("not cancelled");
+    assert_eq!(again, plan);
+}
+
+#[test]
+fn avx2_and_baseline_droplets_give_the_same_bits() {
+    let erode = |isa| {
+        let mut plan = slope_plan();
+        let rock = |y: i32| {
+            if y % 7 < 3 {
+                Material::ROCK
+            } else {
+                Material::SLATE
+            }
+        };
+        let mut stage = stage();
+        stage.hardness = vec![crate::terrain::recipe::stages::MaterialHardness {
+            material: "rock".into(),
+            hardness: 0.5,
+        }];
+        let steps = erode_hydraulic_on(
+            &mut plan,
+            &stage,
+            5,
+            RockAt::ByHeight(&rock),
+            &Progress::new(),
+            isa,
+        )
+        .expect("not cancelled");
+        (plan, steps)
+    };
+    let (best, best_steps) = erode(Isa::Best);
+    let (baseline, baseline_steps) = erode(Isa::Baseline);
+    assert_eq!(best_steps, baseline_steps);
+    assert!(best_steps > 10_000, "{best_steps} steps");
+    assert_eq!(best, baseline);
+}
+
+#[test]
+fn a_cancelled_stage_stops_within_a_tile_and_says_so() {
+    // 1,024² samples: 64 tiles. Cancelled once the first tile is done,
+    // the stage must stop before its last colour of tiles.
+    let mut plan = Plan::new(1024);
+    let progress = Progress::new();
+    progress.begin_stage("test", hydraulic_tiles(plan.side));
+    let rock = |_: i32| Material::ROCK;
+    let tiles_done = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while progress.fraction().unwrap_or(0.0) == 0.0 {
+                std::thread::yield_now();
+            }
+            progress.cancel();
+        });
+        let result = erode_hydraulic(&mut plan, &stage(), 1, RockAt::ByHeight(&rock), &progress);
+        assert_eq!(result, Err(Cancelled));
+        let f = progress.fraction().unwrap_or(1.0);
+        tiles_done.store(
+            (f * 64.0).round() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    });
+    let done = tiles_done.into_inner();
+    assert!(
+        (1..16).contains(&done),
+        "{done} of 64 tiles ran after the cancel"
+    );
+    // Cancelled before it starts: no tile runs.
+    let cancelled = Progress::new();
+    cancelled.cancel();
+    let mut plan = slope_plan();
+    let before = plan.clone();
+    let result = erode_hydraulic(&mut plan, &stage(), 1, RockAt::ByHeight(&rock), &cancelled);
+    assert_eq!(result, Err(Cancelled));
+    assert_eq!(plan.height_cells, before.height_cells);
+}
+
+#[test]
+fn the_hardness_table_answers_as_the_rock_does_in_and_out_of_its_range() {
+    let mut plan = slope_plan();
+    plan.height_cells[0] = -3.5;
+    plan.height_cells[1] = 140.25;
+    let rock = |y: i32| match y.rem_euclid(5) {
+        0 => Material::ROCK,
+        1 => Material::SLATE,
+        _ => Material::LIMESTONE,
+    };
+    let mut stage = stage();
+    stage.hardness = vec![
+        crate::terrain::recipe::stages::MaterialHardness {
+            material: "rock".into(),
+            hardness: 0.5,
+        },
+        crate::terrain::recipe::stages::MaterialHardness {
+            material: "slate".into(),
+            hardness: 0.25,
+        },
+    ];
+    let resist = Resist::new(&stage, RockAt::ByHeight(&rock), &plan);
+    for h in [
+        -400.0f32, -4.0, -3.5, -0.25, 0.0, 0.75, 99.9, 140.25, 141.0, 900.0,
+    ] {
+        let expected = match rock(h.floor() as i32) {
+            Material::ROCK => 0.5,
+            Material::SLATE => 0.75,
+            _ => 1.0,
+        };
+        assert_eq!(resist.at(0, h), expected, "height {h}");
+    }
+    let materials = vec![Material::SLATE; plan.len()];
+    let by_sample = Resist::new(&stage, RockAt::BySample(&materials), &plan);
+    assert_eq!(by_sample.at(17, 3.0), 0.75);
+    assert_eq!(floor_i32(-0.5), -1);
+    assert_eq!(floor_i32(-2.0), -2);
+    assert_eq!(floor_i32(2.999), 2);
+}
+
+#[test]
+fn every_brush_sums_to_one_and_falls_to_zero_at_its_radius() {
+    let table = BrushTable::new();
+    for (n, weights) in table.0.iter().enumerate() {
+        let total: f32 = weights.iter().flatten().sum();
+        assert!((total - 1.0).abs() < 1e-6, "brush {n}: {total}");
+        let u = ((n % BRUSH_STEPS) as f32 + 0.5) / BRUSH_STEPS as f32;
+        let v = ((n / BRUSH_STEPS) as f32 + 0.5) / BRUSH_STEPS as f32;
+        for (l, row) in weights.iter().enumerate() {
+            for (k, &w) in row.iter().enumerate() {
+                let dist = ((k as f32 - 1.0 - u).powi(2) + (l as f32 - 1.0 - v).powi(2)).sqrt();
+                assert_eq!(w > 0.0, dist < BRUSH_RADIUS, "brush {n} tap {k},{l}");
+            }
+        }
+    }
+    // The sub-square is found from the fractions.
+    assert!(std::ptr::eq(table.at(0.99, 0.0), &table.0[BRUSH_STEPS - 1]));
+    assert!(std::ptr::eq(
+        table.at(0.0, 0.5),
+        &table.0[BRUSH_STEPS * BRUSH_STEPS / 2]
+    ));
+}
