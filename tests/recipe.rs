@@ -387,3 +387,66 @@ fn every_long_stage_stops_when_cancelled() {
     assert!(run_rivers(&mut plan.clone(), &rivers, Some(1.0), &go).is_ok());
     assert!(cap_slopes(&mut plan.clone(), 0.5, &|_| false, &go).unwrap() >= 2);
 }
+
+/// The window opens a streaming recipe world on its own thread: a file
+/// whose plan is gone cooks again with its stages counted in the pending
+/// world's progress, and Cancel stops the cook, keeps no plan and leaves
+/// the file as it was.
+#[test]
+fn a_streamed_recipe_world_reopens_off_the_frame_thread_with_progress_and_cancel() {
+    use strata::app::streamed_world::StreamedWorld;
+    use strata::app::window_stream::{PendingKind, PendingWorld};
+    let dir = std::env::temp_dir().join(format!("strata-recipe-pending-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(recipes_dir().join("alpine.json")).unwrap();
+    let recipe = Recipe::from_json(&text).unwrap();
+    let world = StreamedWorld::new_recipe(&recipe, &text, &settings(256), None, &dir).unwrap();
+    let file_path = world.file.path().to_path_buf();
+    let drop_plan = || {
+        rusqlite::Connection::open(&file_path)
+            .unwrap()
+            .execute("DELETE FROM document WHERE name = 'cache/plan'", [])
+            .unwrap()
+    };
+    let finish = |mut pending: PendingWorld| loop {
+        match pending.try_finish() {
+            Ok(result) => return result,
+            Err(still) => pending = still,
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    assert!(drop_plan() > 0);
+    let pending = PendingWorld::start_open(file_path.clone(), false).unwrap();
+    assert_eq!(
+        pending.kind(),
+        &PendingKind::Open {
+            path: file_path.clone(),
+            recovering: false
+        }
+    );
+    let progress = std::sync::Arc::clone(pending.progress());
+    let opened = finish(pending).unwrap();
+    assert!(opened.generation.is_some(), "no plan: cooked");
+    assert_eq!(
+        progress.stage(),
+        "cooking: audits",
+        "the cook counted its stages"
+    );
+    drop(opened);
+    // Cancelled: an error, no plan kept (the next open cooks again).
+    assert!(drop_plan() > 0);
+    let pending = PendingWorld::start_open(file_path.clone(), false).unwrap();
+    pending.progress().cancel();
+    let progress = std::sync::Arc::clone(pending.progress());
+    assert!(finish(pending).is_err());
+    assert!(progress.is_cancelled());
+    let again = StreamedWorld::open(&file_path).unwrap();
+    assert!(
+        again.generation.is_some(),
+        "the cancelled open kept no plan"
+    );
+    drop(again);
+    drop(world);
+    let _ = std::fs::remove_dir_all(&dir);
+}

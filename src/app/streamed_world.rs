@@ -4,6 +4,7 @@
 //! spills into its own file's pending changes, which the next save keeps and
 //! a crash leaves for the next open to find.
 
+use crate::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -235,7 +236,7 @@ impl StreamedWorld {
         .inspect_err(|_| {
             let _ = remove_recovery_files(&path);
         })?;
-        let world = StreamedWorld::from_file(file, Some(lock));
+        let world = StreamedWorld::from_file(file, Some(lock), &Progress::new());
         if let Err(e) = &world {
             // The recovery file of a world that never opened is of no use.
             let _ = remove_recovery_files(&path);
@@ -250,7 +251,21 @@ impl StreamedWorld {
     /// # Errors
     /// [`StreamingFileError`] for a file that is not a valid streaming world.
     pub fn open(path: &Path) -> Result<StreamedWorld, StreamingFileError> {
-        StreamedWorld::from_file(StreamingWorldFile::open(path)?, None)
+        StreamedWorld::open_with(path, &Progress::new())
+    }
+
+    /// [`StreamedWorld::open`], counting a recipe world's cook (when the
+    /// file's stored plan is missing or stale) in `progress` and stopping
+    /// it when `progress` is cancelled.
+    ///
+    /// # Errors
+    /// As [`StreamedWorld::open`]; a cancelled cook is
+    /// [`StreamingFileError::BadMeta`] saying "cancelled".
+    pub fn open_with(
+        path: &Path,
+        progress: &Progress,
+    ) -> Result<StreamedWorld, StreamingFileError> {
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, None, progress)
     }
 
     /// Reopens the recovery file of a new world that a crash left behind
@@ -262,8 +277,20 @@ impl StreamedWorld {
     /// [`StreamingFileError`] when another session holds the file or it is
     /// not a valid streaming world.
     pub fn recover(path: &Path) -> Result<StreamedWorld, StreamingFileError> {
+        StreamedWorld::recover_with(path, &Progress::new())
+    }
+
+    /// [`StreamedWorld::recover`] with the cook counted in `progress`, as
+    /// [`StreamedWorld::open_with`].
+    ///
+    /// # Errors
+    /// As [`StreamedWorld::recover`] and [`StreamedWorld::open_with`].
+    pub fn recover_with(
+        path: &Path,
+        progress: &Progress,
+    ) -> Result<StreamedWorld, StreamingFileError> {
         let lock = lock_recovery(path)?;
-        StreamedWorld::from_file(StreamingWorldFile::open(path)?, Some(lock))
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, Some(lock), progress)
     }
 
     /// The world of an open file; untitled (a recovery file) when this
@@ -271,6 +298,7 @@ impl StreamedWorld {
     fn from_file(
         file: StreamingWorldFile,
         lock: Option<RecoveryLock>,
+        progress: &Progress,
     ) -> Result<StreamedWorld, StreamingFileError> {
         let untitled = lock.is_some();
         let recovered_columns = file.pending_count()?;
@@ -288,9 +316,8 @@ impl StreamedWorld {
                 Ok(plan) => (RecipeTerrain::from_plan(plan, &recipe, settings), None),
                 Err(miss) => {
                     log::info!("{}: {miss}; cooking the recipe", file.path().display());
-                    let (terrain, report) =
-                        RecipeTerrain::cook(&recipe, settings, &crate::progress::Progress::new())
-                            .map_err(|e| bad(e.to_string()))?;
+                    let (terrain, report) = RecipeTerrain::cook(&recipe, settings, progress)
+                        .map_err(|e| bad(e.to_string()))?;
                     (terrain, Some(report))
                 }
             };

@@ -308,7 +308,7 @@ impl App {
             // The fly camera stops at the terrain unless the artist turns
             // that off (to fly into caves from the side, say).
             walk: WalkMode::colliding(),
-            pending_import: None,
+            pending_world: None,
             previews: ToolPreviews::default(),
             seam_audit: ThrottledSeamAudit::default(),
         })

@@ -22,7 +22,7 @@ use crate::editor::tools::history_view::HistoryView;
 use crate::editor::tools::previews::ToolPreviews;
 use crate::editor::tools::tool_driver::{SeaRequest, ToolDriver, ToolInput};
 use crate::editor::tools::tools_panel::HANDLE_PICK_RADIUS_PX;
-use crate::editor::window_ui::{UiFrame, UiScene, run_ui, tool_boxes};
+use crate::editor::window_ui::{ReadingWorld, UiFrame, UiScene, run_ui, tool_boxes};
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::picking::{PickHit, pick};
 use crate::pipeline::seam_audit::ThrottledSeamAudit;
@@ -35,7 +35,7 @@ use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
 use super::window_gpu::WindowGpu;
 use super::window_input::{PointerState, cursor_ray};
-use super::window_stream::{PendingImport, WindowStream};
+use super::window_stream::{PendingKind, PendingWorld, WindowStream};
 use super::world::{StreamEventContext, World, WorldChange};
 
 /// Longest ray the brush cursor is picked along, in studs.
@@ -64,7 +64,7 @@ pub(super) struct WindowState {
     /// Walk mode and fly-camera collision.
     pub(super) walk: WalkMode,
     /// A heightmap importing as a streaming world on its own thread.
-    pub(super) pending_import: Option<PendingImport>,
+    pub(super) pending_world: Option<PendingWorld>,
     /// The paste preview's cached outline and the Flatten plane preview.
     pub(super) previews: ToolPreviews,
     /// The seam audit of the shown meshes (the `seam-audit` overlay and
@@ -183,9 +183,9 @@ impl WindowState {
                 return true;
             }
         }
-        if self.pending_import.is_some()
+        if self.pending_world.is_some()
             && let WorldChange::Replaced { camera, generator } =
-                world.finish_pending_import(&mut self.pending_import, session, context.budget_bytes)
+                world.finish_pending_world(&mut self.pending_world, session, context.budget_bytes)
         {
             self.world_replaced(world, tools, camera, generator);
         }
@@ -222,7 +222,7 @@ impl WindowState {
                     let (change, next) = world.on_streamed_event(
                         other,
                         session,
-                        &mut self.pending_import,
+                        &mut self.pending_world,
                         region,
                         context,
                         document.as_ref(),
@@ -384,10 +384,16 @@ impl WindowState {
             boxes,
             handles,
             cursor_note,
-            importing: self
-                .pending_import
-                .as_ref()
-                .map(|p| (p.png().to_path_buf(), p.elapsed_s())),
+            reading_world: self.pending_world.as_ref().map(|p| ReadingWorld {
+                what: match p.kind() {
+                    PendingKind::Import(png) => {
+                        format!("Decoding {} as a streaming world", png.display())
+                    }
+                    PendingKind::Open { path, .. } => format!("Opening {}", path.display()),
+                },
+                secs: p.elapsed_s(),
+                progress: std::sync::Arc::clone(p.progress()),
+            }),
             view_note: (!self.walk.is_walking())
                 .then(|| {
                     camera_place(&world.grid, world.extent_xz_studs(), self.camera.pos_world).note()
@@ -464,7 +470,7 @@ impl WindowState {
             handle_tolerance_rad: self.handle_tolerance_rad(),
             camera_pos_world: self.camera.pos_world,
             sea,
-            world_locked: session.replacing_world() || self.pending_import.is_some(),
+            world_locked: session.replacing_world() || self.pending_world.is_some(),
         };
         let brush = self.panel.brush();
         let outcome = tools.frame(&mut world.grid, &mut self.panel.tools, brush, &input);

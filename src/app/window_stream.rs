@@ -8,7 +8,7 @@
 //! fills in as workers finish. An edit that waits for columns puts them
 //! first in that step's demand ([`crate::editor::tools::column_wait`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::camera::{Camera, FramedView};
@@ -19,6 +19,7 @@ use crate::io::world::streaming_file::{StreamingFileError, StreamingWorldFile};
 use crate::pipeline::TerrainStreaming;
 use crate::pipeline::WorldMeshes;
 use crate::pipeline::lod::LodSettings;
+use crate::progress::Progress;
 use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::ColumnCoord;
@@ -27,61 +28,127 @@ use crate::terrain::streaming::column_source::EditStore;
 
 use super::streamed_world::{StreamedWorld, default_recovery_dir};
 
-/// A heightmap imported as a new streaming world on its own thread
-/// ([`StreamedWorld::import_heightmap`]: seconds of decoding for a 16,384²
-/// map), so the window keeps drawing; the editor takes no edits meanwhile
-/// (the open world is about to be replaced).
+/// What a [`PendingWorld`] is making.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingKind {
+    /// A heightmap imported as a new streaming world.
+    Import(PathBuf),
+    /// A streaming world file opened (or, `recovering`, a crash's recovery
+    /// file reopened as the untitled world it was).
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// A recovery file reopened.
+        recovering: bool,
+    },
+}
+
+/// A streaming world made on its own thread, so the window keeps drawing:
+/// a heightmap import ([`StreamedWorld::import_heightmap`]: seconds of
+/// decoding for a 16,384² map) or an opened file whose recipe plan must be
+/// cooked again (missing or stale in the file: seconds per stage, counted
+/// in [`PendingWorld::progress`] and cancellable there). The editor takes
+/// no edits meanwhile (the open world is about to be replaced).
 #[derive(Debug)]
-pub struct PendingImport {
-    png: std::path::PathBuf,
+pub struct PendingWorld {
+    kind: PendingKind,
     started: std::time::Instant,
+    progress: Arc<Progress>,
     handle: std::thread::JoinHandle<Result<StreamedWorld, StreamingFileError>>,
 }
 
-impl PendingImport {
+impl PendingWorld {
     /// Starts importing `png` with `settings` (its recovery file goes to
     /// the default recovery folder).
     ///
     /// # Errors
     /// The I/O error when no thread can be started.
-    pub fn start(
-        png: std::path::PathBuf,
+    pub fn start_import(
+        png: PathBuf,
         settings: crate::io::heightmap::heightmap_import::HeightmapSettings,
-    ) -> std::io::Result<PendingImport> {
+    ) -> std::io::Result<PendingWorld> {
         let path = png.clone();
+        PendingWorld::start(
+            PendingKind::Import(png),
+            "strata-heightmap-import",
+            move |_| StreamedWorld::import_heightmap(&path, &settings, &default_recovery_dir()?),
+        )
+    }
+
+    /// Starts opening the streaming world file `path` (`recovering`: a
+    /// recovery file, as [`StreamedWorld::recover`]).
+    ///
+    /// # Errors
+    /// The I/O error when no thread can be started.
+    pub fn start_open(path: PathBuf, recovering: bool) -> std::io::Result<PendingWorld> {
+        let file = path.clone();
+        PendingWorld::start(
+            PendingKind::Open { path, recovering },
+            "strata-world-open",
+            move |progress| {
+                if recovering {
+                    StreamedWorld::recover_with(&file, progress)
+                } else {
+                    StreamedWorld::open_with(&file, progress)
+                }
+            },
+        )
+    }
+
+    fn start(
+        kind: PendingKind,
+        thread_name: &str,
+        make: impl FnOnce(&Progress) -> Result<StreamedWorld, StreamingFileError> + Send + 'static,
+    ) -> std::io::Result<PendingWorld> {
+        let progress = Arc::new(Progress::new());
+        let shared = Arc::clone(&progress);
         let handle = std::thread::Builder::new()
-            .name("strata-heightmap-import".into())
-            .spawn(move || {
-                StreamedWorld::import_heightmap(&path, &settings, &default_recovery_dir()?)
-            })?;
-        Ok(PendingImport {
-            png,
+            .name(thread_name.into())
+            .spawn(move || make(&shared))?;
+        Ok(PendingWorld {
+            kind,
             started: std::time::Instant::now(),
+            progress,
             handle,
         })
     }
 
-    /// The PNG being imported.
-    pub fn png(&self) -> &Path {
-        &self.png
+    /// What is being made.
+    pub fn kind(&self) -> &PendingKind {
+        &self.kind
     }
 
-    /// Seconds since the import started.
+    /// The file read: the heightmap or the world file.
+    pub fn path(&self) -> &Path {
+        match &self.kind {
+            PendingKind::Import(png) => png,
+            PendingKind::Open { path, .. } => path,
+        }
+    }
+
+    /// The progress of a recipe's cook while opening (stage label and
+    /// fraction), and its Cancel.
+    pub fn progress(&self) -> &Arc<Progress> {
+        &self.progress
+    }
+
+    /// Seconds since it started.
     pub fn elapsed_s(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
     }
 
-    /// The imported world once the thread is done (`Err(self)` while it
-    /// still runs); a panicked import is reported as an I/O error.
-    pub fn try_finish(self) -> Result<Result<StreamedWorld, StreamingFileError>, PendingImport> {
+    /// The world once the thread is done (`Err(self)` while it still
+    /// runs); a panicked thread is reported as an I/O error.
+    pub fn try_finish(self) -> Result<Result<StreamedWorld, StreamingFileError>, PendingWorld> {
         if !self.handle.is_finished() {
             return Err(self);
         }
+        let path = self.path().to_path_buf();
         Ok(self.handle.join().unwrap_or_else(|_| {
             Err(StreamingFileError::File(
                 crate::io::world::world_file::WorldFileError::Io {
-                    path: self.png.clone(),
-                    source: std::io::Error::other("the import stopped unexpectedly"),
+                    path,
+                    source: std::io::Error::other("the thread stopped unexpectedly"),
                 },
             ))
         }))
@@ -136,24 +203,6 @@ impl WindowStream {
         budget_bytes: usize,
     ) -> (WindowStream, TerrainStreaming) {
         Self::streaming(world, lod, budget_bytes)
-    }
-
-    /// Reopens the recovery file at `path` that a crash left behind, as
-    /// the untitled world it was ([`StreamedWorld::recover`]).
-    ///
-    /// # Errors
-    /// [`StreamingFileError`] when another session holds it or it is not
-    /// a valid streaming world.
-    pub fn recover(
-        path: &Path,
-        lod: LodSettings,
-        budget_bytes: usize,
-    ) -> Result<(WindowStream, TerrainStreaming), StreamingFileError> {
-        Ok(Self::streaming(
-            StreamedWorld::recover(path)?,
-            lod,
-            budget_bytes,
-        ))
     }
 
     /// At start: offers the newest recovery file of a new streaming world
@@ -429,7 +478,7 @@ mod import_tests {
     use super::*;
 
     /// Polls `pending` until its thread is done (at most 30 s).
-    fn finish(mut pending: PendingImport) -> Result<StreamedWorld, StreamingFileError> {
+    fn finish(mut pending: PendingWorld) -> Result<StreamedWorld, StreamingFileError> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         loop {
             match pending.try_finish() {
@@ -453,8 +502,9 @@ mod import_tests {
         .save(&png)
         .expect("png");
         let settings = crate::io::heightmap::heightmap_import::HeightmapSettings::default();
-        let pending = PendingImport::start(png.clone(), settings.clone()).expect("thread");
-        assert_eq!(pending.png(), png.as_path());
+        let pending = PendingWorld::start_import(png.clone(), settings.clone()).expect("thread");
+        assert_eq!(pending.path(), png.as_path());
+        assert_eq!(pending.kind(), &PendingKind::Import(png.clone()));
         let world = finish(pending).expect("imported");
         assert!(world.untitled);
         assert!(matches!(
@@ -465,7 +515,7 @@ mod import_tests {
         // A file that is not a PNG is an error, reported once the thread ends.
         let bad = dir.join("bad.png");
         std::fs::write(&bad, b"not a png").expect("write");
-        assert!(finish(PendingImport::start(bad, settings).expect("thread")).is_err());
+        assert!(finish(PendingWorld::start_import(bad, settings).expect("thread")).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -25,7 +25,7 @@ use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::CellBox;
 use crate::terrain::storage::grid::Grid;
 
-use super::window_stream::{PendingImport, WindowStream};
+use super::window_stream::{PendingKind, PendingWorld, WindowStream};
 
 /// The world open in the window.
 pub struct World {
@@ -192,15 +192,15 @@ impl World {
 
     /// Carries out a File menu event for a streaming world: a new one, an
     /// opened or recovered one, a save, an import, a region export or an
-    /// autosave checkpoint. `pending_import` holds a heightmap import
-    /// running on its own thread. Returns what changed and the session's
+    /// autosave checkpoint. `pending_world` holds a heightmap import or a
+    /// file opening on its own thread. Returns what changed and the session's
     /// next event (an event that is not about streaming worlds is handed
     /// back untouched).
     pub fn on_streamed_event(
         &mut self,
         event: SessionEvent,
         session: &mut FileSession,
-        pending_import: &mut Option<PendingImport>,
+        pending_world: &mut Option<PendingWorld>,
         region: Option<CellBox>,
         context: StreamEventContext,
         document: Option<&WorldDocument>,
@@ -226,10 +226,16 @@ impl World {
                 (change, None)
             }
             SessionEvent::OpenStreamed(path) => {
-                (self.open_stream(path, false, session, budget), None)
+                start_pending(pending_world, session, || {
+                    PendingWorld::start_open(path, false)
+                });
+                (WorldChange::None, None)
             }
             SessionEvent::RecoverStreamed(path) => {
-                (self.open_stream(path, true, session, budget), None)
+                start_pending(pending_world, session, || {
+                    PendingWorld::start_open(path, true)
+                });
+                (WorldChange::None, None)
             }
             SessionEvent::SaveStreamed(path) => {
                 let result = match self.stream.as_mut() {
@@ -246,19 +252,9 @@ impl World {
                 (WorldChange::None, next)
             }
             SessionEvent::ImportStreamed(png, settings) => {
-                if pending_import.is_some() {
-                    session.menu.show_message(
-                        "A heightmap import is running; try again when it ends.".into(),
-                        true,
-                    );
-                } else {
-                    match PendingImport::start(png, settings) {
-                        Ok(pending) => *pending_import = Some(pending),
-                        Err(e) => session
-                            .menu
-                            .show_message(format!("Cannot start the import: {e}"), true),
-                    }
-                }
+                start_pending(pending_world, session, || {
+                    PendingWorld::start_import(png, settings)
+                });
                 (WorldChange::None, None)
             }
             SessionEvent::ExportStreamed(path, format) => {
@@ -280,68 +276,59 @@ impl World {
         }
     }
 
-    /// Opens (or, `recovering`, recovers) the streaming world file at `path`.
-    fn open_stream(
+    /// A finished background import or opening replaces the world (an
+    /// unfinished one stays pending; a failed or cancelled one says so and
+    /// keeps the world there is).
+    pub fn finish_pending_world(
         &mut self,
-        path: PathBuf,
-        recovering: bool,
+        pending_world: &mut Option<PendingWorld>,
         session: &mut FileSession,
         budget_bytes: usize,
     ) -> WorldChange {
-        let lod = self.streaming.lod().settings;
-        let opened = if recovering {
-            WindowStream::recover(&path, lod, budget_bytes)
-        } else {
-            WindowStream::open(&path, lod, budget_bytes)
+        let Some(pending) = pending_world.take() else {
+            return WorldChange::None;
         };
-        match opened {
-            Ok((stream, streaming)) => {
+        let kind = pending.kind().clone();
+        let cancelled = pending.progress().is_cancelled();
+        match pending.try_finish() {
+            Err(still_running) => {
+                *pending_world = Some(still_running);
+                WorldChange::None
+            }
+            Ok(Ok(world)) => {
+                let lod = self.streaming.lod().settings;
+                let recovered = world.recovered_columns;
+                let (stream, streaming) = WindowStream::from_world(world, lod, budget_bytes);
                 let meta = stream.world.meta();
-                let recovered = stream.world.recovered_columns;
                 let change = self.install_streamed(stream, streaming);
-                // A recovered new world stays untitled: Save asks where.
-                let titled = (!recovering).then_some(path);
+                // An import and a recovered new world stay untitled: Save
+                // asks where.
+                let titled = match kind {
+                    PendingKind::Open {
+                        path,
+                        recovering: false,
+                    } => Some(path),
+                    _ => None,
+                };
                 session.streamed_opened(titled, &self.grid, meta, recovered);
                 change
             }
-            Err(e) => {
-                session
-                    .menu
-                    .show_message(format!("Cannot open {}: {e}", path.display()), true);
-                WorldChange::None
-            }
-        }
-    }
-
-    /// A finished background heightmap import replaces the world (an
-    /// unfinished one stays pending).
-    pub fn finish_pending_import(
-        &mut self,
-        pending_import: &mut Option<PendingImport>,
-        session: &mut FileSession,
-        budget_bytes: usize,
-    ) -> WorldChange {
-        let Some(pending) = pending_import.take() else {
-            return WorldChange::None;
-        };
-        let png = pending.png().to_path_buf();
-        match pending.try_finish() {
-            Err(still_running) => {
-                *pending_import = Some(still_running);
-                WorldChange::None
-            }
-            Ok(Ok(imported)) => {
-                let lod = self.streaming.lod().settings;
-                let (stream, streaming) = WindowStream::from_world(imported, lod, budget_bytes);
-                let meta = stream.world.meta();
-                let change = self.install_streamed(stream, streaming);
-                session.streamed_opened(None, &self.grid, meta, 0);
-                change
-            }
             Ok(Err(e)) => {
-                session
-                    .menu
-                    .show_message(format!("Cannot import {}: {e}", png.display()), true);
+                let message = match (&kind, cancelled) {
+                    (PendingKind::Import(png), true) => {
+                        format!("The import of {} was cancelled.", png.display())
+                    }
+                    (PendingKind::Open { path, .. }, true) => {
+                        format!("Opening {} was cancelled.", path.display())
+                    }
+                    (PendingKind::Import(png), false) => {
+                        format!("Cannot import {}: {e}", png.display())
+                    }
+                    (PendingKind::Open { path, .. }, false) => {
+                        format!("Cannot open {}: {e}", path.display())
+                    }
+                };
+                session.menu.show_message(message, !cancelled);
                 WorldChange::None
             }
         }
@@ -468,6 +455,31 @@ fn open_document(
             (grid, doc, None, None)
         }
     })
+}
+
+/// Starts a background import or opening into `pending_world` unless one
+/// runs (then says so).
+fn start_pending(
+    pending_world: &mut Option<PendingWorld>,
+    session: &mut FileSession,
+    start: impl FnOnce() -> std::io::Result<PendingWorld>,
+) {
+    if let Some(running) = pending_world {
+        session.menu.show_message(
+            format!(
+                "{} is still being read; try again when it is done.",
+                running.path().display()
+            ),
+            true,
+        );
+        return;
+    }
+    match start() {
+        Ok(pending) => *pending_world = Some(pending),
+        Err(e) => session
+            .menu
+            .show_message(format!("Cannot start reading the world: {e}"), true),
+    }
 }
 
 #[cfg(test)]

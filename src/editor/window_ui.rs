@@ -7,7 +7,7 @@
 //! egui output, the space the bar and panel took (which decides the 3D
 //! viewport) and what the File menu asked for.
 
-use std::path::PathBuf;
+use std::sync::Arc;
 
 use glam::DVec3;
 
@@ -21,6 +21,7 @@ use crate::editor::tools::tools_panel::{
     ActiveTool, HandleView, PASTE_COLOR, SELECTION_COLOR, draw_boxes,
 };
 use crate::pipeline::picking::PickHit;
+use crate::progress::Progress;
 use crate::terrain::storage::coords::CellBox;
 use crate::terrain::storage::grid::Grid;
 
@@ -38,8 +39,9 @@ pub struct UiScene<'a> {
     pub handles: Option<HandleView>,
     /// A note beside the cursor (text, cursor position in physical pixels).
     pub cursor_note: Option<(String, [f32; 2])>,
-    /// A heightmap importing as a streaming world: its file and seconds so far.
-    pub importing: Option<(PathBuf, f64)>,
+    /// A streaming world being read on its own thread (a heightmap import,
+    /// a file whose recipe is cooked again).
+    pub reading_world: Option<ReadingWorld>,
     /// Where the camera is when it is lost (inside the terrain, below the
     /// floor, outside the world), shown over the top of the 3D view.
     pub view_note: Option<String>,
@@ -142,8 +144,8 @@ fn ui_pass(
         if let Some((text, at)) = &scene.cursor_note {
             cursor_note(ctx, *at, text);
         }
-        if let Some((png, secs)) = &scene.importing {
-            import_window(ctx, png, *secs);
+        if let Some(reading) = &scene.reading_world {
+            reading_window(ctx, reading);
         }
         if let Some(text) = &scene.view_note {
             view_note(ctx, scene.viewport_px, text);
@@ -175,21 +177,46 @@ fn walk_window(
         .map(|r| r.response.rect)
 }
 
-/// The progress window of a heightmap importing as a streaming world.
-fn import_window(ctx: &egui::Context, png: &std::path::Path, secs: f64) {
-    egui::Window::new("Importing heightmap")
+/// A streaming world being read on its own thread, as the progress window
+/// shows it.
+#[derive(Debug, Clone)]
+pub struct ReadingWorld {
+    /// What is read, e.g. "Opening islands.strata".
+    pub what: String,
+    /// Seconds so far.
+    pub secs: f64,
+    /// A recipe's cook while opening (stage and fraction) and its Cancel.
+    pub progress: Arc<Progress>,
+}
+
+/// The progress window of a streaming world being read: a spinner and the
+/// seconds, and while a recipe cooks its stage, a bar and Cancel.
+fn reading_window(ctx: &egui::Context, reading: &ReadingWorld) {
+    egui::Window::new("Reading world")
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
         .show(ctx, |ui| {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label(format!(
-                    "Decoding {} as a streaming world… {secs:.0} s",
-                    png.display()
-                ));
+                ui.label(format!("{}… {:.0} s", reading.what, reading.secs));
             });
+            let progress = &reading.progress;
+            if let Some(fraction) = progress.fraction() {
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .text(format!("{} {:.0}%", progress.stage(), fraction * 100.0))
+                        .desired_width(320.0),
+                );
+                if progress.is_cancelled() {
+                    ui.label("Cancelling…");
+                } else if ui.button("Cancel").clicked() {
+                    progress.cancel();
+                }
+            }
         });
+    // Keep redrawing so the seconds and the bar move.
+    ctx.request_repaint();
 }
 
 /// A note centred at the top of the 3D view (`viewport_px` is `[x, y,
