@@ -516,13 +516,8 @@ impl Scratch {
         stud_scale: f32,
         keep_offsets: bool,
     ) {
-        let dim = if D == 0 { field.dim } else { D };
+        let (dim, offsets) = field_offsets::<D>(field);
         let (sy, sz) = (dim, dim * dim);
-        let offsets = if D == 0 {
-            sample_offsets(sy, sz)
-        } else {
-            const { sample_offsets(D, D * D) }
-        };
         let window = offsets[31] + LANES;
         let solid = &field.solid[..];
         let material = &field.material[..];
@@ -629,13 +624,8 @@ impl Scratch {
         stud_scale: f32,
         keep_offsets: bool,
     ) {
-        let dim = if D == 0 { field.dim } else { D };
+        let (dim, offsets) = field_offsets::<D>(field);
         let (sy, sz) = (dim, dim * dim);
-        let offsets = if D == 0 {
-            sample_offsets(sy, sz)
-        } else {
-            const { sample_offsets(D, D * D) }
-        };
         // Samples of one cube: from (-1, -1, -1) to the last offset.
         let span = offsets[31] + 1;
         let count = self.pending_len;
@@ -685,6 +675,19 @@ fn avx2_available() -> bool {
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// The padded side of `field` (the constant `D` when not 0) and the 32
+/// sample offsets of a cube in it.
+#[inline(always)]
+fn field_offsets<const D: usize>(field: &SampleField) -> (usize, [usize; 32]) {
+    let dim = if D == 0 { field.dim } else { D };
+    let offsets = if D == 0 {
+        sample_offsets(dim, dim * dim)
+    } else {
+        const { sample_offsets(D, D * D) }
+    };
+    (dim, offsets)
 }
 
 #[cfg(test)]
