@@ -47,13 +47,18 @@ pub fn erode_thermal(
             .zip(plan.talus_cells.par_chunks_mut(side))
             .enumerate()
             .for_each(|(j, (heights, talus_row))| {
+                let interior_row = j > 0 && j + 1 < side;
                 for i in 0..side {
                     let k = j * side + i;
                     let mut gained = 0.0f32;
+                    let interior = interior_row && i > 0 && i + 1 < side;
                     for (d, &(di, dj, _)) in NEIGHBOURS_8.iter().enumerate() {
-                        // The neighbour q at (i − di, j − dj) sends along +d to k.
+                        // The neighbour q at (i − di, j − dj) sends along +d to k;
+                        // inside the border all 8 exist (the same sum, in the
+                        // same order, without the range checks).
                         let (qi, qj) = (i as i64 - di, j as i64 - dj);
-                        if qi < 0 || qj < 0 || qi >= side as i64 || qj >= side as i64 {
+                        if !interior && (qi < 0 || qj < 0 || qi >= side as i64 || qj >= side as i64)
+                        {
                             continue;
                         }
                         let q = qj as usize * side + qi as usize;
@@ -79,12 +84,14 @@ fn outflows(plan: &Plan, talus_per_sample: f64, rate: f64, dir: &mut [u8], amoun
         .zip(amount.par_chunks_mut(side))
         .enumerate()
         .for_each(|(j, (dir_row, amount_row))| {
+            let interior_row = j > 0 && j + 1 < side;
             for i in 0..side {
                 let own = f64::from(h[j * side + i]);
                 let mut best = (NONE, 0.0f64);
+                let interior = interior_row && i > 0 && i + 1 < side;
                 for (d, &(di, dj, dist)) in NEIGHBOURS_8.iter().enumerate() {
                     let (ni, nj) = (i as i64 + di, j as i64 + dj);
-                    if ni < 0 || nj < 0 || ni >= side as i64 || nj >= side as i64 {
+                    if !interior && (ni < 0 || nj < 0 || ni >= side as i64 || nj >= side as i64) {
                         continue;
                     }
                     let drop = own - f64::from(h[nj as usize * side + ni as usize]);
