@@ -207,6 +207,11 @@ impl WindowState {
             event = match e {
                 SessionEvent::Quit => return true,
                 SessionEvent::ReplaceWorld(loaded) => {
+                    // The world asked for last wins: a streaming world still
+                    // being read is dropped when it ends.
+                    if let Some(pending) = &self.pending_world {
+                        pending.progress().cancel();
+                    }
                     let generator = loaded.meta.generator.clone();
                     let layers = loaded.report.as_ref().and_then(|r| r.document.clone());
                     let camera = world.replace_loaded(*loaded, self.camera);

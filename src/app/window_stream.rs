@@ -132,6 +132,12 @@ impl PendingWorld {
         &self.progress
     }
 
+    /// True once the reading thread is done ([`PendingWorld::try_finish`]
+    /// then returns its result).
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
     /// Seconds since it started.
     pub fn elapsed_s(&self) -> f64 {
         self.started.elapsed().as_secs_f64()

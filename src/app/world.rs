@@ -209,6 +209,11 @@ impl World {
         let budget = context.budget_bytes;
         match event {
             SessionEvent::NewStreamed(settings) => {
+                // The world asked for last wins: one still being read is
+                // dropped when it ends.
+                if let Some(pending) = pending_world.as_ref() {
+                    pending.progress().cancel();
+                }
                 let change = match WindowStream::create(&settings, lod, budget) {
                     Ok((stream, streaming)) => {
                         let change = self.install_streamed(stream, streaming);
@@ -278,7 +283,8 @@ impl World {
 
     /// A finished background import or opening replaces the world (an
     /// unfinished one stays pending; a failed or cancelled one says so and
-    /// keeps the world there is).
+    /// keeps the world there is, also when Cancel came after the reading
+    /// was done but before this frame took it).
     pub fn finish_pending_world(
         &mut self,
         pending_world: &mut Option<PendingWorld>,
@@ -293,6 +299,17 @@ impl World {
         match pending.try_finish() {
             Err(still_running) => {
                 *pending_world = Some(still_running);
+                WorldChange::None
+            }
+            Ok(Ok(world)) if cancelled => {
+                // A new world's recovery file is of no use; a crash's
+                // recovery file stays for another try.
+                if matches!(kind, PendingKind::Import(_)) {
+                    world.remove_recovery();
+                }
+                session
+                    .menu
+                    .show_message(format!("{} was cancelled.", pending_label(&kind)), false);
                 WorldChange::None
             }
             Ok(Ok(world)) => {
@@ -315,12 +332,7 @@ impl World {
             }
             Ok(Err(e)) => {
                 let message = match (&kind, cancelled) {
-                    (PendingKind::Import(png), true) => {
-                        format!("The import of {} was cancelled.", png.display())
-                    }
-                    (PendingKind::Open { path, .. }, true) => {
-                        format!("Opening {} was cancelled.", path.display())
-                    }
+                    (_, true) => format!("{} was cancelled.", pending_label(&kind)),
                     (PendingKind::Import(png), false) => {
                         format!("Cannot import {}: {e}", png.display())
                     }
@@ -457,6 +469,14 @@ fn open_document(
     })
 }
 
+/// "Opening PATH" or "The import of PATH", for messages about `kind`.
+fn pending_label(kind: &PendingKind) -> String {
+    match kind {
+        PendingKind::Import(png) => format!("The import of {}", png.display()),
+        PendingKind::Open { path, .. } => format!("Opening {}", path.display()),
+    }
+}
+
 /// Starts a background import or opening into `pending_world` unless one
 /// runs (then says so).
 fn start_pending(
@@ -547,6 +567,57 @@ mod tests {
                 assert_eq!(drawn, lod.draw_distance_studs);
             }
             world.close();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Cancel clicked after the reading thread was done but before a frame
+    /// took its world: nothing is replaced and the message says cancelled
+    /// (not an error). Not cancelled, the same import replaces the world.
+    #[test]
+    fn a_pending_world_cancelled_after_it_was_read_replaces_nothing() {
+        use crate::editor::files::document::{Document, RecentFiles};
+        let dir = std::env::temp_dir().join(format!("strata-world-cancel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let png = dir.join("ramp.png");
+        image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(40, 40, |x, z| {
+            image::Luma([(x * 400 + z * 200) as u16])
+        })
+        .save(&png)
+        .expect("png");
+        let lod = LodSettings::default();
+        let mut world = World {
+            grid: Grid::streaming(),
+            meshes: WorldMeshes::default(),
+            streaming: TerrainStreaming::new(lod),
+            stream: None,
+        };
+        let doc = Document::untitled(&world.grid, WorldMeta::default());
+        let mut session = FileSession::new(doc, RecentFiles::load(Some(dir.join("recent.json"))));
+        let finished = |cancel: bool| {
+            let pending = PendingWorld::start_import(png.clone(), HeightmapSettings::default())
+                .expect("thread");
+            while !pending.is_finished() {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            if cancel {
+                pending.progress().cancel();
+            }
+            Some(pending)
+        };
+        let mut pending = finished(true);
+        let change = world.finish_pending_world(&mut pending, &mut session, 64 << 20);
+        assert!(matches!(change, WorldChange::None));
+        assert!(pending.is_none());
+        assert!(world.stream.is_none(), "nothing was installed");
+        let (message, error) = session.menu.message().expect("a message");
+        assert!(message.ends_with("was cancelled."), "{message}");
+        assert!(!error);
+        let mut pending = finished(false);
+        let change = world.finish_pending_world(&mut pending, &mut session, 64 << 20);
+        assert!(matches!(change, WorldChange::Replaced { .. }));
+        if let Some(stream) = &world.stream {
+            stream.world.remove_recovery();
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -112,7 +112,10 @@ impl<'a> Resist<'a> {
                 // within the plan's range (a cell of slack each way); rows
                 // outside it are asked of `rock` directly.
                 let (lowest_row, highest_row) = if lo <= hi && hi - lo < 1e6 {
-                    (lo.floor() as i32 - 1, hi.floor() as i32 + 1)
+                    (
+                        floor_i32(lo).saturating_sub(1),
+                        floor_i32(hi).saturating_add(1),
+                    )
                 } else {
                     (0, -1)
                 };
@@ -157,12 +160,12 @@ impl<'a> Resist<'a> {
     }
 }
 
-/// `floor(h)` for finite `h` within `i32`, without a library call
-/// (truncation, one down for negative fractions).
+/// `floor(h)` without a library call (truncation, one down for negative
+/// fractions), saturating at the ends of `i32` (NaN gives 0).
 #[inline]
 fn floor_i32(h: f32) -> i32 {
     let t = h as i32;
-    t - i32::from((t as f32) > h)
+    t.saturating_sub(i32::from((t as f32) > h))
 }
 
 /// The erosion brush (weights falling linearly to 0 at [`BRUSH_RADIUS`],

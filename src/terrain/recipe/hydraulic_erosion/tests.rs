@@ -171,6 +171,9 @@ fn the_hardness_table_answers_as_the_rock_does_in_and_out_of_its_range() {
     let by_sample = Resist::new(&stage, RockAt::BySample(&materials), &plan);
     assert_eq!(by_sample.at(17, 3.0), 0.75);
     assert_eq!(floor_i32(-0.5), -1);
+    assert_eq!(floor_i32(-3e9), i32::MIN);
+    assert_eq!(floor_i32(3e9), i32::MAX);
+    assert_eq!(floor_i32(f32::NAN), 0);
     assert_eq!(floor_i32(-2.0), -2);
     assert_eq!(floor_i32(2.999), 2);
 }
@@ -196,4 +199,25 @@ fn every_brush_sums_to_one_and_falls_to_zero_at_its_radius() {
         table.at(0.0, 0.5),
         &table.0[BRUSH_STEPS * BRUSH_STEPS / 2]
     ));
+}
+
+/// Heights beyond the range of `i32` (no recipe makes them, but the API
+/// takes any plan) erode without an overflow.
+#[test]
+fn heights_beyond_i32_erode_without_overflow() {
+    for base in [3e9f32, -3e9, -2_147_483_000.0] {
+        let mut plan = slope_plan();
+        for (k, h) in plan.height_cells.iter_mut().enumerate() {
+            *h = base - k as f32 * 1000.0;
+        }
+        let rock = |_: i32| Material::ROCK;
+        let steps = erode_hydraulic(
+            &mut plan,
+            &stage(),
+            3,
+            RockAt::ByHeight(&rock),
+            &Progress::new(),
+        );
+        assert!(steps.is_ok(), "base {base}");
+    }
 }
