@@ -21,6 +21,9 @@ pub struct Progress {
     total: AtomicU64,
     cancelled: AtomicBool,
     stage: Mutex<&'static str>,
+    /// The stage's place among the operation's stages, `index << 32 |
+    /// count` (1-based index); 0 when not told.
+    place: AtomicU64,
 }
 
 /// The operation was cancelled through [`Progress::cancel`] before it
@@ -35,13 +38,41 @@ impl Progress {
         Progress::default()
     }
 
-    /// Starts a new stage of `total` units (resets the count).
+    /// Starts a new stage of `total` units (resets the count and forgets
+    /// the place set by [`Progress::set_place`]).
     pub fn begin_stage(&self, stage: &'static str, total: u64) {
         if let Ok(mut s) = self.stage.lock() {
             *s = stage;
         }
+        self.place.store(0, Ordering::Relaxed);
         self.done.store(0, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
+    }
+
+    /// Says the current stage is stage `index` (1-based) of `count` of the
+    /// operation, shown by [`Progress::label`]; ignored unless
+    /// `1 <= index <= count`.
+    pub fn set_place(&self, index: u32, count: u32) {
+        if (1..=count).contains(&index) {
+            self.place
+                .store(u64::from(index) << 32 | u64::from(count), Ordering::Relaxed);
+        }
+    }
+
+    /// The current stage's label, with its place when one was set:
+    /// "cooking: rivers (6 of 8)".
+    pub fn label(&self) -> String {
+        let place = self.place.load(Ordering::Relaxed);
+        let stage = self.stage();
+        if place == 0 {
+            stage.to_string()
+        } else {
+            format!(
+                "{stage} ({} of {})",
+                place >> 32,
+                place & u64::from(u32::MAX)
+            )
+        }
     }
 
     /// Records `units` more units done.
@@ -101,7 +132,16 @@ mod tests {
         assert_eq!(p.stage(), "loading");
         p.advance(10);
         assert_eq!(p.fraction(), Some(1.0));
+        p.set_place(2, 3);
+        assert_eq!(p.label(), "loading (2 of 3)");
+        p.set_place(4, 3);
+        assert_eq!(
+            p.label(),
+            "loading (2 of 3)",
+            "a place past the count is ignored"
+        );
         p.begin_stage("saving", 2);
+        assert_eq!(p.label(), "saving", "a new stage forgets the place");
         assert_eq!(p.fraction(), Some(0.0));
         assert_eq!(p.check(), Ok(()));
         p.cancel();

@@ -433,6 +433,7 @@ fn a_streamed_recipe_world_reopens_off_the_frame_thread_with_progress_and_cancel
         "cooking: audits",
         "the cook counted its stages"
     );
+    assert_eq!(progress.label(), "cooking: audits (8 of 8)");
     drop(opened);
     // Cancelled: an error, no plan kept (the next open cooks again).
     assert!(drop_plan() > 0);

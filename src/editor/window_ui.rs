@@ -205,7 +205,7 @@ fn reading_window(ctx: &egui::Context, reading: &ReadingWorld) {
             if let Some(fraction) = progress.fraction() {
                 ui.add(
                     egui::ProgressBar::new(fraction)
-                        .text(format!("{} {:.0}%", progress.stage(), fraction * 100.0))
+                        .text(format!("{} {:.0}%", progress.label(), fraction * 100.0))
                         .desired_width(320.0),
                 );
                 if progress.is_cancelled() {

@@ -111,11 +111,11 @@ pub(crate) fn progress_window(
             let bar = match progress.fraction() {
                 Some(f) => egui::ProgressBar::new(f).text(format!(
                     "{} {:.0}%",
-                    progress.stage(),
+                    progress.label(),
                     f * 100.0
                 )),
                 None => egui::ProgressBar::new(0.0)
-                    .text(progress.stage())
+                    .text(progress.label())
                     .animate(true),
             };
             ui.add(bar.desired_width(320.0));

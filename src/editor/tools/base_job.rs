@@ -25,8 +25,8 @@ pub struct BaseJobStatus {
     pub seed: u64,
     /// The current stage's fraction done, when known.
     pub fraction: Option<f32>,
-    /// The current stage, e.g. `"eroding"`.
-    pub stage: &'static str,
+    /// The current stage and its place, e.g. `"cooking: rivers (6 of 8)"`.
+    pub stage: String,
 }
 
 impl RunningBaseJob {
@@ -48,7 +48,7 @@ impl RunningBaseJob {
         BaseJobStatus {
             seed: self.seed,
             fraction: self.progress.fraction(),
-            stage: self.progress.stage(),
+            stage: self.progress.label(),
         }
     }
 

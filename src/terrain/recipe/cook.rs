@@ -155,6 +155,8 @@ pub fn cook_plan_with_previews(
             .check()
             .map_err(|Cancelled| GenerateError::Cancelled)?;
         progress.begin_stage(stage_label(stage), stage_units(stage, plan.side));
+        let stage_count = recipe.stages.len() as u32 + 1;
+        progress.set_place(index as u32 + 1, stage_count);
         let t = Instant::now();
         let stage_seed = sub_seed(settings.seed, 0x5ec1_0000 + index as u64);
         let mut droplet_steps = None;
@@ -225,6 +227,8 @@ pub fn cook_plan_with_previews(
         .check()
         .map_err(|Cancelled| GenerateError::Cancelled)?;
     progress.begin_stage("cooking: audits", 1);
+    let stage_count = recipe.stages.len() as u32 + 1;
+    progress.set_place(stage_count, stage_count);
     clamp_surface(&mut plan);
     if !materials_ran {
         apply_materials(&mut plan, &default_materials(), settings.seed, progress)
