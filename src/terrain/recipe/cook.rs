@@ -150,13 +150,9 @@ pub fn cook_plan_with_previews(
     let mut slope_cap_deg = None;
     let mut rivers = None;
     let mut materials_ran = false;
+    let stage_count = recipe.stages.len();
     for (index, stage) in recipe.stages.iter().enumerate() {
-        progress
-            .check()
-            .map_err(|Cancelled| GenerateError::Cancelled)?;
-        progress.begin_stage(stage_label(stage), stage_units(stage, plan.side));
-        let stage_count = recipe.stages.len() as u32 + 1;
-        progress.set_place(index as u32 + 1, stage_count);
+        begin_cook_stage(progress, Some(stage), plan.side, index, stage_count)?;
         let t = Instant::now();
         let stage_seed = sub_seed(settings.seed, 0x5ec1_0000 + index as u64);
         let mut droplet_steps = None;
@@ -223,12 +219,7 @@ pub fn cook_plan_with_previews(
             progress.advance(1);
         }
     }
-    progress
-        .check()
-        .map_err(|Cancelled| GenerateError::Cancelled)?;
-    progress.begin_stage("cooking: audits", 1);
-    let stage_count = recipe.stages.len() as u32 + 1;
-    progress.set_place(stage_count, stage_count);
+    begin_cook_stage(progress, None, plan.side, stage_count, stage_count)?;
     clamp_surface(&mut plan);
     if !materials_ran {
         apply_materials(&mut plan, &default_materials(), settings.seed, progress)
@@ -256,6 +247,30 @@ pub fn cook_plan_with_previews(
         previews,
     };
     Ok((plan, report))
+}
+
+/// Checks Cancel, then begins `stage` in `progress` (`None`: the audits
+/// after the recipe's `stages`), the `index`-th (0-based) of the `stages`
+/// plus the audits, on a plan `side` samples wide.
+///
+/// # Errors
+/// [`GenerateError::Cancelled`] when `progress` was cancelled.
+fn begin_cook_stage(
+    progress: &Progress,
+    stage: Option<&Stage>,
+    side: usize,
+    index: usize,
+    stages: usize,
+) -> Result<(), GenerateError> {
+    progress
+        .check()
+        .map_err(|Cancelled| GenerateError::Cancelled)?;
+    match stage {
+        Some(stage) => progress.begin_stage(stage_label(stage), stage_units(stage, side)),
+        None => progress.begin_stage("cooking: audits", 1),
+    }
+    progress.set_place(index as u32 + 1, stages as u32 + 1);
+    Ok(())
 }
 
 /// The progress label of `stage` while it cooks.
