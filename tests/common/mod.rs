@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod layer_record;
+pub mod oracles;
 pub mod pixels;
 pub mod zero_png;
 
