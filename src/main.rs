@@ -14,11 +14,14 @@ use strata::app::cli_values::{
     parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
+use strata::app::heightmap_options::{
+    HeightmapOptions, heightmap_info_lines, heightmap_settings, parse_nodata,
+};
 use strata::app::output_checks::OutputPaths;
 use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::{Camera, FramedView};
-use strata::io::heightmap::heightmap_import::HeightmapSettings;
+use strata::io::heightmap::heightmap_import::{HeightmapSettings, NoDataFill};
 use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
@@ -117,9 +120,32 @@ struct Cli {
     #[arg(long, value_name = "N", conflicts_with = "heightmap", allow_hyphen_values = true, value_parser = parse_seed)]
     seed: Option<u64>,
 
-    /// Import a heightmap PNG instead of generating a world.
-    #[arg(long, value_name = "PNG")]
+    /// Import a heightmap instead of generating a world: a 16- or 8-bit PNG
+    /// (with an optional JSON sidecar) or a GeoTIFF (float or integer
+    /// samples, imported at its true scale unless a scale is given).
+    #[arg(long, value_name = "FILE")]
     heightmap: Option<PathBuf>,
+
+    /// Print what the heightmap is (size, pixel size, elevation range,
+    /// NoData) and the terrain the import settings make of it, then exit.
+    #[arg(long, requires = "heightmap")]
+    heightmap_info: bool,
+
+    /// Heightmap import: the cell size in metres (from the file's pixel
+    /// size; default for elevation data: one cell a pixel).
+    #[arg(
+        long,
+        value_name = "M",
+        requires = "heightmap",
+        conflicts_with = "cells_per_pixel",
+        allow_negative_numbers = true
+    )]
+    metres_per_cell: Option<f64>,
+
+    /// Heightmap import: what NoData samples become, `floor` (the lowest
+    /// valid elevation) or `sea` (sea floor under water).
+    #[arg(long, value_name = "floor|sea", requires = "heightmap", value_parser = parse_nodata)]
+    nodata: Option<NoDataFill>,
 
     /// Generate the world from a recipe (JSON stages, e.g.
     /// assets/recipes/alpine.json); --seed and --world-size still apply.
@@ -292,6 +318,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    if let (true, Some(path)) = (cli.heightmap_info, &cli.heightmap) {
+        heightmap_info_lines(path, &heightmap_options(&cli))?
+            .iter()
+            .for_each(|line| println!("{line}"));
+        return Ok(());
+    }
     // Bad view settings are refused before any world is opened or built,
     // whatever the run would have done with them.
     lod_settings(&cli)?;
@@ -366,30 +398,23 @@ fn write_recipe_previews(
     Ok(())
 }
 
+/// The heightmap import options the command line gave.
+fn heightmap_options(cli: &Cli) -> HeightmapOptions {
+    HeightmapOptions {
+        cells_per_pixel: cli.cells_per_pixel,
+        metres_per_cell: cli.metres_per_cell,
+        vertical_scale: cli.vertical_scale,
+        sea_level_m: cli.sea_level,
+        nodata: cli.nodata,
+    }
+}
+
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(path) = world_path(cli) {
         return Ok(WorldSource::File(path.clone()));
     }
     if let Some(path) = &cli.heightmap {
-        let mut settings = HeightmapSettings::default();
-        if let Some(c) = cli.cells_per_pixel {
-            if !(c.is_finite() && c > 0.0) {
-                bail!("--cells-per-pixel must be a positive number, got {c}");
-            }
-            settings.cells_per_pixel = c;
-        }
-        if let Some(level) = cli.sea_level {
-            if !level.is_finite() {
-                bail!("--sea-level must be a finite elevation, got {level}");
-            }
-            settings.sea_level_m = Some(level);
-        }
-        if let Some(v) = cli.vertical_scale {
-            if !(v.is_finite() && v > 0.0) {
-                bail!("--vertical-scale must be a positive number, got {v}");
-            }
-            settings.vertical_scale = v;
-        }
+        let settings = heightmap_settings(path, &heightmap_options(cli))?;
         return Ok(WorldSource::Heightmap {
             path: path.clone(),
             settings,
@@ -428,7 +453,7 @@ fn streams(cli: &Cli, settings: &GeneratorSettings) -> bool {
 
 /// True when the heightmap import of `path` with `settings` is streamed:
 /// asked for with `--stream`, or its terrain is larger than a grid built
-/// whole may be ([`strata::io::heightmap::heightmap_import::import_streams`]).
+/// whole may be ([`strata::io::heightmap::heightmap_format::import_streams`]).
 ///
 /// # Errors
 /// The import's error for a PNG, sidecar or settings it refuses, or a
@@ -438,7 +463,7 @@ fn heightmap_streams(
     path: &std::path::Path,
     settings: &HeightmapSettings,
 ) -> anyhow::Result<bool> {
-    let streams = strata::io::heightmap::heightmap_import::import_streams(path, settings)?;
+    let streams = strata::io::heightmap::heightmap_format::import_streams(path, settings)?;
     Ok(cli.stream || streams)
 }
 
@@ -862,35 +887,5 @@ mod tests {
                 "{args:?}: {message}"
             );
         }
-    }
-
-    #[test]
-    fn huge_scales_report_the_real_terrain_size() {
-        let cli = Cli::try_parse_from([
-            "strata",
-            "--heightmap",
-            "m.png",
-            "--cells-per-pixel",
-            "1e30",
-        ])
-        .expect("parses");
-        let WorldSource::Heightmap { settings, .. } = world_source(&cli).expect("settings") else {
-            panic!("a heightmap source");
-        };
-        let map = strata::terrain::generation::heightmap::Heightmap {
-            width_px: 4,
-            height_px: 2,
-            samples: vec![0.0; 8].into(),
-            sidecar: None,
-        };
-        let err =
-            strata::terrain::generation::heightmap_terrain::grid_from_heightmap(&map, &settings)
-                .expect_err("too large");
-        let message = err.to_string();
-        assert!(
-            message.contains("4.000e30 × 2.000e30 cells")
-                && !message.contains("18446744073709551615"),
-            "{message}"
-        );
     }
 }

@@ -4,8 +4,9 @@
 mod common;
 use common::dem_path;
 
+use strata::io::heightmap::heightmap_format::import_heightmap;
 use strata::io::heightmap::heightmap_import::{
-    BEDROCK_CELLS, HeightSamples, HeightmapSettings, ImportError, import_heightmap, read_heightmap,
+    BEDROCK_CELLS, HeightSamples, HeightmapSettings, ImportError, read_heightmap,
 };
 use strata::terrain::{Cell, CellCoord, Grid, Material};
 
@@ -51,7 +52,9 @@ fn jacksboro_dem_codes_equal_the_whole_image_decode() {
             assert_eq!(max_code, 65535.0);
             assert!(codes == whole, "the codes differ from the whole decode");
         }
-        HeightSamples::Values(_) => panic!("a PNG import keeps pixel codes"),
+        HeightSamples::Values(_) | HeightSamples::Floats(_) => {
+            panic!("a PNG import keeps pixel codes")
+        }
     }
 }
 

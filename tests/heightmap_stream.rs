@@ -13,9 +13,10 @@ use common::zero_png::write_zero_png16;
 use glam::{DVec3, IVec3};
 use rusqlite::params;
 use strata::app::streamed_world::{StreamedTerrain, StreamedWorld};
+use strata::io::heightmap::heightmap_format::import_heightmap;
 use strata::io::heightmap::heightmap_import::{
-    HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, import_heightmap, read_heightmap,
-    read_heightmap_header,
+    HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, NoDataFill, RawLayout,
+    read_heightmap, read_heightmap_header,
 };
 use strata::io::world::streaming_file::{
     GENERATED_FORMAT_VERSION, STREAMING_FORMAT_VERSION, StreamingFileError, StreamingWorldFile,
@@ -100,6 +101,11 @@ fn option_sets() -> Vec<(&'static str, bool, HeightmapSettings)> {
                 base_height_cells: 10,
                 sea_level_m: Some(0.3),
                 base_material: Some(Material::SLATE),
+                nodata: NoDataFill::Sea,
+                raw: RawLayout {
+                    size_px: Some((3, 5)),
+                    big_endian: true,
+                },
             },
         ),
     ]

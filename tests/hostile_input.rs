@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use common::zero_png::{ZeroPng, write_zero_png, write_zero_png16};
 
+use strata::io::heightmap::heightmap_format::import_heightmap;
 use strata::io::heightmap::heightmap_import::{
-    HeightmapSettings, ImportError, import_heightmap, read_heightmap, sidecar_path,
+    HeightmapSettings, ImportError, read_heightmap, sidecar_path,
 };
 
 /// A fresh scratch directory for one test.

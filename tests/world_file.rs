@@ -18,9 +18,8 @@ use glam::{DVec3, IVec3};
 use strata::io::ExportError;
 use strata::io::export::gltf_export::export_glb;
 use strata::io::heightmap::heightmap_export::export_heightmap;
-use strata::io::heightmap::heightmap_import::{
-    HeightmapSettings, import_heightmap, read_heightmap,
-};
+use strata::io::heightmap::heightmap_format::import_heightmap;
+use strata::io::heightmap::heightmap_import::{HeightmapSettings, read_heightmap};
 use strata::io::world::world_file::{
     self, DENSE_CHUNK_BYTES, FORMAT_VERSION, LoadOptions, MAX_CHUNKS, SAVE_STALL_ENV,
     SAVE_STALL_MESSAGE, WorldFile, WorldFileError, WorldMeta,

@@ -6,6 +6,7 @@
 
 pub mod cli_values;
 pub mod headless;
+pub mod heightmap_options;
 pub mod output_checks;
 pub mod recording;
 pub mod sky_holes;

@@ -11,7 +11,7 @@ use egui::Key;
 
 use crate::editor::files::file_action::FileAction;
 use crate::editor::files::file_jobs::{ImportPlacement, WorldPreset};
-use crate::io::heightmap::heightmap_import::HeightmapSettings;
+use crate::io::heightmap::heightmap_import::{HeightmapSettings, NoDataFill, RawLayout};
 use crate::terrain::generation::generate::{
     DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings, MAX_SIZE_CELLS,
 };
@@ -64,6 +64,8 @@ pub(crate) enum Dialog {
         base_height_cells: i32,
         base_material: Option<Material>,
         sea_level: Option<f64>,
+        nodata: NoDataFill,
+        raw: RawLayout,
         into_world: bool,
         offset_x_chunks: i32,
         offset_z_chunks: i32,
@@ -247,7 +249,7 @@ fn import_settings_grid(
     vertical_scale: &mut f32,
     base_material: &mut Option<Material>,
     base_height_cells: &mut i32,
-    sea_level: &mut Option<f64>,
+    (sea_level, nodata): (&mut Option<f64>, &mut NoDataFill),
     (into_world, offset_x_chunks, offset_z_chunks): (&mut bool, &mut i32, &mut i32),
 ) {
     egui::Grid::new("import").num_columns(2).show(ui, |ui| {
@@ -291,6 +293,14 @@ fn import_settings_grid(
             );
         *sea_level = sea.then_some(value);
         ui.end_row();
+        ui.label("Missing samples");
+        ui.horizontal(|ui| {
+            ui.radio_value(nodata, NoDataFill::Floor, "World floor")
+                .on_hover_text("NoData samples become the lowest valid elevation");
+            ui.radio_value(nodata, NoDataFill::Sea, "Sea")
+                .on_hover_text("NoData samples become sea floor under water");
+        });
+        ui.end_row();
         ui.label("Placement");
         ui.vertical(|ui| {
             ui.radio_value(into_world, false, "New world");
@@ -327,6 +337,8 @@ pub(crate) fn import_dialog_ui(
         base_height_cells,
         base_material,
         sea_level,
+        nodata,
+        raw,
         into_world,
         offset_x_chunks,
         offset_z_chunks,
@@ -355,7 +367,7 @@ pub(crate) fn import_dialog_ui(
         vertical_scale,
         base_material,
         base_height_cells,
-        sea_level,
+        (sea_level, nodata),
         (into_world, offset_x_chunks, offset_z_chunks),
     );
     ui.horizontal(|ui| {
@@ -369,6 +381,8 @@ pub(crate) fn import_dialog_ui(
                 base_height_cells: *base_height_cells,
                 sea_level_m: *sea_level,
                 base_material: *base_material,
+                nodata: *nodata,
+                raw: *raw,
             };
             let placement = if *into_world {
                 ImportPlacement::IntoWorld {
@@ -427,6 +441,8 @@ pub(crate) fn import_dialog() -> Dialog {
         base_height_cells: d.base_height_cells,
         base_material: d.base_material,
         sea_level: d.sea_level_m,
+        nodata: d.nodata,
+        raw: d.raw,
         into_world: false,
         offset_x_chunks: 0,
         offset_z_chunks: 0,

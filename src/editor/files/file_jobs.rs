@@ -19,9 +19,8 @@ use glam::IVec3;
 
 use crate::camera::Camera;
 use crate::camera::frame_terrain;
-use crate::io::heightmap::heightmap_import::{
-    HeightmapSettings, ImportError, import_heightmap_with_progress,
-};
+use crate::io::heightmap::heightmap_format::import_heightmap_with_progress;
+use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError};
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;

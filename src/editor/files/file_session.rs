@@ -352,7 +352,7 @@ impl FileSession {
                 path,
                 settings,
                 crate::editor::files::file_jobs::ImportPlacement::NewWorld,
-            ) if crate::io::heightmap::heightmap_import::import_streams(path, settings)
+            ) if crate::io::heightmap::heightmap_format::import_streams(path, settings)
                 .is_ok_and(|s| s) =>
             {
                 Some(SessionEvent::ImportStreamed(path.clone(), settings.clone()))

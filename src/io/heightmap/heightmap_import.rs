@@ -20,16 +20,13 @@ use super::png_rows::PngRows;
 use crate::io::BoundedReadError;
 use crate::io::open_bounded;
 use crate::io::read_bounded_to_string;
-use crate::progress::Progress;
 pub use crate::terrain::generation::heightmap::{
     BEDROCK_CELLS, HeightSamples, Heightmap, HeightmapSettings, HeightmapSidecar, ImportError,
-    MAX_PIXELS, MAX_SIDE_CELLS, MAX_SIDE_PX, MAX_STREAMING_SIDE_CELLS,
+    MAX_PIXELS, MAX_SIDE_CELLS, MAX_SIDE_PX, MAX_STREAMING_SIDE_CELLS, NoDataFill, RawLayout,
 };
 use crate::terrain::generation::heightmap::{
     check_image_size, check_settings, terrain_extent_cells,
 };
-use crate::terrain::generation::heightmap_terrain::grid_from_heightmap_with_progress;
-use crate::terrain::storage::grid::Grid;
 
 /// Largest heightmap PNG that is read, bytes (1 GiB: twice an
 /// incompressible 16-bit grayscale PNG of [`MAX_SIDE_PX`]² pixels).
@@ -85,20 +82,6 @@ pub struct HeightmapHeader {
     pub sidecar_text: Option<String>,
     /// The terrain's extent `(width, depth)` in cells under the settings.
     pub extent_cells: (f64, f64),
-}
-
-/// True when the import of `path` with `settings` must stream (spec §12):
-/// its terrain, from the PNG header and the sidecar (no pixel decoded), is
-/// wider or deeper than a grid built whole may be ([`MAX_SIDE_CELLS`]).
-///
-/// # Errors
-/// As [`read_heightmap_header`] against [`MAX_STREAMING_SIDE_CELLS`]: a
-/// PNG, sidecar or settings the import refuses, or a terrain larger than
-/// even a streamed world may be.
-pub fn import_streams(path: &Path, settings: &HeightmapSettings) -> Result<bool, ImportError> {
-    let header = read_heightmap_header(path, settings, MAX_STREAMING_SIDE_CELLS)?;
-    let (w, d) = header.extent_cells;
-    Ok(w > MAX_SIDE_CELLS as f64 || d > MAX_SIDE_CELLS as f64)
 }
 
 /// Reads the PNG header and the sidecar of `path` and checks the terrain
@@ -162,7 +145,7 @@ pub(crate) fn open_heightmap_file(path: &Path) -> Result<std::io::Take<File>, Im
 }
 
 /// An [`ImportError`] for a refused or failed bounded read of `path`.
-fn read_error(path: &Path, e: BoundedReadError) -> ImportError {
+pub(crate) fn read_error(path: &Path, e: BoundedReadError) -> ImportError {
     let path = path.to_path_buf();
     match e {
         BoundedReadError::Io(source) if source.kind() == ErrorKind::NotFound => {
@@ -181,7 +164,9 @@ fn read_error(path: &Path, e: BoundedReadError) -> ImportError {
     }
 }
 
-fn read_heightmap_checked(
+/// Reads the PNG heightmap at `path` and its sidecar; with `settings`, the
+/// terrain's size is checked against the limit before any pixel is decoded.
+pub(crate) fn read_heightmap_checked(
     path: &Path,
     settings: Option<(&HeightmapSettings, u64)>,
 ) -> Result<Heightmap, ImportError> {
@@ -236,8 +221,23 @@ pub fn sidecar_path(png_path: &Path) -> PathBuf {
     png_path.with_extension("json")
 }
 
+/// Parses the sidecar `text` of the PNG at `png_path` whose header is
+/// `header`.
+pub(crate) fn parse_sidecar_text(
+    text: &str,
+    png_path: &Path,
+    header: &HeightmapHeader,
+) -> Result<HeightmapSidecar, ImportError> {
+    parse_sidecar(
+        text,
+        &sidecar_path(png_path),
+        header.width_px,
+        header.height_px,
+    )
+}
+
 /// Reads and validates the sidecar next to `png_path`; `Ok(None)` when there is none.
-fn read_sidecar(
+pub(crate) fn read_sidecar(
     png_path: &Path,
     width_px: u32,
     height_px: u32,
@@ -338,36 +338,16 @@ fn parse_sidecar(
     Ok(sidecar)
 }
 
-/// Imports the PNG at `path` (and its sidecar) as a fresh grid.
-///
-/// # Errors
-/// Everything [`read_heightmap`] and
-/// [`crate::terrain::generation::heightmap_terrain::grid_from_heightmap`] report.
-pub fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
-    import_heightmap_with_progress(path, settings, &Progress::new())
-}
-
-/// [`import_heightmap`], counting chunk columns built in `progress` (stage
-/// "importing") and stopping early when it is cancelled.
-///
-/// # Errors
-/// As [`import_heightmap`], and [`ImportError::Cancelled`].
-pub fn import_heightmap_with_progress(
-    path: &Path,
-    settings: &HeightmapSettings,
-    progress: &Progress,
-) -> Result<Grid, ImportError> {
-    check_settings(settings)?;
-    progress.begin_stage("reading heightmap", 0);
-    let map = read_heightmap_for(path, settings)?;
-    progress.check().map_err(|_| ImportError::Cancelled)?;
-    grid_from_heightmap_with_progress(&map, settings, progress)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::terrain::generation::heightmap_terrain::grid_from_heightmap;
+    use crate::terrain::storage::grid::Grid;
+
+    /// The PNG import these tests check: read, then build.
+    fn import_heightmap(path: &Path, settings: &HeightmapSettings) -> Result<Grid, ImportError> {
+        grid_from_heightmap(&read_heightmap_for(path, settings)?, settings)
+    }
     use crate::terrain::{Cell, CellCoord, Material};
 
     /// A fresh scratch directory for one test.
@@ -400,6 +380,8 @@ mod tests {
             base_height_cells: 0,
             sea_level_m: None,
             base_material: None,
+            nodata: NoDataFill::Floor,
+            raw: Default::default(),
         }
     }
 

@@ -11,8 +11,15 @@
 //!
 //! Needs only `terrain`; names no other room of `io`.
 
+pub mod elevation_raster;
+pub mod exr_heightmap;
+pub mod geokeys;
+pub mod geotiff_import;
 pub mod heightmap_export;
+pub mod heightmap_format;
 pub mod heightmap_import;
+pub mod heightmap_summary;
+pub mod raw16;
 pub mod streaming_heightmap;
 
 mod png_rows;

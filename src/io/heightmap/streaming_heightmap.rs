@@ -41,6 +41,7 @@ use crate::io::heightmap::heightmap_import::{
     open_heightmap_file,
 };
 use crate::terrain::Material;
+use crate::terrain::generation::heightmap::{NoDataFill, RawLayout};
 
 /// Bytes of one stored part of a heightmap world's PNG (1 MiB).
 pub const HEIGHTMAP_PART_BYTES: usize = 1 << 20;
@@ -79,6 +80,9 @@ pub(crate) fn heightmap_meta_text(stored: &StoredHeightmap) -> String {
         "base_height_cells": s.base_height_cells,
         "sea_level_m": s.sea_level_m.map(|v| v.to_string()),
         "base_material": s.base_material.map(|m| m.0),
+        "nodata": s.nodata.name(),
+        "raw_size_px": s.raw.size_px.map(|(w, h)| [w, h]),
+        "raw_big_endian": s.raw.big_endian,
         "png_bytes": stored.png_bytes,
         "png_hash": format!("{:016x}", stored.png_hash),
     })
@@ -130,12 +134,22 @@ pub(crate) fn parse_heightmap_meta(
                 .ok_or("field `base_material` must be a material id (0 to 255)")?,
         )),
     };
+    // Files written before NoData fills existed hold PNGs, which have none.
+    let nodata = match v.get("nodata") {
+        None => NoDataFill::Floor,
+        Some(serde_json::Value::String(name)) => NoDataFill::from_name(name)
+            .ok_or_else(|| format!("field `nodata` is `{name}`, not `floor` or `sea`"))?,
+        Some(other) => return Err(format!("field `nodata` must be a name, got {other}")),
+    };
+    let raw = parse_raw_layout(&v)?;
     let settings = HeightmapSettings {
         cells_per_pixel: f32_of("cells_per_pixel")?,
         vertical_scale: f32_of("vertical_scale")?,
         base_height_cells,
         sea_level_m,
         base_material,
+        nodata,
+        raw,
     };
     crate::terrain::generation::heightmap::check_settings(&settings).map_err(|e| e.to_string())?;
     let png_bytes = whole("png_bytes")?;
@@ -162,6 +176,39 @@ pub(crate) fn parse_heightmap_meta(
         sidecar_text,
         png_bytes,
         png_hash,
+    })
+}
+
+/// The RAW16 layout of a `heightmap` meta value (fields absent in files
+/// written before RAW imports: the default layout).
+fn parse_raw_layout(v: &serde_json::Value) -> Result<RawLayout, String> {
+    let size_px = match v.get("raw_size_px") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(size) => {
+            let side = |i: usize| {
+                size.get(i)
+                    .and_then(serde_json::Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
+            };
+            match (side(0), side(1)) {
+                (Some(w), Some(h)) => Some((w, h)),
+                _ => {
+                    return Err(format!(
+                        "field `raw_size_px` must be [width, height], got {size}"
+                    ));
+                }
+            }
+        }
+    };
+    let big_endian = match v.get("raw_big_endian") {
+        None => false,
+        Some(b) => b
+            .as_bool()
+            .ok_or_else(|| format!("field `raw_big_endian` must be true or false, got {b}"))?,
+    };
+    Ok(RawLayout {
+        size_px,
+        big_endian,
     })
 }
 

@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError, import_heightmap};
+use crate::io::heightmap::heightmap_format::import_heightmap;
+use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError};
 use crate::progress::Progress;
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::recipe::cook::CookReport;

@@ -64,6 +64,56 @@ pub struct HeightmapSettings {
     /// on cliffs and rocky slopes; `None` for layered rock strata. Must be
     /// solid ([`ImportError::InvalidSetting`] otherwise).
     pub base_material: Option<Material>,
+    /// What the samples a file marks as missing (GeoTIFF NoData, NaN in an
+    /// EXR) become. PNG heightmaps have no missing samples.
+    pub nodata: NoDataFill,
+    /// How a headless RAW16 heightmap is laid out (other formats say so in
+    /// their header).
+    pub raw: RawLayout,
+}
+
+/// The layout of a headerless 16-bit RAW heightmap (Unity's `.r16`/`.raw`,
+/// World Machine, Gaea): row-major `u16` samples, row 0 north.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawLayout {
+    /// `(width, height)` in pixels; `None` takes a square whose side the
+    /// file's length gives (as Unity writes them).
+    pub size_px: Option<(u32, u32)>,
+    /// True for big-endian samples (Mac exports); false for little-endian
+    /// (Unity's default on Windows).
+    pub big_endian: bool,
+}
+
+/// What a heightmap's missing samples (NoData) become.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NoDataFill {
+    /// The world floor: the lowest valid elevation, so the column keeps only
+    /// its bedrock.
+    #[default]
+    Floor,
+    /// Sea: the sea floor a little below the sea level (the import's sea
+    /// level, or the lowest valid elevation when it has none, which then
+    /// becomes its sea level), under water.
+    Sea,
+}
+
+impl NoDataFill {
+    /// The setting's name as files and the command line spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            NoDataFill::Floor => "floor",
+            NoDataFill::Sea => "sea",
+        }
+    }
+
+    /// The fill named `name` (`"floor"` or `"sea"`).
+    pub fn from_name(name: &str) -> Option<NoDataFill> {
+        match name {
+            "floor" => Some(NoDataFill::Floor),
+            "sea" => Some(NoDataFill::Sea),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HeightmapSettings {
@@ -78,6 +128,8 @@ impl Default for HeightmapSettings {
             base_height_cells: 0,
             sea_level_m: None,
             base_material: None,
+            nodata: NoDataFill::Floor,
+            raw: RawLayout::default(),
         }
     }
 }
@@ -108,6 +160,10 @@ pub struct HeightmapSidecar {
 pub enum HeightSamples {
     /// Any values, 8 bytes a sample.
     Values(Vec<f64>),
+    /// Values held in `f32`, 4 bytes a sample: elevation models whose file
+    /// stores `f32` or 16-bit integers (exact in `f32`), such as GeoTIFF,
+    /// EXR and RAW heightmaps.
+    Floats(Vec<f32>),
     /// Pixel codes: sample `i` is `offset + (codes[i] / max_code) · scale`,
     /// evaluated in that order in `f64` (so a sidecar's
     /// `min + (v / (2^B − 1)) · (max − min)` is bit-exact).
@@ -134,6 +190,7 @@ impl HeightSamples {
     pub fn len(&self) -> usize {
         match self {
             HeightSamples::Values(v) => v.len(),
+            HeightSamples::Floats(v) => v.len(),
             HeightSamples::Codes { codes, .. } => codes.len(),
         }
     }
@@ -149,6 +206,7 @@ impl HeightSamples {
     pub fn get(&self, i: usize) -> f64 {
         match self {
             HeightSamples::Values(v) => v[i],
+            HeightSamples::Floats(v) => f64::from(v[i]),
             HeightSamples::Codes {
                 codes,
                 max_code,
@@ -167,6 +225,7 @@ impl HeightSamples {
     pub fn heap_bytes(&self) -> usize {
         match self {
             HeightSamples::Values(v) => v.len() * std::mem::size_of::<f64>(),
+            HeightSamples::Floats(v) => v.len() * std::mem::size_of::<f32>(),
             HeightSamples::Codes { codes, .. } => codes.len() * std::mem::size_of::<u16>(),
         }
     }
@@ -186,6 +245,12 @@ impl HeightSamples {
                     return Err(i);
                 }
                 values.iter().copied().for_each(take);
+            }
+            HeightSamples::Floats(values) => {
+                if let Some(i) = values.iter().position(|s| !s.is_finite()) {
+                    return Err(i);
+                }
+                values.iter().map(|&s| f64::from(s)).for_each(take);
             }
             HeightSamples::Codes { codes, .. } => {
                 let mut present = vec![false; 1 << 16];
@@ -209,7 +274,7 @@ impl HeightSamples {
     /// they are by [`HeightSamples::get`]).
     fn value_of_code(&self, code: u16) -> f64 {
         match self {
-            HeightSamples::Values(_) => f64::from(code),
+            HeightSamples::Values(_) | HeightSamples::Floats(_) => f64::from(code),
             HeightSamples::Codes {
                 max_code,
                 offset,
@@ -363,6 +428,46 @@ pub enum ImportError {
         name: &'static str,
         /// Its value.
         value: f64,
+    },
+    /// A GeoTIFF, EXR or RAW heightmap is corrupt, truncated or of a kind
+    /// the importer does not read.
+    #[error("{path} is not a readable {format}: {message}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The format it was read as (`"GeoTIFF"`, `"EXR"`, `"RAW16"`).
+        format: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// A sample is NaN or infinite and the file does not mark it as NoData.
+    #[error(
+        "{path}: the sample at pixel ({x_px}, {y_px}) is {value}, not an elevation, and the file marks no NoData value"
+    )]
+    BadSample {
+        /// The file.
+        path: PathBuf,
+        /// Pixel column (0 west).
+        x_px: u32,
+        /// Pixel row (0 north).
+        y_px: u32,
+        /// The sample.
+        value: f64,
+    },
+    /// Every sample of the file is NoData.
+    #[error("{path}: every sample is NoData; there is no elevation to import")]
+    NoValidSample {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A headerless RAW heightmap's length fits no size: not square, and no
+    /// size was given, or not the size given.
+    #[error("{path}: {message}")]
+    RawSize {
+        /// The file.
+        path: PathBuf,
+        /// What the length is and what it would have to be.
+        message: String,
     },
     /// A [`Heightmap`] built by hand is inconsistent (sample count, non-finite samples).
     #[error("invalid heightmap: {0}")]

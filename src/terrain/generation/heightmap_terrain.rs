@@ -455,6 +455,7 @@ fn column_spec(layout: &Layout, settings: &HeightmapSettings, n: &[[f64; 3]; 3])
 mod tests {
     use super::*;
     use crate::terrain::generation::heightmap::HeightmapSidecar;
+    use crate::terrain::generation::heightmap::NoDataFill;
 
     fn unit_settings() -> HeightmapSettings {
         HeightmapSettings {
@@ -463,6 +464,8 @@ mod tests {
             base_height_cells: 0,
             sea_level_m: None,
             base_material: None,
+            nodata: NoDataFill::Floor,
+            raw: Default::default(),
         }
     }
 

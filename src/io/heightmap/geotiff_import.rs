@@ -1,0 +1,436 @@
+//! GeoTIFF elevation models: decoded with the `tiff` crate (strips and
+//! tiles; LZW, Deflate and PackBits; horizontal and floating-point
+//! predictors; 8- to 64-bit integer and float samples) one strip or tile at
+//! a time into an [`ElevationRaster`], with the NoData value
+//! (`GDAL_NODATA`, tag 42113) marked and the georeference ([`super::geokeys`])
+//! giving the pixel size in metres.
+//!
+//! # Bounds
+//! The file is a regular file of at most [`MAX_GEOTIFF_FILE_BYTES`]; its
+//! size is checked against [`MAX_GEOTIFF_PIXELS`] and [`MAX_SIDE_PX`] from
+//! the header, before the samples are allocated; one decoded strip or tile
+//! may take at most [`CHUNK_LIMIT_BYTES`] (a TIFF that declares a huge tile
+//! is refused before it is read), and a tag value at most
+//! [`TAG_LIMIT_BYTES`]. Memory is the samples (4 bytes each) and one chunk.
+//! Only the first image of the file and the first sample of each pixel are
+//! read.
+
+use std::io::{BufReader, Read, Seek};
+use std::path::Path;
+
+use tiff::decoder::{Decoder, DecodingResult, Limits};
+use tiff::tags::Tag;
+
+use super::elevation_raster::ElevationRaster;
+use super::geokeys::{GeoReference, GeoTags, georeference};
+use crate::io::open_bounded;
+use crate::progress::Progress;
+use crate::terrain::generation::heightmap::{ImportError, MAX_SIDE_PX};
+
+/// Largest GeoTIFF that is read, bytes (4 GiB: an uncompressed 32 768²
+/// float32 raster).
+pub const MAX_GEOTIFF_FILE_BYTES: u64 = 4 << 30;
+
+/// Largest GeoTIFF raster, samples (2²⁹, e.g. 23 170²): 2 GiB as `f32`.
+pub const MAX_GEOTIFF_PIXELS: u64 = 1 << 29;
+
+/// Largest decoded strip or tile, bytes (64 MiB).
+pub const CHUNK_LIMIT_BYTES: usize = 64 << 20;
+
+/// Largest tag value (offset tables, GeoKeys), bytes (16 MiB).
+pub const TAG_LIMIT_BYTES: usize = 16 << 20;
+
+/// The format name errors use.
+const FORMAT: &str = "GeoTIFF";
+
+/// What a GeoTIFF's header says, read without decoding a sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeoTiffHeader {
+    /// Pixels along x (east).
+    pub width_px: u32,
+    /// Pixels along z (south).
+    pub height_px: u32,
+    /// The sample type, e.g. `"float32"`, `"int16"`.
+    pub sample_type: String,
+    /// How the samples are laid out, e.g. `"256 × 256 tiles"`.
+    pub layout: String,
+    /// The NoData value, when the file marks one.
+    pub nodata: Option<f64>,
+    /// The georeference, when the file has one.
+    pub georeference: Option<GeoReference>,
+    /// The pixel's size `(east–west, north–south)` in metres, from the
+    /// georeference.
+    pub pixel_size_m: Option<(f64, f64)>,
+}
+
+/// An [`ImportError::Unreadable`] naming `path`.
+fn unreadable(path: &Path, message: impl std::fmt::Display) -> ImportError {
+    ImportError::Unreadable {
+        path: path.to_path_buf(),
+        format: FORMAT,
+        message: message.to_string(),
+    }
+}
+
+/// The decoder limits of every GeoTIFF read.
+fn limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = CHUNK_LIMIT_BYTES;
+    limits.intermediate_buffer_size = CHUNK_LIMIT_BYTES;
+    limits.ifd_value_size = TAG_LIMIT_BYTES;
+    limits
+}
+
+/// A decoder opened on `reader` with its header read and checked.
+struct Opened<R: Read + Seek> {
+    decoder: Decoder<R>,
+    header: GeoTiffHeader,
+    /// Samples per pixel (only the first is read).
+    samples_per_pixel: usize,
+}
+
+/// Opens the GeoTIFF at `path` (a regular file within
+/// [`MAX_GEOTIFF_FILE_BYTES`]).
+fn open_file(path: &Path) -> Result<BufReader<std::io::Take<std::fs::File>>, ImportError> {
+    let file = open_bounded(path, MAX_GEOTIFF_FILE_BYTES)
+        .map_err(|e| super::heightmap_import::read_error(path, e))?;
+    Ok(BufReader::new(file))
+}
+
+/// Reads what the header of the GeoTIFF at `path` says, in milliseconds
+/// whatever its size.
+///
+/// # Errors
+/// File errors ([`ImportError::NotFound`], [`ImportError::Io`],
+/// [`ImportError::NotRegularFile`], [`ImportError::FileTooLarge`]),
+/// [`ImportError::Unreadable`] for a file that is not a TIFF, a sample
+/// type that is not a number or unusable georeferencing tags,
+/// [`ImportError::ZeroSize`] and [`ImportError::ImageTooLarge`].
+pub fn read_geotiff_header(path: &Path) -> Result<GeoTiffHeader, ImportError> {
+    Ok(open(open_file(path)?, path)?.header)
+}
+
+/// Decodes the GeoTIFF at `path` into an elevation raster, a strip or tile
+/// at a time, counting them in `progress` (stage "reading GeoTIFF") and
+/// stopping when it is cancelled.
+///
+/// # Errors
+/// As [`read_geotiff_header`], and [`ImportError::Unreadable`] for a
+/// corrupt or truncated chunk, [`ImportError::BadSample`] for a NaN or
+/// infinite sample that is not the NoData value, and
+/// [`ImportError::Cancelled`].
+pub fn read_geotiff(path: &Path, progress: &Progress) -> Result<ElevationRaster, ImportError> {
+    decode_geotiff(open_file(path)?, path, progress)
+}
+
+/// [`read_geotiff`] from any reader (a streaming world's stored copy);
+/// errors name `path`.
+///
+/// # Errors
+/// As [`read_geotiff`], without the file errors.
+pub fn decode_geotiff<R: Read + Seek>(
+    reader: R,
+    path: &Path,
+    progress: &Progress,
+) -> Result<ElevationRaster, ImportError> {
+    let mut opened = open(reader, path)?;
+    let samples_m = read_samples(&mut opened, path, progress)?;
+    let header = opened.header;
+    Ok(ElevationRaster {
+        width_px: header.width_px,
+        height_px: header.height_px,
+        samples_m,
+        pixel_size_m: header.pixel_size_m,
+        georeference: header.georeference,
+    })
+}
+
+/// Opens a decoder on `reader` and reads and checks the header and tags.
+fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, ImportError> {
+    let mut decoder = Decoder::new(reader)
+        .map_err(|e| unreadable(path, e))?
+        .with_limits(limits());
+    let (width_px, height_px) = decoder.dimensions().map_err(|e| unreadable(path, e))?;
+    check_size(width_px, height_px)?;
+    let color = decoder.colortype().map_err(|e| unreadable(path, e))?;
+    let samples_per_pixel = match color {
+        tiff::ColorType::Gray(_) => 1,
+        tiff::ColorType::GrayA(_) => 2,
+        tiff::ColorType::RGB(_) => 3,
+        tiff::ColorType::RGBA(_) => 4,
+        other => {
+            return Err(unreadable(
+                path,
+                format!("{other:?} pixels are not elevations; save one band of numbers"),
+            ));
+        }
+    };
+    let format = decoder
+        .find_tag_unsigned::<u16>(Tag::SampleFormat)
+        .map_err(|e| unreadable(path, e))?
+        .unwrap_or(1);
+    let bits = decoder
+        .find_tag_unsigned::<u16>(Tag::BitsPerSample)
+        .map_err(|e| unreadable(path, e))?
+        .unwrap_or(1);
+    let sample_type = match format {
+        1 => format!("uint{bits}"),
+        2 => format!("int{bits}"),
+        3 => format!("float{bits}"),
+        other => return Err(unreadable(path, format!("sample format {other}"))),
+    };
+    let layout = describe_layout(&decoder);
+    let tags = read_geo_tags(&mut decoder, path)?;
+    let georeference = georeference(&tags).map_err(|e| unreadable(path, e))?;
+    let pixel_size_m = georeference.as_ref().map(|g| g.pixel_size_m(height_px));
+    let nodata = read_nodata(&mut decoder, path)?;
+    Ok(Opened {
+        decoder,
+        header: GeoTiffHeader {
+            width_px,
+            height_px,
+            sample_type,
+            layout,
+            nodata,
+            georeference,
+            pixel_size_m,
+        },
+        samples_per_pixel,
+    })
+}
+
+/// Both sides positive, at most [`MAX_SIDE_PX`], at most
+/// [`MAX_GEOTIFF_PIXELS`] in all.
+fn check_size(width_px: u32, height_px: u32) -> Result<(), ImportError> {
+    if width_px == 0 || height_px == 0 {
+        return Err(ImportError::ZeroSize {
+            width_px,
+            height_px,
+        });
+    }
+    if width_px > MAX_SIDE_PX
+        || height_px > MAX_SIDE_PX
+        || u64::from(width_px) * u64::from(height_px) > MAX_GEOTIFF_PIXELS
+    {
+        return Err(ImportError::ImageTooLarge {
+            width_px,
+            height_px,
+            limit_px: MAX_SIDE_PX,
+            limit_pixels: MAX_GEOTIFF_PIXELS,
+        });
+    }
+    Ok(())
+}
+
+/// `"256 × 256 tiles"` or `"strips of 16 rows"`.
+fn describe_layout<R: Read + Seek>(decoder: &Decoder<R>) -> String {
+    let (w, h) = decoder.chunk_dimensions();
+    match decoder.get_chunk_type() {
+        tiff::decoder::ChunkType::Tile => format!("{w} × {h} tiles"),
+        tiff::decoder::ChunkType::Strip => format!("strips of {h} rows"),
+    }
+}
+
+/// The georeferencing tags (each optional).
+fn read_geo_tags<R: Read + Seek>(
+    decoder: &mut Decoder<R>,
+    path: &Path,
+) -> Result<GeoTags, ImportError> {
+    let mut doubles = |tag| -> Result<Option<Vec<f64>>, ImportError> {
+        decoder
+            .find_tag(tag)
+            .map_err(|e| unreadable(path, e))?
+            .map(|v| v.into_f64_vec().map_err(|e| unreadable(path, e)))
+            .transpose()
+    };
+    let pixel_scale = doubles(Tag::ModelPixelScaleTag)?;
+    let tiepoint = doubles(Tag::ModelTiepointTag)?;
+    let double_params = doubles(Tag::GeoDoubleParamsTag)?;
+    let key_directory = decoder
+        .find_tag(Tag::GeoKeyDirectoryTag)
+        .map_err(|e| unreadable(path, e))?
+        .map(|v| v.into_u16_vec().map_err(|e| unreadable(path, e)))
+        .transpose()?;
+    let ascii_params = decoder
+        .find_tag(Tag::GeoAsciiParamsTag)
+        .map_err(|e| unreadable(path, e))?
+        .map(|v| v.into_string().map_err(|e| unreadable(path, e)))
+        .transpose()?;
+    Ok(GeoTags {
+        pixel_scale,
+        tiepoint,
+        key_directory,
+        double_params,
+        ascii_params,
+    })
+}
+
+/// The `GDAL_NODATA` value: decimal text (`"-9999"`, `"nan"`).
+fn read_nodata<R: Read + Seek>(
+    decoder: &mut Decoder<R>,
+    path: &Path,
+) -> Result<Option<f64>, ImportError> {
+    let Some(value) = decoder
+        .find_tag(Tag::GdalNodata)
+        .map_err(|e| unreadable(path, e))?
+    else {
+        return Ok(None);
+    };
+    let text = value.into_string().map_err(|e| unreadable(path, e))?;
+    let text = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    text.to_ascii_lowercase()
+        .parse::<f64>()
+        .map(Some)
+        .map_err(|_| unreadable(path, format!("GDAL_NODATA `{text}` is not a number")))
+}
+
+/// Where chunk `index` of the first plane starts, `(x, y)` in pixels.
+fn chunk_origin<R: Read + Seek>(decoder: &Decoder<R>, width_px: u32, index: u32) -> (u32, u32) {
+    let (w, h) = decoder.chunk_dimensions();
+    match decoder.get_chunk_type() {
+        tiff::decoder::ChunkType::Strip => (0, index * h),
+        tiff::decoder::ChunkType::Tile => {
+            let across = width_px.div_ceil(w);
+            ((index % across) * w, (index / across) * h)
+        }
+    }
+}
+
+/// Decodes every chunk of the first plane into metres, NaN for NoData.
+fn read_samples<R: Read + Seek>(
+    opened: &mut Opened<R>,
+    path: &Path,
+    progress: &Progress,
+) -> Result<Vec<f32>, ImportError> {
+    let (width_px, height_px) = (opened.header.width_px, opened.header.height_px);
+    let (chunk_w, chunk_h) = opened.decoder.chunk_dimensions();
+    if chunk_w == 0 || chunk_h == 0 {
+        return Err(unreadable(path, "a strip or tile has zero size"));
+    }
+    let chunks = width_px.div_ceil(chunk_w) * height_px.div_ceil(chunk_h);
+    progress.begin_stage("reading GeoTIFF", u64::from(chunks));
+    let mut samples = vec![f32::NAN; width_px as usize * height_px as usize];
+    let unit_m = opened
+        .header
+        .georeference
+        .as_ref()
+        .map_or(1.0, |g| g.vertical_unit_m);
+    let mut bad = None;
+    for index in 0..chunks {
+        progress.check().map_err(|_| ImportError::Cancelled)?;
+        let decoded = opened
+            .decoder
+            .read_chunk(index)
+            .map_err(|e| unreadable(path, format!("strip or tile {index}: {e}")))?;
+        let (data_w, data_h) = opened.decoder.chunk_data_dimensions(index);
+        let (x0, y0) = chunk_origin(&opened.decoder, width_px, index);
+        let place = Placement {
+            x0,
+            y0,
+            data_w,
+            data_h,
+            width_px,
+            stride: opened.samples_per_pixel,
+            nodata: opened.header.nodata,
+            unit_m,
+        };
+        place
+            .copy(&decoded, &mut samples, &mut bad)
+            .map_err(|m| unreadable(path, format!("strip or tile {index}: {m}")))?;
+        progress.advance(1);
+    }
+    if let Some((x_px, y_px, value)) = bad {
+        return Err(ImportError::BadSample {
+            path: path.to_path_buf(),
+            x_px,
+            y_px,
+            value,
+        });
+    }
+    Ok(samples)
+}
+
+/// Where one decoded chunk goes in the raster.
+struct Placement {
+    x0: u32,
+    y0: u32,
+    data_w: u32,
+    data_h: u32,
+    width_px: u32,
+    /// Samples per pixel in the chunk.
+    stride: usize,
+    nodata: Option<f64>,
+    /// Metres per elevation unit.
+    unit_m: f64,
+}
+
+impl Placement {
+    /// Copies `decoded` into `samples` (metres; NaN for NoData); the first
+    /// non-finite sample that is not NoData is kept in `bad`. `Err` when the
+    /// chunk holds fewer samples than its size.
+    fn copy(
+        &self,
+        decoded: &DecodingResult,
+        samples: &mut [f32],
+        bad: &mut Option<(u32, u32, f64)>,
+    ) -> Result<(), String> {
+        match decoded {
+            DecodingResult::F32(v) => self.copy_typed(v, f64::from, true, samples, bad),
+            DecodingResult::F64(v) => self.copy_typed(v, |s| s, false, samples, bad),
+            DecodingResult::I16(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::U16(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::I8(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::U8(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::I32(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::U32(v) => self.copy_typed(v, f64::from, false, samples, bad),
+            DecodingResult::U64(_) | DecodingResult::I64(_) => {
+                Err("64-bit integer samples are not read; save float32 or int16".to_string())
+            }
+            DecodingResult::F16(_) => {
+                Err("16-bit float samples are not read; save float32".to_string())
+            }
+        }
+    }
+
+    /// [`Placement::copy`] for one sample type; `as_f32` says the NoData
+    /// value is compared after rounding to `f32` (GDAL compares in the
+    /// data's type).
+    fn copy_typed<T: Copy>(
+        &self,
+        chunk: &[T],
+        value: impl Fn(T) -> f64,
+        as_f32: bool,
+        samples: &mut [f32],
+        bad: &mut Option<(u32, u32, f64)>,
+    ) -> Result<(), String> {
+        let (w, h) = (self.data_w as usize, self.data_h as usize);
+        let needed = w * h * self.stride;
+        if chunk.len() < needed {
+            return Err(format!("{} samples for {w} × {h} pixels", chunk.len()));
+        }
+        let nodata = self
+            .nodata
+            .map(|n| if as_f32 { f64::from(n as f32) } else { n });
+        let width = self.width_px as usize;
+        let rows = h.min(samples.len() / width - self.y0 as usize);
+        let cols = w.min(width - self.x0 as usize);
+        for row in 0..rows {
+            let src = &chunk[row * w * self.stride..];
+            let y = self.y0 as usize + row;
+            let dst = &mut samples[y * width + self.x0 as usize..][..cols];
+            for (col, out) in dst.iter_mut().enumerate() {
+                let v = value(src[col * self.stride]);
+                let missing = nodata.is_some_and(|n| v == n || (n.is_nan() && v.is_nan()));
+                if missing {
+                    *out = f32::NAN;
+                } else if !v.is_finite() {
+                    bad.get_or_insert(((self.x0 as usize + col) as u32, y as u32, v));
+                    *out = f32::NAN;
+                } else {
+                    *out = (v * self.unit_m) as f32;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,224 @@
+//! What a heightmap file is and what an import makes of it, without
+//! building anything: the size, encoding, georeference, pixel size,
+//! elevation range and NoData count, and the terrain's extent in cells and
+//! cell size under the import settings. The import dialog and the command
+//! line's `--heightmap-info` show it.
+
+use std::path::Path;
+
+use super::elevation_raster::ElevationRaster;
+use super::exr_heightmap::read_exr;
+use super::geotiff_import::{read_geotiff, read_geotiff_header};
+use super::heightmap_format::{HeightmapFormat, detect_format, raster_extent, raster_extent_of};
+use super::heightmap_import::{parse_sidecar_text, read_heightmap_header};
+use super::raw16::read_raw16;
+use crate::progress::Progress;
+use crate::terrain::generation::heightmap::{
+    Heightmap, HeightmapSettings, ImportError, terrain_extent_cells,
+};
+
+/// What a heightmap file is and what an import with given settings makes
+/// of it: for the import dialog and the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightmapSummary {
+    /// The format.
+    pub format: HeightmapFormat,
+    /// Pixels along x.
+    pub width_px: u32,
+    /// Pixels along z.
+    pub height_px: u32,
+    /// The sample type and layout, e.g. `"float32, 256 × 256 tiles"`.
+    pub encoding: String,
+    /// The CRS, e.g. `"projected EPSG:32614"`, when the file is
+    /// georeferenced.
+    pub crs: Option<String>,
+    /// The pixel's size `(east–west, north–south)` in metres, when known.
+    pub pixel_size_m: Option<(f64, f64)>,
+    /// Lowest and highest valid elevation, metres (`None` for a PNG without
+    /// a sidecar: its values are not metres).
+    pub elevation_range_m: Option<(f64, f64)>,
+    /// Samples marked NoData.
+    pub nodata_samples: u64,
+    /// The terrain's extent `(width, depth)` in cells under the settings.
+    pub extent_cells: (f64, f64),
+    /// Metres a cell spans under the settings, when the pixel size is known.
+    pub metres_per_cell: Option<f64>,
+}
+
+impl HeightmapSummary {
+    /// The summary as the lines the command line prints.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{} {} × {} pixels, {}",
+            self.format.name(),
+            self.width_px,
+            self.height_px,
+            self.encoding
+        )];
+        if let Some(crs) = &self.crs {
+            lines.push(format!("georeference: {crs}"));
+        }
+        lines.push(match self.pixel_size_m {
+            Some((x, y)) => format!("pixel size: {x:.3} × {y:.3} m"),
+            None => "pixel size: unknown (1 m taken)".to_string(),
+        });
+        if let Some((lo, hi)) = self.elevation_range_m {
+            lines.push(format!("elevation: {lo:.2} to {hi:.2} m"));
+        }
+        if self.nodata_samples > 0 {
+            lines.push(format!("NoData samples: {}", self.nodata_samples));
+        }
+        let (w, d) = self.extent_cells;
+        lines.push(match self.metres_per_cell {
+            Some(m) => format!("terrain: {w:.0} × {d:.0} cells at {m:.3} m a cell"),
+            None => format!("terrain: {w:.0} × {d:.0} cells"),
+        });
+        lines
+    }
+}
+
+/// Says what the heightmap at `path` is and what an import with `settings`
+/// makes of it (extent checked against `limit_cells` per side). A PNG's
+/// header and sidecar are read; GeoTIFF, EXR and RAW16 files are decoded
+/// (the elevation range needs every sample), a GeoTIFF counted in
+/// `progress`.
+///
+/// # Errors
+/// What the format's reader reports, and [`ImportError::TerrainTooLarge`].
+pub fn inspect_heightmap(
+    path: &Path,
+    settings: &HeightmapSettings,
+    limit_cells: u64,
+    progress: &Progress,
+) -> Result<HeightmapSummary, ImportError> {
+    match detect_format(path)? {
+        HeightmapFormat::Png => {
+            let header = read_heightmap_header(path, settings, limit_cells)?;
+            let sidecar = header
+                .sidecar_text
+                .as_deref()
+                .map(|t| parse_sidecar_text(t, path, &header))
+                .transpose()?;
+            let map = Heightmap {
+                width_px: header.width_px,
+                height_px: header.height_px,
+                samples: Vec::new().into(),
+                sidecar,
+            };
+            Ok(coded_summary(
+                HeightmapFormat::Png,
+                "grayscale".to_string(),
+                &map,
+                header.extent_cells,
+                settings,
+            ))
+        }
+        HeightmapFormat::GeoTiff => {
+            let header = read_geotiff_header(path)?;
+            let extent_cells = raster_extent(&header, settings, limit_cells)?;
+            let raster = read_geotiff(path, progress)?;
+            let encoding = format!("{}, {}", header.sample_type, header.layout);
+            let crs = header.georeference.as_ref().map(|g| g.describe());
+            Ok(raster_summary(
+                HeightmapFormat::GeoTiff,
+                encoding,
+                crs,
+                &raster,
+                extent_cells,
+                settings,
+            ))
+        }
+        HeightmapFormat::Exr => {
+            let raster = read_exr(path)?;
+            let extent_cells = raster_extent_of(
+                raster.width_px,
+                raster.height_px,
+                raster.pixel_size_m,
+                settings,
+                limit_cells,
+            )?;
+            let encoding = "float32 samples".to_string();
+            Ok(raster_summary(
+                HeightmapFormat::Exr,
+                encoding,
+                None,
+                &raster,
+                extent_cells,
+                settings,
+            ))
+        }
+        HeightmapFormat::Raw16 => {
+            let map = read_raw16(path, &settings.raw)?;
+            let extent_cells = terrain_extent_cells(
+                map.width_px,
+                map.height_px,
+                map.sidecar.as_ref(),
+                settings,
+                limit_cells,
+            )?;
+            let order = if settings.raw.big_endian {
+                "big"
+            } else {
+                "little"
+            };
+            let encoding = format!("uint16, {order}-endian");
+            Ok(coded_summary(
+                HeightmapFormat::Raw16,
+                encoding,
+                &map,
+                extent_cells,
+                settings,
+            ))
+        }
+    }
+}
+
+/// The summary of a decoded raster (metres, NaN for NoData).
+fn raster_summary(
+    format: HeightmapFormat,
+    encoding: String,
+    crs: Option<String>,
+    raster: &ElevationRaster,
+    extent_cells: (f64, f64),
+    settings: &HeightmapSettings,
+) -> HeightmapSummary {
+    let stats = raster.stats();
+    HeightmapSummary {
+        format,
+        width_px: raster.width_px,
+        height_px: raster.height_px,
+        encoding,
+        crs,
+        pixel_size_m: raster.pixel_size_m,
+        elevation_range_m: stats.elevation_range_m,
+        nodata_samples: stats.nodata_samples,
+        extent_cells,
+        metres_per_cell: Some(
+            raster.pixel_size_m.map_or(1.0, |(x, _)| x) / f64::from(settings.cells_per_pixel),
+        ),
+    }
+}
+
+/// The summary of a coded heightmap (PNG, RAW16), whose metres come from
+/// its sidecar when it has one.
+fn coded_summary(
+    format: HeightmapFormat,
+    encoding: String,
+    map: &Heightmap,
+    extent_cells: (f64, f64),
+    settings: &HeightmapSettings,
+) -> HeightmapSummary {
+    let sidecar = map.sidecar.as_ref();
+    HeightmapSummary {
+        format,
+        width_px: map.width_px,
+        height_px: map.height_px,
+        encoding,
+        crs: None,
+        pixel_size_m: sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)),
+        elevation_range_m: sidecar.map(|s| (s.min_elevation_m, s.max_elevation_m)),
+        nodata_samples: 0,
+        extent_cells,
+        metres_per_cell: sidecar.map(|s| s.spacing_x_m / f64::from(settings.cells_per_pixel)),
+    }
+}
