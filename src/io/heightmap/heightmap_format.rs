@@ -10,11 +10,11 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::elevation_raster::ElevationRaster;
-use super::exr_heightmap::read_exr;
-use super::geotiff_import::{GeoTiffHeader, read_geotiff, read_geotiff_header};
+use super::formats::elevation_raster::ElevationRaster;
+use super::formats::exr_heightmap::read_exr;
+use super::formats::geotiff_import::{GeoTiffHeader, read_geotiff, read_geotiff_header};
+use super::formats::raw16::read_raw16;
 use super::heightmap_import::{read_error, read_heightmap_checked};
-use super::raw16::read_raw16;
 use crate::io::open_bounded;
 use crate::progress::Progress;
 use crate::terrain::generation::heightmap::{

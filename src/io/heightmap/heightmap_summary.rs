@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use super::elevation_raster::ElevationRaster;
-use super::exr_heightmap::read_exr;
-use super::geotiff_import::{read_geotiff, read_geotiff_header};
+use super::formats::elevation_raster::ElevationRaster;
+use super::formats::exr_heightmap::read_exr;
+use super::formats::geotiff_import::{read_geotiff, read_geotiff_header};
+use super::formats::raw16::read_raw16;
 use super::heightmap_format::{HeightmapFormat, detect_format, raster_extent, raster_extent_of};
 use super::heightmap_import::{parse_sidecar_text, read_heightmap_header};
-use super::raw16::read_raw16;
 use crate::progress::Progress;
 use crate::terrain::generation::heightmap::{
     Heightmap, HeightmapSettings, ImportError, terrain_extent_cells,

@@ -1,4 +1,5 @@
-//! Heightmap interchange: 16-bit grayscale PNGs with a JSON sidecar.
+//! Heightmap interchange: 16-bit grayscale PNGs with a JSON sidecar, and
+//! GeoTIFF, EXR and RAW16 elevation data ([`formats`]).
 //!
 //! - [`heightmap_import`]: reads a heightmap PNG and its sidecar and builds
 //!   a grid from it.
@@ -11,15 +12,11 @@
 //!
 //! Needs only `terrain`; names no other room of `io`.
 
-pub mod elevation_raster;
-pub mod exr_heightmap;
-pub mod geokeys;
-pub mod geotiff_import;
+pub mod formats;
 pub mod heightmap_export;
 pub mod heightmap_format;
 pub mod heightmap_import;
 pub mod heightmap_summary;
-pub mod raw16;
 pub mod streaming_heightmap;
 
 mod png_rows;

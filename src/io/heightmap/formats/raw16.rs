@@ -10,7 +10,7 @@
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
-use super::heightmap_import::{read_error, read_sidecar};
+use crate::io::heightmap::heightmap_import::{read_error, read_sidecar};
 use crate::io::open_bounded;
 use crate::terrain::generation::heightmap::{
     HeightSamples, Heightmap, ImportError, RawLayout, check_image_size,

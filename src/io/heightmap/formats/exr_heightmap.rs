@@ -19,7 +19,7 @@ use std::path::Path;
 use exr::prelude::*;
 
 use super::elevation_raster::{ElevationRaster, first_infinite};
-use super::heightmap_import::{read_error, read_sidecar};
+use crate::io::heightmap::heightmap_import::{read_error, read_sidecar};
 use crate::io::open_bounded;
 use crate::terrain::generation::heightmap::{ImportError, MAX_SIDE_PX};
 

@@ -93,7 +93,7 @@ struct Opened<R: Read + Seek> {
 /// [`MAX_GEOTIFF_FILE_BYTES`]).
 fn open_file(path: &Path) -> Result<BufReader<std::io::Take<std::fs::File>>, ImportError> {
     let file = open_bounded(path, MAX_GEOTIFF_FILE_BYTES)
-        .map_err(|e| super::heightmap_import::read_error(path, e))?;
+        .map_err(|e| crate::io::heightmap::heightmap_import::read_error(path, e))?;
     Ok(BufReader::new(file))
 }
 

@@ -1,0 +1,16 @@
+//! The interchange formats of elevation data besides PNG: GeoTIFF (with its
+//! georeference), OpenEXR and headerless RAW16, read into an
+//! [`elevation_raster::ElevationRaster`] (or, for RAW16, pixel codes) and
+//! written from a world's surface.
+//!
+//! - [`geotiff_import`]: GeoTIFF decoding, a strip or tile at a time.
+//! - [`geokeys`]: the GeoTIFF georeference and the pixel size in metres.
+//! - [`exr_heightmap`]: EXR in and out.
+//! - [`raw16`]: RAW16 in and out.
+//! - [`elevation_raster`]: the decoded raster and its NoData fill.
+
+pub mod elevation_raster;
+pub mod exr_heightmap;
+pub mod geokeys;
+pub mod geotiff_import;
+pub mod raw16;
