@@ -10,18 +10,17 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::app::cli_values::{
-    CameraArg, Size, parse_camera, parse_elevation, parse_export_region, parse_seed, parse_size,
+    CameraArg, Size, parse_camera, parse_export_region, parse_seed, parse_size,
     parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
-use strata::app::heightmap_options::{
-    HeightmapOptions, heightmap_info_lines, heightmap_settings, parse_nodata,
-};
+use strata::app::heightmap_options::{HeightmapOptions, heightmap_info_lines, heightmap_settings};
 use strata::app::output_checks::OutputPaths;
 use strata::app::streamed_world::StreamedWorld;
 use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::{Camera, FramedView};
-use strata::io::heightmap::heightmap_import::{HeightmapSettings, NoDataFill};
+use strata::io::heightmap::heightmap_import::HeightmapSettings;
+use strata::io::heightmap::world_georeference::WorldGeoreference;
 use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
@@ -126,26 +125,10 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     heightmap: Option<PathBuf>,
 
-    /// Print what the heightmap is (size, pixel size, elevation range,
-    /// NoData) and the terrain the import settings make of it, then exit.
-    #[arg(long, requires = "heightmap")]
-    heightmap_info: bool,
-
-    /// Heightmap import: the cell size in metres (from the file's pixel
-    /// size; default for elevation data: one cell a pixel).
-    #[arg(
-        long,
-        value_name = "M",
-        requires = "heightmap",
-        conflicts_with = "cells_per_pixel",
-        allow_negative_numbers = true
-    )]
-    metres_per_cell: Option<f64>,
-
-    /// Heightmap import: what NoData samples become, `floor` (the lowest
-    /// valid elevation) or `sea` (sea floor under water).
-    #[arg(long, value_name = "floor|sea", requires = "heightmap", value_parser = parse_nodata)]
-    nodata: Option<NoDataFill>,
+    /// The heightmap import's scale, NoData and RAW16 layout, and the
+    /// heightmap export's size.
+    #[command(flatten)]
+    heightmap_options: HeightmapOptions,
 
     /// Generate the world from a recipe (JSON stages, e.g.
     /// assets/recipes/alpine.json); --seed and --world-size still apply.
@@ -156,35 +139,6 @@ struct Cli {
     /// the plan after every stage to DIR (NN-stage.png).
     #[arg(long, value_name = "DIR", requires_all = ["recipe", "headless"])]
     recipe_previews: Option<PathBuf>,
-
-    /// Heightmap import: cells per heightmap pixel.
-    #[arg(
-        long,
-        value_name = "F",
-        requires = "heightmap",
-        allow_negative_numbers = true
-    )]
-    cells_per_pixel: Option<f32>,
-
-    /// Heightmap import: vertical scale factor.
-    #[arg(
-        long,
-        value_name = "F",
-        requires = "heightmap",
-        allow_negative_numbers = true
-    )]
-    vertical_scale: Option<f32>,
-
-    /// Heightmap import: fill everything below this elevation with water (metres
-    /// with a sidecar, else the 0–1 value range), e.g. 0 for a coastline DEM.
-    #[arg(
-        long,
-        value_name = "ELEVATION",
-        requires = "heightmap",
-        allow_hyphen_values = true,
-        value_parser = parse_elevation
-    )]
-    sea_level: Option<f64>,
 
     /// Generated world extent along x and z, in cells (a multiple of 32, up
     /// to 1048576). Worlds larger than 4096 cells stream: chunks are
@@ -318,8 +272,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    if let (true, Some(path)) = (cli.heightmap_info, &cli.heightmap) {
-        heightmap_info_lines(path, &heightmap_options(&cli))?
+    if let (true, Some(path)) = (cli.heightmap_options.heightmap_info, &cli.heightmap) {
+        heightmap_info_lines(path, &cli.heightmap_options)?
             .iter()
             .for_each(|line| println!("{line}"));
         return Ok(());
@@ -398,23 +352,12 @@ fn write_recipe_previews(
     Ok(())
 }
 
-/// The heightmap import options the command line gave.
-fn heightmap_options(cli: &Cli) -> HeightmapOptions {
-    HeightmapOptions {
-        cells_per_pixel: cli.cells_per_pixel,
-        metres_per_cell: cli.metres_per_cell,
-        vertical_scale: cli.vertical_scale,
-        sea_level_m: cli.sea_level,
-        nodata: cli.nodata,
-    }
-}
-
 fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
     if let Some(path) = world_path(cli) {
         return Ok(WorldSource::File(path.clone()));
     }
     if let Some(path) = &cli.heightmap {
-        let settings = heightmap_settings(path, &heightmap_options(cli))?;
+        let settings = heightmap_settings(path, &cli.heightmap_options)?;
         return Ok(WorldSource::Heightmap {
             path: path.clone(),
             settings,
@@ -714,7 +657,8 @@ fn run_streamed_outputs(
         // The box's columns stay resident: nothing streams during exports.
         let missing = grid.missing_columns(&region);
         residency.load_now(&mut grid, missing)?;
-        write_exports(cli, &strata::terrain::editing::region::crop(&grid, region)?)?;
+        let crop = strata::terrain::editing::region::crop(&grid, region)?;
+        write_exports(cli, &crop, world.meta().georeference)?;
     }
     Ok(())
 }
@@ -764,21 +708,30 @@ fn write_world_outputs(
             report.elapsed_ms
         );
     }
+    let georeference = world.meta.georeference.clone();
     match cli.export_region {
         Some(region) => write_exports(
             cli,
             &strata::terrain::editing::region::crop(&world.grid, region)?,
+            georeference,
         ),
-        None => write_exports(cli, &world.grid),
+        None => write_exports(cli, &world.grid, georeference),
     }
 }
 
 /// `--export-glb` and `--export-heightmap` of `grid` (the world, or the
-/// `--export-region` crop of it).
-fn write_exports(cli: &Cli, grid: &strata::terrain::Grid) -> anyhow::Result<()> {
+/// `--export-region` crop of it), the heightmap in the metres of
+/// `georeference`.
+fn write_exports(
+    cli: &Cli,
+    grid: &strata::terrain::Grid,
+    georeference: Option<WorldGeoreference>,
+) -> anyhow::Result<()> {
     let exports = Exports {
         glb: cli.export_glb.clone(),
         heightmap: cli.export_heightmap.clone(),
+        heightmap_options: cli.heightmap_options.export_options(),
+        georeference,
         low_poly: cli.style == Style::LowPoly,
         step_cells: cli.step_cells,
         collision_block: cli.collision_block,
@@ -848,10 +801,10 @@ mod tests {
     fn negative_numbers_parse_where_allowed_and_are_refused_with_the_reason() {
         let cli = Cli::try_parse_from(["strata", "--heightmap", "m.png", "--sea-level", "-20"])
             .expect("a negative sea level");
-        assert_eq!(cli.sea_level, Some(-20.0));
+        assert_eq!(cli.heightmap_options.sea_level, Some(-20.0));
         let cli = Cli::try_parse_from(["strata", "--heightmap", "m.png", "--sea-level=-0.5"])
             .expect("a negative sea level with =");
-        assert_eq!(cli.sea_level, Some(-0.5));
+        assert_eq!(cli.heightmap_options.sea_level, Some(-0.5));
         let cli = Cli::try_parse_from(["strata", "--seed", "7", "--world-size", "256"])
             .expect("seed and size");
         assert_eq!((cli.seed, cli.world_size), (Some(7), Some(256)));

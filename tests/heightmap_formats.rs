@@ -1,6 +1,6 @@
 //! Heightmap interchange formats against files written by an independent
-//! writer: the GeoTIFF fixtures in `tests/data/geotiff` were made by GDAL
-//! (through rasterio) with `tools/oracles/make_geotiff_fixtures.py`, which
+//! writer: the GeoTIFF fixtures in `tests/data/elevation` were made by GDAL
+//! (through rasterio) with `tools/oracles/make_elevation_fixtures.py`, which
 //! also wrote `expected.json`: each file's size, pixel size in metres, the
 //! samples at probe pixels as GDAL reads them, the NoData count and the
 //! valid range.
@@ -10,11 +10,12 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use strata::io::heightmap::geotiff_import::read_geotiff;
+use strata::io::heightmap::formats::geotiff_import::read_geotiff;
 use strata::io::heightmap::heightmap_format::import_heightmap;
 use strata::io::heightmap::heightmap_format::{HeightmapFormat, detect_format, read_elevation};
 use strata::io::heightmap::heightmap_import::{
-    BEDROCK_CELLS, HeightmapSettings, ImportError, MAX_SIDE_CELLS, NoDataFill, read_heightmap,
+    BEDROCK_CELLS, HeightmapSettings, ImportError, MAX_SIDE_CELLS, NoDataFill, RawLayout,
+    read_heightmap,
 };
 use strata::io::heightmap::heightmap_summary::inspect_heightmap;
 use strata::progress::Progress;
@@ -23,7 +24,7 @@ use strata::terrain::{CellCoord, Grid, Material};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/geotiff")
+        .join("tests/data/elevation")
         .join(name)
 }
 
@@ -110,6 +111,70 @@ fn geotiff_fixtures_read_their_size_scale_samples_and_nodata() {
     }
 }
 
+#[test]
+fn exr_and_raw16_fixtures_read_their_samples_and_scale() {
+    let all = expected();
+    for name in ["rgb_float32.exr", "unity_129.r16"] {
+        let e = &all[name];
+        let path = fixture(name);
+        let format = detect_format(&path).unwrap();
+        let read = read_elevation(&path, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap();
+        let map = &read.map;
+        assert_eq!(
+            (u64::from(map.width_px), u64::from(map.height_px)),
+            (e["width"].as_u64().unwrap(), e["height"].as_u64().unwrap()),
+            "{name}"
+        );
+        let side = map.sidecar.as_ref().unwrap();
+        assert_eq!(
+            [side.spacing_x_m, side.spacing_y_m],
+            [
+                e["pixel_size_m"][0].as_f64().unwrap(),
+                e["pixel_size_m"][1].as_f64().unwrap()
+            ],
+            "{name}"
+        );
+        let lo = e["min_m"].as_f64().unwrap();
+        for (x, y, value) in probes(e) {
+            let got = map.samples.get((y * map.width_px + x) as usize);
+            // NoData (NaN in the EXR) became the world floor.
+            assert_eq!(got, value.unwrap_or(lo), "{name} ({x}, {y})");
+        }
+        match format {
+            HeightmapFormat::Exr => {
+                // The red channel of three, NaN as NoData.
+                assert_eq!(e["nodata_count"].as_u64(), Some(12));
+                assert_eq!(side.min_elevation_m, lo);
+            }
+            HeightmapFormat::Raw16 => {
+                assert_eq!((side.min_elevation_m, side.max_elevation_m), (-20.0, 480.0));
+            }
+            other => panic!("{name} read as {other:?}"),
+        }
+    }
+    // A RAW16 whose length is no square and no size given is refused.
+    let dir = std::env::temp_dir().join(format!("strata-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let odd = dir.join("strip.raw");
+    std::fs::write(&odd, vec![0_u8; 2 * 300 * 7]).unwrap();
+    let err = read_elevation(&odd, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not a square; give the width and height"),
+        "{err}"
+    );
+    let sized = HeightmapSettings {
+        raw: RawLayout {
+            size_px: Some((300, 7)),
+            big_endian: false,
+        },
+        ..true_scale()
+    };
+    let read = read_elevation(&odd, &sized, MAX_SIDE_CELLS, &Progress::new()).unwrap();
+    assert_eq!((read.map.width_px, read.map.height_px), (300, 7));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Surface height of a column where Surface Nets puts it: the 0.5
 /// crossing between its highest inside sample `y` and the sample above,
 /// `y + 0.5 + (occ(y) − 127.5) / (occ(y) − occ(y + 1))` cells.
@@ -137,9 +202,8 @@ fn geotiff_fixtures_import_to_the_expected_heights_at_true_scale() {
     ] {
         let e = &all[name];
         let path = fixture(name);
-        let (map, settings) =
-            read_elevation(&path, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap();
-        let terrain = HeightmapTerrain::streaming(map, &settings).unwrap();
+        let read = read_elevation(&path, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap();
+        let terrain = HeightmapTerrain::streaming(read.map, &read.settings).unwrap();
         let cell_m = e["pixel_size_m"][0].as_f64().unwrap();
         let lo = e["min_m"].as_f64().unwrap();
         let grid = import_heightmap(&path, &true_scale()).unwrap();
@@ -201,8 +265,9 @@ fn jacksboro_geotiff_imports_at_true_scale_like_the_png() {
     let png = common::dem_path();
     let tif = fixture("jacksboro_fault_dem.tif");
     let from_png = read_heightmap(&png).unwrap();
-    let (from_tif, _) =
-        read_elevation(&tif, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap();
+    let from_tif = read_elevation(&tif, &true_scale(), MAX_SIDE_CELLS, &Progress::new())
+        .unwrap()
+        .map;
     let png_side = from_png.sidecar.as_ref().unwrap();
     let tif_side = from_tif.sidecar.as_ref().unwrap();
     assert!(

@@ -444,7 +444,7 @@ fn a_region_export_of_a_streaming_world_sees_resident_spilled_and_unloaded_colum
         ("box.png", ExportFormat::Heightmap),
     ] {
         let snapshot = r.snapshot_region(&grid, &region);
-        let done = export_region(snapshot, region, dir.join(name), format).wait();
+        let done = export_region(snapshot, region, dir.join(name), format, None).wait();
         assert!(
             matches!(done.output, Ok(JobOutput::Exported(_))),
             "{:?}",

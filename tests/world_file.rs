@@ -17,7 +17,7 @@ use std::time::Duration;
 use glam::{DVec3, IVec3};
 use strata::io::ExportError;
 use strata::io::export::gltf_export::export_glb;
-use strata::io::heightmap::heightmap_export::export_heightmap;
+use strata::io::heightmap::heightmap_export::{HeightmapExportOptions, export_heightmap};
 use strata::io::heightmap::heightmap_format::import_heightmap;
 use strata::io::heightmap::heightmap_import::{HeightmapSettings, read_heightmap};
 use strata::io::world::world_file::{
@@ -1570,10 +1570,11 @@ fn exported_heightmap_reimports_with_the_same_relief() {
     let dir = test_dir("heightmap");
     let grid = small_world();
     let png = dir.join("surface.png");
-    let export = export_heightmap(&grid, &png).expect("export");
+    let export =
+        export_heightmap(&grid, &png, None, &HeightmapExportOptions::default()).expect("export");
     assert_eq!((export.width_px, export.height_px), (128, 128));
     assert_eq!(export.origin_cells, (0, 0));
-    assert_eq!(export.sidecar, dir.join("surface.json"));
+    assert_eq!(export.sidecar, Some(dir.join("surface.json")));
     let map = read_heightmap(&png).expect("reads back");
     assert_eq!((map.width_px, map.height_px), (128, 128));
     let sidecar = map.sidecar.as_ref().expect("sidecar");

@@ -7,27 +7,95 @@
 
 use std::path::Path;
 
+use crate::io::heightmap::heightmap_export::{EngineSize, HeightmapExportOptions};
 use crate::io::heightmap::heightmap_format::{HeightmapFormat, detect_format, pixel_size_m};
 use crate::io::heightmap::heightmap_import::{
-    HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, NoDataFill,
+    HeightmapSettings, ImportError, MAX_STREAMING_SIDE_CELLS, NoDataFill, RawLayout,
 };
 use crate::io::heightmap::heightmap_summary::inspect_heightmap;
 use crate::progress::Progress;
 
-/// What the command line gave for a heightmap import (each optional).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What the command line gave for a heightmap import and export (each
+/// optional); the binary's argument parser flattens these flags into its
+/// own.
+#[derive(Clone, Debug, Default, PartialEq, clap::Args)]
 pub struct HeightmapOptions {
-    /// `--cells-per-pixel`.
+    /// Print what the heightmap is (size, pixel size, elevation range,
+    /// NoData) and the terrain the import settings make of it, then exit.
+    #[arg(long, requires = "heightmap")]
+    pub heightmap_info: bool,
+
+    /// Heightmap import: cells per heightmap pixel (default 2 for PNG and
+    /// RAW16, 1 for GeoTIFF and EXR).
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "heightmap",
+        allow_negative_numbers = true
+    )]
     pub cells_per_pixel: Option<f32>,
-    /// `--metres-per-cell`: the cell size in metres, turned into cells per
-    /// pixel with the file's pixel size.
+
+    /// Heightmap import: the cell size in metres, from the file's pixel
+    /// size (GeoTIFF georeference or sidecar).
+    #[arg(
+        long,
+        value_name = "M",
+        requires = "heightmap",
+        conflicts_with = "cells_per_pixel",
+        allow_negative_numbers = true
+    )]
     pub metres_per_cell: Option<f64>,
-    /// `--vertical-scale`.
+
+    /// Heightmap import: vertical scale factor (default 3 for PNG and
+    /// RAW16, 1, the true scale, for GeoTIFF and EXR).
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "heightmap",
+        allow_negative_numbers = true
+    )]
     pub vertical_scale: Option<f32>,
-    /// `--sea-level`, metres (or the 0–1 range of a PNG without sidecar).
-    pub sea_level_m: Option<f64>,
-    /// `--nodata`.
+
+    /// Heightmap import: fill everything below this elevation with water
+    /// (metres with a sidecar or georeference, else the 0–1 value range),
+    /// e.g. 0 for a coastline DEM.
+    #[arg(
+        long,
+        value_name = "ELEVATION",
+        requires = "heightmap",
+        allow_hyphen_values = true,
+        value_parser = crate::app::cli_values::parse_elevation
+    )]
+    pub sea_level: Option<f64>,
+
+    /// Heightmap import: what NoData samples become, `floor` (the lowest
+    /// valid elevation) or `sea` (sea floor under water).
+    #[arg(long, value_name = "floor|sea", requires = "heightmap", value_parser = parse_nodata)]
     pub nodata: Option<NoDataFill>,
+
+    /// RAW16 import: the size, when the file is not square.
+    #[arg(long, value_name = "WxH", requires = "heightmap", value_parser = parse_raw_size)]
+    pub raw_size: Option<(u32, u32)>,
+
+    /// RAW16 import and export: big-endian samples (Mac) instead of
+    /// little-endian (Windows).
+    #[arg(long)]
+    pub raw_big_endian: bool,
+
+    /// --export-heightmap: resample to an engine's size, `unreal` (the
+    /// Landscape sizes 127 to 8129), `unity` (2^n + 1) or a sample count.
+    #[arg(long, value_name = "unreal|unity|N", requires = "export_heightmap", value_parser = EngineSize::parse)]
+    pub heightmap_size: Option<EngineSize>,
+}
+
+impl HeightmapOptions {
+    /// The heightmap export options these flags ask for.
+    pub fn export_options(&self) -> HeightmapExportOptions {
+        HeightmapExportOptions {
+            size: self.heightmap_size,
+            big_endian: self.raw_big_endian,
+        }
+    }
 }
 
 /// Why the options make no settings.
@@ -94,7 +162,7 @@ pub fn heightmap_settings(
     if let Some(v) = options.vertical_scale {
         settings.vertical_scale = positive("vertical-scale", f64::from(v))? as f32;
     }
-    if let Some(level) = options.sea_level_m {
+    if let Some(level) = options.sea_level {
         if !level.is_finite() {
             return Err(HeightmapOptionError::SeaLevel(level));
         }
@@ -103,6 +171,10 @@ pub fn heightmap_settings(
     if let Some(fill) = options.nodata {
         settings.nodata = fill;
     }
+    settings.raw = RawLayout {
+        size_px: options.raw_size,
+        big_endian: options.raw_big_endian,
+    };
     Ok(settings)
 }
 
@@ -122,6 +194,19 @@ pub fn heightmap_info_lines(
     Ok(summary.lines())
 }
 
+/// `--raw-size WxH`: each side 1 to 65 536 samples.
+pub fn parse_raw_size(s: &str) -> Result<(u32, u32), String> {
+    let side = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=65_536).contains(n))
+    };
+    s.split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((side(w)?, side(h)?)))
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT of 1 to 65536 samples each, got {s:?}"))
+}
+
 /// `--nodata floor|sea`.
 pub fn parse_nodata(s: &str) -> Result<NoDataFill, String> {
     NoDataFill::from_name(s.trim())
@@ -134,7 +219,7 @@ mod tests {
 
     fn fixture(name: &str) -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/geotiff")
+            .join("tests/data/elevation")
             .join(name)
     }
 

@@ -369,7 +369,11 @@ impl World {
             .residency()
             .ok_or_else(|| "this world does not stream".to_string())?;
         let snapshot = residency.snapshot_region(&self.grid, &region);
-        Ok(export_region(snapshot, region, path, format))
+        let georeference = self
+            .stream
+            .as_ref()
+            .and_then(|s| s.world.meta().georeference);
+        Ok(export_region(snapshot, region, path, format, georeference))
     }
 }
 
@@ -462,9 +466,13 @@ fn open_document(
             (grid, doc, None, None)
         }
         _ => {
-            let grid = source.build()?;
-            let doc = Document::untitled(&grid, WorldMeta::default());
-            (grid, doc, None, None)
+            let built = source.build_with_report(&crate::progress::Progress::new())?;
+            let meta = WorldMeta {
+                georeference: built.georeference,
+                ..WorldMeta::default()
+            };
+            let doc = Document::untitled(&built.grid, meta);
+            (built.grid, doc, None, None)
         }
     })
 }

@@ -85,10 +85,14 @@ pub fn open_world(source: &WorldSource) -> Result<OpenedWorld, WorldSourceError>
         WorldSource::Generated(settings) => WorldMeta::generated(settings),
         _ => WorldMeta::default(),
     };
-    let (grid, generation) = source.build_with_report(&crate::progress::Progress::new())?;
+    let built = source.build_with_report(&crate::progress::Progress::new())?;
+    let meta = WorldMeta {
+        georeference: built.georeference,
+        ..meta
+    };
     Ok(OpenedWorld {
-        generation,
-        ..OpenedWorld::from_grid(grid, meta)
+        generation: built.generation,
+        ..OpenedWorld::from_grid(built.grid, meta)
     })
 }
 
@@ -179,14 +183,37 @@ pub fn save_world(
 pub struct Exports {
     /// `--export-glb`.
     pub glb: Option<std::path::PathBuf>,
-    /// `--export-heightmap` (a `.json` sidecar is written beside it).
+    /// `--export-heightmap` (`.png`, `.r16`/`.raw`, `.exr` with a `.json`
+    /// sidecar beside it, or `.tif`).
     pub heightmap: Option<std::path::PathBuf>,
+    /// How the heightmap is written (engine size, RAW16 byte order).
+    pub heightmap_options: crate::io::heightmap::heightmap_export::HeightmapExportOptions,
+    /// Where the world sits on surveyed ground: the heightmap's metres and
+    /// GeoTIFF georeference (studs without one).
+    pub georeference: Option<crate::io::heightmap::world_georeference::WorldGeoreference>,
     /// `--style low-poly`: the `.glb` holds greedy terraced blocks.
     pub low_poly: bool,
     /// `--step-cells`: the low-poly terrace height, cells.
     pub step_cells: f32,
     /// `--collision-block`: the low-poly export's collision block, cells.
     pub collision_block: Option<u32>,
+}
+
+/// The line that says what a heightmap export wrote.
+pub fn heightmap_line(e: &crate::io::heightmap::heightmap_export::HeightmapExport) -> String {
+    let sidecar = e
+        .sidecar
+        .as_ref()
+        .map(|s| format!(" and {}", s.display()))
+        .unwrap_or_default();
+    format!(
+        "exported {}{sidecar} ({}x{} samples, {:.2} to {:.2} m)",
+        e.path.display(),
+        e.width_px,
+        e.height_px,
+        e.elevation_range_m.0,
+        e.elevation_range_m.1
+    )
 }
 
 /// Writes `exports` of `grid` (the world, or a region crop of it) and
@@ -229,14 +256,13 @@ pub fn write_exports(
         });
     }
     if let Some(path) = &exports.heightmap {
-        let e = crate::io::heightmap::heightmap_export::export_heightmap(grid, path)?;
-        lines.push(format!(
-            "exported {} and {} ({}x{} pixels)",
-            e.png.display(),
-            e.sidecar.display(),
-            e.width_px,
-            e.height_px
-        ));
+        let e = crate::io::heightmap::heightmap_export::export_heightmap(
+            grid,
+            path,
+            exports.georeference.as_ref(),
+            &exports.heightmap_options,
+        )?;
+        lines.push(heightmap_line(&e));
     }
     Ok(lines)
 }

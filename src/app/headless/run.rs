@@ -58,7 +58,8 @@ pub fn render_screenshot(
 ) -> Result<RenderStats, HeadlessError> {
     check_image_size(options.size_px)?;
     let world_start = Instant::now();
-    let (grid, generation) = world.build_with_report(&crate::progress::Progress::new())?;
+    let built = world.build_with_report(&crate::progress::Progress::new())?;
+    let (grid, generation) = (built.grid, built.generation);
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     // A world just made is exactly what its source makes.
     let with_base;

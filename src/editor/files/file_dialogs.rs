@@ -88,7 +88,7 @@ impl PathPurpose {
             PathPurpose::Open => "Open world",
             PathPurpose::SaveAs => "Save world as",
             PathPurpose::ExportGlb => "Export mesh (binary glTF)",
-            PathPurpose::ExportHeightmap => "Export heightmap (16-bit PNG)",
+            PathPurpose::ExportHeightmap => "Export heightmap (PNG, RAW16, EXR or GeoTIFF)",
             PathPurpose::ExportLowPolyGlb => "Export low-poly mesh (binary glTF)",
         }
     }

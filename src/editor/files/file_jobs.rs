@@ -19,8 +19,9 @@ use glam::IVec3;
 
 use crate::camera::Camera;
 use crate::camera::frame_terrain;
-use crate::io::heightmap::heightmap_format::import_heightmap_with_progress;
+use crate::io::heightmap::heightmap_format::import_heightmap_georeferenced;
 use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError};
+use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::pipeline::lod::LodSettings;
 use crate::pipeline::{TerrainStreaming, WorldMeshes};
 use crate::progress::Progress;
@@ -150,8 +151,8 @@ pub enum JobOutput {
         file: WorldFile,
         /// The grid state it holds.
         state: GridState,
-        /// What the save wrote.
-        report: SaveReport,
+        /// What the save wrote (boxed: it holds the world's metadata).
+        report: Box<SaveReport>,
     },
     /// The recovery copy now holds grid state `state`.
     Autosaved {
@@ -343,7 +344,7 @@ pub fn save_world(
                 path,
                 file,
                 state,
-                report,
+                report: Box::new(report),
             })),
             Err(e) => JobResult {
                 output: Err(world_file_error(e)),
@@ -356,7 +357,7 @@ pub fn save_world(
                     path,
                     file,
                     state,
-                    report,
+                    report: Box::new(report),
                 })
                 .map_err(world_file_error),
         ),
@@ -485,7 +486,8 @@ pub enum ImportPlacement {
     },
 }
 
-/// Imports the heightmap PNG at `path` with `settings`.
+/// Imports the heightmap at `path` (PNG, GeoTIFF, EXR or RAW16) with
+/// `settings`; a new world remembers where it sits on the surveyed ground.
 pub fn import_heightmap(
     path: PathBuf,
     settings: HeightmapSettings,
@@ -498,14 +500,19 @@ pub fn import_heightmap(
         ImportPlacement::IntoWorld { .. } => JobKind::Import,
     };
     Job::spawn(label, kind, move |progress| {
-        let grid = match import_heightmap_with_progress(&path, &settings, progress) {
-            Ok(grid) => grid,
+        let (grid, georeference) = match import_heightmap_georeferenced(&path, &settings, progress)
+        {
+            Ok(imported) => imported,
             Err(ImportError::Cancelled) => return JobResult::of(Err(JobError::Cancelled)),
             Err(e) => return JobResult::of(Err(JobError::Failed(e.to_string()))),
         };
         JobResult::of(Ok(match placement {
             ImportPlacement::NewWorld => {
-                JobOutput::World(Box::new(loaded(grid, WorldMeta::default(), view, progress)))
+                let meta = WorldMeta {
+                    georeference,
+                    ..WorldMeta::default()
+                };
+                JobOutput::World(Box::new(loaded(grid, meta, view, progress)))
             }
             ImportPlacement::IntoWorld {
                 offset_x_chunks,
@@ -575,17 +582,33 @@ fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobRe
     )
 }
 
-/// Writes `grid`'s heightmap to `path`: the job's result.
-fn heightmap_result(grid: &Grid, path: &std::path::Path) -> JobResult {
+/// Writes `grid`'s heightmap to `path` in the metres of `georeference`:
+/// the job's result.
+fn heightmap_result(
+    grid: &Grid,
+    path: &std::path::Path,
+    georeference: Option<&WorldGeoreference>,
+) -> JobResult {
+    let options = crate::io::heightmap::heightmap_export::HeightmapExportOptions::default();
     JobResult::of(
-        match crate::io::heightmap::heightmap_export::export_heightmap(grid, path) {
-            Ok(e) => Ok(JobOutput::Exported(format!(
-                "Exported {} ({} × {} pixels) and {}",
-                e.png.display(),
-                e.width_px,
-                e.height_px,
-                e.sidecar.display()
-            ))),
+        match crate::io::heightmap::heightmap_export::export_heightmap(
+            grid,
+            path,
+            georeference,
+            &options,
+        ) {
+            Ok(e) => {
+                let sidecar = e
+                    .sidecar
+                    .map(|s| format!(" and {}", s.display()))
+                    .unwrap_or_default();
+                Ok(JobOutput::Exported(format!(
+                    "Exported {} ({} × {} samples){sidecar}",
+                    e.path.display(),
+                    e.width_px,
+                    e.height_px,
+                )))
+            }
             Err(e) => Err(JobError::Failed(e.to_string())),
         },
     )
@@ -596,7 +619,8 @@ fn heightmap_result(grid: &Grid, path: &std::path::Path) -> JobResult {
 pub enum ExportFormat {
     /// The full-detail surface as binary glTF.
     Glb,
-    /// The top surface as a 16-bit PNG heightmap with its sidecar.
+    /// The top surface as a heightmap (the format the path's extension
+    /// names).
     Heightmap,
     /// The low-poly meshes as binary glTF.
     LowPolyGlb(LowPolyExport),
@@ -657,13 +681,15 @@ fn low_poly_glb_result(grid: &Grid, path: &std::path::Path, settings: LowPolyExp
 /// Exports the box `region` of a streaming world to `path`: loads the
 /// columns `snapshot` lacks (off the frame thread; progress and Cancel
 /// follow the loads), crops the box ([`crate::terrain::editing::region::crop`]) and
-/// writes it in `format`. Memory: the box's columns twice at most (the
-/// loaded columns and the crop), bounded by the crop's side limit.
+/// writes it in `format` (a heightmap in the metres of `georeference`).
+/// Memory: the box's columns twice at most (the loaded columns and the
+/// crop), bounded by the crop's side limit.
 pub fn export_region(
     snapshot: crate::terrain::streaming::residency::RegionSnapshot,
     region: crate::terrain::storage::coords::CellBox,
     path: PathBuf,
     format: ExportFormat,
+    georeference: Option<WorldGeoreference>,
 ) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
@@ -687,19 +713,20 @@ pub fn export_region(
             }
             ExportFormat::Heightmap => {
                 progress.begin_stage("writing", 0);
-                heightmap_result(&cropped, &path)
+                heightmap_result(&cropped, &path, georeference.as_ref())
             }
         }
     })
 }
 
-/// Exports the top surface of `grid` to a 16-bit PNG heightmap (and its
-/// JSON sidecar) at `path`.
-pub fn export_heightmap(grid: Grid, path: PathBuf) -> Job {
+/// Exports the top surface of `grid` to a heightmap at `path` (the format
+/// its extension names; a JSON sidecar beside PNG, RAW16 and EXR files), in
+/// the metres of `georeference` (studs without one).
+pub fn export_heightmap(grid: Grid, path: PathBuf, georeference: Option<WorldGeoreference>) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
         progress.begin_stage("writing", 0);
-        heightmap_result(&grid, &path)
+        heightmap_result(&grid, &path, georeference.as_ref())
     })
 }
 

@@ -294,9 +294,11 @@ impl FileSession {
                 Some(self.view),
             )),
             FileAction::ExportGlb(path) => Some(file_jobs::export_glb(grid.clone(), path)),
-            FileAction::ExportHeightmap(path) => {
-                Some(file_jobs::export_heightmap(grid.clone(), path))
-            }
+            FileAction::ExportHeightmap(path) => Some(file_jobs::export_heightmap(
+                grid.clone(),
+                path,
+                meta.georeference.clone(),
+            )),
             FileAction::ExportLowPolyGlb(path) => Some(file_jobs::export_low_poly_glb(
                 grid.clone(),
                 path,

@@ -1,127 +1,240 @@
-//! Heightmap export: the top surface of a world as a 16-bit grayscale PNG
-//! with a JSON sidecar, in the format the heightmap importer reads
-//! ([`crate::io::heightmap::heightmap_import`]), so a world can round-trip through other
-//! terrain tools.
+//! Heightmap export: the top surface of a world as elevation data other
+//! terrain tools and game engines read, in the format the path's extension
+//! names: a 16-bit grayscale PNG (`.png`) or RAW16 (`.r16`, `.raw`) with a
+//! JSON sidecar, a float32 EXR (`.exr`) with a sidecar, or a float32
+//! GeoTIFF (`.tif`, `.tiff`) with georeferencing tags. The heightmap
+//! importers ([`crate::io::heightmap::heightmap_format`]) read every one back.
 //!
 //! # What is exported
-//! One pixel per cell column, cropped to the columns that have solid ground.
-//! A column's height is where Surface Nets puts the surface: the linear 0.5
-//! crossing between its highest inside sample (`y`) and the sample above,
-//! `y + 0.5 + (occ(y) − 127.5) / (occ(y) − occ(y + 1))` cells. Heights map
-//! linearly onto the full 16-bit range (0 = lowest column, 65535 = highest);
-//! columns without solid ground get 0. Row 0 is the lowest `z` (north) and
-//! pixel columns run along +x, as the importer expects.
+//! One sample per cell column, cropped to the columns that have solid
+//! ground, or resampled to an engine's size ([`EngineSize`]). Generators,
+//! imports and brushes fill a column's top as a linear ramp of occupancy
+//! centred on the surface (`0.5 + (h − y − 0.5) / ramp`, the ramp one cell
+//! on flat ground and `sqrt(1 + slope²)` on slopes), and the export inverts
+//! it: from the column's topmost solid cell down to its first full one, two
+//! partial cells give the ramp and the height exactly (the Surface Nets 0.5
+//! crossing); a single partial cell gives the height once the ramp is known,
+//! which comes from the slope of the neighbouring columns. Reading a single
+//! cell as Surface Nets does would be off by up to 3/2 − √2 ≈ 0.086 cells.
+//! Caves below the top band do not count. Row 0 is the lowest `z` (north)
+//! and columns run along +x, as the importers expect.
 //!
-//! The sidecar uses studs as its "metres": `spacing_x_m = spacing_y_m = 4`
-//! (one cell) and the elevations of values 0 and 65535 in studs. Importing
-//! the PNG with `cells_per_pixel = 1` and `vertical_scale = 1` therefore
-//! rebuilds the same relief, one pixel per cell, to within the 16-bit
-//! quantization (relief / 65535).
+//! # Units
+//! Elevations are metres of the world's [`WorldGeoreference`] (an imported
+//! DEM's own), or studs for a world without one (a cell is 4 studs).
+//! Float formats hold the elevations (NaN where a column has no ground);
+//! 16-bit formats map the range onto 0–65535 (0 = lowest column, also
+//! written where there is no ground), and the sidecar says the range. A
+//! GeoTIFF carries its source's CRS keys, pixel scale and tiepoint for the
+//! exported crop, elevations in the source's vertical unit.
+//!
+//! # Sidecar
+//! `<stem>.json` with the importers' fields (`spacing_x_m`, `spacing_y_m`,
+//! `width`, `height`, `min_elevation_m`, `max_elevation_m`), and for 16-bit
+//! files the values of Unreal Engine's Landscape import dialog (`unreal`:
+//! X/Y/Z scale in cm, Z location) and of Unity's Terrain "Import Raw" and
+//! terrain settings (`unity`: width, length and height in metres, heightmap
+//! resolution, byte order, flip).
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+pub use super::export_writers::{ExportFormat, HeightmapExportOptions};
+use super::export_writers::{SurfaceElevations, write_surface};
+pub use super::formats::engine_sizes::EngineSize;
+use super::formats::engine_sizes::resample;
+use super::world_georeference::WorldGeoreference;
 use crate::io::ExportError;
-use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
+use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
 use crate::terrain::storage::grid::Grid;
 use crate::terrain::{Chunk, ChunkCoord};
 
 /// What [`export_heightmap`] wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightmapExport {
-    /// The PNG.
-    pub png: PathBuf,
-    /// The JSON sidecar.
-    pub sidecar: PathBuf,
-    /// Image width (columns along +x).
+    /// The heightmap file.
+    pub path: PathBuf,
+    /// The JSON sidecar (PNG, RAW16 and EXR exports).
+    pub sidecar: Option<PathBuf>,
+    /// Samples along +x.
     pub width_px: u32,
-    /// Image height (columns along +z).
+    /// Samples along +z.
     pub height_px: u32,
-    /// Cell column of pixel (0, 0): `(x, z)`.
+    /// Cell column of the surface's north-west corner: `(x, z)`.
     pub origin_cells: (i32, i32),
-    /// Surface height of value 0 and 65535, studs.
-    pub elevation_range_studs: (f64, f64),
-}
-
-/// The JSON sidecar, with the importer's field names (and those of
-/// `shared/data/jacksboro_fault_dem.json`), in that order.
-#[derive(serde::Serialize)]
-struct Sidecar {
-    source: String,
-    spacing_x_m: f64,
-    spacing_y_m: f64,
-    width: u32,
-    height: u32,
-    min_elevation_m: f64,
-    max_elevation_m: f64,
-    encoding: &'static str,
+    /// Lowest and highest elevation written, metres of the world's
+    /// georeference (studs without one).
+    pub elevation_range_m: (f64, f64),
 }
 
 /// A chunk column `(cx, cz)`.
 type ColumnKey = (i32, i32);
 
-/// Surface height (cells) of every column of one chunk column, `[z][x]`
-/// flattened, `None` where the column has no inside sample.
-fn column_heights(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> Vec<Option<f64>> {
+/// The top band of every column of one chunk column, `[z][x]` flattened,
+/// `None` where the column has no solid cell.
+fn column_tops(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> Vec<Option<ColumnTop>> {
     const N: usize = CHUNK_SIZE_CELLS as usize;
     // Chunks of this column from the top down.
     let chunks: Vec<(i32, &Chunk)> = ys
         .iter()
         .filter_map(|&cy| grid.chunk(ChunkCoord::new(cx, cy, cz)).map(|c| (cy, c)))
         .collect();
-    let solid_at = |chunk_index: usize, ly: i32, lx: i32, lz: i32| -> f64 {
-        // `ly` may be 32: the sample above the chunk, in the chunk above if stored.
-        if ly < CHUNK_SIZE_CELLS {
-            let (_, c) = chunks[chunk_index];
-            return c.cells.get(glam::IVec3::new(lx, ly, lz)).solid_occupancy() as f64;
-        }
-        let (cy, _) = chunks[chunk_index];
-        chunks
-            .iter()
-            .find(|(y, _)| *y == cy + 1)
-            .map_or(0.0, |(_, c)| {
-                c.cells.get(glam::IVec3::new(lx, 0, lz)).solid_occupancy() as f64
-            })
-    };
     let mut out = vec![None; N * N];
     for lz in 0..CHUNK_SIZE_CELLS {
         for lx in 0..CHUNK_SIZE_CELLS {
-            'chunks: for (i, (cy, chunk)) in chunks.iter().enumerate() {
-                // Uniform chunks answer for all 32 cells at once.
-                if let Some(cell) = chunk.cells.as_uniform()
-                    && !cell.is_inside()
+            let mut band = TopBand::default();
+            'chunks: for (cy, chunk) in &chunks {
+                // Empty uniform chunks above the surface answer at once.
+                if band.cells.is_empty()
+                    && let Some(cell) = chunk.cells.as_uniform()
+                    && cell.solid_occupancy() == 0
                 {
                     continue;
                 }
                 for ly in (0..CHUNK_SIZE_CELLS).rev() {
-                    let lo = solid_at(i, ly, lx, lz);
-                    if lo >= 128.0 {
-                        let hi = solid_at(i, ly + 1, lx, lz);
-                        let y = cy * CHUNK_SIZE_CELLS + ly;
-                        // `hi < 128 <= lo`: the sample above is outside, or
-                        // this would not be the highest inside sample.
-                        out[(lz * CHUNK_SIZE_CELLS + lx) as usize] =
-                            Some(y as f64 + 0.5 + (lo - 127.5) / (lo - hi));
+                    let occupancy = chunk
+                        .cells
+                        .get(glam::IVec3::new(lx, ly, lz))
+                        .solid_occupancy();
+                    if band.take(cy * CHUNK_SIZE_CELLS + ly, occupancy) {
                         break 'chunks;
                     }
                 }
             }
+            out[(lz * CHUNK_SIZE_CELLS + lx) as usize] = band.top();
         }
     }
     out
 }
 
-/// Writes the top surface of `grid` to `png` (16-bit grayscale) and its
-/// sidecar next to it (`png` with the extension `json`). Returns what was
-/// written. Parent directories are created.
-///
-/// # Errors
-/// [`ExportError::NoSurface`] when no column has solid ground,
-/// [`ExportError::TooLarge`] beyond the importer's 16384 pixels a side, and
-/// [`ExportError::Write`] when a file cannot be written.
-pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, ExportError> {
+/// The partial cells at the top of a column, walked down one cell at a
+/// time from its topmost solid cell to the first full cell (or air).
+#[derive(Default)]
+struct TopBand {
+    /// `(y, occupancy)` of the partial cells, top down.
+    cells: Vec<(i32, u8)>,
+    /// The full cell (or air) the band rests on, once found.
+    rest_y: Option<i32>,
+}
+
+impl TopBand {
+    /// Takes cell `y`'s solid occupancy; true when the band has ended.
+    fn take(&mut self, y: i32, occupancy: u8) -> bool {
+        match occupancy {
+            0 if self.cells.is_empty() => false,
+            0 | 255 => {
+                self.rest_y = Some(y);
+                true
+            }
+            partial => {
+                self.cells.push((y, partial));
+                false
+            }
+        }
+    }
+
+    /// What the band says of the surface.
+    fn top(&self) -> Option<ColumnTop> {
+        let fraction = |o: u8| f64::from(o) / 255.0;
+        match (self.cells.as_slice(), self.rest_y) {
+            ([], None) => None,
+            // A full cell under air: the surface is its top.
+            ([], Some(y)) => Some(ColumnTop::Exact(f64::from(y + 1))),
+            ([(y, o)], _) => Some(ColumnTop::Single {
+                y: *y,
+                fraction: fraction(*o),
+            }),
+            (cells, _) => {
+                // Two partial cells of a linear ramp: the pair that holds
+                // the 0.5 crossing, or the lowest pair.
+                let pairs = cells.windows(2);
+                let pick = pairs
+                    .clone()
+                    .find(|p| p[1].1 >= 128 && p[0].1 < 128)
+                    .or_else(|| pairs.last())?;
+                let ((_, above), (y, below)) = (pick[0], pick[1]);
+                let (lo, hi) = (fraction(below), fraction(above));
+                Some(ColumnTop::Exact(
+                    f64::from(y) + 0.5 + (lo - 0.5) / (lo - hi),
+                ))
+            }
+        }
+    }
+}
+
+/// A column's surface as its cells give it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ColumnTop {
+    /// Known: a linear ramp across two partial cells, or a full cell's top.
+    Exact(f64),
+    /// One partial cell `y` of solid `fraction` between full and empty:
+    /// its height depends on the ramp the slope gave it.
+    Single {
+        /// The partial cell.
+        y: i32,
+        /// Its solid fraction, `(0, 1)`.
+        fraction: f64,
+    },
+}
+
+/// Passes of [`resolve_heights`]: each re-estimates the slopes from the
+/// previous heights; the ramp moves a height by at most half its change.
+const SLOPE_PASSES: usize = 3;
+
+/// Surface heights, cells, of a `width × depth` grid of column tops (NaN
+/// without one). A single partial cell is read as the generators fill it,
+/// a ramp `sqrt(1 + slope²)` cells tall (at most 4) centred on the surface
+/// (`column_fill::ramp_occupancy`): height `y + 0.5 + (fraction − 0.5) ·
+/// ramp`, the slope from the neighbours' heights by central differences,
+/// re-estimated [`SLOPE_PASSES`] times from a start of one cell.
+fn resolve_heights(tops: &[Option<ColumnTop>], width: usize, depth: usize) -> Vec<f32> {
+    let single = |top: &Option<ColumnTop>, ramp: f64| match top {
+        Some(ColumnTop::Exact(h)) => *h,
+        Some(ColumnTop::Single { y, fraction }) => f64::from(*y) + 0.5 + (fraction - 0.5) * ramp,
+        None => f64::NAN,
+    };
+    let mut heights: Vec<f64> = tops.iter().map(|t| single(t, 1.0)).collect();
+    for _ in 0..SLOPE_PASSES {
+        let next: Vec<f64> = (0..width * depth)
+            .map(|i| {
+                let top = &tops[i];
+                if !matches!(top, Some(ColumnTop::Single { .. })) {
+                    return heights[i];
+                }
+                let (x, z) = (i % width, i / width);
+                let centre = heights[i];
+                // Neighbours clamped to the crop, as the importer clamps its
+                // samples; a missing one counts as flat.
+                let h = |dx: isize, dz: isize| {
+                    let nx = (x as isize + dx).clamp(0, width as isize - 1) as usize;
+                    let nz = (z as isize + dz).clamp(0, depth as isize - 1) as usize;
+                    let v = heights[nz * width + nx];
+                    if v.is_nan() { centre } else { v }
+                };
+                let (gx, gz) = ((h(1, 0) - h(-1, 0)) * 0.5, (h(0, 1) - h(0, -1)) * 0.5);
+                let ramp = (1.0 + gx * gx + gz * gz).sqrt().min(4.0);
+                single(top, ramp)
+            })
+            .collect();
+        heights = next;
+    }
+    heights.into_iter().map(|h| h as f32).collect()
+}
+
+/// The surface of a world, one sample a cell column, cropped to the
+/// columns with ground.
+struct SurfaceCrop {
+    width: u32,
+    depth: u32,
+    origin_cells: (i32, i32),
+    /// Heights, cells, row-major; NaN where a column has no ground.
+    heights_cells: Vec<f32>,
+}
+
+/// Every column's surface height, cropped to the columns with ground.
+fn surface_crop(grid: &Grid, path: &Path) -> Result<SurfaceCrop, ExportError> {
     // Chunk columns with their stored chunk ys, highest first.
     let mut columns: FxHashMap<ColumnKey, Vec<i32>> = FxHashMap::default();
     for (c, _) in grid.chunks() {
@@ -131,26 +244,23 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
     for (_, ys) in &mut columns {
         ys.sort_unstable_by(|a, b| b.cmp(a));
     }
-    let heights: Vec<(ColumnKey, Vec<Option<f64>>)> = columns
+    let heights: Vec<(ColumnKey, Vec<Option<ColumnTop>>)> = columns
         .par_iter()
-        .map(|&((cx, cz), ref ys)| ((cx, cz), column_heights(grid, cx, cz, ys)))
+        .map(|&((cx, cz), ref ys)| ((cx, cz), column_tops(grid, cx, cz, ys)))
         .collect();
-    // Crop to the columns with ground, and find the height range.
     let n = CHUNK_SIZE_CELLS;
     let (mut x0, mut z0, mut x1, mut z1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for ((cx, cz), h) in &heights {
         for (i, v) in h.iter().enumerate() {
-            if let Some(v) = v {
+            if v.is_some() {
                 let (x, z) = (cx * n + i as i32 % n, cz * n + i as i32 / n);
                 (x0, z0, x1, z1) = (x0.min(x), z0.min(z), x1.max(x), z1.max(z));
-                (lo, hi) = (lo.min(*v), hi.max(*v));
             }
         }
     }
     if x0 > x1 {
         return Err(ExportError::NoSurface {
-            path: png.to_path_buf(),
+            path: path.to_path_buf(),
         });
     }
     let width = (x1 as i64 - x0 as i64 + 1) as u64;
@@ -158,66 +268,163 @@ pub fn export_heightmap(grid: &Grid, png: &Path) -> Result<HeightmapExport, Expo
     let limit = crate::terrain::generation::heightmap::MAX_SIDE_PX as u64;
     if width > limit || depth > limit {
         return Err(ExportError::TooLarge {
-            path: png.to_path_buf(),
+            path: path.to_path_buf(),
             message: format!(
                 "the surface spans {width} × {depth} columns; a heightmap holds at most {limit} a side"
             ),
         });
     }
     let (w, d) = (width as u32, depth as u32);
-    let range = hi - lo;
-    let mut pixels = vec![0u16; w as usize * d as usize];
+    let mut tops = vec![None; w as usize * d as usize];
     for ((cx, cz), h) in &heights {
         for (i, v) in h.iter().enumerate() {
-            if let Some(v) = v {
+            if v.is_some() {
                 let x = (cx * n + i as i32 % n - x0) as usize;
                 let z = (cz * n + i as i32 / n - z0) as usize;
-                let t = if range > 0.0 { (v - lo) / range } else { 0.0 };
-                pixels[z * w as usize + x] = (t * 65535.0).round().clamp(0.0, 65535.0) as u16;
+                tops[z * w as usize + x] = *v;
             }
         }
     }
-    let image = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(w, d, pixels)
-        .ok_or_else(|| ExportError::write(png, "pixel buffer does not match the image size"))?;
-    // All or nothing, each file: a failed export leaves existing files as they were.
-    crate::io::write_atomically(
-        png,
-        |tmp| {
-            image
-                .save_with_format(tmp, image::ImageFormat::Png)
-                .map_err(|e| ExportError::write(png, e))
-        },
-        |e| ExportError::write(png, e),
-    )?;
-    let stud = CELL_SIZE_STUDS as f64;
-    let (min_studs, max_studs) = (lo * stud, hi * stud);
-    let sidecar = Sidecar {
-        source: format!(
-            "Strata world surface, columns x {x0}..={x1}, z {z0}..={z1} (cells); \
-             units are studs (1 cell = 4 studs); import with cells_per_pixel 1 and vertical_scale 1"
-        ),
-        spacing_x_m: stud,
-        spacing_y_m: stud,
+    let heights_cells = resolve_heights(&tops, w as usize, d as usize);
+    Ok(SurfaceCrop {
         width: w,
-        height: d,
-        min_elevation_m: min_studs,
-        max_elevation_m: max_studs,
-        encoding: "16-bit grayscale PNG; elevation_m = min_elevation_m + value/65535*(max_elevation_m-min_elevation_m); row 0 is north",
-    };
-    let sidecar_path = crate::io::heightmap::heightmap_import::sidecar_path(png);
-    let json =
-        serde_json::to_string_pretty(&sidecar).map_err(|e| ExportError::write(&sidecar_path, e))?;
-    crate::io::write_atomically(
-        &sidecar_path,
-        |tmp| std::fs::write(tmp, json + "\n").map_err(|e| ExportError::write(&sidecar_path, e)),
-        |e| ExportError::write(&sidecar_path, e),
-    )?;
-    Ok(HeightmapExport {
-        png: png.to_path_buf(),
-        sidecar: sidecar_path,
-        width_px: w,
-        height_px: d,
+        depth: d,
         origin_cells: (x0, z0),
-        elevation_range_studs: (min_studs, max_studs),
+        heights_cells,
     })
+}
+
+/// Writes the top surface of `grid` to `path` in the format its extension
+/// names ([`ExportFormat`]), elevations in the metres of `georeference`
+/// (studs when `None`), resampled as `options` say; a sidecar goes beside
+/// it (`path` with the extension `json`) for the formats that have one.
+/// Every file is written whole or not at all. Returns what was written.
+///
+/// # Errors
+/// [`ExportError::InvalidSettings`] for an extension that names no format;
+/// [`ExportError::NoSurface`] when no column has solid ground;
+/// [`ExportError::TooLarge`] beyond 65 536 samples a side; and
+/// [`ExportError::Write`] when a file cannot be written.
+pub fn export_heightmap(
+    grid: &Grid,
+    path: &Path,
+    georeference: Option<&WorldGeoreference>,
+    options: &HeightmapExportOptions,
+) -> Result<HeightmapExport, ExportError> {
+    let format = ExportFormat::of_path(path).ok_or_else(|| ExportError::InvalidSettings {
+        path: path.to_path_buf(),
+        message: "name the heightmap .png, .r16, .raw, .exr, .tif or .tiff".to_string(),
+    })?;
+    let studs = WorldGeoreference::studs();
+    let georeference = georeference.unwrap_or(&studs);
+    let crop = surface_crop(grid, path)?;
+    let elevations = elevations_of(&crop, georeference, options);
+    let sidecar = write_surface(path, format, &elevations, georeference, options)?;
+    Ok(HeightmapExport {
+        path: path.to_path_buf(),
+        sidecar,
+        width_px: elevations.width,
+        height_px: elevations.depth,
+        origin_cells: crop.origin_cells,
+        elevation_range_m: elevations.range_m,
+    })
+}
+
+/// The crop's elevations in metres, resampled when `options` ask.
+fn elevations_of(
+    crop: &SurfaceCrop,
+    georeference: &WorldGeoreference,
+    options: &HeightmapExportOptions,
+) -> SurfaceElevations {
+    let metres: Vec<f32> = crop
+        .heights_cells
+        .iter()
+        .map(|&h| georeference.elevation_m(f64::from(h)) as f32)
+        .collect();
+    let [cell_x_m, cell_z_m] = georeference.metres_per_cell;
+    let (width, depth, samples_m, spacing_m, sample_cells) = match options.size {
+        None => (
+            crop.width,
+            crop.depth,
+            metres,
+            (cell_x_m, cell_z_m),
+            (1.0, 1.0),
+        ),
+        Some(size) => {
+            let side = size.side_for(crop.width, crop.depth);
+            // Corner-aligned: the first and last samples stay on the crop's
+            // first and last column centres.
+            let step = |cells: u32| f64::from(cells.max(2) - 1) / f64::from(side - 1);
+            let (sx, sz) = (step(crop.width), step(crop.depth));
+            let resampled = resample(&metres, crop.width, crop.depth, side);
+            (
+                side,
+                side,
+                resampled,
+                (cell_x_m * sx, cell_z_m * sz),
+                (sx, sz),
+            )
+        }
+    };
+    let (lo, hi) = samples_m
+        .iter()
+        .filter(|s| !s.is_nan())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
+            (lo.min(f64::from(s)), hi.max(f64::from(s)))
+        });
+    SurfaceElevations {
+        width,
+        depth,
+        samples_m,
+        spacing_m,
+        range_m: (lo, hi),
+        origin_cells: crop.origin_cells,
+        sample_cells,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_partial_cell_is_read_with_the_ramp_of_its_slope() {
+        // Flat ground: the fill fraction itself (Surface Nets' 0.5 crossing
+        // of a 0.7 cell over a full one would say 0.786).
+        let flat = ColumnTop::Single {
+            y: 10,
+            fraction: 0.7,
+        };
+        let h = resolve_heights(&[Some(flat); 9], 3, 3);
+        assert!((f64::from(h[4]) - 10.7).abs() < 1e-5, "{}", h[4]);
+        // A 2-in-1 slope along x: ramp sqrt(5) around the middle column.
+        let tops = [
+            Some(ColumnTop::Exact(8.7)),
+            Some(ColumnTop::Single {
+                y: 10,
+                fraction: 0.5 + 0.2 / 5.0_f64.sqrt(),
+            }),
+            Some(ColumnTop::Exact(12.7)),
+        ];
+        let h = resolve_heights(&tops, 3, 1);
+        assert!((f64::from(h[1]) - 10.7).abs() < 1e-5, "{h:?}");
+        assert!(h.len() == 3 && resolve_heights(&[None], 1, 1)[0].is_nan());
+    }
+
+    #[test]
+    fn two_partial_cells_give_the_ramp_and_the_height() {
+        let mut band = TopBand::default();
+        // A ramp of 2 cells centred on 20.3: 0.5 + (20.3 − y − 0.5) / 2.
+        // Cell 21 is empty, 20 holds 0.4 and 19 holds 0.9; 18 is full.
+        assert!(!band.take(21, 0));
+        for y in [20, 19] {
+            let o = 0.5 + (20.3 - f64::from(y) - 0.5) / 2.0;
+            assert!(!band.take(y, (o * 255.0).round() as u8));
+        }
+        assert!(band.take(18, 255));
+        let Some(ColumnTop::Exact(h)) = band.top() else {
+            panic!("{:?}", band.top());
+        };
+        assert!((h - 20.3).abs() < 2.0 / 255.0, "{h}");
+    }
 }

@@ -12,16 +12,20 @@ use std::path::Path;
 
 use super::formats::elevation_raster::ElevationRaster;
 use super::formats::exr_heightmap::read_exr;
+use super::formats::geokeys::GeoReference;
 use super::formats::geotiff_import::{GeoTiffHeader, read_geotiff, read_geotiff_header};
 use super::formats::raw16::read_raw16;
 use super::heightmap_import::{read_error, read_heightmap_checked};
+use super::world_georeference::WorldGeoreference;
 use crate::io::open_bounded;
 use crate::progress::Progress;
 use crate::terrain::generation::heightmap::{
     Heightmap, HeightmapSettings, HeightmapSidecar, ImportError, MAX_SIDE_CELLS,
     MAX_STREAMING_SIDE_CELLS, RawLayout, check_settings, terrain_extent_cells,
 };
-use crate::terrain::generation::heightmap_terrain::grid_from_heightmap_with_progress;
+use crate::terrain::generation::heightmap_terrain::{
+    elevation_scale, grid_from_heightmap_with_progress,
+};
 use crate::terrain::storage::grid::Grid;
 
 /// A heightmap file's format.
@@ -202,13 +206,24 @@ pub fn import_extent_cells(
     }
 }
 
+/// A heightmap read for an import: the samples, the settings to build them
+/// with, and the file's georeference.
+#[derive(Debug)]
+pub struct ElevationRead {
+    /// The samples, with the file's pixel size and elevation range.
+    pub map: Heightmap,
+    /// The import's settings, with the sea level a
+    /// [`NoDataFill::Sea`](crate::terrain::generation::heightmap::NoDataFill::Sea)
+    /// fill sets.
+    pub settings: HeightmapSettings,
+    /// The GeoTIFF's georeference, when the file has one.
+    pub georeference: Option<GeoReference>,
+}
+
 /// Reads the heightmap at `path`, whatever its format, for an import with
 /// `settings` whose terrain may be `limit_cells` a side (checked from the
-/// header before any sample is decoded). Returns the heightmap and the
-/// settings to build it with (`settings`, with the sea level a
-/// [`NoDataFill::Sea`](crate::terrain::generation::heightmap::NoDataFill::Sea)
-/// fill sets). Decoding is counted in `progress` where the format reads in
-/// parts.
+/// header before any sample is decoded, where the format has a header).
+/// Decoding is counted in `progress` where the format reads in parts.
 ///
 /// # Errors
 /// What the format's reader reports, [`ImportError::TerrainTooLarge`] and
@@ -218,27 +233,40 @@ pub fn read_elevation(
     settings: &HeightmapSettings,
     limit_cells: u64,
     progress: &Progress,
-) -> Result<(Heightmap, HeightmapSettings), ImportError> {
+) -> Result<ElevationRead, ImportError> {
+    let coded = |map: Heightmap| ElevationRead {
+        map,
+        settings: settings.clone(),
+        georeference: None,
+    };
+    let raster = |raster: ElevationRaster| -> Result<ElevationRead, ImportError> {
+        let georeference = raster.georeference.clone();
+        let (map, settings) = raster.into_heightmap(settings, path)?;
+        Ok(ElevationRead {
+            map,
+            settings,
+            georeference,
+        })
+    };
     match detect_format(path)? {
-        HeightmapFormat::Png => {
-            let map = read_heightmap_checked(path, Some((settings, limit_cells)))?;
-            Ok((map, settings.clone()))
-        }
+        HeightmapFormat::Png => Ok(coded(read_heightmap_checked(
+            path,
+            Some((settings, limit_cells)),
+        )?)),
         HeightmapFormat::GeoTiff => {
             raster_extent(&read_geotiff_header(path)?, settings, limit_cells)?;
-            let raster: ElevationRaster = read_geotiff(path, progress)?;
-            raster.into_heightmap(settings, path)
+            raster(read_geotiff(path, progress)?)
         }
         HeightmapFormat::Exr => {
-            let raster = read_exr(path)?;
+            let exr = read_exr(path)?;
             raster_extent_of(
-                raster.width_px,
-                raster.height_px,
-                raster.pixel_size_m,
+                exr.width_px,
+                exr.height_px,
+                exr.pixel_size_m,
                 settings,
                 limit_cells,
             )?;
-            raster.into_heightmap(settings, path)
+            raster(exr)
         }
         HeightmapFormat::Raw16 => {
             let map = read_raw16(path, &settings.raw)?;
@@ -249,7 +277,7 @@ pub fn read_elevation(
                 settings,
                 limit_cells,
             )?;
-            Ok((map, settings.clone()))
+            Ok(coded(map))
         }
     }
 }
@@ -288,9 +316,31 @@ pub fn import_heightmap_with_progress(
     settings: &HeightmapSettings,
     progress: &Progress,
 ) -> Result<Grid, ImportError> {
+    Ok(import_heightmap_georeferenced(path, settings, progress)?.0)
+}
+
+/// [`import_heightmap_with_progress`], with where the world sits on the
+/// ground the file surveys: `None` for a PNG or RAW16 without sidecar,
+/// whose values are not metres.
+///
+/// # Errors
+/// As [`import_heightmap_with_progress`].
+pub fn import_heightmap_georeferenced(
+    path: &Path,
+    settings: &HeightmapSettings,
+    progress: &Progress,
+) -> Result<(Grid, Option<WorldGeoreference>), ImportError> {
     check_settings(settings)?;
     progress.begin_stage("reading heightmap", 0);
-    let (map, settings) = read_elevation(path, settings, MAX_SIDE_CELLS, progress)?;
+    let read = read_elevation(path, settings, MAX_SIDE_CELLS, progress)?;
     progress.check().map_err(|_| ImportError::Cancelled)?;
-    grid_from_heightmap_with_progress(&map, &settings, progress)
+    let georeference = match read.map.sidecar {
+        Some(_) => Some(WorldGeoreference::from_import(
+            &elevation_scale(&read.map, &read.settings)?,
+            read.georeference.as_ref(),
+        )),
+        None => None,
+    };
+    let grid = grid_from_heightmap_with_progress(&read.map, &read.settings, progress)?;
+    Ok((grid, georeference))
 }

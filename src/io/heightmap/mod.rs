@@ -12,11 +12,13 @@
 //!
 //! Needs only `terrain`; names no other room of `io`.
 
+mod export_writers;
 pub mod formats;
 pub mod heightmap_export;
 pub mod heightmap_format;
 pub mod heightmap_import;
 pub mod heightmap_summary;
 pub mod streaming_heightmap;
+pub mod world_georeference;
 
 mod png_rows;

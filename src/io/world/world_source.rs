@@ -5,8 +5,9 @@
 
 use std::path::PathBuf;
 
-use crate::io::heightmap::heightmap_format::import_heightmap;
+use crate::io::heightmap::heightmap_format::import_heightmap_georeferenced;
 use crate::io::heightmap::heightmap_import::{HeightmapSettings, ImportError};
+use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::progress::Progress;
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::recipe::cook::CookReport;
@@ -41,6 +42,17 @@ pub enum WorldSource {
     },
     /// A grid built by the caller (tests, tools).
     Grid(Grid),
+}
+
+/// A world as [`WorldSource::build_with_report`] built it.
+#[derive(Debug)]
+pub struct BuiltWorld {
+    /// The cells.
+    pub grid: Grid,
+    /// What cooking a recipe world did.
+    pub generation: Option<CookReport>,
+    /// Where an imported world sits on the ground its file surveys.
+    pub georeference: Option<WorldGeoreference>,
 }
 
 impl WorldSource {
@@ -85,7 +97,7 @@ impl WorldSource {
     /// [`WorldSourceError`] for invalid generator settings, a heightmap that
     /// cannot be imported, or a world file that cannot be loaded.
     pub fn build(&self) -> Result<Grid, WorldSourceError> {
-        Ok(self.build_with_report(&Progress::new())?.0)
+        Ok(self.build_with_report(&Progress::new())?.grid)
     }
 
     /// [`WorldSource::build`], with the cooking report of a recipe world
@@ -95,13 +107,18 @@ impl WorldSource {
     /// # Errors
     /// As [`WorldSource::build`]; [`GenerateError::Cancelled`] when
     /// `progress` was cancelled while a recipe cooked.
-    pub fn build_with_report(
-        &self,
-        progress: &Progress,
-    ) -> Result<(Grid, Option<CookReport>), WorldSourceError> {
+    pub fn build_with_report(&self, progress: &Progress) -> Result<BuiltWorld, WorldSourceError> {
         let grid = match self {
             WorldSource::Generated(settings) => generate_world(settings)?,
-            WorldSource::Heightmap { path, settings } => import_heightmap(path, settings)?,
+            WorldSource::Heightmap { path, settings } => {
+                let (grid, georeference) =
+                    import_heightmap_georeferenced(path, settings, progress)?;
+                return Ok(BuiltWorld {
+                    grid,
+                    generation: None,
+                    georeference,
+                });
+            }
             WorldSource::File(path) => {
                 crate::io::world::world_file::load(
                     path,
@@ -120,9 +137,17 @@ impl WorldSource {
                     RecipeTerrain::cook_with_previews(recipe, settings, progress, *preview_px)?;
                 let (grid, overhangs) = terrain.build_grid(progress)?;
                 report.overhang_cells = Some(overhangs);
-                return Ok((grid, Some(report)));
+                return Ok(BuiltWorld {
+                    grid,
+                    generation: Some(report),
+                    georeference: None,
+                });
             }
         };
-        Ok((grid, None))
+        Ok(BuiltWorld {
+            grid,
+            generation: None,
+            georeference: None,
+        })
     }
 }

@@ -198,6 +198,51 @@ pub fn grid_from_heightmap_with_progress(
     .map_err(|_| ImportError::Cancelled)
 }
 
+/// How a heightmap import maps samples and pixels onto cells: what an
+/// export needs to write the terrain back in the map's own units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElevationScale {
+    /// Pixels of the map a cell spans `(along x, along z)`.
+    pub pixels_per_cell: (f64, f64),
+    /// Sample units (metres with a sidecar) a cell spans horizontally
+    /// `(along x, along z)`: the pixel spacing times the pixels a cell
+    /// spans; `None` without a sidecar.
+    pub units_per_cell: Option<(f64, f64)>,
+    /// The sample value of height `y = 0` (cells): surface height `h` is
+    /// sample `sample_at_y0 + h · samples_per_cell`.
+    pub sample_at_y0: f64,
+    /// Sample units per cell of height (the exaggeration divided out).
+    pub samples_per_cell: f64,
+}
+
+/// The [`ElevationScale`] of an import of `map` with `settings` (streamed
+/// or whole: the same layout).
+///
+/// # Errors
+/// As [`HeightmapTerrain::streaming`].
+pub fn elevation_scale(
+    map: &Heightmap,
+    settings: &HeightmapSettings,
+) -> Result<ElevationScale, ImportError> {
+    let layout = Layout::new(map, settings, MAX_STREAMING_SIDE_CELLS)?;
+    let pixels_per_cell = (
+        layout.width_px as f64 / layout.width_cells as f64,
+        layout.height_px as f64 / layout.depth_cells as f64,
+    );
+    let samples_per_cell = 1.0 / layout.vertical_cells_per_unit;
+    Ok(ElevationScale {
+        pixels_per_cell,
+        units_per_cell: map.sidecar.as_ref().map(|s| {
+            (
+                s.spacing_x_m * pixels_per_cell.0,
+                s.spacing_y_m * pixels_per_cell.1,
+            )
+        }),
+        sample_at_y0: layout.reference - layout.surface_floor_cells * samples_per_cell,
+        samples_per_cell,
+    })
+}
+
 /// The rock strata of every imported terrain.
 fn heightmap_strata() -> Strata {
     Strata::new(0)

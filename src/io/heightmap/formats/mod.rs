@@ -4,13 +4,17 @@
 //! written from a world's surface.
 //!
 //! - [`geotiff_import`]: GeoTIFF decoding, a strip or tile at a time.
+//! - [`geotiff_export`]: float32 GeoTIFF output with the georeferencing tags.
 //! - [`geokeys`]: the GeoTIFF georeference and the pixel size in metres.
 //! - [`exr_heightmap`]: EXR in and out.
 //! - [`raw16`]: RAW16 in and out.
+//! - [`engine_sizes`]: Unreal and Unity heightmap sizes and resampling.
 //! - [`elevation_raster`]: the decoded raster and its NoData fill.
 
 pub mod elevation_raster;
+pub mod engine_sizes;
 pub mod exr_heightmap;
 pub mod geokeys;
+pub mod geotiff_export;
 pub mod geotiff_import;
 pub mod raw16;

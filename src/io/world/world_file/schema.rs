@@ -17,6 +17,7 @@ use super::codec::MAX_BLOB_BYTES;
 use super::error::{WorldFileError, io_err, sqlite_err};
 use super::journal::{keep_copies_before_rollback, noting};
 use crate::camera::{Camera, MAX_PITCH_DEG};
+use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::terrain::generation::generate::GeneratorSettings;
 
 /// The format this build writes, and the newest it reads.
@@ -267,6 +268,10 @@ pub struct WorldMeta {
     pub created_unix: u64,
     /// When the world was last saved (Unix seconds); every save sets it.
     pub modified_unix: u64,
+    /// Where the world sits on the ground it was imported from (metres a
+    /// cell, elevations, a GeoTIFF's model space); `None` for worlds that
+    /// were not imported from elevation data.
+    pub georeference: Option<WorldGeoreference>,
 }
 
 impl WorldMeta {
@@ -603,12 +608,17 @@ pub(super) fn read_meta_table(
         None => None,
         Some(text) => Some(parse_camera(text).map_err(|m| bad("camera", m))?),
     };
+    let georeference = map
+        .get("georeference")
+        .map(|text| WorldGeoreference::from_json(text).map_err(|m| bad("georeference", m)))
+        .transpose()?;
     Ok(StoredMeta {
         meta: WorldMeta {
             generator,
             camera,
             created_unix,
             modified_unix,
+            georeference,
         },
         world_hash,
     })
@@ -627,6 +637,10 @@ fn meta_rows(meta: &WorldMeta, world_hash: u64) -> Vec<(&'static str, Option<Str
         ),
         ("generator", meta.generator.as_ref().map(generator_text)),
         ("camera", meta.camera.as_ref().map(camera_text)),
+        (
+            "georeference",
+            meta.georeference.as_ref().map(WorldGeoreference::to_json),
+        ),
     ]
 }
 

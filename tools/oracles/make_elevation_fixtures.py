@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the GeoTIFF fixtures of tests/heightmap_formats.rs with GDAL
-(through rasterio), an independent writer, and the values the import must
+"""Writes the elevation fixtures of tests/heightmap_formats.rs with
+independent writers: GeoTIFFs with GDAL (through rasterio), an EXR with
+OpenEXR's Python binding, a RAW16 with numpy; and the values the import must
 find in them (expected.json).
 
 Run from the repository root with the oracles' Python (.ci/setup installs it):
 
-    .oracles/venv/bin/python tools/oracles/make_geotiff_fixtures.py SHARED_DATA_DIR
+    .oracles/venv/bin/python tools/oracles/make_elevation_fixtures.py SHARED_DATA_DIR
 
 SHARED_DATA_DIR holds jacksboro_fault_dem.png and .json (the project's
-shared/data). The files go to tests/data/geotiff/; the pinned versions in
+shared/data). The files go to tests/data/elevation/; the pinned versions in
 tools/oracles/requirements.txt make the same bytes each run.
 
 Expected pixel sizes of geographic files come from the WGS 84 ellipsoid's
@@ -26,7 +27,7 @@ import rasterio
 from rasterio.crs import CRS
 from rasterio.transform import from_origin
 
-OUT = Path("tests/data/geotiff")
+OUT = Path("tests/data/elevation")
 
 WGS84_A = 6378137.0
 WGS84_F = 1 / 298.257223563
@@ -107,6 +108,27 @@ def expect(path, data, pixel_size_m, nodata=None, unit_m=1.0):
     }
 
 
+def expect_array(data, pixel_size_m, f32=True):
+    """expect() for data that is not a GeoTIFF (NaN marks NoData)."""
+    height, width = data.shape
+    missing = np.isnan(data)
+    cast = (lambda v: float(np.float32(v))) if f32 else float
+    samples = [
+        [x, y, None if missing[y, x] else cast(data[y, x])]
+        for x, y in probe_points(width, height)
+    ]
+    valid = data[~missing]
+    return {
+        "width": width,
+        "height": height,
+        "pixel_size_m": list(pixel_size_m),
+        "samples": samples,
+        "nodata_count": int(missing.sum()),
+        "min_m": cast(valid.min()),
+        "max_m": cast(valid.max()),
+    }
+
+
 def main():
     shared = Path(sys.argv[1])
     OUT.mkdir(parents=True, exist_ok=True)
@@ -179,6 +201,30 @@ def main():
     )
     mx, my = metres_per_degree(north - data.shape[0] / 2 * three)
     expected[path.name] = expect(path, data, (three * mx, three * my))
+
+    # 6. EXR: float32 R, G, B, with the elevation in R (the channel terrain
+    # tools write first), and a sidecar for the pixel size.
+    import OpenEXR
+
+    data = relief(96, 64, 120.0, 40.0).astype(np.float32)
+    data[10:14, 30:33] = np.nan
+    header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+    rgb = {"R": data, "G": np.zeros_like(data), "B": np.full_like(data, 7.0)}
+    with OpenEXR.File(header, rgb) as f:
+        f.write(str(OUT / "rgb_float32.exr"))
+    (OUT / "rgb_float32.json").write_text(
+        json.dumps({"spacing_x_m": 2.0, "spacing_y_m": 2.0, "min_elevation_m": 0.0,
+                    "max_elevation_m": 0.0}) + "\n")
+    expected["rgb_float32.exr"] = expect_array(data, (2.0, 2.0))
+
+    # 7. RAW16, little-endian, 129 x 129 (a Unity size), with a sidecar.
+    codes = np.round(relief(129, 129, 20000.0, 30000.0)).clip(0, 65535).astype("<u2")
+    codes.tofile(OUT / "unity_129.r16")
+    (OUT / "unity_129.json").write_text(
+        json.dumps({"spacing_x_m": 1.5, "spacing_y_m": 1.5, "min_elevation_m": -20.0,
+                    "max_elevation_m": 480.0}) + "\n")
+    metres = -20.0 + codes.astype(np.float64) / 65535.0 * 500.0
+    expected["unity_129.r16"] = expect_array(metres, (1.5, 1.5), f32=False)
 
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
