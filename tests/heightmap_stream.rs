@@ -617,3 +617,55 @@ fn layers_over_a_changed_heightmap_setting_are_refused() {
     );
     assert!(e.to_string().contains("layers.strata"), "{e}");
 }
+
+/// GeoTIFF, EXR and RAW16 imports stream too: the world's file keeps the
+/// source's bytes, reads them in place when it opens, and its columns are
+/// the whole import's, chunk for chunk; the world keeps the file's
+/// georeference.
+#[test]
+fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
+    let dir = scratch("elevation");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elevation");
+    let settings = HeightmapSettings {
+        cells_per_pixel: 1.0,
+        vertical_scale: 1.0,
+        nodata: NoDataFill::Sea,
+        ..HeightmapSettings::default()
+    };
+    for name in [
+        "uint16_nodata_packbits.tif",
+        "geographic_degrees.tif",
+        "rgb_float32.exr",
+        "unity_129.r16",
+    ] {
+        let path = fixtures.join(name);
+        let whole = import_heightmap(&path, &settings).unwrap();
+        let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
+        let StreamedTerrain::Heightmap(from_file) = &world.terrain else {
+            panic!("a heightmap world");
+        };
+        let columns = from_file.chunk_columns();
+        assert_eq!(
+            all_columns(from_file.as_ref(), columns).content_hash(),
+            whole.content_hash(),
+            "{name}: from the world file"
+        );
+        let geo = world.meta().georeference.expect("georeferenced");
+        if name.ends_with(".tif") {
+            assert!(geo.model.is_some(), "{name}");
+        }
+        // Reopened from its file alone, the world is the same.
+        let reopened = StreamedWorld::open(world.file.path()).unwrap();
+        let StreamedTerrain::Heightmap(again) = &reopened.terrain else {
+            panic!("a heightmap world");
+        };
+        assert_eq!(
+            all_columns(again.as_ref(), columns).content_hash(),
+            whole.content_hash(),
+            "{name}: reopened"
+        );
+        assert_eq!(reopened.meta().georeference, Some(geo));
+        drop(reopened);
+        world.remove_recovery();
+    }
+}

@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::camera::{Camera, FramedView};
+use crate::io::heightmap::heightmap_format::{HeightmapFormat, detect_format, import_extent_cells};
 use crate::io::heightmap::heightmap_import::{
-    HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_heightmap_header,
+    HeightmapSettings, MAX_STREAMING_SIDE_CELLS, read_sidecar_text,
 };
+use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::io::world::recovery_files::{RecoveryLock, remove_recovery_files};
 use crate::io::world::streaming_file::plan_cache::plan_key;
 use crate::io::world::streaming_file::{SaveReport, StreamingFileError, StreamingWorldFile};
@@ -68,6 +70,8 @@ pub struct StreamedWorld {
     /// (their operations changed while it was closed), and the columns
     /// re-derived for them into the file's pending changes.
     pub stale_columns: (usize, usize),
+    /// Where a heightmap world sits on the ground its file surveys.
+    georeference: Option<WorldGeoreference>,
     /// This session's lock on its recovery file (untitled worlds): while
     /// held, no other session offers the file as a crash's leftover.
     _recovery_lock: Option<RecoveryLock>,
@@ -143,6 +147,7 @@ impl StreamedWorld {
             recipe: None,
             layers: None,
             stale_columns: (0, 0),
+            georeference: None,
             _recovery_lock: Some(lock),
         })
     }
@@ -189,6 +194,7 @@ impl StreamedWorld {
             recipe: Some((Arc::new(recipe.clone()), settings.clone())),
             layers: None,
             stale_columns: (0, 0),
+            georeference: None,
             _recovery_lock: Some(lock),
         })
     }
@@ -219,19 +225,25 @@ impl StreamedWorld {
             .take(40)
             .collect();
         let path = recovery_dir.join(recovery_name(&format!("heightmap-{stem}")));
-        let header =
-            read_heightmap_header(png, settings, MAX_STREAMING_SIDE_CELLS).map_err(|source| {
-                StreamingFileError::Heightmap {
-                    path: path.clone(),
-                    source: Box::new(source),
-                }
-            })?;
+        let refuse = |source| StreamingFileError::Heightmap {
+            path: path.clone(),
+            source: Box::new(source),
+        };
+        // The format, the terrain's size and the sidecar before anything is
+        // written (a GeoTIFF keeps its scale in its own tags).
+        let format = detect_format(png).map_err(refuse)?;
+        import_extent_cells(png, settings, MAX_STREAMING_SIDE_CELLS).map_err(refuse)?;
+        let sidecar_text = match format {
+            HeightmapFormat::GeoTiff => None,
+            _ => read_sidecar_text(png).map_err(refuse)?,
+        };
         let lock = lock_recovery(&path)?;
         let file = StreamingWorldFile::create_heightmap(
             &path,
             png,
+            format,
             settings,
-            header.sidecar_text.as_deref(),
+            sidecar_text.as_deref(),
         )
         .inspect_err(|_| {
             let _ = remove_recovery_files(&path);
@@ -330,6 +342,7 @@ impl StreamedWorld {
                 recipe: Some((Arc::new(recipe), settings.clone())),
                 layers: None,
                 stale_columns: (0, 0),
+                georeference: None,
                 _recovery_lock: lock,
             };
             // The plan is kept only once the layers were found to fit it:
@@ -342,8 +355,12 @@ impl StreamedWorld {
             }
             return Ok(world);
         }
+        let mut georeference = None;
         let terrain = match (file.generator(), file.heightmap_terrain()?) {
-            (_, Some(terrain)) => StreamedTerrain::Heightmap(Arc::new(terrain)),
+            (_, Some((terrain, geo))) => {
+                georeference = geo;
+                StreamedTerrain::Heightmap(Arc::new(terrain))
+            }
             (Some(settings), None) => StreamedTerrain::Generated(settings.clone()),
             (None, None) => {
                 return Err(StreamingFileError::BadMeta {
@@ -362,6 +379,7 @@ impl StreamedWorld {
             recipe: None,
             layers: None,
             stale_columns: (0, 0),
+            georeference,
             _recovery_lock: lock,
         }
         .with_saved_layers()
@@ -451,16 +469,19 @@ impl StreamedWorld {
         }
     }
 
-    /// The document metadata of this world: its generator settings, or none
-    /// for a heightmap world (its terrain lives in the streaming file).
+    /// The document metadata of this world: its generator settings, or for
+    /// a heightmap world its georeference (its terrain lives in the
+    /// streaming file).
     pub fn meta(&self) -> crate::io::world::world_file::WorldMeta {
         match &self.terrain {
             StreamedTerrain::Generated(settings) => {
                 crate::io::world::world_file::WorldMeta::generated(settings)
             }
-            StreamedTerrain::Heightmap(_) | StreamedTerrain::Recipe(_) => {
-                crate::io::world::world_file::WorldMeta::default()
-            }
+            StreamedTerrain::Heightmap(_) => crate::io::world::world_file::WorldMeta {
+                georeference: self.georeference.clone(),
+                ..crate::io::world::world_file::WorldMeta::default()
+            },
+            StreamedTerrain::Recipe(_) => crate::io::world::world_file::WorldMeta::default(),
         }
     }
 

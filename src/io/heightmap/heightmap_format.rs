@@ -11,11 +11,13 @@ use std::io::Read;
 use std::path::Path;
 
 use super::formats::elevation_raster::ElevationRaster;
-use super::formats::exr_heightmap::read_exr;
+use super::formats::exr_heightmap::{decode_exr, read_exr};
 use super::formats::geokeys::GeoReference;
-use super::formats::geotiff_import::{GeoTiffHeader, read_geotiff, read_geotiff_header};
-use super::formats::raw16::read_raw16;
-use super::heightmap_import::{read_error, read_heightmap_checked};
+use super::formats::geotiff_import::{
+    GeoTiffHeader, decode_geotiff, read_geotiff, read_geotiff_header,
+};
+use super::formats::raw16::{decode_raw16, read_raw16};
+use super::heightmap_import::{decode_heightmap_from, read_error, read_heightmap_checked};
 use super::world_georeference::WorldGeoreference;
 use crate::io::open_bounded;
 use crate::progress::Progress;
@@ -42,6 +44,38 @@ pub enum HeightmapFormat {
 }
 
 impl HeightmapFormat {
+    /// The format's key in files (`png`, `geotiff`, `exr`, `raw16`).
+    pub fn key(self) -> &'static str {
+        match self {
+            HeightmapFormat::Png => "png",
+            HeightmapFormat::GeoTiff => "geotiff",
+            HeightmapFormat::Exr => "exr",
+            HeightmapFormat::Raw16 => "raw16",
+        }
+    }
+
+    /// The format [`HeightmapFormat::key`] names.
+    pub fn from_key(key: &str) -> Option<HeightmapFormat> {
+        [
+            HeightmapFormat::Png,
+            HeightmapFormat::GeoTiff,
+            HeightmapFormat::Exr,
+            HeightmapFormat::Raw16,
+        ]
+        .into_iter()
+        .find(|f| f.key() == key)
+    }
+
+    /// The largest file of this format that is read, bytes.
+    pub fn max_file_bytes(self) -> u64 {
+        match self {
+            HeightmapFormat::Png => super::heightmap_import::MAX_HEIGHTMAP_FILE_BYTES,
+            HeightmapFormat::GeoTiff => super::formats::geotiff_import::MAX_GEOTIFF_FILE_BYTES,
+            HeightmapFormat::Exr => super::formats::exr_heightmap::MAX_EXR_FILE_BYTES,
+            HeightmapFormat::Raw16 => super::formats::raw16::MAX_RAW16_FILE_BYTES,
+        }
+    }
+
     /// The format's name as messages spell it.
     pub fn name(self) -> &'static str {
         match self {
@@ -158,6 +192,51 @@ pub fn pixel_size_m(path: &Path) -> Result<Option<(f64, f64)>, ImportError> {
             let map = read_raw16(path, &RawLayout::default());
             Ok(map?.sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
         }
+    }
+}
+
+/// Decodes a heightmap file of `format` from `reader` (`len_bytes` long; a
+/// streaming world's stored copy read in place) with its sidecar's text,
+/// as an import with `settings` reads the file it was copied from, so the
+/// terrain is the same. Errors name `name`. Decoding is counted in
+/// `progress` where the format reads in parts.
+///
+/// # Errors
+/// What the format's reader reports.
+pub fn decode_source<R: std::io::BufRead + std::io::Seek>(
+    reader: R,
+    len_bytes: u64,
+    format: HeightmapFormat,
+    sidecar_text: Option<&str>,
+    settings: &HeightmapSettings,
+    name: &Path,
+    progress: &Progress,
+) -> Result<ElevationRead, ImportError> {
+    let coded = |map: Heightmap| ElevationRead {
+        map,
+        settings: settings.clone(),
+        georeference: None,
+    };
+    let raster = |raster: ElevationRaster| -> Result<ElevationRead, ImportError> {
+        let georeference = raster.georeference.clone();
+        let (map, settings) = raster.into_heightmap(settings, name)?;
+        Ok(ElevationRead {
+            map,
+            settings,
+            georeference,
+        })
+    };
+    match format {
+        HeightmapFormat::Png => Ok(coded(decode_heightmap_from(reader, sidecar_text, name)?)),
+        HeightmapFormat::GeoTiff => raster(decode_geotiff(reader, name, progress)?),
+        HeightmapFormat::Exr => raster(decode_exr(reader, name, sidecar_text)?),
+        HeightmapFormat::Raw16 => Ok(coded(decode_raw16(
+            reader,
+            len_bytes,
+            &settings.raw,
+            sidecar_text,
+            name,
+        )?)),
     }
 }
 

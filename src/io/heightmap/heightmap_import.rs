@@ -127,7 +127,20 @@ pub fn decode_heightmap(
     sidecar_text: Option<&str>,
     name: &Path,
 ) -> Result<Heightmap, ImportError> {
-    decode_png(std::io::Cursor::new(png), name, |w, h| {
+    decode_heightmap_from(std::io::Cursor::new(png), sidecar_text, name)
+}
+
+/// [`decode_heightmap`] from any buffered reader (a streaming world's
+/// stored copy read in place).
+///
+/// # Errors
+/// As [`decode_heightmap`].
+pub fn decode_heightmap_from<R: BufRead + Seek>(
+    reader: R,
+    sidecar_text: Option<&str>,
+    name: &Path,
+) -> Result<Heightmap, ImportError> {
+    decode_png(reader, name, |w, h| {
         sidecar_text
             .map(|t| parse_sidecar(t, &sidecar_path(name), w, h))
             .transpose()
@@ -249,7 +262,7 @@ pub(crate) fn read_sidecar(
 
 /// The text of the sidecar next to `png_path` (at most
 /// [`MAX_SIDECAR_FILE_BYTES`]); `Ok(None)` when there is none.
-fn read_sidecar_text(png_path: &Path) -> Result<Option<String>, ImportError> {
+pub(crate) fn read_sidecar_text(png_path: &Path) -> Result<Option<String>, ImportError> {
     let path = sidecar_path(png_path);
     match read_bounded_to_string(&path, MAX_SIDECAR_FILE_BYTES) {
         Ok(text) => Ok(Some(text)),
@@ -260,7 +273,7 @@ fn read_sidecar_text(png_path: &Path) -> Result<Option<String>, ImportError> {
 
 /// Parses and validates sidecar `text` for a `width_px` × `height_px` PNG;
 /// errors name `path`.
-fn parse_sidecar(
+pub(crate) fn parse_sidecar(
     text: &str,
     path: &Path,
     width_px: u32,

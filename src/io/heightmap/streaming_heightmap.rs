@@ -36,10 +36,11 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
+use crate::io::heightmap::heightmap_format::HeightmapFormat;
 use crate::io::heightmap::heightmap_import::{
-    HeightmapSettings, ImportError, MAX_HEIGHTMAP_FILE_BYTES, MAX_SIDECAR_FILE_BYTES,
-    open_heightmap_file,
+    HeightmapSettings, ImportError, MAX_SIDECAR_FILE_BYTES, read_error,
 };
+use crate::io::open_bounded;
 use crate::terrain::Material;
 use crate::terrain::generation::heightmap::{NoDataFill, RawLayout};
 
@@ -57,6 +58,9 @@ pub struct StoredHeightmap {
     pub settings: HeightmapSettings,
     /// The sidecar's text, when the import had one.
     pub sidecar_text: Option<String>,
+    /// The stored file's format (PNG for files written before other formats
+    /// could stream).
+    pub format: HeightmapFormat,
     /// Length of the stored PNG, bytes.
     pub png_bytes: u64,
     /// XXH3-64 of the stored PNG bytes.
@@ -83,6 +87,7 @@ pub(crate) fn heightmap_meta_text(stored: &StoredHeightmap) -> String {
         "nodata": s.nodata.name(),
         "raw_size_px": s.raw.size_px.map(|(w, h)| [w, h]),
         "raw_big_endian": s.raw.big_endian,
+        "format": stored.format.key(),
         "png_bytes": stored.png_bytes,
         "png_hash": format!("{:016x}", stored.png_hash),
     })
@@ -152,10 +157,17 @@ pub(crate) fn parse_heightmap_meta(
         raw,
     };
     crate::terrain::generation::heightmap::check_settings(&settings).map_err(|e| e.to_string())?;
+    let format = match v.get("format") {
+        None => HeightmapFormat::Png,
+        Some(serde_json::Value::String(key)) => HeightmapFormat::from_key(key)
+            .ok_or_else(|| format!("field `format` is `{key}`, not a heightmap format"))?,
+        Some(other) => return Err(format!("field `format` must be a name, got {other}")),
+    };
     let png_bytes = whole("png_bytes")?;
-    if png_bytes == 0 || png_bytes > MAX_HEIGHTMAP_FILE_BYTES {
+    let limit = format.max_file_bytes();
+    if png_bytes == 0 || png_bytes > limit {
         return Err(format!(
-            "field `png_bytes` is {png_bytes}, not between 1 and {MAX_HEIGHTMAP_FILE_BYTES}"
+            "field `png_bytes` is {png_bytes}, not between 1 and {limit}"
         ));
     }
     let png_hash = match field("png_hash")? {
@@ -174,6 +186,7 @@ pub(crate) fn parse_heightmap_meta(
     Ok(StoredHeightmap {
         settings,
         sidecar_text,
+        format,
         png_bytes,
         png_hash,
     })
@@ -212,11 +225,18 @@ fn parse_raw_layout(v: &serde_json::Value) -> Result<RawLayout, String> {
     })
 }
 
-/// Copies the PNG at `png_path` into the `heightmap_png` table of `conn`
-/// (inside the caller's transaction) part by part, so memory holds one part
-/// at a time. Returns the byte count and XXH3-64 of what was stored.
-pub(crate) fn copy_png(conn: &Connection, png_path: &Path) -> Result<(u64, u64), CopyError> {
-    let mut file = open_heightmap_file(png_path).map_err(CopyError::Read)?;
+/// Copies the heightmap file at `png_path` (of `format`) into the
+/// `heightmap_png` table of `conn` (inside the caller's transaction) part by
+/// part, so memory holds one part at a time. Returns the byte count and
+/// XXH3-64 of what was stored.
+pub(crate) fn copy_source(
+    conn: &Connection,
+    png_path: &Path,
+    format: HeightmapFormat,
+) -> Result<(u64, u64), CopyError> {
+    let limit = format.max_file_bytes();
+    let mut file =
+        open_bounded(png_path, limit).map_err(|e| CopyError::Read(read_error(png_path, e)))?;
     let mut insert = conn
         .prepare(&format!(
             "INSERT INTO {HEIGHTMAP_TABLE} (part, data) VALUES (?1, ?2)"
@@ -244,12 +264,12 @@ pub(crate) fn copy_png(conn: &Connection, png_path: &Path) -> Result<(u64, u64),
             break;
         }
         total += filled as u64;
-        if total > MAX_HEIGHTMAP_FILE_BYTES {
+        if total > limit {
             // The file grew past the limit after it was checked.
             return Err(CopyError::Read(ImportError::FileTooLarge {
                 path: png_path.to_path_buf(),
                 size_bytes: total,
-                limit_bytes: MAX_HEIGHTMAP_FILE_BYTES,
+                limit_bytes: limit,
             }));
         }
         hasher.update(&buf[..filled]);
@@ -264,51 +284,125 @@ pub(crate) fn copy_png(conn: &Connection, png_path: &Path) -> Result<(u64, u64),
     Ok((total, hasher.digest()))
 }
 
-/// Reads the stored PNG back: every part in order, checked against
-/// `stored` (part numbers from 0 without gaps, sizes, total length, hash)
-/// before it is returned. `Err(Ok(message))` says how the stored copy is
+/// Checks the stored file against `stored` without holding it: every part
+/// in order (numbers from 0 without gaps, sizes), the total length and the
+/// hash, one part at a time. `Err(Ok(message))` says how the stored copy is
 /// damaged; `Err(Err(e))` is a SQLite failure.
-pub(crate) fn read_png(
+pub(crate) fn verify_source(
     conn: &Connection,
     stored: &StoredHeightmap,
-) -> Result<Vec<u8>, Result<String, rusqlite::Error>> {
+) -> Result<(), Result<String, rusqlite::Error>> {
     let mut select = conn
         .prepare(&format!(
             "SELECT part, length(data), data FROM {HEIGHTMAP_TABLE} ORDER BY part"
         ))
         .map_err(Err)?;
     let mut rows = select.query([]).map_err(Err)?;
-    // `png_bytes` is at most MAX_HEIGHTMAP_FILE_BYTES (checked on open).
-    let mut png = Vec::with_capacity(stored.png_bytes as usize);
-    let mut expected_part = 0i64;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let (mut total, mut expected_part) = (0_u64, 0_i64);
     while let Some(row) = rows.next().map_err(Err)? {
         let part: i64 = row.get(0).map_err(Err)?;
         let len: i64 = row.get(1).map_err(Err)?;
         if part != expected_part {
-            return Err(Ok(format!("PNG part {expected_part} is missing")));
+            return Err(Ok(format!("heightmap part {expected_part} is missing")));
         }
-        let left = stored.png_bytes - png.len() as u64;
+        let left = stored.png_bytes - total;
         if !(1..=HEIGHTMAP_PART_BYTES as i64).contains(&len) || len as u64 > left {
             return Err(Ok(format!(
-                "PNG part {part} is {len} bytes, more than the {left} bytes left"
+                "heightmap part {part} is {len} bytes, more than the {left} bytes left"
             )));
         }
         let data = row.get_ref(2).map_err(Err)?;
         let bytes = data
             .as_blob()
-            .map_err(|_| Ok(format!("PNG part {part} is not a blob")))?;
-        png.extend_from_slice(bytes);
+            .map_err(|_| Ok(format!("heightmap part {part} is not a blob")))?;
+        hasher.update(bytes);
+        total += bytes.len() as u64;
         expected_part += 1;
     }
-    if png.len() as u64 != stored.png_bytes {
+    if total != stored.png_bytes {
         return Err(Ok(format!(
-            "the stored PNG is {} bytes, not {}",
-            png.len(),
+            "the stored heightmap is {total} bytes, not {}",
             stored.png_bytes
         )));
     }
-    if xxhash_rust::xxh3::xxh3_64(&png) != stored.png_hash {
-        return Err(Ok("the stored PNG fails its hash".to_string()));
+    if hasher.digest() != stored.png_hash {
+        return Err(Ok("the stored heightmap fails its hash".to_string()));
     }
-    Ok(png)
+    Ok(())
+}
+
+/// The stored heightmap file read in place, a part at a time: a
+/// `Read + Seek` over the `heightmap_png` rows of `conn`, holding one part.
+/// For a copy [`verify_source`] checked (a part that went missing since
+/// reads as an I/O error).
+pub(crate) struct SourceReader<'a> {
+    conn: &'a Connection,
+    len: u64,
+    pos: u64,
+    /// The part held and its number.
+    part: Option<(u64, Vec<u8>)>,
+}
+
+impl<'a> SourceReader<'a> {
+    /// A reader over the stored file of `len` bytes.
+    pub(crate) fn new(conn: &'a Connection, len: u64) -> SourceReader<'a> {
+        SourceReader {
+            conn,
+            len,
+            pos: 0,
+            part: None,
+        }
+    }
+
+    fn load(&mut self, index: u64) -> std::io::Result<&[u8]> {
+        if self.part.as_ref().is_none_or(|(i, _)| *i != index) {
+            let data: Vec<u8> = self
+                .conn
+                .query_row(
+                    &format!("SELECT data FROM {HEIGHTMAP_TABLE} WHERE part = ?1"),
+                    params![index as i64],
+                    |row| row.get(0),
+                )
+                .map_err(std::io::Error::other)?;
+            self.part = Some((index, data));
+        }
+        Ok(self.part.as_ref().map_or(&[][..], |(_, d)| d.as_slice()))
+    }
+}
+
+impl std::io::Read for SourceReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let part_bytes = HEIGHTMAP_PART_BYTES as u64;
+        let (index, offset) = (self.pos / part_bytes, (self.pos % part_bytes) as usize);
+        let data = self.load(index)?;
+        let available = data.get(offset..).unwrap_or(&[]);
+        if available.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("heightmap part {index} is short"),
+            ));
+        }
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for SourceReader<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let target = match to {
+            std::io::SeekFrom::Start(p) => Some(p),
+            std::io::SeekFrom::End(d) => self.len.checked_add_signed(d),
+            std::io::SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        self.pos = target.ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start")
+        })?;
+        Ok(self.pos)
+    }
 }

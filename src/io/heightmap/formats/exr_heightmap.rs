@@ -19,7 +19,9 @@ use std::path::Path;
 use exr::prelude::*;
 
 use super::elevation_raster::{ElevationRaster, first_infinite};
-use crate::io::heightmap::heightmap_import::{read_error, read_sidecar};
+use crate::io::heightmap::heightmap_import::{
+    parse_sidecar, read_error, read_sidecar_text, sidecar_path,
+};
 use crate::io::open_bounded;
 use crate::terrain::generation::heightmap::{ImportError, MAX_SIDE_PX};
 
@@ -64,8 +66,26 @@ fn elevation_channel(names: &[String]) -> Option<&str> {
 /// [`ImportError::Sidecar`] for a bad sidecar.
 pub fn read_exr(path: &Path) -> std::result::Result<ElevationRaster, ImportError> {
     // Bounds first: a regular file within the limit.
-    drop(open_bounded(path, MAX_EXR_FILE_BYTES).map_err(|e| read_error(path, e))?);
-    let meta = MetaData::read_from_file(path, false).map_err(|e| unreadable(path, e))?;
+    let file = open_bounded(path, MAX_EXR_FILE_BYTES).map_err(|e| read_error(path, e))?;
+    let file = file.into_inner();
+    let sidecar_text = read_sidecar_text(path)?;
+    decode_exr(std::io::BufReader::new(file), path, sidecar_text.as_deref())
+}
+
+/// [`read_exr`] from any reader (a streaming world's stored copy), with
+/// the sidecar's text; errors name `path`.
+///
+/// # Errors
+/// As [`read_exr`], without the file errors.
+pub fn decode_exr<R: std::io::Read + std::io::Seek>(
+    mut reader: R,
+    path: &Path,
+    sidecar_text: Option<&str>,
+) -> std::result::Result<ElevationRaster, ImportError> {
+    let meta = MetaData::read_from_buffered(&mut reader, false).map_err(|e| unreadable(path, e))?;
+    reader
+        .seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| unreadable(path, e))?;
     let header = meta
         .headers
         .first()
@@ -101,7 +121,7 @@ pub fn read_exr(path: &Path) -> std::result::Result<ElevationRaster, ImportError
         )
         .first_valid_layer()
         .all_attributes()
-        .from_file(path)
+        .from_buffered(reader)
         .map_err(|e| unreadable(path, e))?;
     let samples_m = image.layer_data.channel_data.pixels;
     if samples_m.len() != width * height_px as usize {
@@ -115,7 +135,9 @@ pub fn read_exr(path: &Path) -> std::result::Result<ElevationRaster, ImportError
             value,
         });
     }
-    let sidecar = read_sidecar(path, width_px, height_px)?;
+    let sidecar = sidecar_text
+        .map(|t| parse_sidecar(t, &sidecar_path(path), width_px, height_px))
+        .transpose()?;
     Ok(ElevationRaster {
         width_px,
         height_px,

@@ -10,7 +10,9 @@
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
-use crate::io::heightmap::heightmap_import::{read_error, read_sidecar};
+use crate::io::heightmap::heightmap_import::{
+    parse_sidecar, read_error, read_sidecar_text, sidecar_path,
+};
 use crate::io::open_bounded;
 use crate::terrain::generation::heightmap::{
     HeightSamples, Heightmap, ImportError, RawLayout, check_image_size,
@@ -83,10 +85,30 @@ pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportEr
             source,
         })?
         .len();
+    // The size first: a length that fits no size reads nothing more.
+    raw16_size(path, bytes, layout)?;
+    let sidecar_text = read_sidecar_text(path)?;
+    decode_raw16(file, bytes, layout, sidecar_text.as_deref(), path)
+}
+
+/// [`read_raw16`] from any reader of `bytes` bytes (a streaming world's
+/// stored copy), with the sidecar's text; errors name `path`.
+///
+/// # Errors
+/// As [`read_raw16`], without the file errors.
+pub fn decode_raw16<R: Read>(
+    reader: R,
+    bytes: u64,
+    layout: &RawLayout,
+    sidecar_text: Option<&str>,
+    path: &Path,
+) -> Result<Heightmap, ImportError> {
     let (width_px, height_px) = raw16_size(path, bytes, layout)?;
-    let sidecar = read_sidecar(path, width_px, height_px)?;
+    let sidecar = sidecar_text
+        .map(|t| parse_sidecar(t, &sidecar_path(path), width_px, height_px))
+        .transpose()?;
     let mut codes = vec![0_u16; width_px as usize * height_px as usize];
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut reader = BufReader::with_capacity(1 << 20, reader);
     let mut row = vec![0_u8; width_px as usize * 2];
     for out in codes.chunks_exact_mut(width_px as usize) {
         reader

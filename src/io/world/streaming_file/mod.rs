@@ -104,6 +104,7 @@ mod column_codec;
 mod column_rows;
 mod edit_store;
 mod error;
+mod heightmap_origin;
 mod meta;
 mod new_file;
 pub mod plan_cache;
@@ -117,8 +118,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::io::heightmap::heightmap_import::{HeightmapSettings, decode_heightmap};
-use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, heightmap_meta_text, read_png};
+use crate::io::heightmap::heightmap_format::HeightmapFormat;
+use crate::io::heightmap::heightmap_import::HeightmapSettings;
+use crate::io::heightmap::streaming_heightmap::{StoredHeightmap, heightmap_meta_text};
 use crate::io::world::summary_rows::encode_summary;
 use crate::io::world::world_file::document::{
     StreamedDocument, clear_pending, encode_streamed, read_pending, read_streamed,
@@ -131,7 +133,6 @@ use crate::io::world::world_file::{
 use crate::terrain::command::document_action::WorldDocument;
 use crate::terrain::document::layers::LayerStack;
 use crate::terrain::generation::generate::GeneratorSettings;
-use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::storage::coords::ColumnCoord;
 use crate::terrain::streaming::column_source::ColumnChunks;
 use crate::terrain::streaming::column_summary::ColumnSummary;
@@ -355,6 +356,7 @@ impl StreamingWorldFile {
     pub fn create_heightmap(
         path: &Path,
         png: &Path,
+        format: HeightmapFormat,
         settings: &HeightmapSettings,
         sidecar_text: Option<&str>,
     ) -> Result<StreamingWorldFile, StreamingFileError> {
@@ -368,6 +370,7 @@ impl StreamingWorldFile {
             path,
             &NewOrigin::Heightmap {
                 png,
+                format,
                 settings,
                 sidecar_text,
             },
@@ -387,41 +390,6 @@ impl StreamingWorldFile {
         )?;
         remove_replaced_journal(path)?;
         StreamingWorldFile::open(path)
-    }
-
-    /// The terrain of a heightmap world (`None` for a generated one): the
-    /// stored PNG read back, checked and decoded with the stored sidecar and
-    /// settings, ready to build any column. Seconds for a 16 384² map;
-    /// memory is the PNG's bytes while it decodes, then the samples.
-    ///
-    /// # Errors
-    /// [`StreamingFileError::CorruptHeightmap`] for a damaged stored PNG;
-    /// [`StreamingFileError::Heightmap`] when it cannot be decoded or its
-    /// terrain is invalid; [`StreamingFileError::File`] when SQLite fails.
-    pub fn heightmap_terrain(&self) -> Result<Option<HeightmapTerrain>, StreamingFileError> {
-        let StreamingOrigin::Heightmap(stored) = &self.origin else {
-            return Ok(None);
-        };
-        let png = {
-            let inner = self.lock();
-            read_png(&inner.conn, stored).map_err(|e| match e {
-                Ok(message) => StreamingFileError::CorruptHeightmap {
-                    path: self.path.clone(),
-                    message,
-                },
-                Err(e) => StreamingFileError::File(sqlite_err(&self.path, e)),
-            })?
-        };
-        let import = |source| StreamingFileError::Heightmap {
-            path: self.path.clone(),
-            source: Box::new(source),
-        };
-        let map =
-            decode_heightmap(&png, stored.sidecar_text.as_deref(), &self.path).map_err(import)?;
-        drop(png);
-        HeightmapTerrain::streaming(map, &stored.settings)
-            .map(Some)
-            .map_err(import)
     }
 
     /// Opens the streaming world file at `path`. Reads only the metadata

@@ -12,7 +12,7 @@ use super::schema::{SUMMARY_HEIGHTMAP_SCHEMA_SQL, SUMMARY_SCHEMA_SQL};
 use super::{STREAMING_FORMAT_VERSION, STREAMING_KIND};
 use crate::io::heightmap::heightmap_import::HeightmapSettings;
 use crate::io::heightmap::streaming_heightmap::{
-    CopyError, StoredHeightmap, copy_png, heightmap_meta_text,
+    CopyError, StoredHeightmap, copy_source, heightmap_meta_text,
 };
 use crate::io::world::world_file::{
     configure_new_file, generator_text, io_err, sqlite_err, with_suffix,
@@ -25,10 +25,12 @@ pub(super) enum NewOrigin<'a> {
     Generated(&'a GeneratorSettings),
     /// A recipe for these settings (a format-4 file with a `recipe` row).
     Recipe(&'a GeneratorSettings, &'a str),
-    /// A heightmap import (a format-4 file): the PNG is copied in.
+    /// A heightmap import (a format-4 file): the file is copied in.
     Heightmap {
-        /// The PNG to copy.
+        /// The heightmap file to copy.
         png: &'a Path,
+        /// Its format.
+        format: crate::io::heightmap::heightmap_format::HeightmapFormat,
         /// The import settings.
         settings: &'a HeightmapSettings,
         /// The sidecar's text.
@@ -72,12 +74,13 @@ pub(super) fn write_new_file(
         }
         NewOrigin::Heightmap {
             png,
+            format,
             settings,
             sidecar_text,
         } => {
             tx.execute_batch(SUMMARY_HEIGHTMAP_SCHEMA_SQL)
                 .map_err(sql)?;
-            let (png_bytes, png_hash) = copy_png(&tx, png).map_err(|e| match e {
+            let (png_bytes, png_hash) = copy_source(&tx, png, *format).map_err(|e| match e {
                 CopyError::Read(source) => StreamingFileError::Heightmap {
                     path: target.to_path_buf(),
                     source: Box::new(source),
@@ -87,6 +90,7 @@ pub(super) fn write_new_file(
             let stored = StoredHeightmap {
                 settings: (*settings).clone(),
                 sidecar_text: sidecar_text.map(str::to_string),
+                format: *format,
                 png_bytes,
                 png_hash,
             };
