@@ -197,8 +197,22 @@ impl CompactParts<'_> {
     ///
     /// # Errors
     /// [`ExportError::TooLarge`] naming a chunk with a vertex beyond
-    /// [`MAX_LOCAL_STUDS`] of its origin.
+    /// [`MAX_LOCAL_STUDS`] of its origin; [`ExportError::Write`] naming a
+    /// chunk whose surface indices are not whole triangles of its surface
+    /// vertices (meshoptimizer would abort on them).
     pub fn new<'a>(parts: &'a [Part], path: &Path) -> Result<CompactParts<'a>, ExportError> {
+        if let Some(p) = parts.iter().find(|p| {
+            !p.indices().len().is_multiple_of(3)
+                || p.indices().iter().any(|&i| i as usize >= p.vertices)
+        }) {
+            return Err(ExportError::write(
+                path,
+                format!(
+                    "chunk {}'s mesh has indices that are not triangles of its {} surface vertices",
+                    p.coord.0, p.vertices
+                ),
+            ));
+        }
         let bounds = parts
             .iter()
             .map(|p| {
@@ -700,5 +714,14 @@ mod tests {
             message.contains("[2, 3, 4]") && message.contains("--glb-plain"),
             "{message}"
         );
+        // An index past the surface vertices is an error, not an abort in
+        // meshoptimizer.
+        let mut part = strip(10, IVec3::new(2, 3, 4));
+        Arc::make_mut(&mut part.mesh).indices[4] = 10;
+        let err = CompactParts::new(&[part], Path::new("bad.glb"))
+            .err()
+            .unwrap();
+        assert!(matches!(err, ExportError::Write { .. }), "{err}");
+        assert!(err.to_string().contains("10 surface vertices"), "{err}");
     }
 }

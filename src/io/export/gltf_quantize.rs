@@ -241,4 +241,30 @@ mod tests {
         assert_eq!(quantize_normal(Vec3::Y), [0, 127, 0]);
         assert_eq!(quantize_normal(-Vec3::X), [-127, 0, 0]);
     }
+
+    #[test]
+    fn octahedral_normals_decode_within_a_degree_and_a_half() {
+        let n = 100_000;
+        let normals: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let y = 1.0 - 2.0 * (i as f32 + 0.5) / n as f32;
+                let r = (1.0 - y * y).sqrt();
+                let phi = i as f32 * 2.399_963;
+                [r * phi.cos(), y, r * phi.sin(), 0.0]
+            })
+            .collect();
+        let mut coded = meshopt::encode_filter_oct::<i8>(&normals, OCTAHEDRAL_BITS);
+        meshopt::decode_filter_oct(&mut coded);
+        let worst = normals
+            .iter()
+            .zip(&coded)
+            .map(|(a, q)| {
+                let v = Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32);
+                Vec3::from_slice(a)
+                    .angle_between(v.normalize())
+                    .to_degrees()
+            })
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1.5 && worst > 0.5, "{worst}°");
+    }
 }
