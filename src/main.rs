@@ -75,8 +75,15 @@ struct Cli {
     save: Option<PathBuf>,
 
     /// Export the world (after any --script) at full detail as binary glTF (with --headless).
+    /// Smooth meshes are compact unless --glb-plain: one node per chunk, quantized
+    /// (KHR_mesh_quantization) and compressed (EXT_meshopt_compression), both required.
     #[arg(long, value_name = "FILE.glb", requires = "headless")]
     export_glb: Option<PathBuf>,
+
+    /// With --export-glb: write the smooth mesh plain (f32 positions and normals, u32
+    /// indices, uncompressed) for importers without those two extensions.
+    #[arg(long, requires = "export_glb")]
+    glb_plain: bool,
 
     /// The terrain style the view draws and --export-glb writes: `smooth`
     /// (Surface Nets, the default) or `low-poly` (greedy heightfield tops and
@@ -428,7 +435,8 @@ fn recovery_dir() -> anyhow::Result<PathBuf> {
 /// meshing pipeline when a screenshot is drawn), then the screenshot, the
 /// statistics, the save and the exports, all of that same world.
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
-    check_output_paths(cli)?;
+    // Every file the run would write, checked before anything runs.
+    output_paths(cli).check()?;
     let script = cli.script.as_deref().map(Script::load).transpose()?;
     let source = world_source(cli)?;
     match &source {
@@ -676,12 +684,6 @@ fn output_paths(cli: &Cli) -> OutputPaths {
     }
 }
 
-/// Every file the headless run would write, checked before anything runs
-/// (see [`OutputPaths::check`]).
-fn check_output_paths(cli: &Cli) -> anyhow::Result<()> {
-    Ok(output_paths(cli).check()?)
-}
-
 /// Prints what the screenshot run did.
 fn print_render_summary(cli: &Cli, output: &std::path::Path, stats: &headless::RenderStats) {
     for line in stats.summary_lines(output, cli.script.is_some()) {
@@ -733,6 +735,7 @@ fn write_exports(
         heightmap_options: cli.heightmap_options.export_options(),
         georeference,
         low_poly: cli.style == Style::LowPoly,
+        glb_plain: cli.glb_plain,
         step_cells: cli.step_cells,
         collision_block: cli.collision_block,
     };

@@ -193,10 +193,24 @@ pub struct Exports {
     pub georeference: Option<crate::io::heightmap::world_georeference::WorldGeoreference>,
     /// `--style low-poly`: the `.glb` holds greedy terraced blocks.
     pub low_poly: bool,
+    /// `--glb-plain`: the smooth `.glb` in the plain encoding, else the
+    /// compact default (quantized and meshopt-compressed).
+    pub glb_plain: bool,
     /// `--step-cells`: the low-poly terrace height, cells.
     pub step_cells: f32,
     /// `--collision-block`: the low-poly export's collision block, cells.
     pub collision_block: Option<u32>,
+}
+
+impl Exports {
+    /// How the smooth `.glb` stores its geometry.
+    pub fn glb_encoding(&self) -> crate::io::export::gltf_export::GlbEncoding {
+        if self.glb_plain {
+            crate::io::export::gltf_export::GlbEncoding::Plain
+        } else {
+            crate::io::export::gltf_export::GlbEncoding::default()
+        }
+    }
 }
 
 /// The line that says what a heightmap export wrote.
@@ -245,13 +259,15 @@ pub fn write_exports(
                 e.file_bytes
             )
         } else {
-            let e = crate::io::export::gltf_export::export_glb(grid, path)?;
+            let e = crate::io::export::gltf_export::export_glb(grid, path, exports.glb_encoding())?;
             format!(
-                "exported {} ({} vertices, {} triangles, {} bytes)",
+                "exported {} ({}: {} vertices, {} triangles, {} bytes, {:.2} bytes per triangle)",
                 path.display(),
+                e.encoding.label(),
                 e.vertices,
                 e.triangles,
-                e.file_bytes
+                e.file_bytes,
+                e.bytes_per_triangle()
             )
         });
     }

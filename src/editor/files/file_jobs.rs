@@ -557,7 +557,7 @@ pub fn merge_import(grid: &mut Grid, imported: &Grid) -> usize {
 }
 
 /// Exports `grid` (a copy-on-write clone of the open world) at full detail
-/// to binary glTF at `path`.
+/// to binary glTF at `path`, in the default (compact) encoding.
 pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
@@ -568,7 +568,12 @@ pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
 /// Writes `grid` as binary glTF to `path`: the job's result.
 fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobResult {
     JobResult::of(
-        match crate::io::export::gltf_export::export_glb_with_progress(grid, path, progress) {
+        match crate::io::export::gltf_export::export_glb_with_progress(
+            grid,
+            path,
+            crate::io::export::gltf_export::GlbEncoding::default(),
+            progress,
+        ) {
             Ok(e) => Ok(JobOutput::Exported(format!(
                 "Exported {} ({} vertices, {} triangles, {:.1} MB)",
                 path.display(),

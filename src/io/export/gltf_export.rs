@@ -3,8 +3,15 @@
 //!
 //! # What is exported
 //! Every chunk is meshed at level 0 ([`WorldMeshes::build_all`]); surface
-//! triangles only (no skirts, no water). One mesh holds one primitive per
-//! chunk, in (z, y, x) chunk order, with these vertex attributes:
+//! triangles only (no skirts, no water). How the geometry is stored is the
+//! [`GlbEncoding`]: by default quantized and compressed
+//! (`KHR_mesh_quantization` + `EXT_meshopt_compression`, one node per
+//! chunk; see [`super::gltf_compact`]), or plain (`--glb-plain`), the
+//! layout below, which any glTF 2.0 importer reads.
+//!
+//! # The plain layout
+//! One mesh holds one primitive per chunk, in (z, y, x) chunk order, with
+//! these vertex attributes:
 //!
 //! - `POSITION` (`f32` VEC3): world studs relative to the world origin
 //!   (chunk origin + chunk-local position, added in `f64`, then rounded).
@@ -19,24 +26,26 @@
 //! (glTF's front faces). Vertices are not shared between chunks, so the
 //! vertex count is exactly the sum of the chunk meshes' vertex counts.
 //!
-//! The file is streamed: the JSON is laid out from the mesh sizes first, then
-//! each attribute is written chunk by chunk, so no copy of the whole
-//! geometry is held in memory.
+//! The plain file is streamed: the JSON is laid out from the mesh sizes
+//! first, then each attribute is written chunk by chunk, so no copy of the
+//! whole geometry is held in memory. The compact encodings hold each
+//! chunk's reordered indices and, while compressing, one uncompressed
+//! view.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Arc;
 
 use glam::Vec3;
 use gltf_json as json;
 use json::validation::{Checked, USize64};
 
+use super::glb::{CHUNK_BIN, Part, glb_header, json_chunk, pad4, surface_parts};
+pub use super::gltf_compact::GlbEncoding;
+use super::gltf_compact::{CompactParts, compact_glb, write_compact_glb};
 use crate::io::ExportError;
-use crate::mesh::ChunkMesh;
 use crate::pipeline::WorldMeshes;
 use crate::progress::Progress;
-use crate::terrain::ChunkCoord;
 use crate::terrain::storage::grid::Grid;
 
 /// What [`export_glb`] wrote.
@@ -50,49 +59,19 @@ pub struct GlbExport {
     pub triangles: usize,
     /// File size, bytes.
     pub file_bytes: u64,
+    /// How the geometry is stored.
+    pub encoding: GlbEncoding,
 }
 
-const GLB_MAGIC: u32 = 0x4654_6C67;
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-/// The type of a GLB's binary chunk (its header is the chunk's length and this).
-pub(super) const CHUNK_BIN: u32 = 0x004E_4942;
-
-/// The GLB file header and the JSON chunk's header, little-endian: magic,
-/// version 2, `total_bytes` (the whole file), the JSON chunk's length and
-/// type. The JSON bytes follow, then the binary chunk.
-pub(super) fn glb_header(total_bytes: u32, json_bytes: u32) -> [u8; 20] {
-    let mut out = [0u8; 20];
-    for (i, word) in [GLB_MAGIC, 2, total_bytes, json_bytes, CHUNK_JSON]
-        .into_iter()
-        .enumerate()
-    {
-        out[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+impl GlbExport {
+    /// File bytes per triangle.
+    pub fn bytes_per_triangle(&self) -> f64 {
+        self.file_bytes as f64 / self.triangles.max(1) as f64
     }
-    out
 }
 
 /// Per-vertex bytes of each attribute, in the order they are laid out.
 const STRIDES: [u64; 4] = [12, 12, 4, 4];
-
-/// The surface part of one chunk mesh.
-struct Part {
-    coord: ChunkCoord,
-    mesh: Arc<ChunkMesh>,
-    vertices: usize,
-}
-
-impl Part {
-    fn indices(&self) -> &[u32] {
-        self.mesh.surface_indices()
-    }
-
-    fn world_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
-        let origin = self.coord.origin_world();
-        self.mesh.positions[..self.vertices]
-            .iter()
-            .map(move |p| (origin + p.as_dvec3()).as_vec3())
-    }
-}
 
 /// `values` as little-endian bytes (glTF's byte order).
 fn le_bytes_f32(values: &[f32]) -> Vec<u8> {
@@ -104,19 +83,22 @@ fn le_bytes_u32(values: &[u32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-fn pad4(n: u64) -> u64 {
-    n.div_ceil(4) * 4
-}
-
-/// Meshes `grid` at full detail and writes it to `path` as binary glTF.
-/// Parent directories are created.
+/// Meshes `grid` at full detail and writes it to `path` as binary glTF
+/// stored as `encoding` says. Parent directories are created; a failed
+/// export leaves an existing file as it was.
 ///
 /// # Errors
 /// [`ExportError::NoSurface`] for a world without surface,
 /// [`ExportError::TooLarge`] when the geometry exceeds the 4 GiB a GLB
-/// can hold, [`ExportError::Write`] when the file cannot be written.
-pub fn export_glb(grid: &Grid, path: &Path) -> Result<GlbExport, ExportError> {
-    export_glb_with_progress(grid, path, &Progress::new())
+/// can hold (or, quantized, a vertex lies beyond the ±511 studs a chunk's
+/// `i16` positions hold), [`ExportError::Write`] when the file cannot be
+/// written.
+pub fn export_glb(
+    grid: &Grid,
+    path: &Path,
+    encoding: GlbEncoding,
+) -> Result<GlbExport, ExportError> {
+    export_glb_with_progress(grid, path, encoding, &Progress::new())
 }
 
 /// [`export_glb`], counting chunks meshed in `progress` (stage "meshing")
@@ -127,6 +109,7 @@ pub fn export_glb(grid: &Grid, path: &Path) -> Result<GlbExport, ExportError> {
 pub fn export_glb_with_progress(
     grid: &Grid,
     path: &Path,
+    encoding: GlbEncoding,
     progress: &Progress,
 ) -> Result<GlbExport, ExportError> {
     let meshes = WorldMeshes::build_with_progress(
@@ -140,15 +123,19 @@ pub fn export_glb_with_progress(
         path: path.to_path_buf(),
     })?;
     progress.begin_stage("writing", 0);
-    export_meshes_glb(&meshes, path)
+    export_meshes_glb(&meshes, path, encoding)
 }
 
 /// Writes already-built meshes (full detail expected) to `path` as binary
-/// glTF; see [`export_glb`].
+/// glTF stored as `encoding` says; see [`export_glb`].
 ///
 /// # Errors
 /// As [`export_glb`].
-pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport, ExportError> {
+pub fn export_meshes_glb(
+    meshes: &WorldMeshes,
+    path: &Path,
+    encoding: GlbEncoding,
+) -> Result<GlbExport, ExportError> {
     let parts = surface_parts(meshes);
     if parts.is_empty() {
         return Err(ExportError::NoSurface {
@@ -157,51 +144,58 @@ pub fn export_meshes_glb(meshes: &WorldMeshes, path: &Path) -> Result<GlbExport,
     }
     let total_vertices: u64 = parts.iter().map(|p| p.vertices as u64).sum();
     let total_indices: u64 = parts.iter().map(|p| p.indices().len() as u64).sum();
-    let layout = BinLayout::new(total_vertices, total_indices);
-    let root = gltf_root(&parts, &layout);
-
-    let mut json_bytes = root.to_vec().map_err(|e| ExportError::write(path, e))?;
-    while json_bytes.len() % 4 != 0 {
-        json_bytes.push(b' ');
-    }
-    let total = 12 + 8 + json_bytes.len() as u64 + 8 + layout.bin_len;
-    if total > u32::MAX as u64 {
-        return Err(ExportError::TooLarge {
-            path: path.to_path_buf(),
-            message: format!(
-                "{total} bytes of geometry exceed the 4 GiB a .glb can hold; export a smaller world"
-            ),
-        });
-    }
+    let too_large = |total: u64| ExportError::TooLarge {
+        path: path.to_path_buf(),
+        message: format!(
+            "{total} bytes of geometry exceed the 4 GiB a .glb can hold; export a smaller world"
+        ),
+    };
     // All or nothing: a failed export leaves an existing file as it was.
-    crate::io::write_atomically(
-        path,
-        |tmp| write_glb_file(tmp, path, &parts, &json_bytes, total, &layout),
-        |e| ExportError::write(path, e),
-    )?;
+    let total = if encoding == GlbEncoding::Plain {
+        let layout = BinLayout::new(total_vertices, total_indices);
+        let json_bytes =
+            json_chunk(&gltf_root(&parts, &layout)).map_err(|e| ExportError::write(path, e))?;
+        let total = 12 + 8 + json_bytes.len() as u64 + 8 + layout.bin_len;
+        if total > u64::from(u32::MAX) {
+            return Err(too_large(total));
+        }
+        crate::io::write_atomically(
+            path,
+            |tmp| write_glb_file(tmp, path, &parts, &json_bytes, total, &layout),
+            |e| ExportError::write(path, e),
+        )?;
+        total
+    } else {
+        let compact = CompactParts::new(&parts, path)?;
+        let (json_bytes, bin_len, views) =
+            compact_glb(&compact, encoding).map_err(|e| ExportError::write(path, e))?;
+        let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin_len;
+        if total > u64::from(u32::MAX) {
+            return Err(too_large(total));
+        }
+        crate::io::write_atomically(
+            path,
+            |tmp| {
+                write_compact_glb(
+                    tmp,
+                    path,
+                    &compact,
+                    encoding,
+                    (&json_bytes, bin_len, &views),
+                )
+            },
+            |e| ExportError::write(path, e),
+        )?;
+        total
+    };
     let file_bytes = std::fs::metadata(path).map_or(total, |m| m.len());
     Ok(GlbExport {
         primitives: parts.len(),
         vertices: total_vertices as usize,
         triangles: (total_indices / 3) as usize,
         file_bytes,
+        encoding,
     })
-}
-
-/// The surface part of every chunk mesh that has one, in (z, y, x) chunk
-/// order (skirts left out).
-fn surface_parts(meshes: &WorldMeshes) -> Vec<Part> {
-    let mut parts: Vec<Part> = meshes
-        .iter()
-        .map(|(coord, mesh)| Part {
-            coord,
-            mesh: mesh.clone(),
-            vertices: mesh.skirt_start_vertex as usize,
-        })
-        .filter(|p| !p.indices().is_empty() && p.vertices > 0)
-        .collect();
-    parts.sort_by_key(|p| (p.coord.0.z, p.coord.0.y, p.coord.0.x));
-    parts
 }
 
 /// Where the five buffer views lie in the binary chunk: the four attribute
@@ -292,7 +286,9 @@ fn gltf_root(parts: &[Part], layout: &BinLayout) -> json::Root {
 }
 
 /// Adds the five buffer views of `layout` (positions, normals, material
-/// weights, material ids, indices) on `buffer`.
+/// weights, material ids, indices) on `buffer`. The vertex views declare
+/// their stride, as glTF requires of a view that several accessors (one
+/// per chunk) read.
 fn push_views(
     root: &mut json::Root,
     buffer: json::Index<json::Buffer>,
@@ -311,7 +307,7 @@ fn push_views(
                 buffer,
                 byte_length: USize64(layout.view_lengths[i]),
                 byte_offset: Some(USize64(layout.view_offsets[i])),
-                byte_stride: None,
+                byte_stride: STRIDES.get(i).map(|&s| json::buffer::Stride(s as usize)),
                 name: Some(view_names[i].to_string()),
                 target: Some(Checked::Valid(if i < 4 {
                     json::buffer::Target::ArrayBuffer

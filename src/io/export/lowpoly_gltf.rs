@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 use crate::io::ExportError;
-use crate::io::export::gltf_export::{CHUNK_BIN, glb_header};
+use crate::io::export::glb::{CHUNK_BIN, glb_header};
 use crate::mesh::lowpoly::column_heightfield::{ColumnHeightfield, check_block_cells};
 use crate::mesh::lowpoly::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::lowpoly::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};

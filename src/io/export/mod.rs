@@ -2,12 +2,17 @@
 //! tools.
 //!
 //! - [`gltf_export`]: the full-detail surface (Surface Nets at level 0),
-//!   one primitive per chunk, with material weights.
+//!   one primitive per chunk, with material weights; plain, or compact
+//!   ([`gltf_compact`]: quantized, one node per chunk, and by default
+//!   meshopt-compressed, with [`gltf_quantize`] making the vertex data).
 //! - [`lowpoly_gltf`]: the low-poly surface (greedy heightfield meshes), one
 //!   node per chunk column, textured with the palette atlas, and optionally
 //!   a coarse collision mesh.
 //!
 //! The only room of `io` that names `pipeline` (for the world's meshes).
 
+mod glb;
+pub mod gltf_compact;
 pub mod gltf_export;
+pub mod gltf_quantize;
 pub mod lowpoly_gltf;
