@@ -11,6 +11,7 @@ use egui::Key;
 
 use crate::editor::files::file_action::FileAction;
 use crate::editor::files::file_jobs::{ImportPlacement, WorldPreset};
+use crate::editor::files::import_inspection::Inspection;
 use crate::io::heightmap::heightmap_import::{HeightmapSettings, NoDataFill, RawLayout};
 use crate::terrain::generation::generate::{
     DEFAULT_SEED, DEFAULT_SIZE_CELLS, GeneratorSettings, MAX_SIZE_CELLS,
@@ -66,6 +67,8 @@ pub(crate) enum Dialog {
         sea_level: Option<f64>,
         nodata: NoDataFill,
         raw: RawLayout,
+        /// What the chosen file is, read in the background.
+        inspection: Inspection,
         into_world: bool,
         offset_x_chunks: i32,
         offset_z_chunks: i32,
@@ -98,6 +101,15 @@ impl PathPurpose {
             PathPurpose::Open | PathPurpose::SaveAs => "strata",
             PathPurpose::ExportGlb | PathPurpose::ExportLowPolyGlb => "glb",
             PathPurpose::ExportHeightmap => "png",
+        }
+    }
+
+    /// The extensions its native file dialog offers.
+    pub(crate) fn extensions(self) -> &'static [&'static str] {
+        match self {
+            PathPurpose::Open | PathPurpose::SaveAs => &["strata"],
+            PathPurpose::ExportGlb | PathPurpose::ExportLowPolyGlb => &["glb"],
+            PathPurpose::ExportHeightmap => &["png", "tif", "tiff", "exr", "r16", "raw"],
         }
     }
 
@@ -159,7 +171,7 @@ impl Browser {
         ui: &mut egui::Ui,
         target: BrowseTarget,
         title: &str,
-        extension: &str,
+        extensions: &'static [&'static str],
         save: bool,
         current: &str,
     ) {
@@ -176,11 +188,12 @@ impl Browser {
         }
         let (tx, rx) = channel();
         let current = PathBuf::from(current);
-        let (title, extension) = (title.to_string(), extension.to_string());
+        let title = title.to_string();
+        let filter = extensions.join(", ").to_uppercase();
         std::thread::spawn(move || {
             let mut dialog = rfd::FileDialog::new()
                 .set_title(title)
-                .add_filter(extension.to_uppercase(), &[extension.as_str()]);
+                .add_filter(filter, extensions);
             if let Some(dir) = current.parent().filter(|d| d.is_dir()) {
                 dialog = dialog.set_directory(dir);
             }
@@ -222,7 +235,7 @@ pub(crate) fn path_dialog_ui(
             ui,
             BrowseTarget::PathDialog,
             purpose.title(),
-            purpose.extension(),
+            purpose.extensions(),
             purpose.saves(),
             &current,
         );
@@ -322,6 +335,34 @@ fn import_settings_grid(
     });
 }
 
+/// The RAW16 layout fields, for a path that names a RAW16 (`.r16`, `.raw`):
+/// the size (or the square the length gives) and the byte order.
+fn raw_layout_ui(ui: &mut egui::Ui, path: &str, raw: &mut RawLayout) {
+    let is_raw = std::path::Path::new(path.trim())
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("r16") || e.eq_ignore_ascii_case("raw"));
+    if !is_raw {
+        return;
+    }
+    ui.horizontal(|ui| {
+        let mut sized = raw.size_px.is_some();
+        ui.checkbox(&mut sized, "Size")
+            .on_hover_text("Off: a square whose side the file's length gives");
+        let (mut w, mut h) = raw.size_px.unwrap_or((1025, 1025));
+        ui.add_enabled(
+            sized,
+            egui::DragValue::new(&mut w).range(1..=65_536).prefix("w "),
+        );
+        ui.add_enabled(
+            sized,
+            egui::DragValue::new(&mut h).range(1..=65_536).prefix("h "),
+        );
+        raw.size_px = sized.then_some((w, h));
+        ui.checkbox(&mut raw.big_endian, "Big-endian (Mac)");
+    });
+}
+
 /// File ▸ Import Heightmap: the file, the import settings and where the
 /// terrain goes. Returns false when the dialog closes.
 pub(crate) fn import_dialog_ui(
@@ -339,6 +380,7 @@ pub(crate) fn import_dialog_ui(
         sea_level,
         nodata,
         raw,
+        inspection,
         into_world,
         offset_x_chunks,
         offset_z_chunks,
@@ -356,11 +398,23 @@ pub(crate) fn import_dialog_ui(
         ui,
         BrowseTarget::ImportFile,
         "Import heightmap",
-        "png",
+        &["png", "tif", "tiff", "exr", "r16", "raw"],
         false,
         &current,
     );
-    ui.label("A JSON sidecar beside the PNG sets the elevation range and pixel spacing.");
+    ui.label(
+        "PNG, GeoTIFF, EXR or RAW16 (.r16, .raw). A JSON sidecar beside a PNG, EXR or RAW16 \
+         sets its pixel spacing (and a PNG's or RAW16's elevation range); a GeoTIFF's \
+         georeference gives its own.",
+    );
+    inspection.follow(&current, *raw);
+    if let Some((cpp, vertical)) = inspection.take_default_scale() {
+        // Elevation data in metres opens at its true scale, as on the
+        // command line.
+        (*cells_per_pixel, *vertical_scale) = (cpp, vertical);
+    }
+    inspection.ui(ui, *cells_per_pixel);
+    raw_layout_ui(ui, &current, raw);
     import_settings_grid(
         ui,
         cells_per_pixel,
@@ -443,6 +497,7 @@ pub(crate) fn import_dialog() -> Dialog {
         sea_level: d.sea_level_m,
         nodata: d.nodata,
         raw: d.raw,
+        inspection: Inspection::default(),
         into_world: false,
         offset_x_chunks: 0,
         offset_z_chunks: 0,

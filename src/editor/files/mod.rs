@@ -9,4 +9,5 @@ pub mod file_dialogs;
 pub mod file_jobs;
 pub mod file_menu;
 pub mod file_session;
+pub mod import_inspection;
 pub mod notices;

@@ -46,6 +46,30 @@ pub struct HeightmapSummary {
 }
 
 impl HeightmapSummary {
+    /// The summary's lines with the terrain at `cells_per_pixel` instead of
+    /// the settings it was read with (the import dialog's scale field).
+    pub fn lines_at(&self, cells_per_pixel: f32) -> Vec<String> {
+        let cpp = f64::from(cells_per_pixel);
+        let extent = |px: u32, factor: f64| (f64::from(px) * factor).round().max(1.0);
+        let (ratio, pixel_x_m) = match self.pixel_size_m {
+            Some((x, y)) => (y / x, Some(x)),
+            None => (1.0, None),
+        };
+        let metres_in_raster =
+            matches!(self.format, HeightmapFormat::GeoTiff | HeightmapFormat::Exr);
+        let scaled = HeightmapSummary {
+            extent_cells: (
+                extent(self.width_px, cpp),
+                extent(self.height_px, cpp * ratio),
+            ),
+            metres_per_cell: pixel_x_m
+                .or(metres_in_raster.then_some(1.0))
+                .map(|x| x / cpp),
+            ..self.clone()
+        };
+        scaled.lines()
+    }
+
     /// The summary as the lines the command line prints.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![format!(
