@@ -391,7 +391,7 @@ pub(crate) fn import_dialog_ui(
     let mut keep = true;
     let current = path.clone();
     ui.horizontal(|ui| {
-        ui.label("PNG");
+        ui.label("File");
         ui.add(egui::TextEdit::singleline(path).desired_width(300.0));
     });
     browser.button(

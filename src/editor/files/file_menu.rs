@@ -370,7 +370,7 @@ impl FileMenu {
                 ui.close();
             }
             for (label, purpose) in [
-                ("Export Heightmap (PNG)…", PathPurpose::ExportHeightmap),
+                ("Export Heightmap…", PathPurpose::ExportHeightmap),
                 ("Export Mesh (glTF .glb)…", PathPurpose::ExportGlb),
             ] {
                 if ui.button(label).clicked() {
