@@ -15,6 +15,9 @@
 //! --nocapture` is the long run. Inputs are deterministic per index: a
 //! finding prints the index to reproduce it with `STRATA_FUZZ_FROM`.
 
+mod common;
+
+use common::fuzz_rng::Rng;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -26,29 +29,6 @@ use strata::terrain::{Cell, CellBox, Material};
 
 /// Longest one load of a (small) mutated file may take.
 const MAX_LOAD: Duration = Duration::from_secs(2);
-
-/// xorshift64*: small, deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next().is_multiple_of(one_in)
-    }
-}
 
 /// One chunk row of the base file.
 #[derive(Clone)]

@@ -5,6 +5,7 @@
 // Each test binary includes this module and uses only some of it.
 #![allow(dead_code)]
 
+pub mod fuzz_rng;
 pub mod layer_record;
 pub mod oracles;
 pub mod pixels;

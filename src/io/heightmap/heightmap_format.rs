@@ -195,6 +195,31 @@ pub fn pixel_size_m(path: &Path) -> Result<Option<(f64, f64)>, ImportError> {
     }
 }
 
+/// The read of a coded heightmap (PNG, RAW16): its settings as given.
+fn coded_read(map: Heightmap, settings: &HeightmapSettings) -> ElevationRead {
+    ElevationRead {
+        map,
+        settings: settings.clone(),
+        georeference: None,
+    }
+}
+
+/// The read of an elevation raster: NoData filled as `settings` ask
+/// (errors name `name`).
+fn raster_read(
+    raster: ElevationRaster,
+    settings: &HeightmapSettings,
+    name: &Path,
+) -> Result<ElevationRead, ImportError> {
+    let georeference = raster.georeference.clone();
+    let (map, settings) = raster.into_heightmap(settings, name)?;
+    Ok(ElevationRead {
+        map,
+        settings,
+        georeference,
+    })
+}
+
 /// Decodes a heightmap file of `format` from `reader` (`len_bytes` long; a
 /// streaming world's stored copy read in place) with its sidecar's text,
 /// as an import with `settings` reads the file it was copied from, so the
@@ -212,20 +237,8 @@ pub fn decode_source<R: std::io::BufRead + std::io::Seek>(
     name: &Path,
     progress: &Progress,
 ) -> Result<ElevationRead, ImportError> {
-    let coded = |map: Heightmap| ElevationRead {
-        map,
-        settings: settings.clone(),
-        georeference: None,
-    };
-    let raster = |raster: ElevationRaster| -> Result<ElevationRead, ImportError> {
-        let georeference = raster.georeference.clone();
-        let (map, settings) = raster.into_heightmap(settings, name)?;
-        Ok(ElevationRead {
-            map,
-            settings,
-            georeference,
-        })
-    };
+    let coded = |map| coded_read(map, settings);
+    let raster = |raster| raster_read(raster, settings, name);
     match format {
         HeightmapFormat::Png => Ok(coded(decode_heightmap_from(reader, sidecar_text, name)?)),
         HeightmapFormat::GeoTiff => raster(decode_geotiff(reader, name, progress)?),
@@ -313,20 +326,8 @@ pub fn read_elevation(
     limit_cells: u64,
     progress: &Progress,
 ) -> Result<ElevationRead, ImportError> {
-    let coded = |map: Heightmap| ElevationRead {
-        map,
-        settings: settings.clone(),
-        georeference: None,
-    };
-    let raster = |raster: ElevationRaster| -> Result<ElevationRead, ImportError> {
-        let georeference = raster.georeference.clone();
-        let (map, settings) = raster.into_heightmap(settings, path)?;
-        Ok(ElevationRead {
-            map,
-            settings,
-            georeference,
-        })
-    };
+    let coded = |map| coded_read(map, settings);
+    let raster = |raster| raster_read(raster, settings, path);
     match detect_format(path)? {
         HeightmapFormat::Png => Ok(coded(read_heightmap_checked(
             path,

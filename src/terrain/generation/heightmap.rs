@@ -495,6 +495,19 @@ fn cell_count(cells: f64) -> String {
 /// # Errors
 /// [`ImportError::ZeroSize`] and [`ImportError::ImageTooLarge`].
 pub fn check_image_size(width_px: u32, height_px: u32) -> Result<(), ImportError> {
+    check_raster_size(width_px, height_px, MAX_PIXELS)
+}
+
+/// [`check_image_size`] with another limit on the pixels in all (a
+/// format whose samples take more than 2 bytes holds fewer).
+///
+/// # Errors
+/// [`ImportError::ZeroSize`] and [`ImportError::ImageTooLarge`].
+pub fn check_raster_size(
+    width_px: u32,
+    height_px: u32,
+    limit_pixels: u64,
+) -> Result<(), ImportError> {
     if width_px == 0 || height_px == 0 {
         return Err(ImportError::ZeroSize {
             width_px,
@@ -503,13 +516,13 @@ pub fn check_image_size(width_px: u32, height_px: u32) -> Result<(), ImportError
     }
     if width_px > MAX_SIDE_PX
         || height_px > MAX_SIDE_PX
-        || u64::from(width_px) * u64::from(height_px) > MAX_PIXELS
+        || u64::from(width_px) * u64::from(height_px) > limit_pixels
     {
         return Err(ImportError::ImageTooLarge {
             width_px,
             height_px,
             limit_px: MAX_SIDE_PX,
-            limit_pixels: MAX_PIXELS,
+            limit_pixels,
         });
     }
     Ok(())

@@ -23,7 +23,7 @@ use crate::io::heightmap::heightmap_import::{
     parse_sidecar, read_error, read_sidecar_text, sidecar_path,
 };
 use crate::io::open_bounded;
-use crate::terrain::generation::heightmap::{ImportError, MAX_SIDE_PX};
+use crate::terrain::generation::heightmap::{ImportError, check_raster_size};
 
 /// Largest EXR raster read, samples (2²⁸, a 16 384² map: 1 GiB as `f32`).
 pub const MAX_EXR_PIXELS: u64 = 1 << 28;
@@ -95,7 +95,7 @@ pub fn decode_exr<R: std::io::Read + std::io::Seek>(
         u32::try_from(size.width()).unwrap_or(u32::MAX),
         u32::try_from(size.height()).unwrap_or(u32::MAX),
     );
-    check_size(width_px, height_px)?;
+    check_raster_size(width_px, height_px, MAX_EXR_PIXELS)?;
     let names: Vec<String> = header
         .channels
         .list
@@ -145,29 +145,6 @@ pub fn decode_exr<R: std::io::Read + std::io::Seek>(
         pixel_size_m: sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)),
         georeference: None,
     })
-}
-
-/// Both sides positive and within [`MAX_SIDE_PX`], at most
-/// [`MAX_EXR_PIXELS`] in all.
-fn check_size(width_px: u32, height_px: u32) -> std::result::Result<(), ImportError> {
-    if width_px == 0 || height_px == 0 {
-        return Err(ImportError::ZeroSize {
-            width_px,
-            height_px,
-        });
-    }
-    if width_px > MAX_SIDE_PX
-        || height_px > MAX_SIDE_PX
-        || u64::from(width_px) * u64::from(height_px) > MAX_EXR_PIXELS
-    {
-        return Err(ImportError::ImageTooLarge {
-            width_px,
-            height_px,
-            limit_px: MAX_SIDE_PX,
-            limit_pixels: MAX_EXR_PIXELS,
-        });
-    }
-    Ok(())
 }
 
 /// Writes `samples_m` (`width_px × height_px`, row-major, row 0 north) to

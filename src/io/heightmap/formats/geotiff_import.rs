@@ -7,7 +7,7 @@
 //!
 //! # Bounds
 //! The file is a regular file of at most [`MAX_GEOTIFF_FILE_BYTES`]; its
-//! size is checked against [`MAX_GEOTIFF_PIXELS`] and [`MAX_SIDE_PX`] from
+//! size is checked against [`MAX_GEOTIFF_PIXELS`] and [`MAX_SIDE_PX`](crate::terrain::generation::heightmap::MAX_SIDE_PX) from
 //! the header, before the samples are allocated; one decoded strip or tile
 //! may take at most [`CHUNK_LIMIT_BYTES`] (a TIFF that declares a huge tile
 //! is refused before it is read), and a tag value at most
@@ -25,7 +25,7 @@ use super::elevation_raster::ElevationRaster;
 use super::geokeys::{GeoReference, GeoTags, georeference};
 use crate::io::open_bounded;
 use crate::progress::Progress;
-use crate::terrain::generation::heightmap::{ImportError, MAX_SIDE_PX};
+use crate::terrain::generation::heightmap::{ImportError, check_raster_size};
 
 /// Largest GeoTIFF that is read, bytes (4 GiB: an uncompressed 32 768²
 /// float32 raster).
@@ -151,7 +151,7 @@ fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, ImportError
         .map_err(|e| unreadable(path, e))?
         .with_limits(limits());
     let (width_px, height_px) = decoder.dimensions().map_err(|e| unreadable(path, e))?;
-    check_size(width_px, height_px)?;
+    check_raster_size(width_px, height_px, MAX_GEOTIFF_PIXELS)?;
     let color = decoder.colortype().map_err(|e| unreadable(path, e))?;
     let samples_per_pixel = match color {
         tiff::ColorType::Gray(_) => 1,
@@ -197,29 +197,6 @@ fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, ImportError
         },
         samples_per_pixel,
     })
-}
-
-/// Both sides positive, at most [`MAX_SIDE_PX`], at most
-/// [`MAX_GEOTIFF_PIXELS`] in all.
-fn check_size(width_px: u32, height_px: u32) -> Result<(), ImportError> {
-    if width_px == 0 || height_px == 0 {
-        return Err(ImportError::ZeroSize {
-            width_px,
-            height_px,
-        });
-    }
-    if width_px > MAX_SIDE_PX
-        || height_px > MAX_SIDE_PX
-        || u64::from(width_px) * u64::from(height_px) > MAX_GEOTIFF_PIXELS
-    {
-        return Err(ImportError::ImageTooLarge {
-            width_px,
-            height_px,
-            limit_px: MAX_SIDE_PX,
-            limit_pixels: MAX_GEOTIFF_PIXELS,
-        });
-    }
-    Ok(())
 }
 
 /// `"256 × 256 tiles"` or `"strips of 16 rows"`.
