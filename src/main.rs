@@ -681,6 +681,7 @@ fn output_paths(cli: &Cli) -> OutputPaths {
         export_heightmap: cli.export_heightmap.clone(),
         record: cli.record.clone(),
         no_replay_frames: cli.no_replay_frames,
+        input: cli.heightmap.clone(),
     }
 }
 

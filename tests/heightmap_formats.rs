@@ -320,6 +320,24 @@ fn the_summary_says_size_scale_range_and_cells() {
 }
 
 #[test]
+fn a_sea_far_above_the_terrain_is_refused_not_clamped() {
+    let settings = HeightmapSettings {
+        sea_level_m: Some(1e9),
+        ..true_scale()
+    };
+    let err = import_heightmap(&fixture("float32_tiled_lzw_pred3.tif"), &settings).unwrap_err();
+    assert!(matches!(err, ImportError::SeaTooHigh { .. }), "{err}");
+    assert!(err.to_string().contains("lower the sea level"), "{err}");
+    // Far below floods nothing and is fine.
+    let low = HeightmapSettings {
+        sea_level_m: Some(-1e9),
+        ..true_scale()
+    };
+    let grid = import_heightmap(&fixture("float32_tiled_lzw_pred3.tif"), &low).unwrap();
+    assert!((0..200).all(|y| grid.cell(CellCoord::new(5, y, 5)).material() != Material::WATER));
+}
+
+#[test]
 fn broken_geotiffs_are_refused_with_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("strata-geotiff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

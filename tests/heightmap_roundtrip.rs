@@ -194,6 +194,20 @@ fn exr_and_raw16_round_trip_and_read_back_with_independent_readers() {
         big_endian: true,
     };
     let map = read_raw16(&raw, &layout).unwrap();
+    // The sidecar's size and byte order suffice: no flags needed to read
+    // it back, and a contradicting flag is refused.
+    let by_sidecar = read_raw16(&raw, &RawLayout::default()).unwrap();
+    assert_eq!(by_sidecar.samples, map.samples);
+    let little = dir.join("little.r16");
+    export_heightmap(
+        &grid,
+        &little,
+        Some(&geo),
+        &HeightmapExportOptions::default(),
+    )
+    .unwrap();
+    let err = read_raw16(&little, &layout).unwrap_err();
+    assert!(err.to_string().contains("says little-endian"), "{err}");
     let metres: Vec<f32> = map.samples.iter().map(|s| s as f32).collect();
     let (lo, hi) = e.elevation_range_m;
     let code_m = (hi - lo) / 65535.0 / 2.0;
@@ -340,5 +354,16 @@ fn exr_and_raw16_files_round_trip_in_their_own_format() {
         let b: Vec<f32> = back.samples.iter().map(|s| s as f32).collect();
         let error_m = max_difference(&a, &b);
         assert!(error_m <= quantum_m + code_m, "{name}: {error_m} m");
+        // A GeoTIFF of a world imported without one has the file's metres
+        // a pixel, not studs.
+        let tif = dir.join(format!("{out}.tif"));
+        export_heightmap(&grid, &tif, Some(&geo), &HeightmapExportOptions::default()).unwrap();
+        let gdal: Value = serde_json::from_str(&run_python(
+            "read_raster.py",
+            &["geotiff", tif.to_str().unwrap()],
+        ))
+        .unwrap();
+        assert_eq!(gdal["transform"][0].as_f64(), Some(spacing), "{name}");
+        assert_eq!(gdal["transform"][4].as_f64(), Some(-spacing), "{name}");
     }
 }

@@ -25,6 +25,9 @@ pub struct OutputPaths {
     pub record: Option<PathBuf>,
     /// `--no-replay-frames` was given.
     pub no_replay_frames: bool,
+    /// The file the world is imported from (`--heightmap`), which no
+    /// output may replace.
+    pub input: Option<PathBuf>,
 }
 
 /// Why the outputs of a headless run were refused.
@@ -64,6 +67,14 @@ pub enum OutputCheckError {
         /// Why its first frame could not be written.
         source: OutputPathError,
     },
+    /// An output would replace the file the world is read from.
+    #[error("{flag} would replace the input {}; write it elsewhere", .path.display())]
+    OverwritesInput {
+        /// The flag.
+        flag: &'static str,
+        /// The input file.
+        path: PathBuf,
+    },
     /// A streaming world was asked for what its headless run cannot give.
     #[error("{0}")]
     Streaming(String),
@@ -79,6 +90,14 @@ impl OutputPaths {
         for (i, (flag, path)) in outputs.iter().enumerate() {
             crate::io::check_output_path(path)
                 .map_err(|source| OutputCheckError::Invalid { flag, source })?;
+            if let Some(input) = &self.input
+                && crate::io::same_file(input, path)
+            {
+                return Err(OutputCheckError::OverwritesInput {
+                    flag,
+                    path: path.clone(),
+                });
+            }
             if let Some((other, _)) = outputs[..i]
                 .iter()
                 .find(|(_, p)| crate::io::same_file(p, path))
@@ -213,6 +232,19 @@ mod tests {
             outputs.check().map_err(|e| e.to_string())
         };
         assert_eq!(run(&[]), Ok(()));
+        // The imported file is never an output.
+        let input = dir.join("dem.tif");
+        std::fs::write(&input, b"II*\0").expect("input");
+        let overwrite = OutputPaths {
+            export_heightmap: Some(input.clone()),
+            input: Some(input.clone()),
+            ..OutputPaths::default()
+        };
+        let err = overwrite.check().expect_err("refused").to_string();
+        assert!(
+            err.contains("--export-heightmap would replace the input"),
+            "{err}"
+        );
         let err = run(&["--stats-json", stats.to_str().expect("utf-8")]).expect_err("refused");
         assert!(err.contains("--stats-json needs --screenshot"), "{err}");
         let err = run(&[

@@ -162,12 +162,7 @@ fn write_geotiff_file(
     georeference: &WorldGeoreference,
 ) -> Result<(), ExportError> {
     let fail = |e: &dyn std::fmt::Display| ExportError::write(path, e);
-    let studs = WorldGeoreference::studs();
-    let model: &ModelSpace = georeference
-        .model
-        .as_ref()
-        .or(studs.model.as_ref())
-        .ok_or_else(|| fail(&"no model space"))?;
+    let model: ModelSpace = georeference.model_space();
     let (sx, sz) = elevations.sample_cells;
     let [ux, uy] = model.units_per_cell;
     // The north-west corner of sample (0, 0)'s pixel, in cells: the crop's
@@ -225,6 +220,9 @@ struct Sidecar {
     min_elevation_m: f64,
     max_elevation_m: f64,
     encoding: String,
+    /// RAW16 only: `"little"` or `"big"`, which the importer reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    byte_order: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     unreal: Option<UnrealImport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -300,6 +298,11 @@ fn write_sidecar(
         min_elevation_m: lo,
         max_elevation_m: hi,
         encoding: encoding.to_string(),
+        byte_order: (format == ExportFormat::Raw16).then_some(if options.big_endian {
+            "big"
+        } else {
+            "little"
+        }),
         unreal: sixteen.then(|| UnrealImport {
             scale_cm: [sx * 100.0, sz * 100.0, range * 100.0 / 512.0],
             location_z_cm: (lo + hi) / 2.0 * 100.0,

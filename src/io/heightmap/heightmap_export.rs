@@ -44,7 +44,7 @@ use rustc_hash::FxHashMap;
 pub use super::export_writers::{ExportFormat, HeightmapExportOptions};
 use super::export_writers::{SurfaceElevations, write_surface};
 pub use super::formats::engine_sizes::EngineSize;
-use super::formats::engine_sizes::resample;
+use super::formats::engine_sizes::{MAX_RESAMPLE_SIDE, resample};
 use super::world_georeference::WorldGeoreference;
 use crate::io::ExportError;
 use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
@@ -317,6 +317,16 @@ pub fn export_heightmap(
     })?;
     let studs = WorldGeoreference::studs();
     let georeference = georeference.unwrap_or(&studs);
+    if let Some(EngineSize::Pixels(side)) = options.size
+        && !(2..=MAX_RESAMPLE_SIDE).contains(&side)
+    {
+        return Err(ExportError::InvalidSettings {
+            path: path.to_path_buf(),
+            message: format!(
+                "a resampled heightmap has 2 to {MAX_RESAMPLE_SIDE} samples a side, not {side}"
+            ),
+        });
+    }
     let crop = surface_crop(grid, path)?;
     let elevations = elevations_of(&crop, georeference, options);
     let sidecar = write_surface(path, format, &elevations, georeference, options)?;

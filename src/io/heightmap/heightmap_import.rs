@@ -344,7 +344,7 @@ pub(crate) fn parse_sidecar(
             && given != actual
         {
             return Err(bad(format!(
-                "field `{name}` is {given} but the PNG has {actual} pixels"
+                "field `{name}` is {given} but the heightmap has {actual} pixels"
             )));
         }
     }

@@ -48,9 +48,9 @@ pub struct ModelSpace {
 }
 
 impl WorldGeoreference {
-    /// Studs as metres: 4 per cell across and up, height 0 at elevation 0,
-    /// and a projected model space in metres (user-defined CRS) whose origin
-    /// is the world origin.
+    /// Studs as metres: 4 per cell across and up, height 0 at elevation 0;
+    /// its GeoTIFF model space is [`WorldGeoreference::model_space`]'s
+    /// default.
     pub fn studs() -> WorldGeoreference {
         let stud = f64::from(CELL_SIZE_STUDS);
         WorldGeoreference {
@@ -94,6 +94,29 @@ impl WorldGeoreference {
             elevation_at_y0_m: scale.sample_at_y0,
             vertical_metres_per_cell: scale.samples_per_cell,
             model,
+        }
+    }
+
+    /// The model space a GeoTIFF export writes: the imported one, or for a
+    /// world imported without one (PNG, EXR, RAW16 with a sidecar; a world
+    /// never imported, in studs) a user-defined projected CRS in metres
+    /// whose origin is the world origin and whose cells span the world's
+    /// metres.
+    pub fn model_space(&self) -> ModelSpace {
+        match &self.model {
+            Some(model) => (**model).clone(),
+            None => ModelSpace {
+                origin: [0.0, 0.0],
+                units_per_cell: self.metres_per_cell,
+                vertical_unit_m: 1.0,
+                // Version 1.1.0, 3 keys: projected, pixel is area, linear
+                // unit metre.
+                key_directory: vec![
+                    1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3076, 0, 1, UNIT_METRE,
+                ],
+                double_params: Vec::new(),
+                ascii_params: String::new(),
+            },
         }
     }
 

@@ -413,6 +413,19 @@ pub enum ImportError {
         /// The limit.
         limit_cells: f64,
     },
+    /// The sea level would flood more than the terrain can hold.
+    #[error(
+        "sea level {sea_level_m} would put water {} cells above the terrain's base, more than the limit of {limit_cells}; lower the sea level",
+        cell_count(*water_cells)
+    )]
+    SeaTooHigh {
+        /// The sea level, in the heightmap's sample units.
+        sea_level_m: f64,
+        /// Water depth above the base it would make, cells.
+        water_cells: f64,
+        /// The limit, cells.
+        limit_cells: f64,
+    },
     /// The sidecar exists but is invalid.
     #[error("bad heightmap sidecar {path}: {message}")]
     Sidecar {

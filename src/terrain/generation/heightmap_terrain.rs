@@ -116,7 +116,17 @@ impl Layout {
         let water_level_cells = match settings.sea_level_m {
             Some(sea) => {
                 let level = surface_floor_cells + (sea - reference) * vertical_cells_per_unit;
-                level.clamp(base, base + MAX_RELIEF_CELLS + CHUNK_SIZE_CELLS as f64)
+                // A sea below the base floods nothing, so it may sit at the
+                // base; one far above the terrain is refused, not clamped.
+                let limit = base + MAX_RELIEF_CELLS + CHUNK_SIZE_CELLS as f64;
+                if level.is_nan() || level > limit {
+                    return Err(ImportError::SeaTooHigh {
+                        sea_level_m: sea,
+                        water_cells: level - base,
+                        limit_cells: limit - base,
+                    });
+                }
+                level.max(base)
             }
             None => f64::NEG_INFINITY,
         };

@@ -19,6 +19,10 @@ pub const UNREAL_SIZES: [u32; 7] = [127, 253, 505, 1009, 2017, 4033, 8129];
 /// Unity Terrain's heightmap resolutions (2ⁿ + 1), samples a side.
 pub const UNITY_SIZES: [u32; 8] = [33, 65, 129, 257, 513, 1025, 2049, 4097];
 
+/// Largest side an export resamples to, samples (16,384: 1 GiB of `f32`
+/// samples, twice the largest engine size).
+pub const MAX_RESAMPLE_SIDE: u32 = 16_384;
+
 /// A size an export resamples its surface to (square).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineSize {
@@ -28,12 +32,12 @@ pub enum EngineSize {
     /// The smallest Unity size at least the surface's larger side (the
     /// largest one beyond).
     Unity,
-    /// This many samples a side (2 or more).
+    /// This many samples a side (2 to [`MAX_RESAMPLE_SIDE`]).
     Pixels(u32),
 }
 
 impl EngineSize {
-    /// Parses `unreal`, `unity` or a sample count (2 to 65 536).
+    /// Parses `unreal`, `unity` or a sample count (2 to [`MAX_RESAMPLE_SIDE`]).
     pub fn parse(text: &str) -> Result<EngineSize, String> {
         match text.trim() {
             "unreal" => Ok(EngineSize::Unreal),
@@ -41,10 +45,12 @@ impl EngineSize {
             n => n
                 .parse::<u32>()
                 .ok()
-                .filter(|n| (2..=65_536).contains(n))
+                .filter(|n| (2..=MAX_RESAMPLE_SIDE).contains(n))
                 .map(EngineSize::Pixels)
                 .ok_or_else(|| {
-                    format!("expected `unreal`, `unity` or 2 to 65536 samples a side, got {text:?}")
+                    format!(
+                        "expected `unreal`, `unity` or 2 to {MAX_RESAMPLE_SIDE} samples a side, got {text:?}"
+                    )
                 }),
         }
     }
@@ -123,7 +129,8 @@ mod tests {
         assert_eq!(EngineSize::Pixels(77).side_for(5, 5), 77);
         assert_eq!(EngineSize::parse("unity"), Ok(EngineSize::Unity));
         assert_eq!(EngineSize::parse("1009"), Ok(EngineSize::Pixels(1009)));
-        assert!(EngineSize::parse("1").unwrap_err().contains("2 to 65536"));
+        assert!(EngineSize::parse("1").unwrap_err().contains("2 to 16384"));
+        assert!(EngineSize::parse("65536").is_err());
         assert!(EngineSize::parse("huge").is_err());
     }
 

@@ -92,6 +92,9 @@ pub struct GeoTags {
     pub pixel_scale: Option<Vec<f64>>,
     /// `ModelTiepointTag`.
     pub tiepoint: Option<Vec<f64>>,
+    /// `ModelTransformationTag` (16 values, a row-major 4 × 4 matrix), used
+    /// when there is no pixel scale.
+    pub transformation: Option<Vec<f64>>,
     /// `GeoKeyDirectoryTag`.
     pub key_directory: Option<Vec<u16>>,
     /// `GeoDoubleParamsTag`.
@@ -164,6 +167,18 @@ fn linear_unit_metres(code: u16) -> Result<f64, String> {
 /// pixel scale (a plain TIFF), `Err` with what is wrong when the tags are
 /// present but unusable (a rotated raster, a zero scale, an unknown unit).
 pub fn georeference(tags: &GeoTags) -> Result<Option<GeoReference>, String> {
+    if tags.pixel_scale.is_none()
+        && let Some(matrix) = &tags.transformation
+    {
+        let (scale, tiepoint) = scale_of_transformation(matrix)?;
+        let tags = GeoTags {
+            pixel_scale: Some(scale.to_vec()),
+            tiepoint: Some(tiepoint.to_vec()),
+            transformation: None,
+            ..tags.clone()
+        };
+        return georeference(&tags);
+    }
     let Some(scale) = &tags.pixel_scale else {
         return Ok(None);
     };
@@ -241,6 +256,32 @@ pub fn georeference(tags: &GeoTags) -> Result<Option<GeoReference>, String> {
     }))
 }
 
+/// The pixel scale and tiepoint of an axis-aligned, north-up
+/// `ModelTransformationTag` (`X = a·I + d`, `Y = f·J + h`, `a > 0`, `f < 0`);
+/// `Err` for a rotated, sheared or flipped one, which the importer does not
+/// resample.
+fn scale_of_transformation(m: &[f64]) -> Result<([f64; 3], [f64; 6]), String> {
+    if m.len() < 16 {
+        return Err(format!(
+            "ModelTransformation has {} values, not 16",
+            m.len()
+        ));
+    }
+    let (a, b, d, e, f, h) = (m[0], m[1], m[3], m[4], m[5], m[7]);
+    if b != 0.0 || e != 0.0 {
+        return Err("the raster is rotated or sheared (ModelTransformation); \
+             warp it north-up first, e.g. gdalwarp"
+            .to_string());
+    }
+    if !(a > 0.0 && f < 0.0 && d.is_finite() && h.is_finite()) {
+        return Err(format!(
+            "the raster's rows or columns run backwards (ModelTransformation scale {a}, {f}); \
+             write it north-up"
+        ));
+    }
+    Ok(([a, -f, m[10]], [0.0, 0.0, 0.0, d, h, 0.0]))
+}
+
 /// Metres in one degree of latitude at latitude `lat_deg` (WGS 84 series).
 pub fn metres_per_degree_latitude(lat_deg: f64) -> f64 {
     let p = lat_deg.to_radians();
@@ -309,8 +350,7 @@ mod tests {
             key_directory: Some(vec![
                 1, 1, 0, 3, 1024, 0, 1, 1, 3072, 0, 1, 32614, 4099, 0, 1, 9002,
             ]),
-            double_params: None,
-            ascii_params: None,
+            ..GeoTags::default()
         }
     }
 
@@ -387,6 +427,25 @@ mod tests {
         let mut odd_unit = utm_tags();
         odd_unit.key_directory = Some(vec![1, 1, 0, 1, 3076, 0, 1, 9036]);
         assert!(georeference(&odd_unit).unwrap_err().contains("EPSG:9036"));
+        // A transformation matrix instead of a pixel scale: axis-aligned
+        // and north-up reads, rotated is refused.
+        let mut m = vec![0.0; 16];
+        (m[0], m[3], m[5], m[7], m[15]) = (10.0, 500_000.0, -10.0, 3_700_000.0, 1.0);
+        let matrix = GeoTags {
+            pixel_scale: None,
+            tiepoint: None,
+            transformation: Some(m.clone()),
+            ..utm_tags()
+        };
+        let r = georeference(&matrix).unwrap().unwrap();
+        assert_eq!(r.pixel_size_m(10), (10.0, 10.0));
+        assert_eq!(r.tiepoint, [0.0, 0.0, 0.0, 500_000.0, 3_700_000.0, 0.0]);
+        m[1] = 5.0;
+        let rotated = GeoTags {
+            transformation: Some(m),
+            ..matrix
+        };
+        assert!(georeference(&rotated).unwrap_err().contains("rotated"));
         assert_eq!(georeference(&GeoTags::default()), Ok(None));
     }
 }

@@ -222,6 +222,7 @@ fn read_geo_tags<R: Read + Seek>(
     };
     let pixel_scale = doubles(Tag::ModelPixelScaleTag)?;
     let tiepoint = doubles(Tag::ModelTiepointTag)?;
+    let transformation = doubles(Tag::ModelTransformationTag)?;
     let double_params = doubles(Tag::GeoDoubleParamsTag)?;
     let key_directory = decoder
         .find_tag(Tag::GeoKeyDirectoryTag)
@@ -236,6 +237,7 @@ fn read_geo_tags<R: Read + Seek>(
     Ok(GeoTags {
         pixel_scale,
         tiepoint,
+        transformation,
         key_directory,
         double_params,
         ascii_params,

@@ -86,8 +86,12 @@ pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportEr
         })?
         .len();
     // The size first: a length that fits no size reads nothing more.
-    raw16_size(path, bytes, layout)?;
     let sidecar_text = read_sidecar_text(path)?;
+    raw16_size(
+        path,
+        bytes,
+        &layout_with_sidecar(layout, sidecar_text.as_deref(), path)?,
+    )?;
     decode_raw16(file, bytes, layout, sidecar_text.as_deref(), path)
 }
 
@@ -103,6 +107,7 @@ pub fn decode_raw16<R: Read>(
     sidecar_text: Option<&str>,
     path: &Path,
 ) -> Result<Heightmap, ImportError> {
+    let layout = &layout_with_sidecar(layout, sidecar_text, path)?;
     let (width_px, height_px) = raw16_size(path, bytes, layout)?;
     let sidecar = sidecar_text
         .map(|t| parse_sidecar(t, &sidecar_path(path), width_px, height_px))
@@ -140,6 +145,55 @@ pub fn decode_raw16<R: Read>(
             scale,
         },
         sidecar,
+    })
+}
+
+/// `layout` completed by the sidecar's `width`, `height` and `byte_order`
+/// (`"little"` or `"big"`, as the RAW16 export writes it): the sidecar's
+/// size when none is given, big-endian when the sidecar says so.
+///
+/// # Errors
+/// [`ImportError::Sidecar`] for a sidecar that is not JSON, a byte order
+/// that is neither, or one that contradicts `layout` (little in the
+/// sidecar, big asked for).
+fn layout_with_sidecar(
+    layout: &RawLayout,
+    sidecar_text: Option<&str>,
+    path: &Path,
+) -> Result<RawLayout, ImportError> {
+    let Some(text) = sidecar_text else {
+        return Ok(*layout);
+    };
+    let bad = |message: String| ImportError::Sidecar {
+        path: sidecar_path(path),
+        message,
+    };
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let side = |name: &str| {
+        json.get(name)
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let size_px = layout.size_px.or_else(|| side("width").zip(side("height")));
+    let big_endian = match json.get("byte_order").and_then(serde_json::Value::as_str) {
+        None => layout.big_endian,
+        Some("big") => true,
+        Some("little") if layout.big_endian => {
+            return Err(bad(
+                "field `byte_order` says little-endian but big-endian samples were asked for"
+                    .to_string(),
+            ));
+        }
+        Some("little") => false,
+        Some(other) => {
+            return Err(bad(format!(
+                "field `byte_order` is `{other}`, not `little` or `big`"
+            )));
+        }
+    };
+    Ok(RawLayout {
+        size_px,
+        big_endian,
     })
 }
 
