@@ -367,3 +367,35 @@ fn exr_and_raw16_files_round_trip_in_their_own_format() {
         assert_eq!(gdal["transform"][4].as_f64(), Some(-spacing), "{name}");
     }
 }
+
+/// A flat surface has no height scale for the engines' dialogs (they
+/// refuse 0): its sidecar leaves their values out rather than write ones
+/// that cannot be typed in.
+#[test]
+fn a_flat_surface_writes_no_engine_values() {
+    let dir = scratch("flat");
+    let exr = dir.join("flat.exr");
+    strata::io::heightmap::formats::exr_heightmap::write_exr(&exr, 8, 8, &[50.0; 64]).unwrap();
+    std::fs::write(
+        dir.join("flat.json"),
+        r#"{"spacing_x_m": 2.0, "spacing_y_m": 2.0, "min_elevation_m": 0, "max_elevation_m": 0}"#,
+    )
+    .unwrap();
+    let (grid, geo) =
+        import_heightmap_georeferenced(&exr, &true_scale(), &Progress::new()).unwrap();
+    let png = dir.join("flat.png");
+    let e = export_heightmap(
+        &grid,
+        &png,
+        geo.as_ref(),
+        &HeightmapExportOptions::default(),
+    )
+    .unwrap();
+    let side: Value =
+        serde_json::from_str(&std::fs::read_to_string(e.sidecar.unwrap()).unwrap()).unwrap();
+    assert_eq!(side["min_elevation_m"], side["max_elevation_m"]);
+    assert!(
+        side.get("unreal").is_none() && side.get("unity").is_none(),
+        "{side}"
+    );
+}

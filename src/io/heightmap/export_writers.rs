@@ -272,7 +272,9 @@ fn write_sidecar(
 ) -> Result<PathBuf, ExportError> {
     let (lo, hi) = e.range_m;
     let (sx, sz) = e.spacing_m;
-    let sixteen = format != ExportFormat::Exr;
+    // The engines' dialogs refuse a zero height scale and a heightmap of
+    // one sample a side: no values for a flat or single-column surface.
+    let sixteen = format != ExportFormat::Exr && hi > lo && e.width >= 2 && e.depth >= 2;
     let encoding = match format {
         ExportFormat::Png => {
             "16-bit grayscale PNG; elevation_m = min_elevation_m + value/65535*(max_elevation_m-min_elevation_m); row 0 is north"

@@ -453,9 +453,10 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// A sample is NaN or infinite and the file does not mark it as NoData.
+    /// A sample is NaN or infinite and not the file's NoData value (a
+    /// GeoTIFF's `GDAL_NODATA`, an EXR's NaN).
     #[error(
-        "{path}: the sample at pixel ({x_px}, {y_px}) is {value}, not an elevation, and the file marks no NoData value"
+        "{path}: the sample at pixel ({x_px}, {y_px}) is {value}, not an elevation (nor the file's NoData value)"
     )]
     BadSample {
         /// The file.
