@@ -440,7 +440,12 @@ fn import_peak_rss_bytes(png: &Path, dir: &Path) -> u64 {
         "{}.json",
         png.file_stem().unwrap().to_string_lossy()
     ));
-    let shot = stats.with_extension("png");
+    // Not `stats.with_extension("png")`: that is the input itself, which
+    // the run refuses to overwrite.
+    let shot = dir.join(format!(
+        "{}-shot.png",
+        png.file_stem().unwrap().to_string_lossy()
+    ));
     let log = stats.with_extension("log");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(["--headless", "--heightmap"])
