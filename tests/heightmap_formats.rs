@@ -317,6 +317,29 @@ fn the_summary_says_size_scale_range_and_cells() {
     );
     assert!(text.contains("pixel size: 25.6"), "{text}");
     assert!(text.contains("terrain: 160 × 144 cells at 25.6"), "{text}");
+    // An EXR says its channel and sample type; a RAW16 without a sidecar
+    // says its values are not metres.
+    let exr = inspect_heightmap(
+        &fixture("rgb_float32.exr"),
+        &true_scale(),
+        MAX_SIDE_CELLS,
+        &Progress::new(),
+    )
+    .unwrap();
+    assert_eq!(exr.encoding, "float32, channel R");
+    let dir = std::env::temp_dir().join(format!("strata-summary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let raw = dir.join("bare.r16");
+    std::fs::write(&raw, vec![0_u8; 2 * 16]).unwrap();
+    let bare = inspect_heightmap(&raw, &true_scale(), MAX_SIDE_CELLS, &Progress::new()).unwrap();
+    assert!(
+        bare.lines()
+            .iter()
+            .any(|l| l.starts_with("elevation: not in metres")),
+        "{:?}",
+        bare.lines()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

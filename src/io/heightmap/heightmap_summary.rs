@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::formats::elevation_raster::ElevationRaster;
-use super::formats::exr_heightmap::read_exr;
+use super::formats::exr_heightmap::{exr_encoding, read_exr};
 use super::formats::geotiff_import::{read_geotiff, read_geotiff_header};
 use super::formats::raw16::read_raw16;
 use super::heightmap_format::{HeightmapFormat, detect_format, raster_extent, raster_extent_of};
@@ -88,6 +88,11 @@ impl HeightmapSummary {
         });
         if let Some((lo, hi)) = self.elevation_range_m {
             lines.push(format!("elevation: {lo:.2} to {hi:.2} m"));
+        } else {
+            lines.push(
+                "elevation: not in metres (no sidecar): the value range spans 64 cells × the vertical scale"
+                    .to_string(),
+            );
         }
         if self.nodata_samples > 0 {
             lines.push(format!("NoData samples: {}", self.nodata_samples));
@@ -161,7 +166,7 @@ pub fn inspect_heightmap(
                 settings,
                 limit_cells,
             )?;
-            let encoding = "float32 samples".to_string();
+            let encoding = exr_encoding(path)?;
             Ok(raster_summary(
                 HeightmapFormat::Exr,
                 encoding,

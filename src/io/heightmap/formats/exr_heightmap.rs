@@ -147,6 +147,39 @@ pub fn decode_exr<R: std::io::Read + std::io::Seek>(
     })
 }
 
+/// The channel an EXR's elevation is read from and its sample type, e.g.
+/// `"float16, channel R"`, from the header alone (for the import summary).
+///
+/// # Errors
+/// [`ImportError::Unreadable`] for a file whose header cannot be read.
+pub fn exr_encoding(path: &Path) -> std::result::Result<String, ImportError> {
+    let meta = MetaData::read_from_file(path, false).map_err(|e| unreadable(path, e))?;
+    let header = meta
+        .headers
+        .first()
+        .ok_or_else(|| unreadable(path, "the file has no layer"))?;
+    let names: Vec<String> = header
+        .channels
+        .list
+        .iter()
+        .map(|c| c.name.to_string())
+        .collect();
+    let name =
+        elevation_channel(&names).ok_or_else(|| unreadable(path, "the layer has no channel"))?;
+    let sample = header
+        .channels
+        .list
+        .iter()
+        .find(|c| c.name.to_string() == name)
+        .map(|c| match c.sample_type {
+            SampleType::F16 => "float16",
+            SampleType::F32 => "float32",
+            SampleType::U32 => "uint32",
+        })
+        .unwrap_or("float32");
+    Ok(format!("{sample}, channel {name}"))
+}
+
 /// Writes `samples_m` (`width_px × height_px`, row-major, row 0 north) to
 /// `path` as a single-channel `Y` float32 EXR, ZIP-compressed.
 ///
