@@ -11,12 +11,12 @@ use std::io::Read;
 use std::path::Path;
 
 use super::formats::elevation_raster::ElevationRaster;
-use super::formats::exr_heightmap::{decode_exr, read_exr};
+use super::formats::exr_heightmap::{decode_exr, read_exr, read_exr_header};
 use super::formats::geokeys::GeoReference;
 use super::formats::geotiff_import::{
     GeoTiffHeader, decode_geotiff, read_geotiff, read_geotiff_header,
 };
-use super::formats::raw16::{decode_raw16, read_raw16};
+use super::formats::raw16::{decode_raw16, read_raw16, read_raw16_header};
 use super::heightmap_import::{decode_heightmap_from, read_error, read_heightmap_checked};
 use super::world_georeference::WorldGeoreference;
 use crate::io::open_bounded;
@@ -187,10 +187,10 @@ pub fn pixel_size_m(path: &Path) -> Result<Option<(f64, f64)>, ImportError> {
             Ok(sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
         }
         HeightmapFormat::GeoTiff => Ok(read_geotiff_header(path)?.pixel_size_m),
-        HeightmapFormat::Exr => Ok(read_exr(path)?.pixel_size_m),
+        HeightmapFormat::Exr => Ok(read_exr_header(path)?.2),
         HeightmapFormat::Raw16 => {
-            let map = read_raw16(path, &RawLayout::default());
-            Ok(map?.sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
+            let (_, _, sidecar) = read_raw16_header(path, &RawLayout::default())?;
+            Ok(sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
         }
     }
 }
@@ -276,26 +276,22 @@ pub fn import_extent_cells(
             raster_extent(&read_geotiff_header(path)?, settings, limit_cells)
         }
         HeightmapFormat::Exr => {
-            let raster = read_exr(path)?;
-            raster_extent_of(
-                raster.width_px,
-                raster.height_px,
-                raster.pixel_size_m,
-                settings,
-                limit_cells,
-            )
+            let (width_px, height_px, pixel_size_m) = read_exr_header(path)?;
+            raster_extent_of(width_px, height_px, pixel_size_m, settings, limit_cells)
         }
-        HeightmapFormat::Raw16 => {
-            let map = read_raw16(path, &settings.raw)?;
-            terrain_extent_cells(
-                map.width_px,
-                map.height_px,
-                map.sidecar.as_ref(),
-                settings,
-                limit_cells,
-            )
-        }
+        HeightmapFormat::Raw16 => raw16_extent(path, settings, limit_cells),
     }
+}
+
+/// The terrain extent of a RAW16 import from the file's length, layout and
+/// sidecar (no sample read).
+pub(crate) fn raw16_extent(
+    path: &Path,
+    settings: &HeightmapSettings,
+    limit_cells: u64,
+) -> Result<(f64, f64), ImportError> {
+    let (width_px, height_px, sidecar) = read_raw16_header(path, &settings.raw)?;
+    terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings, limit_cells)
 }
 
 /// A heightmap read for an import: the samples, the settings to build them
@@ -328,7 +324,8 @@ pub fn read_elevation(
 ) -> Result<ElevationRead, ImportError> {
     let coded = |map| coded_read(map, settings);
     let raster = |raster| raster_read(raster, settings, path);
-    match detect_format(path)? {
+    let format = detect_format(path)?;
+    match format {
         HeightmapFormat::Png => Ok(coded(read_heightmap_checked(
             path,
             Some((settings, limit_cells)),
@@ -337,27 +334,14 @@ pub fn read_elevation(
             raster_extent(&read_geotiff_header(path)?, settings, limit_cells)?;
             raster(read_geotiff(path, progress)?)
         }
-        HeightmapFormat::Exr => {
-            let exr = read_exr(path)?;
-            raster_extent_of(
-                exr.width_px,
-                exr.height_px,
-                exr.pixel_size_m,
-                settings,
-                limit_cells,
-            )?;
-            raster(exr)
-        }
-        HeightmapFormat::Raw16 => {
-            let map = read_raw16(path, &settings.raw)?;
-            terrain_extent_cells(
-                map.width_px,
-                map.height_px,
-                map.sidecar.as_ref(),
-                settings,
-                limit_cells,
-            )?;
-            Ok(coded(map))
+        HeightmapFormat::Exr | HeightmapFormat::Raw16 => {
+            // The size from the header, before any sample is decoded.
+            import_extent_cells(path, settings, limit_cells)?;
+            if format == HeightmapFormat::Exr {
+                raster(read_exr(path)?)
+            } else {
+                Ok(coded(read_raw16(path, &settings.raw)?))
+            }
         }
     }
 }

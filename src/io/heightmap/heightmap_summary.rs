@@ -7,15 +7,15 @@
 use std::path::Path;
 
 use super::formats::elevation_raster::ElevationRaster;
-use super::formats::exr_heightmap::{exr_encoding, read_exr};
+use super::formats::exr_heightmap::{exr_encoding, read_exr, read_exr_header};
 use super::formats::geotiff_import::{read_geotiff, read_geotiff_header};
-use super::formats::raw16::read_raw16;
-use super::heightmap_format::{HeightmapFormat, detect_format, raster_extent, raster_extent_of};
+use super::formats::raw16::read_raw16_header;
+use super::heightmap_format::{
+    HeightmapFormat, detect_format, raster_extent, raster_extent_of, raw16_extent,
+};
 use super::heightmap_import::{parse_sidecar_text, read_heightmap_header};
 use crate::progress::Progress;
-use crate::terrain::generation::heightmap::{
-    Heightmap, HeightmapSettings, ImportError, terrain_extent_cells,
-};
+use crate::terrain::generation::heightmap::{Heightmap, HeightmapSettings, ImportError};
 
 /// What a heightmap file is and what an import with given settings makes
 /// of it: for the import dialog and the command line.
@@ -158,14 +158,11 @@ pub fn inspect_heightmap(
             ))
         }
         HeightmapFormat::Exr => {
+            // The size from the header, before the samples are decoded.
+            let (width_px, height_px, pixel_size_m) = read_exr_header(path)?;
+            let extent_cells =
+                raster_extent_of(width_px, height_px, pixel_size_m, settings, limit_cells)?;
             let raster = read_exr(path)?;
-            let extent_cells = raster_extent_of(
-                raster.width_px,
-                raster.height_px,
-                raster.pixel_size_m,
-                settings,
-                limit_cells,
-            )?;
             let encoding = exr_encoding(path)?;
             Ok(raster_summary(
                 HeightmapFormat::Exr,
@@ -177,14 +174,15 @@ pub fn inspect_heightmap(
             ))
         }
         HeightmapFormat::Raw16 => {
-            let map = read_raw16(path, &settings.raw)?;
-            let extent_cells = terrain_extent_cells(
-                map.width_px,
-                map.height_px,
-                map.sidecar.as_ref(),
-                settings,
-                limit_cells,
-            )?;
+            // The length, layout and sidecar say it all: no sample is read.
+            let extent_cells = raw16_extent(path, settings, limit_cells)?;
+            let (width_px, height_px, sidecar) = read_raw16_header(path, &settings.raw)?;
+            let map = Heightmap {
+                width_px,
+                height_px,
+                samples: Vec::new().into(),
+                sidecar,
+            };
             let order = if settings.raw.big_endian {
                 "big"
             } else {

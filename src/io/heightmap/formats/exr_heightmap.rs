@@ -54,6 +54,63 @@ fn elevation_channel(names: &[String]) -> Option<&str> {
         .or_else(|| names.first().map(String::as_str))
 }
 
+/// The first layer's size (checked against the limits), the channel the
+/// elevation is read from and its sample type, from a header.
+fn elevation_layer(
+    meta: &MetaData,
+    path: &Path,
+) -> std::result::Result<(u32, u32, String, SampleType), ImportError> {
+    let header = meta
+        .headers
+        .first()
+        .ok_or_else(|| unreadable(path, "the file has no layer"))?;
+    let size = header.layer_size;
+    let (width_px, height_px) = (
+        u32::try_from(size.width()).unwrap_or(u32::MAX),
+        u32::try_from(size.height()).unwrap_or(u32::MAX),
+    );
+    check_raster_size(width_px, height_px, MAX_EXR_PIXELS)?;
+    let names: Vec<String> = header
+        .channels
+        .list
+        .iter()
+        .map(|c| c.name.to_string())
+        .collect();
+    let name = elevation_channel(&names)
+        .ok_or_else(|| unreadable(path, "the layer has no channel"))?
+        .to_string();
+    let sample = header
+        .channels
+        .list
+        .iter()
+        .find(|c| c.name.to_string() == name)
+        .map_or(SampleType::F32, |c| c.sample_type);
+    Ok((width_px, height_px, name, sample))
+}
+
+/// An EXR's `(width, height)` in pixels and its pixel size in metres (from
+/// its sidecar, when it has one).
+pub type ExrHeader = (u32, u32, Option<(f64, f64)>);
+
+/// What the EXR at `path` and its sidecar say without decoding a sample:
+/// `(width, height, pixel size in metres)`.
+///
+/// # Errors
+/// As [`read_exr`], except decoding the samples.
+pub fn read_exr_header(path: &Path) -> std::result::Result<ExrHeader, ImportError> {
+    drop(open_bounded(path, MAX_EXR_FILE_BYTES).map_err(|e| read_error(path, e))?);
+    let meta = MetaData::read_from_file(path, false).map_err(|e| unreadable(path, e))?;
+    let (width_px, height_px, _, _) = elevation_layer(&meta, path)?;
+    let sidecar = read_sidecar_text(path)?
+        .map(|t| parse_sidecar(&t, &sidecar_path(path), width_px, height_px))
+        .transpose()?;
+    Ok((
+        width_px,
+        height_px,
+        sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)),
+    ))
+}
+
 /// Reads the EXR at `path` as an elevation raster (see the module docs).
 ///
 /// # Errors
@@ -86,25 +143,7 @@ pub fn decode_exr<R: std::io::Read + std::io::Seek>(
     reader
         .seek(std::io::SeekFrom::Start(0))
         .map_err(|e| unreadable(path, e))?;
-    let header = meta
-        .headers
-        .first()
-        .ok_or_else(|| unreadable(path, "the file has no layer"))?;
-    let size = header.layer_size;
-    let (width_px, height_px) = (
-        u32::try_from(size.width()).unwrap_or(u32::MAX),
-        u32::try_from(size.height()).unwrap_or(u32::MAX),
-    );
-    check_raster_size(width_px, height_px, MAX_EXR_PIXELS)?;
-    let names: Vec<String> = header
-        .channels
-        .list
-        .iter()
-        .map(|c| c.name.to_string())
-        .collect();
-    let channel = elevation_channel(&names)
-        .ok_or_else(|| unreadable(path, "the layer has no channel"))?
-        .to_string();
+    let (width_px, height_px, channel, _) = elevation_layer(&meta, path)?;
     let width = width_px as usize;
     let image = read()
         .no_deep_data()
@@ -154,29 +193,12 @@ pub fn decode_exr<R: std::io::Read + std::io::Seek>(
 /// [`ImportError::Unreadable`] for a file whose header cannot be read.
 pub fn exr_encoding(path: &Path) -> std::result::Result<String, ImportError> {
     let meta = MetaData::read_from_file(path, false).map_err(|e| unreadable(path, e))?;
-    let header = meta
-        .headers
-        .first()
-        .ok_or_else(|| unreadable(path, "the file has no layer"))?;
-    let names: Vec<String> = header
-        .channels
-        .list
-        .iter()
-        .map(|c| c.name.to_string())
-        .collect();
-    let name =
-        elevation_channel(&names).ok_or_else(|| unreadable(path, "the layer has no channel"))?;
-    let sample = header
-        .channels
-        .list
-        .iter()
-        .find(|c| c.name.to_string() == name)
-        .map(|c| match c.sample_type {
-            SampleType::F16 => "float16",
-            SampleType::F32 => "float32",
-            SampleType::U32 => "uint32",
-        })
-        .unwrap_or("float32");
+    let (_, _, name, sample) = elevation_layer(&meta, path)?;
+    let sample = match sample {
+        SampleType::F16 => "float16",
+        SampleType::F32 => "float32",
+        SampleType::U32 => "uint32",
+    };
     Ok(format!("{sample}, channel {name}"))
 }
 

@@ -15,7 +15,7 @@ use crate::io::heightmap::heightmap_import::{
 };
 use crate::io::open_bounded;
 use crate::terrain::generation::heightmap::{
-    HeightSamples, Heightmap, ImportError, RawLayout, check_image_size,
+    HeightSamples, Heightmap, HeightmapSidecar, ImportError, RawLayout, check_image_size,
 };
 
 /// Largest RAW16 file that is read, bytes: [`MAX_PIXELS`] samples of 2
@@ -93,6 +93,33 @@ pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportEr
         &layout_with_sidecar(layout, sidecar_text.as_deref(), path)?,
     )?;
     decode_raw16(file, bytes, layout, sidecar_text.as_deref(), path)
+}
+
+/// What a RAW16 file's length, `layout` and sidecar say, without reading a
+/// sample: `(width, height)` and the sidecar (metres and pixel size).
+///
+/// # Errors
+/// As [`read_raw16`], except reading the samples.
+pub fn read_raw16_header(
+    path: &Path,
+    layout: &RawLayout,
+) -> Result<(u32, u32, Option<HeightmapSidecar>), ImportError> {
+    let file = open_bounded(path, MAX_RAW16_FILE_BYTES).map_err(|e| read_error(path, e))?;
+    let bytes = file
+        .get_ref()
+        .metadata()
+        .map_err(|source| ImportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    let sidecar_text = read_sidecar_text(path)?;
+    let layout = layout_with_sidecar(layout, sidecar_text.as_deref(), path)?;
+    let (width_px, height_px) = raw16_size(path, bytes, &layout)?;
+    let sidecar = sidecar_text
+        .map(|t| parse_sidecar(&t, &sidecar_path(path), width_px, height_px))
+        .transpose()?;
+    Ok((width_px, height_px, sidecar))
 }
 
 /// [`read_raw16`] from any reader of `bytes` bytes (a streaming world's
