@@ -67,15 +67,9 @@ pub fn raw16_size(path: &Path, bytes: u64, layout: &RawLayout) -> Result<(u32, u
     Ok((width, height))
 }
 
-/// Reads the RAW16 heightmap at `path` laid out as `layout`, with its
-/// sidecar when there is one.
-///
-/// # Errors
-/// File errors ([`ImportError::NotFound`], [`ImportError::Io`],
-/// [`ImportError::NotRegularFile`], [`ImportError::FileTooLarge`]), the
-/// size errors of [`raw16_size`] (before any sample is read), and
-/// [`ImportError::Sidecar`].
-pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportError> {
+/// Opens the RAW16 file at `path` (a regular file within
+/// [`MAX_RAW16_FILE_BYTES`]) and says its length, bytes.
+fn open_raw16(path: &Path) -> Result<(std::io::Take<std::fs::File>, u64), ImportError> {
     let file = open_bounded(path, MAX_RAW16_FILE_BYTES).map_err(|e| read_error(path, e))?;
     let bytes = file
         .get_ref()
@@ -85,13 +79,21 @@ pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportEr
             source,
         })?
         .len();
-    // The size first: a length that fits no size reads nothing more.
+    Ok((file, bytes))
+}
+
+/// Reads the RAW16 heightmap at `path` laid out as `layout`, with its
+/// sidecar when there is one.
+///
+/// # Errors
+/// File errors ([`ImportError::NotFound`], [`ImportError::Io`],
+/// [`ImportError::NotRegularFile`], [`ImportError::FileTooLarge`]), the
+/// size errors of [`raw16_size`] (before any sample is read), and
+/// [`ImportError::Sidecar`].
+pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportError> {
+    let (file, bytes) = open_raw16(path)?;
+    // The decoder checks the size before it allocates or reads a sample.
     let sidecar_text = read_sidecar_text(path)?;
-    raw16_size(
-        path,
-        bytes,
-        &layout_with_sidecar(layout, sidecar_text.as_deref(), path)?,
-    )?;
     decode_raw16(file, bytes, layout, sidecar_text.as_deref(), path)
 }
 
@@ -104,15 +106,7 @@ pub fn read_raw16_header(
     path: &Path,
     layout: &RawLayout,
 ) -> Result<(u32, u32, Option<HeightmapSidecar>), ImportError> {
-    let file = open_bounded(path, MAX_RAW16_FILE_BYTES).map_err(|e| read_error(path, e))?;
-    let bytes = file
-        .get_ref()
-        .metadata()
-        .map_err(|source| ImportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
+    let (_, bytes) = open_raw16(path)?;
     let sidecar_text = read_sidecar_text(path)?;
     let layout = layout_with_sidecar(layout, sidecar_text.as_deref(), path)?;
     let (width_px, height_px) = raw16_size(path, bytes, &layout)?;
