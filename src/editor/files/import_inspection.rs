@@ -27,6 +27,9 @@ pub(crate) struct Inspection {
     /// The path and RAW16 layout read (or being read).
     key: Option<(String, RawLayout)>,
     reading: Option<Arc<Mutex<Reading>>>,
+    /// The running read's progress, cancelled when the path changes so a
+    /// large file read for a path since edited stops at its next tile.
+    progress: Option<Arc<Progress>>,
     /// True once the file's default scale was applied to the dialog.
     defaults_applied: bool,
 }
@@ -42,12 +45,17 @@ impl Inspection {
         }
         self.key = Some(key);
         self.defaults_applied = false;
+        if let Some(previous) = self.progress.take() {
+            previous.cancel();
+        }
         if path.is_empty() {
             self.reading = None;
             return;
         }
         let reading = Arc::new(Mutex::new(Reading::Running));
         self.reading = Some(Arc::clone(&reading));
+        let progress = Arc::new(Progress::new());
+        self.progress = Some(Arc::clone(&progress));
         let (path, settings) = (
             std::path::PathBuf::from(path),
             HeightmapSettings {
@@ -56,9 +64,8 @@ impl Inspection {
             },
         );
         std::thread::spawn(move || {
-            let result =
-                inspect_heightmap(&path, &settings, MAX_STREAMING_SIDE_CELLS, &Progress::new())
-                    .map_err(|e| e.to_string());
+            let result = inspect_heightmap(&path, &settings, MAX_STREAMING_SIDE_CELLS, &progress)
+                .map_err(|e| e.to_string());
             if let Ok(mut slot) = reading.lock() {
                 *slot = Reading::Done(result);
             }
@@ -142,6 +149,14 @@ mod tests {
         assert_eq!((summary.width_px, summary.height_px), (200, 150));
         assert_eq!(inspection.take_default_scale(), Some((1.0, 1.0)));
         assert_eq!(inspection.take_default_scale(), None);
+        // Another path cancels this read's progress (a large file stops at
+        // its next tile), then the first path reads again.
+        let first = inspection.progress.clone().unwrap();
+        inspection.follow(&fixture("unity_129.r16"), RawLayout::default());
+        assert!(first.is_cancelled());
+        inspection.follow(&path, RawLayout::default());
+        wait(&inspection).unwrap();
+        assert_eq!(inspection.take_default_scale(), Some((1.0, 1.0)));
         // The same path again reads nothing new and keeps the choice.
         inspection.follow(&format!(" {path} "), RawLayout::default());
         assert_eq!(inspection.take_default_scale(), None);
