@@ -368,10 +368,7 @@ fn every_long_stage_stops_when_cancelled() {
         erode_thermal(&mut p, 1.0, 5, 0.5, &cancelled),
         Err(Cancelled)
     );
-    assert_eq!(
-        cap_slopes(&mut p, 0.5, &|_| false, &cancelled),
-        Err(Cancelled)
-    );
+    assert_eq!(cap_slopes(&mut p, 0.5, None, &cancelled), Err(Cancelled));
     assert_eq!(
         run_rivers(&mut p, &rivers, Some(1.0), &cancelled).map(|_| ()),
         Err(Cancelled)
@@ -385,7 +382,7 @@ fn every_long_stage_stops_when_cancelled() {
     // Not cancelled, the same calls run to the end.
     let go = Progress::new();
     assert!(run_rivers(&mut plan.clone(), &rivers, Some(1.0), &go).is_ok());
-    assert!(cap_slopes(&mut plan.clone(), 0.5, &|_| false, &go).unwrap() >= 2);
+    assert!(cap_slopes(&mut plan.clone(), 0.5, None, &go).unwrap() >= 2);
 }
 
 /// The window opens a streaming recipe world on its own thread: a file

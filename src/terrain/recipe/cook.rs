@@ -180,7 +180,7 @@ pub fn cook_plan_with_previews(
             Stage::SlopeCap(s) => {
                 let grade = tan_deg(s.grade_deg);
                 let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-                cap_slopes(&mut plan, grade, &|k| wet[k], progress)
+                cap_slopes(&mut plan, grade, Some(wet.as_slice()), progress)
                     .map_err(|Cancelled| GenerateError::Cancelled)?;
                 cap_grade = Some(grade);
                 slope_cap_deg = Some(s.grade_deg);

@@ -16,7 +16,6 @@
 //!   sea, a lake or off the map.
 
 use crate::progress::{Cancelled, Progress};
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::terrain::recipe::plan::{DRY, LAKE, NEIGHBOURS_8, Plan, RIVER, SEA};
@@ -59,29 +58,81 @@ struct Drainage {
     order: Vec<u32>,
 }
 
-/// A flood queue entry: lowest level first, then first pushed.
-#[derive(PartialEq)]
-struct Entry {
-    level: f32,
-    seq: u64,
-    k: u32,
+/// The flood's queue: lowest level first, then first pushed (Barnes et al.
+/// 2014, with their plain queue for depressions).
+///
+/// A key packs the level's total order and the push count into one `u64`
+/// (the level's bits in the high half, mapped so unsigned order is
+/// [`f32::total_cmp`]'s), so the heap compares one integer. A sample
+/// reached at the level of the sample it is reached from (a depression or
+/// a flat being filled) goes to a FIFO instead of the heap: its key is the
+/// current level with the newest count, so the FIFO stays sorted and
+/// popping the smaller of the two fronts gives exactly the heap-only order.
+struct FloodQueue {
+    heap: BinaryHeap<std::cmp::Reverse<u64>>,
+    pit: std::collections::VecDeque<u64>,
+    /// The sample of each push, by push count.
+    samples: Vec<u32>,
 }
 
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse both keys.
-        other
-            .level
-            .total_cmp(&self.level)
-            .then(other.seq.cmp(&self.seq))
+impl FloodQueue {
+    fn new(capacity: usize) -> FloodQueue {
+        FloodQueue {
+            heap: BinaryHeap::new(),
+            pit: std::collections::VecDeque::new(),
+            samples: Vec::with_capacity(capacity),
+        }
     }
-}
 
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+    /// `level` mapped to a `u32` whose unsigned order is `total_cmp`'s.
+    fn level_key(level: f32) -> u64 {
+        let bits = level.to_bits();
+        let ordered = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 0x8000_0000
+        };
+        u64::from(ordered) << 32
+    }
+
+    /// The level a key was made from.
+    fn level_of(key: u64) -> f32 {
+        let ordered = (key >> 32) as u32;
+        f32::from_bits(if ordered >> 31 == 1 {
+            ordered & 0x7fff_ffff
+        } else {
+            !ordered
+        })
+    }
+
+    /// Queues sample `k` at `level`; `at_current` when `level` is the level
+    /// of the sample being flooded from (the FIFO's).
+    fn push(&mut self, level: f32, k: u32, at_current: bool) {
+        // Each sample is pushed once and samples are indexed by `u32`, so the
+        // count fits the key's low half.
+        let key = Self::level_key(level) | self.samples.len() as u64;
+        self.samples.push(k);
+        if at_current {
+            self.pit.push_back(key);
+        } else {
+            self.heap.push(std::cmp::Reverse(key));
+        }
+    }
+
+    /// The lowest entry: its level and sample.
+    fn pop(&mut self) -> Option<(f32, u32)> {
+        let from_pit = match (self.pit.front(), self.heap.peek()) {
+            (Some(&p), Some(&std::cmp::Reverse(h))) => p < h,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let key = if from_pit {
+            self.pit.pop_front()?
+        } else {
+            self.heap.pop()?.0
+        };
+        let k = self.samples[(key & 0xffff_ffff) as usize];
+        Some((Self::level_of(key), k))
     }
 }
 
@@ -138,8 +189,7 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
     let mut spill = vec![f32::NAN; n];
     let mut order = Vec::with_capacity(n);
     let mut seen = vec![false; n];
-    let mut heap = BinaryHeap::new();
-    let mut seq = 0u64;
+    let mut queue = FloodQueue::new(n);
     for j in 0..side {
         for i in 0..side {
             let k = plan.index(i, j);
@@ -152,16 +202,11 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
                 };
                 seen[k] = true;
                 spill[k] = level;
-                heap.push(Entry {
-                    level,
-                    seq,
-                    k: k as u32,
-                });
-                seq += 1;
+                queue.push(level, k as u32, false);
             }
         }
     }
-    while let Some(Entry { level, k, .. }) = heap.pop() {
+    while let Some((level, k)) = queue.pop() {
         if order.len() % SAMPLES_PER_CHECK == 0 {
             progress.check()?;
         }
@@ -180,12 +225,7 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
             let l = plan.height_cells[q].max(level);
             spill[q] = l;
             downstream[q] = k;
-            heap.push(Entry {
-                level: l,
-                seq,
-                k: q as u32,
-            });
-            seq += 1;
+            queue.push(l, q as u32, l.total_cmp(&level).is_eq());
         }
     }
     Ok(Drainage {
@@ -249,7 +289,7 @@ pub fn run_rivers(
     drop(first);
     if let Some(grade) = cap_grade {
         let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-        cap_slopes(plan, grade, &|k| wet[k], progress)?;
+        cap_slopes(plan, grade, Some(wet.as_slice()), progress)?;
     }
     let drainage = drain(plan, progress)?;
     report.lake_samples = fill_lakes(plan, &drainage);
@@ -261,7 +301,7 @@ pub fn run_rivers(
     // that ground was a valley wall, the cap spreads the cut up the wall.
     if let Some(grade) = cap_grade {
         let wet: Vec<bool> = (0..plan.len()).map(|k| plan.is_wet(k)).collect();
-        cap_slopes(plan, grade, &|k| wet[k], progress)?;
+        cap_slopes(plan, grade, Some(wet.as_slice()), progress)?;
     }
     Ok(report)
 }

@@ -17,9 +17,11 @@ use crate::terrain::recipe::plan::{NEIGHBOURS_8, Plan};
 const GRADE_MARGIN: f64 = 1.0 - 1e-5;
 
 /// Caps the plan's slopes at `grade` (rise over run, cells per cell).
-/// Samples with `pinned(k)` true are neither lowered nor used as a
-/// constraint (water: its bed is shaped by the river carve). Returns the
-/// number of sweeps run. `progress` is checked before each sweep.
+/// Samples marked in `pinned` (one flag per plan sample, row-major; `None`
+/// pins nothing; a missing flag reads as unpinned) are neither lowered nor
+/// used as a constraint (water: its bed is shaped by the river carve).
+/// Returns the number of sweeps run. `progress` is checked before each
+/// sweep.
 ///
 /// # Errors
 /// [`Cancelled`] when `progress` was cancelled; `plan` is then partly
@@ -27,18 +29,23 @@ const GRADE_MARGIN: f64 = 1.0 - 1e-5;
 pub fn cap_slopes(
     plan: &mut Plan,
     grade: f64,
-    pinned: &dyn Fn(usize) -> bool,
+    pinned: Option<&[bool]>,
     progress: &Progress,
 ) -> Result<u32, Cancelled> {
-    let side = plan.side as i64;
+    let side = plan.side;
     let per_sample = grade * GRADE_MARGIN * f64::from(plan.spacing_cells);
-    // Forward sweeps read the 4 neighbours already visited; backward the rest.
-    let forward: Vec<(i64, i64, f32)> = NEIGHBOURS_8
+    // Forward sweeps read the 4 neighbours already visited; backward the
+    // rest. Each offset also as an index step, for samples off the rim.
+    let forward: Vec<Offset> = NEIGHBOURS_8
         .iter()
         .filter(|(di, dj, _)| *dj < 0 || (*dj == 0 && *di < 0))
-        .map(|&(di, dj, d)| (di, dj, (per_sample * d) as f32))
+        .map(|&(di, dj, d)| Offset::new(di, dj, (per_sample * d) as f32, side))
         .collect();
-    let backward: Vec<(i64, i64, f32)> = forward.iter().map(|&(di, dj, c)| (-di, -dj, c)).collect();
+    let backward: Vec<Offset> = forward
+        .iter()
+        .map(|o| Offset::new(-o.di, -o.dj, o.cost, side))
+        .collect();
+    let is_pinned = |k: usize| pinned.is_some_and(|p| p.get(k).copied().unwrap_or(false));
     let h = &mut plan.height_cells;
     let mut sweeps = 0;
     loop {
@@ -46,37 +53,67 @@ pub fn cap_slopes(
         for (offsets, reverse) in [(&forward, false), (&backward, true)] {
             progress.check()?;
             sweeps += 1;
-            for step in 0..side * side {
-                let k = if reverse {
-                    side * side - 1 - step
-                } else {
-                    step
-                };
-                let (i, j) = (k % side, k / side);
-                if pinned(k as usize) {
-                    continue;
-                }
-                let mut best = h[k as usize];
-                for &(di, dj, cost) in offsets.iter() {
-                    let (ni, nj) = (i + di, j + dj);
-                    if ni < 0 || nj < 0 || ni >= side || nj >= side {
+            for row in 0..side {
+                let j = if reverse { side - 1 - row } else { row };
+                for column in 0..side {
+                    let i = if reverse { side - 1 - column } else { column };
+                    let k = j * side + i;
+                    if is_pinned(k) {
                         continue;
                     }
-                    let q = (nj * side + ni) as usize;
-                    if pinned(q) {
-                        continue;
+                    let off_rim = i > 0 && j > 0 && i + 1 < side && j + 1 < side;
+                    let mut best = h[k];
+                    for o in offsets.iter() {
+                        let q = if off_rim {
+                            k.wrapping_add_signed(o.step)
+                        } else {
+                            match o.neighbour(i, j, side) {
+                                Some(q) => q,
+                                None => continue,
+                            }
+                        };
+                        if is_pinned(q) {
+                            continue;
+                        }
+                        best = best.min(h[q] + o.cost);
                     }
-                    best = best.min(h[q] + cost);
-                }
-                if best < h[k as usize] {
-                    h[k as usize] = best;
-                    changed = true;
+                    if best < h[k] {
+                        h[k] = best;
+                        changed = true;
+                    }
                 }
             }
         }
         if !changed {
             return Ok(sweeps);
         }
+    }
+}
+
+/// A neighbour offset of a sweep: samples along each axis, the index step
+/// and the cap's rise over that distance, cells.
+struct Offset {
+    di: i64,
+    dj: i64,
+    step: isize,
+    cost: f32,
+}
+
+impl Offset {
+    fn new(di: i64, dj: i64, cost: f32, side: usize) -> Offset {
+        Offset {
+            di,
+            dj,
+            step: (dj * side as i64 + di) as isize,
+            cost,
+        }
+    }
+
+    /// The index of this neighbour of `(i, j)`, or `None` off the map.
+    fn neighbour(&self, i: usize, j: usize, side: usize) -> Option<usize> {
+        let (ni, nj) = (i as i64 + self.di, j as i64 + self.dj);
+        let inside = (0..side as i64).contains(&ni) && (0..side as i64).contains(&nj);
+        inside.then(|| nj as usize * side + ni as usize)
     }
 }
 
@@ -89,14 +126,14 @@ mod tests {
         let mut plan = Plan::new(64);
         let c = plan.index(32, 32);
         plan.height_cells[c] = 100.0;
-        cap_slopes(&mut plan, 1.0, &|_| false, &Progress::new()).expect("not cancelled");
+        cap_slopes(&mut plan, 1.0, None, &Progress::new()).expect("not cancelled");
         // Axis neighbours rise at most 1 cell per column; far samples keep 0.
         assert!(plan.height_cells[c] <= 1.0);
         assert_eq!(plan.height_cells[plan.index(0, 0)], 0.0);
         let mut pit = Plan::new(64);
         pit.height_cells.fill(50.0);
         pit.height_cells[c] = 0.0;
-        cap_slopes(&mut pit, 0.5, &|_| false, &Progress::new()).expect("not cancelled");
+        cap_slopes(&mut pit, 0.5, None, &Progress::new()).expect("not cancelled");
         assert!((pit.height_cells[plan.index(33, 32)] - 0.5).abs() < 1e-3);
         assert!(
             (pit.height_cells[plan.index(33, 33)] - 0.5 * std::f32::consts::SQRT_2).abs() < 1e-3
