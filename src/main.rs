@@ -242,6 +242,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    strata::app::window_frame::PROCESS_START.get_or_init(std::time::Instant::now);
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     match run(cli) {

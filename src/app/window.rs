@@ -44,8 +44,8 @@ use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
 use super::window_frame::WindowState;
 use super::window_gpu::{WindowGpu, WindowGpuError};
 use super::window_input::PointerState;
-use super::window_stream::WindowStream;
-use super::world::{World, WorldOpenError};
+use super::window_stream::{PendingWorld, WindowStream};
+use super::world::{World, WorldOpenError, startup_streaming_file};
 
 /// Toggles walk mode (F focuses the camera on the cursor).
 pub const WALK_TOGGLE_KEY: KeyCode = KeyCode::KeyV;
@@ -97,8 +97,17 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     let start = Instant::now();
     let [w, h] = options.window_size;
     let aspect = w.max(1) as f32 / h.max(1) as f32;
+    // A streaming world file opens on its own thread once the window is up
+    // (its plan may need cooking: seconds), so the window appears at once
+    // and shows the reading's progress; an empty world stands in until then.
+    let startup_open = startup_streaming_file(&options.world);
+    let placeholder = WorldSource::Grid(crate::terrain::storage::grid::Grid::new());
     let opened = World::open(
-        &options.world,
+        if startup_open.is_some() {
+            &placeholder
+        } else {
+            &options.world
+        },
         options.stream,
         options.lod,
         options.memory_budget_bytes,
@@ -140,6 +149,7 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
     }
     let mut app = App {
         session,
+        startup_open: startup_open.map(|path| (path, options.camera)),
         options: EditorOptions {
             camera: opened.camera,
             ..options
@@ -160,6 +170,9 @@ pub fn run(options: EditorOptions) -> Result<(), EditorError> {
 
 struct App {
     session: FileSession,
+    /// The streaming world file to open once the window is up, and the
+    /// camera asked for on the command line.
+    startup_open: Option<(std::path::PathBuf, Option<Camera>)>,
     options: EditorOptions,
     world: World,
     tools: ToolDriver,
@@ -173,7 +186,19 @@ impl ApplicationHandler for App {
             return;
         }
         match self.open_window(event_loop) {
-            Ok(state) => {
+            Ok(mut state) => {
+                if let Some((path, camera)) = self.startup_open.take() {
+                    match PendingWorld::start_open(path, false) {
+                        Ok(pending) => {
+                            state.pending_world = Some(pending);
+                            state.startup_camera = camera;
+                        }
+                        Err(e) => self
+                            .session
+                            .menu
+                            .show_message(format!("Cannot start reading the world: {e}"), true),
+                    }
+                }
                 state.gpu.window.request_redraw();
                 self.window = Some(state);
             }
@@ -311,6 +336,8 @@ impl App {
             pending_world: None,
             previews: ToolPreviews::default(),
             seam_audit: ThrottledSeamAudit::default(),
+            startup: Default::default(),
+            startup_camera: None,
         })
     }
 }

@@ -38,6 +38,34 @@ use super::window_input::{PointerState, cursor_ray};
 use super::window_stream::{PendingKind, PendingWorld, WindowStream};
 use super::world::{StreamEventContext, World, WorldChange};
 
+/// When the process started: `main` sets it first thing (else the first
+/// read does). The zero of the start-up times [`StartupLog`] logs.
+pub static PROCESS_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// The window's start-up time, logged once at `info` in ms since
+/// [`PROCESS_START`]: when the first frame was presented. The window never
+/// waits for terrain (a streaming world file is read on its own thread, its
+/// plan cooked there if it must be), so this is how long an artist looks at
+/// no window at all.
+#[derive(Debug, Default)]
+pub(super) struct StartupLog {
+    first_frame_logged: bool,
+}
+
+impl StartupLog {
+    /// A frame was presented at `now`.
+    fn frame_presented(&mut self, now: Instant) {
+        if !self.first_frame_logged {
+            self.first_frame_logged = true;
+            let start = *PROCESS_START.get_or_init(Instant::now);
+            log::info!(
+                "first frame presented {:.0} ms after start",
+                now.duration_since(start).as_secs_f64() * 1e3
+            );
+        }
+    }
+}
+
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
 
@@ -70,6 +98,11 @@ pub(super) struct WindowState {
     /// The seam audit of the shown meshes (the `seam-audit` overlay and
     /// the panel's count), throttled.
     pub(super) seam_audit: ThrottledSeamAudit,
+    /// The start-up milestones logged so far.
+    pub(super) startup: StartupLog,
+    /// The command line's camera for the world [`WindowState::pending_world`]
+    /// opens at start (that world's own camera otherwise).
+    pub(super) startup_camera: Option<Camera>,
 }
 
 /// Time each frame spends loading the columns a waiting edit needs on the
@@ -126,10 +159,9 @@ impl WindowState {
         self.prepare_render(world, tools, now);
         if self.gpu.draw(&self.egui_ctx, &mut ui.output, self.viewport) {
             // Edit latencies end here: the frame that shows them is presented.
-            world
-                .streaming
-                .pipeline_mut()
-                .frame_presented(Instant::now());
+            let presented = Instant::now();
+            world.streaming.pipeline_mut().frame_presented(presented);
+            self.startup.frame_presented(presented);
         }
         false
     }
@@ -183,11 +215,18 @@ impl WindowState {
                 return true;
             }
         }
-        if self.pending_world.is_some()
-            && let WorldChange::Replaced { camera, generator } =
-                world.finish_pending_world(&mut self.pending_world, session, context.budget_bytes)
-        {
-            self.world_replaced(world, tools, camera, generator);
+        if self.pending_world.is_some() {
+            let change =
+                world.finish_pending_world(&mut self.pending_world, session, context.budget_bytes);
+            // The start-up camera serves the start-up world only.
+            let startup_camera = if self.pending_world.is_none() {
+                self.startup_camera.take()
+            } else {
+                None
+            };
+            if let WorldChange::Replaced { camera, generator } = change {
+                self.world_replaced(world, tools, startup_camera.unwrap_or(camera), generator);
+            }
         }
         false
     }

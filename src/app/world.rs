@@ -487,6 +487,18 @@ fn pending_label(kind: &PendingKind) -> String {
 
 /// Starts a background import or opening into `pending_world` unless one
 /// runs (then says so).
+/// The streaming world file the window reads after its first frame (on its
+/// own thread, where a missing or stale plan is cooked with progress and
+/// Cancel), or `None` when `source` opens before the window does. Opening a
+/// streaming world file before the window would leave the artist without a
+/// window for the whole cook.
+pub fn startup_streaming_file(source: &WorldSource) -> Option<std::path::PathBuf> {
+    match source {
+        WorldSource::File(path) if WindowStream::is_streaming_file(path) => Some(path.clone()),
+        _ => None,
+    }
+}
+
 fn start_pending(
     pending_world: &mut Option<PendingWorld>,
     session: &mut FileSession,
@@ -576,6 +588,41 @@ mod tests {
             }
             world.close();
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A streaming world file given on the command line is read after the
+    /// window's first frame; a generated world, a whole world file and a
+    /// missing file open as before (the last with its error).
+    #[test]
+    fn only_a_streaming_world_file_is_read_after_the_first_frame() {
+        use crate::io::world::streaming_file::StreamingWorldFile;
+        let dir = std::env::temp_dir().join(format!("strata-startup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let settings = GeneratorSettings {
+            seed: 7,
+            size_cells: 256,
+        };
+        let streamed = dir.join("streamed.strata");
+        drop(StreamingWorldFile::create(&streamed, &settings).expect("a streaming file"));
+        assert_eq!(
+            startup_streaming_file(&WorldSource::File(streamed.clone())),
+            Some(streamed)
+        );
+        let whole = dir.join("whole.strata");
+        let grid = WorldSource::Generated(settings.clone())
+            .build()
+            .expect("generated");
+        WorldFile::save_full(&whole, &grid, &WorldMeta::generated(&settings)).expect("saved");
+        assert_eq!(startup_streaming_file(&WorldSource::File(whole)), None);
+        assert_eq!(
+            startup_streaming_file(&WorldSource::File(dir.join("missing.strata"))),
+            None
+        );
+        assert_eq!(
+            startup_streaming_file(&WorldSource::Generated(settings.clone())),
+            None
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
