@@ -98,7 +98,7 @@ pub(super) struct WindowState {
     /// The seam audit of the shown meshes (the `seam-audit` overlay and
     /// the panel's count), throttled.
     pub(super) seam_audit: ThrottledSeamAudit,
-    /// The start-up milestones logged so far.
+    /// Whether the first frame's time was logged.
     pub(super) startup: StartupLog,
     /// The command line's camera for the world [`WindowState::pending_world`]
     /// opens at start (that world's own camera otherwise).

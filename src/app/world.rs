@@ -485,8 +485,6 @@ fn pending_label(kind: &PendingKind) -> String {
     }
 }
 
-/// Starts a background import or opening into `pending_world` unless one
-/// runs (then says so).
 /// The streaming world file the window reads after its first frame (on its
 /// own thread, where a missing or stale plan is cooked with progress and
 /// Cancel), or `None` when `source` opens before the window does. Opening a
@@ -499,6 +497,8 @@ pub fn startup_streaming_file(source: &WorldSource) -> Option<std::path::PathBuf
     }
 }
 
+/// Starts a background import or opening into `pending_world` unless one
+/// runs (then says so).
 fn start_pending(
     pending_world: &mut Option<PendingWorld>,
     session: &mut FileSession,
