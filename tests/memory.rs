@@ -41,10 +41,16 @@ impl SplitMix {
     }
 }
 
+/// Frames between two strokes of a session (60 Hz frames): 20 strokes a
+/// second. At one a frame the test build (opt-level 1) meshes 17 s behind
+/// the strokes after 2,000 of them, and the results held for that backlog
+/// (about 60 MiB) are measured instead of what the strokes leave behind.
+const FRAMES_PER_STROKE: usize = 3;
+
 /// `strokes` single applications at random places of the default world
-/// (4,096 studs across; 16 studs kept clear of its rim), one a frame at
-/// 60 Hz, alternating Add (rock) and Subtract, radius 24 cells, strength 1,
-/// under a 64 MiB history budget.
+/// (4,096 studs across; 16 studs kept clear of its rim), one every
+/// [`FRAMES_PER_STROKE`] frames at 60 Hz, alternating Add (rock) and
+/// Subtract, radius 24 cells, strength 1, under a 64 MiB history budget.
 fn session(strokes: usize) -> String {
     let mut rng = SplitMix(2000);
     let entries: Vec<String> = (0..strokes)
@@ -56,7 +62,8 @@ fn session(strokes: usize) -> String {
                 r#""tool": "subtract""#
             };
             format!(
-                r#"{{"frame": {i}, {tool}, "centre_xz": [{x}, {z}], "radius_cells": 24, "strength": 1}}"#
+                r#"{{"frame": {frame}, {tool}, "centre_xz": [{x}, {z}], "radius_cells": 24, "strength": 1}}"#,
+                frame = i * FRAMES_PER_STROKE
             )
         })
         .collect();
@@ -68,12 +75,19 @@ fn session(strokes: usize) -> String {
 
 /// Replays a session of `strokes` in the binary on the default world
 /// (frames not drawn, a small final image) and returns its statistics.
+///
+/// The software Vulkan driver draws the final image in the calling thread
+/// (`LP_NUM_THREADS=0`): with rasterizer threads it bins scenes ahead of
+/// them, as many as timing allows, and that driver memory (93 to 143 MiB
+/// for the same final frame, run to run, in heap profiles) is what a GPU
+/// keeps on its own side, not what this test measures.
 fn replay(dir: &Path, strokes: usize) -> serde_json::Value {
     let script = dir.join(format!("session-{strokes}.json"));
     std::fs::write(&script, session(strokes)).expect("script written");
     let stats = dir.join(format!("stats-{strokes}.json"));
     run_ok(
         std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .env("LP_NUM_THREADS", "0")
             .arg("--headless")
             .arg("--script")
             .arg(&script)
