@@ -134,7 +134,7 @@ fn ui_pass(
     session.menu.style = panel.lod.style;
     let camera = scene.camera;
     ctx.run_pass(raw_input, |ctx| {
-        let (bar, event) = session.ui(ctx, grid, &camera);
+        let (bar, event) = session.ui(ctx, grid, &camera, scene.reading_world.is_some());
         // View ▸ Style: the panel's settings carry it to the streaming.
         panel.lod.style = session.menu.style;
         frame.bar_points = bar;

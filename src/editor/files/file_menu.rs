@@ -54,6 +54,11 @@ pub struct FileMenuView<'a> {
     /// Why Export cannot run now (a streaming world with no region box
     /// selected): shown instead of the path dialog.
     pub export_blocked: Option<&'a str>,
+    /// A world is being read to replace the open one (the window's
+    /// start-up read, an import): Save, Save As and the exports are
+    /// greyed out, since they would write the empty stand-in world the
+    /// read then replaces. New and Open stay (the last asked for wins).
+    pub world_being_read: bool,
 }
 
 /// Why a streaming world cannot be exported without a region box.
@@ -247,9 +252,13 @@ impl FileMenu {
     ) {
         ctx.input_mut(|i| {
             if i.consume_shortcut(&SHORTCUT_SAVE_AS) {
-                self.open_save_as(view.path);
+                if !view.world_being_read {
+                    self.open_save_as(view.path);
+                }
             } else if i.consume_shortcut(&SHORTCUT_SAVE) {
-                actions.push(FileAction::Save);
+                if !view.world_being_read {
+                    actions.push(FileAction::Save);
+                }
             } else if i.consume_shortcut(&SHORTCUT_OPEN) {
                 self.open_path_dialog(PathPurpose::Open, view.path);
             } else if i.consume_shortcut(&SHORTCUT_NEW) {
@@ -350,15 +359,19 @@ impl FileMenu {
                 }
             });
             ui.separator();
+            let writable = !view.world_being_read;
             if ui
-                .add(egui::Button::new("Save").shortcut_text(save))
+                .add_enabled(writable, egui::Button::new("Save").shortcut_text(save))
                 .clicked()
             {
                 actions.push(FileAction::Save);
                 ui.close();
             }
             if ui
-                .add(egui::Button::new("Save As…").shortcut_text(save_as))
+                .add_enabled(
+                    writable,
+                    egui::Button::new("Save As…").shortcut_text(save_as),
+                )
                 .clicked()
             {
                 self.open_save_as(view.path);
@@ -373,7 +386,7 @@ impl FileMenu {
                 ("Export Heightmap…", PathPurpose::ExportHeightmap),
                 ("Export Mesh (glTF .glb)…", PathPurpose::ExportGlb),
             ] {
-                if ui.button(label).clicked() {
+                if ui.add_enabled(writable, egui::Button::new(label)).clicked() {
                     match view.export_blocked {
                         Some(why) => self.show_message(why.to_string(), true),
                         None => self.open_path_dialog(purpose, view.path),
@@ -381,8 +394,10 @@ impl FileMenu {
                     ui.close();
                 }
             }
-            ui.menu_button("Export Low-poly Mesh (.glb)", |ui| {
-                self.low_poly_export_menu(ui, view);
+            ui.add_enabled_ui(writable, |ui| {
+                ui.menu_button("Export Low-poly Mesh (.glb)", |ui| {
+                    self.low_poly_export_menu(ui, view);
+                });
             });
             ui.separator();
             ui.horizontal(|ui| {
@@ -549,6 +564,16 @@ mod tests {
         ctx: &egui::Context,
         events: Vec<egui::Event>,
     ) -> (Vec<FileAction>, Option<UnsavedAnswer>) {
+        show_while(menu, ctx, events, false)
+    }
+
+    /// As [`show_with`], with a world being read (`world_being_read`) or not.
+    fn show_while(
+        menu: &mut FileMenu,
+        ctx: &egui::Context,
+        events: Vec<egui::Event>,
+        world_being_read: bool,
+    ) -> (Vec<FileAction>, Option<UnsavedAnswer>) {
         let view = FileMenuView {
             name: "w.strata",
             path: None,
@@ -556,6 +581,7 @@ mod tests {
             recent: &[],
             job: None,
             export_blocked: None,
+            world_being_read,
         };
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(
@@ -582,6 +608,33 @@ mod tests {
             repeat: false,
             modifiers: Modifiers::NONE,
         }
+    }
+
+    fn key(key: Key, modifiers: Modifiers) -> egui::Event {
+        egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers,
+        }
+    }
+
+    #[test]
+    fn save_and_save_as_shortcuts_do_nothing_while_a_world_is_read() {
+        let ctx = egui::Context::default();
+        let mut menu = FileMenu::default();
+        let save = || key(Key::S, Modifiers::COMMAND);
+        let save_as = || key(Key::S, Modifiers::COMMAND.plus(Modifiers::SHIFT));
+        let (actions, _) = show_while(&mut menu, &ctx, vec![save()], true);
+        assert!(actions.is_empty(), "no Save of the stand-in world");
+        show_while(&mut menu, &ctx, vec![save_as()], true);
+        assert!(!menu.is_modal_open(), "no Save As dialog either");
+        // Once the world is read, both work again.
+        let (actions, _) = show_while(&mut menu, &ctx, vec![save()], false);
+        assert_eq!(actions, vec![FileAction::Save]);
+        show_while(&mut menu, &ctx, vec![save_as()], false);
+        assert!(menu.is_modal_open(), "Save As opened its dialog");
     }
 
     #[test]

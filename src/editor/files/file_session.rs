@@ -141,12 +141,15 @@ impl FileSession {
     }
 
     /// Draws the menu bar and windows; carries out what the user asked for.
+    /// `world_being_read`: a world read on its own thread will replace the
+    /// open one (Save, Save As and the exports are greyed out meanwhile).
     /// Returns the bar's height in points and an event for the editor.
     pub fn ui(
         &mut self,
         ctx: &egui::Context,
         grid: &mut Grid,
         camera: &Camera,
+        world_being_read: bool,
     ) -> (f32, Option<SessionEvent>) {
         let name = self.doc.display_name();
         let (height, actions, answer) = {
@@ -162,6 +165,7 @@ impl FileSession {
                 export_blocked: self
                     .export_needs_box
                     .then_some(crate::editor::files::file_menu::EXPORT_NEEDS_BOX),
+                world_being_read,
             };
             self.menu.show(ctx, &view)
         };
