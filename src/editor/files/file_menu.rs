@@ -601,13 +601,7 @@ mod tests {
     }
 
     fn escape() -> egui::Event {
-        egui::Event::Key {
-            key: Key::Escape,
-            physical_key: None,
-            pressed: true,
-            repeat: false,
-            modifiers: Modifiers::NONE,
-        }
+        key(Key::Escape, Modifiers::NONE)
     }
 
     fn key(key: Key, modifiers: Modifiers) -> egui::Event {
