@@ -16,6 +16,10 @@
 // module is built (src/render/shaders.rs).
 @group(1) @binding(0) var material_albedo: texture_2d_array<f32>;
 @group(1) @binding(1) var material_sampler: sampler;
+// Per material id: linear tint in xyz, texture tiles per DETAIL_PERIOD_STUDS
+// in w. Keep in sync with `MaterialStyleGpu` and STYLE_SLOTS in
+// src/render/terrain/material_textures.rs.
+@group(1) @binding(2) var<uniform> material_styles: array<vec4<f32>, 16>;
 
 // Studs per texture tile; divides the 128-stud chunk so texturing is continuous
 // across chunks. Keep in sync with TEXTURE_PERIOD_STUDS in material_textures.rs.
@@ -148,16 +152,20 @@ struct Triplanar {
 fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
     var c = vec3<f32>(0.0);
     let l = i32(layer);
+    let style = material_styles[min(layer, 15u)];
+    // The material's own tile size: scaling uv and its gradients together
+    // keeps the mip selection right.
+    let s = style.w;
     if t.w.x > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_x, l, t.ddx_x, t.ddy_x).rgb * t.w.x;
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s).rgb * t.w.x;
     }
     if t.w.y > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y, l, t.ddx_y, t.ddy_y).rgb * t.w.y;
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y * s, l, t.ddx_y * s, t.ddy_y * s).rgb * t.w.y;
     }
     if t.w.z > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_z, l, t.ddx_z, t.ddy_z).rgb * t.w.z;
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s).rgb * t.w.z;
     }
-    return c;
+    return c * style.xyz;
 }
 
 // Blends `tint`, shaded by the luminance of `color`, over `color`.

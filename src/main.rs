@@ -10,7 +10,8 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::app::cli_values::{
-    CameraArg, Size, parse_camera, parse_export_region, parse_seed, parse_size,
+    CameraArg, Size, parse_camera, parse_export_region, parse_material_rename,
+    parse_material_texture, parse_material_tiling, parse_material_tint, parse_seed, parse_size,
     parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
@@ -21,6 +22,7 @@ use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::{Camera, FramedView};
 use strata::io::heightmap::heightmap_import::HeightmapSettings;
 use strata::io::heightmap::world_georeference::WorldGeoreference;
+use strata::io::materials::RestyleRequest;
 use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
@@ -236,6 +238,27 @@ struct Cli {
     #[arg(long = "stall-timeout-s", value_name = "SECONDS", requires = "headless", allow_negative_numbers = true, value_parser = parse_stall_timeout)]
     stall_timeout: Option<std::time::Duration>,
 
+    /// Draw a material with the albedo of a texture folder (PBR names:
+    /// basecolor/albedo/diffuse/color) or of one PNG/JPEG, stored in the
+    /// world's material library: `NAME=PATH`, repeatable (e.g.
+    /// `grass=textures/moss`). Whole worlds only; saved with --save.
+    #[arg(long = "material-texture", value_name = "NAME=PATH", requires = "headless", value_parser = parse_material_texture)]
+    material_texture: Vec<RestyleRequest>,
+
+    /// Tint a material: `NAME=RRGGBB` (sRGB hex), repeatable.
+    #[arg(long = "material-tint", value_name = "NAME=RRGGBB", requires = "headless", value_parser = parse_material_tint)]
+    material_tint: Vec<RestyleRequest>,
+
+    /// The studs one texture tile of a material covers (4, 8, 16, 32, 64
+    /// or 128): `NAME=STUDS`, repeatable.
+    #[arg(long = "material-tiling", value_name = "NAME=STUDS", requires = "headless", value_parser = parse_material_tiling)]
+    material_tiling: Vec<RestyleRequest>,
+
+    /// Rename a material (after the other --material-* flags, which use
+    /// the old name): `NAME=NEW_NAME`, repeatable.
+    #[arg(long = "material-name", value_name = "NAME=NEW_NAME", requires = "headless", value_parser = parse_material_rename)]
+    material_name: Vec<RestyleRequest>,
+
     /// Regenerate the procedural material textures into DIR and exit.
     #[arg(long, value_name = "DIR", hide = true)]
     write_material_textures: Option<PathBuf>,
@@ -437,9 +460,24 @@ fn recovery_dir() -> anyhow::Result<PathBuf> {
 /// The headless run: one world, the script applied once (through the
 /// meshing pipeline when a screenshot is drawn), then the screenshot, the
 /// statistics, the save and the exports, all of that same world.
+/// The `--material-*` requests in the order they apply.
+fn restyles(cli: &Cli) -> Vec<RestyleRequest> {
+    [
+        &cli.material_texture,
+        &cli.material_tiling,
+        &cli.material_tint,
+        &cli.material_name,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect()
+}
+
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // Every file the run would write, checked before anything runs.
     output_paths(cli).check()?;
+    let restyles = restyles(cli);
     let script = cli.script.as_deref().map(Script::load).transpose()?;
     let source = world_source(cli)?;
     match &source {
@@ -515,6 +553,11 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
     }
+    if !restyles.is_empty() {
+        let (library, lines) = strata::io::materials::restyle(&world.meta.materials, &restyles)?;
+        world.meta.materials = library;
+        lines.iter().for_each(|l| println!("material {l}"));
+    }
     // `--camera`, else the camera stored in the world just opened (read
     // from the open world, so no earlier open rolls back a leftover journal
     // without the notice above).
@@ -525,6 +568,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         // A world just generated or cooked is exactly what its source makes.
         options.base_source = source.fresh_base();
         options.document = world.document.clone();
+        options.materials = world.meta.materials.clone();
         let grid = std::mem::take(&mut world.grid);
         let (mut stats, grid, document) = headless::render_world(&options, grid, generator)?;
         world.grid = grid;
@@ -573,6 +617,7 @@ fn screenshot_options(
             .unwrap_or(strata::pipeline::stall_watch::DEFAULT_STALL_LIMIT),
         base_source: None,
         document: None,
+        materials: Default::default(),
     })
 }
 
@@ -599,6 +644,9 @@ fn run_headless_streamed(
 /// Refuses, before a streaming world is built or opened, the outputs a
 /// headless run of one cannot give (see [`OutputPaths::check_streamed`]).
 fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
+    if !restyles(cli).is_empty() {
+        bail!("--material-* apply to whole worlds: streaming worlds keep no material library yet");
+    }
     Ok(output_paths(cli).check_streamed(cli.export_region.is_some())?)
 }
 

@@ -369,3 +369,38 @@ fn wireframe_pulls_terrain_vertices_word_by_word() {
     assert_eq!(offset_of!(TerrainVertex, pos_in_chunk), 0);
     assert_eq!(offset_of!(TerrainVertex, normal), 3 * 4);
 }
+
+#[test]
+fn material_styles_match_the_terrain_shaders_array() {
+    use strata::render::terrain::material_textures::{MaterialStyleGpu, STYLE_SLOTS};
+    let module = module("terrain.wgsl");
+    let layouter = layouter(&module);
+    let (_, var) = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some("material_styles"))
+        .expect("terrain.wgsl has material_styles");
+    assert_eq!(var.space, naga::AddressSpace::Uniform);
+    assert_eq!(
+        var.binding,
+        Some(naga::ResourceBinding {
+            group: 1,
+            binding: 2
+        })
+    );
+    match &module.types[var.ty].inner {
+        naga::TypeInner::Array {
+            size: naga::ArraySize::Constant(n),
+            stride,
+            ..
+        } => {
+            assert_eq!(n.get() as usize, STYLE_SLOTS);
+            assert_eq!(*stride as usize, size_of::<MaterialStyleGpu>());
+        }
+        other => panic!("material_styles is {other:?}, not a sized array"),
+    }
+    assert_eq!(
+        layouter[var.ty].size as usize,
+        STYLE_SLOTS * size_of::<MaterialStyleGpu>()
+    );
+}

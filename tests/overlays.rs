@@ -769,6 +769,7 @@ fn lod_tints_differ_between_forced_levels() {
             level_fades: true,
             base_source: None,
             document: None,
+            materials: Default::default(),
         };
         let stats = headless::render_screenshot(&small_world(), &options).expect("screenshot");
         assert_eq!(stats.seam_audit_mismatches, 0);

@@ -5,6 +5,7 @@
 
 use glam::{DVec3, IVec3};
 
+use crate::io::materials::RestyleRequest;
 use crate::terrain::storage::coords::CellBox;
 
 /// Image size `WIDTHxHEIGHT` in pixels.
@@ -170,6 +171,65 @@ pub fn parse_camera(s: &str) -> Result<CameraArg, String> {
         // Any heading is accepted; it is wrapped to 0..360 degrees.
         yaw_deg: v[3].rem_euclid(360.0) as f32,
         pitch_deg: v[4] as f32,
+    })
+}
+
+/// Splits `NAME=VALUE` (a material's name, then what to give it).
+fn material_pair<'a>(s: &'a str, what: &str) -> Result<(String, &'a str), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected MATERIAL={what}, got {s:?}"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!(
+            "expected MATERIAL={what}: the material name is empty"
+        ));
+    }
+    Ok((name.to_string(), value.trim()))
+}
+
+/// `--material-texture NAME=PATH`: a texture folder or image for a material.
+pub fn parse_material_texture(s: &str) -> Result<RestyleRequest, String> {
+    let (material, path) = material_pair(s, "PATH")?;
+    if path.is_empty() {
+        return Err(format!("{s:?}: the path is empty"));
+    }
+    Ok(RestyleRequest::Texture {
+        material,
+        path: path.into(),
+    })
+}
+
+/// `--material-tint NAME=RRGGBB`: an sRGB tint in hex (a leading `#` is allowed).
+pub fn parse_material_tint(s: &str) -> Result<RestyleRequest, String> {
+    let (material, hex) = material_pair(s, "RRGGBB")?;
+    let hex = hex.strip_prefix('#').unwrap_or(hex);
+    let value = (hex.len() == 6)
+        .then(|| u32::from_str_radix(hex, 16).ok())
+        .flatten()
+        .ok_or_else(|| format!("{hex:?} is not a colour like 8fbf6a"))?;
+    let [_, r, g, b] = value.to_be_bytes();
+    Ok(RestyleRequest::Tint {
+        material,
+        tint_srgb: [r, g, b],
+    })
+}
+
+/// `--material-tiling NAME=STUDS`: the studs one texture tile covers.
+pub fn parse_material_tiling(s: &str) -> Result<RestyleRequest, String> {
+    let (material, studs) = material_pair(s, "STUDS")?;
+    let studs = studs
+        .parse::<u32>()
+        .map_err(|_| format!("{studs:?} is not a whole number of studs"))?;
+    Ok(RestyleRequest::Tiling { material, studs })
+}
+
+/// `--material-name NAME=NEW_NAME`: renames a material.
+pub fn parse_material_rename(s: &str) -> Result<RestyleRequest, String> {
+    let (material, name) = material_pair(s, "NEW_NAME")?;
+    Ok(RestyleRequest::Rename {
+        material,
+        name: name.to_string(),
     })
 }
 

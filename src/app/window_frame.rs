@@ -156,6 +156,9 @@ impl WindowState {
             self.camera.pos_world,
             &mut self.gpu.renderer.uploader(),
         );
+        self.gpu
+            .renderer
+            .set_material_library(&self.gpu.gpu.queue, &session.doc.meta.materials);
         self.prepare_render(world, tools, now);
         if self.gpu.draw(&self.egui_ctx, &mut ui.output, self.viewport) {
             // Edit latencies end here: the frame that shows them is presented.

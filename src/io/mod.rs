@@ -14,6 +14,8 @@
 //! - [`export`]: meshes out to other tools: binary glTF 2.0 (`.glb`) of the
 //!   full-detail and the low-poly surface. The only room that names
 //!   `pipeline`.
+//! - [`materials`]: texture sets read from disk for a world's material
+//!   library.
 //!
 //! This file holds what every room shares: bounded reads of untrusted
 //! files, output path checks, the one atomic write, and [`ExportError`].
@@ -22,6 +24,7 @@
 
 pub mod export;
 pub mod heightmap;
+pub mod materials;
 pub mod world;
 
 use std::io::Read as _;

@@ -12,12 +12,14 @@
 //!   water tools, undo history and the edit commands every tool runs through;
 //! - [`stamp`]: height and cell stamps and how a placement becomes cells;
 //! - [`path`]: roads, rivers and routes laid along splines;
-//! - [`document`]: the world document, a base under editable layers (spec §14).
+//! - [`document`]: the world document, a base under editable layers (spec §14);
+//! - [`materials`]: the per-world material library (names, textures, tints).
 
 pub mod command;
 pub mod document;
 pub mod editing;
 pub mod generation;
+pub mod materials;
 pub mod message_numbers;
 pub mod path;
 pub mod recipe;

@@ -51,4 +51,6 @@ pub struct ScreenshotOptions {
     /// The world's layers as opened from its file: the script's edits land
     /// in them, and its document actions edit them.
     pub document: Option<crate::terrain::command::document_action::WorldDocument>,
+    /// How the world's materials are drawn (its material library).
+    pub materials: crate::terrain::materials::MaterialLibrary,
 }

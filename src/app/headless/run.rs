@@ -300,6 +300,10 @@ impl<'a> HeadlessRun<'a> {
             .renderer()
             .level_fades_mut()
             .set_enabled(options.level_fades);
+        let queue = headless.gpu().queue.clone();
+        headless
+            .renderer()
+            .set_material_library(&queue, &options.materials);
         let streamed = residency.is_some();
         let (streaming, mut meshes, startup_frames, startup_ms) = match residency {
             Some(residency) => {

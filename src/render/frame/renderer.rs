@@ -31,6 +31,7 @@ use super::globals::{GlobalUniforms, GlobalsBinding};
 use super::gpu::Gpu;
 use super::mesh_sync::{RendererUploader, sync_meshes};
 use super::targets::FrameTargets;
+use crate::terrain::materials::MaterialLibrary;
 
 /// Sky plus terrain renderer. Create once per device and target format.
 pub struct Renderer {
@@ -226,6 +227,15 @@ impl Renderer {
         self.chunks.clear();
         self.nodes.clear();
         self.water_buffers.clear();
+    }
+
+    /// Draws the terrain with the world's material `library` (its textures,
+    /// tints and tile sizes) from the next frame. Cheap when it is the
+    /// library drawn already, so callers may pass it every frame; a new
+    /// texture or side rebuilds the texture array.
+    pub fn set_material_library(&mut self, queue: &wgpu::Queue, library: &MaterialLibrary) {
+        self.terrain
+            .set_material_library(&self.device, queue, library);
     }
 
     /// Per-frame preparation for `frame`: writes the uniforms for `camera`

@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::terrain::Material;
+use crate::terrain::materials::MaterialLibrary;
 
 pub use super::material_texels::{MATERIAL_TEXTURE_SIZE, generate_material_image};
 
@@ -224,7 +225,78 @@ pub fn build_mip_chain(img: &image::RgbImage) -> Vec<(u32, Vec<u8>)> {
     out
 }
 
-/// The terrain's material texture array on the GPU.
+/// One material's style as the shader reads it (`material_styles` in
+/// `shaders/terrain.wgsl`): the linear tint in `xyz`, and in `w` how many
+/// texture tiles fit one [`TEXTURE_PERIOD_STUDS`] (32 / the tile size in studs).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MaterialStyleGpu {
+    /// Linear RGB tint and the tile scale.
+    pub tint_scale: [f32; 4],
+}
+
+/// Entries of the shader's `material_styles` array (ids past the built-ins
+/// read the last one).
+pub const STYLE_SLOTS: usize = 16;
+
+const _: () = assert!(Material::COUNT <= STYLE_SLOTS);
+
+/// The shader styles of `library`, one per slot (Air, Water and unused
+/// slots untinted at the built-in scale).
+pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLOTS] {
+    let mut out = [MaterialStyleGpu {
+        tint_scale: [1.0, 1.0, 1.0, 1.0],
+    }; STYLE_SLOTS];
+    for (material, style) in library.styles() {
+        let [r, g, b] = style.tint_srgb.map(srgb_to_linear);
+        out[material.0 as usize].tint_scale =
+            [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
+    }
+    out
+}
+
+/// The images of the texture array `library` draws with, one per material
+/// id at [`MaterialLibrary::drawn_side_px`]: a material's imported albedo,
+/// else its built-in image (from `built_ins`, resized when the library is
+/// drawn at another side).
+pub fn library_layer_images(
+    library: &MaterialLibrary,
+    built_ins: &[image::RgbImage],
+) -> Vec<image::RgbImage> {
+    let side = library.drawn_side_px();
+    Material::ALL
+        .iter()
+        .map(|&m| {
+            if let Some(texture) = library.albedo(m) {
+                let rgb: Vec<u8> = texture
+                    .rgba8()
+                    .chunks_exact(4)
+                    .flat_map(|t| [t[0], t[1], t[2]])
+                    .collect();
+                if let Some(img) = image::RgbImage::from_raw(side, side, rgb) {
+                    return img;
+                }
+            }
+            let built_in = built_ins
+                .get(m.0 as usize)
+                .cloned()
+                .unwrap_or_else(|| generate_material_image(m));
+            if built_in.width() == side {
+                built_in
+            } else {
+                image::imageops::resize(
+                    &built_in,
+                    side,
+                    side,
+                    image::imageops::FilterType::Triangle,
+                )
+            }
+        })
+        .collect()
+}
+
+/// The terrain's material texture array on the GPU, and the styles buffer
+/// the shader tints and scales it with.
 pub struct MaterialTextures {
     /// `Rgba8UnormSrgb` 2D array, one layer per material id, full mip chain.
     pub texture: wgpu::Texture,
@@ -232,65 +304,102 @@ pub struct MaterialTextures {
     pub view: wgpu::TextureView,
     /// Repeating, trilinear sampler, anisotropic as requested.
     pub sampler: wgpu::Sampler,
+    /// Uniform buffer of [`STYLE_SLOTS`] [`MaterialStyleGpu`].
+    pub styles: wgpu::Buffer,
+    /// The built-in images, kept to rebuild the array for a library.
+    built_ins: Vec<image::RgbImage>,
+    /// [`MaterialLibrary::fingerprint`] of what is uploaded.
+    uploaded: u64,
+    /// What the uploaded array's layers came from.
+    uploaded_layers: LayerSources,
+}
+
+/// What the texture array's layers come from: the side and each solid
+/// material's imported albedo (`None`: its built-in image).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LayerSources {
+    side_px: u32,
+    albedos: Vec<Option<u64>>,
+}
+
+impl LayerSources {
+    fn of(library: &MaterialLibrary) -> LayerSources {
+        LayerSources {
+            side_px: library.drawn_side_px(),
+            albedos: library.styles().map(|(_, s)| s.albedo).collect(),
+        }
+    }
+}
+
+fn upload_array(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    images: &[image::RgbImage],
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let n = images
+        .first()
+        .map_or(MATERIAL_TEXTURE_SIZE, image::RgbImage::width);
+    let mip_count = n.ilog2() + 1;
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("material albedo array"),
+        size: wgpu::Extent3d {
+            width: n,
+            height: n,
+            depth_or_array_layers: images.len().max(1) as u32,
+        },
+        mip_level_count: mip_count,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (layer, img) in images.iter().enumerate() {
+        for (mip, (size, data)) in build_mip_chain(img).into_iter().enumerate() {
+            queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: mip as u32,
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: 0,
+                        z: layer as u32,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                &data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(4 * size),
+                    rows_per_image: Some(size),
+                },
+                wgpu::Extent3d {
+                    width: size,
+                    height: size,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+    }
+    let view = texture.create_view(&wgpu::TextureViewDescriptor {
+        label: Some("material albedo array view"),
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    (texture, view)
 }
 
 impl MaterialTextures {
-    /// Uploads `images` (one per material id, all `MATERIAL_TEXTURE_SIZE²`),
-    /// sampled with up to `anisotropy` × anisotropic filtering (1 = trilinear only).
+    /// Uploads `images` (one per material id, all `MATERIAL_TEXTURE_SIZE²`,
+    /// the built-ins), sampled with up to `anisotropy` × anisotropic
+    /// filtering (1 = trilinear only), styled as the default library.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         images: &[image::RgbImage],
         anisotropy: u16,
     ) -> Self {
-        let n = MATERIAL_TEXTURE_SIZE;
-        let mip_count = n.ilog2() + 1;
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("material albedo array"),
-            size: wgpu::Extent3d {
-                width: n,
-                height: n,
-                depth_or_array_layers: images.len().max(1) as u32,
-            },
-            mip_level_count: mip_count,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8UnormSrgb,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        for (layer, img) in images.iter().enumerate() {
-            for (mip, (size, data)) in build_mip_chain(img).into_iter().enumerate() {
-                queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &texture,
-                        mip_level: mip as u32,
-                        origin: wgpu::Origin3d {
-                            x: 0,
-                            y: 0,
-                            z: layer as u32,
-                        },
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    &data,
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(4 * size),
-                        rows_per_image: Some(size),
-                    },
-                    wgpu::Extent3d {
-                        width: size,
-                        height: size,
-                        depth_or_array_layers: 1,
-                    },
-                );
-            }
-        }
-        let view = texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("material albedo array view"),
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let (texture, view) = upload_array(device, queue, images);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("material sampler"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -302,10 +411,22 @@ impl MaterialTextures {
             anisotropy_clamp: anisotropy.clamp(1, 16),
             ..Default::default()
         });
+        let library = MaterialLibrary::default();
+        let styles = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("material styles"),
+            size: std::mem::size_of::<[MaterialStyleGpu; STYLE_SLOTS]>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        queue.write_buffer(&styles, 0, bytemuck::cast_slice(&style_gpu_data(&library)));
         MaterialTextures {
             texture,
             view,
             sampler,
+            styles,
+            built_ins: images.to_vec(),
+            uploaded: library.fingerprint(),
+            uploaded_layers: LayerSources::of(&library),
         }
     }
 
@@ -314,6 +435,40 @@ impl MaterialTextures {
     pub fn load_default(device: &wgpu::Device, queue: &wgpu::Queue, anisotropy: u16) -> Self {
         let images = load_material_images(&default_material_dir());
         Self::new(device, queue, &images, anisotropy)
+    }
+
+    /// Draws with `library` from now on: writes its styles, and rebuilds the
+    /// texture array when its textures or side changed. Returns true when
+    /// [`MaterialTextures::view`] is new (bind groups must be rebuilt).
+    /// Costs nothing when the library is what was uploaded.
+    pub fn apply_library(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &MaterialLibrary,
+    ) -> bool {
+        let fingerprint = library.fingerprint();
+        if fingerprint == self.uploaded {
+            return false;
+        }
+        queue.write_buffer(
+            &self.styles,
+            0,
+            bytemuck::cast_slice(&style_gpu_data(library)),
+        );
+        self.uploaded = fingerprint;
+        // Names, tints and tiles live in the styles buffer; only the layers'
+        // sources and the side need a new array.
+        let layers = LayerSources::of(library);
+        if layers == self.uploaded_layers {
+            return false;
+        }
+        let images = library_layer_images(library, &self.built_ins);
+        let (texture, view) = upload_array(device, queue, &images);
+        self.texture = texture;
+        self.view = view;
+        self.uploaded_layers = layers;
+        true
     }
 }
 

@@ -16,15 +16,43 @@ use super::chunk_buffers::ChunkBuffers;
 use super::gpu_data::TerrainVertex;
 use super::material_textures::MaterialTextures;
 use super::node_buffers::NodeBuffers;
+use crate::terrain::materials::MaterialLibrary;
 
 /// The terrain render pipeline and its material bind group (group 1).
 pub struct TerrainPipeline {
     pipeline: wgpu::RenderPipeline,
     /// The same with the cross-fade's screen-door discard (`fs_main_fade`).
     fade_pipeline: wgpu::RenderPipeline,
+    material_layout: wgpu::BindGroupLayout,
     material_bind_group: wgpu::BindGroup,
     /// The material texture array this pipeline samples.
     pub materials: MaterialTextures,
+}
+
+/// Group 1: the material texture array, its sampler and the styles.
+fn material_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    materials: &MaterialTextures,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain materials"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&materials.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(&materials.sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: materials.styles.as_entire_binding(),
+            },
+        ],
+    })
 }
 
 impl TerrainPipeline {
@@ -58,22 +86,19 @@ impl TerrainPipeline {
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
                 },
-            ],
-        });
-        let material_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain materials"),
-            layout: &material_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&materials.view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Sampler(&materials.sampler),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
                 },
             ],
         });
+        let material_bind_group = material_bind_group(device, &material_layout, &materials);
         let layout = pipeline_state::pipeline_layout(
             device,
             "terrain pipeline layout",
@@ -103,8 +128,24 @@ impl TerrainPipeline {
         TerrainPipeline {
             pipeline,
             fade_pipeline,
+            material_layout,
             material_bind_group,
             materials,
+        }
+    }
+
+    /// Draws with the world's material `library` (its textures, tints and
+    /// tile sizes) from the next paint; nothing happens when it is what
+    /// is drawn already.
+    pub fn set_material_library(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &MaterialLibrary,
+    ) {
+        if self.materials.apply_library(device, queue, library) {
+            self.material_bind_group =
+                material_bind_group(device, &self.material_layout, &self.materials);
         }
     }
 

@@ -15,6 +15,7 @@ use super::codec::{ChunkFault, MAX_BLOB_BYTES, decode_blob};
 use super::error::{WorldFileError, fmt_coord, sqlite_err};
 use super::journal::noting;
 use super::journal_recovery::JournalRecovery;
+use super::material_rows::read_library;
 use super::schema::{WorldMeta, open_existing, read_meta_table, require_table};
 use super::{MAX_CHUNKS, chunk_count_fits, ms_since, world_hash_from_chunk_hashes};
 use crate::progress::Progress;
@@ -88,7 +89,17 @@ pub struct LoadReport {
 /// carries the notice, when the world is about to be loaded.
 pub fn read_meta(path: &Path) -> Result<WorldMeta, WorldFileError> {
     let (conn, recovery) = open_existing(path)?;
-    noting(&recovery, read_meta_table(&conn, path).map(|m| m.meta))
+    noting(&recovery, read_meta_with_materials(&conn, path))
+}
+
+/// The `meta` table with the material library and its textures.
+fn read_meta_with_materials(conn: &Connection, path: &Path) -> Result<WorldMeta, WorldFileError> {
+    let stored = read_meta_table(conn, path)?;
+    let materials = read_library(conn, path, stored.materials_text.as_deref())?;
+    Ok(WorldMeta {
+        materials,
+        ..stored.meta
+    })
 }
 
 /// A chunk row as read: coordinate, stored hash, and the blob (`None` when
@@ -282,7 +293,8 @@ pub(super) fn load_from(
 ) -> Result<(Grid, WorldMeta, LoadReport, FxHashMap<ChunkCoord, u64>), WorldFileError> {
     let start = Instant::now();
     progress.begin_stage("reading", 0);
-    let stored = read_meta_table(conn, path)?;
+    let mut stored = read_meta_table(conn, path)?;
+    stored.meta.materials = read_library(conn, path, stored.materials_text.as_deref())?;
     let budget = options.max_decoded_bytes.unwrap_or(MAX_DECODED_BYTES);
     let cancelled = || WorldFileError::Cancelled {
         path: path.to_path_buf(),

@@ -76,6 +76,7 @@ mod error;
 mod journal;
 mod journal_recovery;
 mod loading;
+mod material_rows;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -104,7 +105,7 @@ use loading::load_from;
 pub use loading::{
     LoadOptions, LoadReport, MAX_DECODED_BYTES, SkippedChunk, load, load_with_progress, read_meta,
 };
-pub use schema::{APPLICATION_ID, FORMAT_VERSION, WorldMeta};
+pub use schema::{APPLICATION_ID, FORMAT_VERSION, FORMAT_VERSION_WITHOUT_MATERIALS, WorldMeta};
 pub(crate) use schema::{
     DOCUMENT_TABLES_SQL, FileSchema, WORLD_SCHEMA, WORLD_SCHEMA_V1, camera_text,
     configure_new_file, document_tables, generator_text, meta_number, meta_text, open_existing_as,
@@ -273,6 +274,7 @@ fn write_new_file(
     write_chunk_rows(&tx, ChunkTable::Cells, chunks).map_err(|e| sqlite_err(target, e))?;
     document::write(&tx, document).map_err(|e| sqlite_err(target, e))?;
     write_meta(&tx, meta, world_hash).map_err(|e| sqlite_err(target, e))?;
+    material_rows::write_textures(&tx, target, &meta.materials)?;
     stall_for_crash_tests(&tx);
     tx.commit().map_err(|e| sqlite_err(target, e))?;
     // synchronous = OFF skipped SQLite's fsync: `write_atomically` fsyncs
@@ -598,6 +600,7 @@ impl WorldFile {
             Ok(deleted)
         })()
         .map_err(|e| sqlite_err(&path, e))?;
+        material_rows::write_textures(&tx, &path, &meta.materials)?;
         stall_for_crash_tests(&tx);
         tx.commit().map_err(|e| sqlite_err(&path, e))?;
         self.synced = Some(SyncedState {

@@ -19,9 +19,14 @@ use super::journal::{keep_copies_before_rollback, noting};
 use crate::camera::{Camera, MAX_PITCH_DEG};
 use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::materials::MaterialLibrary;
 
 /// The format this build writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The format a world without its own material library is written as
+/// (format 3 only adds the library), so older builds still open it.
+pub const FORMAT_VERSION_WITHOUT_MATERIALS: u32 = 2;
 
 /// `PRAGMA application_id` of a world file: the bytes `"STRA"`.
 pub const APPLICATION_ID: i32 = 0x5354_5241;
@@ -272,6 +277,9 @@ pub struct WorldMeta {
     /// cell, elevations, a GeoTIFF's model space); `None` for worlds that
     /// were not imported from elevation data.
     pub georeference: Option<WorldGeoreference>,
+    /// How the world's materials are named and drawn (the default library
+    /// for worlds that never restyled one).
+    pub materials: MaterialLibrary,
 }
 
 impl WorldMeta {
@@ -449,7 +457,9 @@ pub(super) fn require_table(
 
 /// Metadata read from a file, with its stored world hash.
 pub(super) struct StoredMeta {
-    /// The metadata.
+    /// The `materials` row, read with the textures it names by the loader.
+    pub(super) materials_text: Option<String>,
+    /// The metadata (with the default material library).
     pub(super) meta: WorldMeta,
     /// The stored world hash.
     pub(super) world_hash: u64,
@@ -613,12 +623,15 @@ pub(super) fn read_meta_table(
         .map(|text| WorldGeoreference::from_json(text).map_err(|m| bad("georeference", m)))
         .transpose()?;
     Ok(StoredMeta {
+        materials_text: map.get("materials").cloned(),
         meta: WorldMeta {
             generator,
             camera,
             created_unix,
             modified_unix,
             georeference,
+            // Read with its textures by the loader (`material_rows`).
+            materials: MaterialLibrary::default(),
         },
         world_hash,
     })
@@ -626,8 +639,13 @@ pub(super) fn read_meta_table(
 
 /// The `meta` rows for `meta` and `world_hash`.
 fn meta_rows(meta: &WorldMeta, world_hash: u64) -> Vec<(&'static str, Option<String>)> {
+    // `material_rows` raises the version and writes the `materials` row
+    // for a world with its own library.
     vec![
-        ("format_version", Some(FORMAT_VERSION.to_string())),
+        (
+            "format_version",
+            Some(FORMAT_VERSION_WITHOUT_MATERIALS.to_string()),
+        ),
         ("world_hash", Some(format!("{world_hash:016x}"))),
         ("created_unix", Some(meta.created_unix.to_string())),
         ("modified_unix", Some(meta.modified_unix.to_string())),

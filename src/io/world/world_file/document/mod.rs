@@ -194,7 +194,8 @@ fn sorted_keys(keyed: &[record::KeyedOperation]) -> Vec<(ColumnCoord, u64)> {
 fn has_layer_rows(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(
         "SELECT (SELECT count(*) FROM document \
-                 WHERE name NOT LIKE 'pending/%' AND name NOT LIKE 'cache/%') \
+                 WHERE name NOT LIKE 'pending/%' AND name NOT LIKE 'cache/%' \
+                 AND name NOT LIKE 'materials/%') \
          + (SELECT count(*) FROM base_chunks) + (SELECT count(*) FROM column_keys)",
         [],
         |r| r.get::<_, i64>(0),
@@ -221,10 +222,11 @@ pub(crate) fn write(
     if !has_tables(tx)? {
         tx.execute_batch(DOCUMENT_TABLES_SQL)?;
     }
-    // Caches (a streaming recipe world's plan) stay: they follow their
-    // own keys, not the layers.
+    // Caches (a streaming recipe world's plan) and the material library's
+    // textures stay: they follow their own keys, not the layers.
     tx.execute_batch(
-        "DELETE FROM document WHERE name NOT LIKE 'cache/%'; DELETE FROM base_chunks; \
+        "DELETE FROM document WHERE name NOT LIKE 'cache/%' AND name NOT LIKE 'materials/%'; \
+         DELETE FROM base_chunks; \
          DELETE FROM column_keys;",
     )?;
     let Some(doc) = doc else {

@@ -1,0 +1,135 @@
+//! Restyling a world's materials from outside the editor (the command line):
+//! each request names a material by its name in the world and changes its
+//! texture, tint or tile size. All requests apply together or not at all.
+
+use std::path::PathBuf;
+
+use super::texture_import::{MaterialImportError, import_material};
+use crate::terrain::materials::{LibraryError, MaterialLibrary};
+
+/// One change to one material's style.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RestyleRequest {
+    /// Draw the material with the albedo of a texture folder or image.
+    Texture {
+        /// The material's name in the world (or its built-in name).
+        material: String,
+        /// A folder of PBR maps, or one image.
+        path: PathBuf,
+    },
+    /// Tint the material (sRGB).
+    Tint {
+        /// The material's name.
+        material: String,
+        /// `[r, g, b]`.
+        tint_srgb: [u8; 3],
+    },
+    /// Set the studs one texture tile covers.
+    Tiling {
+        /// The material's name.
+        material: String,
+        /// Studs.
+        studs: u32,
+    },
+    /// Rename the material.
+    Rename {
+        /// The material's current name.
+        material: String,
+        /// The new name.
+        name: String,
+    },
+}
+
+/// Why restyling failed (the library is unchanged).
+#[derive(Debug, thiserror::Error)]
+pub enum RestyleError {
+    /// No material has the name.
+    #[error("no material is named {name:?}")]
+    UnknownMaterial {
+        /// The name given.
+        name: String,
+    },
+    /// The texture could not be imported.
+    #[error(transparent)]
+    Import(#[from] MaterialImportError),
+    /// The library refused the change.
+    #[error("{material}: {source}")]
+    Library {
+        /// The material's name.
+        material: String,
+        /// Why.
+        source: LibraryError,
+    },
+}
+
+/// Applies `requests` in order to a copy of `library` and returns it with
+/// one summary line per request (what was imported and matched).
+///
+/// # Errors
+/// [`RestyleError`] for the first request that fails; `library` is never
+/// changed.
+pub fn restyle(
+    library: &MaterialLibrary,
+    requests: &[RestyleRequest],
+) -> Result<(MaterialLibrary, Vec<String>), RestyleError> {
+    let mut out = library.clone();
+    let mut lines = Vec::new();
+    for request in requests {
+        let name = match request {
+            RestyleRequest::Texture { material, .. }
+            | RestyleRequest::Tint { material, .. }
+            | RestyleRequest::Tiling { material, .. }
+            | RestyleRequest::Rename { material, .. } => material,
+        };
+        let material = out
+            .material_named(name)
+            .ok_or_else(|| RestyleError::UnknownMaterial { name: name.clone() })?;
+        let refused = |source| RestyleError::Library {
+            material: name.clone(),
+            source,
+        };
+        match request {
+            RestyleRequest::Texture { path, .. } => {
+                let imported = import_material(path, out.texture_side_px())?;
+                out.set_albedo(material, imported.albedo.clone())
+                    .map_err(refused)?;
+                let matched: Vec<String> = imported
+                    .matched
+                    .iter()
+                    .map(|m| {
+                        let file = m.path.file_name().map_or_else(
+                            || m.path.display().to_string(),
+                            |f| f.to_string_lossy().into_owned(),
+                        );
+                        format!("{} {file}", m.role.label())
+                    })
+                    .collect();
+                lines.push(format!(
+                    "{}: albedo from {} ({}² → {}²; matched: {}; only the albedo is drawn so far)",
+                    out.name(material),
+                    path.display(),
+                    imported.source_side_px,
+                    out.texture_side_px(),
+                    matched.join(", ")
+                ));
+            }
+            RestyleRequest::Tint { tint_srgb, .. } => {
+                out.set_tint(material, *tint_srgb).map_err(refused)?;
+                let [r, g, b] = *tint_srgb;
+                lines.push(format!(
+                    "{}: tint #{r:02x}{g:02x}{b:02x}",
+                    out.name(material)
+                ));
+            }
+            RestyleRequest::Tiling { studs, .. } => {
+                out.set_tiling(material, *studs).map_err(refused)?;
+                lines.push(format!("{}: tile {studs} studs", out.name(material)));
+            }
+            RestyleRequest::Rename { name: new_name, .. } => {
+                out.rename(material, new_name).map_err(refused)?;
+                lines.push(format!("{name}: renamed {}", out.name(material)));
+            }
+        }
+    }
+    Ok((out, lines))
+}

@@ -1,0 +1,414 @@
+//! Importing a material's textures: a folder of PBR maps with the usual
+//! names (as texture sites and Substance export them), or one albedo image,
+//! decoded (PNG 8/16-bit, JPEG) and resized to the world's texture side.
+//!
+//! Every check that can be made from the file's header (its size, its
+//! pixel count) runs before any pixel is decoded, and decoding runs under
+//! the `image` crate's allocation limit, so a hostile image costs bounded
+//! memory and time and changes nothing.
+//!
+//! The library draws albedo only so far; the normal, roughness and height
+//! maps a folder holds are matched and reported (so the dialog can say what
+//! it found) but not imported.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use image::imageops::FilterType;
+
+use crate::io::{BoundedReadError, read_bounded};
+use crate::terrain::materials::texture::{MaterialTexture, TEXTURE_SIDES_PX};
+
+/// Largest texture file read, bytes.
+pub const MAX_TEXTURE_FILE_BYTES: u64 = 256 << 20;
+
+/// Largest source side accepted, pixels (8192²; a 16k² map is refused
+/// before it is decoded).
+pub const MAX_SOURCE_SIDE_PX: u32 = 8192;
+
+/// Smallest source side accepted, pixels.
+pub const MIN_SOURCE_SIDE_PX: u32 = 16;
+
+/// Most directory entries a material folder may hold.
+pub const MAX_FOLDER_ENTRIES: usize = 4096;
+
+/// What a texture file in a material folder is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TextureRole {
+    /// Base colour (albedo, diffuse, color).
+    Albedo,
+    /// Tangent-space normal map, OpenGL convention (green up).
+    NormalGl,
+    /// Tangent-space normal map, DirectX convention (green down).
+    NormalDx,
+    /// Roughness.
+    Roughness,
+    /// Height or displacement.
+    Height,
+}
+
+impl TextureRole {
+    /// The role's name as the import summary shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            TextureRole::Albedo => "albedo",
+            TextureRole::NormalGl => "normal (OpenGL)",
+            TextureRole::NormalDx => "normal (DirectX)",
+            TextureRole::Roughness => "roughness",
+            TextureRole::Height => "height",
+        }
+    }
+}
+
+/// One file of a material folder and the role its name gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchedTexture {
+    /// What the file is for.
+    pub role: TextureRole,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// A material read from disk, ready for the library.
+#[derive(Clone, Debug)]
+pub struct ImportedMaterial {
+    /// A name for it: the folder's name, or the image's file stem.
+    pub name: String,
+    /// The albedo, resized to the side asked for.
+    pub albedo: MaterialTexture,
+    /// The albedo file's size before resizing, pixels.
+    pub source_side_px: u32,
+    /// Every file matched to a role (for a single image, just the albedo).
+    pub matched: Vec<MatchedTexture>,
+}
+
+/// Why a material could not be imported (nothing was changed).
+#[derive(Debug, thiserror::Error)]
+pub enum MaterialImportError {
+    /// The path could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: BoundedReadError,
+    },
+    /// The folder could not be listed.
+    #[error("cannot list {path}: {source}")]
+    List {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The folder has more entries than [`MAX_FOLDER_ENTRIES`].
+    #[error("{path} has more than {MAX_FOLDER_ENTRIES} entries; pick the folder of one material")]
+    TooManyEntries {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// No file of the folder is named like an albedo map.
+    #[error(
+        "{path} has no albedo image (a PNG or JPEG named like basecolor, albedo, diffuse or color)"
+    )]
+    NoAlbedo {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The file is not a PNG or JPEG, or is corrupt.
+    #[error("{path} is not a readable PNG or JPEG: {message}")]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        message: String,
+    },
+    /// The image is not square (textures tile on a square).
+    #[error("{path} is {width}×{height} pixels; material textures must be square")]
+    NotSquare {
+        /// The file.
+        path: PathBuf,
+        /// Width, pixels.
+        width: u32,
+        /// Height, pixels.
+        height: u32,
+    },
+    /// The image is larger than [`MAX_SOURCE_SIDE_PX`] or smaller than
+    /// [`MIN_SOURCE_SIDE_PX`].
+    #[error("{path} is {side}² pixels; material textures must be 16² to 8192²")]
+    BadSize {
+        /// The file.
+        path: PathBuf,
+        /// Side, pixels.
+        side: u32,
+    },
+    /// The side asked for is not a library side.
+    #[error("{side_px}² is not a material texture size; use 256, 512, 1024 or 2048")]
+    BadTargetSide {
+        /// The side asked for.
+        side_px: u32,
+    },
+}
+
+/// The role a file name gives, from its lower-case stem's words (split at
+/// `_`, `-`, `.` and spaces); `None` for files of no role we know (ambient
+/// occlusion, metalness, previews).
+pub fn role_of_file_name(file_name: &str) -> Option<TextureRole> {
+    let lower = file_name.to_ascii_lowercase();
+    let (stem, ext) = lower.rsplit_once('.')?;
+    if !matches!(ext, "png" | "jpg" | "jpeg") {
+        return None;
+    }
+    let words: Vec<&str> = stem
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let pair = |a: &str, b: &str| words.windows(2).any(|p| p[0] == a && p[1] == b);
+    if has("nor") || has("normal") || has("nrm") || has("normalgl") || has("normaldx") {
+        let dx = has("dx") || has("directx") || has("normaldx");
+        return Some(if dx {
+            TextureRole::NormalDx
+        } else {
+            TextureRole::NormalGl
+        });
+    }
+    if has("roughness") || has("rough") {
+        return Some(TextureRole::Roughness);
+    }
+    if has("height") || has("displacement") || has("disp") {
+        return Some(TextureRole::Height);
+    }
+    let albedo_words = [
+        "basecolor",
+        "albedo",
+        "diffuse",
+        "diff",
+        "color",
+        "colour",
+        "col",
+    ];
+    if albedo_words.iter().any(|w| has(w)) || pair("base", "color") {
+        return Some(TextureRole::Albedo);
+    }
+    None
+}
+
+/// The files of `dir` that have a role, sorted by role then name.
+///
+/// # Errors
+/// [`MaterialImportError::List`], [`MaterialImportError::TooManyEntries`].
+pub fn match_folder(dir: &Path) -> Result<Vec<MatchedTexture>, MaterialImportError> {
+    let list = |source| MaterialImportError::List {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut matched = Vec::new();
+    for (count, entry) in std::fs::read_dir(dir).map_err(list)?.enumerate() {
+        if count >= MAX_FOLDER_ENTRIES {
+            return Err(MaterialImportError::TooManyEntries {
+                path: dir.to_path_buf(),
+            });
+        }
+        let entry = entry.map_err(list)?;
+        let name = entry.file_name();
+        if let Some(role) = name.to_str().and_then(role_of_file_name) {
+            matched.push(MatchedTexture {
+                role,
+                path: entry.path(),
+            });
+        }
+    }
+    matched.sort_by(|a, b| (a.role, &a.path).cmp(&(b.role, &b.path)));
+    Ok(matched)
+}
+
+/// Imports a material from `path`: a folder (its albedo by name, see
+/// [`role_of_file_name`]; the first in name order when several match) or
+/// one image used as the albedo, resized to `side_px`².
+///
+/// # Errors
+/// [`MaterialImportError`] for a missing or unreadable path, a folder
+/// without an albedo, and an image that is corrupt, not square, or outside
+/// 16² to 8192².
+pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, MaterialImportError> {
+    if !TEXTURE_SIDES_PX.contains(&side_px) {
+        return Err(MaterialImportError::BadTargetSide { side_px });
+    }
+    let (name, matched) = if path.is_dir() {
+        let matched = match_folder(path)?;
+        (file_label(path), matched)
+    } else {
+        let stem = path.file_stem().map_or_else(
+            || "Imported".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let only = vec![MatchedTexture {
+            role: TextureRole::Albedo,
+            path: path.to_path_buf(),
+        }];
+        (stem, only)
+    };
+    let albedo_path = matched
+        .iter()
+        .find(|m| m.role == TextureRole::Albedo)
+        .ok_or_else(|| MaterialImportError::NoAlbedo {
+            path: path.to_path_buf(),
+        })?
+        .path
+        .clone();
+    let (albedo, source_side_px) = decode_texture(&albedo_path, side_px)?;
+    Ok(ImportedMaterial {
+        name: tidy_name(&name),
+        albedo,
+        source_side_px,
+        matched,
+    })
+}
+
+/// A folder's own name, for the material's name.
+fn file_label(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || "Imported".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// A name a library accepts: separators become spaces, at most 48
+/// characters, never empty.
+fn tidy_name(raw: &str) -> String {
+    let spaced: String = raw
+        .chars()
+        .map(|c| {
+            if c == '_' || c == '-' || c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let words: Vec<&str> = spaced.split_whitespace().collect();
+    let name: String = words.join(" ").chars().take(48).collect();
+    if name.trim().is_empty() {
+        "Imported".to_string()
+    } else {
+        name.trim().to_string()
+    }
+}
+
+/// Reads one square image and resizes it to `side_px`² RGBA8 (Lanczos 3;
+/// 16-bit channels are rounded to 8). Returns the texture and the source
+/// side.
+///
+/// # Errors
+/// As [`import_material`].
+pub fn decode_texture(
+    path: &Path,
+    side_px: u32,
+) -> Result<(MaterialTexture, u32), MaterialImportError> {
+    let bytes =
+        read_bounded(path, MAX_TEXTURE_FILE_BYTES).map_err(|source| MaterialImportError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let decode_err = |e: image::ImageError| MaterialImportError::Decode {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let reader = || -> Result<image::ImageReader<Cursor<&[u8]>>, MaterialImportError> {
+        let mut r = image::ImageReader::new(Cursor::new(bytes.as_slice()))
+            .with_guessed_format()
+            .map_err(|e| decode_err(image::ImageError::IoError(e)))?;
+        let mut limits = image::Limits::default();
+        limits.max_image_width = Some(MAX_SOURCE_SIDE_PX);
+        limits.max_image_height = Some(MAX_SOURCE_SIDE_PX);
+        // An 8192² RGBA16 image, plus the decoder's own buffers.
+        limits.max_alloc = Some(600 << 20);
+        r.limits(limits);
+        Ok(r)
+    };
+    let (width, height) = match reader()?.into_dimensions() {
+        Ok(d) => d,
+        Err(image::ImageError::Limits(_)) => {
+            return Err(MaterialImportError::BadSize {
+                path: path.to_path_buf(),
+                side: MAX_SOURCE_SIDE_PX + 1,
+            });
+        }
+        Err(e) => return Err(decode_err(e)),
+    };
+    check_size(path, width, height)?;
+    let image = reader()?.decode().map_err(decode_err)?;
+    let rgba = image.to_rgba8();
+    let resized = if width == side_px {
+        rgba
+    } else {
+        image::imageops::resize(&rgba, side_px, side_px, FilterType::Lanczos3)
+    };
+    let texture = MaterialTexture::new(side_px, resized.into_raw()).map_err(|e| {
+        MaterialImportError::Decode {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    Ok((texture, width))
+}
+
+fn check_size(path: &Path, width: u32, height: u32) -> Result<(), MaterialImportError> {
+    if width != height {
+        return Err(MaterialImportError::NotSquare {
+            path: path.to_path_buf(),
+            width,
+            height,
+        });
+    }
+    if !(MIN_SOURCE_SIDE_PX..=MAX_SOURCE_SIDE_PX).contains(&width) {
+        return Err(MaterialImportError::BadSize {
+            path: path.to_path_buf(),
+            side: width,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pbr_file_names_get_their_roles() {
+        let cases = [
+            ("Rock030_2K_Color.png", Some(TextureRole::Albedo)),
+            ("rock_basecolor.jpg", Some(TextureRole::Albedo)),
+            ("mossy_base_color.png", Some(TextureRole::Albedo)),
+            ("aerial_grass_rock_diff_2k.jpg", Some(TextureRole::Albedo)),
+            ("T_Albedo.PNG", Some(TextureRole::Albedo)),
+            (
+                "aerial_grass_rock_nor_gl_2k.png",
+                Some(TextureRole::NormalGl),
+            ),
+            (
+                "aerial_grass_rock_nor_dx_2k.png",
+                Some(TextureRole::NormalDx),
+            ),
+            ("Rock030_2K_NormalDX.png", Some(TextureRole::NormalDx)),
+            ("Rock030_2K_Roughness.jpg", Some(TextureRole::Roughness)),
+            ("x_rough.png", Some(TextureRole::Roughness)),
+            ("Rock030_2K_Displacement.png", Some(TextureRole::Height)),
+            ("x_height.png", Some(TextureRole::Height)),
+            ("Rock030_2K_AmbientOcclusion.jpg", None),
+            ("colorful.txt", None),
+            ("preview.png", None),
+        ];
+        for (name, role) in cases {
+            assert_eq!(role_of_file_name(name), role, "{name}");
+        }
+    }
+
+    #[test]
+    fn names_are_tidied_for_the_library() {
+        assert_eq!(tidy_name("aerial_grass-rock"), "aerial grass rock");
+        assert_eq!(tidy_name("__"), "Imported");
+        assert_eq!(tidy_name(&"a".repeat(60)).len(), 48);
+    }
+}

@@ -1,0 +1,573 @@
+//! The material library of one world: for each solid built-in material id,
+//! the style it is drawn with (name, albedo texture, tint, tiling), and the
+//! textures those styles use, each kept once.
+//!
+//! The default library is the eleven built-ins as they have always looked
+//! (their procedural textures, no tint, a 32-stud tile), and a world whose
+//! library is the default stores nothing for it. Restyling changes only how
+//! a material id is drawn and named, never the cells, so the world's cells
+//! and their hash stay as they are.
+
+use std::collections::BTreeMap;
+
+use super::texture::{
+    DEFAULT_TEXTURE_SIDE_PX, MaterialTexture, TEXTURE_SIDES_PX, gpu_bytes_of_side,
+};
+use crate::terrain::storage::cell::Material;
+
+/// Studs one texture tile may cover. Each divides the 128-stud chunk, so
+/// the triplanar projection (from chunk-local positions) stays continuous
+/// across chunk borders.
+pub const TILING_STUDS: [u32; 6] = [4, 8, 16, 32, 64, 128];
+
+/// The tile size of a built-in material, studs (its procedural texture was
+/// drawn for it).
+pub const DEFAULT_TILING_STUDS: u32 = 32;
+
+/// Longest material name, characters.
+pub const MAX_NAME_CHARS: usize = 48;
+
+/// Default GPU memory the library's textures may take with their mips
+/// (256 MiB: every slot at 2048² fits).
+pub const DEFAULT_TEXTURE_BUDGET_BYTES: u64 = 256 << 20;
+
+/// Why a library change was refused (the library is unchanged).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LibraryError {
+    /// The material has no style: Air, Water, or an id past the built-ins.
+    #[error(
+        "material id {id} cannot be restyled: only the solid built-in materials (ids 2 to 10) can"
+    )]
+    NotStyled {
+        /// The id given.
+        id: u8,
+    },
+    /// The name is empty, too long, or has control characters.
+    #[error("material name {name:?} is not allowed: use 1 to 48 printable characters")]
+    BadName {
+        /// The name given.
+        name: String,
+    },
+    /// Another material already has the name (case-insensitive).
+    #[error("another material is already named {name:?}")]
+    DuplicateName {
+        /// The name given.
+        name: String,
+    },
+    /// The tile size is not one of [`TILING_STUDS`].
+    #[error(
+        "a texture tile of {studs} studs would not line up across chunks; use 4, 8, 16, 32, 64 or 128"
+    )]
+    BadTiling {
+        /// The size given, studs.
+        studs: u32,
+    },
+    /// The texture side is not the library's.
+    #[error("the texture is {found}² pixels but this world's materials are {expected}²")]
+    WrongTextureSide {
+        /// The library's side, pixels.
+        expected: u32,
+        /// The texture's side, pixels.
+        found: u32,
+    },
+    /// The side is not one of the allowed sides.
+    #[error("{side_px}² is not a material texture size; use 256, 512, 1024 or 2048")]
+    BadSide {
+        /// The side given, pixels.
+        side_px: u32,
+    },
+    /// Textures are in use, so the side cannot change.
+    #[error("the texture size cannot change while {count} imported textures use the current one")]
+    SideInUse {
+        /// Textures in use.
+        count: usize,
+    },
+    /// The textures would take more GPU memory than the budget.
+    #[error(
+        "the material textures would take {needed_mib:.1} MiB of GPU memory, over this world's budget of {budget_mib:.1} MiB"
+    )]
+    OverBudget {
+        /// What the library would take, MiB.
+        needed_mib: f64,
+        /// The budget, MiB.
+        budget_mib: f64,
+    },
+    /// A stored library names a texture it does not hold.
+    #[error("material {id} uses texture {hash:016x}, which the library does not hold")]
+    MissingTexture {
+        /// The material id.
+        id: u8,
+        /// The texture's hash.
+        hash: u64,
+    },
+}
+
+/// How one material id is drawn and named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaterialStyle {
+    /// The name tools, panels and exports show.
+    pub name: String,
+    /// The albedo texture's hash in the library; `None` draws the built-in
+    /// procedural texture of the id.
+    pub albedo: Option<u64>,
+    /// sRGB multiplier of the albedo (`[255, 255, 255]` leaves it as is).
+    pub tint_srgb: [u8; 3],
+    /// Studs one texture tile covers, one of [`TILING_STUDS`].
+    pub tiling_studs: u32,
+}
+
+impl MaterialStyle {
+    /// The built-in style of `material`.
+    pub fn built_in(material: Material) -> MaterialStyle {
+        MaterialStyle {
+            name: material.name().to_string(),
+            albedo: None,
+            tint_srgb: [255, 255, 255],
+            tiling_studs: DEFAULT_TILING_STUDS,
+        }
+    }
+}
+
+/// A world's material library: one [`MaterialStyle`] per solid built-in id
+/// (2 to 10) and the textures they use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaterialLibrary {
+    texture_side_px: u32,
+    texture_budget_bytes: u64,
+    /// Styles of ids `2..Material::COUNT`, in id order.
+    styles: Vec<MaterialStyle>,
+    textures: BTreeMap<u64, MaterialTexture>,
+}
+
+impl Default for MaterialLibrary {
+    fn default() -> MaterialLibrary {
+        MaterialLibrary {
+            texture_side_px: DEFAULT_TEXTURE_SIDE_PX,
+            texture_budget_bytes: DEFAULT_TEXTURE_BUDGET_BYTES,
+            styles: Material::solids().map(MaterialStyle::built_in).collect(),
+            textures: BTreeMap::new(),
+        }
+    }
+}
+
+/// Index of a solid built-in's style.
+fn slot(material: Material) -> Result<usize, LibraryError> {
+    if material.is_solid() && (material.0 as usize) < Material::COUNT {
+        Ok(material.0 as usize - 2)
+    } else {
+        Err(LibraryError::NotStyled { id: material.0 })
+    }
+}
+
+fn check_name(name: &str) -> Result<&str, LibraryError> {
+    let trimmed = name.trim();
+    let chars = trimmed.chars().count();
+    if chars == 0 || chars > MAX_NAME_CHARS || trimmed.chars().any(char::is_control) {
+        return Err(LibraryError::BadName {
+            name: name.to_string(),
+        });
+    }
+    Ok(trimmed)
+}
+
+impl MaterialLibrary {
+    /// A library from stored parts, checked as every edit checks them:
+    /// `styles` for ids 2 to 10 in order, `textures` all of
+    /// `texture_side_px` and each used by some style.
+    ///
+    /// # Errors
+    /// The [`LibraryError`] of the first style that is not allowed.
+    pub fn from_parts(
+        texture_side_px: u32,
+        styles: Vec<MaterialStyle>,
+        textures: Vec<MaterialTexture>,
+    ) -> Result<MaterialLibrary, LibraryError> {
+        let mut library = MaterialLibrary::default();
+        library.set_texture_side_px(texture_side_px)?;
+        if styles.len() != library.styles.len() {
+            return Err(LibraryError::NotStyled {
+                id: (styles.len() + 2).min(255) as u8,
+            });
+        }
+        for texture in textures {
+            if texture.side_px() != texture_side_px {
+                return Err(LibraryError::WrongTextureSide {
+                    expected: texture_side_px,
+                    found: texture.side_px(),
+                });
+            }
+            library.textures.insert(texture.hash(), texture);
+        }
+        for (material, style) in Material::solids().zip(styles) {
+            library.rename(material, &style.name)?;
+            library.set_tiling(material, style.tiling_studs)?;
+            library.set_tint(material, style.tint_srgb)?;
+            if let Some(hash) = style.albedo {
+                if !library.textures.contains_key(&hash) {
+                    return Err(LibraryError::MissingTexture {
+                        id: material.0,
+                        hash,
+                    });
+                }
+                library.styles[slot(material)?].albedo = Some(hash);
+            }
+        }
+        library.drop_unused_textures();
+        library.check_budget(library.needed_gpu_bytes())?;
+        Ok(library)
+    }
+
+    /// True when every style is the built-in one (nothing to store).
+    pub fn is_default(&self) -> bool {
+        self.texture_side_px == DEFAULT_TEXTURE_SIDE_PX
+            && self
+                .styles
+                .iter()
+                .zip(Material::solids())
+                .all(|(s, m)| *s == MaterialStyle::built_in(m))
+    }
+
+    /// XXH3-64 over everything that changes how the library draws (the
+    /// side, every style, the texture hashes): a renderer re-uploads when it
+    /// changes, without comparing texels.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&self.texture_side_px.to_le_bytes());
+        for s in &self.styles {
+            h.update(s.name.as_bytes());
+            h.update(&[0]);
+            h.update(&s.albedo.unwrap_or(0).to_le_bytes());
+            h.update(&[u8::from(s.albedo.is_some())]);
+            h.update(&s.tint_srgb);
+            h.update(&s.tiling_studs.to_le_bytes());
+        }
+        h.digest()
+    }
+
+    /// Side imported textures are resized to, pixels.
+    pub fn texture_side_px(&self) -> u32 {
+        self.texture_side_px
+    }
+
+    /// GPU bytes the library's textures may take with their mips.
+    pub fn texture_budget_bytes(&self) -> u64 {
+        self.texture_budget_bytes
+    }
+
+    /// Sets the GPU budget (not stored with the world; a machine setting).
+    pub fn set_texture_budget_bytes(&mut self, bytes: u64) {
+        self.texture_budget_bytes = bytes;
+    }
+
+    /// Changes the side imported textures are resized to.
+    ///
+    /// # Errors
+    /// [`LibraryError::BadSide`] outside [`TEXTURE_SIDES_PX`];
+    /// [`LibraryError::SideInUse`] while a style uses an imported texture.
+    pub fn set_texture_side_px(&mut self, side_px: u32) -> Result<(), LibraryError> {
+        if !TEXTURE_SIDES_PX.contains(&side_px) {
+            return Err(LibraryError::BadSide { side_px });
+        }
+        if side_px != self.texture_side_px && !self.textures.is_empty() {
+            return Err(LibraryError::SideInUse {
+                count: self.textures.len(),
+            });
+        }
+        self.texture_side_px = side_px;
+        Ok(())
+    }
+
+    /// The style of `material`; `None` for Air, Water and unknown ids.
+    pub fn style(&self, material: Material) -> Option<&MaterialStyle> {
+        slot(material).ok().map(|i| &self.styles[i])
+    }
+
+    /// The styled materials and their styles, in id order.
+    pub fn styles(&self) -> impl Iterator<Item = (Material, &MaterialStyle)> {
+        Material::solids().zip(self.styles.iter())
+    }
+
+    /// The name of `material` in this world (a built-in name for Air and
+    /// Water).
+    pub fn name(&self, material: Material) -> &str {
+        self.style(material)
+            .map_or(material.name(), |s| s.name.as_str())
+    }
+
+    /// The material this world names `name` (case-insensitive), also by its
+    /// built-in name when that is not another material's name here.
+    pub fn material_named(&self, name: &str) -> Option<Material> {
+        let name = name.trim();
+        self.styles()
+            .find(|(_, s)| s.name.eq_ignore_ascii_case(name))
+            .map(|(m, _)| m)
+            .or_else(|| Material::from_name(name))
+    }
+
+    /// The texture named `hash`.
+    pub fn texture(&self, hash: u64) -> Option<&MaterialTexture> {
+        self.textures.get(&hash)
+    }
+
+    /// Every texture in use, by hash.
+    pub fn textures(&self) -> impl Iterator<Item = &MaterialTexture> {
+        self.textures.values()
+    }
+
+    /// The albedo texture `material` is drawn with, when imported.
+    pub fn albedo(&self, material: Material) -> Option<&MaterialTexture> {
+        self.style(material)
+            .and_then(|s| s.albedo)
+            .and_then(|h| self.textures.get(&h))
+    }
+
+    /// GPU bytes of `material`'s own texture (with mips; 0 for a built-in
+    /// texture, which is always loaded).
+    pub fn texture_gpu_bytes(&self, material: Material) -> u64 {
+        self.albedo(material).map_or(0, MaterialTexture::gpu_bytes)
+    }
+
+    /// GPU bytes of the whole texture array the library draws with: one
+    /// layer per material id at the drawn side, with mips.
+    pub fn needed_gpu_bytes(&self) -> u64 {
+        gpu_bytes_of_side(self.drawn_side_px()) * Material::COUNT as u64
+    }
+
+    /// The side the texture array is drawn at: the library's side once a
+    /// texture is imported, else the built-ins' own 256 pixels.
+    pub fn drawn_side_px(&self) -> u32 {
+        if self.textures.is_empty() {
+            TEXTURE_SIDES_PX[0]
+        } else {
+            self.texture_side_px
+        }
+    }
+
+    fn check_budget(&self, needed: u64) -> Result<(), LibraryError> {
+        if needed > self.texture_budget_bytes {
+            return Err(LibraryError::OverBudget {
+                needed_mib: needed as f64 / (1u64 << 20) as f64,
+                budget_mib: self.texture_budget_bytes as f64 / (1u64 << 20) as f64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Renames `material` (trimmed).
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`], [`LibraryError::BadName`],
+    /// [`LibraryError::DuplicateName`].
+    pub fn rename(&mut self, material: Material, name: &str) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        let name = check_name(name)?;
+        let taken = self
+            .styles()
+            .any(|(m, s)| m != material && s.name.eq_ignore_ascii_case(name));
+        if taken {
+            return Err(LibraryError::DuplicateName {
+                name: name.to_string(),
+            });
+        }
+        self.styles[i].name = name.to_string();
+        Ok(())
+    }
+
+    /// Sets `material`'s tint.
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`].
+    pub fn set_tint(&mut self, material: Material, tint_srgb: [u8; 3]) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        self.styles[i].tint_srgb = tint_srgb;
+        Ok(())
+    }
+
+    /// Sets the studs one tile of `material`'s texture covers.
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`], [`LibraryError::BadTiling`].
+    pub fn set_tiling(&mut self, material: Material, studs: u32) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        if !TILING_STUDS.contains(&studs) {
+            return Err(LibraryError::BadTiling { studs });
+        }
+        self.styles[i].tiling_studs = studs;
+        Ok(())
+    }
+
+    /// Draws `material` with `texture` (kept once if another style uses the
+    /// same bytes).
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`]; [`LibraryError::WrongTextureSide`] when
+    /// the texture is not at the library's side; [`LibraryError::OverBudget`]
+    /// when the array would pass the budget.
+    pub fn set_albedo(
+        &mut self,
+        material: Material,
+        texture: MaterialTexture,
+    ) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        if texture.side_px() != self.texture_side_px {
+            return Err(LibraryError::WrongTextureSide {
+                expected: self.texture_side_px,
+                found: texture.side_px(),
+            });
+        }
+        self.check_budget(gpu_bytes_of_side(self.texture_side_px) * Material::COUNT as u64)?;
+        let hash = texture.hash();
+        self.textures.entry(hash).or_insert(texture);
+        self.styles[i].albedo = Some(hash);
+        self.drop_unused_textures();
+        Ok(())
+    }
+
+    /// Draws `material` with its built-in texture again.
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`].
+    pub fn clear_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        self.styles[i].albedo = None;
+        self.drop_unused_textures();
+        Ok(())
+    }
+
+    /// Gives `material` its built-in style back.
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`].
+    pub fn reset(&mut self, material: Material) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        self.styles[i] = MaterialStyle::built_in(material);
+        self.drop_unused_textures();
+        Ok(())
+    }
+
+    fn drop_unused_textures(&mut self) {
+        let used: Vec<u64> = self.styles.iter().filter_map(|s| s.albedo).collect();
+        self.textures.retain(|h, _| used.contains(h));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texture(side: u32, value: u8) -> MaterialTexture {
+        MaterialTexture::new(side, vec![value; (side * side * 4) as usize]).unwrap()
+    }
+
+    #[test]
+    fn the_default_library_is_the_built_ins() {
+        let lib = MaterialLibrary::default();
+        assert!(lib.is_default());
+        assert_eq!(lib.styles().count(), 9);
+        assert_eq!(lib.name(Material::GRASS), "Grass");
+        assert_eq!(lib.material_named("rock"), Some(Material::ROCK));
+        assert_eq!(lib.drawn_side_px(), 256);
+        assert_eq!(lib.style(Material::WATER), None);
+    }
+
+    #[test]
+    fn restyling_renames_and_shares_equal_textures() {
+        let mut lib = MaterialLibrary::default();
+        lib.rename(Material::GRASS, "  Studio moss ").unwrap();
+        assert_eq!(lib.material_named("studio MOSS"), Some(Material::GRASS));
+        // The built-in name still finds the id while no one else has it.
+        assert_eq!(lib.material_named("grass"), Some(Material::GRASS));
+        lib.set_albedo(Material::GRASS, texture(512, 9)).unwrap();
+        lib.set_albedo(Material::DIRT, texture(512, 9)).unwrap();
+        assert_eq!(lib.textures().count(), 1);
+        assert_eq!(lib.drawn_side_px(), 512);
+        lib.reset(Material::GRASS).unwrap();
+        assert_eq!(lib.textures().count(), 1);
+        lib.clear_albedo(Material::DIRT).unwrap();
+        assert_eq!(lib.textures().count(), 0);
+        assert!(lib.is_default());
+    }
+
+    #[test]
+    fn refused_changes_leave_the_library_as_it_was() {
+        let mut lib = MaterialLibrary::default();
+        let before = lib.clone();
+        assert_eq!(
+            lib.rename(Material::ROCK, "grass"),
+            Err(LibraryError::DuplicateName {
+                name: "grass".into()
+            })
+        );
+        assert!(matches!(
+            lib.rename(Material::ROCK, "  "),
+            Err(LibraryError::BadName { .. })
+        ));
+        assert!(matches!(
+            lib.rename(Material::ROCK, &"x".repeat(49)),
+            Err(LibraryError::BadName { .. })
+        ));
+        assert_eq!(
+            lib.set_tiling(Material::ROCK, 48),
+            Err(LibraryError::BadTiling { studs: 48 })
+        );
+        assert_eq!(
+            lib.set_albedo(Material::ROCK, texture(256, 1)),
+            Err(LibraryError::WrongTextureSide {
+                expected: 512,
+                found: 256
+            })
+        );
+        assert_eq!(
+            lib.set_tint(Material::WATER, [1, 2, 3]),
+            Err(LibraryError::NotStyled { id: 1 })
+        );
+        assert_eq!(lib, before);
+    }
+
+    #[test]
+    fn the_budget_is_checked_before_a_texture_is_taken() {
+        let mut lib = MaterialLibrary::default();
+        lib.set_texture_budget_bytes(1 << 20);
+        let before = lib.clone();
+        let err = lib.set_albedo(Material::SAND, texture(512, 3)).unwrap_err();
+        assert!(matches!(err, LibraryError::OverBudget { .. }), "{err}");
+        assert!(err.to_string().contains("14.7 MiB"), "{err}");
+        assert_eq!(lib, before);
+    }
+
+    #[test]
+    fn the_side_is_fixed_while_textures_use_it() {
+        let mut lib = MaterialLibrary::default();
+        lib.set_texture_side_px(1024).unwrap();
+        lib.set_albedo(Material::SNOW, texture(1024, 200)).unwrap();
+        assert_eq!(
+            lib.set_texture_side_px(512),
+            Err(LibraryError::SideInUse { count: 1 })
+        );
+        assert_eq!(
+            lib.set_texture_side_px(1000),
+            Err(LibraryError::BadSide { side_px: 1000 })
+        );
+    }
+
+    #[test]
+    fn stored_parts_rebuild_the_same_library() {
+        let mut lib = MaterialLibrary::default();
+        lib.set_albedo(Material::MUD, texture(512, 40)).unwrap();
+        lib.set_tint(Material::MUD, [200, 180, 160]).unwrap();
+        lib.set_tiling(Material::MUD, 64).unwrap();
+        let styles: Vec<MaterialStyle> = lib.styles().map(|(_, s)| s.clone()).collect();
+        let textures: Vec<MaterialTexture> = lib.textures().cloned().collect();
+        let back = MaterialLibrary::from_parts(512, styles.clone(), textures).unwrap();
+        assert_eq!(
+            back.styles().map(|(_, s)| s.clone()).collect::<Vec<_>>(),
+            styles
+        );
+        assert_eq!(back.albedo(Material::MUD), lib.albedo(Material::MUD));
+        let missing = MaterialLibrary::from_parts(512, styles, Vec::new());
+        assert!(matches!(
+            missing,
+            Err(LibraryError::MissingTexture { id: 7, .. })
+        ));
+    }
+}

@@ -1,0 +1,416 @@
+//! A world's material library: texture sets imported from folders (PBR
+//! names) and single images, stored in the world file and read back byte
+//! for byte, drawn by the renderer, and every bad texture refused with the
+//! world unchanged.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use strata::io::materials::{RestyleRequest, import_material, restyle};
+use strata::io::world::world_file::{
+    FORMAT_VERSION, FORMAT_VERSION_WITHOUT_MATERIALS, LoadOptions, WorldFile, WorldMeta,
+};
+use strata::terrain::Material;
+use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::materials::MaterialLibrary;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-materials-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A tileable test pattern: a diagonal gradient in `base`'s hue.
+fn pattern(side: u32, base: [u8; 3]) -> image::RgbImage {
+    image::RgbImage::from_fn(side, side, |x, y| {
+        let t = ((x + y) % side) as f32 / side as f32;
+        image::Rgb(base.map(|c| (c as f32 * (0.6 + 0.4 * t)) as u8))
+    })
+}
+
+/// A folder with the four maps of a PBR set, named as texture sites name
+/// them; the albedo is 16-bit and `side`² (resized on import).
+fn pbr_folder(dir: &Path, name: &str, side: u32, base: [u8; 3]) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let rgb = pattern(side, base);
+    let rgb16 = image::ImageBuffer::<image::Rgb<u16>, _>::from_fn(side, side, |x, y| {
+        image::Rgb(rgb.get_pixel(x, y).0.map(|c| u16::from(c) * 257))
+    });
+    rgb16
+        .save(folder.join(format!("{name}_2K_Color.png")))
+        .unwrap();
+    pattern(side, [128, 128, 255])
+        .save(folder.join(format!("{name}_2K_NormalGL.png")))
+        .unwrap();
+    pattern(side, [90, 90, 90])
+        .save(folder.join(format!("{name}_2K_Roughness.png")))
+        .unwrap();
+    pattern(side, [40, 40, 40])
+        .save(folder.join(format!("{name}_2K_Displacement.png")))
+        .unwrap();
+    pattern(side, [10, 10, 10])
+        .save(folder.join(format!("{name}_2K_AmbientOcclusion.png")))
+        .unwrap();
+    folder
+}
+
+fn small_world() -> strata::terrain::Grid {
+    generate_world(&GeneratorSettings {
+        seed: 3,
+        size_cells: 64,
+    })
+    .unwrap()
+}
+
+fn format_version(path: &Path) -> u32 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row(
+        "SELECT value FROM meta WHERE key = 'format_version'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .unwrap()
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn a_folder_is_matched_by_pbr_names_and_resized_to_the_world_side() {
+    let dir = temp_dir("match");
+    let folder = pbr_folder(&dir, "Rock030", 300, [180, 120, 60]);
+    let imported = import_material(&folder, 512).unwrap();
+    assert_eq!(imported.name, "Rock030");
+    assert_eq!(imported.source_side_px, 300);
+    assert_eq!(imported.albedo.side_px(), 512);
+    let roles: Vec<&str> = imported.matched.iter().map(|m| m.role.label()).collect();
+    assert_eq!(
+        roles,
+        ["albedo", "normal (OpenGL)", "roughness", "height"],
+        "ambient occlusion has no role"
+    );
+    // The gradient's mean survives the resize (to within rounding).
+    let [r, g, b] = imported.albedo.average_srgb();
+    let want = pattern(300, [180, 120, 60]);
+    let mean =
+        |k: usize| want.pixels().map(|p| f64::from(p[k])).sum::<f64>() / f64::from(300 * 300);
+    for (got, k) in [(r, 0), (g, 1), (b, 2)] {
+        assert!(
+            (f64::from(got) - mean(k)).abs() <= 2.0,
+            "{got} vs {}",
+            mean(k)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
+    let dir = temp_dir("roundtrip");
+    let moss = pbr_folder(&dir, "moss", 256, [70, 130, 40]);
+    let jpeg = dir.join("red_sand.jpg");
+    pattern(1024, [210, 110, 60]).save(&jpeg).unwrap();
+    let requests = [
+        RestyleRequest::Texture {
+            material: "grass".into(),
+            path: moss,
+        },
+        RestyleRequest::Texture {
+            material: "sand".into(),
+            path: jpeg,
+        },
+        RestyleRequest::Tint {
+            material: "sand".into(),
+            tint_srgb: [255, 230, 200],
+        },
+        RestyleRequest::Tiling {
+            material: "grass".into(),
+            studs: 64,
+        },
+        RestyleRequest::Rename {
+            material: "grass".into(),
+            name: "Studio moss".into(),
+        },
+    ];
+    let (library, lines) = restyle(&MaterialLibrary::default(), &requests).unwrap();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(library.textures().count(), 2);
+    assert_eq!(library.material_named("studio moss"), Some(Material::GRASS));
+
+    let grid = small_world();
+    let path = dir.join("world.strata");
+    let meta = WorldMeta {
+        materials: library.clone(),
+        ..WorldMeta::default()
+    };
+    let (_, report) = WorldFile::save_full(&path, &grid, &meta).unwrap();
+    assert_eq!(report.world_hash, grid.content_hash());
+    assert_eq!(format_version(&path), FORMAT_VERSION);
+
+    let (mut file, loaded, meta_back, load) =
+        WorldFile::open(&path, LoadOptions::default()).unwrap();
+    assert!(load.world_hash_ok);
+    assert_eq!(loaded.content_hash(), grid.content_hash());
+    // Equality compares every texel of every texture.
+    assert_eq!(meta_back.materials, library);
+    for t in library.textures() {
+        let back = meta_back.materials.texture(t.hash()).unwrap();
+        assert_eq!(back.rgba8(), t.rgba8());
+    }
+
+    // An incremental save keeps the stored textures; giving the built-ins
+    // back removes them and writes the older format again.
+    file.save_incremental(&loaded, &meta_back).unwrap();
+    let (_, _, again, _) = WorldFile::open(&path, LoadOptions::default()).unwrap();
+    assert_eq!(again.materials, library);
+    let plain = WorldMeta::default();
+    WorldFile::open(&path, LoadOptions::default())
+        .unwrap()
+        .0
+        .save_incremental(&loaded, &plain)
+        .unwrap();
+    assert_eq!(format_version(&path), FORMAT_VERSION_WITHOUT_MATERIALS);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let texture_rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM document WHERE name LIKE 'materials/%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(texture_rows, 0);
+    let (_, _, plain_back, _) = WorldFile::open(&path, LoadOptions::default()).unwrap();
+    assert!(plain_back.materials.is_default());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_damaged_stored_library_is_refused_by_name() {
+    let dir = temp_dir("damaged");
+    let image_path = dir.join("albedo.png");
+    pattern(512, [100, 100, 200]).save(&image_path).unwrap();
+    let (library, _) = restyle(
+        &MaterialLibrary::default(),
+        &[RestyleRequest::Texture {
+            material: "rock".into(),
+            path: image_path,
+        }],
+    )
+    .unwrap();
+    let meta = WorldMeta {
+        materials: library,
+        ..WorldMeta::default()
+    };
+    let grid = small_world();
+    let damage = |name: &str, sql: &str| -> String {
+        let path = dir.join(format!("{name}.strata"));
+        WorldFile::save_full(&path, &grid, &meta).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        match WorldFile::open(&path, LoadOptions::default()) {
+            Ok(_) => panic!("{name}: a damaged library loaded"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = damage(
+        "missing",
+        "DELETE FROM document WHERE name LIKE 'materials/texture/%'",
+    );
+    assert!(
+        e.contains("materials") && e.contains("not in the file"),
+        "{e}"
+    );
+    let e = damage(
+        "tiling",
+        "UPDATE meta SET value = replace(value, '\"tiling_studs\":32', '\"tiling_studs\":48') \
+         WHERE key = 'materials'",
+    );
+    assert!(e.contains("48 studs"), "{e}");
+    let e = damage(
+        "zeroed",
+        "UPDATE document SET data = zeroblob(length(data)) WHERE name LIKE 'materials/texture/%'",
+    );
+    assert!(e.contains("materials/texture/"), "{e}");
+    let e = damage(
+        "out of order",
+        "UPDATE meta SET value = replace(value, '\"id\":3', '\"id\":4') WHERE key = 'materials'",
+    );
+    assert!(e.contains("style of id 4 where id 3 belongs"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every bad texture is refused with a message that names the problem,
+/// and the world file a run would save is not written.
+#[test]
+fn bad_textures_are_refused_and_change_nothing() {
+    let dir = temp_dir("bad");
+    let not_square = dir.join("wide.png");
+    pattern(64, [1, 2, 3]).save(&not_square).unwrap();
+    image::RgbImage::new(64, 32).save(&not_square).unwrap();
+    let tiny = dir.join("tiny.png");
+    image::RgbImage::new(8, 8).save(&tiny).unwrap();
+    let huge = dir.join("huge.png");
+    common::zero_png::write_zero_png16(&huge, 16384);
+    let corrupt = dir.join("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nthis is not a png at all").unwrap();
+    let truncated = dir.join("truncated.png");
+    let mut bytes = Vec::new();
+    pattern(256, [9, 9, 9])
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let no_albedo = dir.join("only_normals");
+    std::fs::create_dir_all(&no_albedo).unwrap();
+    pattern(64, [128, 128, 255])
+        .save(no_albedo.join("rock_normal.png"))
+        .unwrap();
+    let missing = dir.join("nowhere.png");
+
+    let cases: [(&Path, &str); 7] = [
+        (&not_square, "must be square"),
+        (&tiny, "16² to 8192²"),
+        (&huge, "16² to 8192²"),
+        (&corrupt, "not a readable PNG or JPEG"),
+        (&truncated, "not a readable PNG or JPEG"),
+        (&no_albedo, "no albedo image"),
+        (&missing, "cannot read"),
+    ];
+    let before = MaterialLibrary::default();
+    for (path, want) in cases {
+        let request = [RestyleRequest::Texture {
+            material: "grass".into(),
+            path: path.to_path_buf(),
+        }];
+        let e = restyle(&before, &request).unwrap_err().to_string();
+        assert!(e.contains(want), "{}: {e}", path.display());
+    }
+    // Through the command line: the run fails and writes no world.
+    let out = dir.join("out.strata");
+    let status = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless", "--world-size", "64", "--save"])
+        .arg(&out)
+        .arg("--material-texture")
+        .arg(format!("grass={}", not_square.display()))
+        .output()
+        .unwrap();
+    assert!(!status.status.success());
+    let stderr = String::from_utf8_lossy(&status.stderr);
+    assert!(stderr.contains("must be square"), "{stderr}");
+    assert!(!out.exists());
+    // Names and tile sizes the library does not allow.
+    for (request, want) in [
+        (
+            RestyleRequest::Tiling {
+                material: "grass".into(),
+                studs: 48,
+            },
+            "would not line up",
+        ),
+        (
+            RestyleRequest::Tint {
+                material: "lava".into(),
+                tint_srgb: [1, 2, 3],
+            },
+            "no material is named \"lava\"",
+        ),
+        (
+            RestyleRequest::Rename {
+                material: "grass".into(),
+                name: "Rock".into(),
+            },
+            "already named",
+        ),
+    ] {
+        let e = restyle(&before, &[request]).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The renderer draws a restyled material with its texture and tint: a
+/// flat-topped world seen from above shows the imported colour.
+#[test]
+fn the_renderer_draws_the_imported_texture_and_tint() {
+    common::require_gpu("the_renderer_draws_the_imported_texture_and_tint");
+    let dir = temp_dir("render");
+    let red = dir.join("albedo_red.png");
+    image::RgbImage::from_pixel(512, 512, image::Rgb([200, 20, 20]))
+        .save(&red)
+        .unwrap();
+    let shot = |name: &str, extra: &[String]| -> image::RgbaImage {
+        let out = dir.join(format!("{name}.png"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+        cmd.args([
+            "--headless",
+            "--world-size",
+            "256",
+            "--size",
+            "160x120",
+            "--camera=512,900,512,0,-89",
+            "--screenshot",
+        ])
+        .arg(&out)
+        .args(extra);
+        common::run_ok(&mut cmd);
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let grass_pixels =
+        |img: &image::RgbaImage| img.pixels().filter(|p| p[1] > p[0] && p[1] > p[2]).count();
+    let red_pixels = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| u16::from(p[0]) > 2 * u16::from(p[1]) && p[0] > 60)
+            .count()
+    };
+    let plain = shot("shot_plain", &[]);
+    let total = (plain.width() * plain.height()) as usize;
+    let grass = grass_pixels(&plain);
+    assert!(grass > total / 3, "{grass} of {total} pixels are grass");
+    assert_eq!(red_pixels(&plain), 0);
+    let restyled = shot(
+        "shot_red",
+        &[
+            "--material-texture".into(),
+            format!("grass={}", red.display()),
+        ],
+    );
+    // Where grass clearly showed, the red texture shows.
+    let clearly_grass = |p: &image::Rgba<u8>| {
+        i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
+    };
+    let is_red = |p: &image::Rgba<u8>| i32::from(p[0]) > i32::from(p[1]) + 60;
+    let before: Vec<&image::Rgba<u8>> = plain.pixels().collect();
+    let after: Vec<&image::Rgba<u8>> = restyled.pixels().collect();
+    let was_grass: Vec<usize> = (0..total).filter(|&i| clearly_grass(before[i])).collect();
+    let now_red = was_grass.iter().filter(|&&i| is_red(after[i])).count();
+    assert!(
+        was_grass.len() > total / 4,
+        "{} grass pixels",
+        was_grass.len()
+    );
+    assert!(
+        now_red * 100 >= was_grass.len() * 95,
+        "{now_red} of {} grass pixels turned red",
+        was_grass.len()
+    );
+    assert!(red_pixels(&restyled) < total * 95 / 100);
+    // A green tint over the red texture leaves it dark: red is gone.
+    let tinted = shot(
+        "shot_tinted",
+        &[
+            "--material-texture".into(),
+            format!("grass={}", red.display()),
+            "--material-tint".into(),
+            "grass=00ff00".into(),
+        ],
+    );
+    assert!(red_pixels(&tinted) < total / 20, "{}", red_pixels(&tinted));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
