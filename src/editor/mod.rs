@@ -8,6 +8,7 @@
 pub mod files;
 pub mod labels;
 pub mod material_combo;
+pub mod materials_window;
 pub mod navigation;
 pub mod panel;
 pub mod tools;

@@ -139,7 +139,15 @@ fn ui_pass(
         panel.lod.style = session.menu.style;
         frame.bar_points = bar;
         frame.session_events.extend(event);
+        panel.material_looks = material_looks(&session.doc.meta.materials);
         frame.panel_points = panel.show(ctx, scene.stats);
+        if std::mem::take(&mut panel.materials_window_requested) {
+            session.materials.open = !session.materials.open;
+        }
+        let editable = !session.doc.is_streaming() && scene.reading_world.is_none();
+        session
+            .materials
+            .show(ctx, &mut session.doc.meta.materials, editable);
         draw_boxes(ctx, &camera, scene.viewport_px, &scene.boxes, scene.handles);
         if let Some((text, at)) = &scene.cursor_note {
             cursor_note(ctx, *at, text);
@@ -152,6 +160,19 @@ fn ui_pass(
         }
         walk_window(ctx, walk, grid, &camera, scene.look_at);
     })
+}
+
+/// Each solid material's name and swatch colour in `library`.
+fn material_looks(
+    library: &crate::terrain::materials::MaterialLibrary,
+) -> Vec<(crate::terrain::Material, String, [u8; 3])> {
+    library
+        .styles()
+        .map(|(m, s)| {
+            let swatch = crate::editor::materials_window::swatch_srgb(library, m);
+            (m, s.name.clone(), swatch)
+        })
+        .collect()
 }
 
 /// Width of the "Walk and collision" window, points: it keeps this width

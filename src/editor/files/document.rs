@@ -75,6 +75,8 @@ pub struct Document {
     /// True for a streaming world (saved through its streaming world file,
     /// not a [`WorldFile`]).
     streaming: bool,
+    /// The material library's fingerprint as the file holds it.
+    saved_materials: u64,
     /// [`Document::is_dirty`]'s answer for a grid `(generation, revision)`,
     /// so the content comparison runs once per revision, not every frame.
     dirty_cache: std::cell::Cell<Option<((u64, u64), bool)>>,
@@ -87,6 +89,7 @@ impl Document {
         Document {
             path: None,
             file: None,
+            saved_materials: meta.materials.fingerprint(),
             meta,
             saved: Some(grid_state(grid)),
             autosaved: None,
@@ -102,6 +105,7 @@ impl Document {
         Document {
             path,
             file: None,
+            saved_materials: meta.materials.fingerprint(),
             meta,
             saved: None,
             autosaved: None,
@@ -123,6 +127,7 @@ impl Document {
         Document {
             path: Some(path),
             file,
+            saved_materials: meta.materials.fingerprint(),
             meta,
             saved: clean.then(|| grid_state(grid)),
             autosaved: None,
@@ -155,6 +160,7 @@ impl Document {
     pub fn saved_streamed(&mut self, path: PathBuf, state: GridState) {
         self.path = Some(path);
         self.saved = Some(state);
+        self.saved_materials = self.meta.materials.fingerprint();
         self.dirty_cache.set(None);
     }
 
@@ -163,8 +169,12 @@ impl Document {
         self.path.as_deref()
     }
 
-    /// True when `grid` differs from what the file holds.
+    /// True when `grid` or the material library differs from what the
+    /// file holds.
     pub fn is_dirty(&self, grid: &Grid) -> bool {
+        if self.meta.materials.fingerprint() != self.saved_materials {
+            return true;
+        }
         let key = (grid.generation(), grid.revision());
         if let Some((k, dirty)) = self.dirty_cache.get()
             && k == key
@@ -214,6 +224,7 @@ impl Document {
         self.path = Some(path);
         self.file = Some(file);
         self.saved = Some(state);
+        self.saved_materials = self.meta.materials.fingerprint();
         self.dirty_cache.set(None);
     }
 
@@ -391,6 +402,29 @@ mod tests {
         assert!(
             doc.take_file_for(&path).is_none(),
             "the handle is lent once"
+        );
+    }
+
+    #[test]
+    fn restyling_a_material_makes_the_document_dirty_and_a_save_clean() {
+        let grid = small_grid();
+        let mut doc = Document::untitled(&grid, WorldMeta::default());
+        doc.meta
+            .materials
+            .set_tint(crate::terrain::Material::ROCK, [200, 180, 160])
+            .unwrap();
+        assert!(doc.is_dirty(&grid));
+        let path = scratch("restyled").join("w.strata");
+        let (file, _) = WorldFile::save_full(&path, &grid, &doc.meta).unwrap();
+        doc.saved(path, file, grid_state(&grid));
+        assert!(!doc.is_dirty(&grid));
+        doc.meta
+            .materials
+            .reset(crate::terrain::Material::ROCK)
+            .unwrap();
+        assert!(
+            doc.is_dirty(&grid),
+            "back to the built-in look is a change too"
         );
     }
 

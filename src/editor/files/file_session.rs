@@ -86,6 +86,8 @@ pub struct FileSession {
     /// The world's layers as the tools hold them (the editor updates it
     /// every frame): saved with the cells.
     pub layers: Option<WorldDocument>,
+    /// The Materials window, editing `doc.meta.materials`.
+    pub materials: crate::editor::materials_window::MaterialsWindow,
 }
 
 impl FileSession {
@@ -102,6 +104,7 @@ impl FileSession {
             view: ViewSetup::default(),
             export_needs_box: false,
             layers: None,
+            materials: Default::default(),
         }
     }
 

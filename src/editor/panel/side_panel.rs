@@ -148,6 +148,11 @@ pub struct EditorPanel {
     pub tools: crate::editor::tools::tools_panel::ToolSettings,
     /// Memory budget of a streaming world, MiB (applied live).
     pub memory_budget_mib: u32,
+    /// Each solid material's name and swatch colour in the open world (its
+    /// material library; the editor updates it every frame).
+    pub material_looks: Vec<(Material, String, [u8; 3])>,
+    /// The Materials window was asked for (consumed by the editor).
+    pub materials_window_requested: bool,
 }
 
 impl Default for EditorPanel {
@@ -168,6 +173,10 @@ impl Default for EditorPanel {
             tools: crate::editor::tools::tools_panel::ToolSettings::default(),
             memory_budget_mib: (crate::terrain::streaming::residency::DEFAULT_BUDGET_BYTES >> 20)
                 as u32,
+            material_looks: Material::solids()
+                .map(|m| (m, m.name().to_string(), m.base_color_srgb()))
+                .collect(),
+            materials_window_requested: false,
         }
     }
 }
@@ -332,14 +341,26 @@ impl EditorPanel {
     /// The material picker: one swatch per solid material (its name on
     /// hover), the selected one outlined and named.
     fn material_ui(&mut self, ui: &mut egui::Ui) {
+        let name_of = |m: Material| -> String {
+            self.material_looks
+                .iter()
+                .find(|(l, _, _)| *l == m)
+                .map_or_else(|| m.name().to_string(), |(_, n, _)| n.clone())
+        };
         ui.horizontal(|ui| {
             ui.label(egui::RichText::new("Material").strong());
-            ui.label(self.material.name());
+            ui.label(name_of(self.material));
+            if ui
+                .small_button("Materials…")
+                .on_hover_text("This world's materials: names, textures, tints, tile sizes")
+                .clicked()
+            {
+                self.materials_window_requested = true;
+            }
         });
         ui.horizontal_wrapped(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
-            for m in Material::solids() {
-                let [r, g, b] = m.base_color_srgb();
+            for (m, name, [r, g, b]) in self.material_looks.clone() {
                 let selected = self.material == m;
                 let (rect, response) =
                     ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::click());
@@ -353,7 +374,7 @@ impl EditorPanel {
                         egui::StrokeKind::Outside,
                     );
                 }
-                if response.on_hover_text(m.name()).clicked() {
+                if response.on_hover_text(name).clicked() {
                     self.material = m;
                 }
             }

@@ -105,7 +105,7 @@ pub fn restyle(
                     })
                     .collect();
                 lines.push(format!(
-                    "{}: albedo from {} ({}² → {}²; matched: {}; only the albedo is drawn so far)",
+                    "{}: albedo from {} ({}² to {}²; matched: {}; only the albedo is drawn so far)",
                     out.name(material),
                     path.display(),
                     imported.source_side_px,

@@ -1,0 +1,310 @@
+//! The Materials window: the world's material library, one row per solid
+//! material, edited live (the view redraws with each change): its name,
+//! tint and tile size, a texture imported from a PBR folder or one image
+//! (decoded on a helper thread), and Reset to the built-in look. Saved with
+//! the world.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+
+use crate::io::materials::{ImportedMaterial, MaterialImportError, import_material};
+use crate::terrain::Material;
+use crate::terrain::materials::library::TILING_STUDS;
+use crate::terrain::materials::texture::TEXTURE_SIDES_PX;
+use crate::terrain::materials::{LibraryError, MaterialLibrary};
+
+/// A texture being read for one material.
+struct ImportJob {
+    material: Material,
+    path: PathBuf,
+    result: Receiver<Result<ImportedMaterial, MaterialImportError>>,
+}
+
+/// The Materials window's state.
+#[derive(Default)]
+pub struct MaterialsWindow {
+    /// Shown.
+    pub open: bool,
+    /// The texture folder or image the Import buttons read.
+    pub import_path: String,
+    /// Name fields being typed, by material id (applied on Enter or when
+    /// the field loses focus).
+    names: Vec<(Material, String)>,
+    job: Option<ImportJob>,
+    folder_pick: Option<Receiver<Option<PathBuf>>>,
+    /// The last outcome: `(is_error, text)`.
+    message: Option<(bool, String)>,
+}
+
+/// The colour a material's swatch shows: its imported texture's average
+/// (or its built-in colour), times its tint.
+pub fn swatch_srgb(library: &MaterialLibrary, material: Material) -> [u8; 3] {
+    let base = library
+        .albedo(material)
+        .map_or(material.base_color_srgb(), |t| t.average_srgb());
+    let tint = library
+        .style(material)
+        .map_or([255, 255, 255], |s| s.tint_srgb);
+    let mut out = [0u8; 3];
+    for k in 0..3 {
+        out[k] = ((u16::from(base[k]) * u16::from(tint[k]) + 127) / 255) as u8;
+    }
+    out
+}
+
+/// Puts an imported texture on `material` and says what was matched.
+///
+/// # Errors
+/// The library's refusal (the library is unchanged).
+pub fn apply_import(
+    library: &mut MaterialLibrary,
+    material: Material,
+    imported: &ImportedMaterial,
+) -> Result<String, LibraryError> {
+    library.set_albedo(material, imported.albedo.clone())?;
+    let matched: Vec<&str> = imported.matched.iter().map(|m| m.role.label()).collect();
+    Ok(format!(
+        "{}: {} ({}² to {}²). Found: {}. Only the albedo is drawn so far.",
+        library.name(material),
+        imported.name,
+        imported.source_side_px,
+        imported.albedo.side_px(),
+        matched.join(", ")
+    ))
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.2} MiB", bytes as f64 / f64::from(1u32 << 20))
+}
+
+impl MaterialsWindow {
+    /// Applies a finished import to `library` (when `editable`, else drops
+    /// it with a message).
+    fn poll_import(&mut self, library: &mut MaterialLibrary, editable: bool) {
+        if let Some(rx) = &self.folder_pick
+            && let Ok(answer) = rx.try_recv()
+        {
+            if let Some(path) = answer {
+                self.import_path = path.display().to_string();
+            }
+            self.folder_pick = None;
+        }
+        let Some(job) = &self.job else {
+            return;
+        };
+        let Ok(result) = job.result.try_recv() else {
+            return;
+        };
+        let material = job.material;
+        let path = job.path.display().to_string();
+        self.job = None;
+        self.message = Some(match result {
+            Ok(_) if !editable => (true, "the world changed while the texture was read".into()),
+            Ok(imported) => match apply_import(library, material, &imported) {
+                Ok(text) => (false, text),
+                Err(e) => (true, format!("{path}: {e}")),
+            },
+            Err(e) => (true, e.to_string()),
+        });
+    }
+
+    fn start_import(&mut self, material: Material, side_px: u32) {
+        let path = PathBuf::from(self.import_path.trim());
+        let (tx, rx) = channel();
+        let job_path = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(import_material(&job_path, side_px));
+        });
+        self.job = Some(ImportJob {
+            material,
+            path,
+            result: rx,
+        });
+        self.message = None;
+    }
+
+    /// Shows the window (when open) over `ctx`, editing `library`; a
+    /// streaming world (`editable` false) shows its library read-only.
+    pub fn show(&mut self, ctx: &egui::Context, library: &mut MaterialLibrary, editable: bool) {
+        self.poll_import(library, editable);
+        if !self.open {
+            return;
+        }
+        let mut open = self.open;
+        egui::Window::new("Materials")
+            .open(&mut open)
+            .default_width(560.0)
+            .show(ctx, |ui| {
+                if !editable {
+                    ui.label("Streaming worlds keep no material library yet: restyle materials in a whole world (.strata).");
+                }
+                ui.add_enabled_ui(editable, |ui| {
+                    self.source_ui(ui, library);
+                    ui.separator();
+                    self.rows_ui(ui, library);
+                });
+                if let Some((error, text)) = &self.message {
+                    let color = if *error {
+                        ui.visuals().error_fg_color
+                    } else {
+                        ui.visuals().text_color()
+                    };
+                    ui.colored_label(color, text);
+                }
+                ui.label(
+                    egui::RichText::new(format!(
+                        "Texture memory: {} of {} ({} per material id)",
+                        mib(library.needed_gpu_bytes()),
+                        mib(library.texture_budget_bytes()),
+                        mib(library.needed_gpu_bytes() / Material::COUNT as u64)
+                    ))
+                    .small()
+                    .weak(),
+                );
+            });
+        self.open = open;
+    }
+
+    /// The texture path, Browse, and the size imports are resized to.
+    fn source_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary) {
+        ui.horizontal(|ui| {
+            ui.label("Texture folder or image");
+            ui.add(egui::TextEdit::singleline(&mut self.import_path).desired_width(300.0));
+            if ui
+                .add_enabled(self.folder_pick.is_none(), egui::Button::new("Browse…"))
+                .clicked()
+            {
+                let (tx, rx) = channel();
+                std::thread::spawn(move || {
+                    let _ = tx.send(rfd::FileDialog::new().pick_folder());
+                });
+                self.folder_pick = Some(rx);
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("Texture size");
+            let mut side = library.texture_side_px();
+            egui::ComboBox::from_id_salt("material_texture_side")
+                .selected_text(format!("{side}²"))
+                .show_ui(ui, |ui| {
+                    for s in TEXTURE_SIDES_PX {
+                        ui.selectable_value(&mut side, s, format!("{s}²"));
+                    }
+                });
+            if side != library.texture_side_px()
+                && let Err(e) = library.set_texture_side_px(side)
+            {
+                self.message = Some((true, e.to_string()));
+            }
+            if self.job.is_some() {
+                ui.spinner();
+                ui.label("reading the texture…");
+            }
+        });
+    }
+
+    /// One row per solid material.
+    fn rows_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary) {
+        egui::Grid::new("material_rows")
+            .striped(true)
+            .num_columns(7)
+            .show(ui, |ui| {
+                for material in Material::solids() {
+                    self.row_ui(ui, library, material);
+                    ui.end_row();
+                }
+            });
+    }
+
+    fn row_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary, material: Material) {
+        let Some(style) = library.style(material).cloned() else {
+            return;
+        };
+        let [r, g, b] = swatch_srgb(library, material);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::hover());
+        ui.painter()
+            .rect_filled(rect, 3.0, egui::Color32::from_rgb(r, g, b));
+        let slot = match self.names.iter().position(|(m, _)| *m == material) {
+            Some(i) => i,
+            None => {
+                self.names.push((material, style.name.clone()));
+                self.names.len() - 1
+            }
+        };
+        let edit = ui.add_sized(
+            [120.0, 18.0],
+            egui::TextEdit::singleline(&mut self.names[slot].1),
+        );
+        if edit.lost_focus() {
+            let typed = self.names[slot].1.clone();
+            if typed != style.name {
+                if let Err(e) = library.rename(material, &typed) {
+                    self.message = Some((true, e.to_string()));
+                }
+                self.names[slot].1 = library.name(material).to_string();
+            }
+        } else if !edit.has_focus() {
+            self.names[slot].1 = style.name.clone();
+        }
+        let mut tint = style.tint_srgb;
+        if ui.color_edit_button_srgb(&mut tint).changed() {
+            let _ = library.set_tint(material, tint);
+        }
+        let mut tiling = style.tiling_studs;
+        egui::ComboBox::from_id_salt(("material_tiling", material.0))
+            .width(70.0)
+            .selected_text(format!("{tiling} studs"))
+            .show_ui(ui, |ui| {
+                for t in TILING_STUDS {
+                    ui.selectable_value(&mut tiling, t, format!("{t} studs"));
+                }
+            });
+        if tiling != style.tiling_studs {
+            let _ = library.set_tiling(material, tiling);
+        }
+        let can_import = self.job.is_none() && !self.import_path.trim().is_empty();
+        if ui
+            .add_enabled(can_import, egui::Button::new("Import"))
+            .on_hover_text("Draw this material with the texture folder or image above")
+            .on_disabled_hover_text("Type or browse a texture folder or image above first")
+            .clicked()
+        {
+            self.start_import(material, library.texture_side_px());
+        }
+        if ui
+            .add_enabled(
+                style != crate::terrain::materials::MaterialStyle::built_in(material),
+                egui::Button::new("Reset"),
+            )
+            .clicked()
+        {
+            let _ = library.reset(material);
+        }
+        let bytes = library.texture_gpu_bytes(material);
+        ui.label(if bytes == 0 {
+            "built-in".to_string()
+        } else {
+            mib(bytes)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::materials::MaterialTexture;
+
+    #[test]
+    fn swatches_follow_the_texture_and_the_tint() {
+        let mut lib = MaterialLibrary::default();
+        assert_eq!(
+            swatch_srgb(&lib, Material::SAND),
+            Material::SAND.base_color_srgb()
+        );
+        let texels: Vec<u8> = [200u8, 100, 50, 255].repeat(512 * 512);
+        lib.set_albedo(Material::SAND, MaterialTexture::new(512, texels).unwrap())
+            .unwrap();
+        lib.set_tint(Material::SAND, [255, 128, 0]).unwrap();
+        assert_eq!(swatch_srgb(&lib, Material::SAND), [200, 50, 0]);
+    }
+}
