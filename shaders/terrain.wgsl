@@ -16,10 +16,15 @@
 // module is built (src/render/shaders.rs).
 @group(1) @binding(0) var material_albedo: texture_2d_array<f32>;
 @group(1) @binding(1) var material_sampler: sampler;
-// Per material id: linear tint in xyz, texture tiles per DETAIL_PERIOD_STUDS
-// in w. Keep in sync with `MaterialStyleGpu` and STYLE_SLOTS in
-// src/render/terrain/material_textures.rs.
-@group(1) @binding(2) var<uniform> material_styles: array<vec4<f32>, 16>;
+// Per material id, from the world's material library. Keep in sync with
+// `MaterialStyleGpu` and STYLE_SLOTS in src/render/terrain/material_textures.rs.
+struct MaterialStyle {
+    // Linear tint in xyz, texture tiles per DETAIL_PERIOD_STUDS in w.
+    tint_scale: vec4<f32>,
+    // The low-poly style's flat colour, sRGB 0..255 in xyz.
+    palette_srgb: vec4<f32>,
+}
+@group(1) @binding(2) var<uniform> material_styles: array<MaterialStyle, 16>;
 
 // Studs per texture tile; divides the 128-stud chunk so texturing is continuous
 // across chunks. Keep in sync with TEXTURE_PERIOD_STUDS in material_textures.rs.
@@ -152,7 +157,7 @@ struct Triplanar {
 fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
     var c = vec3<f32>(0.0);
     let l = i32(layer);
-    let style = material_styles[min(layer, 15u)];
+    let style = material_styles[min(layer, 15u)].tint_scale;
     // The material's own tile size: scaling uv and its gradients together
     // keeps the mip selection right.
     let s = style.w;
@@ -190,22 +195,6 @@ fn chunk_hue(c: vec3<i32>) -> f32 {
     return f32(h >> 8u) * (1.0 / 16777216.0);
 }
 
-// The low-poly style's palette (issue 19): the flat sRGB colour of each
-// material id, as in the exported atlas. Keep in sync with
-// `Material::base_color_srgb` in src/terrain/cell.rs (a test compares them).
-const PALETTE_SRGB = array<vec3<f32>, 11>(
-    vec3<f32>(0.0, 0.0, 0.0),
-    vec3<f32>(40.0, 90.0, 140.0),
-    vec3<f32>(86.0, 128.0, 52.0),
-    vec3<f32>(118.0, 114.0, 108.0),
-    vec3<f32>(112.0, 84.0, 58.0),
-    vec3<f32>(204.0, 186.0, 140.0),
-    vec3<f32>(236.0, 240.0, 246.0),
-    vec3<f32>(84.0, 70.0, 56.0),
-    vec3<f32>(72.0, 76.0, 84.0),
-    vec3<f32>(136.0, 130.0, 122.0),
-    vec3<f32>(196.0, 190.0, 170.0),
-);
 // Walls take the top colour times this, like the atlas's skirt cells. Keep
 // in sync with SKIRT_SHADE in src/mesh/palette_atlas.rs.
 const LOW_POLY_SKIRT_SHADE: f32 = 0.7;
@@ -219,8 +208,9 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
 // Linear albedo of a low-poly face: its material's palette colour, darkened
 // on walls (faces whose normal is horizontal).
 fn low_poly_albedo(material: u32, n: vec3<f32>) -> vec3<f32> {
-    var palette = PALETTE_SRGB;
-    var srgb = palette[min(material, 10u)] / 255.0;
+    // The material's flat colour (its built-in colour, or its imported
+    // texture's average times its tint), as the material library gives it.
+    var srgb = material_styles[min(material, 15u)].palette_srgb.xyz / 255.0;
     if abs(n.y) < 0.5 {
         srgb *= LOW_POLY_SKIRT_SHADE;
     }

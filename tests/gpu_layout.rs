@@ -399,6 +399,15 @@ fn material_styles_match_the_terrain_shaders_array() {
         }
         other => panic!("material_styles is {other:?}, not a sized array"),
     }
+    check_uniform::<MaterialStyleGpu>(
+        "terrain.wgsl",
+        &module,
+        "MaterialStyle",
+        &fields!(MaterialStyleGpu {
+            tint_scale,
+            palette_srgb
+        }),
+    );
     assert_eq!(
         layouter[var.ty].size as usize,
         STYLE_SLOTS * size_of::<MaterialStyleGpu>()

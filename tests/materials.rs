@@ -374,13 +374,26 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
     let grass = grass_pixels(&plain);
     assert!(grass > total / 3, "{grass} of {total} pixels are grass");
     assert_eq!(red_pixels(&plain), 0);
+    let stats_path = dir.join("stats.json");
     let restyled = shot(
         "shot_red",
         &[
             "--material-texture".into(),
             format!("grass={}", red.display()),
+            "--stats-json".into(),
+            stats_path.display().to_string(),
         ],
     );
+    // The statistics give the texture memory per material.
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).unwrap()).unwrap();
+    let memory = &stats["material_textures"];
+    assert_eq!(memory["drawn_side_px"], 512);
+    assert_eq!(memory["array_gpu_bytes"], 11 * 1_398_100);
+    assert_eq!(memory["materials"][0]["name"], "Grass");
+    assert_eq!(memory["materials"][0]["imported"], true);
+    assert_eq!(memory["materials"][0]["texture_gpu_bytes"], 1_398_100);
+    assert_eq!(memory["materials"][1]["texture_gpu_bytes"], 0);
     // Where grass clearly showed, the red texture shows.
     let clearly_grass = |p: &image::Rgba<u8>| {
         i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
@@ -412,5 +425,34 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
         ],
     );
     assert!(red_pixels(&tinted) < total / 20, "{}", red_pixels(&tinted));
+    // The low-poly style draws each material's flat colour: the red
+    // texture's average where grass was.
+    let low_poly = |extra: &[String]| {
+        let mut args = vec!["--style".to_string(), "low-poly".to_string()];
+        args.extend_from_slice(extra);
+        args
+    };
+    let flat_plain = shot("shot_flat_plain", &low_poly(&[]));
+    let flat_red = shot(
+        "shot_flat_red",
+        &low_poly(&[
+            "--material-texture".into(),
+            format!("grass={}", red.display()),
+        ]),
+    );
+    let before: Vec<&image::Rgba<u8>> = flat_plain.pixels().collect();
+    let after: Vec<&image::Rgba<u8>> = flat_red.pixels().collect();
+    let was_grass: Vec<usize> = (0..total).filter(|&i| clearly_grass(before[i])).collect();
+    let now_red = was_grass.iter().filter(|&&i| is_red(after[i])).count();
+    assert!(
+        was_grass.len() > total / 4,
+        "{} low-poly grass pixels",
+        was_grass.len()
+    );
+    assert!(
+        now_red * 100 >= was_grass.len() * 95,
+        "{now_red} of {} low-poly grass pixels turned red",
+        was_grass.len()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

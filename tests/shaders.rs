@@ -57,39 +57,24 @@ fn every_wgsl_shader_parses_and_validates() {
     }
 }
 
-/// The low-poly palette in `terrain.wgsl` is the materials' base colours and
-/// the atlas's skirt shade (the view shows what the export writes).
+/// The low-poly palette the terrain shader reads (the material styles) is
+/// the materials' base colours for the default library, and the wall shade
+/// is the atlas's skirt shade (the view shows what the export writes).
 #[test]
 fn the_low_poly_palette_matches_the_materials_and_the_atlas() {
     use strata::mesh::lowpoly::palette_atlas::SKIRT_SHADE;
+    use strata::render::terrain::material_textures::style_gpu_data;
     use strata::terrain::Material;
+    use strata::terrain::materials::MaterialLibrary;
     let source = include_str!("../shaders/terrain.wgsl");
-    let start = source
-        .find("const PALETTE_SRGB")
-        .expect("terrain.wgsl declares PALETTE_SRGB");
-    let end = start + source[start..].find(");").expect("the array ends");
-    let colours: Vec<[u8; 3]> = source[start..end]
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let inner = line.trim().strip_prefix("vec3<f32>(")?;
-            let inner = inner.trim_end_matches(',').trim_end_matches(')');
-            let v: Vec<u8> = inner
-                .split(',')
-                .map(|x| {
-                    x.trim()
-                        .trim_end_matches(".0")
-                        .parse()
-                        .expect("an integer colour")
-                })
-                .collect();
-            Some([v[0], v[1], v[2]])
-        })
-        .collect();
-    assert_eq!(colours.len(), Material::COUNT);
-    for (id, colour) in colours.iter().enumerate() {
-        let m = Material::from_id(id as u8).expect("ids below COUNT are materials");
-        assert_eq!(*colour, m.base_color_srgb(), "{m:?}");
+    assert!(
+        source.contains("material_styles[min(material, 15u)].palette_srgb"),
+        "low_poly_albedo reads the palette from the material styles"
+    );
+    let styles = style_gpu_data(&MaterialLibrary::default());
+    for m in Material::ALL {
+        let [r, g, b] = m.base_color_srgb().map(f32::from);
+        assert_eq!(styles[m.0 as usize].palette_srgb, [r, g, b, 0.0], "{m:?}");
     }
     let shade_line = source
         .lines()

@@ -36,20 +36,10 @@ pub struct MaterialsWindow {
     message: Option<(bool, String)>,
 }
 
-/// The colour a material's swatch shows: its imported texture's average
-/// (or its built-in colour), times its tint.
+/// The colour a material's swatch shows: its flat colour (the imported
+/// texture's average, or its built-in colour, times its tint).
 pub fn swatch_srgb(library: &MaterialLibrary, material: Material) -> [u8; 3] {
-    let base = library
-        .albedo(material)
-        .map_or(material.base_color_srgb(), |t| t.average_srgb());
-    let tint = library
-        .style(material)
-        .map_or([255, 255, 255], |s| s.tint_srgb);
-    let mut out = [0u8; 3];
-    for k in 0..3 {
-        out[k] = ((u16::from(base[k]) * u16::from(tint[k]) + 127) / 255) as u8;
-    }
-    out
+    library.flat_colour_srgb(material)
 }
 
 /// Puts an imported texture on `material` and says what was matched.

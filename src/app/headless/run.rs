@@ -555,6 +555,7 @@ impl<'a> HeadlessRun<'a> {
                 camera.pitch_deg as f64,
             ],
             paths: replay.paths.clone(),
+            material_textures: Some(options.materials.memory_report()),
             ..RenderStats::default()
         };
         out.add_replay(replay);

@@ -176,6 +176,8 @@ pub struct RenderStats {
     /// The world document: layers, operations and the re-derivations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document: Option<crate::script::runner::DocumentSummary>,
+    /// The material library's textures on the GPU.
+    pub material_textures: Option<crate::terrain::materials::library::TextureMemoryReport>,
 }
 
 impl RenderStats {

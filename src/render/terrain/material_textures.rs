@@ -225,14 +225,18 @@ pub fn build_mip_chain(img: &image::RgbImage) -> Vec<(u32, Vec<u8>)> {
     out
 }
 
-/// One material's style as the shader reads it (`material_styles` in
-/// `shaders/terrain.wgsl`): the linear tint in `xyz`, and in `w` how many
-/// texture tiles fit one [`TEXTURE_PERIOD_STUDS`] (32 / the tile size in studs).
+/// One material's style as the shader reads it (`MaterialStyle` in
+/// `shaders/terrain.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialStyleGpu {
-    /// Linear RGB tint and the tile scale.
+    /// The linear tint in `xyz`, and in `w` how many texture tiles fit one
+    /// [`TEXTURE_PERIOD_STUDS`] (32 / the tile size in studs).
     pub tint_scale: [f32; 4],
+    /// The low-poly style's flat colour, sRGB `0..=255` in `xyz` (the
+    /// texture's average times the tint; the built-in base colour), `w`
+    /// unused.
+    pub palette_srgb: [f32; 4],
 }
 
 /// Entries of the shader's `material_styles` array (ids past the built-ins
@@ -246,11 +250,18 @@ const _: () = assert!(Material::COUNT <= STYLE_SLOTS);
 pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLOTS] {
     let mut out = [MaterialStyleGpu {
         tint_scale: [1.0, 1.0, 1.0, 1.0],
+        palette_srgb: [255.0, 0.0, 255.0, 0.0],
     }; STYLE_SLOTS];
+    for m in Material::ALL {
+        let [r, g, b] = m.base_color_srgb().map(f32::from);
+        out[m.0 as usize].palette_srgb = [r, g, b, 0.0];
+    }
     for (material, style) in library.styles() {
         let [r, g, b] = style.tint_srgb.map(srgb_to_linear);
-        out[material.0 as usize].tint_scale =
-            [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
+        let slot = &mut out[material.0 as usize];
+        slot.tint_scale = [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
+        let [pr, pg, pb] = library.flat_colour_srgb(material).map(f32::from);
+        slot.palette_srgb = [pr, pg, pb, 0.0];
     }
     out
 }
@@ -491,6 +502,17 @@ mod tests {
                 "{} differs from the generator; run `strata --write-material-textures assets/materials`",
                 path.display()
             );
+        }
+    }
+
+    #[test]
+    fn the_default_styles_draw_the_built_ins_unchanged() {
+        let styles = style_gpu_data(&MaterialLibrary::default());
+        for m in Material::ALL {
+            let s = styles[m.0 as usize];
+            assert_eq!(s.tint_scale, [1.0, 1.0, 1.0, 1.0], "{m:?}");
+            let [r, g, b] = m.base_color_srgb().map(f32::from);
+            assert_eq!(s.palette_srgb, [r, g, b, 0.0], "{m:?}");
         }
     }
 

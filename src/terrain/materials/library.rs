@@ -102,6 +102,34 @@ pub enum LibraryError {
     },
 }
 
+/// GPU memory of a library's textures, for the panel and `--stats-json`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TextureMemoryReport {
+    /// Side imported textures are resized to, pixels.
+    pub texture_side_px: u32,
+    /// Side the texture array is drawn at (256 until a texture is imported).
+    pub drawn_side_px: u32,
+    /// GPU bytes of the whole array: one layer per material id, with mips.
+    pub array_gpu_bytes: u64,
+    /// The array's bytes per material id.
+    pub gpu_bytes_per_material: u64,
+    /// One entry per solid material.
+    pub materials: Vec<MaterialMemory>,
+}
+
+/// One material in a [`TextureMemoryReport`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MaterialMemory {
+    /// Material id.
+    pub id: u8,
+    /// Its name in the world.
+    pub name: String,
+    /// True when drawn with an imported texture.
+    pub imported: bool,
+    /// GPU bytes of its imported texture with mips (0 for a built-in).
+    pub texture_gpu_bytes: u64,
+}
+
 /// How one material id is drawn and named.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MaterialStyle {
@@ -333,6 +361,41 @@ impl MaterialLibrary {
         gpu_bytes_of_side(self.drawn_side_px()) * Material::COUNT as u64
     }
 
+    /// The flat colour that stands for `material` where no texture is
+    /// drawn (the low-poly style, swatches): its imported texture's
+    /// average, else its built-in colour, times its tint (sRGB, rounded).
+    pub fn flat_colour_srgb(&self, material: Material) -> [u8; 3] {
+        let base = self
+            .albedo(material)
+            .map_or(material.base_color_srgb(), MaterialTexture::average_srgb);
+        let tint = self.style(material).map_or([255; 3], |s| s.tint_srgb);
+        let mut out = [0u8; 3];
+        for k in 0..3 {
+            out[k] = ((u16::from(base[k]) * u16::from(tint[k]) + 127) / 255) as u8;
+        }
+        out
+    }
+
+    /// What the library's textures take on the GPU.
+    pub fn memory_report(&self) -> TextureMemoryReport {
+        let array = self.needed_gpu_bytes();
+        TextureMemoryReport {
+            texture_side_px: self.texture_side_px,
+            drawn_side_px: self.drawn_side_px(),
+            array_gpu_bytes: array,
+            gpu_bytes_per_material: array / Material::COUNT as u64,
+            materials: self
+                .styles()
+                .map(|(m, s)| MaterialMemory {
+                    id: m.0,
+                    name: s.name.clone(),
+                    imported: s.albedo.is_some(),
+                    texture_gpu_bytes: self.texture_gpu_bytes(m),
+                })
+                .collect(),
+        }
+    }
+
     /// The side the texture array is drawn at: the library's side once a
     /// texture is imported, else the built-ins' own 256 pixels.
     pub fn drawn_side_px(&self) -> u32 {
@@ -522,6 +585,24 @@ mod tests {
             Err(LibraryError::NotStyled { id: 1 })
         );
         assert_eq!(lib, before);
+    }
+
+    #[test]
+    fn the_memory_report_counts_the_array_and_each_texture() {
+        let mut lib = MaterialLibrary::default();
+        let report = lib.memory_report();
+        assert_eq!(report.drawn_side_px, 256);
+        assert_eq!(report.array_gpu_bytes, 11 * 349_524);
+        lib.set_albedo(Material::SAND, texture(512, 3)).unwrap();
+        let report = lib.memory_report();
+        assert_eq!(report.drawn_side_px, 512);
+        assert_eq!(report.gpu_bytes_per_material, 1_398_100);
+        let sand = &report.materials[3];
+        assert_eq!(
+            (sand.id, sand.imported, sand.texture_gpu_bytes),
+            (5, true, 1_398_100)
+        );
+        assert_eq!(report.materials[0].texture_gpu_bytes, 0);
     }
 
     #[test]
