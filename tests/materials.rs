@@ -108,6 +108,35 @@ fn a_folder_is_matched_by_pbr_names_and_resized_to_the_world_side() {
 }
 
 #[test]
+fn a_folder_with_several_albedos_uses_the_base_colour_and_says_so() {
+    let dir = temp_dir("several");
+    let folder = dir.join("x");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (file, colour) in [
+        ("x_albedo.png", [0, 0, 200]),
+        ("x_basecolor.png", [200, 0, 0]),
+        ("x_diffuse.png", [0, 200, 0]),
+    ] {
+        image::RgbImage::from_pixel(64, 64, image::Rgb(colour))
+            .save(folder.join(file))
+            .unwrap();
+    }
+    let imported = import_material(&folder, 256).unwrap();
+    assert_eq!(imported.albedo.average_srgb(), [200, 0, 0]);
+    assert_eq!(imported.albedo_file, folder.join("x_basecolor.png"));
+    assert_eq!(
+        imported.ignored_albedos,
+        [folder.join("x_albedo.png"), folder.join("x_diffuse.png")]
+    );
+    let summary = strata::io::materials::import_summary(&imported);
+    assert!(
+        summary.contains("other albedo files ignored: x_albedo.png, x_diffuse.png"),
+        "{summary}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
     let dir = temp_dir("roundtrip");
     let moss = pbr_folder(&dir, "moss", 256, [70, 130, 40]);
@@ -235,7 +264,18 @@ fn a_damaged_stored_library_is_refused_by_name() {
         "zeroed",
         "UPDATE document SET data = zeroblob(length(data)) WHERE name LIKE 'materials/texture/%'",
     );
-    assert!(e.contains("materials/texture/"), "{e}");
+    assert!(e.contains("texture ") && e.contains("materials"), "{e}");
+    assert!(
+        !e.contains("layers"),
+        "the message is about the texture: {e}"
+    );
+    let e = damage(
+        "extra style",
+        "UPDATE meta SET value = replace(value, ']}', \
+         ',{\"id\":11,\"name\":\"X\",\"albedo\":null,\"tint\":[255,255,255],\"tiling_studs\":32}]}') \
+         WHERE key = 'materials'",
+    );
+    assert!(e.contains("10 styles"), "{e}");
     let e = damage(
         "out of order",
         "UPDATE meta SET value = replace(value, '\"id\":3', '\"id\":4') WHERE key = 'materials'",
@@ -277,7 +317,7 @@ fn bad_textures_are_refused_and_change_nothing() {
     let cases: [(&Path, &str); 7] = [
         (&not_square, "must be square"),
         (&tiny, "16² to 8192²"),
-        (&huge, "16² to 8192²"),
+        (&huge, "is 16384×16384 pixels"),
         (&corrupt, "not a readable PNG or JPEG"),
         (&truncated, "not a readable PNG or JPEG"),
         (&no_albedo, "no albedo image"),

@@ -52,14 +52,10 @@ pub fn apply_import(
     imported: &ImportedMaterial,
 ) -> Result<String, LibraryError> {
     library.set_albedo(material, imported.albedo.clone())?;
-    let matched: Vec<&str> = imported.matched.iter().map(|m| m.role.label()).collect();
     Ok(format!(
-        "{}: {} ({}² to {}²). Found: {}. Only the albedo is drawn so far.",
+        "{}: {}",
         library.name(material),
-        imported.name,
-        imported.source_side_px,
-        imported.albedo.side_px(),
-        matched.join(", ")
+        crate::io::materials::import_summary(imported)
     ))
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::texture_import::{MaterialImportError, import_material};
+use super::texture_import::{ImportedMaterial, MaterialImportError, import_material};
 use crate::terrain::materials::{LibraryError, MaterialLibrary};
 
 /// One change to one material's style.
@@ -62,6 +62,45 @@ pub enum RestyleError {
     },
 }
 
+/// What an import read, for the terminal and the Materials window: the
+/// albedo file and its resize, the other albedo candidates it ignored, and
+/// the other maps the folder held.
+pub fn import_summary(imported: &ImportedMaterial) -> String {
+    let file = |p: &std::path::Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        )
+    };
+    let side = imported.albedo.side_px();
+    let size = if imported.source_side_px == side {
+        format!("{side}²")
+    } else {
+        format!("{}² resized to {side}²", imported.source_side_px)
+    };
+    let mut text = format!("albedo from {} ({size})", imported.albedo_file.display());
+    if !imported.ignored_albedos.is_empty() {
+        let ignored: Vec<String> = imported.ignored_albedos.iter().map(|p| file(p)).collect();
+        text.push_str(&format!(
+            "; other albedo files ignored: {}",
+            ignored.join(", ")
+        ));
+    }
+    let others: Vec<String> = imported
+        .matched
+        .iter()
+        .filter(|m| m.role != super::TextureRole::Albedo)
+        .map(|m| format!("{} {}", m.role.label(), file(&m.path)))
+        .collect();
+    if !others.is_empty() {
+        text.push_str(&format!(
+            "; also found (not drawn yet): {}",
+            others.join(", ")
+        ));
+    }
+    text
+}
+
 /// Applies `requests` in order to a copy of `library` and returns it with
 /// one summary line per request (what was imported and matched).
 ///
@@ -93,24 +132,10 @@ pub fn restyle(
                 let imported = import_material(path, out.texture_side_px())?;
                 out.set_albedo(material, imported.albedo.clone())
                     .map_err(refused)?;
-                let matched: Vec<String> = imported
-                    .matched
-                    .iter()
-                    .map(|m| {
-                        let file = m.path.file_name().map_or_else(
-                            || m.path.display().to_string(),
-                            |f| f.to_string_lossy().into_owned(),
-                        );
-                        format!("{} {file}", m.role.label())
-                    })
-                    .collect();
                 lines.push(format!(
-                    "{}: albedo from {} ({}² to {}²; matched: {}; only the albedo is drawn so far)",
+                    "{}: {}",
                     out.name(material),
-                    path.display(),
-                    imported.source_side_px,
-                    out.texture_side_px(),
-                    matched.join(", ")
+                    import_summary(&imported)
                 ));
             }
             RestyleRequest::Tint { tint_srgb, .. } => {
@@ -126,8 +151,9 @@ pub fn restyle(
                 lines.push(format!("{}: tile {studs} studs", out.name(material)));
             }
             RestyleRequest::Rename { name: new_name, .. } => {
+                let old = out.name(material).to_string();
                 out.rename(material, new_name).map_err(refused)?;
-                lines.push(format!("{name}: renamed {}", out.name(material)));
+                lines.push(format!("{old}: renamed {}", out.name(material)));
             }
         }
     }

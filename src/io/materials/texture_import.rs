@@ -78,6 +78,11 @@ pub struct ImportedMaterial {
     pub albedo: MaterialTexture,
     /// The albedo file's size before resizing, pixels.
     pub source_side_px: u32,
+    /// The file the albedo was read from.
+    pub albedo_file: PathBuf,
+    /// Other files named like an albedo, not used (a folder holding more
+    /// than one).
+    pub ignored_albedos: Vec<PathBuf>,
     /// Every file matched to a role (for a single image, just the albedo).
     pub matched: Vec<MatchedTexture>,
 }
@@ -135,7 +140,7 @@ pub enum MaterialImportError {
     },
     /// The image is larger than [`MAX_SOURCE_SIDE_PX`] or smaller than
     /// [`MIN_SOURCE_SIDE_PX`].
-    #[error("{path} is {side}² pixels; material textures must be 16² to 8192²")]
+    #[error("{path} is {side}×{side} pixels; material textures must be 16² to 8192²")]
     BadSize {
         /// The file.
         path: PathBuf,
@@ -249,21 +254,52 @@ pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, Ma
         }];
         (stem, only)
     };
-    let albedo_path = matched
+    let mut albedos: Vec<&PathBuf> = matched
         .iter()
-        .find(|m| m.role == TextureRole::Albedo)
-        .ok_or_else(|| MaterialImportError::NoAlbedo {
-            path: path.to_path_buf(),
-        })?
-        .path
-        .clone();
+        .filter(|m| m.role == TextureRole::Albedo)
+        .map(|m| &m.path)
+        .collect();
+    albedos.sort_by_key(|p| (albedo_rank(p), (*p).clone()));
+    let albedo_path =
+        albedos
+            .first()
+            .map(|p| (*p).clone())
+            .ok_or_else(|| MaterialImportError::NoAlbedo {
+                path: path.to_path_buf(),
+            })?;
+    let ignored_albedos = albedos.iter().skip(1).map(|p| (*p).clone()).collect();
     let (albedo, source_side_px) = decode_texture(&albedo_path, side_px)?;
     Ok(ImportedMaterial {
         name: tidy_name(&name),
         albedo,
         source_side_px,
+        albedo_file: albedo_path,
+        ignored_albedos,
         matched,
     })
+}
+
+/// Which albedo a folder holding several uses first: base colour, then
+/// albedo, then diffuse, then colour.
+fn albedo_rank(path: &Path) -> u8 {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let words: Vec<&str> = name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    if has("basecolor") || words.windows(2).any(|p| p == ["base", "color"]) {
+        0
+    } else if has("albedo") {
+        1
+    } else if has("diffuse") || has("diff") {
+        2
+    } else {
+        3
+    }
 }
 
 /// A folder's own name, for the material's name.
@@ -327,16 +363,13 @@ pub fn decode_texture(
         r.limits(limits);
         Ok(r)
     };
-    let (width, height) = match reader()?.into_dimensions() {
-        Ok(d) => d,
-        Err(image::ImageError::Limits(_)) => {
-            return Err(MaterialImportError::BadSize {
-                path: path.to_path_buf(),
-                side: MAX_SOURCE_SIDE_PX + 1,
-            });
-        }
-        Err(e) => return Err(decode_err(e)),
-    };
+    // The header alone (no pixels are decoded), without the limits, so a
+    // refusal names the real size.
+    let (width, height) = image::ImageReader::new(Cursor::new(bytes.as_slice()))
+        .with_guessed_format()
+        .map_err(|e| decode_err(image::ImageError::IoError(e)))?
+        .into_dimensions()
+        .map_err(decode_err)?;
     check_size(path, width, height)?;
     let image = reader()?.decode().map_err(decode_err)?;
     let rgba = image.to_rgba8();

@@ -48,7 +48,9 @@ pub enum LibraryError {
         /// The name given.
         name: String,
     },
-    /// Another material already has the name (case-insensitive).
+    /// Another material already has the name (case-insensitive), or it is
+    /// another material's built-in name (which scripts and the command line
+    /// also use).
     #[error("another material is already named {name:?}")]
     DuplicateName {
         /// The name given.
@@ -187,10 +189,22 @@ fn slot(material: Material) -> Result<usize, LibraryError> {
     }
 }
 
+/// Characters that draw nothing or reorder text (zero-width, bidirectional
+/// controls, the soft hyphen, the byte-order mark): a name with one would
+/// look like another.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
 fn check_name(name: &str) -> Result<&str, LibraryError> {
     let trimmed = name.trim();
     let chars = trimmed.chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || trimmed.chars().any(char::is_control) {
+    if chars == 0
+        || chars > MAX_NAME_CHARS
+        || trimmed.chars().any(|c| c.is_control() || is_invisible(c))
+    {
         return Err(LibraryError::BadName {
             name: name.to_string(),
         });
@@ -426,7 +440,10 @@ impl MaterialLibrary {
         let name = check_name(name)?;
         let taken = self
             .styles()
-            .any(|(m, s)| m != material && s.name.eq_ignore_ascii_case(name));
+            .any(|(m, s)| m != material && s.name.eq_ignore_ascii_case(name))
+            || Material::ALL
+                .iter()
+                .any(|&m| m != material && m.name().eq_ignore_ascii_case(name));
         if taken {
             return Err(LibraryError::DuplicateName {
                 name: name.to_string(),

@@ -152,7 +152,16 @@ pub(super) fn read_library(
         serde_json::from_str(text).map_err(|e| bad(format!("not a material library: {e}")))?;
     let side = stored.texture_side_px;
     if !TEXTURE_SIDES_PX.contains(&side) {
-        return Err(bad(format!("{side} is not a texture side")));
+        return Err(bad(format!(
+            "{side} is not a library texture side (256, 512, 1024 or 2048)"
+        )));
+    }
+    let solids = Material::solids().count();
+    if stored.styles.len() != solids {
+        return Err(bad(format!(
+            "{} styles; a library has one per solid material ({solids})",
+            stored.styles.len()
+        )));
     }
     let texture_bytes = u64::from(side) * u64::from(side) * 4;
     let mut styles = Vec::new();
@@ -173,7 +182,13 @@ pub(super) fn read_library(
                     .ok_or_else(|| bad(format!("{hex:?} is not 16 hex digits")))?;
                 if !textures.iter().any(|t| t.hash() == hash) {
                     let name = texture_name(hash);
-                    let bytes = read_named(conn, path, &name, texture_bytes)?
+                    let bytes = read_named(conn, path, &name, texture_bytes)
+                        .map_err(|e| match e {
+                            WorldFileError::BadDocument { reason, .. } => {
+                                bad(format!("texture {hex}: {reason}"))
+                            }
+                            other => other,
+                        })?
                         .ok_or_else(|| bad(format!("texture {hex} is not in the file")))?;
                     let texture = MaterialTexture::new(side, bytes)
                         .map_err(|e| bad(format!("texture {hex}: {e}")))?;
