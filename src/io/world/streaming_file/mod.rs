@@ -145,10 +145,11 @@ use new_file::{NewOrigin, remove_replaced_journal, write_new_file};
 use schema::{OPEN_SCHEMAS, schema_kind};
 
 /// The newest format version of streaming world files, what this build
-/// writes (4: column summaries; world files are
-/// version 1, [`FORMAT_VERSION`](crate::io::world::world_file::FORMAT_VERSION)): 3,
-/// heightmap worlds. This build reads versions
-/// [`GENERATED_FORMAT_VERSION`] and 3.
+/// writes (4: column summaries). This build also reads versions
+/// [`GENERATED_FORMAT_VERSION`] and 3 (heightmap worlds). World files
+/// number their own versions (1 to
+/// [`FORMAT_VERSION`](crate::io::world::world_file::FORMAT_VERSION)); the two
+/// kinds are told apart by their tables, not by the number.
 pub const STREAMING_FORMAT_VERSION: u32 = 4;
 
 /// The format version of a streaming world that keeps a world document
