@@ -21,7 +21,8 @@
 struct MaterialStyle {
     // Linear tint in xyz, texture tiles per DETAIL_PERIOD_STUDS in w.
     tint_scale: vec4<f32>,
-    // The low-poly style's flat colour, sRGB 0..255 in xyz.
+    // The low-poly style's flat colour, sRGB 0..255 in xyz; in w the array
+    // layer upward-facing surfaces sample (the id's own, or its top variant's).
     palette_srgb: vec4<f32>,
 }
 @group(1) @binding(2) var<uniform> material_styles: array<MaterialStyle, 16>;
@@ -152,12 +153,17 @@ struct Triplanar {
     ddx_z: vec2<f32>,
     ddy_z: vec2<f32>,
     w: vec3<f32>,
+    // The surface faces up: the top projection samples a material's top
+    // variant, when it has one.
+    up: bool,
 }
 
 fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
     var c = vec3<f32>(0.0);
     let l = i32(layer);
     let style = material_styles[min(layer, 15u)].tint_scale;
+    let top_layer = i32(material_styles[min(layer, 15u)].palette_srgb.w);
+    let ly = select(l, top_layer, t.up);
     // The material's own tile size: scaling uv and its gradients together
     // keeps the mip selection right.
     let s = style.w;
@@ -165,7 +171,7 @@ fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
         c += textureSampleGrad(material_albedo, material_sampler, t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s).rgb * t.w.x;
     }
     if t.w.y > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y * s, l, t.ddx_y * s, t.ddy_y * s).rgb * t.w.y;
+        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s).rgb * t.w.y;
     }
     if t.w.z > 0.0 {
         c += textureSampleGrad(material_albedo, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s).rgb * t.w.z;
@@ -275,6 +281,7 @@ fn shade(in: VsOut) -> vec4<f32> {
     w = w / (w.x + w.y + w.z);
     w = max(w - vec3<f32>(0.05), vec3<f32>(0.0));
     t.w = w / max(w.x + w.y + w.z, 1e-5);
+    t.up = n.y > 0.0;
 
     var albedo = vec3<f32>(0.0);
     if globals.low_poly > 0.5 {

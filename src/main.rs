@@ -240,8 +240,8 @@ struct Cli {
 
     /// Draw a material with the albedo of a texture folder (PBR names:
     /// basecolor/albedo/diffuse/color) or of one PNG/JPEG, stored in the
-    /// world's material library: `NAME=PATH`, repeatable (e.g.
-    /// `grass=textures/moss`). Whole worlds only; saved with --save.
+    /// world's material library: `NAME=PATH` (`NAME:top=PATH`: its upward faces), repeatable
+    /// (e.g. `grass=textures/moss`). Whole worlds only; saved with --save.
     #[arg(long = "material-texture", value_name = "NAME=PATH", requires = "headless", value_parser = parse_material_texture)]
     material_texture: Vec<RestyleRequest>,
 

@@ -151,6 +151,10 @@ fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
             material: "sand".into(),
             path: jpeg,
         },
+        RestyleRequest::TopTexture {
+            material: "dirt".into(),
+            path: dir.join("moss"),
+        },
         RestyleRequest::Tint {
             material: "sand".into(),
             tint_srgb: [255, 230, 200],
@@ -165,8 +169,14 @@ fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
         },
     ];
     let (library, lines) = restyle(&MaterialLibrary::default(), &requests).unwrap();
-    assert_eq!(lines.len(), 5);
+    assert_eq!(lines.len(), 6);
+    // Dirt's top variant is the moss texture: stored once with Grass's.
     assert_eq!(library.textures().count(), 2);
+    assert_eq!(
+        library.top_albedo(Material::DIRT),
+        library.albedo(Material::GRASS)
+    );
+    assert_eq!(library.layer_count(), 12);
     assert_eq!(library.material_named("studio moss"), Some(Material::GRASS));
 
     let grid = small_world();
@@ -454,6 +464,22 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
         was_grass.len()
     );
     assert!(red_pixels(&restyled) < total * 95 / 100);
+    // A top variant shows on upward-facing surfaces: from above, red
+    // where grass was, the grass's own texture kept for its sides.
+    let top_red = shot(
+        "shot_top_red",
+        &[
+            "--material-texture".into(),
+            format!("grass:top={}", red.display()),
+        ],
+    );
+    let after_top: Vec<&image::Rgba<u8>> = top_red.pixels().collect();
+    let top_now_red = was_grass.iter().filter(|&&i| is_red(after_top[i])).count();
+    assert!(
+        top_now_red * 100 >= was_grass.len() * 90,
+        "{top_now_red} of {} grass pixels turned red from above",
+        was_grass.len()
+    );
     // A green tint over the red texture leaves it dark: red is gone.
     let tinted = shot(
         "shot_tinted",

@@ -188,15 +188,25 @@ fn material_pair<'a>(s: &'a str, what: &str) -> Result<(String, &'a str), String
     Ok((name.to_string(), value.trim()))
 }
 
-/// `--material-texture NAME=PATH`: a texture folder or image for a material.
+/// `--material-texture NAME=PATH`: a texture folder or image for a
+/// material; `NAME:top=PATH` for its top variant (upward-facing surfaces).
 pub fn parse_material_texture(s: &str) -> Result<RestyleRequest, String> {
     let (material, path) = material_pair(s, "PATH")?;
     if path.is_empty() {
         return Err(format!("{s:?}: the path is empty"));
     }
-    Ok(RestyleRequest::Texture {
-        material,
-        path: path.into(),
+    let path = path.into();
+    Ok(match material.rsplit_once(':') {
+        Some((name, "top")) if !name.trim().is_empty() => RestyleRequest::TopTexture {
+            material: name.trim().to_string(),
+            path,
+        },
+        Some((_, part)) => {
+            return Err(format!(
+                "{material:?}: after the name, only `:top` (the top variant) is known, not {part:?}"
+            ));
+        }
+        None => RestyleRequest::Texture { material, path },
     })
 }
 
@@ -235,6 +245,37 @@ pub fn parse_material_rename(s: &str) -> Result<RestyleRequest, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn material_textures_parse_with_an_optional_top() {
+        assert_eq!(
+            parse_material_texture("grass=a/b"),
+            Ok(RestyleRequest::Texture {
+                material: "grass".into(),
+                path: "a/b".into()
+            })
+        );
+        assert_eq!(
+            parse_material_texture("Studio moss:top=x.png"),
+            Ok(RestyleRequest::TopTexture {
+                material: "Studio moss".into(),
+                path: "x.png".into()
+            })
+        );
+        for bad in ["grass:side=x", ":top=x", "grass=", "=x", "grass"] {
+            assert!(parse_material_texture(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_material_tint("rock=#FF8000"),
+            Ok(RestyleRequest::Tint {
+                material: "rock".into(),
+                tint_srgb: [255, 128, 0]
+            })
+        );
+        assert!(parse_material_tint("rock=12345").is_err());
+        assert!(parse_material_tiling("rock=x").is_err());
+    }
+
     use super::*;
 
     #[test]

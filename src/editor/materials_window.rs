@@ -16,6 +16,8 @@ use crate::terrain::materials::{LibraryError, MaterialLibrary};
 /// A texture being read for one material.
 struct ImportJob {
     material: Material,
+    /// For the material's top variant (upward-facing surfaces).
+    top: bool,
     path: PathBuf,
     result: Receiver<Result<ImportedMaterial, MaterialImportError>>,
 }
@@ -42,19 +44,26 @@ pub fn swatch_srgb(library: &MaterialLibrary, material: Material) -> [u8; 3] {
     library.flat_colour_srgb(material)
 }
 
-/// Puts an imported texture on `material` and says what was matched.
+/// Puts an imported texture on `material` (on its upward-facing surfaces
+/// when `top`) and says what was matched.
 ///
 /// # Errors
 /// The library's refusal (the library is unchanged).
 pub fn apply_import(
     library: &mut MaterialLibrary,
     material: Material,
+    top: bool,
     imported: &ImportedMaterial,
 ) -> Result<String, LibraryError> {
-    library.set_albedo(material, imported.albedo.clone())?;
+    if top {
+        library.set_top_albedo(material, imported.albedo.clone())?;
+    } else {
+        library.set_albedo(material, imported.albedo.clone())?;
+    }
     Ok(format!(
-        "{}: {}",
+        "{}{}: {}",
         library.name(material),
+        if top { " (top)" } else { "" },
         crate::io::materials::import_summary(imported)
     ))
 }
@@ -81,12 +90,12 @@ impl MaterialsWindow {
         let Ok(result) = job.result.try_recv() else {
             return;
         };
-        let material = job.material;
+        let (material, top) = (job.material, job.top);
         let path = job.path.display().to_string();
         self.job = None;
         self.message = Some(match result {
             Ok(_) if !editable => (true, "the world changed while the texture was read".into()),
-            Ok(imported) => match apply_import(library, material, &imported) {
+            Ok(imported) => match apply_import(library, material, top, &imported) {
                 Ok(text) => (false, text),
                 Err(e) => (true, format!("{path}: {e}")),
             },
@@ -94,7 +103,7 @@ impl MaterialsWindow {
         });
     }
 
-    fn start_import(&mut self, material: Material, side_px: u32) {
+    fn start_import(&mut self, material: Material, top: bool, side_px: u32) {
         let path = PathBuf::from(self.import_path.trim());
         let (tx, rx) = channel();
         let job_path = path.clone();
@@ -103,6 +112,7 @@ impl MaterialsWindow {
         });
         self.job = Some(ImportJob {
             material,
+            top,
             path,
             result: rx,
         });
@@ -193,7 +203,7 @@ impl MaterialsWindow {
     fn rows_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary) {
         egui::Grid::new("material_rows")
             .striped(true)
-            .num_columns(7)
+            .num_columns(8)
             .show(ui, |ui| {
                 for material in Material::solids() {
                     self.row_ui(ui, library, material);
@@ -255,7 +265,18 @@ impl MaterialsWindow {
             .on_disabled_hover_text("Type or browse a texture folder or image above first")
             .clicked()
         {
-            self.start_import(material, library.texture_side_px());
+            self.start_import(material, false, library.texture_side_px());
+        }
+        if ui
+            .add_enabled(can_import, egui::Button::new("Top"))
+            .on_hover_text(
+                "Show the texture folder or image above on this material's upward-facing \
+                 surfaces (its texture stays on the sides: grass over dirt)",
+            )
+            .on_disabled_hover_text("Type or browse a texture folder or image above first")
+            .clicked()
+        {
+            self.start_import(material, true, library.texture_side_px());
         }
         if ui
             .add_enabled(

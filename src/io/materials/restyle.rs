@@ -17,6 +17,14 @@ pub enum RestyleRequest {
         /// A folder of PBR maps, or one image.
         path: PathBuf,
     },
+    /// Give the material a top variant: the albedo of a texture folder or
+    /// image on its upward-facing surfaces (its albedo stays on the sides).
+    TopTexture {
+        /// The material's name.
+        material: String,
+        /// A folder of PBR maps, or one image.
+        path: PathBuf,
+    },
     /// Tint the material (sRGB).
     Tint {
         /// The material's name.
@@ -116,6 +124,7 @@ pub fn restyle(
     for request in requests {
         let name = match request {
             RestyleRequest::Texture { material, .. }
+            | RestyleRequest::TopTexture { material, .. }
             | RestyleRequest::Tint { material, .. }
             | RestyleRequest::Tiling { material, .. }
             | RestyleRequest::Rename { material, .. } => material,
@@ -137,6 +146,13 @@ pub fn restyle(
                     out.name(material),
                     import_summary(&imported)
                 ));
+            }
+            RestyleRequest::TopTexture { path, .. } => {
+                let imported = import_material(path, out.texture_side_px())?;
+                out.set_top_albedo(material, imported.albedo.clone())
+                    .map_err(refused)?;
+                let summary = import_summary(&imported);
+                lines.push(format!("{} (top): {summary}", out.name(material)));
             }
             RestyleRequest::Tint { tint_srgb, .. } => {
                 out.set_tint(material, *tint_srgb).map_err(refused)?;

@@ -234,8 +234,9 @@ pub struct MaterialStyleGpu {
     /// [`TEXTURE_PERIOD_STUDS`] (32 / the tile size in studs).
     pub tint_scale: [f32; 4],
     /// The low-poly style's flat colour, sRGB `0..=255` in `xyz` (the
-    /// texture's average times the tint; the built-in base colour), `w`
-    /// unused.
+    /// texture's average times the tint; the built-in base colour), and in
+    /// `w` the array layer upward-facing surfaces sample (the id's own
+    /// layer, or its top variant's).
     pub palette_srgb: [f32; 4],
 }
 
@@ -254,56 +255,56 @@ pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLO
     }; STYLE_SLOTS];
     for m in Material::ALL {
         let [r, g, b] = m.base_color_srgb().map(f32::from);
-        out[m.0 as usize].palette_srgb = [r, g, b, 0.0];
+        out[m.0 as usize].palette_srgb = [r, g, b, f32::from(m.0)];
     }
     for (material, style) in library.styles() {
         let [r, g, b] = style.tint_srgb.map(srgb_to_linear);
         let slot = &mut out[material.0 as usize];
         slot.tint_scale = [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
         let [pr, pg, pb] = library.flat_colour_srgb(material).map(f32::from);
-        slot.palette_srgb = [pr, pg, pb, 0.0];
+        slot.palette_srgb = [pr, pg, pb, library.top_layer(material) as f32];
     }
     out
 }
 
-/// The images of the texture array `library` draws with, one per material
-/// id at [`MaterialLibrary::drawn_side_px`]: a material's imported albedo,
-/// else its built-in image (from `built_ins`, resized when the library is
-/// drawn at another side).
+/// The images of the texture array `library` draws with, at
+/// [`MaterialLibrary::drawn_side_px`]: one per material id (its imported
+/// albedo, else its built-in image from `built_ins`, resized when the
+/// library is drawn at another side), then each top variant in id order
+/// ([`MaterialLibrary::top_layer`]).
 pub fn library_layer_images(
     library: &MaterialLibrary,
     built_ins: &[image::RgbImage],
 ) -> Vec<image::RgbImage> {
     let side = library.drawn_side_px();
-    Material::ALL
-        .iter()
-        .map(|&m| {
-            if let Some(texture) = library.albedo(m) {
-                let rgb: Vec<u8> = texture
-                    .rgba8()
-                    .chunks_exact(4)
-                    .flat_map(|t| [t[0], t[1], t[2]])
-                    .collect();
-                if let Some(img) = image::RgbImage::from_raw(side, side, rgb) {
-                    return img;
-                }
-            }
-            let built_in = built_ins
-                .get(m.0 as usize)
-                .cloned()
-                .unwrap_or_else(|| generate_material_image(m));
-            if built_in.width() == side {
-                built_in
-            } else {
-                image::imageops::resize(
-                    &built_in,
-                    side,
-                    side,
-                    image::imageops::FilterType::Triangle,
-                )
-            }
-        })
-        .collect()
+    let rgb_of = |texture: &crate::terrain::materials::MaterialTexture| {
+        let rgb: Vec<u8> = texture
+            .rgba8()
+            .chunks_exact(4)
+            .flat_map(|t| [t[0], t[1], t[2]])
+            .collect();
+        image::RgbImage::from_raw(side, side, rgb)
+    };
+    let tops: Vec<image::RgbImage> = library
+        .styles()
+        .filter_map(|(m, _)| library.top_albedo(m))
+        .filter_map(rgb_of)
+        .collect();
+    let per_id = Material::ALL.iter().map(|&m| {
+        if let Some(img) = library.albedo(m).and_then(rgb_of) {
+            return img;
+        }
+        let built_in = built_ins
+            .get(m.0 as usize)
+            .cloned()
+            .unwrap_or_else(|| generate_material_image(m));
+        if built_in.width() == side {
+            built_in
+        } else {
+            image::imageops::resize(&built_in, side, side, image::imageops::FilterType::Triangle)
+        }
+    });
+    per_id.chain(tops).collect()
 }
 
 /// The terrain's material texture array on the GPU, and the styles buffer
@@ -330,14 +331,17 @@ pub struct MaterialTextures {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct LayerSources {
     side_px: u32,
-    albedos: Vec<Option<u64>>,
+    albedos: Vec<[Option<u64>; 2]>,
 }
 
 impl LayerSources {
     fn of(library: &MaterialLibrary) -> LayerSources {
         LayerSources {
             side_px: library.drawn_side_px(),
-            albedos: library.styles().map(|(_, s)| s.albedo).collect(),
+            albedos: library
+                .styles()
+                .map(|(_, s)| [s.albedo, s.top_albedo])
+                .collect(),
         }
     }
 }
@@ -512,7 +516,7 @@ mod tests {
             let s = styles[m.0 as usize];
             assert_eq!(s.tint_scale, [1.0, 1.0, 1.0, 1.0], "{m:?}");
             let [r, g, b] = m.base_color_srgb().map(f32::from);
-            assert_eq!(s.palette_srgb, [r, g, b, 0.0], "{m:?}");
+            assert_eq!(s.palette_srgb, [r, g, b, f32::from(m.0)], "{m:?}");
         }
     }
 

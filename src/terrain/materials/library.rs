@@ -140,6 +140,10 @@ pub struct MaterialStyle {
     /// The albedo texture's hash in the library; `None` draws the built-in
     /// procedural texture of the id.
     pub albedo: Option<u64>,
+    /// The texture's hash that upward-facing surfaces show instead (grass
+    /// over dirt: the albedo then shows on the sides, cliffs and banks);
+    /// `None` shows the albedo everywhere.
+    pub top_albedo: Option<u64>,
     /// sRGB multiplier of the albedo (`[255, 255, 255]` leaves it as is).
     pub tint_srgb: [u8; 3],
     /// Studs one texture tile covers, one of [`TILING_STUDS`].
@@ -152,6 +156,7 @@ impl MaterialStyle {
         MaterialStyle {
             name: material.name().to_string(),
             albedo: None,
+            top_albedo: None,
             tint_srgb: [255, 255, 255],
             tiling_studs: DEFAULT_TILING_STUDS,
         }
@@ -244,15 +249,17 @@ impl MaterialLibrary {
             library.rename(material, &style.name)?;
             library.set_tiling(material, style.tiling_studs)?;
             library.set_tint(material, style.tint_srgb)?;
-            if let Some(hash) = style.albedo {
+            for hash in [style.albedo, style.top_albedo].into_iter().flatten() {
                 if !library.textures.contains_key(&hash) {
                     return Err(LibraryError::MissingTexture {
                         id: material.0,
                         hash,
                     });
                 }
-                library.styles[slot(material)?].albedo = Some(hash);
             }
+            let i = slot(material)?;
+            library.styles[i].albedo = style.albedo;
+            library.styles[i].top_albedo = style.top_albedo;
         }
         library.drop_unused_textures();
         library.check_budget(library.needed_gpu_bytes())?;
@@ -278,8 +285,10 @@ impl MaterialLibrary {
         for s in &self.styles {
             h.update(s.name.as_bytes());
             h.update(&[0]);
-            h.update(&s.albedo.unwrap_or(0).to_le_bytes());
-            h.update(&[u8::from(s.albedo.is_some())]);
+            for texture in [s.albedo, s.top_albedo] {
+                h.update(&texture.unwrap_or(0).to_le_bytes());
+                h.update(&[u8::from(texture.is_some())]);
+            }
             h.update(&s.tint_srgb);
             h.update(&s.tiling_studs.to_le_bytes());
         }
@@ -363,24 +372,64 @@ impl MaterialLibrary {
             .and_then(|h| self.textures.get(&h))
     }
 
-    /// GPU bytes of `material`'s own texture (with mips; 0 for a built-in
-    /// texture, which is always loaded).
-    pub fn texture_gpu_bytes(&self, material: Material) -> u64 {
-        self.albedo(material).map_or(0, MaterialTexture::gpu_bytes)
+    /// The texture `material`'s upward-facing surfaces show, when it has
+    /// a top variant.
+    pub fn top_albedo(&self, material: Material) -> Option<&MaterialTexture> {
+        self.style(material)
+            .and_then(|s| s.top_albedo)
+            .and_then(|h| self.textures.get(&h))
     }
 
-    /// GPU bytes of the whole texture array the library draws with: one
-    /// layer per material id at the drawn side, with mips.
+    /// GPU bytes of `material`'s own textures, its albedo and its top
+    /// variant (with mips; 0 for a built-in texture, which is always
+    /// loaded).
+    pub fn texture_gpu_bytes(&self, material: Material) -> u64 {
+        self.albedo(material).map_or(0, MaterialTexture::gpu_bytes)
+            + self
+                .top_albedo(material)
+                .map_or(0, MaterialTexture::gpu_bytes)
+    }
+
+    /// Layers of the texture array the library draws with: one per
+    /// material id, then one per top variant (in id order).
+    pub fn layer_count(&self) -> u32 {
+        Material::COUNT as u32
+            + self
+                .styles
+                .iter()
+                .filter(|s| s.top_albedo.is_some())
+                .count() as u32
+    }
+
+    /// The array layer `material`'s upward-facing surfaces sample: its top
+    /// variant's layer (after the per-id layers, in id order), else its own.
+    pub fn top_layer(&self, material: Material) -> u32 {
+        let mut next = Material::COUNT as u32;
+        for (m, s) in self.styles() {
+            if s.top_albedo.is_some() {
+                if m == material {
+                    return next;
+                }
+                next += 1;
+            }
+        }
+        u32::from(material.0)
+    }
+
+    /// GPU bytes of the whole texture array the library draws with
+    /// ([`MaterialLibrary::layer_count`] layers at the drawn side, with mips).
     pub fn needed_gpu_bytes(&self) -> u64 {
-        gpu_bytes_of_side(self.drawn_side_px()) * Material::COUNT as u64
+        gpu_bytes_of_side(self.drawn_side_px()) * u64::from(self.layer_count())
     }
 
     /// The flat colour that stands for `material` where no texture is
-    /// drawn (the low-poly style, swatches): its imported texture's
-    /// average, else its built-in colour, times its tint (sRGB, rounded).
+    /// drawn (the low-poly style, swatches): its top variant's average, else
+    /// its imported texture's, else its built-in colour, times its tint
+    /// (sRGB, rounded).
     pub fn flat_colour_srgb(&self, material: Material) -> [u8; 3] {
         let base = self
-            .albedo(material)
+            .top_albedo(material)
+            .or_else(|| self.albedo(material))
             .map_or(material.base_color_srgb(), MaterialTexture::average_srgb);
         let tint = self.style(material).map_or([255; 3], |s| s.tint_srgb);
         let mut out = [0u8; 3];
@@ -397,7 +446,7 @@ impl MaterialLibrary {
             texture_side_px: self.texture_side_px,
             drawn_side_px: self.drawn_side_px(),
             array_gpu_bytes: array,
-            gpu_bytes_per_material: array / Material::COUNT as u64,
+            gpu_bytes_per_material: array / u64::from(self.layer_count()),
             materials: self
                 .styles()
                 .map(|(m, s)| MaterialMemory {
@@ -495,11 +544,48 @@ impl MaterialLibrary {
                 found: texture.side_px(),
             });
         }
-        self.check_budget(gpu_bytes_of_side(self.texture_side_px) * Material::COUNT as u64)?;
-        let hash = texture.hash();
-        self.textures.entry(hash).or_insert(texture);
-        self.styles[i].albedo = Some(hash);
-        self.drop_unused_textures();
+        self.change_checked(|lib| {
+            let hash = texture.hash();
+            lib.textures.entry(hash).or_insert(texture);
+            lib.styles[i].albedo = Some(hash);
+        })
+    }
+
+    /// Gives `material` a top variant: `texture` on its upward-facing
+    /// surfaces, its albedo (imported or built-in) on the sides.
+    ///
+    /// # Errors
+    /// As [`MaterialLibrary::set_albedo`].
+    pub fn set_top_albedo(
+        &mut self,
+        material: Material,
+        texture: MaterialTexture,
+    ) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        if texture.side_px() != self.texture_side_px {
+            return Err(LibraryError::WrongTextureSide {
+                expected: self.texture_side_px,
+                found: texture.side_px(),
+            });
+        }
+        self.change_checked(|lib| {
+            let hash = texture.hash();
+            lib.textures.entry(hash).or_insert(texture);
+            lib.styles[i].top_albedo = Some(hash);
+        })
+    }
+
+    /// Applies `change` when the library it makes fits the budget; keeps
+    /// this one otherwise.
+    fn change_checked(
+        &mut self,
+        change: impl FnOnce(&mut MaterialLibrary),
+    ) -> Result<(), LibraryError> {
+        let mut next = self.clone();
+        change(&mut next);
+        next.drop_unused_textures();
+        next.check_budget(next.needed_gpu_bytes())?;
+        *self = next;
         Ok(())
     }
 
@@ -510,6 +596,17 @@ impl MaterialLibrary {
     pub fn clear_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
         let i = slot(material)?;
         self.styles[i].albedo = None;
+        self.drop_unused_textures();
+        Ok(())
+    }
+
+    /// Removes `material`'s top variant (its albedo shows everywhere).
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`].
+    pub fn clear_top_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        self.styles[i].top_albedo = None;
         self.drop_unused_textures();
         Ok(())
     }
@@ -526,7 +623,12 @@ impl MaterialLibrary {
     }
 
     fn drop_unused_textures(&mut self) {
-        let used: Vec<u64> = self.styles.iter().filter_map(|s| s.albedo).collect();
+        let used: Vec<u64> = self
+            .styles
+            .iter()
+            .flat_map(|s| [s.albedo, s.top_albedo])
+            .flatten()
+            .collect();
         self.textures.retain(|h, _| used.contains(h));
     }
 }
@@ -620,6 +722,27 @@ mod tests {
             (5, true, 1_398_100)
         );
         assert_eq!(report.materials[0].texture_gpu_bytes, 0);
+    }
+
+    #[test]
+    fn top_variants_take_layers_after_the_ids() {
+        let mut lib = MaterialLibrary::default();
+        lib.set_albedo(Material::DIRT, texture(512, 90)).unwrap();
+        lib.set_top_albedo(Material::SNOW, texture(512, 250))
+            .unwrap();
+        lib.set_top_albedo(Material::DIRT, texture(512, 30))
+            .unwrap();
+        assert_eq!(lib.layer_count(), 13);
+        assert_eq!(lib.top_layer(Material::DIRT), 11);
+        assert_eq!(lib.top_layer(Material::SNOW), 12);
+        assert_eq!(lib.top_layer(Material::ROCK), 3);
+        assert_eq!(lib.flat_colour_srgb(Material::DIRT), [30, 30, 30]);
+        assert_eq!(lib.texture_gpu_bytes(Material::DIRT), 2 * 1_398_100);
+        assert_eq!(lib.needed_gpu_bytes(), 13 * 1_398_100);
+        lib.clear_top_albedo(Material::SNOW).unwrap();
+        assert_eq!(lib.top_layer(Material::DIRT), 11);
+        assert_eq!(lib.layer_count(), 12);
+        assert_eq!(lib.textures().count(), 2);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! - Meta `materials`: JSON `{"texture_side_px": N, "styles": [{"id", "name",
 //!   "albedo", "tint", "tiling_studs"}, ...]}`, one style per solid built-in
 //!   id (2 to 10) in id order; `albedo` is the texture's XXH3-64 as 16 hex
-//!   digits, or `null` for the built-in texture; `tint` is `[r, g, b]` sRGB.
+//!   digits, or `null` for the built-in texture; `top_albedo` (optional,
+//!   `null` when absent) the same for the texture upward-facing surfaces
+//!   show; `tint` is `[r, g, b]` sRGB.
 //! - Payload `materials/texture/<16 hex digits>` of the `document` table
 //!   (zstd, in parts like every payload): the texture's RGBA8 texels,
 //!   `side² × 4` bytes, checked against the hash in its name on reading.
@@ -41,6 +43,8 @@ struct StoredStyle {
     id: u8,
     name: String,
     albedo: Option<String>,
+    #[serde(default)]
+    top_albedo: Option<String>,
     tint: [u8; 3],
     tiling_studs: u32,
 }
@@ -66,6 +70,7 @@ fn library_text(library: &MaterialLibrary) -> Option<String> {
                 id: m.0,
                 name: s.name.clone(),
                 albedo: s.albedo.map(|h| format!("{h:016x}")),
+                top_albedo: s.top_albedo.map(|h| format!("{h:016x}")),
                 tint: s.tint_srgb,
                 tiling_studs: s.tiling_studs,
             })
@@ -173,36 +178,38 @@ pub(super) fn read_library(
                 s.id, material.0
             )));
         }
-        let albedo = match s.albedo {
-            None => None,
-            Some(hex) => {
-                let hash = u64::from_str_radix(&hex, 16)
-                    .ok()
-                    .filter(|_| hex.len() == 16)
-                    .ok_or_else(|| bad(format!("{hex:?} is not 16 hex digits")))?;
-                if !textures.iter().any(|t| t.hash() == hash) {
-                    let name = texture_name(hash);
-                    let bytes = read_named(conn, path, &name, texture_bytes)
-                        .map_err(|e| match e {
-                            WorldFileError::BadDocument { reason, .. } => {
-                                bad(format!("texture {hex}: {reason}"))
-                            }
-                            other => other,
-                        })?
-                        .ok_or_else(|| bad(format!("texture {hex} is not in the file")))?;
-                    let texture = MaterialTexture::new(side, bytes)
-                        .map_err(|e| bad(format!("texture {hex}: {e}")))?;
-                    if texture.hash() != hash {
-                        return Err(bad(format!("texture {hex} does not match its hash")));
-                    }
-                    textures.push(texture);
+        let mut load = |hex: Option<String>| -> Result<Option<u64>, WorldFileError> {
+            let Some(hex) = hex else {
+                return Ok(None);
+            };
+            let hash = u64::from_str_radix(&hex, 16)
+                .ok()
+                .filter(|_| hex.len() == 16)
+                .ok_or_else(|| bad(format!("{hex:?} is not 16 hex digits")))?;
+            if !textures.iter().any(|t| t.hash() == hash) {
+                let bytes = read_named(conn, path, &texture_name(hash), texture_bytes)
+                    .map_err(|e| match e {
+                        WorldFileError::BadDocument { reason, .. } => {
+                            bad(format!("texture {hex}: {reason}"))
+                        }
+                        other => other,
+                    })?
+                    .ok_or_else(|| bad(format!("texture {hex} is not in the file")))?;
+                let texture = MaterialTexture::new(side, bytes)
+                    .map_err(|e| bad(format!("texture {hex}: {e}")))?;
+                if texture.hash() != hash {
+                    return Err(bad(format!("texture {hex} does not match its hash")));
                 }
-                Some(hash)
+                textures.push(texture);
             }
+            Ok(Some(hash))
         };
+        let albedo = load(s.albedo)?;
+        let top_albedo = load(s.top_albedo)?;
         styles.push(MaterialStyle {
             name: s.name,
             albedo,
+            top_albedo,
             tint_srgb: s.tint,
             tiling_studs: s.tiling_studs,
         });
