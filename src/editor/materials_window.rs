@@ -149,10 +149,11 @@ impl MaterialsWindow {
                 }
                 ui.label(
                     egui::RichText::new(format!(
-                        "Texture memory: {} of {} ({} per material id)",
+                        "Texture memory: {} of {} ({} layers of {} each)",
                         mib(library.needed_gpu_bytes()),
                         mib(library.texture_budget_bytes()),
-                        mib(library.needed_gpu_bytes() / Material::COUNT as u64)
+                        library.layer_count(),
+                        mib(library.needed_gpu_bytes() / u64::from(library.layer_count()))
                     ))
                     .small()
                     .weak(),
