@@ -385,6 +385,22 @@ fn bad_textures_are_refused_and_change_nothing() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Of the pixels `before` shows clearly as grass (green well above red and
+/// blue), `(count, how many of them `after` shows red)`.
+fn grass_turned_red(before: &image::RgbaImage, after: &image::RgbaImage) -> (usize, usize) {
+    let clearly_grass = |p: &image::Rgba<u8>| {
+        i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
+    };
+    let is_red = |p: &image::Rgba<u8>| i32::from(p[0]) > i32::from(p[1]) + 60;
+    let grass: Vec<(&image::Rgba<u8>, &image::Rgba<u8>)> = before
+        .pixels()
+        .zip(after.pixels())
+        .filter(|(b, _)| clearly_grass(b))
+        .collect();
+    let red = grass.iter().filter(|(_, a)| is_red(a)).count();
+    (grass.len(), red)
+}
+
 /// The renderer draws a restyled material with its texture and tint: a
 /// flat-topped world seen from above shows the imported colour.
 #[test]
@@ -445,23 +461,11 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
     assert_eq!(memory["materials"][0]["texture_gpu_bytes"], 1_398_100);
     assert_eq!(memory["materials"][1]["texture_gpu_bytes"], 0);
     // Where grass clearly showed, the red texture shows.
-    let clearly_grass = |p: &image::Rgba<u8>| {
-        i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
-    };
-    let is_red = |p: &image::Rgba<u8>| i32::from(p[0]) > i32::from(p[1]) + 60;
-    let before: Vec<&image::Rgba<u8>> = plain.pixels().collect();
-    let after: Vec<&image::Rgba<u8>> = restyled.pixels().collect();
-    let was_grass: Vec<usize> = (0..total).filter(|&i| clearly_grass(before[i])).collect();
-    let now_red = was_grass.iter().filter(|&&i| is_red(after[i])).count();
+    let (grass_shown, now_red) = grass_turned_red(&plain, &restyled);
+    assert!(grass_shown > total / 4, "{grass_shown} grass pixels");
     assert!(
-        was_grass.len() > total / 4,
-        "{} grass pixels",
-        was_grass.len()
-    );
-    assert!(
-        now_red * 100 >= was_grass.len() * 95,
-        "{now_red} of {} grass pixels turned red",
-        was_grass.len()
+        now_red * 100 >= grass_shown * 95,
+        "{now_red} of {grass_shown} grass pixels turned red"
     );
     assert!(red_pixels(&restyled) < total * 95 / 100);
     // A top variant shows on upward-facing surfaces: from above, red
@@ -473,12 +477,10 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
             format!("grass:top={}", red.display()),
         ],
     );
-    let after_top: Vec<&image::Rgba<u8>> = top_red.pixels().collect();
-    let top_now_red = was_grass.iter().filter(|&&i| is_red(after_top[i])).count();
+    let (_, top_now_red) = grass_turned_red(&plain, &top_red);
     assert!(
-        top_now_red * 100 >= was_grass.len() * 90,
-        "{top_now_red} of {} grass pixels turned red from above",
-        was_grass.len()
+        top_now_red * 100 >= grass_shown * 90,
+        "{top_now_red} of {grass_shown} grass pixels turned red from above"
     );
     // A green tint over the red texture leaves it dark: red is gone.
     let tinted = shot(
@@ -506,19 +508,11 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
             format!("grass={}", red.display()),
         ]),
     );
-    let before: Vec<&image::Rgba<u8>> = flat_plain.pixels().collect();
-    let after: Vec<&image::Rgba<u8>> = flat_red.pixels().collect();
-    let was_grass: Vec<usize> = (0..total).filter(|&i| clearly_grass(before[i])).collect();
-    let now_red = was_grass.iter().filter(|&&i| is_red(after[i])).count();
+    let (flat_grass, flat_now_red) = grass_turned_red(&flat_plain, &flat_red);
+    assert!(flat_grass > total / 4, "{flat_grass} low-poly grass pixels");
     assert!(
-        was_grass.len() > total / 4,
-        "{} low-poly grass pixels",
-        was_grass.len()
-    );
-    assert!(
-        now_red * 100 >= was_grass.len() * 95,
-        "{now_red} of {} low-poly grass pixels turned red",
-        was_grass.len()
+        flat_now_red * 100 >= flat_grass * 95,
+        "{flat_now_red} of {flat_grass} low-poly grass pixels turned red"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -113,8 +113,10 @@ pub struct TextureMemoryReport {
     pub drawn_side_px: u32,
     /// GPU bytes of the whole array: one layer per material id, with mips.
     pub array_gpu_bytes: u64,
-    /// The array's bytes per material id.
-    pub gpu_bytes_per_material: u64,
+    /// Layers of the array: one per material id, then one per top variant.
+    pub layers: u32,
+    /// The array's bytes per layer.
+    pub gpu_bytes_per_layer: u64,
     /// One entry per solid material.
     pub materials: Vec<MaterialMemory>,
 }
@@ -446,7 +448,8 @@ impl MaterialLibrary {
             texture_side_px: self.texture_side_px,
             drawn_side_px: self.drawn_side_px(),
             array_gpu_bytes: array,
-            gpu_bytes_per_material: array / u64::from(self.layer_count()),
+            layers: self.layer_count(),
+            gpu_bytes_per_layer: array / u64::from(self.layer_count()),
             materials: self
                 .styles()
                 .map(|(m, s)| MaterialMemory {
@@ -537,18 +540,7 @@ impl MaterialLibrary {
         material: Material,
         texture: MaterialTexture,
     ) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        if texture.side_px() != self.texture_side_px {
-            return Err(LibraryError::WrongTextureSide {
-                expected: self.texture_side_px,
-                found: texture.side_px(),
-            });
-        }
-        self.change_checked(|lib| {
-            let hash = texture.hash();
-            lib.textures.entry(hash).or_insert(texture);
-            lib.styles[i].albedo = Some(hash);
-        })
+        self.put_texture(material, texture, |style| &mut style.albedo)
     }
 
     /// Gives `material` a top variant: `texture` on its upward-facing
@@ -561,6 +553,18 @@ impl MaterialLibrary {
         material: Material,
         texture: MaterialTexture,
     ) -> Result<(), LibraryError> {
+        self.put_texture(material, texture, |style| &mut style.top_albedo)
+    }
+
+    /// Puts `texture` in the library and names it in the field of
+    /// `material`'s style that `field` picks, when the side and the budget
+    /// allow.
+    fn put_texture(
+        &mut self,
+        material: Material,
+        texture: MaterialTexture,
+        field: impl FnOnce(&mut MaterialStyle) -> &mut Option<u64>,
+    ) -> Result<(), LibraryError> {
         let i = slot(material)?;
         if texture.side_px() != self.texture_side_px {
             return Err(LibraryError::WrongTextureSide {
@@ -571,7 +575,7 @@ impl MaterialLibrary {
         self.change_checked(|lib| {
             let hash = texture.hash();
             lib.textures.entry(hash).or_insert(texture);
-            lib.styles[i].top_albedo = Some(hash);
+            *field(&mut lib.styles[i]) = Some(hash);
         })
     }
 
@@ -715,7 +719,7 @@ mod tests {
         lib.set_albedo(Material::SAND, texture(512, 3)).unwrap();
         let report = lib.memory_report();
         assert_eq!(report.drawn_side_px, 512);
-        assert_eq!(report.gpu_bytes_per_material, 1_398_100);
+        assert_eq!((report.layers, report.gpu_bytes_per_layer), (11, 1_398_100));
         let sand = &report.materials[3];
         assert_eq!(
             (sand.id, sand.imported, sand.texture_gpu_bytes),
