@@ -43,18 +43,16 @@ fn pbr_folder(dir: &Path, name: &str, side: u32, base: [u8; 3]) -> PathBuf {
     rgb16
         .save(folder.join(format!("{name}_2K_Color.png")))
         .unwrap();
-    pattern(side, [128, 128, 255])
-        .save(folder.join(format!("{name}_2K_NormalGL.png")))
-        .unwrap();
-    pattern(side, [90, 90, 90])
-        .save(folder.join(format!("{name}_2K_Roughness.png")))
-        .unwrap();
-    pattern(side, [40, 40, 40])
-        .save(folder.join(format!("{name}_2K_Displacement.png")))
-        .unwrap();
-    pattern(side, [10, 10, 10])
-        .save(folder.join(format!("{name}_2K_AmbientOcclusion.png")))
-        .unwrap();
+    for (map, grey) in [
+        ("NormalGL", [128, 128, 255]),
+        ("Roughness", [90, 90, 90]),
+        ("Displacement", [40, 40, 40]),
+        ("AmbientOcclusion", [10, 10, 10]),
+    ] {
+        pattern(side, grey)
+            .save(folder.join(format!("{name}_2K_{map}.png")))
+            .unwrap();
+    }
     folder
 }
 

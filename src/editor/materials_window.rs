@@ -38,12 +38,6 @@ pub struct MaterialsWindow {
     message: Option<(bool, String)>,
 }
 
-/// The colour a material's swatch shows: its flat colour (the imported
-/// texture's average, or its built-in colour, times its tint).
-pub fn swatch_srgb(library: &MaterialLibrary, material: Material) -> [u8; 3] {
-    library.flat_colour_srgb(material)
-}
-
 /// Puts an imported texture on `material` (on its upward-facing surfaces
 /// when `top`) and says what was matched.
 ///
@@ -217,7 +211,7 @@ impl MaterialsWindow {
         let Some(style) = library.style(material).cloned() else {
             return;
         };
-        let [r, g, b] = swatch_srgb(library, material);
+        let [r, g, b] = library.flat_colour_srgb(material);
         let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::hover());
         ui.painter()
             .rect_filled(rect, 3.0, egui::Color32::from_rgb(r, g, b));
@@ -294,25 +288,5 @@ impl MaterialsWindow {
         } else {
             mib(bytes)
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::terrain::materials::MaterialTexture;
-
-    #[test]
-    fn swatches_follow_the_texture_and_the_tint() {
-        let mut lib = MaterialLibrary::default();
-        assert_eq!(
-            swatch_srgb(&lib, Material::SAND),
-            Material::SAND.base_color_srgb()
-        );
-        let texels: Vec<u8> = [200u8, 100, 50, 255].repeat(512 * 512);
-        lib.set_albedo(Material::SAND, MaterialTexture::new(512, texels).unwrap())
-            .unwrap();
-        lib.set_tint(Material::SAND, [255, 128, 0]).unwrap();
-        assert_eq!(swatch_srgb(&lib, Material::SAND), [200, 50, 0]);
     }
 }

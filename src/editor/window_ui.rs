@@ -168,10 +168,7 @@ fn material_looks(
 ) -> Vec<(crate::terrain::Material, String, [u8; 3])> {
     library
         .styles()
-        .map(|(m, s)| {
-            let swatch = crate::editor::materials_window::swatch_srgb(library, m);
-            (m, s.name.clone(), swatch)
-        })
+        .map(|(m, s)| (m, s.name.clone(), library.flat_colour_srgb(m)))
         .collect()
 }
 

@@ -729,6 +729,20 @@ mod tests {
     }
 
     #[test]
+    fn the_flat_colour_is_the_texture_average_times_the_tint() {
+        let mut lib = MaterialLibrary::default();
+        assert_eq!(
+            lib.flat_colour_srgb(Material::SAND),
+            Material::SAND.base_color_srgb()
+        );
+        let texels: Vec<u8> = [200u8, 100, 50, 255].repeat(512 * 512);
+        lib.set_albedo(Material::SAND, MaterialTexture::new(512, texels).unwrap())
+            .unwrap();
+        lib.set_tint(Material::SAND, [255, 128, 0]).unwrap();
+        assert_eq!(lib.flat_colour_srgb(Material::SAND), [200, 50, 0]);
+    }
+
+    #[test]
     fn top_variants_take_layers_after_the_ids() {
         let mut lib = MaterialLibrary::default();
         lib.set_albedo(Material::DIRT, texture(512, 90)).unwrap();
