@@ -41,11 +41,18 @@ impl SplitMix {
     }
 }
 
-/// Frames between two strokes of a session (60 Hz frames): 20 strokes a
-/// second. At one a frame the test build (opt-level 1) meshes 17 s behind
-/// the strokes after 2,000 of them, and the results held for that backlog
-/// (about 60 MiB) are measured instead of what the strokes leave behind.
-const FRAMES_PER_STROKE: usize = 3;
+/// Frames between two strokes of a session (60 Hz frames): 10 strokes a
+/// second, a pace the test build (opt-level 1) meshes and uploads as it goes
+/// (edit-to-visible p99 about 0.1 s after 2,000 strokes on the 2-core
+/// machine). Faster, the replay falls behind by a backlog that depends on
+/// the machine: at 20 strokes a second it was 2 s after 500 strokes and 6 to
+/// 13 s after 2,000 from run to run, and the meshes held for it (up to
+/// about 100 MiB in heap profiles) were measured instead of what the
+/// strokes leave behind.
+const FRAMES_PER_STROKE: usize = 6;
+
+/// Longest edit-to-visible p99 at which a session counts as kept up with, ms.
+const KEPT_UP_P99_MS: f64 = 1000.0;
 
 /// `strokes` single applications at random places of the default world
 /// (4,096 studs across; 16 studs kept clear of its rim), one every
@@ -139,6 +146,20 @@ fn peak_memory_of_2000_strokes_stays_within_1_2_times_that_of_500() {
         peak_short = peak_short.max(number(&again, "peak_rss_bytes"));
     }
     let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    // The comparison is of what the strokes leave behind only while meshing
+    // keeps up with them; a replay that fell seconds behind holds a backlog
+    // whose size depends on the machine's speed, so say so when it did.
+    let p99_ms = |stats: &serde_json::Value| {
+        stats["edit_to_visible_ms"]["p99"]
+            .as_f64()
+            .expect("edit-to-visible p99 is a number")
+    };
+    let behind_ms = p99_ms(&short).max(p99_ms(&long));
+    eprintln!(
+        "edit-to-visible p99: 500 strokes {:.0} ms, 2000 strokes {:.0} ms",
+        p99_ms(&short),
+        p99_ms(&long)
+    );
     eprintln!(
         "peak RSS: 500 strokes {:.0} MiB (grid {:.0} MiB), 2000 strokes {:.0} MiB (grid {:.0} MiB)",
         mib(peak_short),
@@ -148,9 +169,16 @@ fn peak_memory_of_2000_strokes_stays_within_1_2_times_that_of_500() {
     );
     assert!(
         peak_long as f64 <= 1.2 * peak_short as f64,
-        "2000 strokes peaked at {:.0} MiB, more than 1.2 × the {:.0} MiB of 500 strokes",
+        "2000 strokes peaked at {:.0} MiB, more than 1.2 × the {:.0} MiB of 500 strokes{}",
         mib(peak_long),
         mib(peak_short),
+        if behind_ms > KEPT_UP_P99_MS {
+            format!(
+                " (meshing fell {behind_ms:.0} ms behind the strokes: the peak includes that backlog)"
+            )
+        } else {
+            String::new()
+        },
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
