@@ -1,7 +1,9 @@
 // Terrain surface: blends up to 4 materials per triangle by interpolated
-// weights, textures each by triplanar projection from a texture_2d_array (one
-// layer per material id), lights with a wrapped Lambert sun and hemispherical
-// sky ambient, fades to the sky's horizon colour with distance, and draws the
+// weights (sharpened by the materials' height maps where they have them),
+// textures each by triplanar projection from a texture_2d_array (one layer
+// per material id) with its normal and roughness maps from a second array,
+// lights with a wrapped Lambert sun, hemispherical sky ambient and, for
+// materials with a roughness map, a sun highlight, fades to the sky's horizon colour with distance, and draws the
 // brush cursor as a ring where the brush sphere meets the surface.
 //
 // Positions arrive chunk-local (studs); each drawn chunk is one instance whose
@@ -24,8 +26,21 @@ struct MaterialStyle {
     // The low-poly style's flat colour, sRGB 0..255 in xyz; in w the array
     // layer upward-facing surfaces sample (the id's own, or its top variant's).
     palette_srgb: vec4<f32>,
+    // x: height-blend sharpness (0 to 1); y, z, w: 1 when the material has a
+    // normal, roughness, height map in material_surface (else it is skipped).
+    surface: vec4<f32>,
 }
 @group(1) @binding(2) var<uniform> material_styles: array<MaterialStyle, 16>;
+// Per layer of material_albedo: tangent-space normal xy (OpenGL, green up)
+// in rg, roughness in b, height in a; linear.
+@group(1) @binding(3) var material_surface: texture_2d_array<f32>;
+
+// Height blending: a material's weight is multiplied by
+// exp2(HEIGHT_BLEND_SCALE * sharpness * (height - 0.5)), so where the cell
+// weights are close the higher texel wins (stones through grass) and a
+// sharpness of 0 leaves the weights exactly as they were.
+const HEIGHT_BLEND_SCALE: f32 = 24.0;
+const PI: f32 = 3.14159265;
 
 // Studs per texture tile; divides the 128-stud chunk so texturing is continuous
 // across chunks. Keep in sync with TEXTURE_PERIOD_STUDS in material_textures.rs.
@@ -158,11 +173,36 @@ struct Triplanar {
     up: bool,
 }
 
-fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
+// One material's look at a fragment.
+struct MaterialSample {
+    albedo: vec3<f32>,
+    // World-space normal: the surface's own without a normal map.
+    normal: vec3<f32>,
+    // 1 (fully rough) without a roughness map.
+    roughness: f32,
+    // 0.5 without a height map.
+    height: f32,
+}
+
+// Triplanar normal mapping with the UDN blend (Ben Golus, "Normal Mapping
+// for a Triplanar Shader", 2017): each plane's tangent-space x and y are
+// added to the surface normal along that plane's texture axes (u right,
+// image up). The X plane's uv is (z, -y): u = +z, up = +y; Y's is (x, z):
+// u = +x, up = -z; Z's is (x, -y): u = +x, up = +y.
+fn udn_normal(n: vec3<f32>, w: vec3<f32>, sx: vec4<f32>, sy: vec4<f32>, sz: vec4<f32>) -> vec3<f32> {
+    let tx = sx.xy * 2.0 - 1.0;
+    let ty = sy.xy * 2.0 - 1.0;
+    let tz = sz.xy * 2.0 - 1.0;
+    let offset = w.x * vec3<f32>(0.0, tx.y, tx.x) + w.y * vec3<f32>(ty.x, 0.0, -ty.y) + w.z * vec3<f32>(tz.x, tz.y, 0.0);
+    return normalize(n + offset);
+}
+
+fn sample_material(t: Triplanar, n: vec3<f32>, layer: u32) -> MaterialSample {
     var c = vec3<f32>(0.0);
     let l = i32(layer);
-    let style = material_styles[min(layer, 15u)].tint_scale;
-    let top_layer = i32(material_styles[min(layer, 15u)].palette_srgb.w);
+    let slot = material_styles[min(layer, 15u)];
+    let style = slot.tint_scale;
+    let top_layer = i32(slot.palette_srgb.w);
     let ly = select(l, top_layer, t.up);
     // The material's own tile size: scaling uv and its gradients together
     // keeps the mip selection right.
@@ -176,7 +216,35 @@ fn sample_material(t: Triplanar, layer: u32) -> vec3<f32> {
     if t.w.z > 0.0 {
         c += textureSampleGrad(material_albedo, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s).rgb * t.w.z;
     }
-    return c * style.xyz;
+    var out: MaterialSample;
+    out.albedo = c * style.xyz;
+    out.normal = n;
+    out.roughness = 1.0;
+    out.height = 0.5;
+    let maps = slot.surface;
+    if maps.y + maps.z + maps.w > 0.0 {
+        // The same projections from the surface array (a top variant's layer
+        // there is neutral: flat, rough, middle height).
+        let neutral = vec4<f32>(0.5, 0.5, 1.0, 0.5);
+        var sx = neutral;
+        var sy = neutral;
+        var sz = neutral;
+        if t.w.x > 0.0 {
+            sx = textureSampleGrad(material_surface, material_sampler, t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s);
+        }
+        if t.w.y > 0.0 {
+            sy = textureSampleGrad(material_surface, material_sampler, t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s);
+        }
+        if t.w.z > 0.0 {
+            sz = textureSampleGrad(material_surface, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s);
+        }
+        if maps.y > 0.5 {
+            out.normal = udn_normal(n, t.w, sx, sy, sz);
+        }
+        out.roughness = sx.z * t.w.x + sy.z * t.w.y + sz.z * t.w.z;
+        out.height = sx.w * t.w.x + sy.w * t.w.y + sz.w * t.w.z;
+    }
+    return out;
 }
 
 // Blends `tint`, shaded by the luminance of `color`, over `color`.
@@ -221,6 +289,88 @@ fn low_poly_albedo(material: u32, n: vec3<f32>) -> vec3<f32> {
         srgb *= LOW_POLY_SKIRT_SHADE;
     }
     return srgb_to_linear(srgb);
+}
+
+// The blended look of a quad's up-to-4 materials at a fragment.
+struct Blended {
+    albedo: vec3<f32>,
+    normal: vec3<f32>,
+    roughness: f32,
+    highlight: f32,
+}
+
+// Blends the materials `ids` by `weights` (normalized; those under 0.4 %
+// are skipped). Where a material has a height map and a blend sharpness,
+// its weight is scaled by its height (HEIGHT_BLEND_SCALE) and the weights
+// renormalized; without any, the weights are used exactly as given. The
+// normal and roughness are blended only where some material has those maps.
+fn blend_materials(t: Triplanar, n: vec3<f32>, ids: vec4<u32>, weights: vec4<f32>) -> Blended {
+    var out: Blended;
+    out.albedo = vec3<f32>(0.0);
+    out.normal = n;
+    out.roughness = 1.0;
+    out.highlight = 0.0;
+    var mw = weights / max(weights.x + weights.y + weights.z + weights.w, 1e-5);
+    mw = select(vec4<f32>(0.0), mw, mw > vec4<f32>(0.004));
+    var samples: array<MaterialSample, 4>;
+    var sharp = vec4<f32>(0.0);
+    var has_normal = vec4<f32>(0.0);
+    var has_rough = vec4<f32>(0.0);
+    for (var i = 0u; i < 4u; i++) {
+        if mw[i] > 0.0 {
+            samples[i] = sample_material(t, n, ids[i]);
+            let maps = material_styles[min(ids[i], 15u)].surface;
+            sharp[i] = maps.x * maps.w;
+            has_normal[i] = maps.y;
+            has_rough[i] = maps.z;
+        }
+    }
+    if any(sharp > vec4<f32>(0.0)) {
+        let h = vec4<f32>(samples[0].height, samples[1].height, samples[2].height, samples[3].height);
+        let scaled = mw * exp2(HEIGHT_BLEND_SCALE * sharp * (h - 0.5));
+        mw = scaled / max(scaled.x + scaled.y + scaled.z + scaled.w, 1e-20) * (mw.x + mw.y + mw.z + mw.w);
+    }
+    for (var i = 0u; i < 4u; i++) {
+        if mw[i] > 0.0 {
+            out.albedo += samples[i].albedo * mw[i];
+        }
+    }
+    if dot(has_normal, mw) > 0.0 {
+        var sum = vec3<f32>(0.0);
+        for (var i = 0u; i < 4u; i++) {
+            if mw[i] > 0.0 {
+                sum += samples[i].normal * mw[i];
+            }
+        }
+        out.normal = normalize(sum);
+    }
+    out.highlight = dot(has_rough, mw);
+    if out.highlight > 0.0 {
+        var r = 0.0;
+        for (var i = 0u; i < 4u; i++) {
+            if mw[i] > 0.0 {
+                r += samples[i].roughness * has_rough[i] * mw[i];
+            }
+        }
+        out.roughness = r / out.highlight;
+    }
+    return out;
+}
+
+// The sun's specular highlight on a surface of `roughness` seen from
+// direction `to_eye`: energy-normalized Blinn-Phong (exponent 2/α² - 2
+// with α = roughness², the usual mapping to a microfacet width) with
+// Schlick's Fresnel for a dielectric (F0 = 0.04).
+fn sun_highlight(nm: vec3<f32>, to_eye: vec3<f32>, roughness: f32) -> vec3<f32> {
+    let l = globals.sun_dir;
+    let h = normalize(l + to_eye);
+    let a = max(roughness * roughness, 0.03);
+    let exponent = 2.0 / (a * a) - 2.0;
+    let ndh = max(dot(nm, h), 0.0);
+    let ndl = max(dot(nm, l), 0.0);
+    let d = (exponent + 8.0) / (8.0 * PI) * pow(ndh, exponent);
+    let fresnel = 0.04 + 0.96 * pow(1.0 - max(dot(h, to_eye), 0.0), 5.0);
+    return globals.sun_color * globals.sun_intensity * d * fresnel * ndl;
 }
 
 @fragment
@@ -284,15 +434,22 @@ fn shade(in: VsOut) -> vec4<f32> {
     t.up = n.y > 0.0;
 
     var albedo = vec3<f32>(0.0);
+    // The normal the light sees (normal-mapped where a material has a
+    // normal map), the roughness and the share of the surface whose
+    // material has a roughness map (the only share with a highlight).
+    var lit_normal = n;
+    var roughness = 1.0;
+    var highlight = 0.0;
     if globals.low_poly > 0.5 {
         albedo = low_poly_albedo(in.material_ids.x, n);
     } else {
-        // Blend the quad's materials by the interpolated weights.
-        let mw = in.weights / max(in.weights.x + in.weights.y + in.weights.z + in.weights.w, 1e-5);
-        if mw.x > 0.004 { albedo += sample_material(t, in.material_ids.x) * mw.x; }
-        if mw.y > 0.004 { albedo += sample_material(t, in.material_ids.y) * mw.y; }
-        if mw.z > 0.004 { albedo += sample_material(t, in.material_ids.z) * mw.z; }
-        if mw.w > 0.004 { albedo += sample_material(t, in.material_ids.w) * mw.w; }
+        // Blend the quad's materials by the interpolated weights, sharpened
+        // by their height maps where they have them.
+        let blended = blend_materials(t, n, in.material_ids, in.weights);
+        albedo = blended.albedo;
+        lit_normal = blended.normal;
+        roughness = blended.roughness;
+        highlight = blended.highlight;
 
         // Large-scale variation hides the 32-stud texture repetition: brightness
         // on 64- and 16-stud lattices plus a hue drift (greener / drier) on the
@@ -307,15 +464,19 @@ fn shade(in: VsOut) -> vec4<f32> {
     // Sun (wrapped Lambert) plus hemispherical sky ambient.
     let sun_dir = globals.sun_dir;
     let wrap = globals.diffuse_wrap;
-    let ndl = dot(n, sun_dir);
+    let ndl = dot(lit_normal, sun_dir);
     let diffuse = max((ndl + wrap) / (1.0 + wrap), 0.0);
-    let hemi = n.y * 0.5 + 0.5;
+    let hemi = lit_normal.y * 0.5 + 0.5;
     let ambient = mix(globals.ground_ambient, globals.sky_zenith * globals.sky_ambient, hemi);
     var color = albedo * (globals.sun_color * globals.sun_intensity * diffuse + ambient);
 
-    // Distance fog toward the horizon colour, thinner with altitude.
     let dist = length(in.pos_rel);
     let view_dir = in.pos_rel / max(dist, 1e-4);
+    if highlight > 0.0 {
+        color += sun_highlight(lit_normal, -view_dir, roughness) * highlight;
+    }
+
+    // Distance fog toward the horizon colour, thinner with altitude.
     let height = globals.camera_height_studs + in.pos_rel.y;
     let height_factor = exp(-max(height, 0.0) * globals.fog_height_falloff);
     let fd = dist * globals.fog_density;

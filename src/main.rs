@@ -10,9 +10,9 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::app::cli_values::{
-    CameraArg, Size, parse_camera, parse_export_region, parse_material_rename,
-    parse_material_texture, parse_material_tiling, parse_material_tint, parse_seed, parse_size,
-    parse_stall_timeout, parse_time, parse_world_size,
+    CameraArg, Size, parse_camera, parse_export_region, parse_material_blend,
+    parse_material_rename, parse_material_texture, parse_material_tiling, parse_material_tint,
+    parse_seed, parse_size, parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::heightmap_options::{HeightmapOptions, heightmap_info_lines, heightmap_settings};
@@ -254,6 +254,11 @@ struct Cli {
     #[arg(long = "material-tiling", value_name = "NAME=STUDS", requires = "headless", value_parser = parse_material_tiling)]
     material_tiling: Vec<RestyleRequest>,
 
+    /// How strongly a material's height map decides where it shows among
+    /// blended materials, 0 to 100 %: `NAME=PCT`, repeatable.
+    #[arg(long = "material-blend", value_name = "NAME=PCT", requires = "headless", value_parser = parse_material_blend)]
+    material_blend: Vec<RestyleRequest>,
+
     /// Rename a material (after the other --material-* flags, which use
     /// the old name): `NAME=NEW_NAME`, repeatable.
     #[arg(long = "material-name", value_name = "NAME=NEW_NAME", requires = "headless", value_parser = parse_material_rename)]
@@ -457,23 +462,27 @@ fn recovery_dir() -> anyhow::Result<PathBuf> {
         .context("cannot make the recovery folder for new streaming worlds")
 }
 
+/// The `--material-*` requests in the order they apply.
+fn restyles(cli: &Cli) -> Vec<RestyleRequest> {
+    let (c, flags) = (
+        cli,
+        [
+            &cli.material_texture,
+            &cli.material_tiling,
+            &cli.material_tint,
+        ],
+    );
+    flags
+        .into_iter()
+        .chain([&c.material_blend, &c.material_name])
+        .flatten()
+        .cloned()
+        .collect()
+}
+
 /// The headless run: one world, the script applied once (through the
 /// meshing pipeline when a screenshot is drawn), then the screenshot, the
 /// statistics, the save and the exports, all of that same world.
-/// The `--material-*` requests in the order they apply.
-fn restyles(cli: &Cli) -> Vec<RestyleRequest> {
-    [
-        &cli.material_texture,
-        &cli.material_tiling,
-        &cli.material_tint,
-        &cli.material_name,
-    ]
-    .into_iter()
-    .flatten()
-    .cloned()
-    .collect()
-}
-
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // Every file the run would write, checked before anything runs.
     output_paths(cli).check()?;

@@ -405,7 +405,8 @@ fn material_styles_match_the_terrain_shaders_array() {
         "MaterialStyle",
         &fields!(MaterialStyleGpu {
             tint_scale,
-            palette_srgb
+            palette_srgb,
+            surface
         }),
     );
     assert_eq!(

@@ -14,7 +14,7 @@ use strata::io::world::world_file::{
 };
 use strata::terrain::Material;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
-use strata::terrain::materials::MaterialLibrary;
+use strata::terrain::materials::{MaterialLibrary, SurfaceMaps};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("strata-materials-{}-{name}", std::process::id()));
@@ -161,15 +161,44 @@ fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
             material: "grass".into(),
             studs: 64,
         },
+        RestyleRequest::BlendSharpness {
+            material: "grass".into(),
+            pct: 85,
+        },
         RestyleRequest::Rename {
             material: "grass".into(),
             name: "Studio moss".into(),
         },
     ];
     let (library, lines) = restyle(&MaterialLibrary::default(), &requests).unwrap();
-    assert_eq!(lines.len(), 6);
-    // Dirt's top variant is the moss texture: stored once with Grass's.
-    assert_eq!(library.textures().count(), 2);
+    assert_eq!(lines.len(), 7);
+    assert!(
+        lines[0].contains("normal (OpenGL) from moss_2K_NormalGL.png")
+            && lines[0].contains("roughness from moss_2K_Roughness.png")
+            && lines[0].contains("height from moss_2K_Displacement.png"),
+        "{}",
+        lines[0]
+    );
+    // The folder's normal, roughness and height maps are packed into one
+    // surface texture: red and green the normal, blue the roughness, alpha
+    // the height (texel 0 of each pattern is 0.6 of its grey).
+    let grass = library.style(Material::GRASS).unwrap();
+    assert_eq!(
+        grass.surface_maps,
+        SurfaceMaps {
+            normal: true,
+            normal_directx: false,
+            roughness: true,
+            height: true
+        }
+    );
+    assert_eq!(grass.blend_sharpness_pct, 85);
+    let surface = library.surface(Material::GRASS).unwrap();
+    assert_eq!(&surface.rgba8()[..4], &[76, 76, 54, 24]);
+    // A single image brings no surface maps.
+    assert_eq!(library.surface(Material::SAND), None);
+    // Dirt's top variant is the moss albedo: stored once with Grass's.
+    assert_eq!(library.textures().count(), 3);
     assert_eq!(
         library.top_albedo(Material::DIRT),
         library.albedo(Material::GRASS)
@@ -289,6 +318,24 @@ fn a_damaged_stored_library_is_refused_by_name() {
         "UPDATE meta SET value = replace(value, '\"id\":3', '\"id\":4') WHERE key = 'materials'",
     );
     assert!(e.contains("style of id 4 where id 3 belongs"), "{e}");
+    // Surface maps listed without a surface texture, and a sharpness past
+    // 100 %.
+    let e = damage(
+        "maps without a texture",
+        "UPDATE meta SET value = replace(value, '\"tiling_studs\":32}', \
+         '\"tiling_studs\":32,\"surface_maps\":{\"normal\":true,\"roughness\":false,\"height\":false}}') \
+         WHERE key = 'materials'",
+    );
+    assert!(
+        e.contains("surface texture and the maps it lists disagree"),
+        "{e}"
+    );
+    let e = damage(
+        "sharpness",
+        "UPDATE meta SET value = replace(value, '\"tiling_studs\":32}', \
+         '\"tiling_studs\":32,\"blend_sharpness_pct\":250}') WHERE key = 'materials'",
+    );
+    assert!(e.contains("250 %"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -511,6 +558,120 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
     assert!(
         flat_now_red * 100 >= flat_grass * 95,
         "{flat_now_red} of {flat_grass} low-poly grass pixels turned red"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A folder holding a flat grey albedo and a normal map of one colour,
+/// named for the OpenGL or the DirectX convention.
+fn tilted_folder(dir: &Path, name: &str, green: u8, directx: bool) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    image::RgbImage::from_pixel(64, 64, image::Rgb([150, 150, 150]))
+        .save(folder.join("x_basecolor.png"))
+        .unwrap();
+    let normal = if directx {
+        "x_normal_dx.png"
+    } else {
+        "x_normal_gl.png"
+    };
+    image::RgbImage::from_pixel(64, 64, image::Rgb([128, green, 200]))
+        .save(folder.join(normal))
+        .unwrap();
+    folder
+}
+
+#[test]
+fn normal_maps_light_the_surface_the_way_they_lean_in_either_convention() {
+    common::require_gpu("normal_maps_light_the_surface_the_way_they_lean_in_either_convention");
+    let dir = temp_dir("normals");
+    let shot = |name: &str, folder: &Path, stats: Option<&Path>| -> image::RgbaImage {
+        let out = dir.join(format!("{name}.png"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+        cmd.args([
+            "--headless",
+            "--world-size",
+            "256",
+            "--size",
+            "160x120",
+            "--camera=512,900,512,0,-89",
+            "--material-texture",
+        ])
+        .arg(format!("grass={}", folder.display()))
+        .arg("--screenshot")
+        .arg(&out);
+        if let Some(stats) = stats {
+            cmd.arg("--stats-json").arg(stats);
+        }
+        common::run_ok(&mut cmd);
+        image::open(&out).unwrap().to_rgba8()
+    };
+    // Seen from above, the sun stands toward -z. On the top projection the
+    // texture's up is -z, so green above 128 (OpenGL: the normal leans up
+    // the image) turns the ground toward the sun, and below 128 away.
+    let toward = shot("toward", &tilted_folder(&dir, "toward", 200, false), None);
+    let away = shot("away", &tilted_folder(&dir, "away", 56, false), None);
+    let flat_folder = dir.join("flat");
+    std::fs::create_dir_all(&flat_folder).unwrap();
+    image::RgbImage::from_pixel(64, 64, image::Rgb([150, 150, 150]))
+        .save(flat_folder.join("x_basecolor.png"))
+        .unwrap();
+    let stats_path = dir.join("stats.json");
+    let flat = shot("flat", &flat_folder, None);
+    // Measured where the built-in grass clearly shows (the restyled
+    // material's ground).
+    let plain_out = dir.join("plain.png");
+    common::run_ok(Command::new(env!("CARGO_BIN_EXE_strata")).args([
+        "--headless",
+        "--world-size",
+        "256",
+        "--size",
+        "160x120",
+        "--camera=512,900,512,0,-89",
+        "--screenshot",
+        plain_out.to_str().unwrap(),
+    ]));
+    let plain = image::open(&plain_out).unwrap().to_rgba8();
+    let grass = |p: &image::Rgba<u8>| {
+        i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
+    };
+    let mean = |img: &image::RgbaImage| {
+        let (sum, n) = img
+            .pixels()
+            .zip(plain.pixels())
+            .filter(|(_, g)| grass(g))
+            .fold((0u64, 0u64), |(s, n), (p, _)| {
+                (
+                    s + u64::from(p[0]) + u64::from(p[1]) + u64::from(p[2]),
+                    n + 1,
+                )
+            });
+        assert!(n > 19_200 / 4, "{n} grass pixels");
+        sum as f64 / (3 * n) as f64
+    };
+    let (m_toward, m_flat, m_away) = (mean(&toward), mean(&flat), mean(&away));
+    assert!(
+        m_toward > m_flat + 10.0 && m_flat > m_away + 10.0,
+        "mean brightness toward {m_toward:.1}, flat {m_flat:.1}, away {m_away:.1}"
+    );
+    // The same map written for DirectX (green down) is flipped on import
+    // and lights exactly like its OpenGL twin.
+    let directx = shot(
+        "directx",
+        &tilted_folder(&dir, "directx", 255 - 200, true),
+        Some(&stats_path),
+    );
+    assert!(directx == toward, "the DirectX map lit differently");
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).unwrap()).unwrap();
+    let memory = &stats["material_textures"];
+    assert_eq!(memory["surface_array"], true);
+    // Albedo and surface arrays, 11 layers each at 512² with mips.
+    assert_eq!(memory["array_gpu_bytes"], 2 * 11 * 1_398_100);
+    assert_eq!(memory["materials"][0]["texture_gpu_bytes"], 2 * 1_398_100);
+    assert_eq!(
+        memory["materials"][0]["surface_maps"]["normal_directx"],
+        true
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

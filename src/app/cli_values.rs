@@ -234,6 +234,16 @@ pub fn parse_material_tiling(s: &str) -> Result<RestyleRequest, String> {
     Ok(RestyleRequest::Tiling { material, studs })
 }
 
+/// `--material-blend NAME=PCT`: the height-blend sharpness, percent.
+pub fn parse_material_blend(s: &str) -> Result<RestyleRequest, String> {
+    let (material, pct) = material_pair(s, "PCT")?;
+    let pct = pct
+        .trim_end_matches('%')
+        .parse::<u32>()
+        .map_err(|_| format!("{pct:?} is not a whole percentage (0 to 100)"))?;
+    Ok(RestyleRequest::BlendSharpness { material, pct })
+}
+
 /// `--material-name NAME=NEW_NAME`: renames a material.
 pub fn parse_material_rename(s: &str) -> Result<RestyleRequest, String> {
     let (material, name) = material_pair(s, "NEW_NAME")?;

@@ -7,11 +7,11 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, channel};
 
-use crate::io::materials::{ImportedMaterial, MaterialImportError, import_material};
+use crate::io::materials::{ImportedMaterial, MaterialImportError, apply_import, import_material};
 use crate::terrain::Material;
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::library::TILING_STUDS;
 use crate::terrain::materials::texture::TEXTURE_SIDES_PX;
-use crate::terrain::materials::{LibraryError, MaterialLibrary};
 
 /// A texture being read for one material.
 struct ImportJob {
@@ -36,30 +36,6 @@ pub struct MaterialsWindow {
     folder_pick: Option<Receiver<Option<PathBuf>>>,
     /// The last outcome: `(is_error, text)`.
     message: Option<(bool, String)>,
-}
-
-/// Puts an imported texture on `material` (on its upward-facing surfaces
-/// when `top`) and says what was matched.
-///
-/// # Errors
-/// The library's refusal (the library is unchanged).
-pub fn apply_import(
-    library: &mut MaterialLibrary,
-    material: Material,
-    top: bool,
-    imported: &ImportedMaterial,
-) -> Result<String, LibraryError> {
-    if top {
-        library.set_top_albedo(material, imported.albedo.clone())?;
-    } else {
-        library.set_albedo(material, imported.albedo.clone())?;
-    }
-    Ok(format!(
-        "{}{}: {}",
-        library.name(material),
-        if top { " (top)" } else { "" },
-        crate::io::materials::import_summary(imported)
-    ))
 }
 
 fn mib(bytes: u64) -> String {
@@ -198,13 +174,66 @@ impl MaterialsWindow {
     fn rows_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary) {
         egui::Grid::new("material_rows")
             .striped(true)
-            .num_columns(8)
+            .num_columns(10)
             .show(ui, |ui| {
                 for material in Material::solids() {
                     self.row_ui(ui, library, material);
                     ui.end_row();
                 }
             });
+    }
+
+    /// The row's surface maps (which it has, the DirectX switch) and its
+    /// height-blend sharpness.
+    fn surface_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        library: &mut MaterialLibrary,
+        material: Material,
+        style: &crate::terrain::materials::MaterialStyle,
+    ) {
+        let maps = style.surface_maps;
+        ui.horizontal(|ui| {
+            let letter = |on: bool, c: &str| if on { c.to_string() } else { "·".to_string() };
+            ui.monospace(format!(
+                "{}{}{}",
+                letter(maps.normal, "N"),
+                letter(maps.roughness, "R"),
+                letter(maps.height, "H")
+            ))
+            .on_hover_text(
+                "Surface maps imported with the texture: N normal, R roughness, H height \
+                 (import a folder holding them)",
+            );
+            let mut directx = maps.normal_directx;
+            if ui
+                .add_enabled(maps.normal, egui::Checkbox::new(&mut directx, "DX"))
+                .on_hover_text(
+                    "The normal map was made for DirectX (green down): flip its green. \
+                     Set from the file name on import; switch it if the lighting looks inverted",
+                )
+                .changed()
+                && let Err(e) = library.flip_normal_green(material)
+            {
+                self.message = Some((true, e.to_string()));
+            }
+        });
+        let mut pct = u32::from(style.blend_sharpness_pct);
+        if ui
+            .add_enabled(
+                maps.height,
+                egui::DragValue::new(&mut pct).range(0..=100).suffix(" %"),
+            )
+            .on_hover_text(
+                "Height blend: how strongly this material's height map decides where it shows \
+                 among blended materials (0 blends by weight; higher lets stones poke through \
+                 grass instead of fading into it)",
+            )
+            .on_disabled_hover_text("Import a folder with a height map to blend by height")
+            .changed()
+        {
+            let _ = library.set_blend_sharpness(material, pct);
+        }
     }
 
     fn row_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary, material: Material) {
@@ -253,6 +282,7 @@ impl MaterialsWindow {
         if tiling != style.tiling_studs {
             let _ = library.set_tiling(material, tiling);
         }
+        self.surface_ui(ui, library, material, &style);
         let can_import = self.job.is_none() && !self.import_path.trim().is_empty();
         if ui
             .add_enabled(can_import, egui::Button::new("Import"))

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::texture_import::{ImportedMaterial, MaterialImportError, import_material};
 use crate::terrain::materials::{LibraryError, MaterialLibrary};
+use crate::terrain::storage::cell::Material;
 
 /// One change to one material's style.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +39,14 @@ pub enum RestyleRequest {
         material: String,
         /// Studs.
         studs: u32,
+    },
+    /// Set how strongly the material's height map decides where it shows
+    /// among blended materials.
+    BlendSharpness {
+        /// The material's name.
+        material: String,
+        /// Percent, 0 to 100.
+        pct: u32,
     },
     /// Rename the material.
     Rename {
@@ -94,19 +103,52 @@ pub fn import_summary(imported: &ImportedMaterial) -> String {
             ignored.join(", ")
         ));
     }
-    let others: Vec<String> = imported
+    let surface: Vec<String> = imported
+        .surface_files
+        .iter()
+        .map(|m| format!("{} from {}", m.role.label(), file(&m.path)))
+        .collect();
+    if !surface.is_empty() {
+        text.push_str(&format!("; {}", surface.join(", ")));
+    }
+    let unused: Vec<String> = imported
         .matched
         .iter()
-        .filter(|m| m.role != super::TextureRole::Albedo)
+        .filter(|m| m.role != super::TextureRole::Albedo && !imported.surface_files.contains(m))
         .map(|m| format!("{} {}", m.role.label(), file(&m.path)))
         .collect();
-    if !others.is_empty() {
-        text.push_str(&format!(
-            "; also found (not drawn yet): {}",
-            others.join(", ")
-        ));
+    if !unused.is_empty() {
+        text.push_str(&format!("; not used: {}", unused.join(", ")));
     }
     text
+}
+
+/// Puts an imported set on `material` (its albedo and surface maps; on its
+/// upward-facing surfaces, albedo only, when `top`) and says what was
+/// matched.
+///
+/// # Errors
+/// The library's refusal (the library is unchanged).
+pub fn apply_import(
+    library: &mut MaterialLibrary,
+    material: Material,
+    top: bool,
+    imported: &ImportedMaterial,
+) -> Result<String, LibraryError> {
+    let mut summary = import_summary(imported);
+    if top {
+        library.set_top_albedo(material, imported.albedo.clone())?;
+        if imported.surface.is_some() {
+            summary.push_str(" (a top variant draws its albedo only)");
+        }
+    } else {
+        library.set_material_set(material, imported.albedo.clone(), imported.surface.clone())?;
+    }
+    Ok(format!(
+        "{}{}: {summary}",
+        library.name(material),
+        if top { " (top)" } else { "" },
+    ))
 }
 
 /// Applies `requests` in order to a copy of `library` and returns it with
@@ -127,6 +169,7 @@ pub fn restyle(
             | RestyleRequest::TopTexture { material, .. }
             | RestyleRequest::Tint { material, .. }
             | RestyleRequest::Tiling { material, .. }
+            | RestyleRequest::BlendSharpness { material, .. }
             | RestyleRequest::Rename { material, .. } => material,
         };
         let material = out
@@ -137,22 +180,11 @@ pub fn restyle(
             source,
         };
         match request {
-            RestyleRequest::Texture { path, .. } => {
+            RestyleRequest::Texture { path, .. } | RestyleRequest::TopTexture { path, .. } => {
+                let top = matches!(request, RestyleRequest::TopTexture { .. });
                 let imported = import_material(path, out.texture_side_px())?;
-                out.set_albedo(material, imported.albedo.clone())
-                    .map_err(refused)?;
-                lines.push(format!(
-                    "{}: {}",
-                    out.name(material),
-                    import_summary(&imported)
-                ));
-            }
-            RestyleRequest::TopTexture { path, .. } => {
-                let imported = import_material(path, out.texture_side_px())?;
-                out.set_top_albedo(material, imported.albedo.clone())
-                    .map_err(refused)?;
-                let summary = import_summary(&imported);
-                lines.push(format!("{} (top): {summary}", out.name(material)));
+                let line = apply_import(&mut out, material, top, &imported).map_err(refused)?;
+                lines.push(line);
             }
             RestyleRequest::Tint { tint_srgb, .. } => {
                 out.set_tint(material, *tint_srgb).map_err(refused)?;
@@ -165,6 +197,10 @@ pub fn restyle(
             RestyleRequest::Tiling { studs, .. } => {
                 out.set_tiling(material, *studs).map_err(refused)?;
                 lines.push(format!("{}: tile {studs} studs", out.name(material)));
+            }
+            RestyleRequest::BlendSharpness { pct, .. } => {
+                out.set_blend_sharpness(material, *pct).map_err(refused)?;
+                lines.push(format!("{}: blend sharpness {pct} %", out.name(material)));
             }
             RestyleRequest::Rename { name: new_name, .. } => {
                 let old = out.name(material).to_string();

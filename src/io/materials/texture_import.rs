@@ -7,9 +7,11 @@
 //! the `image` crate's allocation limit, so a hostile image costs bounded
 //! memory and time and changes nothing.
 //!
-//! The library draws albedo only so far; the normal, roughness and height
-//! maps a folder holds are matched and reported (so the dialog can say what
-//! it found) but not imported.
+//! A folder's normal, roughness and height maps are decoded the same way
+//! and packed into the material's surface texture
+//! ([`crate::terrain::materials::surface`]); a DirectX normal map (named
+//! `nor_dx`, `normal_dx`, ...) has its green flipped to the OpenGL
+//! convention on the way in.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::path::{Path, PathBuf};
 use image::imageops::FilterType;
 
 use crate::io::{BoundedReadError, read_bounded};
+use crate::terrain::materials::surface::{SurfaceMaps, pack_surface};
 use crate::terrain::materials::texture::{MaterialTexture, TEXTURE_SIDES_PX};
 
 /// Largest texture file read, bytes.
@@ -85,6 +88,12 @@ pub struct ImportedMaterial {
     pub ignored_albedos: Vec<PathBuf>,
     /// Every file matched to a role (for a single image, just the albedo).
     pub matched: Vec<MatchedTexture>,
+    /// The folder's normal, roughness and height maps packed into one
+    /// surface texture, and which of them it had; `None` when it had none
+    /// (or for a single image).
+    pub surface: Option<PackedSurface>,
+    /// The files the surface texture was packed from.
+    pub surface_files: Vec<MatchedTexture>,
 }
 
 /// Why a material could not be imported (nothing was changed).
@@ -269,6 +278,7 @@ pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, Ma
             })?;
     let ignored_albedos = albedos.iter().skip(1).map(|p| (*p).clone()).collect();
     let (albedo, source_side_px) = decode_texture(&albedo_path, side_px)?;
+    let (surface, surface_files) = import_surface(&matched, side_px)?;
     Ok(ImportedMaterial {
         name: tidy_name(&name),
         albedo,
@@ -276,7 +286,53 @@ pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, Ma
         albedo_file: albedo_path,
         ignored_albedos,
         matched,
+        surface,
+        surface_files,
     })
+}
+
+/// A packed surface texture and the maps it holds.
+pub type PackedSurface = (MaterialTexture, SurfaceMaps);
+
+/// Decodes the first normal (OpenGL before DirectX), roughness and height
+/// map of `matched` and packs them (`None` when there is none), with the
+/// files used.
+fn import_surface(
+    matched: &[MatchedTexture],
+    side_px: u32,
+) -> Result<(Option<PackedSurface>, Vec<MatchedTexture>), MaterialImportError> {
+    // `matched` is sorted by role, so each role's first file comes first.
+    let first = |roles: &[TextureRole]| matched.iter().find(|m| roles.contains(&m.role)).cloned();
+    let normal = first(&[TextureRole::NormalGl]).or_else(|| first(&[TextureRole::NormalDx]));
+    let roughness = first(&[TextureRole::Roughness]);
+    let height = first(&[TextureRole::Height]);
+    let files: Vec<MatchedTexture> = [normal, roughness, height].into_iter().flatten().collect();
+    if files.is_empty() {
+        return Ok((None, files));
+    }
+    let decode = |role: &[TextureRole]| -> Result<Option<MaterialTexture>, MaterialImportError> {
+        files
+            .iter()
+            .find(|m| role.contains(&m.role))
+            .map(|m| decode_texture(&m.path, side_px).map(|(t, _)| t))
+            .transpose()
+    };
+    let normal_map = decode(&[TextureRole::NormalGl, TextureRole::NormalDx])?;
+    let directx = files.iter().any(|m| m.role == TextureRole::NormalDx);
+    let roughness_map = decode(&[TextureRole::Roughness])?;
+    let height_map = decode(&[TextureRole::Height])?;
+    let packed = pack_surface(
+        side_px,
+        normal_map.as_ref().map(MaterialTexture::rgba8),
+        directx,
+        roughness_map.as_ref().map(MaterialTexture::rgba8),
+        height_map.as_ref().map(MaterialTexture::rgba8),
+    )
+    .map_err(|e| MaterialImportError::Decode {
+        path: files[0].path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok((Some(packed), files))
 }
 
 /// Which albedo a folder holding several uses first: base colour, then

@@ -22,6 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::material_surfaces::{SurfaceSources, upload_surface_array};
 use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 
@@ -238,6 +239,11 @@ pub struct MaterialStyleGpu {
     /// `w` the array layer upward-facing surfaces sample (the id's own
     /// layer, or its top variant's).
     pub palette_srgb: [f32; 4],
+    /// The surface maps: `x` the height-blend sharpness (0 to 1), and 1 in
+    /// `y`, `z`, `w` when the material has a normal, roughness or height
+    /// map in the surface array (0: the shader skips it, so a material
+    /// without maps draws exactly as before).
+    pub surface: [f32; 4],
 }
 
 /// Entries of the shader's `material_styles` array (ids past the built-ins
@@ -252,6 +258,7 @@ pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLO
     let mut out = [MaterialStyleGpu {
         tint_scale: [1.0, 1.0, 1.0, 1.0],
         palette_srgb: [255.0, 0.0, 255.0, 0.0],
+        surface: [0.0; 4],
     }; STYLE_SLOTS];
     for m in Material::ALL {
         let [r, g, b] = m.base_color_srgb().map(f32::from);
@@ -263,6 +270,18 @@ pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLO
         slot.tint_scale = [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
         let [pr, pg, pb] = library.flat_colour_srgb(material).map(f32::from);
         slot.palette_srgb = [pr, pg, pb, library.top_layer(material) as f32];
+        let maps = style.surface_maps;
+        let on = |b: bool| if b { 1.0 } else { 0.0 };
+        slot.surface = [
+            if maps.height {
+                f32::from(style.blend_sharpness_pct) / 100.0
+            } else {
+                0.0
+            },
+            on(maps.normal),
+            on(maps.roughness),
+            on(maps.height),
+        ];
     }
     out
 }
@@ -318,12 +337,20 @@ pub struct MaterialTextures {
     pub sampler: wgpu::Sampler,
     /// Uniform buffer of [`STYLE_SLOTS`] [`MaterialStyleGpu`].
     pub styles: wgpu::Buffer,
+    /// The surface array (normal, roughness, height; `Rgba8Unorm`), one
+    /// layer per albedo layer while some material has surface maps, else
+    /// one neutral texel.
+    pub surface_texture: wgpu::Texture,
+    /// A `D2Array` view of [`MaterialTextures::surface_texture`].
+    pub surface_view: wgpu::TextureView,
     /// The built-in images, kept to rebuild the array for a library.
     built_ins: Vec<image::RgbImage>,
     /// [`MaterialLibrary::fingerprint`] of what is uploaded.
     uploaded: u64,
     /// What the uploaded array's layers came from.
     uploaded_layers: LayerSources,
+    /// What the uploaded surface array's layers came from.
+    uploaded_surfaces: SurfaceSources,
 }
 
 /// What the texture array's layers come from: the side and each solid
@@ -351,26 +378,47 @@ fn upload_array(
     queue: &wgpu::Queue,
     images: &[image::RgbImage],
 ) -> (wgpu::Texture, wgpu::TextureView) {
-    let n = images
+    let levels: Vec<Vec<(u32, Vec<u8>)>> = images.iter().map(build_mip_chain).collect();
+    upload_levels(
+        device,
+        queue,
+        "material albedo array",
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+        &levels,
+    )
+}
+
+/// Uploads a square RGBA8 2D array of `format` from each layer's mip
+/// chain (level 0 first, all layers the same side; at least one layer) and
+/// returns it with its `D2Array` view.
+pub(super) fn upload_levels(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    format: wgpu::TextureFormat,
+    layers: &[Vec<(u32, Vec<u8>)>],
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let n = layers
         .first()
-        .map_or(MATERIAL_TEXTURE_SIZE, image::RgbImage::width);
-    let mip_count = n.ilog2() + 1;
+        .and_then(|l| l.first())
+        .map_or(1, |(side, _)| *side);
+    let mip_count = layers.first().map_or(1, |l| l.len().max(1) as u32);
     let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("material albedo array"),
+        label: Some(label),
         size: wgpu::Extent3d {
             width: n,
             height: n,
-            depth_or_array_layers: images.len().max(1) as u32,
+            depth_or_array_layers: layers.len().max(1) as u32,
         },
         mip_level_count: mip_count,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        format,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
-    for (layer, img) in images.iter().enumerate() {
-        for (mip, (size, data)) in build_mip_chain(img).into_iter().enumerate() {
+    for (layer, chain) in layers.iter().enumerate() {
+        for (mip, (size, data)) in chain.iter().enumerate() {
             queue.write_texture(
                 wgpu::TexelCopyTextureInfo {
                     texture: &texture,
@@ -382,22 +430,22 @@ fn upload_array(
                     },
                     aspect: wgpu::TextureAspect::All,
                 },
-                &data,
+                data,
                 wgpu::TexelCopyBufferLayout {
                     offset: 0,
                     bytes_per_row: Some(4 * size),
-                    rows_per_image: Some(size),
+                    rows_per_image: Some(*size),
                 },
                 wgpu::Extent3d {
-                    width: size,
-                    height: size,
+                    width: *size,
+                    height: *size,
                     depth_or_array_layers: 1,
                 },
             );
         }
     }
     let view = texture.create_view(&wgpu::TextureViewDescriptor {
-        label: Some("material albedo array view"),
+        label: Some(label),
         dimension: Some(wgpu::TextureViewDimension::D2Array),
         ..Default::default()
     });
@@ -434,14 +482,18 @@ impl MaterialTextures {
             mapped_at_creation: false,
         });
         queue.write_buffer(&styles, 0, bytemuck::cast_slice(&style_gpu_data(&library)));
+        let (surface_texture, surface_view) = upload_surface_array(device, queue, &library);
         MaterialTextures {
             texture,
             view,
             sampler,
             styles,
+            surface_texture,
+            surface_view,
             built_ins: images.to_vec(),
             uploaded: library.fingerprint(),
             uploaded_layers: LayerSources::of(&library),
+            uploaded_surfaces: SurfaceSources::of(&library),
         }
     }
 
@@ -473,17 +525,26 @@ impl MaterialTextures {
         );
         self.uploaded = fingerprint;
         // Names, tints and tiles live in the styles buffer; only the layers'
-        // sources and the side need a new array.
-        let layers = LayerSources::of(library);
-        if layers == self.uploaded_layers {
-            return false;
+        // sources and the side need new arrays.
+        let mut rebuilt = false;
+        let surfaces = SurfaceSources::of(library);
+        if surfaces != self.uploaded_surfaces {
+            let (texture, view) = upload_surface_array(device, queue, library);
+            self.surface_texture = texture;
+            self.surface_view = view;
+            self.uploaded_surfaces = surfaces;
+            rebuilt = true;
         }
-        let images = library_layer_images(library, &self.built_ins);
-        let (texture, view) = upload_array(device, queue, &images);
-        self.texture = texture;
-        self.view = view;
-        self.uploaded_layers = layers;
-        true
+        let layers = LayerSources::of(library);
+        if layers != self.uploaded_layers {
+            let images = library_layer_images(library, &self.built_ins);
+            let (texture, view) = upload_array(device, queue, &images);
+            self.texture = texture;
+            self.view = view;
+            self.uploaded_layers = layers;
+            rebuilt = true;
+        }
+        rebuilt
     }
 }
 

@@ -28,6 +28,7 @@ pub mod gpu_data;
 pub mod horizon_fades;
 pub mod level_fades;
 mod material_noise;
+pub mod material_surfaces;
 pub mod material_texels;
 pub mod material_textures;
 pub mod node_buffers;

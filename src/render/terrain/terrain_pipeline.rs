@@ -29,7 +29,8 @@ pub struct TerrainPipeline {
     pub materials: MaterialTextures,
 }
 
-/// Group 1: the material texture array, its sampler and the styles.
+/// Group 1: the material albedo array, its sampler, the styles and the
+/// surface array (normal, roughness, height).
 fn material_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
@@ -50,6 +51,10 @@ fn material_bind_group(
             wgpu::BindGroupEntry {
                 binding: 2,
                 resource: materials.styles.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&materials.surface_view),
             },
         ],
     })
@@ -93,6 +98,16 @@ impl TerrainPipeline {
                         ty: wgpu::BufferBindingType::Uniform,
                         has_dynamic_offset: false,
                         min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
+                        multisampled: false,
                     },
                     count: None,
                 },

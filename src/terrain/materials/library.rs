@@ -1,6 +1,7 @@
 //! The material library of one world: for each solid built-in material id,
-//! the style it is drawn with (name, albedo texture, tint, tiling), and the
-//! textures those styles use, each kept once.
+//! the style it is drawn with (name, albedo texture, top variant, surface
+//! maps and their height-blend sharpness, tint, tiling), and the textures
+//! those styles use, each kept once.
 //!
 //! The default library is the eleven built-ins as they have always looked
 //! (their procedural textures, no tint, a 32-stud tile), and a world whose
@@ -10,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use super::surface::{SurfaceMaps, flip_normal_green};
 use super::texture::{
     DEFAULT_TEXTURE_SIDE_PX, MaterialTexture, TEXTURE_SIDES_PX, gpu_bytes_of_side,
 };
@@ -26,6 +28,10 @@ pub const DEFAULT_TILING_STUDS: u32 = 32;
 
 /// Longest material name, characters.
 pub const MAX_NAME_CHARS: usize = 48;
+
+/// Blend sharpness a material gets when a height map is imported for it
+/// and it had none, percent.
+pub const DEFAULT_BLEND_SHARPNESS_PCT: u8 = 60;
 
 /// Default GPU memory the library's textures may take with their mips
 /// (256 MiB: every slot at 2048² fits).
@@ -94,6 +100,18 @@ pub enum LibraryError {
         /// The budget, MiB.
         budget_mib: f64,
     },
+    /// A blend sharpness above 100 %.
+    #[error("a blend sharpness of {pct} % is not allowed; use 0 to 100")]
+    BadSharpness {
+        /// The value given, percent.
+        pct: u32,
+    },
+    /// The material has no normal map to flip.
+    #[error("material {id} has no normal map")]
+    NoNormalMap {
+        /// The material id.
+        id: u8,
+    },
     /// A stored library names a texture it does not hold.
     #[error("material {id} uses texture {hash:016x}, which the library does not hold")]
     MissingTexture {
@@ -111,12 +129,16 @@ pub struct TextureMemoryReport {
     pub texture_side_px: u32,
     /// Side the texture array is drawn at (256 until a texture is imported).
     pub drawn_side_px: u32,
-    /// GPU bytes of the whole array: one layer per material id, with mips.
+    /// GPU bytes of the albedo array (one layer per material id, with
+    /// mips) and of the surface array beside it (as many layers, once any
+    /// material has surface maps; else nothing).
     pub array_gpu_bytes: u64,
     /// Layers of the array: one per material id, then one per top variant.
     pub layers: u32,
-    /// The array's bytes per layer.
+    /// The arrays' bytes per layer (albedo, plus surface when drawn).
     pub gpu_bytes_per_layer: u64,
+    /// Whether the surface array (normal, roughness, height) is drawn.
+    pub surface_array: bool,
     /// One entry per solid material.
     pub materials: Vec<MaterialMemory>,
 }
@@ -130,8 +152,10 @@ pub struct MaterialMemory {
     pub name: String,
     /// True when drawn with an imported texture.
     pub imported: bool,
-    /// GPU bytes of its imported texture with mips (0 for a built-in).
+    /// GPU bytes of its imported textures with mips (0 for a built-in).
     pub texture_gpu_bytes: u64,
+    /// The surface maps it has.
+    pub surface_maps: SurfaceMaps,
 }
 
 /// How one material id is drawn and named.
@@ -150,6 +174,15 @@ pub struct MaterialStyle {
     pub tint_srgb: [u8; 3],
     /// Studs one texture tile covers, one of [`TILING_STUDS`].
     pub tiling_studs: u32,
+    /// The packed surface texture's hash (normal, roughness, height; see
+    /// [`super::surface`]); `None` draws the material flat and fully rough.
+    pub surface: Option<u64>,
+    /// Which maps [`MaterialStyle::surface`] holds.
+    pub surface_maps: SurfaceMaps,
+    /// How strongly the material's height map decides where it shows
+    /// among the blended materials of a surface, percent: 0 blends by the
+    /// cell weights alone, 100 gives crisp edges along the height map.
+    pub blend_sharpness_pct: u8,
 }
 
 impl MaterialStyle {
@@ -161,6 +194,9 @@ impl MaterialStyle {
             top_albedo: None,
             tint_srgb: [255, 255, 255],
             tiling_studs: DEFAULT_TILING_STUDS,
+            surface: None,
+            surface_maps: SurfaceMaps::default(),
+            blend_sharpness_pct: 0,
         }
     }
 }
@@ -251,7 +287,11 @@ impl MaterialLibrary {
             library.rename(material, &style.name)?;
             library.set_tiling(material, style.tiling_studs)?;
             library.set_tint(material, style.tint_srgb)?;
-            for hash in [style.albedo, style.top_albedo].into_iter().flatten() {
+            library.set_blend_sharpness(material, u32::from(style.blend_sharpness_pct))?;
+            for hash in [style.albedo, style.top_albedo, style.surface]
+                .into_iter()
+                .flatten()
+            {
                 if !library.textures.contains_key(&hash) {
                     return Err(LibraryError::MissingTexture {
                         id: material.0,
@@ -262,6 +302,12 @@ impl MaterialLibrary {
             let i = slot(material)?;
             library.styles[i].albedo = style.albedo;
             library.styles[i].top_albedo = style.top_albedo;
+            library.styles[i].surface = style.surface;
+            library.styles[i].surface_maps = if style.surface.is_some() {
+                style.surface_maps
+            } else {
+                SurfaceMaps::default()
+            };
         }
         library.drop_unused_textures();
         library.check_budget(library.needed_gpu_bytes())?;
@@ -287,12 +333,20 @@ impl MaterialLibrary {
         for s in &self.styles {
             h.update(s.name.as_bytes());
             h.update(&[0]);
-            for texture in [s.albedo, s.top_albedo] {
+            for texture in [s.albedo, s.top_albedo, s.surface] {
                 h.update(&texture.unwrap_or(0).to_le_bytes());
                 h.update(&[u8::from(texture.is_some())]);
             }
             h.update(&s.tint_srgb);
             h.update(&s.tiling_studs.to_le_bytes());
+            let m = s.surface_maps;
+            h.update(&[
+                u8::from(m.normal),
+                u8::from(m.normal_directx),
+                u8::from(m.roughness),
+                u8::from(m.height),
+                s.blend_sharpness_pct,
+            ]);
         }
         h.digest()
     }
@@ -382,14 +436,33 @@ impl MaterialLibrary {
             .and_then(|h| self.textures.get(&h))
     }
 
-    /// GPU bytes of `material`'s own textures, its albedo and its top
-    /// variant (with mips; 0 for a built-in texture, which is always
-    /// loaded).
+    /// The packed surface texture of `material` (normal, roughness,
+    /// height), when it has surface maps.
+    pub fn surface(&self, material: Material) -> Option<&MaterialTexture> {
+        self.style(material)
+            .and_then(|s| s.surface)
+            .and_then(|h| self.textures.get(&h))
+    }
+
+    /// True when some material has surface maps, so the renderer draws the
+    /// surface array.
+    pub fn has_surfaces(&self) -> bool {
+        self.styles.iter().any(|s| s.surface.is_some())
+    }
+
+    /// GPU bytes of `material`'s own textures, its albedo, its top variant
+    /// and its surface maps (with mips; 0 for a built-in texture, which is
+    /// always loaded).
     pub fn texture_gpu_bytes(&self, material: Material) -> u64 {
-        self.albedo(material).map_or(0, MaterialTexture::gpu_bytes)
-            + self
-                .top_albedo(material)
-                .map_or(0, MaterialTexture::gpu_bytes)
+        [
+            self.albedo(material),
+            self.top_albedo(material),
+            self.surface(material),
+        ]
+        .into_iter()
+        .flatten()
+        .map(MaterialTexture::gpu_bytes)
+        .sum()
     }
 
     /// Layers of the texture array the library draws with: one per
@@ -418,10 +491,12 @@ impl MaterialLibrary {
         u32::from(material.0)
     }
 
-    /// GPU bytes of the whole texture array the library draws with
-    /// ([`MaterialLibrary::layer_count`] layers at the drawn side, with mips).
+    /// GPU bytes of the texture arrays the library draws with
+    /// ([`MaterialLibrary::layer_count`] layers at the drawn side, with
+    /// mips, twice over when the surface array is drawn).
     pub fn needed_gpu_bytes(&self) -> u64 {
-        gpu_bytes_of_side(self.drawn_side_px()) * u64::from(self.layer_count())
+        let arrays = if self.has_surfaces() { 2 } else { 1 };
+        gpu_bytes_of_side(self.drawn_side_px()) * u64::from(self.layer_count()) * arrays
     }
 
     /// The flat colour that stands for `material` where no texture is
@@ -450,6 +525,7 @@ impl MaterialLibrary {
             array_gpu_bytes: array,
             layers: self.layer_count(),
             gpu_bytes_per_layer: array / u64::from(self.layer_count()),
+            surface_array: self.has_surfaces(),
             materials: self
                 .styles()
                 .map(|(m, s)| MaterialMemory {
@@ -457,6 +533,7 @@ impl MaterialLibrary {
                     name: s.name.clone(),
                     imported: s.albedo.is_some(),
                     texture_gpu_bytes: self.texture_gpu_bytes(m),
+                    surface_maps: s.surface_maps,
                 })
                 .collect(),
         }
@@ -556,6 +633,111 @@ impl MaterialLibrary {
         self.put_texture(material, texture, |style| &mut style.top_albedo)
     }
 
+    /// Draws `material` with an imported set: `albedo`, and `surface` maps
+    /// (packed by [`super::surface::pack_surface`]) or none, replacing the
+    /// maps it had. A material given a height map for the first time gets
+    /// [`DEFAULT_BLEND_SHARPNESS_PCT`]. All or nothing.
+    ///
+    /// # Errors
+    /// As [`MaterialLibrary::set_albedo`], for either texture.
+    pub fn set_material_set(
+        &mut self,
+        material: Material,
+        albedo: MaterialTexture,
+        surface: Option<(MaterialTexture, SurfaceMaps)>,
+    ) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        for texture in std::iter::once(&albedo).chain(surface.as_ref().map(|(t, _)| t)) {
+            self.check_side(texture)?;
+        }
+        self.change_checked(|lib| {
+            let style = &mut lib.styles[i];
+            let had_height = style.surface_maps.height;
+            style.albedo = Some(albedo.hash());
+            match &surface {
+                Some((texture, maps)) => {
+                    style.surface = Some(texture.hash());
+                    style.surface_maps = *maps;
+                    if maps.height && !had_height && style.blend_sharpness_pct == 0 {
+                        style.blend_sharpness_pct = DEFAULT_BLEND_SHARPNESS_PCT;
+                    }
+                }
+                None => {
+                    style.surface = None;
+                    style.surface_maps = SurfaceMaps::default();
+                }
+            }
+            lib.textures.entry(albedo.hash()).or_insert(albedo);
+            if let Some((texture, _)) = surface {
+                lib.textures.entry(texture.hash()).or_insert(texture);
+            }
+        })
+    }
+
+    /// Sets how strongly `material`'s height map decides where it shows
+    /// among blended materials, percent (kept when it has no height map, and
+    /// used once it gets one).
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`], [`LibraryError::BadSharpness`] above 100.
+    pub fn set_blend_sharpness(
+        &mut self,
+        material: Material,
+        pct: u32,
+    ) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        let pct = u8::try_from(pct)
+            .ok()
+            .filter(|p| *p <= 100)
+            .ok_or(LibraryError::BadSharpness { pct })?;
+        self.styles[i].blend_sharpness_pct = pct;
+        Ok(())
+    }
+
+    /// Flips the green of `material`'s normal map: the switch between a map
+    /// written for OpenGL (green up) and one written for DirectX.
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`], [`LibraryError::NoNormalMap`].
+    pub fn flip_normal_green(&mut self, material: Material) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        let Some(surface) = self
+            .surface(material)
+            .filter(|_| self.styles[i].surface_maps.normal)
+        else {
+            return Err(LibraryError::NoNormalMap { id: material.0 });
+        };
+        let flipped = flip_normal_green(surface);
+        self.change_checked(|lib| {
+            let style = &mut lib.styles[i];
+            style.surface = Some(flipped.hash());
+            style.surface_maps.normal_directx = !style.surface_maps.normal_directx;
+            lib.textures.entry(flipped.hash()).or_insert(flipped);
+        })
+    }
+
+    /// Removes `material`'s surface maps (drawn flat and fully rough).
+    ///
+    /// # Errors
+    /// [`LibraryError::NotStyled`].
+    pub fn clear_surface(&mut self, material: Material) -> Result<(), LibraryError> {
+        let i = slot(material)?;
+        self.styles[i].surface = None;
+        self.styles[i].surface_maps = SurfaceMaps::default();
+        self.drop_unused_textures();
+        Ok(())
+    }
+
+    fn check_side(&self, texture: &MaterialTexture) -> Result<(), LibraryError> {
+        if texture.side_px() != self.texture_side_px {
+            return Err(LibraryError::WrongTextureSide {
+                expected: self.texture_side_px,
+                found: texture.side_px(),
+            });
+        }
+        Ok(())
+    }
+
     /// Puts `texture` in the library and names it in the field of
     /// `material`'s style that `field` picks, when the side and the budget
     /// allow.
@@ -566,12 +748,7 @@ impl MaterialLibrary {
         field: impl FnOnce(&mut MaterialStyle) -> &mut Option<u64>,
     ) -> Result<(), LibraryError> {
         let i = slot(material)?;
-        if texture.side_px() != self.texture_side_px {
-            return Err(LibraryError::WrongTextureSide {
-                expected: self.texture_side_px,
-                found: texture.side_px(),
-            });
-        }
+        self.check_side(&texture)?;
         self.change_checked(|lib| {
             let hash = texture.hash();
             lib.textures.entry(hash).or_insert(texture);
@@ -593,13 +770,16 @@ impl MaterialLibrary {
         Ok(())
     }
 
-    /// Draws `material` with its built-in texture again.
+    /// Draws `material` with its built-in texture again, without surface
+    /// maps (they belonged to the imported set).
     ///
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn clear_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
         let i = slot(material)?;
         self.styles[i].albedo = None;
+        self.styles[i].surface = None;
+        self.styles[i].surface_maps = SurfaceMaps::default();
         self.drop_unused_textures();
         Ok(())
     }
@@ -630,7 +810,7 @@ impl MaterialLibrary {
         let used: Vec<u64> = self
             .styles
             .iter()
-            .flat_map(|s| [s.albedo, s.top_albedo])
+            .flat_map(|s| [s.albedo, s.top_albedo, s.surface])
             .flatten()
             .collect();
         self.textures.retain(|h, _| used.contains(h));

@@ -8,11 +8,14 @@
 //! resized by `io::materials`, drawn by `render`). Plain data with no file
 //! or GPU types, like the rest of `terrain`.
 //!
-//! - [`texture`]: one square RGBA8 albedo texture, named by its content hash;
+//! - [`texture`]: one square RGBA8 texture, named by its content hash;
+//! - [`surface`]: normal, roughness and height maps packed into one texture;
 //! - [`library`]: the per-world styles and the textures they use.
 
 pub mod library;
+pub mod surface;
 pub mod texture;
 
 pub use library::{LibraryError, MaterialLibrary, MaterialStyle};
+pub use surface::SurfaceMaps;
 pub use texture::{MaterialTexture, TextureError};

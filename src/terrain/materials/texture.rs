@@ -1,5 +1,6 @@
 //! One material texture as the library keeps it: a square, power-of-two,
-//! tileable sRGB albedo image in RGBA8 (alpha 255), level 0 only (the
+//! tileable image in RGBA8 (an sRGB albedo with alpha 255, or a packed
+//! surface texture of linear normal, roughness and height), level 0 only (the
 //! renderer builds the mips), named by the XXH3-64 of its bytes so equal
 //! textures are stored once.
 
@@ -56,6 +57,18 @@ impl MaterialTexture {
     /// [`TextureError`] for a side outside [`TEXTURE_SIDES_PX`] or a byte
     /// count other than `side_px² × 4`.
     pub fn new(side_px: u32, mut rgba8: Vec<u8>) -> Result<MaterialTexture, TextureError> {
+        for texel in rgba8.chunks_exact_mut(4) {
+            texel[3] = 255;
+        }
+        MaterialTexture::from_texels(side_px, rgba8)
+    }
+
+    /// A texture from its texels as given, alpha included (a packed surface
+    /// texture keeps its height there; see [`super::surface`]).
+    ///
+    /// # Errors
+    /// As [`MaterialTexture::new`].
+    pub fn from_texels(side_px: u32, rgba8: Vec<u8>) -> Result<MaterialTexture, TextureError> {
         if !TEXTURE_SIDES_PX.contains(&side_px) {
             return Err(TextureError::BadSide { side_px });
         }
@@ -66,9 +79,6 @@ impl MaterialTexture {
                 expected,
                 found: rgba8.len() as u64,
             });
-        }
-        for texel in rgba8.chunks_exact_mut(4) {
-            texel[3] = 255;
         }
         let hash = xxhash_rust::xxh3::xxh3_64(&rgba8);
         Ok(MaterialTexture {

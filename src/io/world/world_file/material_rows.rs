@@ -7,10 +7,14 @@
 //!   id (2 to 10) in id order; `albedo` is the texture's XXH3-64 as 16 hex
 //!   digits, or `null` for the built-in texture; `top_albedo` (optional,
 //!   `null` when absent) the same for the texture upward-facing surfaces
-//!   show; `tint` is `[r, g, b]` sRGB.
+//!   show; `tint` is `[r, g, b]` sRGB. Optional, for a material with surface
+//!   maps: `surface` (the packed normal/roughness/height texture's hash),
+//!   `surface_maps` (`{"normal", "normal_directx", "roughness", "height"}`,
+//!   which maps it holds) and `blend_sharpness_pct` (0 to 100).
 //! - Payload `materials/texture/<16 hex digits>` of the `document` table
 //!   (zstd, in parts like every payload): the texture's RGBA8 texels,
-//!   `side² × 4` bytes, checked against the hash in its name on reading.
+//!   `side² × 4` bytes (alpha as stored: a surface texture's height),
+//!   checked against the hash in its name on reading.
 //!   Each texture is stored once however many styles use it, and written
 //!   only when the file does not hold it yet.
 //!
@@ -26,7 +30,7 @@ use super::document::{read_named, write_named};
 use super::error::WorldFileError;
 use crate::terrain::Material;
 use crate::terrain::materials::texture::TEXTURE_SIDES_PX;
-use crate::terrain::materials::{MaterialLibrary, MaterialStyle, MaterialTexture};
+use crate::terrain::materials::{MaterialLibrary, MaterialStyle, MaterialTexture, SurfaceMaps};
 
 /// The meta key of the library.
 pub(super) const MATERIALS_KEY: &str = "materials";
@@ -47,6 +51,16 @@ struct StoredStyle {
     top_albedo: Option<String>,
     tint: [u8; 3],
     tiling_studs: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    surface: Option<String>,
+    #[serde(default, skip_serializing_if = "SurfaceMaps::is_empty")]
+    surface_maps: SurfaceMaps,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    blend_sharpness_pct: u8,
+}
+
+fn is_zero(pct: &u8) -> bool {
+    *pct == 0
 }
 
 #[derive(Serialize, Deserialize)]
@@ -73,6 +87,9 @@ fn library_text(library: &MaterialLibrary) -> Option<String> {
                 top_albedo: s.top_albedo.map(|h| format!("{h:016x}")),
                 tint: s.tint_srgb,
                 tiling_studs: s.tiling_studs,
+                surface: s.surface.map(|h| format!("{h:016x}")),
+                surface_maps: s.surface_maps,
+                blend_sharpness_pct: s.blend_sharpness_pct,
             })
             .collect(),
     };
@@ -195,7 +212,7 @@ pub(super) fn read_library(
                         other => other,
                     })?
                     .ok_or_else(|| bad(format!("texture {hex} is not in the file")))?;
-                let texture = MaterialTexture::new(side, bytes)
+                let texture = MaterialTexture::from_texels(side, bytes)
                     .map_err(|e| bad(format!("texture {hex}: {e}")))?;
                 if texture.hash() != hash {
                     return Err(bad(format!("texture {hex} does not match its hash")));
@@ -206,12 +223,23 @@ pub(super) fn read_library(
         };
         let albedo = load(s.albedo)?;
         let top_albedo = load(s.top_albedo)?;
+        let surface = load(s.surface)?;
+        let maps = s.surface_maps;
+        if surface.is_some() == maps.is_empty() || (maps.normal_directx && !maps.normal) {
+            return Err(bad(format!(
+                "material {}: its surface texture and the maps it lists disagree",
+                material.0
+            )));
+        }
         styles.push(MaterialStyle {
             name: s.name,
             albedo,
             top_albedo,
             tint_srgb: s.tint,
             tiling_studs: s.tiling_studs,
+            surface,
+            surface_maps: maps,
+            blend_sharpness_pct: s.blend_sharpness_pct,
         });
     }
     MaterialLibrary::from_parts(side, styles, textures).map_err(|e| bad(e.to_string()))
