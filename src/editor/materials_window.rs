@@ -119,11 +119,16 @@ impl MaterialsWindow {
                 }
                 ui.label(
                     egui::RichText::new(format!(
-                        "Texture memory: {} of {} ({} layers of {} each)",
+                        "Texture memory: {} of {} ({} layers of {} each{})",
                         mib(library.needed_gpu_bytes()),
                         mib(library.texture_budget_bytes()),
                         library.layer_count(),
-                        mib(library.needed_gpu_bytes() / u64::from(library.layer_count()))
+                        mib(library.needed_gpu_bytes() / u64::from(library.layer_count())),
+                        if library.has_surfaces() {
+                            ": albedo and surface maps"
+                        } else {
+                            ""
+                        }
                     ))
                     .small()
                     .weak(),
