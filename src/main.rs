@@ -10,9 +10,8 @@ use clap::Parser;
 use glam::DVec3;
 
 use strata::app::cli_values::{
-    CameraArg, Size, parse_camera, parse_export_region, parse_material_blend,
-    parse_material_rename, parse_material_texture, parse_material_tiling, parse_material_tint,
-    parse_seed, parse_size, parse_stall_timeout, parse_time, parse_world_size,
+    CameraArg, MaterialFlags, Size, parse_camera, parse_export_region, parse_seed, parse_size,
+    parse_stall_timeout, parse_time, parse_world_size,
 };
 use strata::app::headless::{self, ScreenshotOptions};
 use strata::app::heightmap_options::{HeightmapOptions, heightmap_info_lines, heightmap_settings};
@@ -22,7 +21,6 @@ use strata::app::world_outputs::{self, Exports, OpenedWorld};
 use strata::camera::{Camera, FramedView};
 use strata::io::heightmap::heightmap_import::HeightmapSettings;
 use strata::io::heightmap::world_georeference::WorldGeoreference;
-use strata::io::materials::RestyleRequest;
 use strata::io::world::streaming_file::StreamingWorldFile;
 use strata::io::world::world_source::WorldSource;
 use strata::mesh::MeshStyle;
@@ -31,6 +29,7 @@ use strata::render::lines::overlays::{Overlay, OverlaySet};
 use strata::render::terrain::material_textures;
 use strata::script::Script;
 use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::materials::MaterialLibrary;
 use strata::terrain::storage::coords::CellBox;
 
 /// The terrain style of the view and of an export.
@@ -238,31 +237,8 @@ struct Cli {
     #[arg(long = "stall-timeout-s", value_name = "SECONDS", requires = "headless", allow_negative_numbers = true, value_parser = parse_stall_timeout)]
     stall_timeout: Option<std::time::Duration>,
 
-    /// Draw a material with the albedo of a texture folder (PBR names:
-    /// basecolor/albedo/diffuse/color) or of one PNG/JPEG, stored in the
-    /// world's material library: `NAME=PATH` (`NAME:top=PATH`: its upward faces), repeatable
-    /// (e.g. `grass=textures/moss`). Whole worlds only; saved with --save.
-    #[arg(long = "material-texture", value_name = "NAME=PATH", requires = "headless", value_parser = parse_material_texture)]
-    material_texture: Vec<RestyleRequest>,
-
-    /// Tint a material: `NAME=RRGGBB` (sRGB hex), repeatable.
-    #[arg(long = "material-tint", value_name = "NAME=RRGGBB", requires = "headless", value_parser = parse_material_tint)]
-    material_tint: Vec<RestyleRequest>,
-
-    /// The studs one texture tile of a material covers (4, 8, 16, 32, 64
-    /// or 128): `NAME=STUDS`, repeatable.
-    #[arg(long = "material-tiling", value_name = "NAME=STUDS", requires = "headless", value_parser = parse_material_tiling)]
-    material_tiling: Vec<RestyleRequest>,
-
-    /// How strongly a material's height map decides where it shows among
-    /// blended materials, 0 to 100 %: `NAME=PCT`, repeatable.
-    #[arg(long = "material-blend", value_name = "NAME=PCT", requires = "headless", value_parser = parse_material_blend)]
-    material_blend: Vec<RestyleRequest>,
-
-    /// Rename a material (after the other --material-* flags, which use
-    /// the old name): `NAME=NEW_NAME`, repeatable.
-    #[arg(long = "material-name", value_name = "NAME=NEW_NAME", requires = "headless", value_parser = parse_material_rename)]
-    material_name: Vec<RestyleRequest>,
+    #[command(flatten)]
+    materials: MaterialFlags,
 
     /// Regenerate the procedural material textures into DIR and exit.
     #[arg(long, value_name = "DIR", hide = true)]
@@ -462,31 +438,13 @@ fn recovery_dir() -> anyhow::Result<PathBuf> {
         .context("cannot make the recovery folder for new streaming worlds")
 }
 
-/// The `--material-*` requests in the order they apply.
-fn restyles(cli: &Cli) -> Vec<RestyleRequest> {
-    let (c, flags) = (
-        cli,
-        [
-            &cli.material_texture,
-            &cli.material_tiling,
-            &cli.material_tint,
-        ],
-    );
-    flags
-        .into_iter()
-        .chain([&c.material_blend, &c.material_name])
-        .flatten()
-        .cloned()
-        .collect()
-}
-
 /// The headless run: one world, the script applied once (through the
 /// meshing pipeline when a screenshot is drawn), then the screenshot, the
 /// statistics, the save and the exports, all of that same world.
 fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // Every file the run would write, checked before anything runs.
     output_paths(cli).check()?;
-    let restyles = restyles(cli);
+    let restyles = cli.materials.requests();
     let script = cli.script.as_deref().map(Script::load).transpose()?;
     let source = world_source(cli)?;
     match &source {
@@ -653,7 +611,7 @@ fn run_headless_streamed(
 /// Refuses, before a streaming world is built or opened, the outputs a
 /// headless run of one cannot give (see [`OutputPaths::check_streamed`]).
 fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
-    if !restyles(cli).is_empty() {
+    if !cli.materials.requests().is_empty() {
         bail!("--material-* apply to whole worlds: streaming worlds keep no material library yet");
     }
     Ok(output_paths(cli).check_streamed(cli.export_region.is_some())?)
@@ -726,7 +684,7 @@ fn run_streamed_outputs(
         let missing = grid.missing_columns(&region);
         residency.load_now(&mut grid, missing)?;
         let crop = strata::terrain::editing::region::crop(&grid, region)?;
-        write_exports(cli, &crop, world.meta().georeference)?;
+        write_exports(cli, &crop, (world.meta().georeference, Default::default()))?;
     }
     Ok(())
 }
@@ -771,26 +729,30 @@ fn write_world_outputs(
             report.elapsed_ms
         );
     }
-    let georeference = world.meta.georeference.clone();
+    let meta = (
+        world.meta.georeference.clone(),
+        world.meta.materials.clone(),
+    );
     match cli.export_region {
         Some(region) => write_exports(
             cli,
             &strata::terrain::editing::region::crop(&world.grid, region)?,
-            georeference,
+            meta,
         ),
-        None => write_exports(cli, &world.grid, georeference),
+        None => write_exports(cli, &world.grid, meta),
     }
 }
 
 /// `--export-glb` and `--export-heightmap` of `grid` (the world, or the
-/// `--export-region` crop of it), the heightmap in the metres of
-/// `georeference`.
+/// `--export-region` crop of it), the heightmap in the metres of the
+/// georeference, its splat maps naming the library's materials.
 fn write_exports(
     cli: &Cli,
     grid: &strata::terrain::Grid,
-    georeference: Option<WorldGeoreference>,
+    (georeference, materials): (Option<WorldGeoreference>, MaterialLibrary),
 ) -> anyhow::Result<()> {
     let exports = Exports {
+        materials,
         glb: cli.export_glb.clone(),
         heightmap: cli.export_heightmap.clone(),
         heightmap_options: cli.heightmap_options.export_options(),

@@ -1,12 +1,63 @@
 //! Parsers of the command line's values (sizes, cameras, seeds, boxes,
-//! elevations): each takes the text as typed and gives the value or a
-//! message that says what is wrong and what is expected. The binary hands
-//! them to its argument parser.
+//! elevations, material restyles): each takes the text as typed and gives
+//! the value or a message that says what is wrong and what is expected.
+//! The binary hands them to its argument parser, and flattens
+//! [`MaterialFlags`] into its own flags.
 
 use glam::{DVec3, IVec3};
 
 use crate::io::materials::RestyleRequest;
 use crate::terrain::storage::coords::CellBox;
+
+/// The `--material-*` flags: restyles of the world's material library,
+/// each repeatable.
+#[derive(Clone, Debug, Default, PartialEq, clap::Args)]
+pub struct MaterialFlags {
+    /// Draw a material with a texture folder (its albedo, and its normal,
+    /// roughness and height maps; PBR names) or with one PNG/JPEG as its
+    /// albedo, stored in the world's material library: `NAME=PATH`
+    /// (`NAME:top=PATH`: its upward faces, albedo only), repeatable (e.g.
+    /// `grass=textures/moss`). Whole worlds only; saved with --save.
+    #[arg(long = "material-texture", value_name = "NAME=PATH", requires = "headless", value_parser = parse_material_texture)]
+    pub material_texture: Vec<RestyleRequest>,
+
+    /// Tint a material: `NAME=RRGGBB` (sRGB hex), repeatable.
+    #[arg(long = "material-tint", value_name = "NAME=RRGGBB", requires = "headless", value_parser = parse_material_tint)]
+    pub material_tint: Vec<RestyleRequest>,
+
+    /// The studs one texture tile of a material covers (4, 8, 16, 32, 64
+    /// or 128): `NAME=STUDS`, repeatable.
+    #[arg(long = "material-tiling", value_name = "NAME=STUDS", requires = "headless", value_parser = parse_material_tiling)]
+    pub material_tiling: Vec<RestyleRequest>,
+
+    /// How strongly a material's height map decides where it shows among
+    /// blended materials, 0 to 100 %: `NAME=PCT`, repeatable.
+    #[arg(long = "material-blend", value_name = "NAME=PCT", requires = "headless", value_parser = parse_material_blend)]
+    pub material_blend: Vec<RestyleRequest>,
+
+    /// Rename a material (after the other --material-* flags, which use
+    /// the old name): `NAME=NEW_NAME`, repeatable.
+    #[arg(long = "material-name", value_name = "NAME=NEW_NAME", requires = "headless", value_parser = parse_material_rename)]
+    pub material_name: Vec<RestyleRequest>,
+}
+
+impl MaterialFlags {
+    /// Every request in the order they apply: textures, tiles, tints,
+    /// blend sharpness, then names (the others use the old names).
+    pub fn requests(&self) -> Vec<RestyleRequest> {
+        [
+            &self.material_texture,
+            &self.material_tiling,
+            &self.material_tint,
+            &self.material_blend,
+            &self.material_name,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
+    }
+}
 
 /// Image size `WIDTHxHEIGHT` in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -200,6 +200,8 @@ pub struct Exports {
     pub step_cells: f32,
     /// `--collision-block`: the low-poly export's collision block, cells.
     pub collision_block: Option<u32>,
+    /// The world's material library: the names in the splat maps' sidecar.
+    pub materials: crate::terrain::materials::MaterialLibrary,
 }
 
 impl Exports {
@@ -220,8 +222,20 @@ pub fn heightmap_line(e: &crate::io::heightmap::heightmap_export::HeightmapExpor
         .as_ref()
         .map(|s| format!(" and {}", s.display()))
         .unwrap_or_default();
+    let splat = e
+        .splat
+        .as_ref()
+        .map(|s| {
+            format!(
+                "; {}, {} and {}",
+                s.summary(),
+                s.index_map.display(),
+                s.sidecar.display()
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "exported {}{sidecar} ({}x{} samples, {:.2} to {:.2} m)",
+        "exported {}{sidecar} ({}x{} samples, {:.2} to {:.2} m){splat}",
         e.path.display(),
         e.width_px,
         e.height_px,
@@ -272,11 +286,12 @@ pub fn write_exports(
         });
     }
     if let Some(path) = &exports.heightmap {
-        let e = crate::io::heightmap::heightmap_export::export_heightmap(
+        let e = crate::io::heightmap::heightmap_export::export_heightmap_with_library(
             grid,
             path,
             exports.georeference.as_ref(),
             &exports.heightmap_options,
+            &exports.materials,
         )?;
         lines.push(heightmap_line(&e));
     }

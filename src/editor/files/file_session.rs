@@ -305,6 +305,7 @@ impl FileSession {
                 grid.clone(),
                 path,
                 meta.georeference.clone(),
+                meta.materials.clone(),
             )),
             FileAction::ExportLowPolyGlb(path) => Some(file_jobs::export_low_poly_glb(
                 grid.clone(),

@@ -28,6 +28,11 @@
 //! GeoTIFF carries its source's CRS keys, pixel scale and tiepoint for the
 //! exported crop, elevations in the source's vertical unit.
 //!
+//! # Splat maps
+//! Beside the heights go the surface's materials as splat maps (RGBA, four
+//! materials each), a material-index map and their JSON sidecar, at the
+//! heightmap's samples ([`super::splat_export`]).
+//!
 //! # Sidecar
 //! `<stem>.json` with the importers' fields (`spacing_x_m`, `spacing_y_m`,
 //! `width`, `height`, `min_elevation_m`, `max_elevation_m`), and for 16-bit
@@ -45,8 +50,10 @@ pub use super::export_writers::{ExportFormat, HeightmapExportOptions};
 use super::export_writers::{SurfaceElevations, write_surface};
 pub use super::formats::engine_sizes::EngineSize;
 use super::formats::engine_sizes::{MAX_RESAMPLE_SIDE, resample};
+use super::splat_export::{SplatExport, SurfaceMaterials, write_splats};
 use super::world_georeference::WorldGeoreference;
 use crate::io::ExportError;
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::storage::coords::CHUNK_SIZE_CELLS;
 use crate::terrain::storage::grid::Grid;
 use crate::terrain::{Chunk, ChunkCoord};
@@ -67,14 +74,21 @@ pub struct HeightmapExport {
     /// Lowest and highest elevation written, metres of the world's
     /// georeference (studs without one).
     pub elevation_range_m: (f64, f64),
+    /// The splat maps written beside it.
+    pub splat: Option<SplatExport>,
 }
 
 /// A chunk column `(cx, cz)`.
 type ColumnKey = (i32, i32);
 
+/// Per column of a chunk column (`[z][x]` flattened): its top band and
+/// its surface material id (0 without ground).
+type ColumnSurface = (Vec<Option<ColumnTop>>, Vec<u8>);
+
 /// The top band of every column of one chunk column, `[z][x]` flattened,
-/// `None` where the column has no solid cell.
-fn column_tops(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> Vec<Option<ColumnTop>> {
+/// `None` where the column has no solid cell, and each column's surface
+/// material ([`TopBand::material`]; 0 without ground).
+fn column_tops(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> ColumnSurface {
     const N: usize = CHUNK_SIZE_CELLS as usize;
     // Chunks of this column from the top down.
     let chunks: Vec<(i32, &Chunk)> = ys
@@ -82,6 +96,7 @@ fn column_tops(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> Vec<Option<ColumnTo
         .filter_map(|&cy| grid.chunk(ChunkCoord::new(cx, cy, cz)).map(|c| (cy, c)))
         .collect();
     let mut out = vec![None; N * N];
+    let mut materials = vec![0u8; N * N];
     for lz in 0..CHUNK_SIZE_CELLS {
         for lx in 0..CHUNK_SIZE_CELLS {
             let mut band = TopBand::default();
@@ -94,19 +109,18 @@ fn column_tops(grid: &Grid, cx: i32, cz: i32, ys: &[i32]) -> Vec<Option<ColumnTo
                     continue;
                 }
                 for ly in (0..CHUNK_SIZE_CELLS).rev() {
-                    let occupancy = chunk
-                        .cells
-                        .get(glam::IVec3::new(lx, ly, lz))
-                        .solid_occupancy();
-                    if band.take(cy * CHUNK_SIZE_CELLS + ly, occupancy) {
+                    let cell = chunk.cells.get(glam::IVec3::new(lx, ly, lz));
+                    if band.take(cy * CHUNK_SIZE_CELLS + ly, cell) {
                         break 'chunks;
                     }
                 }
             }
-            out[(lz * CHUNK_SIZE_CELLS + lx) as usize] = band.top();
+            let i = (lz * CHUNK_SIZE_CELLS + lx) as usize;
+            out[i] = band.top();
+            materials[i] = band.material;
         }
     }
-    out
+    (out, materials)
 }
 
 /// The partial cells at the top of a column, walked down one cell at a
@@ -117,11 +131,24 @@ struct TopBand {
     cells: Vec<(i32, u8)>,
     /// The full cell (or air) the band rests on, once found.
     rest_y: Option<i32>,
+    /// The surface's material: that of the band's first cell at least half
+    /// solid (the cell the Surface Nets 0.5 crossing leaves on top), else
+    /// of its topmost solid cell; 0 (air) without ground.
+    material: u8,
+    /// Whether [`TopBand::material`] came from a cell at least half solid.
+    material_settled: bool,
 }
 
 impl TopBand {
-    /// Takes cell `y`'s solid occupancy; true when the band has ended.
-    fn take(&mut self, y: i32, occupancy: u8) -> bool {
+    /// Takes cell `y`; true when the band has ended.
+    fn take(&mut self, y: i32, cell: crate::terrain::Cell) -> bool {
+        let occupancy = cell.solid_occupancy();
+        if occupancy > 0 && !self.material_settled {
+            if self.material == 0 || occupancy >= 128 {
+                self.material = cell.material().0;
+            }
+            self.material_settled = occupancy >= 128;
+        }
         match occupancy {
             0 if self.cells.is_empty() => false,
             0 | 255 => {
@@ -231,6 +258,8 @@ struct SurfaceCrop {
     origin_cells: (i32, i32),
     /// Heights, cells, row-major; NaN where a column has no ground.
     heights_cells: Vec<f32>,
+    /// Surface material ids, row-major; 0 where a column has no ground.
+    materials: Vec<u8>,
 }
 
 /// Every column's surface height, cropped to the columns with ground.
@@ -244,13 +273,13 @@ fn surface_crop(grid: &Grid, path: &Path) -> Result<SurfaceCrop, ExportError> {
     for (_, ys) in &mut columns {
         ys.sort_unstable_by(|a, b| b.cmp(a));
     }
-    let heights: Vec<(ColumnKey, Vec<Option<ColumnTop>>)> = columns
+    let heights: Vec<(ColumnKey, ColumnSurface)> = columns
         .par_iter()
         .map(|&((cx, cz), ref ys)| ((cx, cz), column_tops(grid, cx, cz, ys)))
         .collect();
     let n = CHUNK_SIZE_CELLS;
     let (mut x0, mut z0, mut x1, mut z1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
-    for ((cx, cz), h) in &heights {
+    for ((cx, cz), (h, _)) in &heights {
         for (i, v) in h.iter().enumerate() {
             if v.is_some() {
                 let (x, z) = (cx * n + i as i32 % n, cz * n + i as i32 / n);
@@ -276,12 +305,14 @@ fn surface_crop(grid: &Grid, path: &Path) -> Result<SurfaceCrop, ExportError> {
     }
     let (w, d) = (width as u32, depth as u32);
     let mut tops = vec![None; w as usize * d as usize];
-    for ((cx, cz), h) in &heights {
+    let mut materials = vec![0u8; w as usize * d as usize];
+    for ((cx, cz), (h, m)) in &heights {
         for (i, v) in h.iter().enumerate() {
             if v.is_some() {
                 let x = (cx * n + i as i32 % n - x0) as usize;
                 let z = (cz * n + i as i32 / n - z0) as usize;
                 tops[z * w as usize + x] = *v;
+                materials[z * w as usize + x] = m[i];
             }
         }
     }
@@ -291,14 +322,16 @@ fn surface_crop(grid: &Grid, path: &Path) -> Result<SurfaceCrop, ExportError> {
         depth: d,
         origin_cells: (x0, z0),
         heights_cells,
+        materials,
     })
 }
 
 /// Writes the top surface of `grid` to `path` in the format its extension
 /// names ([`ExportFormat`]), elevations in the metres of `georeference`
 /// (studs when `None`), resampled as `options` say; a sidecar goes beside
-/// it (`path` with the extension `json`) for the formats that have one.
-/// Every file is written whole or not at all. Returns what was written.
+/// it (`path` with the extension `json`) for the formats that have one,
+/// and the splat maps with the built-in material names. Every file is
+/// written whole or not at all. Returns what was written.
 ///
 /// # Errors
 /// [`ExportError::InvalidSettings`] for an extension that names no format;
@@ -310,6 +343,22 @@ pub fn export_heightmap(
     path: &Path,
     georeference: Option<&WorldGeoreference>,
     options: &HeightmapExportOptions,
+) -> Result<HeightmapExport, ExportError> {
+    let built_ins = MaterialLibrary::default();
+    export_heightmap_with_library(grid, path, georeference, options, &built_ins)
+}
+
+/// [`export_heightmap`], naming the splat maps' materials as `library`
+/// (the world's) does.
+///
+/// # Errors
+/// As [`export_heightmap`].
+pub fn export_heightmap_with_library(
+    grid: &Grid,
+    path: &Path,
+    georeference: Option<&WorldGeoreference>,
+    options: &HeightmapExportOptions,
+    library: &MaterialLibrary,
 ) -> Result<HeightmapExport, ExportError> {
     let format = ExportFormat::of_path(path).ok_or_else(|| ExportError::InvalidSettings {
         path: path.to_path_buf(),
@@ -330,6 +379,19 @@ pub fn export_heightmap(
     let crop = surface_crop(grid, path)?;
     let elevations = elevations_of(&crop, georeference, options);
     let sidecar = write_surface(path, format, &elevations, georeference, options)?;
+    let surface = SurfaceMaterials {
+        width: crop.width,
+        depth: crop.depth,
+        ids: &crop.materials,
+    };
+    let splat = write_splats(
+        path,
+        &surface,
+        elevations.width,
+        elevations.depth,
+        elevations.sample_cells,
+        library,
+    )?;
     Ok(HeightmapExport {
         path: path.to_path_buf(),
         sidecar,
@@ -337,6 +399,7 @@ pub fn export_heightmap(
         height_px: elevations.depth,
         origin_cells: crop.origin_cells,
         elevation_range_m: elevations.range_m,
+        splat,
     })
 }
 
@@ -423,18 +486,22 @@ mod tests {
 
     #[test]
     fn two_partial_cells_give_the_ramp_and_the_height() {
+        use crate::terrain::{Cell, Material};
         let mut band = TopBand::default();
         // A ramp of 2 cells centred on 20.3: 0.5 + (20.3 − y − 0.5) / 2.
-        // Cell 21 is empty, 20 holds 0.4 and 19 holds 0.9; 18 is full.
-        assert!(!band.take(21, 0));
-        for y in [20, 19] {
+        // Cell 21 is empty, 20 holds 0.4 (snow) and 19 holds 0.9 (grass);
+        // 18 is full (rock).
+        assert!(!band.take(21, Cell::EMPTY));
+        for (y, material) in [(20, Material::SNOW), (19, Material::GRASS)] {
             let o = 0.5 + (20.3 - f64::from(y) - 0.5) / 2.0;
-            assert!(!band.take(y, (o * 255.0).round() as u8));
+            assert!(!band.take(y, Cell::new(material, (o * 255.0).round() as u8)));
         }
-        assert!(band.take(18, 255));
+        assert!(band.take(18, Cell::full(Material::ROCK)));
         let Some(ColumnTop::Exact(h)) = band.top() else {
             panic!("{:?}", band.top());
         };
         assert!((h - 20.3).abs() < 2.0 / 255.0, "{h}");
+        // The surface material is the first cell at least half solid's.
+        assert_eq!(band.material, Material::GRASS.0);
     }
 }

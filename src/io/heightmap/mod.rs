@@ -18,6 +18,7 @@ pub mod heightmap_export;
 pub mod heightmap_format;
 pub mod heightmap_import;
 pub mod heightmap_summary;
+pub mod splat_export;
 pub mod streaming_heightmap;
 pub mod world_georeference;
 

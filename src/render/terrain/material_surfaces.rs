@@ -10,7 +10,7 @@
 //! albedo only), hold the neutral texel: a flat normal, full roughness and
 //! the middle height.
 
-use super::material_textures::upload_levels;
+use super::texture_array::upload_levels;
 use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::surface::{FLAT_NORMAL, NEUTRAL_HEIGHT, NEUTRAL_ROUGHNESS};

@@ -33,6 +33,7 @@ pub mod material_texels;
 pub mod material_textures;
 pub mod node_buffers;
 pub mod terrain_pipeline;
+pub mod texture_array;
 
 pub use chunk_buffers::{ChunkBuffers, TerrainDrawStats};
 pub use chunk_gpu::ChunkGpu;

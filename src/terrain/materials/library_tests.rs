@@ -1,0 +1,173 @@
+//! Unit tests of the material library: every refused change leaves it as
+//! it was, and every accepted one is what the style says.
+
+use super::*;
+
+fn texture(side: u32, value: u8) -> MaterialTexture {
+    MaterialTexture::new(side, vec![value; (side * side * 4) as usize]).unwrap()
+}
+
+#[test]
+fn the_default_library_is_the_built_ins() {
+    let lib = MaterialLibrary::default();
+    assert!(lib.is_default());
+    assert_eq!(lib.styles().count(), 9);
+    assert_eq!(lib.name(Material::GRASS), "Grass");
+    assert_eq!(lib.material_named("rock"), Some(Material::ROCK));
+    assert_eq!(lib.drawn_side_px(), 256);
+    assert_eq!(lib.style(Material::WATER), None);
+}
+
+#[test]
+fn restyling_renames_and_shares_equal_textures() {
+    let mut lib = MaterialLibrary::default();
+    lib.rename(Material::GRASS, "  Studio moss ").unwrap();
+    assert_eq!(lib.material_named("studio MOSS"), Some(Material::GRASS));
+    // The built-in name still finds the id while no one else has it.
+    assert_eq!(lib.material_named("grass"), Some(Material::GRASS));
+    lib.set_albedo(Material::GRASS, texture(512, 9)).unwrap();
+    lib.set_albedo(Material::DIRT, texture(512, 9)).unwrap();
+    assert_eq!(lib.textures().count(), 1);
+    assert_eq!(lib.drawn_side_px(), 512);
+    lib.reset(Material::GRASS).unwrap();
+    assert_eq!(lib.textures().count(), 1);
+    lib.clear_albedo(Material::DIRT).unwrap();
+    assert_eq!(lib.textures().count(), 0);
+    assert!(lib.is_default());
+}
+
+#[test]
+fn refused_changes_leave_the_library_as_it_was() {
+    let mut lib = MaterialLibrary::default();
+    let before = lib.clone();
+    assert_eq!(
+        lib.rename(Material::ROCK, "grass"),
+        Err(LibraryError::DuplicateName {
+            name: "grass".into()
+        })
+    );
+    assert!(matches!(
+        lib.rename(Material::ROCK, "  "),
+        Err(LibraryError::BadName { .. })
+    ));
+    assert!(matches!(
+        lib.rename(Material::ROCK, &"x".repeat(49)),
+        Err(LibraryError::BadName { .. })
+    ));
+    assert_eq!(
+        lib.set_tiling(Material::ROCK, 48),
+        Err(LibraryError::BadTiling { studs: 48 })
+    );
+    assert_eq!(
+        lib.set_albedo(Material::ROCK, texture(256, 1)),
+        Err(LibraryError::WrongTextureSide {
+            expected: 512,
+            found: 256
+        })
+    );
+    assert_eq!(
+        lib.set_tint(Material::WATER, [1, 2, 3]),
+        Err(LibraryError::NotStyled { id: 1 })
+    );
+    assert_eq!(lib, before);
+}
+
+#[test]
+fn the_memory_report_counts_the_array_and_each_texture() {
+    let mut lib = MaterialLibrary::default();
+    let report = lib.memory_report();
+    assert_eq!(report.drawn_side_px, 256);
+    assert_eq!(report.array_gpu_bytes, 11 * 349_524);
+    lib.set_albedo(Material::SAND, texture(512, 3)).unwrap();
+    let report = lib.memory_report();
+    assert_eq!(report.drawn_side_px, 512);
+    assert_eq!((report.layers, report.gpu_bytes_per_layer), (11, 1_398_100));
+    let sand = &report.materials[3];
+    assert_eq!(
+        (sand.id, sand.imported, sand.texture_gpu_bytes),
+        (5, true, 1_398_100)
+    );
+    assert_eq!(report.materials[0].texture_gpu_bytes, 0);
+}
+
+#[test]
+fn the_flat_colour_is_the_texture_average_times_the_tint() {
+    let mut lib = MaterialLibrary::default();
+    assert_eq!(
+        lib.flat_colour_srgb(Material::SAND),
+        Material::SAND.base_color_srgb()
+    );
+    let texels: Vec<u8> = [200u8, 100, 50, 255].repeat(512 * 512);
+    lib.set_albedo(Material::SAND, MaterialTexture::new(512, texels).unwrap())
+        .unwrap();
+    lib.set_tint(Material::SAND, [255, 128, 0]).unwrap();
+    assert_eq!(lib.flat_colour_srgb(Material::SAND), [200, 50, 0]);
+}
+
+#[test]
+fn top_variants_take_layers_after_the_ids() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_albedo(Material::DIRT, texture(512, 90)).unwrap();
+    lib.set_top_albedo(Material::SNOW, texture(512, 250))
+        .unwrap();
+    lib.set_top_albedo(Material::DIRT, texture(512, 30))
+        .unwrap();
+    assert_eq!(lib.layer_count(), 13);
+    assert_eq!(lib.top_layer(Material::DIRT), 11);
+    assert_eq!(lib.top_layer(Material::SNOW), 12);
+    assert_eq!(lib.top_layer(Material::ROCK), 3);
+    assert_eq!(lib.flat_colour_srgb(Material::DIRT), [30, 30, 30]);
+    assert_eq!(lib.texture_gpu_bytes(Material::DIRT), 2 * 1_398_100);
+    assert_eq!(lib.needed_gpu_bytes(), 13 * 1_398_100);
+    lib.clear_top_albedo(Material::SNOW).unwrap();
+    assert_eq!(lib.top_layer(Material::DIRT), 11);
+    assert_eq!(lib.layer_count(), 12);
+    assert_eq!(lib.textures().count(), 2);
+}
+
+#[test]
+fn the_budget_is_checked_before_a_texture_is_taken() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_texture_budget_bytes(1 << 20);
+    let before = lib.clone();
+    let err = lib.set_albedo(Material::SAND, texture(512, 3)).unwrap_err();
+    assert!(matches!(err, LibraryError::OverBudget { .. }), "{err}");
+    assert!(err.to_string().contains("14.7 MiB"), "{err}");
+    assert_eq!(lib, before);
+}
+
+#[test]
+fn the_side_is_fixed_while_textures_use_it() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_texture_side_px(1024).unwrap();
+    lib.set_albedo(Material::SNOW, texture(1024, 200)).unwrap();
+    assert_eq!(
+        lib.set_texture_side_px(512),
+        Err(LibraryError::SideInUse { count: 1 })
+    );
+    assert_eq!(
+        lib.set_texture_side_px(1000),
+        Err(LibraryError::BadSide { side_px: 1000 })
+    );
+}
+
+#[test]
+fn stored_parts_rebuild_the_same_library() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_albedo(Material::MUD, texture(512, 40)).unwrap();
+    lib.set_tint(Material::MUD, [200, 180, 160]).unwrap();
+    lib.set_tiling(Material::MUD, 64).unwrap();
+    let styles: Vec<MaterialStyle> = lib.styles().map(|(_, s)| s.clone()).collect();
+    let textures: Vec<MaterialTexture> = lib.textures().cloned().collect();
+    let back = MaterialLibrary::from_parts(512, styles.clone(), textures).unwrap();
+    assert_eq!(
+        back.styles().map(|(_, s)| s.clone()).collect::<Vec<_>>(),
+        styles
+    );
+    assert_eq!(back.albedo(Material::MUD), lib.albedo(Material::MUD));
+    let missing = MaterialLibrary::from_parts(512, styles, Vec::new());
+    assert!(matches!(
+        missing,
+        Err(LibraryError::MissingTexture { id: 7, .. })
+    ));
+}
