@@ -700,6 +700,7 @@ fn output_paths(cli: &Cli) -> OutputPaths {
         record: cli.record.clone(),
         no_replay_frames: cli.no_replay_frames,
         input: cli.heightmap.clone(),
+        world: world_path(cli).cloned(),
     }
 }
 

@@ -146,3 +146,31 @@ fn splat_maps_weigh_the_surface_materials_to_255_and_name_them() {
     assert!(dir.join("u_splat0.png").is_file() && dir.join("u_materials.png").is_file());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_export_whose_splat_file_cannot_be_written_writes_nothing() {
+    let dir = scratch("blocked");
+    let grid = generate_world(&GeneratorSettings {
+        seed: 3,
+        size_cells: 64,
+    })
+    .unwrap();
+    // A folder where the second splat file would go.
+    std::fs::create_dir_all(dir.join("y_splat1.png")).unwrap();
+    let err = export_heightmap_with_library(
+        &grid,
+        &dir.join("y.png"),
+        None,
+        &HeightmapExportOptions::default(),
+        &MaterialLibrary::default(),
+    )
+    .expect_err("refused");
+    assert!(err.to_string().contains("y_splat1.png"), "{err}");
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["y_splat1.png"], "nothing else written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,7 +19,8 @@ pub struct OutputPaths {
     pub save: Option<PathBuf>,
     /// `--export-glb`.
     pub export_glb: Option<PathBuf>,
-    /// `--export-heightmap` (its `.json` sidecar is checked too).
+    /// `--export-heightmap` (its `.json` sidecar and the splat files beside
+    /// it are checked too).
     pub export_heightmap: Option<PathBuf>,
     /// `--record` (a folder of frames).
     pub record: Option<PathBuf>,
@@ -28,6 +29,9 @@ pub struct OutputPaths {
     /// The file the world is imported from (`--heightmap`), which no
     /// output may replace.
     pub input: Option<PathBuf>,
+    /// The world file opened (`--world`), which no output but `--save`
+    /// may replace.
+    pub world: Option<PathBuf>,
 }
 
 /// Why the outputs of a headless run were refused.
@@ -90,7 +94,8 @@ impl OutputPaths {
         for (i, (flag, path)) in outputs.iter().enumerate() {
             crate::io::check_output_path(path)
                 .map_err(|source| OutputCheckError::Invalid { flag, source })?;
-            if let Some(input) = &self.input
+            let opened = self.world.as_ref().filter(|_| *flag != "--save");
+            if let Some(input) = self.input.as_ref().or(opened)
                 && crate::io::same_file(input, path)
             {
                 return Err(OutputCheckError::OverwritesInput {
@@ -163,6 +168,9 @@ impl OutputPaths {
                 "--export-heightmap (sidecar)",
                 crate::io::heightmap::heightmap_import::sidecar_path(png),
             ));
+            for splat in crate::io::heightmap::splat_export::splat_paths(png) {
+                outputs.push(("--export-heightmap (splat maps)", splat));
+            }
         }
         outputs
     }
@@ -319,6 +327,31 @@ mod tests {
         ])
         .expect_err("sidecar clash");
         assert!(err.contains("both write"), "{err}");
+        // Nor may its splat maps, index map or their sidecar.
+        for clash in ["h_splat.json", "h_splat3.png", "h_materials.png"] {
+            let other = dir.join(clash);
+            let err = check(&[
+                "--export-heightmap",
+                png.to_str().expect("utf-8"),
+                "--stats-json",
+                other.to_str().expect("utf-8"),
+            ])
+            .expect_err("splat clash");
+            assert!(err.contains("both write") && err.contains("splat"), "{err}");
+        }
+        // An opened world may be saved back, but no export may replace it.
+        let world = dir.join("h_materials.png");
+        let opened = |flag: &str, path: &PathBuf| {
+            let mut outputs = OutputPaths {
+                world: Some(world.clone()),
+                ..OutputPaths::default()
+            };
+            set_flags(&mut outputs, &[flag, path.to_str().expect("utf-8")]);
+            outputs.check().map_err(|e| e.to_string())
+        };
+        let err = opened("--export-heightmap", &png).expect_err("replaces the world");
+        assert!(err.contains("would replace the input"), "{err}");
+        assert_eq!(opened("--save", &world), Ok(()));
         assert_eq!(
             std::fs::read_dir(&dir).map(|d| d.count()).ok(),
             Some(0),

@@ -200,7 +200,8 @@ pub struct Exports {
     pub step_cells: f32,
     /// `--collision-block`: the low-poly export's collision block, cells.
     pub collision_block: Option<u32>,
-    /// The world's material library: the names in the splat maps' sidecar.
+    /// The world's material library: the names in the splat maps' sidecar
+    /// and the low-poly `.glb`'s palette colours.
     pub materials: crate::terrain::materials::MaterialLibrary,
 }
 
@@ -256,11 +257,12 @@ pub fn write_exports(
     let mut lines = Vec::new();
     if let Some(path) = &exports.glb {
         lines.push(if exports.low_poly {
-            let e = crate::io::export::lowpoly_gltf::export_low_poly_glb(
+            let e = crate::io::export::lowpoly_gltf::export_low_poly_glb_with_library(
                 grid,
                 path,
                 exports.step_cells,
                 exports.collision_block,
+                &exports.materials,
             )?;
             format!(
                 "exported {} (low-poly: {} chunk columns, {} vertices, {} triangles, {} collision \

@@ -28,6 +28,7 @@ use crate::progress::Progress;
 use crate::terrain::generation::generate::{
     GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
 };
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::recipe::stages::{Recipe, SHIPPED_RECIPES};
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::cell::Cell;
@@ -593,7 +594,7 @@ fn heightmap_result(
     grid: &Grid,
     path: &std::path::Path,
     georeference: Option<&WorldGeoreference>,
-    library: &crate::terrain::materials::MaterialLibrary,
+    library: &MaterialLibrary,
 ) -> JobResult {
     let options = crate::io::heightmap::heightmap_export::HeightmapExportOptions::default();
     JobResult::of(
@@ -654,24 +655,36 @@ impl Default for LowPolyExport {
     }
 }
 
-/// Exports `grid` in the low-poly style to `path` with `settings`.
-pub fn export_low_poly_glb(grid: Grid, path: PathBuf, settings: LowPolyExport) -> Job {
+/// Exports `grid` in the low-poly style to `path` with `settings`, its
+/// palette the flat colours of `library`.
+pub fn export_low_poly_glb(
+    grid: Grid,
+    path: PathBuf,
+    settings: LowPolyExport,
+    library: MaterialLibrary,
+) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
         progress.begin_stage("writing", 0);
-        low_poly_glb_result(&grid, &path, settings)
+        low_poly_glb_result(&grid, &path, settings, &library)
     })
 }
 
 /// Writes `grid`'s low-poly meshes to `path`: the job's result.
-fn low_poly_glb_result(grid: &Grid, path: &std::path::Path, settings: LowPolyExport) -> JobResult {
+fn low_poly_glb_result(
+    grid: &Grid,
+    path: &std::path::Path,
+    settings: LowPolyExport,
+    library: &MaterialLibrary,
+) -> JobResult {
     let collision = (settings.collision_block_cells > 0).then_some(settings.collision_block_cells);
     JobResult::of(
-        match crate::io::export::lowpoly_gltf::export_low_poly_glb(
+        match crate::io::export::lowpoly_gltf::export_low_poly_glb_with_library(
             grid,
             path,
             settings.step_cells,
             collision,
+            library,
         ) {
             Ok(e) => Ok(JobOutput::Exported(format!(
                 "Exported {} (low-poly: {} chunk columns, {} triangles, {} collision triangles, \
@@ -716,14 +729,14 @@ pub fn export_region(
         drop(columns);
         match format {
             ExportFormat::Glb => glb_result(&cropped, &path, progress),
+            // Streaming worlds draw the built-in materials.
             ExportFormat::LowPolyGlb(settings) => {
                 progress.begin_stage("writing", 0);
-                low_poly_glb_result(&cropped, &path, settings)
+                low_poly_glb_result(&cropped, &path, settings, &MaterialLibrary::default())
             }
             ExportFormat::Heightmap => {
                 progress.begin_stage("writing", 0);
-                // Streaming worlds draw the built-in materials.
-                let built_ins = crate::terrain::materials::MaterialLibrary::default();
+                let built_ins = MaterialLibrary::default();
                 heightmap_result(&cropped, &path, georeference.as_ref(), &built_ins)
             }
         }
@@ -738,7 +751,7 @@ pub fn export_heightmap(
     grid: Grid,
     path: PathBuf,
     georeference: Option<WorldGeoreference>,
-    library: crate::terrain::materials::MaterialLibrary,
+    library: MaterialLibrary,
 ) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {

@@ -311,6 +311,7 @@ impl FileSession {
                 grid.clone(),
                 path,
                 self.menu.low_poly_export,
+                meta.materials.clone(),
             )),
             FileAction::CancelJob | FileAction::Quit => None,
         };

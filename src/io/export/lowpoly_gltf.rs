@@ -39,6 +39,7 @@ use crate::mesh::lowpoly::column_heightfield::{ColumnHeightfield, check_block_ce
 use crate::mesh::lowpoly::greedy_heightfield::{LowPolyMesh, mesh_low_poly};
 use crate::mesh::lowpoly::palette_atlas::{atlas_cell, atlas_rgba, cell_centre_uv};
 use crate::terrain::ColumnCoord;
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, CHUNK_SIZE_CELLS};
 use crate::terrain::storage::grid::Grid;
 use crate::terrain::streaming::column_summary::{ColumnSummaries, ColumnSummary};
@@ -154,6 +155,22 @@ pub fn export_low_poly_glb(
     step_cells: f32,
     collision_block_cells: Option<u32>,
 ) -> Result<LowPolyGlbExport, ExportError> {
+    let built_ins = MaterialLibrary::default();
+    export_low_poly_glb_with_library(grid, path, step_cells, collision_block_cells, &built_ins)
+}
+
+/// [`export_low_poly_glb`] with the palette atlas of `library`'s flat
+/// colours (the world's materials, as the low-poly view draws them).
+///
+/// # Errors
+/// As [`export_low_poly_glb`].
+pub fn export_low_poly_glb_with_library(
+    grid: &Grid,
+    path: &Path,
+    step_cells: f32,
+    collision_block_cells: Option<u32>,
+    library: &MaterialLibrary,
+) -> Result<LowPolyGlbExport, ExportError> {
     check_low_poly_settings(step_cells, collision_block_cells).map_err(|message| {
         ExportError::InvalidSettings {
             path: path.to_path_buf(),
@@ -180,7 +197,7 @@ pub fn export_low_poly_glb(
         });
     }
     let (json_bytes, bin) =
-        glb_parts(&meshes, &collision).map_err(|e| ExportError::write(path, e))?;
+        glb_parts(&meshes, &collision, library).map_err(|e| ExportError::write(path, e))?;
     let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin.len() as u64;
     if total > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge {
@@ -219,6 +236,7 @@ pub fn export_low_poly_glb(
 fn glb_parts(
     meshes: &[(ColumnCoord, LowPolyMesh)],
     collision: &[(ColumnCoord, LowPolyMesh)],
+    library: &MaterialLibrary,
 ) -> Result<(Vec<u8>, Vec<u8>), String> {
     let mut glb = GlbBuilder {
         root: json::Root {
@@ -230,7 +248,7 @@ fn glb_parts(
         },
         bin: Vec::new(),
     };
-    let material = glb.push_palette_material()?;
+    let material = glb.push_palette_material(library)?;
     let mut children = Vec::with_capacity(meshes.len());
     let mut collision_children = Vec::with_capacity(collision.len());
     let parts = meshes
@@ -304,8 +322,11 @@ impl GlbBuilder {
 
     /// Adds the palette atlas (a PNG in the binary chunk), its nearest
     /// sampler and texture, and the one material that uses it.
-    fn push_palette_material(&mut self) -> Result<json::Index<json::Material>, String> {
-        let (w, h, pixels) = atlas_rgba();
+    fn push_palette_material(
+        &mut self,
+        library: &MaterialLibrary,
+    ) -> Result<json::Index<json::Material>, String> {
+        let (w, h, pixels) = atlas_rgba(library);
         let mut png = Vec::new();
         image::ImageEncoder::write_image(
             image::codecs::png::PngEncoder::new(&mut png),

@@ -50,7 +50,7 @@ pub use super::export_writers::{ExportFormat, HeightmapExportOptions};
 use super::export_writers::{SurfaceElevations, write_surface};
 pub use super::formats::engine_sizes::EngineSize;
 use super::formats::engine_sizes::{MAX_RESAMPLE_SIDE, resample};
-use super::splat_export::{SplatExport, SurfaceMaterials, write_splats};
+use super::splat_export::{SplatExport, SurfaceMaterials, check_splat_paths, write_splats};
 use super::world_georeference::WorldGeoreference;
 use crate::io::ExportError;
 use crate::terrain::materials::MaterialLibrary;
@@ -376,6 +376,7 @@ pub fn export_heightmap_with_library(
             ),
         });
     }
+    check_splat_paths(path)?;
     let crop = surface_crop(grid, path)?;
     let elevations = elevations_of(&crop, georeference, options);
     let sidecar = write_surface(path, format, &elevations, georeference, options)?;
@@ -384,11 +385,11 @@ pub fn export_heightmap_with_library(
         depth: crop.depth,
         ids: &crop.materials,
     };
+    let ground: Vec<bool> = elevations.samples_m.iter().map(|h| !h.is_nan()).collect();
     let splat = write_splats(
         path,
         &surface,
-        elevations.width,
-        elevations.depth,
+        (elevations.width, elevations.depth, &ground),
         elevations.sample_cells,
         library,
     )?;

@@ -68,9 +68,10 @@ impl SplatExport {
     pub fn summary(&self) -> String {
         let maps = self.maps.len();
         format!(
-            "{maps} splat map{} of {} materials",
+            "{maps} splat map{} of {} material{}",
             if maps == 1 { "" } else { "s" },
-            self.channels.len()
+            self.channels.len(),
+            if self.channels.len() == 1 { "" } else { "s" }
         )
     }
 }
@@ -84,6 +85,31 @@ pub(crate) struct SurfaceMaterials<'a> {
     pub depth: u32,
     /// The ids.
     pub ids: &'a [u8],
+}
+
+/// Most splat maps an export writes: four materials each, 254 solid ids.
+pub const MAX_SPLAT_MAPS: usize = 64;
+
+/// Every file a heightmap export at `path` may write beside it for its
+/// materials: the index map, the sidecar and splat maps 0 to
+/// [`MAX_SPLAT_MAPS`] − 1 (an export writes the first few of these), so a
+/// caller can refuse other outputs and inputs that would be replaced.
+pub fn splat_paths(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![beside(path, "_materials.png"), beside(path, "_splat.json")];
+    out.extend((0..MAX_SPLAT_MAPS).map(|k| beside(path, &format!("_splat{k}.png"))));
+    out
+}
+
+/// Refuses, before anything is written, an export whose splat files could
+/// not replace what is at their paths (a folder, a device).
+///
+/// # Errors
+/// [`ExportError::Write`] naming the first such path.
+pub(crate) fn check_splat_paths(path: &Path) -> Result<(), ExportError> {
+    for file in splat_paths(path) {
+        crate::io::check_replaceable(&file).map_err(|e| ExportError::write(&file, e))?;
+    }
+    Ok(())
 }
 
 /// The sidecar's JSON.
@@ -132,15 +158,16 @@ pub fn shares_to_bytes(counts: &[u32], out: &mut [u8]) {
 /// Writes the splat maps, the index map and the sidecar beside `path` for
 /// an export of `out_width × out_depth` samples whose samples lie
 /// `sample_cells` columns apart over `surface`, naming materials as
-/// `library` does. Returns `None` when the surface has no material.
+/// `library` does. `ground[i]` says whether output sample `i` has ground
+/// (the heightmap holds a height there); samples without get no weights.
+/// Returns `None` when the surface has no material.
 ///
 /// # Errors
 /// [`ExportError::Write`] naming the file that could not be written.
 pub(crate) fn write_splats(
     path: &Path,
     surface: &SurfaceMaterials<'_>,
-    out_width: u32,
-    out_depth: u32,
+    (out_width, out_depth, ground): (u32, u32, &[bool]),
     sample_cells: (f64, f64),
     library: &MaterialLibrary,
 ) -> Result<Option<SplatExport>, ExportError> {
@@ -153,7 +180,7 @@ pub(crate) fn write_splats(
     if ids.is_empty() {
         return Ok(None);
     }
-    let (maps, index) = splat_texels(surface, &ids, out_width, out_depth, sample_cells);
+    let (maps, index) = splat_texels(surface, &ids, (out_width, out_depth, ground), sample_cells);
     let channels: Vec<SplatChannel> = ids
         .iter()
         .enumerate()
@@ -212,8 +239,7 @@ pub(crate) fn write_splats(
 fn splat_texels(
     surface: &SurfaceMaterials<'_>,
     ids: &[u8],
-    out_width: u32,
-    out_depth: u32,
+    (out_width, out_depth, ground): (u32, u32, &[bool]),
     sample_cells: (f64, f64),
 ) -> (Vec<Vec<u8>>, Vec<u8>) {
     let mut slot_of = [u8::MAX; 256];
@@ -237,10 +263,7 @@ fn splat_texels(
             for col in 0..w {
                 let cx = (col as f64 * sample_cells.0).round() as i64;
                 counts.fill(0);
-                let centre = (cz.clamp(0, i64::from(surface.depth) - 1) as usize)
-                    * surface.width as usize
-                    + cx.clamp(0, i64::from(surface.width) - 1) as usize;
-                if surface.ids[centre] == 0 {
+                if !ground.get(row * w + col).copied().unwrap_or(false) {
                     // No ground here: no weights (the row stays 0).
                     continue;
                 }
@@ -324,7 +347,8 @@ mod tests {
         };
         let path = dir.join("h.png");
         let library = MaterialLibrary::default();
-        let out = write_splats(&path, &surface, 4, 1, (1.0, 1.0), &library)
+        let ground = [true, true, true, false];
+        let out = write_splats(&path, &surface, (4, 1, &ground), (1.0, 1.0), &library)
             .unwrap()
             .unwrap();
         assert_eq!(out.maps, [dir.join("h_splat0.png")]);

@@ -143,6 +143,12 @@ pub fn apply_import(
         }
     } else {
         library.set_material_set(material, imported.albedo.clone(), imported.surface.clone())?;
+        if let Some(style) = library.style(material).filter(|s| s.surface_maps.height) {
+            summary.push_str(&format!(
+                "; height blend sharpness {} %",
+                style.blend_sharpness_pct
+            ));
+        }
     }
     Ok(format!(
         "{}{}: {summary}",

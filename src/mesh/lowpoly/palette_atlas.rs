@@ -3,10 +3,12 @@
 //! colours, a cell per material for tops and a darkened cell per material
 //! for skirts (cheap fake ambient occlusion). Every face points a constant
 //! UV at its cell's centre, so no filtering or mip level ever blends two
-//! colours, at any distance. The atlas is a function of the palette alone:
+//! colours, at any distance. The atlas is a function of the palette alone
+//! (each material's flat colour in the world's material library):
 //! recolouring regenerates it and leaves the grid and its hash untouched.
 
 use crate::terrain::Material;
+use crate::terrain::materials::MaterialLibrary;
 
 /// Atlas cells per row.
 pub const ATLAS_COLUMNS: u32 = 8;
@@ -31,16 +33,17 @@ pub fn cell_centre_uv(cell: u32) -> [f32; 2] {
     ]
 }
 
-/// The atlas as sRGB RGBA8 pixels, row-major from the top:
-/// `(width_px, height_px, pixels)`. Unused cells are black.
-pub fn atlas_rgba() -> (u32, u32, Vec<u8>) {
+/// The atlas of `library`'s flat colours
+/// ([`MaterialLibrary::flat_colour_srgb`]) as sRGB RGBA8 pixels, row-major
+/// from the top: `(width_px, height_px, pixels)`. Unused cells are black.
+pub fn atlas_rgba(library: &MaterialLibrary) -> (u32, u32, Vec<u8>) {
     let (w, h) = (ATLAS_COLUMNS * CELL_PX, ATLAS_ROWS * CELL_PX);
     let mut pixels = vec![0u8; (w * h * 4) as usize];
     for id in 0..Material::COUNT as u8 {
         let Some(material) = Material::from_id(id) else {
             continue;
         };
-        let base = material.base_color_srgb();
+        let base = library.flat_colour_srgb(material);
         for skirt in [false, true] {
             let shade = if skirt { SKIRT_SHADE } else { 1.0 };
             let rgb = base.map(|c| (f32::from(c) * shade).round() as u8);
@@ -66,7 +69,7 @@ mod tests {
 
     #[test]
     fn every_cell_centre_samples_its_own_flat_colour() {
-        let (w, h, pixels) = atlas_rgba();
+        let (w, h, pixels) = atlas_rgba(&MaterialLibrary::default());
         for id in 0..Material::COUNT as u8 {
             let m = Material::from_id(id).expect("ids below COUNT are materials");
             for skirt in [false, true] {
@@ -87,5 +90,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tinted_library_colours_its_cells() {
+        let mut library = MaterialLibrary::default();
+        library.set_tint(Material::SAND, [255, 0, 0]).unwrap();
+        let (w, h, pixels) = atlas_rgba(&library);
+        let at = |cell: u32| {
+            let [u, v] = cell_centre_uv(cell);
+            let (x, y) = ((u * w as f32) as u32, (v * h as f32) as u32);
+            let i = ((y * w + x) * 4) as usize;
+            [pixels[i], pixels[i + 1], pixels[i + 2]]
+        };
+        // Sand's built-in colour (204, 186, 140) times a red tint.
+        assert_eq!(at(atlas_cell(Material::SAND, false)), [204, 0, 0]);
+        assert_eq!(at(atlas_cell(Material::SAND, true)), [143, 0, 0]);
+        assert_eq!(
+            at(atlas_cell(Material::GRASS, false)),
+            Material::GRASS.base_color_srgb()
+        );
     }
 }

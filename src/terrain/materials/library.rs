@@ -106,6 +106,14 @@ pub enum LibraryError {
         /// The value given, percent.
         pct: u32,
     },
+    /// A blend sharpness for a material without a height map.
+    #[error(
+        "material {id} has no height map to blend by; import a texture folder with one (named like height or displacement) first"
+    )]
+    NoHeightMap {
+        /// The material id.
+        id: u8,
+    },
     /// The material has no normal map to flip.
     #[error("material {id} has no normal map")]
     NoNormalMap {
@@ -287,7 +295,6 @@ impl MaterialLibrary {
             library.rename(material, &style.name)?;
             library.set_tiling(material, style.tiling_studs)?;
             library.set_tint(material, style.tint_srgb)?;
-            library.set_blend_sharpness(material, u32::from(style.blend_sharpness_pct))?;
             for hash in [style.albedo, style.top_albedo, style.surface]
                 .into_iter()
                 .flatten()
@@ -308,6 +315,7 @@ impl MaterialLibrary {
             } else {
                 SurfaceMaps::default()
             };
+            library.set_blend_sharpness(material, u32::from(style.blend_sharpness_pct))?;
         }
         library.drop_unused_textures();
         library.check_budget(library.needed_gpu_bytes())?;
@@ -658,13 +666,16 @@ impl MaterialLibrary {
                 Some((texture, maps)) => {
                     style.surface = Some(texture.hash());
                     style.surface_maps = *maps;
-                    if maps.height && !had_height && style.blend_sharpness_pct == 0 {
+                    if !maps.height {
+                        style.blend_sharpness_pct = 0;
+                    } else if !had_height && style.blend_sharpness_pct == 0 {
                         style.blend_sharpness_pct = DEFAULT_BLEND_SHARPNESS_PCT;
                     }
                 }
                 None => {
                     style.surface = None;
                     style.surface_maps = SurfaceMaps::default();
+                    style.blend_sharpness_pct = 0;
                 }
             }
             lib.textures.entry(albedo.hash()).or_insert(albedo);
@@ -675,11 +686,12 @@ impl MaterialLibrary {
     }
 
     /// Sets how strongly `material`'s height map decides where it shows
-    /// among blended materials, percent (kept when it has no height map, and
-    /// used once it gets one).
+    /// among blended materials, percent.
     ///
     /// # Errors
-    /// [`LibraryError::NotStyled`], [`LibraryError::BadSharpness`] above 100.
+    /// [`LibraryError::NotStyled`], [`LibraryError::BadSharpness`] above
+    /// 100, [`LibraryError::NoHeightMap`] for a sharpness above 0 on a
+    /// material without a height map (it would change nothing).
     pub fn set_blend_sharpness(
         &mut self,
         material: Material,
@@ -690,6 +702,9 @@ impl MaterialLibrary {
             .ok()
             .filter(|p| *p <= 100)
             .ok_or(LibraryError::BadSharpness { pct })?;
+        if pct > 0 && !self.styles[i].surface_maps.height {
+            return Err(LibraryError::NoHeightMap { id: material.0 });
+        }
         self.styles[i].blend_sharpness_pct = pct;
         Ok(())
     }
@@ -724,6 +739,7 @@ impl MaterialLibrary {
         let i = slot(material)?;
         self.styles[i].surface = None;
         self.styles[i].surface_maps = SurfaceMaps::default();
+        self.styles[i].blend_sharpness_pct = 0;
         self.drop_unused_textures();
         Ok(())
     }
@@ -780,6 +796,7 @@ impl MaterialLibrary {
         self.styles[i].albedo = None;
         self.styles[i].surface = None;
         self.styles[i].surface_maps = SurfaceMaps::default();
+        self.styles[i].blend_sharpness_pct = 0;
         self.drop_unused_textures();
         Ok(())
     }

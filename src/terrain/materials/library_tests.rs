@@ -171,3 +171,33 @@ fn stored_parts_rebuild_the_same_library() {
         Err(LibraryError::MissingTexture { id: 7, .. })
     ));
 }
+
+#[test]
+fn blend_sharpness_needs_a_height_map_and_goes_with_it() {
+    use crate::terrain::materials::surface::pack_surface;
+    let mut lib = MaterialLibrary::default();
+    lib.set_texture_side_px(256).unwrap();
+    assert_eq!(
+        lib.set_blend_sharpness(Material::ROCK, 50),
+        Err(LibraryError::NoHeightMap { id: 3 })
+    );
+    assert_eq!(lib.set_blend_sharpness(Material::ROCK, 0), Ok(()));
+    let height = vec![200u8; 256 * 256 * 4];
+    let with_height = pack_surface(256, None, false, None, Some(&height)).unwrap();
+    lib.set_material_set(Material::ROCK, texture(256, 9), Some(with_height))
+        .unwrap();
+    assert_eq!(
+        lib.style(Material::ROCK).unwrap().blend_sharpness_pct,
+        DEFAULT_BLEND_SHARPNESS_PCT
+    );
+    assert_eq!(
+        lib.set_blend_sharpness(Material::ROCK, 101),
+        Err(LibraryError::BadSharpness { pct: 101 })
+    );
+    lib.set_blend_sharpness(Material::ROCK, 80).unwrap();
+    // A set without a height map takes the sharpness away with the maps.
+    lib.set_material_set(Material::ROCK, texture(256, 9), None)
+        .unwrap();
+    assert_eq!(lib.style(Material::ROCK).unwrap().blend_sharpness_pct, 0);
+    assert!(lib.surface(Material::ROCK).is_none());
+}

@@ -55,11 +55,13 @@ struct StoredStyle {
     surface: Option<String>,
     #[serde(default, skip_serializing_if = "SurfaceMaps::is_empty")]
     surface_maps: SurfaceMaps,
+    /// Wider than the library's `u8`, so a stored 300 is refused by the
+    /// library with its message rather than by the parser.
     #[serde(default, skip_serializing_if = "is_zero")]
-    blend_sharpness_pct: u8,
+    blend_sharpness_pct: u32,
 }
 
-fn is_zero(pct: &u8) -> bool {
+fn is_zero(pct: &u32) -> bool {
     *pct == 0
 }
 
@@ -89,7 +91,7 @@ fn library_text(library: &MaterialLibrary) -> Option<String> {
                 tiling_studs: s.tiling_studs,
                 surface: s.surface.map(|h| format!("{h:016x}")),
                 surface_maps: s.surface_maps,
-                blend_sharpness_pct: s.blend_sharpness_pct,
+                blend_sharpness_pct: u32::from(s.blend_sharpness_pct),
             })
             .collect(),
     };
@@ -239,7 +241,12 @@ pub(super) fn read_library(
             tiling_studs: s.tiling_studs,
             surface,
             surface_maps: maps,
-            blend_sharpness_pct: s.blend_sharpness_pct,
+            blend_sharpness_pct: u8::try_from(s.blend_sharpness_pct).map_err(|_| {
+                bad(format!(
+                    "material {}: a blend sharpness of {} % is not allowed; use 0 to 100",
+                    material.0, s.blend_sharpness_pct
+                ))
+            })?,
         });
     }
     MaterialLibrary::from_parts(side, styles, textures).map_err(|e| bad(e.to_string()))
