@@ -31,7 +31,8 @@ pub struct MaterialFlags {
     pub material_tiling: Vec<RestyleRequest>,
 
     /// How strongly a material's height map decides where it shows among
-    /// blended materials, 0 to 100 %: `NAME=PCT`, repeatable.
+    /// blended materials, 0 to 100 % (the material needs a height map,
+    /// imported with its texture folder): `NAME=PCT`, repeatable.
     #[arg(long = "material-blend", value_name = "NAME=PCT", requires = "headless", value_parser = parse_material_blend)]
     pub material_blend: Vec<RestyleRequest>,
 
