@@ -446,6 +446,26 @@ fn grass_turned_red(before: &image::RgbaImage, after: &image::RgbaImage) -> (usi
     (grass.len(), red)
 }
 
+/// A 160×120 screenshot of a 256-cell world seen from straight above,
+/// with `extra` flags, written to `dir/name.png` and read back.
+fn top_down_shot(dir: &Path, name: &str, extra: &[String]) -> image::RgbaImage {
+    let out = dir.join(format!("{name}.png"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.args([
+        "--headless",
+        "--world-size",
+        "256",
+        "--size",
+        "160x120",
+        "--camera=512,900,512,0,-89",
+        "--screenshot",
+    ])
+    .arg(&out)
+    .args(extra);
+    common::run_ok(&mut cmd);
+    image::open(&out).unwrap().to_rgba8()
+}
+
 /// The renderer draws a restyled material with its texture and tint: a
 /// flat-topped world seen from above shows the imported colour.
 #[test]
@@ -456,23 +476,7 @@ fn the_renderer_draws_the_imported_texture_and_tint() {
     image::RgbImage::from_pixel(512, 512, image::Rgb([200, 20, 20]))
         .save(&red)
         .unwrap();
-    let shot = |name: &str, extra: &[String]| -> image::RgbaImage {
-        let out = dir.join(format!("{name}.png"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-        cmd.args([
-            "--headless",
-            "--world-size",
-            "256",
-            "--size",
-            "160x120",
-            "--camera=512,900,512,0,-89",
-            "--screenshot",
-        ])
-        .arg(&out)
-        .args(extra);
-        common::run_ok(&mut cmd);
-        image::open(&out).unwrap().to_rgba8()
-    };
+    let shot = |name: &str, extra: &[String]| top_down_shot(&dir, name, extra);
     let grass_pixels =
         |img: &image::RgbaImage| img.pixels().filter(|p| p[1] > p[0] && p[1] > p[2]).count();
     let red_pixels = |img: &image::RgbaImage| {
@@ -585,26 +589,15 @@ fn tilted_folder(dir: &Path, name: &str, green: u8, directx: bool) -> PathBuf {
 fn normal_maps_light_the_surface_the_way_they_lean_in_either_convention() {
     common::require_gpu("normal_maps_light_the_surface_the_way_they_lean_in_either_convention");
     let dir = temp_dir("normals");
-    let shot = |name: &str, folder: &Path, stats: Option<&Path>| -> image::RgbaImage {
-        let out = dir.join(format!("{name}.png"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-        cmd.args([
-            "--headless",
-            "--world-size",
-            "256",
-            "--size",
-            "160x120",
-            "--camera=512,900,512,0,-89",
-            "--material-texture",
-        ])
-        .arg(format!("grass={}", folder.display()))
-        .arg("--screenshot")
-        .arg(&out);
+    let shot = |name: &str, folder: &Path, stats: Option<&Path>| {
+        let mut extra = vec![
+            "--material-texture".to_string(),
+            format!("grass={}", folder.display()),
+        ];
         if let Some(stats) = stats {
-            cmd.arg("--stats-json").arg(stats);
+            extra.extend(["--stats-json".to_string(), stats.display().to_string()]);
         }
-        common::run_ok(&mut cmd);
-        image::open(&out).unwrap().to_rgba8()
+        top_down_shot(&dir, name, &extra)
     };
     // Seen from above, the sun stands toward -z. On the top projection the
     // texture's up is -z, so green above 128 (OpenGL: the normal leans up
@@ -620,18 +613,7 @@ fn normal_maps_light_the_surface_the_way_they_lean_in_either_convention() {
     let flat = shot("flat", &flat_folder, None);
     // Measured where the built-in grass clearly shows (the restyled
     // material's ground).
-    let plain_out = dir.join("plain.png");
-    common::run_ok(Command::new(env!("CARGO_BIN_EXE_strata")).args([
-        "--headless",
-        "--world-size",
-        "256",
-        "--size",
-        "160x120",
-        "--camera=512,900,512,0,-89",
-        "--screenshot",
-        plain_out.to_str().unwrap(),
-    ]));
-    let plain = image::open(&plain_out).unwrap().to_rgba8();
+    let plain = top_down_shot(&dir, "plain", &[]);
     let grass = |p: &image::Rgba<u8>| {
         i32::from(p[1]) > i32::from(p[0]) + 20 && i32::from(p[1]) > i32::from(p[2]) + 20
     };
