@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, channel};
 
-use crate::io::materials::{ImportedMaterial, MaterialImportError, apply_import, import_material};
+use crate::io::materials::{
+    ImportedMaterial, MaterialImportError, apply_import, import_albedo_only, import_material,
+};
 use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::library::TILING_STUDS;
@@ -78,7 +80,12 @@ impl MaterialsWindow {
         let (tx, rx) = channel();
         let job_path = path.clone();
         std::thread::spawn(move || {
-            let _ = tx.send(import_material(&job_path, side_px));
+            let imported = if top {
+                import_albedo_only(&job_path, side_px)
+            } else {
+                import_material(&job_path, side_px)
+            };
+            let _ = tx.send(imported);
         });
         self.job = Some(ImportJob {
             material,

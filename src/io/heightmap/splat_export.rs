@@ -28,6 +28,8 @@
 //!
 //! Each file is written whole or not at all; the maps are held in memory
 //! while they are written (4 bytes a sample each, and 1 for the index map).
+//! Splat maps past the last one written (left by an earlier export of more
+//! materials to the same path) are removed.
 
 use std::path::{Path, PathBuf};
 
@@ -201,6 +203,14 @@ pub(crate) fn write_splats(
         })?;
         written.push(file);
     }
+    // Maps an earlier export of more materials left here would read as
+    // part of this one: they go (the sidecar lists only the new ones).
+    for k in written.len()..MAX_SPLAT_MAPS {
+        let stale = beside(path, &format!("_splat{k}.png"));
+        if stale.is_file() {
+            std::fs::remove_file(&stale).map_err(|e| ExportError::write(&stale, e))?;
+        }
+    }
     let index_map = beside(path, "_materials.png");
     let index_image = image::GrayImage::from_raw(out_width, out_depth, index)
         .ok_or_else(|| ExportError::write(&index_map, "index buffer does not match its size"))?;
@@ -346,12 +356,16 @@ mod tests {
             ids: &ids,
         };
         let path = dir.join("h.png");
+        // A map left by an earlier export of more materials.
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("h_splat1.png"), b"old").unwrap();
         let library = MaterialLibrary::default();
         let ground = [true, true, true, false];
         let out = write_splats(&path, &surface, (4, 1, &ground), (1.0, 1.0), &library)
             .unwrap()
             .unwrap();
         assert_eq!(out.maps, [dir.join("h_splat0.png")]);
+        assert!(!dir.join("h_splat1.png").exists(), "the stale map is gone");
         assert_eq!(
             out.channels,
             [

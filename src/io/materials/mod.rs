@@ -7,5 +7,6 @@ pub mod texture_import;
 
 pub use restyle::{RestyleError, RestyleRequest, apply_import, import_summary, restyle};
 pub use texture_import::{
-    ImportedMaterial, MatchedTexture, MaterialImportError, TextureRole, import_material,
+    ImportedMaterial, MatchedTexture, MaterialImportError, TextureRole, import_albedo_only,
+    import_material,
 };

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::texture_import::{ImportedMaterial, MaterialImportError, import_material};
+use super::texture_import::{
+    ImportedMaterial, MaterialImportError, import_albedo_only, import_material,
+};
 use crate::terrain::materials::{LibraryError, MaterialLibrary};
 use crate::terrain::storage::cell::Material;
 
@@ -138,7 +140,11 @@ pub fn apply_import(
     let mut summary = import_summary(imported);
     if top {
         library.set_top_albedo(material, imported.albedo.clone())?;
-        if imported.surface.is_some() {
+        if imported
+            .matched
+            .iter()
+            .any(|m| m.role != super::TextureRole::Albedo)
+        {
             summary.push_str(" (a top variant draws its albedo only)");
         }
     } else {
@@ -188,7 +194,11 @@ pub fn restyle(
         match request {
             RestyleRequest::Texture { path, .. } | RestyleRequest::TopTexture { path, .. } => {
                 let top = matches!(request, RestyleRequest::TopTexture { .. });
-                let imported = import_material(path, out.texture_side_px())?;
+                let imported = if top {
+                    import_albedo_only(path, out.texture_side_px())?
+                } else {
+                    import_material(path, out.texture_side_px())?
+                };
                 let line = apply_import(&mut out, material, top, &imported).map_err(refused)?;
                 lines.push(line);
             }

@@ -246,6 +246,27 @@ pub fn match_folder(dir: &Path) -> Result<Vec<MatchedTexture>, MaterialImportErr
 /// without an albedo, and an image that is corrupt, not square, or outside
 /// 16² to 8192².
 pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, MaterialImportError> {
+    import_with(path, side_px, true)
+}
+
+/// [`import_material`] for a top variant, which draws an albedo only: the
+/// folder's other maps are matched and reported but not decoded, so a bad
+/// one that would not be used refuses nothing.
+///
+/// # Errors
+/// As [`import_material`], for the albedo.
+pub fn import_albedo_only(
+    path: &Path,
+    side_px: u32,
+) -> Result<ImportedMaterial, MaterialImportError> {
+    import_with(path, side_px, false)
+}
+
+fn import_with(
+    path: &Path,
+    side_px: u32,
+    with_surface: bool,
+) -> Result<ImportedMaterial, MaterialImportError> {
     if !TEXTURE_SIDES_PX.contains(&side_px) {
         return Err(MaterialImportError::BadTargetSide { side_px });
     }
@@ -278,7 +299,11 @@ pub fn import_material(path: &Path, side_px: u32) -> Result<ImportedMaterial, Ma
             })?;
     let ignored_albedos = albedos.iter().skip(1).map(|p| (*p).clone()).collect();
     let (albedo, source_side_px) = decode_texture(&albedo_path, side_px)?;
-    let (surface, surface_files) = import_surface(&matched, side_px)?;
+    let (surface, surface_files) = if with_surface {
+        import_surface(&matched, side_px)?
+    } else {
+        (None, Vec::new())
+    };
     Ok(ImportedMaterial {
         name: tidy_name(&name),
         albedo,
@@ -499,5 +524,25 @@ mod tests {
         assert_eq!(tidy_name("aerial_grass-rock"), "aerial grass rock");
         assert_eq!(tidy_name("__"), "Imported");
         assert_eq!(tidy_name(&"a".repeat(60)).len(), 48);
+    }
+
+    #[test]
+    fn a_top_variant_import_does_not_decode_the_maps_it_would_not_use() {
+        let dir = std::env::temp_dir().join(format!("strata-top-import-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        image::RgbImage::from_pixel(32, 32, image::Rgb([9, 99, 9]))
+            .save(dir.join("x_basecolor.png"))
+            .unwrap();
+        std::fs::write(dir.join("x_roughness.png"), b"not a png").unwrap();
+        assert!(matches!(
+            import_material(&dir, 256),
+            Err(MaterialImportError::Decode { .. })
+        ));
+        let top = import_albedo_only(&dir, 256).unwrap();
+        assert_eq!(top.albedo.average_srgb(), [9, 99, 9]);
+        assert!(top.surface.is_none() && top.surface_files.is_empty());
+        assert_eq!(top.matched.len(), 2, "the roughness map is still reported");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
