@@ -261,52 +261,60 @@ fn splat_texels(
     let radius = (sample_cells.0.max(sample_cells.1) / 2.0).round().max(1.0) as i64;
     let mut maps = vec![vec![0u8; w * d * 4]; map_count];
     let mut index = vec![0u8; w * d];
-    // One output row at a time, in parallel: every map's row and the index row.
-    let mut rows: Vec<(usize, Vec<u8>, Vec<u8>)> = (0..d)
-        .into_par_iter()
-        .map(|row| {
-            let mut counts = vec![0u32; ids.len()];
-            let mut bytes = vec![0u8; ids.len()];
-            let mut splat_row = vec![0u8; w * 4 * map_count];
-            let mut index_row = vec![0u8; w];
-            let cz = (row as f64 * sample_cells.1).round() as i64;
-            for col in 0..w {
-                let cx = (col as f64 * sample_cells.0).round() as i64;
-                counts.fill(0);
-                if !ground.get(row * w + col).copied().unwrap_or(false) {
-                    // No ground here: no weights (the row stays 0).
-                    continue;
-                }
-                for z in (cz - radius).max(0)..=(cz + radius).min(i64::from(surface.depth) - 1) {
-                    for x in (cx - radius).max(0)..=(cx + radius).min(i64::from(surface.width) - 1)
+    // Bands of rows, each band's rows in parallel (every map's row and the
+    // index row), copied into place before the next band, so the rows in
+    // flight stay a band's worth however large the export.
+    const BAND_ROWS: usize = 64;
+    for band in (0..d).step_by(BAND_ROWS) {
+        let band_end = (band + BAND_ROWS).min(d);
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = (band..band_end)
+            .into_par_iter()
+            .map(|row| {
+                let mut counts = vec![0u32; ids.len()];
+                let mut bytes = vec![0u8; ids.len()];
+                let mut splat_row = vec![0u8; w * 4 * map_count];
+                let mut index_row = vec![0u8; w];
+                let cz = (row as f64 * sample_cells.1).round() as i64;
+                for col in 0..w {
+                    let cx = (col as f64 * sample_cells.0).round() as i64;
+                    counts.fill(0);
+                    if !ground.get(row * w + col).copied().unwrap_or(false) {
+                        // No ground here: no weights (the row stays 0).
+                        continue;
+                    }
+                    for z in (cz - radius).max(0)..=(cz + radius).min(i64::from(surface.depth) - 1)
                     {
-                        let id = surface.ids[z as usize * surface.width as usize + x as usize];
-                        if id != 0 {
-                            counts[usize::from(slot_of[usize::from(id)])] += 1;
+                        for x in
+                            (cx - radius).max(0)..=(cx + radius).min(i64::from(surface.width) - 1)
+                        {
+                            let id = surface.ids[z as usize * surface.width as usize + x as usize];
+                            if id != 0 {
+                                counts[usize::from(slot_of[usize::from(id)])] += 1;
+                            }
                         }
                     }
+                    shares_to_bytes(&counts, &mut bytes);
+                    for (slot, &b) in bytes.iter().enumerate() {
+                        splat_row[(slot / 4) * w * 4 + col * 4 + slot % 4] = b;
+                    }
+                    let heaviest = bytes
+                        .iter()
+                        .enumerate()
+                        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
+                        .filter(|(_, b)| **b > 0);
+                    index_row[col] = heaviest.map_or(0, |(slot, _)| ids[slot]);
                 }
-                shares_to_bytes(&counts, &mut bytes);
-                for (slot, &b) in bytes.iter().enumerate() {
-                    splat_row[(slot / 4) * w * 4 + col * 4 + slot % 4] = b;
-                }
-                let heaviest = bytes
-                    .iter()
-                    .enumerate()
-                    .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
-                    .filter(|(_, b)| **b > 0);
-                index_row[col] = heaviest.map_or(0, |(slot, _)| ids[slot]);
+                (splat_row, index_row)
+            })
+            .collect();
+        // An indexed parallel range collects in row order.
+        for (row, (splat_row, index_row)) in (band..band_end).zip(rows) {
+            for (k, map) in maps.iter_mut().enumerate() {
+                map[row * w * 4..(row + 1) * w * 4]
+                    .copy_from_slice(&splat_row[k * w * 4..(k + 1) * w * 4]);
             }
-            (row, splat_row, index_row)
-        })
-        .collect();
-    rows.sort_by_key(|r| r.0);
-    for (row, splat_row, index_row) in rows {
-        for (k, map) in maps.iter_mut().enumerate() {
-            map[row * w * 4..(row + 1) * w * 4]
-                .copy_from_slice(&splat_row[k * w * 4..(k + 1) * w * 4]);
+            index[row * w..(row + 1) * w].copy_from_slice(&index_row);
         }
-        index[row * w..(row + 1) * w].copy_from_slice(&index_row);
     }
     (maps, index)
 }
