@@ -29,8 +29,12 @@ struct MaterialStyle {
     // x: height-blend sharpness (0 to 1); y, z, w: 1 when the material has a
     // normal, roughness, height map in material_surface (else it is skipped).
     surface: vec4<f32>,
+    // x: the array layer of the material's albedo and surface maps.
+    layers: vec4<f32>,
 }
-@group(1) @binding(2) var<uniform> material_styles: array<MaterialStyle, 16>;
+// One per material id a cell can hold (256); ids the library does not hold
+// read a magenta "missing material" style.
+@group(1) @binding(2) var<uniform> material_styles: array<MaterialStyle, 256>;
 // Per layer of material_albedo: tangent-space normal xy (OpenGL, green up)
 // in rg, roughness in b, height in a; linear.
 @group(1) @binding(3) var material_surface: texture_2d_array<f32>;
@@ -197,10 +201,10 @@ fn udn_normal(n: vec3<f32>, w: vec3<f32>, sx: vec4<f32>, sy: vec4<f32>, sz: vec4
     return normalize(n + offset);
 }
 
-fn sample_material(t: Triplanar, n: vec3<f32>, layer: u32) -> MaterialSample {
+fn sample_material(t: Triplanar, n: vec3<f32>, material: u32) -> MaterialSample {
     var c = vec3<f32>(0.0);
-    let l = i32(layer);
-    let slot = material_styles[min(layer, 15u)];
+    let slot = material_styles[min(material, 255u)];
+    let l = i32(slot.layers.x);
     let style = slot.tint_scale;
     let top_layer = i32(slot.palette_srgb.w);
     let ly = select(l, top_layer, t.up);
@@ -284,7 +288,7 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
 fn low_poly_albedo(material: u32, n: vec3<f32>) -> vec3<f32> {
     // The material's flat colour (its built-in colour, or its imported
     // texture's average times its tint), as the material library gives it.
-    var srgb = material_styles[min(material, 15u)].palette_srgb.xyz / 255.0;
+    var srgb = material_styles[min(material, 255u)].palette_srgb.xyz / 255.0;
     if abs(n.y) < 0.5 {
         srgb *= LOW_POLY_SKIRT_SHADE;
     }
@@ -319,7 +323,7 @@ fn blend_materials(t: Triplanar, n: vec3<f32>, ids: vec4<u32>, weights: vec4<f32
     for (var i = 0u; i < 4u; i++) {
         if mw[i] > 0.0 {
             samples[i] = sample_material(t, n, ids[i]);
-            let maps = material_styles[min(ids[i], 15u)].surface;
+            let maps = material_styles[min(ids[i], 255u)].surface;
             sharp[i] = maps.x * maps.w;
             has_normal[i] = maps.y;
             has_rough[i] = maps.z;

@@ -13,6 +13,13 @@ use crate::terrain::storage::coords::CellBox;
 /// each repeatable.
 #[derive(Clone, Debug, Default, PartialEq, clap::Args)]
 pub struct MaterialFlags {
+    /// Add a material to the world's library from a texture folder or one
+    /// image (as --material-texture reads them), at the lowest free id
+    /// from 11: `NAME=PATH`, repeatable (before the other --material-*
+    /// flags, which may then name it). Up to 254 solid materials.
+    #[arg(long = "material-add", value_name = "NAME=PATH", requires = "headless", value_parser = parse_material_add)]
+    pub material_add: Vec<RestyleRequest>,
+
     /// Draw a material with a texture folder (its albedo, and its normal,
     /// roughness and height maps; PBR names) or with one PNG/JPEG as its
     /// albedo, stored in the world's material library: `NAME=PATH`
@@ -43,10 +50,12 @@ pub struct MaterialFlags {
 }
 
 impl MaterialFlags {
-    /// Every request in the order they apply: textures, tiles, tints,
-    /// blend sharpness, then names (the others use the old names).
+    /// Every request in the order they apply: added materials, textures,
+    /// tiles, tints, blend sharpness, then names (the others use the old
+    /// names).
     pub fn requests(&self) -> Vec<RestyleRequest> {
         [
+            &self.material_add,
             &self.material_texture,
             &self.material_tiling,
             &self.material_tint,
@@ -259,6 +268,19 @@ pub fn parse_material_texture(s: &str) -> Result<RestyleRequest, String> {
             ));
         }
         None => RestyleRequest::Texture { material, path },
+    })
+}
+
+/// `--material-add NAME=PATH`: a new material's name and its texture
+/// folder or image.
+pub fn parse_material_add(s: &str) -> Result<RestyleRequest, String> {
+    let (name, path) = material_pair(s, "PATH")?;
+    if path.is_empty() {
+        return Err(format!("{s:?}: the path is empty"));
+    }
+    Ok(RestyleRequest::Add {
+        name,
+        path: path.into(),
     })
 }
 

@@ -1,25 +1,35 @@
 //! The Materials window: the world's material library, one row per solid
-//! material, edited live (the view redraws with each change): its name,
-//! tint and tile size, a texture imported from a PBR folder or one image
-//! (decoded on a helper thread), and Reset to the built-in look. Saved with
-//! the world.
+//! material (filtered by name), edited live (the view redraws with each
+//! change): its name, tint and tile size, a texture imported from a PBR
+//! folder or one image (decoded on a helper thread), Reset to the built-in
+//! look; and new materials added from a folder or image. Saved with the
+//! world.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, channel};
 
 use crate::io::materials::{
-    ImportedMaterial, MaterialImportError, apply_import, import_albedo_only, import_material,
+    ImportedMaterial, MaterialImportError, add_imported, apply_import, import_albedo_only,
+    import_material,
 };
 use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::library::TILING_STUDS;
 use crate::terrain::materials::texture::TEXTURE_SIDES_PX;
 
+/// What a texture being read is for.
+#[derive(Clone, Debug, PartialEq)]
+enum ImportTarget {
+    /// An existing material: its albedo and maps, or (`top`) its top
+    /// variant.
+    Restyle { material: Material, top: bool },
+    /// A new material of this name.
+    Add { name: String },
+}
+
 /// A texture being read for one material.
 struct ImportJob {
-    material: Material,
-    /// For the material's top variant (upward-facing surfaces).
-    top: bool,
+    target: ImportTarget,
     path: PathBuf,
     result: Receiver<Result<ImportedMaterial, MaterialImportError>>,
 }
@@ -36,6 +46,10 @@ pub struct MaterialsWindow {
     names: Vec<(Material, String)>,
     job: Option<ImportJob>,
     folder_pick: Option<Receiver<Option<PathBuf>>>,
+    /// The name a new material gets.
+    new_name: String,
+    /// Rows shown: those whose name holds this (case-insensitive).
+    filter: String,
     /// The last outcome: `(is_error, text)`.
     message: Option<(bool, String)>,
 }
@@ -62,20 +76,34 @@ impl MaterialsWindow {
         let Ok(result) = job.result.try_recv() else {
             return;
         };
-        let (material, top) = (job.material, job.top);
+        let target = job.target.clone();
         let path = job.path.display().to_string();
         self.job = None;
         self.message = Some(match result {
             Ok(_) if !editable => (true, "the world changed while the texture was read".into()),
-            Ok(imported) => match apply_import(library, material, top, &imported) {
-                Ok(text) => (false, text),
-                Err(e) => (true, format!("{path}: {e}")),
-            },
+            Ok(imported) => {
+                let applied = match &target {
+                    ImportTarget::Restyle { material, top } => {
+                        apply_import(library, *material, *top, &imported)
+                    }
+                    ImportTarget::Add { name } => add_imported(library, name, &imported),
+                };
+                match applied {
+                    Ok(text) => {
+                        if matches!(target, ImportTarget::Add { .. }) {
+                            self.new_name.clear();
+                        }
+                        (false, text)
+                    }
+                    Err(e) => (true, format!("{path}: {e}")),
+                }
+            }
             Err(e) => (true, e.to_string()),
         });
     }
 
-    fn start_import(&mut self, material: Material, top: bool, side_px: u32) {
+    fn start_import(&mut self, target: ImportTarget, side_px: u32) {
+        let top = matches!(target, ImportTarget::Restyle { top: true, .. });
         let path = PathBuf::from(self.import_path.trim());
         let (tx, rx) = channel();
         let job_path = path.clone();
@@ -88,8 +116,7 @@ impl MaterialsWindow {
             let _ = tx.send(imported);
         });
         self.job = Some(ImportJob {
-            material,
-            top,
+            target,
             path,
             result: rx,
         });
@@ -180,18 +207,57 @@ impl MaterialsWindow {
                 ui.label("reading the texture…");
             }
         });
+        ui.horizontal(|ui| {
+            ui.label("New material");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.new_name)
+                    .hint_text("name")
+                    .desired_width(140.0),
+            );
+            let can_add = self.job.is_none()
+                && !self.import_path.trim().is_empty()
+                && !self.new_name.trim().is_empty();
+            if ui
+                .add_enabled(can_add, egui::Button::new("Add from texture"))
+                .on_hover_text(
+                    "Add a material drawn with the texture folder or image above, at the next                      free id (up to 254 solid materials)",
+                )
+                .on_disabled_hover_text("Name it and choose a texture folder or image first")
+                .clicked()
+            {
+                let name = self.new_name.trim().to_string();
+                self.start_import(ImportTarget::Add { name }, library.texture_side_px());
+            }
+            ui.label(format!("{} materials", library.solid_count()));
+        });
     }
 
-    /// One row per solid material.
+    /// One row per solid material whose name matches the filter.
     fn rows_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary) {
-        egui::Grid::new("material_rows")
-            .striped(true)
-            .num_columns(10)
+        if library.solid_count() > 12 {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.filter)
+                    .hint_text("filter by name")
+                    .desired_width(160.0),
+            );
+        }
+        let shown: Vec<Material> = library
+            .styles()
+            .filter(|(_, s)| crate::editor::material_combo::name_matches(&s.name, &self.filter))
+            .map(|(m, _)| m)
+            .collect();
+        egui::ScrollArea::vertical()
+            .max_height(420.0)
             .show(ui, |ui| {
-                for material in Material::solids() {
-                    self.row_ui(ui, library, material);
-                    ui.end_row();
-                }
+                egui::Grid::new("material_rows")
+                    .striped(true)
+                    .num_columns(10)
+                    .show(ui, |ui| {
+                        for material in shown {
+                            self.row_ui(ui, library, material);
+                            ui.end_row();
+                        }
+                    });
             });
     }
 
@@ -302,7 +368,13 @@ impl MaterialsWindow {
             .on_disabled_hover_text("Type or browse a texture folder or image above first")
             .clicked()
         {
-            self.start_import(material, false, library.texture_side_px());
+            self.start_import(
+                ImportTarget::Restyle {
+                    material,
+                    top: false,
+                },
+                library.texture_side_px(),
+            );
         }
         if ui
             .add_enabled(can_import, egui::Button::new("Top"))
@@ -313,13 +385,21 @@ impl MaterialsWindow {
             .on_disabled_hover_text("Type or browse a texture folder or image above first")
             .clicked()
         {
-            self.start_import(material, true, library.texture_side_px());
+            self.start_import(
+                ImportTarget::Restyle {
+                    material,
+                    top: true,
+                },
+                library.texture_side_px(),
+            );
         }
         if ui
             .add_enabled(
-                style != crate::terrain::materials::MaterialStyle::built_in(material),
+                material.is_built_in()
+                    && style != crate::terrain::materials::MaterialStyle::built_in(material),
                 egui::Button::new("Reset"),
             )
+            .on_disabled_hover_text("An added material has no built-in look")
             .clicked()
         {
             let _ = library.reset(material);

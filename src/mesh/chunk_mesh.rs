@@ -38,6 +38,10 @@ pub struct ChunkMesh {
     /// The mesher that made it: audits tell Surface Nets meshes from
     /// low-poly ones.
     pub style: super::MeshStyle,
+    /// Solid materials of the chunk's neighbourhood past the 30 one mesh
+    /// draws exactly, drawn as its most common solid instead
+    /// ([`super::local_palette`]); 0 almost always.
+    pub merged_materials: u32,
 }
 
 impl ChunkMesh {
@@ -53,6 +57,7 @@ impl ChunkMesh {
         self.skirt_start_vertex = 0;
         self.skirt_start_index = 0;
         self.style = super::MeshStyle::Smooth;
+        self.merged_materials = 0;
     }
 
     /// Number of vertices.

@@ -8,6 +8,7 @@
 //! artist sees on the surface survives even when most of the block is buried
 //! rock. Padding is 2 samples, i.e. `2·s` cells: the reach doubles per level.
 
+use crate::mesh::material_votes::MaterialVotes;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use glam::IVec3;
@@ -205,7 +206,7 @@ pub const SHELL_EXPOSED_VOTE_WEIGHT: u32 = EXPOSED_VOTE_WEIGHT / 2;
 /// buried (the row above it holds the surface) would otherwise take the
 /// soil's material, and coarse levels showed it as contour rings where
 /// level 0 shows grass. Largest vote wins, ties to the lower id.
-fn vote_block_material(cells: &[Cell], w: usize, votes: &mut [u32; Material::COUNT]) -> u8 {
+fn vote_block_material(cells: &[Cell], w: usize, votes: &mut MaterialVotes) -> u8 {
     debug_assert!(w <= 16 && cells.len() >= w * w * w);
     // One bit per cell of each (y, z) row: inside, and exposed (computed
     // with shifts and the neighbouring rows, not six reads per cell).
@@ -220,7 +221,6 @@ fn vote_block_material(cells: &[Cell], w: usize, votes: &mut [u32; Material::COU
     let interior_x: u16 = ((1u16 << (w - 1)) - 1) & !1;
     let block_x: u16 = ((1u16 << (w - 2)) - 1) & !3;
     let block = 2..w - 2;
-    votes.fill(0);
     for z in 1..w - 1 {
         for y in 1..w - 1 {
             let r = z * w + y;
@@ -256,19 +256,11 @@ fn vote_block_material(cells: &[Cell], w: usize, votes: &mut [u32; Material::COU
                     (false, true) => SHELL_EXPOSED_VOTE_WEIGHT,
                     (false, false) => continue,
                 };
-                if let Some(v) = votes.get_mut(c.material().0 as usize) {
-                    *v += weight * occ;
-                }
+                votes.add(c.material().0, weight * occ);
             }
         }
     }
-    let mut best = 0usize;
-    for (id, &v) in votes.iter().enumerate() {
-        if v > votes[best] {
-            best = id;
-        }
-    }
-    best as u8
+    votes.take_winner()
 }
 
 /// A solid sample right under one that holds the surface takes that
@@ -295,7 +287,7 @@ fn material_under_surface(here: (u8, u8, u8), above: (u8, u8, u8)) -> u8 {
 struct CoarseGather<'a> {
     hood: &'a Neighbourhood,
     level: u8,
-    votes: [u32; Material::COUNT],
+    votes: MaterialVotes,
     summaries: Vec<(IVec3, Arc<[BlockSummary]>)>,
 }
 
@@ -401,7 +393,7 @@ pub fn gather_level(field: &mut SampleField, hood: &Neighbourhood, level: u8) {
     let mut gather = CoarseGather {
         hood,
         level,
-        votes: [0u32; Material::COUNT],
+        votes: MaterialVotes::default(),
         summaries: Vec::with_capacity(27),
     };
     for pz in 0..dim {
@@ -443,7 +435,7 @@ mod tests {
     fn vote_reference(cells: &[Cell], w: usize) -> u8 {
         let at = |x: usize, y: usize, z: usize| cells[(z * w + y) * w + x];
         let block = 2..w - 2;
-        let mut votes = [0u32; Material::COUNT];
+        let mut votes = [0u32; Material::ID_COUNT];
         for z in 1..w - 1 {
             for y in 1..w - 1 {
                 for x in 1..w - 1 {
@@ -492,8 +484,12 @@ mod tests {
             Material::ROCK,
             Material::SAND,
             Material::MUD,
+            // Library ids, in every word of the vote's bit set.
+            Material(77),
+            Material(140),
+            Material(255),
         ];
-        let mut votes = [0u32; Material::COUNT];
+        let mut votes = MaterialVotes::default();
         for w in [6usize, 8, 12] {
             for _ in 0..400 {
                 // Terrain-like blocks: a noisy surface height, materials by depth.

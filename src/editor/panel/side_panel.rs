@@ -197,6 +197,7 @@ impl EditorPanel {
     /// (`ctx.run_pass(input, |ctx| panel.show(ctx, &stats))`). Returns the
     /// panel's width in points, so the 3D view can ignore input over it.
     pub fn show(&mut self, ctx: &egui::Context, stats: &PanelStats) -> f32 {
+        crate::editor::material_combo::publish_looks(ctx, &self.material_looks);
         let mut width = 0.0;
         ctx.root_ui(|root| {
             let response = egui::Panel::left("strata_tools")
@@ -358,9 +359,26 @@ impl EditorPanel {
                 self.materials_window_requested = true;
             }
         });
+        let filter_id = egui::Id::unique("strata.palette_filter");
+        let mut filter = ui
+            .data(|d| d.get_temp::<String>(filter_id))
+            .unwrap_or_default();
+        if self.material_looks.len() > 12 {
+            ui.add(
+                egui::TextEdit::singleline(&mut filter)
+                    .hint_text("filter materials by name")
+                    .desired_width(160.0),
+            );
+            ui.data_mut(|d| d.insert_temp(filter_id, filter.clone()));
+        }
         ui.horizontal_wrapped(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
-            for (m, name, [r, g, b]) in self.material_looks.clone() {
+            for (m, name, [r, g, b]) in self
+                .material_looks
+                .clone()
+                .into_iter()
+                .filter(|(_, n, _)| crate::editor::material_combo::name_matches(n, &filter))
+            {
                 let selected = self.material == m;
                 let (rect, response) =
                     ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::click());

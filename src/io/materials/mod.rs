@@ -5,7 +5,9 @@
 pub mod restyle;
 pub mod texture_import;
 
-pub use restyle::{RestyleError, RestyleRequest, apply_import, import_summary, restyle};
+pub use restyle::{
+    RestyleError, RestyleRequest, add_imported, apply_import, import_summary, restyle,
+};
 pub use texture_import::{
     ImportedMaterial, MatchedTexture, MaterialImportError, TextureRole, import_albedo_only,
     import_material,

@@ -13,6 +13,13 @@ use crate::terrain::storage::cell::Material;
 /// One change to one material's style.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RestyleRequest {
+    /// Add a material drawn with a texture folder or image.
+    Add {
+        /// The new material's name.
+        name: String,
+        /// A folder of PBR maps, or one image.
+        path: PathBuf,
+    },
     /// Draw the material with the albedo of a texture folder or image.
     Texture {
         /// The material's name in the world (or its built-in name).
@@ -163,6 +170,31 @@ pub fn apply_import(
     ))
 }
 
+/// Adds a material named `name` drawn with an imported set, and says
+/// what was matched and which id it took.
+///
+/// # Errors
+/// The library's refusal (the library is unchanged).
+pub fn add_imported(
+    library: &mut MaterialLibrary,
+    name: &str,
+    imported: &ImportedMaterial,
+) -> Result<String, LibraryError> {
+    let material = library.add_material(name, imported.albedo.clone(), imported.surface.clone())?;
+    let mut summary = import_summary(imported);
+    if let Some(style) = library.style(material).filter(|s| s.surface_maps.height) {
+        summary.push_str(&format!(
+            "; height blend sharpness {} %",
+            style.blend_sharpness_pct
+        ));
+    }
+    Ok(format!(
+        "{} (added as id {}): {summary}",
+        library.name(material),
+        material.0
+    ))
+}
+
 /// Applies `requests` in order to a copy of `library` and returns it with
 /// one summary line per request (what was imported and matched).
 ///
@@ -176,7 +208,18 @@ pub fn restyle(
     let mut out = library.clone();
     let mut lines = Vec::new();
     for request in requests {
+        if let RestyleRequest::Add { name, path } = request {
+            let imported = import_material(path, out.texture_side_px())?;
+            let refused = |source| RestyleError::Library {
+                material: name.clone(),
+                source,
+            };
+            let line = add_imported(&mut out, name, &imported).map_err(refused)?;
+            lines.push(line);
+            continue;
+        }
         let name = match request {
+            RestyleRequest::Add { name, .. } => name,
             RestyleRequest::Texture { material, .. }
             | RestyleRequest::TopTexture { material, .. }
             | RestyleRequest::Tint { material, .. }
@@ -218,6 +261,8 @@ pub fn restyle(
                 out.set_blend_sharpness(material, *pct).map_err(refused)?;
                 lines.push(format!("{}: blend sharpness {pct} %", out.name(material)));
             }
+            // Added above, before the name lookup (the name is new).
+            RestyleRequest::Add { .. } => {}
             RestyleRequest::Rename { name: new_name, .. } => {
                 let old = out.name(material).to_string();
                 out.rename(material, new_name).map_err(refused)?;

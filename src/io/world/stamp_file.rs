@@ -308,12 +308,8 @@ pub fn decode_cell_stamp(bytes: &[u8], path: &Path) -> Result<Stamp, StampFileEr
     }
     let cells: Vec<Cell> = raw
         .chunks_exact(2)
-        .enumerate()
-        .map(|(i, b)| {
-            Cell::from_bytes([b[0], b[1]])
-                .ok_or_else(|| corrupt(format!("cell {i} has unknown material {}", b[0])))
-        })
-        .collect::<Result<_, _>>()?;
+        .map(|b| Cell::from_bytes([b[0], b[1]]))
+        .collect();
     let clip = Clipboard::from_cells(size, cells)
         .ok_or_else(|| corrupt("the size does not match the cells".into()))?;
     Stamp::cells(stamp_name(path), clip).map_err(|source| StampFileError::Stamp {

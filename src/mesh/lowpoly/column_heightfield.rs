@@ -247,6 +247,6 @@ fn ground_top(summary: &ColumnSummary, i: usize, step_cells: f32) -> Option<Colu
     let ground = summary.height_cells[i];
     ground.is_finite().then(|| ColumnTop {
         step: quantize_step(ground, step_cells),
-        material: Material::from_id(summary.material[i]).unwrap_or(Material::ROCK),
+        material: Material(summary.material[i]),
     })
 }

@@ -222,16 +222,17 @@ fn block_top(
     {
         return None;
     }
-    let mut counts = [0u16; Material::COUNT];
+    let mut counts = [0u16; Material::ID_COUNT];
     for t in columns().filter(|t| t.step == max_step) {
-        counts[usize::from(t.material.0).min(Material::COUNT - 1)] += 1;
+        counts[usize::from(t.material.0)] += 1;
     }
     let mut material = Material::ROCK;
     let mut best = 0;
     for (id, &n) in counts.iter().enumerate() {
         if n > best {
             best = n;
-            material = Material::from_id(id as u8).unwrap_or(Material::ROCK);
+            // `counts` has one entry per u8 id.
+            material = Material(id as u8);
         }
     }
     let mut y_studs = max_step as f32 * step_studs;

@@ -11,9 +11,10 @@ use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 
 /// Atlas cells per row.
-pub const ATLAS_COLUMNS: u32 = 8;
-/// Atlas rows: a top and a skirt cell for every material.
-pub const ATLAS_ROWS: u32 = (2 * Material::COUNT as u32).div_ceil(ATLAS_COLUMNS);
+pub const ATLAS_COLUMNS: u32 = 16;
+/// Atlas rows: a top and a skirt cell for every material id a cell can
+/// hold (the built-ins and every library id).
+pub const ATLAS_ROWS: u32 = (2 * Material::ID_COUNT as u32).div_ceil(ATLAS_COLUMNS);
 /// Pixels per cell side.
 pub const CELL_PX: u32 = 4;
 /// Skirt colours are the top colour times this.
@@ -21,7 +22,7 @@ pub const SKIRT_SHADE: f32 = 0.7;
 
 /// The atlas cell of `material`'s tops (`skirt` false) or skirts.
 pub fn atlas_cell(material: Material, skirt: bool) -> u32 {
-    u32::from(material.0) + if skirt { Material::COUNT as u32 } else { 0 }
+    u32::from(material.0) + if skirt { Material::ID_COUNT as u32 } else { 0 }
 }
 
 /// UV of the centre of atlas cell `cell` (`u` right, `v` down, 0..1).
@@ -35,14 +36,13 @@ pub fn cell_centre_uv(cell: u32) -> [f32; 2] {
 
 /// The atlas of `library`'s flat colours
 /// ([`MaterialLibrary::flat_colour_srgb`]) as sRGB RGBA8 pixels, row-major
-/// from the top: `(width_px, height_px, pixels)`. Unused cells are black.
+/// from the top: `(width_px, height_px, pixels)`. Ids the library does not
+/// define hold their fallback colour (magenta: a missing material).
 pub fn atlas_rgba(library: &MaterialLibrary) -> (u32, u32, Vec<u8>) {
     let (w, h) = (ATLAS_COLUMNS * CELL_PX, ATLAS_ROWS * CELL_PX);
     let mut pixels = vec![0u8; (w * h * 4) as usize];
-    for id in 0..Material::COUNT as u8 {
-        let Some(material) = Material::from_id(id) else {
-            continue;
-        };
+    for id in 0..=u8::MAX {
+        let material = Material(id);
         let base = library.flat_colour_srgb(material);
         for skirt in [false, true] {
             let shade = if skirt { SKIRT_SHADE } else { 1.0 };
@@ -71,7 +71,7 @@ mod tests {
     fn every_cell_centre_samples_its_own_flat_colour() {
         let (w, h, pixels) = atlas_rgba(&MaterialLibrary::default());
         for id in 0..Material::COUNT as u8 {
-            let m = Material::from_id(id).expect("ids below COUNT are materials");
+            let m = Material(id);
             for skirt in [false, true] {
                 let [u, v] = cell_centre_uv(atlas_cell(m, skirt));
                 let (x, y) = ((u * w as f32) as u32, (v * h as f32) as u32);

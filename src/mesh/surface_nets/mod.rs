@@ -59,6 +59,7 @@ use quad_emitter::{Emitter, corner_word, vertex_set};
 
 use super::chunk_mesh::ChunkMesh;
 use super::field::{Neighbourhood, PAD, PADDED_L0, SampleField};
+use super::local_palette::LocalPalette;
 use super::materials::{single_material_weights, weights_from_words};
 use crate::terrain::storage::coords::{CELL_SIZE_STUDS, ChunkCoord};
 use crate::terrain::storage::grid::Grid;
@@ -152,6 +153,9 @@ struct Scratch {
     /// Per padded cube plane `cz`: bit `cy` set when the cube row `(cy, cz)`
     /// holds a surface cube. Pass 2 visits only those rows.
     surface_rows: Vec<u64>,
+    /// The field renumbered to its local palette, for fields holding ids
+    /// of 32 or more (allocated on first need).
+    localized: Option<Box<SampleField>>,
 }
 
 impl Default for Scratch {
@@ -168,6 +172,7 @@ impl Default for Scratch {
             pending_len: 0,
             sparse_lanes: SPARSE_LANES,
             surface_rows: Vec::new(),
+            localized: None,
         }
     }
 }
@@ -241,9 +246,27 @@ pub fn owns_no_surface_l0(grid: &Grid, coord: ChunkCoord) -> bool {
 }
 
 impl Scratch {
-    /// Extracts the surface of `field` into `out` (already cleared), with the
-    /// best code the CPU runs (see the module docs).
+    /// Extracts the surface of `field` into `out` (already cleared), in
+    /// the field's [`LocalPalette`] when it holds ids of 32 or more.
     fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        let mut local = self
+            .localized
+            .take()
+            .unwrap_or_else(|| Box::new(SampleField::new(field.n)));
+        match LocalPalette::localize(field, &mut local) {
+            None => self.extract_best(field, options, out),
+            Some(palette) => {
+                let start = out.material_ids.len();
+                self.extract_best(&local, options, out);
+                palette.restore(&mut out.material_ids[start..]);
+                out.merged_materials = palette.merged_materials();
+            }
+        }
+        self.localized = Some(local);
+    }
+
+    /// Extracts with the best code the CPU runs (see the module docs).
+    fn extract_best(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
         #[cfg(target_arch = "x86_64")]
         if avx2_available() {
             // SAFETY: the CPU supports every feature `extract_avx2` enables.

@@ -272,3 +272,37 @@ fn every_owned_crossing_edge_gets_one_quad() {
         assert_eq!(m.triangle_count(), 2 * crossings);
     }
 }
+
+#[test]
+fn library_ids_past_31_mesh_as_their_order_preserving_renumbering() {
+    // 12 solid materials (ids 2..=13) against the same field with each solid
+    // id mapped in order onto library ids up to 255: the geometry and the
+    // weights are the same bit for bit, and the ids are the mapped ones.
+    let ids: [u8; 12] = [2, 9, 31, 32, 63, 64, 100, 127, 128, 191, 200, 255];
+    let low = random_field(32, 7, 12, false);
+    let mut high = low.clone();
+    for m in high.material.iter_mut() {
+        if *m >= 2 {
+            *m = ids[usize::from(*m - 2)];
+        }
+    }
+    let (mut a, mut b) = (ChunkMesh::default(), ChunkMesh::default());
+    let mut nets = SurfaceNets::new();
+    nets.mesh_field(&low, MeshOptions::default(), &mut a);
+    nets.mesh_field(&high, MeshOptions::default(), &mut b);
+    assert!(a.vertex_count() > 1000, "{}", a.vertex_count());
+    assert_eq!(bits(&a), bits(&b));
+    assert_eq!(a.indices, b.indices);
+    assert_eq!(a.material_weights, b.material_weights);
+    let mapped: Vec<[u8; 4]> = a
+        .material_ids
+        .iter()
+        .map(|set| set.map(|m| if m >= 2 { ids[usize::from(m - 2)] } else { m }))
+        .collect();
+    assert_eq!(b.material_ids, mapped);
+    assert_eq!(b.merged_materials, 0);
+    // The scratch goes back to plain meshing for a plain field.
+    let mut c = ChunkMesh::default();
+    nets.mesh_field(&low, MeshOptions::default(), &mut c);
+    assert_eq!(c, a);
+}

@@ -11,7 +11,6 @@
 //! the middle height.
 
 use super::texture_array::upload_levels;
-use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::surface::{FLAT_NORMAL, NEUTRAL_HEIGHT, NEUTRAL_ROUGHNESS};
 
@@ -29,7 +28,7 @@ pub const NEUTRAL_TEXEL: [u8; 4] = [
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SurfaceSources {
     side_px: u32,
-    surfaces: Vec<Option<u64>>,
+    surfaces: Vec<(u8, Option<u64>)>,
     layers: u32,
 }
 
@@ -45,7 +44,7 @@ impl SurfaceSources {
         }
         SurfaceSources {
             side_px: library.drawn_side_px(),
-            surfaces: library.styles().map(|(_, s)| s.surface).collect(),
+            surfaces: library.styles().map(|(m, s)| (m.0, s.surface)).collect(),
             layers: library.layer_count(),
         }
     }
@@ -60,12 +59,14 @@ pub fn surface_layer_texels(library: &MaterialLibrary) -> (u32, Vec<Vec<u8>>) {
     }
     let side = library.drawn_side_px();
     let neutral = || NEUTRAL_TEXEL.repeat(side as usize * side as usize);
-    let layers = (0..library.layer_count())
-        .map(|layer| {
-            u8::try_from(layer)
-                .ok()
-                .filter(|&id| usize::from(id) < Material::COUNT)
-                .and_then(|id| library.surface(Material(id)))
+    // A top variant takes no surface maps of its own: its layer is neutral.
+    let layers = library
+        .layers()
+        .into_iter()
+        .map(|(material, top)| {
+            (!top)
+                .then(|| library.surface(material))
+                .flatten()
                 .map_or_else(neutral, |t| t.rgba8().to_vec())
         })
         .collect();
@@ -122,6 +123,7 @@ pub fn upload_surface_array(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain::Material;
     use crate::terrain::materials::MaterialTexture;
     use crate::terrain::materials::surface::pack_surface;
 

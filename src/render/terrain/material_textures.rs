@@ -245,29 +245,42 @@ pub struct MaterialStyleGpu {
     /// map in the surface array (0: the shader skips it, so a material
     /// without maps draws exactly as before).
     pub surface: [f32; 4],
+    /// `x`: the array layer of the material's albedo and surface maps
+    /// ([`MaterialLibrary::albedo_layer`]); `yzw` unused.
+    pub layers: [f32; 4],
 }
 
-/// Entries of the shader's `material_styles` array (ids past the built-ins
-/// read the last one).
-pub const STYLE_SLOTS: usize = 16;
+/// Entries of the shader's `material_styles` array: one per id a cell can
+/// hold (16 KiB, the uniform size every GPU grants).
+pub const STYLE_SLOTS: usize = Material::ID_COUNT;
 
-const _: () = assert!(Material::COUNT <= STYLE_SLOTS);
+/// The style of an id the library does not hold (a missing material):
+/// Rock's texture tinted magenta, as editors draw a missing texture.
+const MISSING_STYLE: MaterialStyleGpu = MaterialStyleGpu {
+    tint_scale: [1.0, 0.0, 1.0, 1.0],
+    palette_srgb: [255.0, 0.0, 255.0, Material::ROCK.0 as f32],
+    surface: [0.0; 4],
+    layers: [Material::ROCK.0 as f32, 0.0, 0.0, 0.0],
+};
 
-/// The shader styles of `library`, one per slot (Air, Water and unused
-/// slots untinted at the built-in scale).
-pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLOTS] {
-    let mut out = [MaterialStyleGpu {
-        tint_scale: [1.0, 1.0, 1.0, 1.0],
-        palette_srgb: [255.0, 0.0, 255.0, 0.0],
-        surface: [0.0; 4],
-    }; STYLE_SLOTS];
-    for m in Material::ALL {
+/// The shader styles of `library`, one per id (Air, Water untinted at the
+/// built-in scale; ids the library does not hold [`MISSING_STYLE`]).
+pub fn style_gpu_data(library: &MaterialLibrary) -> Vec<MaterialStyleGpu> {
+    let mut out = vec![MISSING_STYLE; STYLE_SLOTS];
+    for m in [Material::AIR, Material::WATER] {
         let [r, g, b] = m.base_color_srgb().map(f32::from);
-        out[m.0 as usize].palette_srgb = [r, g, b, f32::from(m.0)];
+        out[m.0 as usize] = MaterialStyleGpu {
+            tint_scale: [1.0; 4],
+            palette_srgb: [r, g, b, f32::from(m.0)],
+            surface: [0.0; 4],
+            layers: [f32::from(m.0), 0.0, 0.0, 0.0],
+        };
     }
     for (material, style) in library.styles() {
         let [r, g, b] = style.tint_srgb.map(srgb_to_linear);
         let slot = &mut out[material.0 as usize];
+        let layer = library.albedo_layer(material).unwrap_or(0);
+        slot.layers = [layer as f32, 0.0, 0.0, 0.0];
         slot.tint_scale = [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
         let [pr, pg, pb] = library.flat_colour_srgb(material).map(f32::from);
         slot.palette_srgb = [pr, pg, pb, library.top_layer(material) as f32];
@@ -288,10 +301,10 @@ pub fn style_gpu_data(library: &MaterialLibrary) -> [MaterialStyleGpu; STYLE_SLO
 }
 
 /// The images of the texture array `library` draws with, at
-/// [`MaterialLibrary::drawn_side_px`]: one per material id (its imported
-/// albedo, else its built-in image from `built_ins`, resized when the
-/// library is drawn at another side), then each top variant in id order
-/// ([`MaterialLibrary::top_layer`]).
+/// [`MaterialLibrary::drawn_side_px`], one per layer of
+/// [`MaterialLibrary::layers`]: a material's imported albedo or top
+/// variant, else its built-in image from `built_ins` (resized when the
+/// library is drawn at another side).
 pub fn library_layer_images(
     library: &MaterialLibrary,
     built_ins: &[image::RgbImage],
@@ -305,15 +318,26 @@ pub fn library_layer_images(
             .collect();
         image::RgbImage::from_raw(side, side, rgb)
     };
-    let tops: Vec<image::RgbImage> = library
-        .styles()
-        .filter_map(|(m, _)| library.top_albedo(m))
-        .filter_map(rgb_of)
-        .collect();
-    let per_id = Material::ALL.iter().map(|&m| {
-        if let Some(img) = library.albedo(m).and_then(rgb_of) {
-            return img;
-        }
+    library
+        .layers()
+        .into_iter()
+        .map(|(m, top)| {
+            let imported = if top {
+                library.top_albedo(m)
+            } else {
+                library.albedo(m)
+            };
+            imported
+                .and_then(rgb_of)
+                .unwrap_or_else(|| built_in_layer(m, built_ins, side))
+        })
+        .collect()
+}
+
+/// The built-in image of `m` at `side` pixels (resized from `built_ins`,
+/// or generated when `built_ins` lacks it).
+fn built_in_layer(m: Material, built_ins: &[image::RgbImage], side: u32) -> image::RgbImage {
+    {
         let built_in = built_ins
             .get(m.0 as usize)
             .cloned()
@@ -323,8 +347,7 @@ pub fn library_layer_images(
         } else {
             image::imageops::resize(&built_in, side, side, image::imageops::FilterType::Triangle)
         }
-    });
-    per_id.chain(tops).collect()
+    }
 }
 
 /// The terrain's material texture array on the GPU, and the styles buffer
@@ -359,7 +382,7 @@ pub struct MaterialTextures {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct LayerSources {
     side_px: u32,
-    albedos: Vec<[Option<u64>; 2]>,
+    albedos: Vec<(u8, [Option<u64>; 2])>,
 }
 
 impl LayerSources {
@@ -368,7 +391,7 @@ impl LayerSources {
             side_px: library.drawn_side_px(),
             albedos: library
                 .styles()
-                .map(|(_, s)| [s.albedo, s.top_albedo])
+                .map(|(m, s)| (m.0, [s.albedo, s.top_albedo]))
                 .collect(),
         }
     }
@@ -414,7 +437,7 @@ impl MaterialTextures {
         let library = MaterialLibrary::default();
         let styles = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("material styles"),
-            size: std::mem::size_of::<[MaterialStyleGpu; STYLE_SLOTS]>() as u64,
+            size: (std::mem::size_of::<MaterialStyleGpu>() * STYLE_SLOTS) as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -515,7 +538,11 @@ mod tests {
             assert_eq!(s.tint_scale, [1.0, 1.0, 1.0, 1.0], "{m:?}");
             let [r, g, b] = m.base_color_srgb().map(f32::from);
             assert_eq!(s.palette_srgb, [r, g, b, f32::from(m.0)], "{m:?}");
+            assert_eq!(s.layers[0], f32::from(m.0), "{m:?}");
         }
+        // Ids the library does not hold draw as a missing material.
+        assert_eq!(styles[11], MISSING_STYLE);
+        assert_eq!(styles[255], MISSING_STYLE);
     }
 
     #[test]

@@ -390,9 +390,9 @@ pub enum EditError {
     Grid(#[from] GridError),
 }
 
-/// True when `m` is a known solid material.
+/// True when `m` is a solid material (a built-in or a library id).
 fn is_known_solid(m: Material) -> bool {
-    m.is_solid() && Material::from_id(m.0).is_some()
+    m.is_solid()
 }
 
 impl Brush {

@@ -100,7 +100,7 @@ pub fn fill(
     ignore_water: bool,
 ) -> Result<EditReport, RegionError> {
     check_region(region)?;
-    if material == Material::AIR || Material::from_id(material.0).is_none() {
+    if material == Material::AIR {
         return Err(RegionError::InvalidMaterial(material.0));
     }
     if occupancy == 0 {
@@ -545,10 +545,6 @@ mod tests {
         assert_eq!(
             fill(&mut g, ok, Material::AIR, 255, false),
             Err(RegionError::InvalidMaterial(0))
-        );
-        assert_eq!(
-            fill(&mut g, ok, Material(200), 255, false),
-            Err(RegionError::InvalidMaterial(200))
         );
         assert_eq!(
             fill(&mut g, ok, Material::ROCK, 0, false),

@@ -1,13 +1,15 @@
-//! The material library of one world: for each solid built-in material id,
-//! the style it is drawn with (name, albedo texture, top variant, surface
-//! maps and their height-blend sharpness, tint, tiling), and the textures
-//! those styles use, each kept once.
+//! The material library of one world: for each solid material id, the
+//! style it is drawn with (name, albedo texture, top variant, surface maps
+//! and their height-blend sharpness, tint, tiling), and the textures those
+//! styles use, each kept once.
 //!
-//! The default library is the eleven built-ins as they have always looked
-//! (their procedural textures, no tint, a 32-stud tile), and a world whose
-//! library is the default stores nothing for it. Restyling changes only how
-//! a material id is drawn and named, never the cells, so the world's cells
-//! and their hash stay as they are.
+//! The nine solid built-ins (ids 2 to 10) are always there; a world adds
+//! its own materials at ids 11 to 255 (up to 254 solids in all), each drawn
+//! from an imported texture. The default library is the built-ins as they
+//! have always looked (their procedural textures, no tint, a 32-stud tile),
+//! and a world whose library is the default stores nothing for it.
+//! Restyling changes only how a material id is drawn and named, never the
+//! cells, so the world's cells and their hash stay as they are.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +18,9 @@ use super::texture::{
     DEFAULT_TEXTURE_SIDE_PX, MaterialTexture, TEXTURE_SIDES_PX, gpu_bytes_of_side,
 };
 use crate::terrain::storage::cell::Material;
+
+pub use super::library_error::LibraryError;
+pub use super::memory_report::{MaterialMemory, TextureMemoryReport};
 
 /// Studs one texture tile may cover. Each divides the 128-stud chunk, so
 /// the triplanar projection (from chunk-local positions) stays continuous
@@ -34,137 +39,15 @@ pub const MAX_NAME_CHARS: usize = 48;
 pub const DEFAULT_BLEND_SHARPNESS_PCT: u8 = 60;
 
 /// Default GPU memory the library's textures may take with their mips
-/// (256 MiB: every slot at 2048² fits).
+/// (256 MiB: the built-ins at 2048², or 75 materials with surface maps at
+/// 512²). A machine setting: `--material-budget-mib` raises it.
 pub const DEFAULT_TEXTURE_BUDGET_BYTES: u64 = 256 << 20;
 
-/// Why a library change was refused (the library is unchanged).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LibraryError {
-    /// The material has no style: Air, Water, or an id past the built-ins.
-    #[error(
-        "material id {id} cannot be restyled: only the solid built-in materials (ids 2 to 10) can"
-    )]
-    NotStyled {
-        /// The id given.
-        id: u8,
-    },
-    /// The name is empty, too long, or has control characters.
-    #[error("material name {name:?} is not allowed: use 1 to 48 printable characters")]
-    BadName {
-        /// The name given.
-        name: String,
-    },
-    /// Another material already has the name (case-insensitive), or it is
-    /// another material's built-in name (which scripts and the command line
-    /// also use).
-    #[error("another material is already named {name:?}")]
-    DuplicateName {
-        /// The name given.
-        name: String,
-    },
-    /// The tile size is not one of [`TILING_STUDS`].
-    #[error(
-        "a texture tile of {studs} studs would not line up across chunks; use 4, 8, 16, 32, 64 or 128"
-    )]
-    BadTiling {
-        /// The size given, studs.
-        studs: u32,
-    },
-    /// The texture side is not the library's.
-    #[error("the texture is {found}² pixels but this world's materials are {expected}²")]
-    WrongTextureSide {
-        /// The library's side, pixels.
-        expected: u32,
-        /// The texture's side, pixels.
-        found: u32,
-    },
-    /// The side is not one of the allowed sides.
-    #[error("{side_px}² is not a material texture size; use 256, 512, 1024 or 2048")]
-    BadSide {
-        /// The side given, pixels.
-        side_px: u32,
-    },
-    /// Textures are in use, so the side cannot change.
-    #[error("the texture size cannot change while {count} imported textures use the current one")]
-    SideInUse {
-        /// Textures in use.
-        count: usize,
-    },
-    /// The textures would take more GPU memory than the budget.
-    #[error(
-        "the material textures would take {needed_mib:.1} MiB of GPU memory, over this world's budget of {budget_mib:.1} MiB"
-    )]
-    OverBudget {
-        /// What the library would take, MiB.
-        needed_mib: f64,
-        /// The budget, MiB.
-        budget_mib: f64,
-    },
-    /// A blend sharpness above 100 %.
-    #[error("a blend sharpness of {pct} % is not allowed; use 0 to 100")]
-    BadSharpness {
-        /// The value given, percent.
-        pct: u32,
-    },
-    /// A blend sharpness for a material without a height map.
-    #[error(
-        "material {id} has no height map to blend by; import a texture folder with one (named like height or displacement) first"
-    )]
-    NoHeightMap {
-        /// The material id.
-        id: u8,
-    },
-    /// The material has no normal map to flip.
-    #[error("material {id} has no normal map")]
-    NoNormalMap {
-        /// The material id.
-        id: u8,
-    },
-    /// A stored library names a texture it does not hold.
-    #[error("material {id} uses texture {hash:016x}, which the library does not hold")]
-    MissingTexture {
-        /// The material id.
-        id: u8,
-        /// The texture's hash.
-        hash: u64,
-    },
-}
-
-/// GPU memory of a library's textures, for the panel and `--stats-json`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct TextureMemoryReport {
-    /// Side imported textures are resized to, pixels.
-    pub texture_side_px: u32,
-    /// Side the texture array is drawn at (256 until a texture is imported).
-    pub drawn_side_px: u32,
-    /// GPU bytes of the albedo array (one layer per material id, with
-    /// mips) and of the surface array beside it (as many layers, once any
-    /// material has surface maps; else nothing).
-    pub array_gpu_bytes: u64,
-    /// Layers of the array: one per material id, then one per top variant.
-    pub layers: u32,
-    /// The arrays' bytes per layer (albedo, plus surface when drawn).
-    pub gpu_bytes_per_layer: u64,
-    /// Whether the surface array (normal, roughness, height) is drawn.
-    pub surface_array: bool,
-    /// One entry per solid material.
-    pub materials: Vec<MaterialMemory>,
-}
-
-/// One material in a [`TextureMemoryReport`].
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct MaterialMemory {
-    /// Material id.
-    pub id: u8,
-    /// Its name in the world.
-    pub name: String,
-    /// True when drawn with an imported texture.
-    pub imported: bool,
-    /// GPU bytes of its imported textures with mips (0 for a built-in).
-    pub texture_gpu_bytes: u64,
-    /// The surface maps it has.
-    pub surface_maps: SurfaceMaps,
-}
+/// Layers the library's texture arrays may have: the array-layer limit
+/// every wgpu adapter grants (`max_texture_array_layers`, 256 by default,
+/// which the renderer requests), so a library that fits draws on any GPU.
+/// One layer per built-in id, one per added material, one per top variant.
+pub const MAX_TEXTURE_LAYERS: u32 = 256;
 
 /// How one material id is drawn and named.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,14 +92,15 @@ impl MaterialStyle {
     }
 }
 
-/// A world's material library: one [`MaterialStyle`] per solid built-in id
-/// (2 to 10) and the textures they use.
+/// A world's material library: one [`MaterialStyle`] per solid id it
+/// holds (the built-ins 2 to 10 always, added materials from 11) and the
+/// textures they use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MaterialLibrary {
     texture_side_px: u32,
     texture_budget_bytes: u64,
-    /// Styles of ids `2..Material::COUNT`, in id order.
-    styles: Vec<MaterialStyle>,
+    /// Styles by material id.
+    styles: BTreeMap<u8, MaterialStyle>,
     textures: BTreeMap<u64, MaterialTexture>,
 }
 
@@ -225,18 +109,11 @@ impl Default for MaterialLibrary {
         MaterialLibrary {
             texture_side_px: DEFAULT_TEXTURE_SIDE_PX,
             texture_budget_bytes: DEFAULT_TEXTURE_BUDGET_BYTES,
-            styles: Material::solids().map(MaterialStyle::built_in).collect(),
+            styles: Material::solids()
+                .map(|m| (m.0, MaterialStyle::built_in(m)))
+                .collect(),
             textures: BTreeMap::new(),
         }
-    }
-}
-
-/// Index of a solid built-in's style.
-fn slot(material: Material) -> Result<usize, LibraryError> {
-    if material.is_solid() && (material.0 as usize) < Material::COUNT {
-        Ok(material.0 as usize - 2)
-    } else {
-        Err(LibraryError::NotStyled { id: material.0 })
     }
 }
 
@@ -265,22 +142,42 @@ fn check_name(name: &str) -> Result<&str, LibraryError> {
 
 impl MaterialLibrary {
     /// A library from stored parts, checked as every edit checks them:
-    /// `styles` for ids 2 to 10 in order, `textures` all of
-    /// `texture_side_px` and each used by some style.
+    /// `styles` by id, the built-ins (2 to 10) first and in order, then
+    /// added materials in rising id order, each with an albedo; `textures`
+    /// all of `texture_side_px` and each used by some style.
     ///
     /// # Errors
-    /// The [`LibraryError`] of the first style that is not allowed.
+    /// The [`LibraryError`] of the first style that is not allowed
+    /// ([`LibraryError::NotStyled`] for a missing built-in, an id out of
+    /// order, Air or Water; [`LibraryError::NoBuiltInLook`] for an added
+    /// material without an albedo).
     pub fn from_parts(
         texture_side_px: u32,
-        styles: Vec<MaterialStyle>,
+        styles: Vec<(Material, MaterialStyle)>,
         textures: Vec<MaterialTexture>,
     ) -> Result<MaterialLibrary, LibraryError> {
         let mut library = MaterialLibrary::default();
         library.set_texture_side_px(texture_side_px)?;
-        if styles.len() != library.styles.len() {
-            return Err(LibraryError::NotStyled {
-                id: (styles.len() + 2).min(255) as u8,
-            });
+        let mut built_ins = Material::solids();
+        let mut last_id = 1u8;
+        for (material, style) in &styles {
+            let expected = built_ins.next();
+            let in_order = match expected {
+                Some(b) => *material == b,
+                None => material.0 > last_id,
+            };
+            if !in_order {
+                return Err(LibraryError::NotStyled {
+                    id: expected.unwrap_or(*material).0,
+                });
+            }
+            if !material.is_built_in() && style.albedo.is_none() {
+                return Err(LibraryError::NoBuiltInLook { id: material.0 });
+            }
+            last_id = material.0;
+        }
+        if let Some(missing) = built_ins.next() {
+            return Err(LibraryError::NotStyled { id: missing.0 });
         }
         for texture in textures {
             if texture.side_px() != texture_side_px {
@@ -291,7 +188,10 @@ impl MaterialLibrary {
             }
             library.textures.insert(texture.hash(), texture);
         }
-        for (material, style) in Material::solids().zip(styles) {
+        for (material, style) in styles {
+            if !material.is_built_in() {
+                library.styles.insert(material.0, style.clone());
+            }
             library.rename(material, &style.name)?;
             library.set_tiling(material, style.tiling_studs)?;
             library.set_tint(material, style.tint_srgb)?;
@@ -306,30 +206,30 @@ impl MaterialLibrary {
                     });
                 }
             }
-            let i = slot(material)?;
-            library.styles[i].albedo = style.albedo;
-            library.styles[i].top_albedo = style.top_albedo;
-            library.styles[i].surface = style.surface;
-            library.styles[i].surface_maps = if style.surface.is_some() {
+            let stored = library.style_mut(material)?;
+            stored.albedo = style.albedo;
+            stored.top_albedo = style.top_albedo;
+            stored.surface = style.surface;
+            stored.surface_maps = if style.surface.is_some() {
                 style.surface_maps
             } else {
                 SurfaceMaps::default()
             };
+            stored.blend_sharpness_pct = 0;
             library.set_blend_sharpness(material, u32::from(style.blend_sharpness_pct))?;
         }
         library.drop_unused_textures();
-        library.check_budget(library.needed_gpu_bytes())?;
+        library.check_limits()?;
         Ok(library)
     }
 
-    /// True when every style is the built-in one (nothing to store).
+    /// True when the library holds the built-ins only, each in its
+    /// built-in style (nothing to store).
     pub fn is_default(&self) -> bool {
         self.texture_side_px == DEFAULT_TEXTURE_SIDE_PX
-            && self
-                .styles
-                .iter()
-                .zip(Material::solids())
-                .all(|(s, m)| *s == MaterialStyle::built_in(m))
+            && self.styles.iter().all(|(&id, s)| {
+                Material(id).is_built_in() && *s == MaterialStyle::built_in(Material(id))
+            })
     }
 
     /// XXH3-64 over everything that changes how the library draws (the
@@ -338,7 +238,8 @@ impl MaterialLibrary {
     pub fn fingerprint(&self) -> u64 {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         h.update(&self.texture_side_px.to_le_bytes());
-        for s in &self.styles {
+        for (&id, s) in &self.styles {
+            h.update(&[id]);
             h.update(s.name.as_bytes());
             h.update(&[0]);
             for texture in [s.albedo, s.top_albedo, s.surface] {
@@ -392,14 +293,32 @@ impl MaterialLibrary {
         Ok(())
     }
 
-    /// The style of `material`; `None` for Air, Water and unknown ids.
+    /// The style of `material`; `None` for Air, Water and ids the library
+    /// does not hold.
     pub fn style(&self, material: Material) -> Option<&MaterialStyle> {
-        slot(material).ok().map(|i| &self.styles[i])
+        self.styles.get(&material.0)
+    }
+
+    fn style_mut(&mut self, material: Material) -> Result<&mut MaterialStyle, LibraryError> {
+        self.styles
+            .get_mut(&material.0)
+            .ok_or(LibraryError::NotStyled { id: material.0 })
     }
 
     /// The styled materials and their styles, in id order.
     pub fn styles(&self) -> impl Iterator<Item = (Material, &MaterialStyle)> {
-        Material::solids().zip(self.styles.iter())
+        self.styles.iter().map(|(&id, s)| (Material(id), s))
+    }
+
+    /// True when `material` is Air, Water or a solid the library holds:
+    /// an id a tool may write.
+    pub fn contains(&self, material: Material) -> bool {
+        !material.is_solid() || self.styles.contains_key(&material.0)
+    }
+
+    /// Solid materials the library holds (9 to 254).
+    pub fn solid_count(&self) -> usize {
+        self.styles.len()
     }
 
     /// The name of `material` in this world (a built-in name for Air and
@@ -455,7 +374,7 @@ impl MaterialLibrary {
     /// True when some material has surface maps, so the renderer draws the
     /// surface array.
     pub fn has_surfaces(&self) -> bool {
-        self.styles.iter().any(|s| s.surface.is_some())
+        self.styles.values().any(|s| s.surface.is_some())
     }
 
     /// GPU bytes of `material`'s own textures, its albedo, its top variant
@@ -474,20 +393,62 @@ impl MaterialLibrary {
     }
 
     /// Layers of the texture array the library draws with: one per
-    /// material id, then one per top variant (in id order).
+    /// built-in id (0 to 10, Air and Water's unused), one per added
+    /// material, then one per top variant (each in id order).
     pub fn layer_count(&self) -> u32 {
         Material::COUNT as u32
+            + self.added_count() as u32
             + self
                 .styles
-                .iter()
+                .values()
                 .filter(|s| s.top_albedo.is_some())
                 .count() as u32
     }
 
+    /// Materials added to the built-ins.
+    pub fn added_count(&self) -> usize {
+        self.styles.len() - (Material::COUNT - 2)
+    }
+
+    /// What each layer of the texture arrays holds, in layer order: the
+    /// material and whether it is its top variant (`false`: its albedo and
+    /// surface maps). Layers 0 and 1 (Air, Water) hold their built-in
+    /// images and draw nothing.
+    pub fn layers(&self) -> Vec<(Material, bool)> {
+        let own = (0..Material::COUNT as u8)
+            .map(Material)
+            .chain(
+                self.styles
+                    .keys()
+                    .map(|&id| Material(id))
+                    .filter(|m| !m.is_built_in()),
+            )
+            .map(|m| (m, false));
+        let tops = self
+            .styles()
+            .filter(|(_, s)| s.top_albedo.is_some())
+            .map(|(m, _)| (m, true));
+        own.chain(tops).collect()
+    }
+
+    /// The array layer `material`'s albedo (and surface maps) are in: a
+    /// built-in's id, an added material's place after the built-ins (in id
+    /// order); `None` for an id the library does not hold.
+    pub fn albedo_layer(&self, material: Material) -> Option<u32> {
+        if material.is_built_in() {
+            return Some(u32::from(material.0));
+        }
+        self.styles.contains_key(&material.0).then(|| {
+            let added_before = self.styles.range(Material::COUNT as u8..material.0).count();
+            (Material::COUNT + added_before) as u32
+        })
+    }
+
     /// The array layer `material`'s upward-facing surfaces sample: its top
-    /// variant's layer (after the per-id layers, in id order), else its own.
+    /// variant's layer (after the per-material layers, in id order), else
+    /// its own ([`MaterialLibrary::albedo_layer`]).
     pub fn top_layer(&self, material: Material) -> u32 {
-        let mut next = Material::COUNT as u32;
+        let mut next = (Material::COUNT + self.added_count()) as u32;
         for (m, s) in self.styles() {
             if s.top_albedo.is_some() {
                 if m == material {
@@ -496,7 +457,8 @@ impl MaterialLibrary {
                 next += 1;
             }
         }
-        u32::from(material.0)
+        self.albedo_layer(material)
+            .unwrap_or(u32::from(Material::ROCK.0))
     }
 
     /// GPU bytes of the texture arrays the library draws with
@@ -557,6 +519,18 @@ impl MaterialLibrary {
         }
     }
 
+    /// Refuses a library past [`MAX_TEXTURE_LAYERS`] or the budget.
+    fn check_limits(&self) -> Result<(), LibraryError> {
+        let layers = self.layer_count();
+        if layers > MAX_TEXTURE_LAYERS {
+            return Err(LibraryError::TooManyLayers {
+                layers,
+                max: MAX_TEXTURE_LAYERS,
+            });
+        }
+        self.check_budget(self.needed_gpu_bytes())
+    }
+
     fn check_budget(&self, needed: u64) -> Result<(), LibraryError> {
         if needed > self.texture_budget_bytes {
             return Err(LibraryError::OverBudget {
@@ -573,7 +547,7 @@ impl MaterialLibrary {
     /// [`LibraryError::NotStyled`], [`LibraryError::BadName`],
     /// [`LibraryError::DuplicateName`].
     pub fn rename(&mut self, material: Material, name: &str) -> Result<(), LibraryError> {
-        let i = slot(material)?;
+        self.style_mut(material)?;
         let name = check_name(name)?;
         let taken = self
             .styles()
@@ -586,7 +560,7 @@ impl MaterialLibrary {
                 name: name.to_string(),
             });
         }
-        self.styles[i].name = name.to_string();
+        self.style_mut(material)?.name = name.to_string();
         Ok(())
     }
 
@@ -595,8 +569,7 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn set_tint(&mut self, material: Material, tint_srgb: [u8; 3]) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        self.styles[i].tint_srgb = tint_srgb;
+        self.style_mut(material)?.tint_srgb = tint_srgb;
         Ok(())
     }
 
@@ -605,11 +578,11 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`], [`LibraryError::BadTiling`].
     pub fn set_tiling(&mut self, material: Material, studs: u32) -> Result<(), LibraryError> {
-        let i = slot(material)?;
+        let style = self.style_mut(material)?;
         if !TILING_STUDS.contains(&studs) {
             return Err(LibraryError::BadTiling { studs });
         }
-        self.styles[i].tiling_studs = studs;
+        style.tiling_studs = studs;
         Ok(())
     }
 
@@ -654,12 +627,11 @@ impl MaterialLibrary {
         albedo: MaterialTexture,
         surface: Option<(MaterialTexture, SurfaceMaps)>,
     ) -> Result<(), LibraryError> {
-        let i = slot(material)?;
+        self.style_mut(material)?;
         for texture in std::iter::once(&albedo).chain(surface.as_ref().map(|(t, _)| t)) {
             self.check_side(texture)?;
         }
-        self.change_checked(|lib| {
-            let style = &mut lib.styles[i];
+        self.change_checked(material, |lib, style| {
             let had_height = style.surface_maps.height;
             style.albedo = Some(albedo.hash());
             match &surface {
@@ -678,9 +650,9 @@ impl MaterialLibrary {
                     style.blend_sharpness_pct = 0;
                 }
             }
-            lib.textures.entry(albedo.hash()).or_insert(albedo);
+            lib.entry(albedo.hash()).or_insert(albedo);
             if let Some((texture, _)) = surface {
-                lib.textures.entry(texture.hash()).or_insert(texture);
+                lib.entry(texture.hash()).or_insert(texture);
             }
         })
     }
@@ -697,15 +669,15 @@ impl MaterialLibrary {
         material: Material,
         pct: u32,
     ) -> Result<(), LibraryError> {
-        let i = slot(material)?;
+        let style = self.style_mut(material)?;
         let pct = u8::try_from(pct)
             .ok()
             .filter(|p| *p <= 100)
             .ok_or(LibraryError::BadSharpness { pct })?;
-        if pct > 0 && !self.styles[i].surface_maps.height {
+        if pct > 0 && !style.surface_maps.height {
             return Err(LibraryError::NoHeightMap { id: material.0 });
         }
-        self.styles[i].blend_sharpness_pct = pct;
+        style.blend_sharpness_pct = pct;
         Ok(())
     }
 
@@ -715,19 +687,15 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`], [`LibraryError::NoNormalMap`].
     pub fn flip_normal_green(&mut self, material: Material) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        let Some(surface) = self
-            .surface(material)
-            .filter(|_| self.styles[i].surface_maps.normal)
-        else {
+        let has_normal = self.style_mut(material)?.surface_maps.normal;
+        let Some(surface) = self.surface(material).filter(|_| has_normal) else {
             return Err(LibraryError::NoNormalMap { id: material.0 });
         };
         let flipped = flip_normal_green(surface);
-        self.change_checked(|lib| {
-            let style = &mut lib.styles[i];
+        self.change_checked(material, |textures, style| {
             style.surface = Some(flipped.hash());
             style.surface_maps.normal_directx = !style.surface_maps.normal_directx;
-            lib.textures.entry(flipped.hash()).or_insert(flipped);
+            textures.entry(flipped.hash()).or_insert(flipped);
         })
     }
 
@@ -736,10 +704,10 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn clear_surface(&mut self, material: Material) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        self.styles[i].surface = None;
-        self.styles[i].surface_maps = SurfaceMaps::default();
-        self.styles[i].blend_sharpness_pct = 0;
+        let style = self.style_mut(material)?;
+        style.surface = None;
+        style.surface_maps = SurfaceMaps::default();
+        style.blend_sharpness_pct = 0;
         self.drop_unused_textures();
         Ok(())
     }
@@ -763,25 +731,31 @@ impl MaterialLibrary {
         texture: MaterialTexture,
         field: impl FnOnce(&mut MaterialStyle) -> &mut Option<u64>,
     ) -> Result<(), LibraryError> {
-        let i = slot(material)?;
+        self.style_mut(material)?;
         self.check_side(&texture)?;
-        self.change_checked(|lib| {
+        self.change_checked(material, |textures, style| {
             let hash = texture.hash();
-            lib.textures.entry(hash).or_insert(texture);
-            *field(&mut lib.styles[i]) = Some(hash);
+            textures.entry(hash).or_insert(texture);
+            *field(style) = Some(hash);
         })
     }
 
-    /// Applies `change` when the library it makes fits the budget; keeps
-    /// this one otherwise.
+    /// Applies `change` to `material`'s style (which must exist) and the
+    /// textures when the library it makes fits the layer limit and the
+    /// budget; keeps this one otherwise.
     fn change_checked(
         &mut self,
-        change: impl FnOnce(&mut MaterialLibrary),
+        material: Material,
+        change: impl FnOnce(&mut BTreeMap<u64, MaterialTexture>, &mut MaterialStyle),
     ) -> Result<(), LibraryError> {
         let mut next = self.clone();
-        change(&mut next);
+        let style = next
+            .styles
+            .get_mut(&material.0)
+            .ok_or(LibraryError::NotStyled { id: material.0 })?;
+        change(&mut next.textures, style);
         next.drop_unused_textures();
-        next.check_budget(next.needed_gpu_bytes())?;
+        next.check_limits()?;
         *self = next;
         Ok(())
     }
@@ -792,11 +766,14 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn clear_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        self.styles[i].albedo = None;
-        self.styles[i].surface = None;
-        self.styles[i].surface_maps = SurfaceMaps::default();
-        self.styles[i].blend_sharpness_pct = 0;
+        let style = self.style_mut(material)?;
+        if !material.is_built_in() {
+            return Err(LibraryError::NoBuiltInLook { id: material.0 });
+        }
+        style.albedo = None;
+        style.surface = None;
+        style.surface_maps = SurfaceMaps::default();
+        style.blend_sharpness_pct = 0;
         self.drop_unused_textures();
         Ok(())
     }
@@ -806,8 +783,7 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn clear_top_albedo(&mut self, material: Material) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        self.styles[i].top_albedo = None;
+        self.style_mut(material)?.top_albedo = None;
         self.drop_unused_textures();
         Ok(())
     }
@@ -817,16 +793,69 @@ impl MaterialLibrary {
     /// # Errors
     /// [`LibraryError::NotStyled`].
     pub fn reset(&mut self, material: Material) -> Result<(), LibraryError> {
-        let i = slot(material)?;
-        self.styles[i] = MaterialStyle::built_in(material);
+        let style = self.style_mut(material)?;
+        if !material.is_built_in() {
+            return Err(LibraryError::NoBuiltInLook { id: material.0 });
+        }
+        *style = MaterialStyle::built_in(material);
         self.drop_unused_textures();
         Ok(())
+    }
+
+    /// Adds a material named `name` (trimmed), drawn with `albedo` and
+    /// `surface` maps as [`MaterialLibrary::set_material_set`] draws them,
+    /// at the lowest free id from 11. All or nothing.
+    ///
+    /// # Errors
+    /// [`LibraryError::LibraryFull`] when ids 11 to 255 are all taken;
+    /// [`LibraryError::BadName`], [`LibraryError::DuplicateName`]; as
+    /// [`MaterialLibrary::set_material_set`] for the textures, and
+    /// [`LibraryError::TooManyLayers`].
+    pub fn add_material(
+        &mut self,
+        name: &str,
+        albedo: MaterialTexture,
+        surface: Option<(MaterialTexture, SurfaceMaps)>,
+    ) -> Result<Material, LibraryError> {
+        let id = (Material::COUNT as u8..=u8::MAX)
+            .find(|id| !self.styles.contains_key(id))
+            .ok_or(LibraryError::LibraryFull)?;
+        let material = Material(id);
+        let mut next = self.clone();
+        let mut style = MaterialStyle::built_in(material);
+        style.name = String::new();
+        next.styles.insert(id, style);
+        next.rename(material, name)?;
+        next.set_material_set(material, albedo, surface)?;
+        *self = next;
+        Ok(material)
+    }
+
+    /// Removes an added material and the textures only it used, returning
+    /// its style. Cells of the material must be given another one first
+    /// (the editor replaces them in the same undo step); a cell left with
+    /// the id draws as a missing material (magenta).
+    ///
+    /// # Errors
+    /// [`LibraryError::BuiltIn`] for ids 2 to 10, [`LibraryError::NotStyled`]
+    /// for an id the library does not hold.
+    pub fn remove_material(&mut self, material: Material) -> Result<MaterialStyle, LibraryError> {
+        self.style_mut(material)?;
+        if material.is_built_in() {
+            return Err(LibraryError::BuiltIn { id: material.0 });
+        }
+        let removed = self
+            .styles
+            .remove(&material.0)
+            .ok_or(LibraryError::NotStyled { id: material.0 })?;
+        self.drop_unused_textures();
+        Ok(removed)
     }
 
     fn drop_unused_textures(&mut self) {
         let used: Vec<u64> = self
             .styles
-            .iter()
+            .values()
             .flat_map(|s| [s.albedo, s.top_albedo, s.surface])
             .flatten()
             .collect();

@@ -157,14 +157,25 @@ fn stored_parts_rebuild_the_same_library() {
     lib.set_albedo(Material::MUD, texture(512, 40)).unwrap();
     lib.set_tint(Material::MUD, [200, 180, 160]).unwrap();
     lib.set_tiling(Material::MUD, 64).unwrap();
-    let styles: Vec<MaterialStyle> = lib.styles().map(|(_, s)| s.clone()).collect();
+    let moss = lib.add_material("Moss", texture(512, 90), None).unwrap();
+    let styles: Vec<(Material, MaterialStyle)> =
+        lib.styles().map(|(m, s)| (m, s.clone())).collect();
     let textures: Vec<MaterialTexture> = lib.textures().cloned().collect();
     let back = MaterialLibrary::from_parts(512, styles.clone(), textures).unwrap();
-    assert_eq!(
-        back.styles().map(|(_, s)| s.clone()).collect::<Vec<_>>(),
-        styles
-    );
+    assert_eq!(back, lib);
     assert_eq!(back.albedo(Material::MUD), lib.albedo(Material::MUD));
+    assert_eq!(back.albedo_layer(moss), Some(11));
+    // Out of order, a built-in missing, or an added material without an
+    // albedo: refused.
+    let mut swapped = styles.clone();
+    swapped.swap(0, 1);
+    assert!(MaterialLibrary::from_parts(512, swapped, lib.textures().cloned().collect()).is_err());
+    let mut no_albedo = styles.clone();
+    no_albedo[9].1.albedo = None;
+    assert_eq!(
+        MaterialLibrary::from_parts(512, no_albedo, lib.textures().cloned().collect()),
+        Err(LibraryError::NoBuiltInLook { id: 11 })
+    );
     let missing = MaterialLibrary::from_parts(512, styles, Vec::new());
     assert!(matches!(
         missing,
@@ -200,4 +211,79 @@ fn blend_sharpness_needs_a_height_map_and_goes_with_it() {
         .unwrap();
     assert_eq!(lib.style(Material::ROCK).unwrap().blend_sharpness_pct, 0);
     assert!(lib.surface(Material::ROCK).is_none());
+}
+
+#[test]
+fn added_materials_take_the_lowest_free_id_and_layers_after_the_built_ins() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_texture_side_px(256).unwrap();
+    let a = lib.add_material("Moss", texture(256, 1), None).unwrap();
+    let b = lib.add_material("Cobble", texture(256, 2), None).unwrap();
+    let c = lib.add_material("Tiles", texture(256, 3), None).unwrap();
+    assert_eq!((a, b, c), (Material(11), Material(12), Material(13)));
+    assert_eq!(lib.layer_count(), 14);
+    assert_eq!(lib.material_named("cobble"), Some(b));
+    assert_eq!(
+        lib.add_material("moss", texture(256, 4), None),
+        Err(LibraryError::DuplicateName {
+            name: "moss".into()
+        })
+    );
+    assert_eq!(
+        lib.add_material("Rock", texture(256, 4), None),
+        Err(LibraryError::DuplicateName {
+            name: "Rock".into()
+        })
+    );
+    // Removing the middle one frees its id and shifts the layers after it.
+    let removed = lib.remove_material(b).unwrap();
+    assert_eq!(removed.name, "Cobble");
+    assert_eq!(lib.albedo_layer(c), Some(12));
+    assert_eq!(lib.albedo_layer(b), None);
+    assert!(!lib.contains(b));
+    assert_eq!(lib.textures().count(), 2, "Cobble's texture went with it");
+    assert_eq!(lib.add_material("Cobble 2", texture(256, 5), None), Ok(b));
+    // A top variant takes a layer after every material's own.
+    lib.set_top_albedo(a, texture(256, 6)).unwrap();
+    assert_eq!(lib.top_layer(a), 14);
+    assert_eq!(
+        lib.layers()[11..],
+        [(a, false), (b, false), (c, false), (a, true)]
+    );
+    // Built-ins stay.
+    assert_eq!(
+        lib.remove_material(Material::GRASS),
+        Err(LibraryError::BuiltIn { id: 2 })
+    );
+    assert_eq!(lib.reset(a), Err(LibraryError::NoBuiltInLook { id: 11 }));
+    assert_eq!(
+        lib.clear_albedo(a),
+        Err(LibraryError::NoBuiltInLook { id: 11 })
+    );
+}
+
+#[test]
+fn the_library_holds_254_solids_and_refuses_a_255th_or_a_257th_layer() {
+    let mut lib = MaterialLibrary::default();
+    lib.set_texture_side_px(256).unwrap();
+    for k in 0..245u32 {
+        lib.add_material(&format!("M{k}"), texture(256, k as u8), None)
+            .unwrap();
+    }
+    assert_eq!(lib.solid_count(), 254);
+    assert_eq!(lib.layer_count(), MAX_TEXTURE_LAYERS);
+    assert!(lib.contains(Material(255)));
+    let before = lib.clone();
+    assert_eq!(
+        lib.add_material("One more", texture(256, 7), None),
+        Err(LibraryError::LibraryFull)
+    );
+    assert_eq!(
+        lib.set_top_albedo(Material(200), texture(256, 8)),
+        Err(LibraryError::TooManyLayers {
+            layers: 257,
+            max: MAX_TEXTURE_LAYERS
+        })
+    );
+    assert_eq!(lib, before, "refusals change nothing");
 }

@@ -13,9 +13,11 @@
 //! - [`library`]: the per-world styles and the textures they use.
 
 pub mod library;
+pub mod library_error;
+pub mod memory_report;
 pub mod surface;
 pub mod texture;
 
-pub use library::{LibraryError, MaterialLibrary, MaterialStyle};
+pub use library::{LibraryError, MAX_TEXTURE_LAYERS, MaterialLibrary, MaterialStyle};
 pub use surface::SurfaceMaps;
 pub use texture::{MaterialTexture, TextureError};

@@ -195,7 +195,7 @@ impl PathSpec {
         if !in_range(self.depth_studs, &DEPTH_RANGE_STUDS) {
             return Err(PathError::Depth(self.depth_studs));
         }
-        if !self.material.is_solid() || Material::from_id(self.material.0).is_none() {
+        if !self.material.is_solid() {
             return Err(PathError::Material(self.material.0));
         }
         let length_studs = chord_length(&self.points_xz_studs);

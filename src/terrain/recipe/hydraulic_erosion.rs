@@ -84,17 +84,17 @@ enum Resist<'a> {
         lowest_row: i32,
         rows: Vec<f32>,
         rock: &'a (dyn Fn(i32) -> Material + Sync),
-        by_material: [f32; Material::COUNT],
+        by_material: [f32; Material::ID_COUNT],
     },
     BySample {
         materials: &'a [Material],
-        by_material: [f32; Material::COUNT],
+        by_material: [f32; Material::ID_COUNT],
     },
 }
 
 impl<'a> Resist<'a> {
     fn new(stage: &HydraulicStage, rock: RockAt<'a>, plan: &Plan) -> Resist<'a> {
-        let mut by_material = [1.0f32; Material::COUNT];
+        let mut by_material = [1.0f32; Material::ID_COUNT];
         for m in &stage.hardness {
             if let Some(material) = Material::from_name(&m.material) {
                 by_material[material.0 as usize] = (1.0 - m.hardness) as f32;

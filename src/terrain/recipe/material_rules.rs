@@ -33,12 +33,10 @@ fn plan_id(name: &str) -> u8 {
 
 /// The soil under a surface material when the rule names none.
 fn default_soil(surface: u8) -> u8 {
-    match Material::from_id(surface) {
-        Some(Material::GRASS) | Some(Material::MUD) => Material::DIRT.0,
-        Some(Material::SNOW) => Material::ROCK.0,
-        Some(Material::SAND) => Material::SAND.0,
-        Some(m) => m.0,
-        None => Material::ROCK.0,
+    match Material(surface) {
+        Material::GRASS | Material::MUD => Material::DIRT.0,
+        Material::SNOW => Material::ROCK.0,
+        m => m.0,
     }
 }
 

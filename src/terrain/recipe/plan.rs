@@ -166,7 +166,7 @@ impl Plan {
         match self.material[k] {
             0 => Some(fallback),
             STRATA_MATERIAL => None,
-            id => Some(Material::from_id(id).unwrap_or(fallback)),
+            id => Some(Material(id)),
         }
     }
 

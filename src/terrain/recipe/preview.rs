@@ -68,10 +68,7 @@ pub fn plan_preview_rgb(plan: &Plan, size_px: u32) -> Vec<u8> {
                 let base = match plan.material[k] {
                     0 => height_colour(h, lo, hi),
                     STRATA_MATERIAL => Material::ROCK.base_color_srgb().map(f32::from),
-                    id => Material::from_id(id)
-                        .unwrap_or(Material::ROCK)
-                        .base_color_srgb()
-                        .map(f32::from),
+                    id => Material(id).base_color_srgb().map(f32::from),
                 };
                 base.map(|c| c * shade)
             };

@@ -165,7 +165,7 @@ impl RecipeTerrain {
         let k = self.plan.nearest(u, v);
         let slope = slope_3x3(n);
         let surface = self.plan.surface_material(k, Material::GRASS);
-        let soil = Material::from_id(self.plan.soil[k])
+        let soil = Some(Material(self.plan.soil[k]))
             .filter(|m| m.is_solid())
             .unwrap_or(Material::DIRT);
         let water = self.plan.water_cells[k];

@@ -628,7 +628,7 @@ impl StampPlacement {
             });
         }
         if let Some(m) = self.material
-            && (!m.is_solid() || Material::from_id(m.0).is_none())
+            && !m.is_solid()
         {
             return Err(StampError::InvalidMaterial(m.0));
         }

@@ -35,8 +35,13 @@ impl Material {
     /// Pale limestone.
     pub const LIMESTONE: Material = Material(10);
 
-    /// Number of material ids in use (ids are `0..COUNT`).
+    /// Number of built-in material ids (`0..COUNT`); ids from `COUNT` to
+    /// 255 are a world's own library materials.
     pub const COUNT: usize = 11;
+
+    /// Number of ids a cell can hold (every `u8`): per-id tables are this
+    /// long.
+    pub const ID_COUNT: usize = 256;
 
     /// Every material, in id order.
     pub const ALL: [Material; Material::COUNT] = [
@@ -58,16 +63,19 @@ impl Material {
         Self::ALL.into_iter().filter(|m| m.is_solid())
     }
 
-    /// True for every material except Air and Water (and unknown ids above
-    /// [`Material::COUNT`], which are rejected by [`Material::from_id`]).
+    /// True for every material except Air and Water: the built-in solids
+    /// and every library id past them.
     #[inline]
     pub const fn is_solid(self) -> bool {
         self.0 >= 2
     }
 
-    /// Checked conversion from a raw id.
-    pub fn from_id(id: u8) -> Option<Material> {
-        ((id as usize) < Self::COUNT).then_some(Material(id))
+    /// True for the eleven built-in ids (Air, Water and the nine built-in
+    /// solids), which every world has; the others exist in a world when
+    /// its material library defines them.
+    #[inline]
+    pub const fn is_built_in(self) -> bool {
+        (self.0 as usize) < Self::COUNT
     }
 
     /// The material named `name` (case-insensitive, as [`Material::name`]
@@ -78,7 +86,8 @@ impl Material {
             .find(|m| m.name().eq_ignore_ascii_case(name))
     }
 
-    /// Human-readable name, e.g. `"Grass"`.
+    /// Built-in name, e.g. `"Grass"`; `"Unknown"` for a library id (its
+    /// name lives in the world's library).
     pub fn name(self) -> &'static str {
         match self.0 {
             0 => "Air",
@@ -116,26 +125,56 @@ impl Material {
     }
 }
 
+/// A built-in's name, or `material #<id>` for a library id.
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        if self.is_built_in() {
+            f.write_str(self.name())
+        } else {
+            write!(f, "material #{}", self.0)
+        }
     }
 }
 
-/// Serialized as its name (`"Grass"`), so files say what they mean and
-/// never hold an id this build does not know.
+/// A built-in is serialized as its name (`"Grass"`), so files say what they
+/// mean; a library material as its id (a number), which the world's
+/// library, stored beside it, names.
 impl serde::Serialize for Material {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        if self.is_built_in() {
+            s.serialize_str(self.name())
+        } else {
+            s.serialize_u8(self.0)
+        }
     }
 }
 
-/// Read from its name, any case; an unknown name is an error.
+/// Read from a built-in name, any case, or from an id `0..=255`; an
+/// unknown name or an id past 255 is an error.
 impl<'de> serde::Deserialize<'de> for Material {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Material, D::Error> {
-        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Material::from_name(&name)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown material \"{name}\"")))
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Material;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a material name or an id from 0 to 255")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Material, E> {
+                Material::from_name(name)
+                    .ok_or_else(|| E::custom(format!("unknown material \"{name}\"")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, id: u64) -> Result<Material, E> {
+                u8::try_from(id)
+                    .map(Material)
+                    .map_err(|_| E::custom(format!("material id {id} is past 255")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, id: i64) -> Result<Material, E> {
+                u8::try_from(id)
+                    .map(Material)
+                    .map_err(|_| E::custom(format!("material id {id} is not 0 to 255")))
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }
 
@@ -238,9 +277,10 @@ impl Cell {
         [self.material.0, self.occupancy]
     }
 
-    /// Parses the two stored bytes, canonicalizing; `None` for unknown material ids.
-    pub fn from_bytes(bytes: [u8; 2]) -> Option<Cell> {
-        Material::from_id(bytes[0]).map(|m| Cell::new(m, bytes[1]))
+    /// Parses the two stored bytes, canonicalizing (every id is a
+    /// material: ids past the built-ins are library materials).
+    pub const fn from_bytes(bytes: [u8; 2]) -> Cell {
+        Cell::new(Material(bytes[0]), bytes[1])
     }
 }
 
@@ -269,6 +309,7 @@ mod tests {
     #[test]
     fn at_least_eight_solids() {
         assert!(Material::solids().count() >= 8);
-        assert_eq!(Material::from_id(Material::COUNT as u8), None);
+        assert!(!Material(Material::COUNT as u8).is_built_in());
+        assert!(Material(Material::COUNT as u8).is_solid());
     }
 }

@@ -135,7 +135,7 @@ impl SurfaceSampler for EditedSurface<'_> {
         let water = f64::from(s.water_cells[i]);
         Some(SurfaceColumn {
             height_cells: height,
-            material: Material::from_id(s.material[i])
+            material: Some(Material(s.material[i]))
                 .filter(|m| m.is_solid())
                 .unwrap_or_else(|| base.map_or(Material::ROCK, |b| b.material)),
             water_level_cells: if water > height {

@@ -217,9 +217,7 @@ pub(crate) fn decode_blob(blob: &[u8]) -> Result<ChunkCells, ChunkFault> {
     match blob.split_first() {
         None => Err(invalid("empty data".to_string())),
         Some((&TAG_UNIFORM, rest)) => match rest {
-            &[m, o] => Cell::from_bytes([m, o])
-                .map(ChunkCells::Uniform)
-                .ok_or_else(|| invalid(format!("unknown material id {m}"))),
+            &[m, o] => Ok(ChunkCells::Uniform(Cell::from_bytes([m, o]))),
             _ => Err(invalid(format!(
                 "a uniform chunk has 3 bytes of data, not {}",
                 blob.len()
@@ -316,10 +314,8 @@ fn decode_dense(frame: &[u8]) -> Result<ChunkCells, ChunkFault> {
     }
     let (materials, occupancy) = planes.split_at(CHUNK_VOLUME_CELLS);
     let mut cells = Vec::with_capacity(CHUNK_VOLUME_CELLS);
-    for (i, (&m, &o)) in materials.iter().zip(occupancy).enumerate() {
-        let cell = Cell::from_bytes([m, o])
-            .ok_or_else(|| invalid(format!("unknown material id {m} in cell {i}")))?;
-        cells.push(cell);
+    for (&m, &o) in materials.iter().zip(occupancy) {
+        cells.push(Cell::from_bytes([m, o]));
     }
     Ok(ChunkCells::from_dense(cells))
 }
@@ -345,7 +341,11 @@ mod tests {
         assert!(
             matches!(decode_blob(&blob), Ok(ChunkCells::Uniform(c)) if c == Cell::full(Material::SNOW))
         );
-        for bad in [&[][..], &[0, 200, 1], &[0, 1], &[9, 1, 2], &[1, 1, 2, 3]] {
+        // A library id is a material like any other.
+        assert!(
+            matches!(decode_blob(&[0, 200, 1]), Ok(ChunkCells::Uniform(c)) if c == Cell::new(Material(200), 1))
+        );
+        for bad in [&[][..], &[0, 1], &[9, 1, 2], &[1, 1, 2, 3]] {
             assert!(
                 matches!(decode_blob(bad), Err(ChunkFault::Invalid(_))),
                 "{bad:?}"

@@ -3,8 +3,9 @@
 //!
 //! # Storage (world format 3)
 //! - Meta `materials`: JSON `{"texture_side_px": N, "styles": [{"id", "name",
-//!   "albedo", "tint", "tiling_studs"}, ...]}`, one style per solid built-in
-//!   id (2 to 10) in id order; `albedo` is the texture's XXH3-64 as 16 hex
+//!   "albedo", "tint", "tiling_studs"}, ...]}`, one style per solid id the
+//!   library holds in id order: the built-ins 2 to 10, then the materials
+//!   the world added (ids 11 to 255, each with an albedo); `albedo` is the texture's XXH3-64 as 16 hex
 //!   digits, or `null` for the built-in texture; `top_albedo` (optional,
 //!   `null` when absent) the same for the texture upward-facing surfaces
 //!   show; `tint` is `[r, g, b]` sRGB. Optional, for a material with surface
@@ -180,23 +181,30 @@ pub(super) fn read_library(
             "{side} is not a library texture side (256, 512, 1024 or 2048)"
         )));
     }
-    let solids = Material::solids().count();
-    if stored.styles.len() != solids {
+    let built_ins = Material::solids().count();
+    if stored.styles.len() < built_ins {
         return Err(bad(format!(
-            "{} styles; a library has one per solid material ({solids})",
+            "{} styles; a library has one per built-in solid material ({built_ins}) and one per material it adds",
             stored.styles.len()
         )));
     }
     let texture_bytes = u64::from(side) * u64::from(side) * 4;
     let mut styles = Vec::new();
     let mut textures: Vec<MaterialTexture> = Vec::new();
-    for (s, material) in stored.styles.into_iter().zip(Material::solids()) {
-        if s.id != material.0 {
+    let mut previous = None;
+    for (i, s) in stored.styles.into_iter().enumerate() {
+        let material = Material(s.id);
+        let in_place = match Material::solids().nth(i) {
+            Some(built_in) => material == built_in,
+            None => previous.is_some_and(|p: Material| material.0 > p.0),
+        };
+        if !in_place {
             return Err(bad(format!(
-                "style of id {} where id {} belongs",
-                s.id, material.0
+                "style of id {} out of place: the built-ins 2 to 10 come first, then added materials in rising id order",
+                s.id
             )));
         }
+        previous = Some(material);
         let mut load = |hex: Option<String>| -> Result<Option<u64>, WorldFileError> {
             let Some(hex) = hex else {
                 return Ok(None);
@@ -233,21 +241,24 @@ pub(super) fn read_library(
                 material.0
             )));
         }
-        styles.push(MaterialStyle {
-            name: s.name,
-            albedo,
-            top_albedo,
-            tint_srgb: s.tint,
-            tiling_studs: s.tiling_studs,
-            surface,
-            surface_maps: maps,
-            blend_sharpness_pct: u8::try_from(s.blend_sharpness_pct).map_err(|_| {
-                bad(format!(
-                    "material {}: a blend sharpness of {} % is not allowed; use 0 to 100",
-                    material.0, s.blend_sharpness_pct
-                ))
-            })?,
-        });
+        styles.push((
+            material,
+            MaterialStyle {
+                name: s.name,
+                albedo,
+                top_albedo,
+                tint_srgb: s.tint,
+                tiling_studs: s.tiling_studs,
+                surface,
+                surface_maps: maps,
+                blend_sharpness_pct: u8::try_from(s.blend_sharpness_pct).map_err(|_| {
+                    bad(format!(
+                        "material {}: a blend sharpness of {} % is not allowed; use 0 to 100",
+                        material.0, s.blend_sharpness_pct
+                    ))
+                })?,
+            },
+        ));
     }
     MaterialLibrary::from_parts(side, styles, textures).map_err(|e| bad(e.to_string()))
 }

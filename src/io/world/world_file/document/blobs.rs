@@ -119,12 +119,8 @@ fn clipboard_from_reader(r: &mut Reader<'_>) -> Result<Clipboard, String> {
     }
     let cells: Vec<Cell> = raw
         .chunks_exact(2)
-        .enumerate()
-        .map(|(i, b)| {
-            Cell::from_bytes([b[0], b[1]])
-                .ok_or_else(|| format!("clipboard cell {i} has unknown material {}", b[0]))
-        })
-        .collect::<Result<_, _>>()?;
+        .map(|b| Cell::from_bytes([b[0], b[1]]))
+        .collect();
     // The volume cap keeps every side within i32.
     let size = IVec3::new(size[0] as i32, size[1] as i32, size[2] as i32);
     Clipboard::from_cells(size, cells).ok_or_else(|| "the size does not match the cells".into())
@@ -203,13 +199,10 @@ mod tests {
         let mut extra = good.clone();
         extra.push(0);
         assert!(clipboard_from(&extra).unwrap_err().contains("follow"));
-        let mut unknown = good.clone();
-        unknown[16] = 200;
-        assert!(
-            clipboard_from(&unknown)
-                .unwrap_err()
-                .contains("unknown material")
-        );
+        // A library id is a material like any other.
+        let mut library_id = good.clone();
+        library_id[16] = 200;
+        assert!(clipboard_from(&library_id).is_ok());
         let mut huge = good;
         huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(clipboard_from(&huge).unwrap_err().contains("above"));
