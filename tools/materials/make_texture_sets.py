@@ -11,7 +11,11 @@ Every map tiles (all noise and cells wrap around), so the terrain shows no
 seams. The same seed gives the same files. Needs numpy and imagecodecs
 (the oracles' venv from .ci/setup has both):
 
-    .oracles/venv/bin/python tools/materials/make_texture_sets.py OUT [SIDE]
+    .oracles/venv/bin/python tools/materials/make_texture_sets.py OUT [SIDE] [COUNT]
+
+COUNT (default 5) above five writes more sets, `<kind>_<k>`, cycling through
+the five kinds with a new seed each, so every set's texels differ (the
+frame-cost measurement of 64 imported materials uses 64).
 """
 
 import sys
@@ -153,7 +157,10 @@ SETS = [
 def main():
     out = Path(sys.argv[1])
     side = int(sys.argv[2]) if len(sys.argv) > 2 else 512
-    for k, (name, make, albedo_format) in enumerate(SETS):
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else len(SETS)
+    for k in range(count):
+        kind, make, albedo_format = SETS[k % len(SETS)]
+        name = kind if k < len(SETS) else f"{kind}_{k}"
         rng = np.random.default_rng(1000 + k)
         albedo, height, rough = make(rng, side)
         height = (height - height.min()) / max(height.max() - height.min(), 1e-9)

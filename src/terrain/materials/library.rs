@@ -39,8 +39,8 @@ pub const MAX_NAME_CHARS: usize = 48;
 pub const DEFAULT_BLEND_SHARPNESS_PCT: u8 = 60;
 
 /// Default GPU memory the library's textures may take with their mips
-/// (256 MiB: the built-ins at 2048², or 75 materials with surface maps at
-/// 512²). A machine setting: `--material-budget-mib` raises it.
+/// (256 MiB: the built-ins at 2048², 96 layers with surface maps at 512²,
+/// or all 256 layers at 256² with them).
 pub const DEFAULT_TEXTURE_BUDGET_BYTES: u64 = 256 << 20;
 
 /// Layers the library's texture arrays may have: the array-layer limit
