@@ -406,7 +406,8 @@ fn material_styles_match_the_terrain_shaders_array() {
         &fields!(MaterialStyleGpu {
             tint_scale,
             palette_srgb,
-            surface
+            surface,
+            layers
         }),
     );
     assert_eq!(

@@ -68,7 +68,7 @@ fn the_low_poly_palette_matches_the_materials_and_the_atlas() {
     use strata::terrain::materials::MaterialLibrary;
     let source = include_str!("../shaders/terrain.wgsl");
     assert!(
-        source.contains("material_styles[min(material, 15u)].palette_srgb"),
+        source.contains("material_styles[min(material, 255u)].palette_srgb"),
         "low_poly_albedo reads the palette from the material styles"
     );
     let styles = style_gpu_data(&MaterialLibrary::default());
