@@ -24,13 +24,12 @@ struct MaterialStyle {
     // Linear tint in xyz, texture tiles per DETAIL_PERIOD_STUDS in w.
     tint_scale: vec4<f32>,
     // The low-poly style's flat colour, sRGB 0..255 in xyz; in w the array
-    // layer upward-facing surfaces sample (the id's own, or its top variant's).
+    // layers packed as albedo + 256 * top: the material's own layer and the
+    // one upward-facing surfaces sample (its top variant's, or its own).
     palette_srgb: vec4<f32>,
     // x: height-blend sharpness (0 to 1); y, z, w: 1 when the material has a
     // normal, roughness, height map in material_surface (else it is skipped).
     surface: vec4<f32>,
-    // x: the array layer of the material's albedo and surface maps.
-    layers: vec4<f32>,
 }
 // One per material id a cell can hold (256); ids the library does not hold
 // read a magenta "missing material" style.
@@ -204,9 +203,10 @@ fn udn_normal(n: vec3<f32>, w: vec3<f32>, sx: vec4<f32>, sy: vec4<f32>, sz: vec4
 fn sample_material(t: Triplanar, n: vec3<f32>, material: u32) -> MaterialSample {
     var c = vec3<f32>(0.0);
     let slot = material_styles[min(material, 255u)];
-    let l = i32(slot.layers.x);
+    let layers = u32(slot.palette_srgb.w);
+    let l = i32(layers & 255u);
     let style = slot.tint_scale;
-    let top_layer = i32(slot.palette_srgb.w);
+    let top_layer = i32(layers >> 8u);
     let ly = select(l, top_layer, t.up);
     // The material's own tile size: scaling uv and its gradients together
     // keeps the mip selection right.

@@ -406,8 +406,7 @@ fn material_styles_match_the_terrain_shaders_array() {
         &fields!(MaterialStyleGpu {
             tint_scale,
             palette_srgb,
-            surface,
-            layers
+            surface
         }),
     );
     assert_eq!(

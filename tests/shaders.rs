@@ -74,9 +74,10 @@ fn the_low_poly_palette_matches_the_materials_and_the_atlas() {
     let styles = style_gpu_data(&MaterialLibrary::default());
     for m in Material::ALL {
         let [r, g, b] = m.base_color_srgb().map(f32::from);
+        // w: the albedo and top layers, both the id's own.
         assert_eq!(
             styles[m.0 as usize].palette_srgb,
-            [r, g, b, f32::from(m.0)],
+            [r, g, b, f32::from(m.0) * 257.0],
             "{m:?}"
         );
     }

@@ -237,17 +237,26 @@ pub struct MaterialStyleGpu {
     pub tint_scale: [f32; 4],
     /// The low-poly style's flat colour, sRGB `0..=255` in `xyz` (the
     /// texture's average times the tint; the built-in base colour), and in
-    /// `w` the array layer upward-facing surfaces sample (the id's own
-    /// layer, or its top variant's).
+    /// `w` the array layers, packed as `albedo + 256 × top`: the layer of
+    /// the material's albedo and surface maps
+    /// ([`MaterialLibrary::albedo_layer`]) and the one upward-facing
+    /// surfaces sample (its top variant's, else the same). Both are below
+    /// 256, so the sum is exact in an `f32`; packing them keeps the style
+    /// at 48 bytes (a fourth vector cost llvmpipe about a quarter of its
+    /// frame time, the shader copying the whole style for each of a
+    /// pixel's four materials).
     pub palette_srgb: [f32; 4],
     /// The surface maps: `x` the height-blend sharpness (0 to 1), and 1 in
     /// `y`, `z`, `w` when the material has a normal, roughness or height
     /// map in the surface array (0: the shader skips it, so a material
     /// without maps draws exactly as before).
     pub surface: [f32; 4],
-    /// `x`: the array layer of the material's albedo and surface maps
-    /// ([`MaterialLibrary::albedo_layer`]); `yzw` unused.
-    pub layers: [f32; 4],
+}
+
+/// [`MaterialStyleGpu::palette_srgb`]'s `w`: the albedo layer and the top
+/// layer, packed.
+pub fn packed_layers(albedo_layer: u32, top_layer: u32) -> f32 {
+    (albedo_layer + 256 * top_layer) as f32
 }
 
 /// Entries of the shader's `material_styles` array: one per id a cell can
@@ -258,9 +267,8 @@ pub const STYLE_SLOTS: usize = Material::ID_COUNT;
 /// Rock's texture tinted magenta, as editors draw a missing texture.
 const MISSING_STYLE: MaterialStyleGpu = MaterialStyleGpu {
     tint_scale: [1.0, 0.0, 1.0, 1.0],
-    palette_srgb: [255.0, 0.0, 255.0, Material::ROCK.0 as f32],
+    palette_srgb: [255.0, 0.0, 255.0, (Material::ROCK.0 as u32 * 257) as f32],
     surface: [0.0; 4],
-    layers: [Material::ROCK.0 as f32, 0.0, 0.0, 0.0],
 };
 
 /// The shader styles of `library`, one per id (Air, Water untinted at the
@@ -271,19 +279,22 @@ pub fn style_gpu_data(library: &MaterialLibrary) -> Vec<MaterialStyleGpu> {
         let [r, g, b] = m.base_color_srgb().map(f32::from);
         out[m.0 as usize] = MaterialStyleGpu {
             tint_scale: [1.0; 4],
-            palette_srgb: [r, g, b, f32::from(m.0)],
+            palette_srgb: [r, g, b, packed_layers(u32::from(m.0), u32::from(m.0))],
             surface: [0.0; 4],
-            layers: [f32::from(m.0), 0.0, 0.0, 0.0],
         };
     }
     for (material, style) in library.styles() {
         let [r, g, b] = style.tint_srgb.map(srgb_to_linear);
         let slot = &mut out[material.0 as usize];
         let layer = library.albedo_layer(material).unwrap_or(0);
-        slot.layers = [layer as f32, 0.0, 0.0, 0.0];
         slot.tint_scale = [r, g, b, TEXTURE_PERIOD_STUDS / style.tiling_studs as f32];
         let [pr, pg, pb] = library.flat_colour_srgb(material).map(f32::from);
-        slot.palette_srgb = [pr, pg, pb, library.top_layer(material) as f32];
+        slot.palette_srgb = [
+            pr,
+            pg,
+            pb,
+            packed_layers(layer, library.top_layer(material)),
+        ];
         let maps = style.surface_maps;
         let on = |b: bool| if b { 1.0 } else { 0.0 };
         slot.surface = [
@@ -537,8 +548,8 @@ mod tests {
             let s = styles[m.0 as usize];
             assert_eq!(s.tint_scale, [1.0, 1.0, 1.0, 1.0], "{m:?}");
             let [r, g, b] = m.base_color_srgb().map(f32::from);
-            assert_eq!(s.palette_srgb, [r, g, b, f32::from(m.0)], "{m:?}");
-            assert_eq!(s.layers[0], f32::from(m.0), "{m:?}");
+            let layers = packed_layers(u32::from(m.0), u32::from(m.0));
+            assert_eq!(s.palette_srgb, [r, g, b, layers], "{m:?}");
         }
         // Ids the library does not hold draw as a missing material.
         assert_eq!(styles[11], MISSING_STYLE);
