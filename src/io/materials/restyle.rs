@@ -156,18 +156,24 @@ pub fn apply_import(
         }
     } else {
         library.set_material_set(material, imported.albedo.clone(), imported.surface.clone())?;
-        if let Some(style) = library.style(material).filter(|s| s.surface_maps.height) {
-            summary.push_str(&format!(
-                "; height blend sharpness {} %",
-                style.blend_sharpness_pct
-            ));
-        }
+        summary.push_str(&sharpness_note(library, material));
     }
     Ok(format!(
         "{}{}: {summary}",
         library.name(material),
         if top { " (top)" } else { "" },
     ))
+}
+
+/// `"; height blend sharpness N %"` for a material with a height map, else
+/// nothing: the import summary's last part.
+fn sharpness_note(library: &MaterialLibrary, material: Material) -> String {
+    library
+        .style(material)
+        .filter(|s| s.surface_maps.height)
+        .map_or_else(String::new, |s| {
+            format!("; height blend sharpness {} %", s.blend_sharpness_pct)
+        })
 }
 
 /// Adds a material named `name` drawn with an imported set, and says
@@ -181,13 +187,7 @@ pub fn add_imported(
     imported: &ImportedMaterial,
 ) -> Result<String, LibraryError> {
     let material = library.add_material(name, imported.albedo.clone(), imported.surface.clone())?;
-    let mut summary = import_summary(imported);
-    if let Some(style) = library.style(material).filter(|s| s.surface_maps.height) {
-        summary.push_str(&format!(
-            "; height blend sharpness {} %",
-            style.blend_sharpness_pct
-        ));
-    }
+    let summary = import_summary(imported) + &sharpness_note(library, material);
     Ok(format!(
         "{} (added as id {}): {summary}",
         library.name(material),
