@@ -113,12 +113,7 @@ fn added_materials_paint_cells_and_round_trip_byte_identical() {
     )
     .unwrap();
     let path = dir.join("world.strata");
-    let meta = WorldMeta {
-        materials: library.clone(),
-        ..WorldMeta::default()
-    };
-    let (_, report) = WorldFile::save_full(&path, &grid, &meta).unwrap();
-    assert_eq!(report.world_hash, grid.content_hash());
+    common::save_with_library(&path, &grid, &library);
     let (_, loaded, meta_back, load) = WorldFile::open(&path, LoadOptions::default()).unwrap();
     assert!(load.world_hash_ok);
     assert_eq!(loaded.content_hash(), grid.content_hash());

@@ -208,12 +208,7 @@ fn an_imported_library_round_trips_byte_identical_with_the_same_world_hash() {
 
     let grid = small_world();
     let path = dir.join("world.strata");
-    let meta = WorldMeta {
-        materials: library.clone(),
-        ..WorldMeta::default()
-    };
-    let (_, report) = WorldFile::save_full(&path, &grid, &meta).unwrap();
-    assert_eq!(report.world_hash, grid.content_hash());
+    common::save_with_library(&path, &grid, &library);
     assert_eq!(format_version(&path), FORMAT_VERSION);
 
     let (mut file, loaded, meta_back, load) =

@@ -35,13 +35,17 @@ pub struct LocalPalette {
 }
 
 impl LocalPalette {
+    /// True when `field` holds an id of 32 or more and so needs a palette:
+    /// one OR over the ids (below 32 exactly when no byte has bits 5..7).
+    pub fn needed(field: &SampleField) -> bool {
+        field.material.iter().fold(0u8, |acc, &m| acc | m) >= MAX_MATERIALS as u8
+    }
+
     /// The palette `field` needs, writing its renumbered copy into `local`
     /// (reusing its buffers); `None` when every id is already below 32
     /// (the field meshes as it is, and `local` is untouched).
     pub fn localize(field: &SampleField, local: &mut SampleField) -> Option<LocalPalette> {
-        // An OR over the ids: below 32 exactly when no byte has bits 5..7.
-        let any_high = field.material.iter().fold(0u8, |acc, &m| acc | m) >= MAX_MATERIALS as u8;
-        if !any_high {
+        if !LocalPalette::needed(field) {
             return None;
         }
         let mut counts = [0u32; Material::ID_COUNT];

@@ -94,3 +94,19 @@ pub fn run_ok(cmd: &mut std::process::Command) -> std::process::Output {
 pub fn read_json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
 }
+
+/// Saves `grid` with its material library `library` as a whole world file
+/// at `path`, and checks the world hash the save reports is the grid's.
+pub fn save_with_library(
+    path: &std::path::Path,
+    grid: &strata::terrain::Grid,
+    library: &strata::terrain::materials::MaterialLibrary,
+) {
+    use strata::io::world::world_file::{WorldFile, WorldMeta};
+    let meta = WorldMeta {
+        materials: library.clone(),
+        ..WorldMeta::default()
+    };
+    let (_, report) = WorldFile::save_full(path, grid, &meta).unwrap();
+    assert_eq!(report.world_hash, grid.content_hash());
+}

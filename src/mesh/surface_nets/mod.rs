@@ -249,18 +249,20 @@ impl Scratch {
     /// Extracts the surface of `field` into `out` (already cleared), in
     /// the field's [`LocalPalette`] when it holds ids of 32 or more.
     fn extract(&mut self, field: &SampleField, options: MeshOptions, out: &mut ChunkMesh) {
+        if !LocalPalette::needed(field) {
+            self.extract_best(field, options, out);
+            return;
+        }
+        // Allocated on first need only: most meshers never meet an id past 31.
         let mut local = self
             .localized
             .take()
             .unwrap_or_else(|| Box::new(SampleField::new(field.n)));
-        match LocalPalette::localize(field, &mut local) {
-            None => self.extract_best(field, options, out),
-            Some(palette) => {
-                let start = out.material_ids.len();
-                self.extract_best(&local, options, out);
-                palette.restore(&mut out.material_ids[start..]);
-                out.merged_materials = palette.merged_materials();
-            }
+        if let Some(palette) = LocalPalette::localize(field, &mut local) {
+            let start = out.material_ids.len();
+            self.extract_best(&local, options, out);
+            palette.restore(&mut out.material_ids[start..]);
+            out.merged_materials = palette.merged_materials();
         }
         self.localized = Some(local);
     }
