@@ -459,6 +459,9 @@ impl EditSession {
     pub(super) fn undo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.undo(grid)?.is_change();
         let undone = self.history.redo_steps().next();
+        if let Some(l) = undone.and_then(|s| s.library()) {
+            self.library_change = Some(l.before.clone());
+        }
         let side = undone
             .and_then(|s| s.document())
             .map(|d| (d.before.clone(), d.base.as_ref().map(|b| b.0.clone())));
@@ -470,6 +473,9 @@ impl EditSession {
     pub(super) fn redo_step(&mut self, grid: &mut Grid) -> Option<bool> {
         let changed = self.history.redo(grid)?.is_change();
         let redone = self.history.undo_steps().last();
+        if let Some(l) = redone.and_then(|s| s.library()) {
+            self.library_change = Some(l.after.clone());
+        }
         let side = redone
             .and_then(|s| s.document())
             .map(|d| (d.after.clone(), d.base.as_ref().map(|b| b.1.clone())));

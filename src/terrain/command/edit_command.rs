@@ -161,6 +161,25 @@ pub enum CommandError {
     /// The layers cannot be re-derived on this world.
     #[error("{0}")]
     NoDocument(&'static str),
+    /// The material library refused the change (a built-in removed, an
+    /// unknown id).
+    #[error(transparent)]
+    Library(#[from] crate::terrain::materials::LibraryError),
+    /// A removed material's replacement is not a solid the library keeps.
+    #[error(
+        "{replacement} cannot replace {removed}: the replacement must be another solid material of the library"
+    )]
+    BadReplacement {
+        /// The removed material's name.
+        removed: String,
+        /// The replacement's name or id.
+        replacement: String,
+    },
+    /// Replacing a material everywhere needs every cell in memory.
+    #[error(
+        "a streaming world cannot replace a material everywhere: its cells are never all in memory"
+    )]
+    StreamedReplacement,
 }
 
 impl CommandError {
@@ -290,6 +309,9 @@ pub struct EditSession {
     pub document: DocumentState,
     /// An operation being dragged in the view.
     pub(super) drag: Option<crate::terrain::command::document_action::OperationDrag>,
+    /// The material library an undo or redo put back, for the owner of
+    /// the library to take ([`EditSession::take_library_change`]).
+    pub(super) library_change: Option<crate::terrain::materials::MaterialLibrary>,
 }
 
 impl EditSession {
@@ -302,6 +324,7 @@ impl EditSession {
             generator,
             document: DocumentState::default(),
             drag: None,
+            library_change: None,
         }
     }
 

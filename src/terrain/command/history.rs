@@ -29,6 +29,7 @@ use rustc_hash::FxHashSet;
 use crate::terrain::command::document_action::DocumentBase;
 use crate::terrain::document::layers::LayerStack;
 use crate::terrain::editing::recorder::Recorder;
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::path::spec::PathSpec;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{CellBox, ChunkCoord};
@@ -56,6 +57,8 @@ pub struct Step {
     changes: Vec<ChunkChange>,
     /// The world document before and after the step (document mode).
     document: Option<Box<DocumentSwap>>,
+    /// The material library before and after the step (a material removed).
+    library: Option<Box<LibrarySwap>>,
     /// Heap bytes attributed to this step at the last accounting.
     held_bytes: usize,
 }
@@ -71,6 +74,17 @@ pub struct DocumentSwap {
     pub after: LayerStack,
     /// The base before and after, when the step changed the base.
     pub base: Option<(DocumentBase, DocumentBase)>,
+}
+
+/// What an undo step does to the world's material library: removing a
+/// material changes the library and the cells in one step. Libraries share
+/// their textures, so keeping both sides costs their styles only.
+#[derive(Clone, Debug)]
+pub struct LibrarySwap {
+    /// The library before the step.
+    pub before: MaterialLibrary,
+    /// The library after the step.
+    pub after: MaterialLibrary,
 }
 
 impl DocumentSwap {
@@ -95,6 +109,11 @@ impl Step {
     /// document mode.
     pub fn document(&self) -> Option<&DocumentSwap> {
         self.document.as_deref()
+    }
+
+    /// What the step does to the material library, if it changed it.
+    pub fn library(&self) -> Option<&LibrarySwap> {
+        self.library.as_deref()
     }
 
     /// Chunks the step changed.
@@ -159,7 +178,7 @@ impl History {
     /// adds nothing) when no chunk changed. Drops the oldest steps while the
     /// held bytes exceed the budget.
     pub fn commit(&mut self, recorder: Recorder, grid: &Grid) -> bool {
-        self.commit_step(recorder, None, None, grid)
+        self.commit_step(recorder, None, None, None, grid)
     }
 
     /// As [`History::commit`] for a document action: the step keeps
@@ -172,13 +191,38 @@ impl History {
         path: Option<PathSpec>,
         grid: &Grid,
     ) -> bool {
-        self.commit_step(recorder, path.map(Box::new), Some(Box::new(swap)), grid)
+        self.commit_step(
+            recorder,
+            path.map(Box::new),
+            Some(Box::new(swap)),
+            None,
+            grid,
+        )
+    }
+
+    /// As [`History::commit`] for a change of the material library with
+    /// the cells (and, in document mode, the document) it remaps: one step
+    /// that undoes all of them.
+    pub fn commit_library(
+        &mut self,
+        recorder: Recorder,
+        swap: Option<DocumentSwap>,
+        library: LibrarySwap,
+        grid: &Grid,
+    ) -> bool {
+        self.commit_step(
+            recorder,
+            None,
+            swap.map(Box::new),
+            Some(Box::new(library)),
+            grid,
+        )
     }
 
     /// As [`History::commit`], keeping `spec` with the step so the path it
     /// laid can be reopened ([`Step::path_spec`]).
     pub fn commit_path(&mut self, recorder: Recorder, spec: PathSpec, grid: &Grid) -> bool {
-        self.commit_step(recorder, Some(Box::new(spec)), None, grid)
+        self.commit_step(recorder, Some(Box::new(spec)), None, None, grid)
     }
 
     fn commit_step(
@@ -186,6 +230,7 @@ impl History {
         recorder: Recorder,
         path: Option<Box<PathSpec>>,
         document: Option<Box<DocumentSwap>>,
+        library: Option<Box<LibrarySwap>>,
         grid: &Grid,
     ) -> bool {
         let (label, before) = recorder.into_parts();
@@ -203,7 +248,10 @@ impl History {
                 )
             })
             .collect();
-        if changes.is_empty() && !document.as_ref().is_some_and(|d| d.is_change()) {
+        if changes.is_empty()
+            && !document.as_ref().is_some_and(|d| d.is_change())
+            && !library.as_ref().is_some_and(|l| l.before != l.after)
+        {
             return false;
         }
         changes.sort_by_key(|c| (c.coord.0.z, c.coord.0.y, c.coord.0.x));
@@ -213,6 +261,7 @@ impl History {
             path,
             changes,
             document,
+            library,
             held_bytes: 0,
         });
         self.account(grid);

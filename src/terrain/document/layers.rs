@@ -5,6 +5,7 @@
 //! [`crate::terrain::document::derive`].
 
 use crate::terrain::document::operation::{Operation, OperationId, OperationKind};
+use crate::terrain::storage::cell::Material;
 
 /// Stable id of a layer: unique within its document, kept through save,
 /// reopen, reorder and undo.
@@ -462,6 +463,23 @@ impl LayerStack {
         }
         op.set_kind(kind);
         Ok(())
+    }
+
+    /// Replaces material `from` by `to` in every operation of every layer
+    /// ([`OperationKind::with_material_replaced`]), locked and hidden layers
+    /// included: a removed material must not come back when any of them is
+    /// re-derived. Ids and order are kept. Returns the operations changed.
+    pub fn replace_material(&mut self, from: Material, to: Material) -> usize {
+        let mut changed = 0;
+        for layer in &mut self.layers {
+            for op in layer.operations.iter_mut() {
+                if let Some(kind) = op.kind().with_material_replaced(from, to) {
+                    op.set_kind(kind);
+                    changed += 1;
+                }
+            }
+        }
+        changed
     }
 
     /// Deletes operation `id`.

@@ -8,6 +8,7 @@
 //! - [`base`]: what makes the base cells, any column on demand;
 //! - [`operation`]: one operation, its footprint and halo, and how it applies;
 //! - [`layers`]: the layer stack and the actions on it;
+//! - [`material_remap`]: a removed material's replacement in operations;
 //! - [`operation_edit`]: moving an operation and changing its settings;
 //! - [`stroke_anchor`]: strokes that keep their height above the ground;
 //! - [`closure`]: which columns a change dirties;
@@ -17,6 +18,7 @@ pub mod base;
 pub mod closure;
 pub mod derive;
 pub mod layers;
+pub mod material_remap;
 pub mod operation;
 pub mod operation_edit;
 pub mod stroke_anchor;

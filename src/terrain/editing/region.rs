@@ -193,6 +193,15 @@ impl Clipboard {
         &self.cells
     }
 
+    /// This clipboard with material `from` replaced by `to`; `None` when
+    /// no cell holds `from`.
+    pub fn with_material_replaced(&self, from: Material, to: Material) -> Option<Clipboard> {
+        Cell::replaced_in(&self.cells, from, to).map(|cells| Clipboard {
+            size: self.size,
+            cells,
+        })
+    }
+
     /// Heap bytes of the copied cells.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(self.cells.as_slice())

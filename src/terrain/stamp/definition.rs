@@ -482,6 +482,18 @@ impl Stamp {
         })
     }
 
+    /// A cell stamp with material `from` replaced by `to`; `None` for a
+    /// height stamp (it holds no material) or when no cell holds `from`.
+    pub fn with_material_replaced(&self, from: Material, to: Material) -> Option<Stamp> {
+        match &self.shape {
+            StampShape::Height(_) => None,
+            StampShape::Cells(c) => c.with_material_replaced(from, to).map(|cells| Stamp {
+                name: self.name.clone(),
+                shape: StampShape::Cells(cells),
+            }),
+        }
+    }
+
     /// The stamp's name, e.g. `"crater"`.
     pub fn name(&self) -> &str {
         &self.name

@@ -254,6 +254,33 @@ impl Cell {
         }
     }
 
+    /// This cell with material `from` drawn as `to` (occupancy kept); any
+    /// other cell unchanged. Used when a library material is removed and
+    /// its cells take a replacement.
+    #[inline]
+    pub const fn with_material_replaced(self, from: Material, to: Material) -> Cell {
+        if self.material.0 == from.0 {
+            Cell::new(to, self.occupancy)
+        } else {
+            self
+        }
+    }
+
+    /// `cells` with material `from` replaced by `to`
+    /// ([`Cell::with_material_replaced`]); `None` when no cell holds `from`,
+    /// so callers keep (and share) storage that needs no change.
+    pub fn replaced_in(cells: &[Cell], from: Material, to: Material) -> Option<Vec<Cell>> {
+        if !cells.iter().any(|c| c.material.0 == from.0) {
+            return None;
+        }
+        Some(
+            cells
+                .iter()
+                .map(|c| c.with_material_replaced(from, to))
+                .collect(),
+        )
+    }
+
     /// Solid fraction in `[0, 1]`.
     pub fn solid_fraction(self) -> f32 {
         self.solid_occupancy() as f32 / 255.0

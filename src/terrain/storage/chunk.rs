@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use glam::IVec3;
 
-use crate::terrain::storage::cell::Cell;
+use crate::terrain::storage::cell::{Cell, Material};
 use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, CHUNK_VOLUME_CELLS, CellBox, local_index};
 
 /// Number of recent edit bounds each chunk remembers (spec §3).
@@ -47,6 +47,18 @@ impl ChunkCells {
         match uniform_value(&cells) {
             Some(c) => ChunkCells::Uniform(c),
             None => ChunkCells::Dense(Arc::from(cells)),
+        }
+    }
+
+    /// This storage with material `from` replaced by `to` (occupancies
+    /// kept); `None` when no cell holds `from`.
+    pub fn with_material_replaced(&self, from: Material, to: Material) -> Option<ChunkCells> {
+        match self {
+            ChunkCells::Uniform(c) => (c.material() == from)
+                .then(|| ChunkCells::Uniform(c.with_material_replaced(from, to))),
+            ChunkCells::Dense(cells) => {
+                Cell::replaced_in(cells, from, to).map(ChunkCells::from_dense)
+            }
         }
     }
 
