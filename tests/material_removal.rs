@@ -158,8 +158,10 @@ fn removing_a_material_in_use_remaps_cells_operations_and_base_and_undoes_exactl
     let undo = session.apply(&mut grid, &EditCommand::Undo).unwrap();
     assert!(undo.message().contains("undone"));
     assert_eq!(grid.content_hash(), before_hash);
-    assert_eq!(session.take_library_change(), Some(library.clone()));
-    assert_eq!(session.take_library_change(), None, "handed over once");
+    let mut now = removal.library.clone();
+    assert!(session.take_library_change().unwrap().apply(&mut now));
+    assert_eq!(now, library);
+    assert!(session.take_library_change().is_none(), "handed over once");
     assert_eq!(session.document.stack, before_stack);
     assert_eq!(
         session.document.base().unwrap().whole().content_hash(),
@@ -169,7 +171,8 @@ fn removing_a_material_in_use_remaps_cells_operations_and_base_and_undoes_exactl
 
     session.apply(&mut grid, &EditCommand::Redo).unwrap();
     assert_eq!(grid.content_hash(), after_hash);
-    assert_eq!(session.take_library_change(), Some(removal.library.clone()));
+    assert!(session.take_library_change().unwrap().apply(&mut now));
+    assert_eq!(now, removal.library);
     assert_eq!(fill_materials(&session), vec![clay, clay]);
 }
 
@@ -190,7 +193,42 @@ fn a_built_in_replacement_and_a_world_without_layers_work_too() {
     );
     plain.apply(&mut grid, &EditCommand::Undo).unwrap();
     assert_eq!(grid.content_hash(), before_hash);
-    assert_eq!(plain.take_library_change(), Some(library));
+    let mut now = removal.library.clone();
+    assert!(plain.take_library_change().unwrap().apply(&mut now));
+    assert_eq!(now, library);
+}
+
+#[test]
+fn undo_keeps_later_library_edits_and_falls_back_when_the_id_was_taken() {
+    let (library, moss, clay) = library();
+    let (mut grid, mut session) = world(moss, clay);
+    let before_hash = grid.content_hash();
+    let removal = session
+        .remove_material(&mut grid, &library, moss, clay)
+        .unwrap();
+    // Sand is tinted after the removal: undo brings Moss back, keeps the tint.
+    let mut now = removal.library.clone();
+    now.set_tint(Material::SAND, [200, 10, 10]).unwrap();
+    session.apply(&mut grid, &EditCommand::Undo).unwrap();
+    assert!(session.take_library_change().unwrap().apply(&mut now));
+    assert_eq!(now.style(moss), library.style(moss));
+    assert_eq!(now.albedo(moss), library.albedo(moss));
+    assert_eq!(now.style(Material::SAND).unwrap().tint_srgb, [200, 10, 10]);
+    assert_eq!(grid.content_hash(), before_hash);
+
+    // Redo removes it again; a material added then takes id 11, so undo
+    // cannot put Moss back at its id: the library before the step returns.
+    session.apply(&mut grid, &EditCommand::Redo).unwrap();
+    assert!(session.take_library_change().unwrap().apply(&mut now));
+    assert!(!now.contains(moss));
+    let pebbles = now
+        .add_material("Pebbles", texture([120, 120, 120]), None)
+        .unwrap();
+    assert_eq!(pebbles, moss, "the lowest free id is reused");
+    session.apply(&mut grid, &EditCommand::Undo).unwrap();
+    assert!(!session.take_library_change().unwrap().apply(&mut now));
+    assert_eq!(now, library);
+    assert_eq!(grid.content_hash(), before_hash);
 }
 
 #[test]

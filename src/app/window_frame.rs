@@ -148,6 +148,15 @@ impl WindowState {
         );
         self.place_viewport(&ui);
         self.pick_and_edit(world, session, tools, now);
+        // A material removed in the Materials window, or its undo or redo.
+        if let Some(removed) = session.materials.apply_library_changes(
+            &mut session.doc.meta.materials,
+            &mut tools.session.session,
+            &mut world.grid,
+        ) {
+            self.panel
+                .replace_material(removed.material, removed.replacement);
+        }
         // Whatever changed the grid this frame (brush, later undo or tools)
         // reaches the workers through the grid's change tracking.
         world.streaming.begin_frame(

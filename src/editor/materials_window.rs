@@ -8,14 +8,17 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, channel};
 
+use crate::editor::material_combo::material_combo;
 use crate::io::materials::{
     ImportedMaterial, MaterialImportError, add_imported, apply_import, import_albedo_only,
     import_material,
 };
 use crate::terrain::Material;
+use crate::terrain::command::edit_command::EditSession;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::library::TILING_STUDS;
 use crate::terrain::materials::texture::TEXTURE_SIDES_PX;
+use crate::terrain::storage::grid::Grid;
 
 /// What a texture being read is for.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +55,19 @@ pub struct MaterialsWindow {
     filter: String,
     /// The last outcome: `(is_error, text)`.
     message: Option<(bool, String)>,
+    /// A removal being confirmed: the material and its replacement.
+    removal: Option<(Material, Material)>,
+    /// A confirmed removal, for [`MaterialsWindow::apply_library_changes`].
+    removal_request: Option<(Material, Material)>,
+}
+
+/// What removing a material changed, for the tools to follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemovedMaterial {
+    /// The material removed.
+    pub material: Material,
+    /// What its cells and operations became.
+    pub replacement: Material,
 }
 
 fn mib(bytes: u64) -> String {
@@ -141,6 +157,7 @@ impl MaterialsWindow {
                 ui.add_enabled_ui(editable, |ui| {
                     self.source_ui(ui, library);
                     ui.separator();
+                    self.removal_ui(ui, library);
                     self.rows_ui(ui, library);
                 });
                 if let Some((error, text)) = &self.message {
@@ -314,6 +331,89 @@ impl MaterialsWindow {
         }
     }
 
+    /// The confirmation of a removal: which material replaces the one
+    /// removed, then Remove or Cancel.
+    fn removal_ui(&mut self, ui: &mut egui::Ui, library: &MaterialLibrary) {
+        let Some((material, mut replacement)) = self.removal else {
+            return;
+        };
+        if !library.contains(material) {
+            self.removal = None;
+            return;
+        }
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "Remove {}: its cells and the operations that use it become",
+                library.name(material)
+            ));
+            material_combo(ui, "removal_replacement", &mut replacement, false);
+        });
+        self.removal = Some((material, replacement));
+        ui.horizontal(|ui| {
+            let valid = replacement != material && library.contains(replacement);
+            if ui
+                .add_enabled(valid, egui::Button::new("Remove"))
+                .on_hover_text("One undo step: Undo puts the material and its cells back")
+                .on_disabled_hover_text("Choose another material to replace it")
+                .clicked()
+            {
+                self.removal_request = Some((material, replacement));
+                self.removal = None;
+            }
+            if ui.button("Cancel").clicked() {
+                self.removal = None;
+            }
+        });
+        ui.separator();
+    }
+
+    /// Carries out a removal confirmed in the window (the cells, the
+    /// layers' operations and the library change as one undo step of
+    /// `session`) and installs a library an undo or redo of such a step put
+    /// back. Returns the removal, so the tools stop naming the material.
+    pub fn apply_library_changes(
+        &mut self,
+        library: &mut MaterialLibrary,
+        session: &mut EditSession,
+        grid: &mut Grid,
+    ) -> Option<RemovedMaterial> {
+        if let Some(change) = session.take_library_change()
+            && !change.apply(library)
+        {
+            self.message = Some((
+                false,
+                "The material library was put back as it was at that step \
+                 (the removed material's id or name was taken since)"
+                    .into(),
+            ));
+        }
+        let (material, replacement) = self.removal_request.take()?;
+        match session.remove_material(grid, library, material, replacement) {
+            Ok(removal) => {
+                self.message = Some((
+                    false,
+                    format!(
+                        "Removed {}: {} chunks and {} operations now use {} (Undo puts it back)",
+                        library.name(material),
+                        removal.chunks,
+                        removal.operations,
+                        library.name(replacement)
+                    ),
+                ));
+                *library = removal.library;
+                self.names.retain(|(m, _)| *m != material);
+                Some(RemovedMaterial {
+                    material,
+                    replacement,
+                })
+            }
+            Err(e) => {
+                self.message = Some((true, e.to_string()));
+                None
+            }
+        }
+    }
+
     fn row_ui(&mut self, ui: &mut egui::Ui, library: &mut MaterialLibrary, material: Material) {
         let Some(style) = library.style(material).cloned() else {
             return;
@@ -403,6 +503,19 @@ impl MaterialsWindow {
             .clicked()
         {
             let _ = library.reset(material);
+        }
+        if !material.is_built_in()
+            && ui
+                .button("Remove…")
+                .on_hover_text("Remove this material; its cells take a material you choose")
+                .clicked()
+        {
+            let replacement = library
+                .styles()
+                .map(|(m, _)| m)
+                .find(|m| *m != material)
+                .unwrap_or(Material::ROCK);
+            self.removal = Some((material, replacement));
         }
         let bytes = library.texture_gpu_bytes(material);
         ui.label(if bytes == 0 {

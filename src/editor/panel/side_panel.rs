@@ -182,6 +182,17 @@ impl Default for EditorPanel {
 }
 
 impl EditorPanel {
+    /// Gives the brush and every tool setting that names `from` `to` (a
+    /// material removed from the library).
+    pub fn replace_material(&mut self, from: Material, to: Material) {
+        if self.material == from {
+            self.material = to;
+        }
+        self.tools.replace_material(from, to);
+    }
+}
+
+impl EditorPanel {
     /// The brush these settings describe.
     pub fn brush(&self) -> Brush {
         Brush {

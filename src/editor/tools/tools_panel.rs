@@ -146,6 +146,24 @@ pub struct ToolSettings {
     pub layers: LayersUiState,
 }
 
+impl ToolSettings {
+    /// Gives every tool setting that names `from` (Replace's source, Fill,
+    /// the path band, the stamp override) `to`: a material removed from
+    /// the library must not stay selected.
+    pub fn replace_material(&mut self, from: Material, to: Material) {
+        for m in [
+            &mut self.replace_from,
+            &mut self.fill_material,
+            &mut self.path.material,
+            &mut self.stamp.material,
+        ] {
+            if *m == from {
+                *m = to;
+            }
+        }
+    }
+}
+
 impl Default for ToolSettings {
     fn default() -> Self {
         ToolSettings {

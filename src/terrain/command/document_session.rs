@@ -11,7 +11,7 @@ use crate::terrain::command::document_action::{
     BaseSource, DeriveStats, DocumentAction, DocumentBase, DocumentState, LayerRef, WorldDocument,
 };
 use crate::terrain::command::edit_command::{CommandError, CommandOutcome, EditSession};
-use crate::terrain::command::history::DocumentSwap;
+use crate::terrain::command::history::{DocumentSwap, LibraryChange};
 use crate::terrain::document::base::BaseColumns;
 use crate::terrain::document::derive::{DeriveReport, rederive};
 use crate::terrain::document::layers::{DocumentError, LayerId, LayerStack};
@@ -460,7 +460,7 @@ impl EditSession {
         let changed = self.history.undo(grid)?.is_change();
         let undone = self.history.redo_steps().next();
         if let Some(l) = undone.and_then(|s| s.library()) {
-            self.library_change = Some(l.before.clone());
+            self.library_change = Some(LibraryChange::Undone(l.clone()));
         }
         let side = undone
             .and_then(|s| s.document())
@@ -474,7 +474,7 @@ impl EditSession {
         let changed = self.history.redo(grid)?.is_change();
         let redone = self.history.undo_steps().last();
         if let Some(l) = redone.and_then(|s| s.library()) {
-            self.library_change = Some(l.after.clone());
+            self.library_change = Some(LibraryChange::Redone(l.clone()));
         }
         let side = redone
             .and_then(|s| s.document())

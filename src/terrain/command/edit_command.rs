@@ -311,7 +311,7 @@ pub struct EditSession {
     pub(super) drag: Option<crate::terrain::command::document_action::OperationDrag>,
     /// The material library an undo or redo put back, for the owner of
     /// the library to take ([`EditSession::take_library_change`]).
-    pub(super) library_change: Option<crate::terrain::materials::MaterialLibrary>,
+    pub(super) library_change: Option<crate::terrain::command::history::LibraryChange>,
 }
 
 impl EditSession {

@@ -29,8 +29,9 @@ use rustc_hash::FxHashSet;
 use crate::terrain::command::document_action::DocumentBase;
 use crate::terrain::document::layers::LayerStack;
 use crate::terrain::editing::recorder::Recorder;
-use crate::terrain::materials::MaterialLibrary;
+use crate::terrain::materials::{MaterialLibrary, MaterialStyle, MaterialTexture};
 use crate::terrain::path::spec::PathSpec;
+use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{CellBox, ChunkCoord};
 use crate::terrain::storage::grid::{EditReport, Grid, same_content};
@@ -77,14 +78,65 @@ pub struct DocumentSwap {
 }
 
 /// What an undo step does to the world's material library: removing a
-/// material changes the library and the cells in one step. Libraries share
-/// their textures, so keeping both sides costs their styles only.
+/// material changes the library and the cells in one step. Undo puts the
+/// material back into the library as it is then (edits made to other
+/// materials since are kept), redo removes it again; where that cannot be
+/// done exactly (its id or name taken since), the whole library of that
+/// side is put back. Libraries share their textures, so keeping both sides
+/// costs their styles only.
 #[derive(Clone, Debug)]
 pub struct LibrarySwap {
+    /// The material removed.
+    pub material: Material,
+    /// Its style when it was removed.
+    pub style: MaterialStyle,
+    /// The textures its style names.
+    pub textures: Vec<MaterialTexture>,
     /// The library before the step.
     pub before: MaterialLibrary,
     /// The library after the step.
     pub after: MaterialLibrary,
+}
+
+/// A material removal undone or redone, for the owner of the library to
+/// apply ([`crate::terrain::command::edit_command::EditSession::take_library_change`]).
+#[derive(Clone, Debug)]
+pub enum LibraryChange {
+    /// The removal was undone: the material comes back.
+    Undone(LibrarySwap),
+    /// The removal was redone: the material goes again.
+    Redone(LibrarySwap),
+}
+
+impl LibraryChange {
+    /// Applies the change to `library` (the world's library as it is now):
+    /// undone, the material is put back with its style and textures; redone,
+    /// it is removed again. Other materials keep any edit made since. Where
+    /// that cannot be done exactly (the id or name was taken since, the
+    /// texture size changed, the material was edited after the undo), the
+    /// library of that side of the step is put back whole. Returns true
+    /// when it was applied exactly.
+    pub fn apply(&self, library: &mut MaterialLibrary) -> bool {
+        match self {
+            LibraryChange::Undone(swap) => {
+                let exact = library
+                    .restore_material(swap.material, &swap.style, &swap.textures)
+                    .is_ok();
+                if !exact {
+                    *library = swap.before.clone();
+                }
+                exact
+            }
+            LibraryChange::Redone(swap) => {
+                let exact = library.style(swap.material) == Some(&swap.style)
+                    && library.remove_material(swap.material).is_ok();
+                if !exact {
+                    *library = swap.after.clone();
+                }
+                exact
+            }
+        }
+    }
 }
 
 impl DocumentSwap {
@@ -250,7 +302,7 @@ impl History {
             .collect();
         if changes.is_empty()
             && !document.as_ref().is_some_and(|d| d.is_change())
-            && !library.as_ref().is_some_and(|l| l.before != l.after)
+            && library.is_none()
         {
             return false;
         }

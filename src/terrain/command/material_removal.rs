@@ -9,10 +9,10 @@ use rayon::prelude::*;
 
 use crate::terrain::command::document_action::{BaseSource, DocumentBase};
 use crate::terrain::command::edit_command::{CommandError, EditSession};
-use crate::terrain::command::history::{DocumentSwap, LibrarySwap};
+use crate::terrain::command::history::{DocumentSwap, LibraryChange, LibrarySwap};
 use crate::terrain::document::base::BaseColumns;
 use crate::terrain::editing::recorder::Recorder;
-use crate::terrain::materials::MaterialLibrary;
+use crate::terrain::materials::{LibraryError, MaterialLibrary};
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{CellBox, ChunkCoord};
@@ -108,7 +108,19 @@ impl EditSession {
             self.clipboard = Some(clip);
             self.clipboard_revision = self.clipboard_revision.wrapping_add(1);
         }
+        let style = library
+            .style(material)
+            .cloned()
+            .ok_or(LibraryError::NotStyled { id: material.0 })?;
+        let textures = [style.albedo, style.top_albedo, style.surface]
+            .into_iter()
+            .flatten()
+            .filter_map(|h| library.texture(h).cloned())
+            .collect();
         let library_swap = LibrarySwap {
+            material,
+            style,
+            textures,
             before: library.clone(),
             after: after.clone(),
         };
@@ -167,10 +179,11 @@ impl EditSession {
         (Some(swap), operations, base_remapped)
     }
 
-    /// The material library the last undo or redo put back (a material
-    /// removal undone or redone), once: the owner of the library installs
-    /// it. `None` when no step since the last call changed the library.
-    pub fn take_library_change(&mut self) -> Option<MaterialLibrary> {
+    /// The library change the last undo or redo made (a material removal
+    /// undone or redone), once: the owner of the library applies it
+    /// ([`LibraryChange::apply`]). `None` when no step since the last call
+    /// changed the library.
+    pub fn take_library_change(&mut self) -> Option<LibraryChange> {
         self.library_change.take()
     }
 }

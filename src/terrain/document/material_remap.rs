@@ -26,7 +26,7 @@ impl OperationKind {
                 material,
                 occupancy,
                 ignore_water,
-            } => (*material == from).then(|| OperationKind::Fill {
+            } => (*material == from).then_some(OperationKind::Fill {
                 region: *region,
                 material: to,
                 occupancy: *occupancy,

@@ -801,67 +801,10 @@ impl MaterialLibrary {
         self.drop_unused_textures();
         Ok(())
     }
-
-    /// Adds a material named `name` (trimmed), drawn with `albedo` and
-    /// `surface` maps as [`MaterialLibrary::set_material_set`] draws them,
-    /// at the lowest free id from 11. All or nothing.
-    ///
-    /// # Errors
-    /// [`LibraryError::LibraryFull`] when ids 11 to 255 are all taken;
-    /// [`LibraryError::BadName`], [`LibraryError::DuplicateName`]; as
-    /// [`MaterialLibrary::set_material_set`] for the textures, and
-    /// [`LibraryError::TooManyLayers`].
-    pub fn add_material(
-        &mut self,
-        name: &str,
-        albedo: MaterialTexture,
-        surface: Option<(MaterialTexture, SurfaceMaps)>,
-    ) -> Result<Material, LibraryError> {
-        let id = (Material::COUNT as u8..=u8::MAX)
-            .find(|id| !self.styles.contains_key(id))
-            .ok_or(LibraryError::LibraryFull)?;
-        let material = Material(id);
-        let mut next = self.clone();
-        let mut style = MaterialStyle::built_in(material);
-        style.name = String::new();
-        next.styles.insert(id, style);
-        next.rename(material, name)?;
-        next.set_material_set(material, albedo, surface)?;
-        *self = next;
-        Ok(material)
-    }
-
-    /// Removes an added material and the textures only it used, returning
-    /// its style. Cells of the material must be given another one first
-    /// (the editor replaces them in the same undo step); a cell left with
-    /// the id draws as a missing material (magenta).
-    ///
-    /// # Errors
-    /// [`LibraryError::BuiltIn`] for ids 2 to 10, [`LibraryError::NotStyled`]
-    /// for an id the library does not hold.
-    pub fn remove_material(&mut self, material: Material) -> Result<MaterialStyle, LibraryError> {
-        self.style_mut(material)?;
-        if material.is_built_in() {
-            return Err(LibraryError::BuiltIn { id: material.0 });
-        }
-        let removed = self
-            .styles
-            .remove(&material.0)
-            .ok_or(LibraryError::NotStyled { id: material.0 })?;
-        self.drop_unused_textures();
-        Ok(removed)
-    }
-
-    fn drop_unused_textures(&mut self) {
-        let used: Vec<u64> = self
-            .styles
-            .values()
-            .flat_map(|s| [s.albedo, s.top_albedo, s.surface])
-            .flatten()
-            .collect();
-        self.textures.retain(|h, _| used.contains(h));
-    }
 }
+
+#[path = "library_members.rs"]
+mod members;
 
 #[cfg(test)]
 #[path = "library_tests.rs"]

@@ -34,6 +34,13 @@ pub enum LibraryError {
         /// The id given.
         id: u8,
     },
+    /// A removed material cannot come back at its id: another material
+    /// was added there since.
+    #[error("material id {id} is held by another material now")]
+    IdTaken {
+        /// The id given.
+        id: u8,
+    },
     /// An added material needs its albedo: it has no built-in texture.
     #[error("material {id} was added to this world and has no built-in look to go back to")]
     NoBuiltInLook {
