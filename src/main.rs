@@ -445,14 +445,16 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // Every file the run would write, checked before anything runs.
     output_paths(cli).check()?;
     let restyles = cli.materials.requests();
-    let script = cli.script.as_deref().map(Script::load).transpose()?;
+    // A streaming world keeps no material library: its script names
+    // built-ins. A whole world's script is read once its library is known.
+    let built_in_script = || cli.script.as_deref().map(Script::load).transpose();
     let source = world_source(cli)?;
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
             check_streamed_outputs(cli)?;
             let start = std::time::Instant::now();
             let world = StreamedWorld::new(settings, &recovery_dir()?)?;
-            return run_headless_streamed(cli, world, script, start);
+            return run_headless_streamed(cli, world, built_in_script()?, start);
         }
         WorldSource::Recipe {
             recipe,
@@ -469,13 +471,13 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             if let (Some(dir), Some(g)) = (&cli.recipe_previews, &world.generation) {
                 write_recipe_previews(dir, &g.previews)?;
             }
-            return run_headless_streamed(cli, world, script, start);
+            return run_headless_streamed(cli, world, built_in_script()?, start);
         }
         WorldSource::Heightmap { path, settings } if heightmap_streams(cli, path, settings)? => {
             check_streamed_outputs(cli)?;
             let start = std::time::Instant::now();
             let world = StreamedWorld::import_heightmap(path, settings, &recovery_dir()?)?;
-            return run_headless_streamed(cli, world, script, start);
+            return run_headless_streamed(cli, world, built_in_script()?, start);
         }
         WorldSource::File(path) if StreamingWorldFile::is_streaming_file(path) => {
             check_streamed_outputs(cli)?;
@@ -487,7 +489,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
                     world.recovered_columns
                 );
             }
-            return run_headless_streamed(cli, world, script, start);
+            return run_headless_streamed(cli, world, built_in_script()?, start);
         }
         WorldSource::Generated(_) if cli.memory_budget_mib.is_some() => {
             bail!(
@@ -525,6 +527,11 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         world.meta.materials = library;
         lines.iter().for_each(|l| println!("material {l}"));
     }
+    let script = cli
+        .script
+        .as_deref()
+        .map(|p| Script::load_for(p, &world.meta.materials))
+        .transpose()?;
     // `--camera`, else the camera stored in the world just opened (read
     // from the open world, so no earlier open rolls back a leftover journal
     // without the notice above).

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::terrain::command::edit_command::EditCommand;
 use crate::terrain::editing::brush::BrushMode;
+use crate::terrain::materials::MaterialLibrary;
 
 use super::entries::brush::{
     BrushEntry, ErosionEntry, FlattenEntry, ReplaceEntry, brush_field_elsewhere,
@@ -102,7 +103,11 @@ pub(super) enum Entry {
 /// The first [`EntryError`] found: serde's errors for the entry's shape,
 /// `frame` and `tool`, then [`EntryError::FrameTooLarge`], then a camera
 /// keyframe's or the tool's own checks.
-pub(super) fn parse_entry(raw: &RawEntry, stamps: &mut StampFiles) -> Result<Entry, EntryError> {
+pub(super) fn parse_entry(
+    raw: &RawEntry,
+    stamps: &mut StampFiles,
+    library: &MaterialLibrary,
+) -> Result<Entry, EntryError> {
     let header = raw.header().map_err(EntryError::Json)?;
     if header.frame > MAX_SCRIPT_FRAME {
         return Err(EntryError::FrameTooLarge(header.frame));
@@ -116,6 +121,7 @@ pub(super) fn parse_entry(raw: &RawEntry, stamps: &mut StampFiles) -> Result<Ent
         raw,
         header: &header,
         tool,
+        library,
     };
     Ok(Entry::Stroke(Stroke {
         frame: header.frame,
@@ -166,6 +172,8 @@ struct ToolReader<'a> {
     raw: &'a RawEntry<'a>,
     header: &'a EntryHeader,
     tool: Tool,
+    /// The library whose names the entry's materials are looked up in.
+    library: &'a MaterialLibrary,
 }
 
 impl ToolReader<'_> {
@@ -173,13 +181,17 @@ impl ToolReader<'_> {
     fn action(&self, stamps: &mut StampFiles) -> Result<StrokeAction, EntryError> {
         use StrokeAction::{Brush, Command};
         Ok(match self.tool {
-            Tool::Brush(BrushMode::Flatten) => Brush(self.read::<FlattenEntry>()?.parse()?),
-            Tool::Brush(BrushMode::Replace) => Brush(self.read::<ReplaceEntry>()?.parse()?),
-            Tool::Brush(mode) if mode.is_erosion() => {
-                Brush(self.read::<ErosionEntry>()?.parse(mode)?)
+            Tool::Brush(BrushMode::Flatten) => {
+                Brush(self.read::<FlattenEntry>()?.parse(self.library)?)
             }
-            Tool::Brush(mode) => Brush(self.read::<BrushEntry>()?.parse(mode)?),
-            Tool::Fill => Command(self.read::<FillEntry>()?.parse()?),
+            Tool::Brush(BrushMode::Replace) => {
+                Brush(self.read::<ReplaceEntry>()?.parse(self.library)?)
+            }
+            Tool::Brush(mode) if mode.is_erosion() => {
+                Brush(self.read::<ErosionEntry>()?.parse(mode, self.library)?)
+            }
+            Tool::Brush(mode) => Brush(self.read::<BrushEntry>()?.parse(mode, self.library)?),
+            Tool::Fill => Command(self.read::<FillEntry>()?.parse(self.library)?),
             Tool::Clear => Command(self.read::<ClearEntry>()?.parse()?),
             Tool::Copy => Command(EditCommand::Copy {
                 region: self.read::<RegionEntry>()?.region("copy")?,
@@ -188,10 +200,10 @@ impl ToolReader<'_> {
                 region: self.read::<RegionEntry>()?.region("generate")?,
             }),
             Tool::Paste => Command(self.read::<PasteEntry>()?.parse()?),
-            Tool::Path => Command(self.read::<PathEntry>()?.parse()?),
-            Tool::Stamp => Command(self.read::<StampEntry>()?.parse(stamps)?),
+            Tool::Path => Command(self.read::<PathEntry>()?.parse(self.library)?),
+            Tool::Stamp => Command(self.read::<StampEntry>()?.parse(stamps, self.library)?),
             Tool::Layer => Command(self.read::<LayerEntry>()?.parse()?),
-            Tool::Operation => Command(self.read::<OperationEntry>()?.parse()?),
+            Tool::Operation => Command(self.read::<OperationEntry>()?.parse(self.library)?),
             Tool::Base => Command(self.read::<BaseEntry>()?.parse()?),
             Tool::Undo => {
                 self.read::<HistoryEntry>()?;

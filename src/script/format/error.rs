@@ -177,10 +177,12 @@ pub enum EntryError {
         tool: String,
     },
     /// `material` (or the Replace target) names no solid material.
-    #[error("{0:?} is not a solid material name")]
+    #[error("{0:?} is not a solid material name (a built-in or one of this world's materials)")]
     NotSolidMaterial(String),
     /// A fill `material` names neither a solid nor water.
-    #[error("{0:?} is not a solid or water material name")]
+    #[error(
+        "{0:?} is not a solid or water material name (a built-in or one of this world's materials)"
+    )]
     NotFillMaterial(String),
     /// A brush entry without a centre or path.
     #[error("missing centre (or centre_xz, path, path_xz)")]

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
+use crate::terrain::materials::MaterialLibrary;
 
 use super::dispatch::{Entry, parse_entry};
 use super::entries::stamp::StampFiles;
@@ -45,6 +46,16 @@ impl Script {
     /// centre, non-finite numbers, fields a tool does not use, or values out
     /// of range.
     pub fn load(path: &Path) -> Result<Script, ScriptError> {
+        Script::load_for(path, &MaterialLibrary::default())
+    }
+
+    /// [`Script::load`] for a world whose materials are `library`: its
+    /// entries may name the world's added materials (and renamed
+    /// built-ins) as well as the built-ins.
+    ///
+    /// # Errors
+    /// As [`Script::load`].
+    pub fn load_for(path: &Path, library: &MaterialLibrary) -> Result<Script, ScriptError> {
         let text =
             crate::io::read_bounded_to_string(path, MAX_SCRIPT_FILE_BYTES).map_err(|source| {
                 ScriptError::Read {
@@ -52,10 +63,11 @@ impl Script {
                     source,
                 }
             })?;
-        Script::parse_in(
+        Script::parse_for(
             &text,
             &path.display().to_string(),
             path.parent().map(Path::to_path_buf),
+            library,
         )
     }
 
@@ -77,6 +89,20 @@ impl Script {
         name: &str,
         stamp_dir: Option<PathBuf>,
     ) -> Result<Script, ScriptError> {
+        Script::parse_for(text, name, stamp_dir, &MaterialLibrary::default())
+    }
+
+    /// [`Script::parse_in`] for a world whose materials are `library` (see
+    /// [`Script::load_for`]).
+    ///
+    /// # Errors
+    /// As [`Script::load`].
+    pub fn parse_for(
+        text: &str,
+        name: &str,
+        stamp_dir: Option<PathBuf>,
+        library: &MaterialLibrary,
+    ) -> Result<Script, ScriptError> {
         let file: ScriptFile = serde_json::from_str(text).map_err(|source| ScriptError::Parse {
             path: name.to_string(),
             source,
@@ -88,7 +114,7 @@ impl Script {
         let frame_rate_hz = frame_rate(file.frame_rate_hz).map_err(setting)?;
         let history_budget_bytes = history_budget(file.history_budget_mib).map_err(setting)?;
         let (mut strokes, mut camera_keys) =
-            parse_entries(text, &file.strokes, StampFiles::new(stamp_dir)).map_err(
+            parse_entries(text, &file.strokes, StampFiles::new(stamp_dir), library).map_err(
                 |(index, source)| ScriptError::Stroke {
                     path: name.to_string(),
                     index,
@@ -143,11 +169,13 @@ fn parse_entries(
     text: &str,
     raws: &[&RawValue],
     mut stamps: StampFiles,
+    library: &MaterialLibrary,
 ) -> Result<(Vec<Stroke>, Vec<CameraKey>), (usize, EntryError)> {
     let mut strokes = Vec::with_capacity(raws.len());
     let mut camera_keys: Vec<CameraKey> = Vec::new();
     for (index, raw) in raws.iter().enumerate() {
-        let entry = parse_entry(&RawEntry::new(text, raw), &mut stamps).map_err(|e| (index, e))?;
+        let entry =
+            parse_entry(&RawEntry::new(text, raw), &mut stamps, library).map_err(|e| (index, e))?;
         match entry {
             Entry::Camera(key) => {
                 if camera_keys.iter().any(|k| k.frame == key.frame) {

@@ -595,3 +595,55 @@ fn other_tools_fields_at_their_default_are_ignored() {
             .contains("a camera keyframe takes only frame and camera")
     );
 }
+
+#[test]
+fn entries_name_the_world_library_materials() {
+    use crate::terrain::materials::{MaterialLibrary, MaterialTexture};
+    let mut library = MaterialLibrary::default();
+    library.set_texture_side_px(256).unwrap();
+    let texels = vec![90u8; 256 * 256 * 4];
+    let moss = library
+        .add_material(
+            "Deep moss",
+            MaterialTexture::new(256, texels).unwrap(),
+            None,
+        )
+        .unwrap();
+    library.rename(Material::GRASS, "Meadow").unwrap();
+    let text = r#"{"strokes": [
+        {"frame": 0, "tool": "fill", "region_min": [0,0,0], "region_max": [4,4,4], "material": "deep MOSS"},
+        {"frame": 1, "tool": "replace", "centre": [0, 0, 0], "radius_cells": 3, "material": "meadow", "replace_from": "Deep moss"},
+        {"frame": 2, "tool": "path", "points": [[0, 0], [40, 0]], "material": "Deep moss"},
+        {"frame": 3, "tool": "add", "centre": [0, 0, 0], "radius_cells": 3, "material": "grass"}
+    ]}"#;
+    let script = Script::parse_for(text, "s", None, &library).unwrap();
+    let StrokeAction::Command(EditCommand::Fill { material, .. }) = &script.strokes[0].action
+    else {
+        panic!("a fill");
+    };
+    assert_eq!(*material, moss);
+    let StrokeAction::Brush(replace) = &script.strokes[1].action else {
+        panic!("a brush");
+    };
+    assert_eq!(
+        replace.brush.material,
+        Material::GRASS,
+        "a renamed built-in"
+    );
+    assert_eq!(replace.options.replace_from, moss);
+    let StrokeAction::Command(EditCommand::Path(spec)) = &script.strokes[2].action else {
+        panic!("a path");
+    };
+    assert_eq!(spec.material, moss);
+    let StrokeAction::Brush(add) = &script.strokes[3].action else {
+        panic!("a brush");
+    };
+    assert_eq!(
+        add.brush.material,
+        Material::GRASS,
+        "the built-in name still works"
+    );
+    // Without the world's library the name is unknown, and says where to look.
+    let e = Script::parse(text, "s").unwrap_err().to_string();
+    assert!(e.contains("\"deep MOSS\" is not a solid or water material name (a built-in or one of this world's materials)"), "{e}");
+}

@@ -19,6 +19,7 @@ use crate::script::format::limits::MAX_PATH_POINTS;
 use crate::script::format::script::{BrushStroke, StrokeCentre};
 
 use super::material::{parse_material, solid_material};
+use crate::terrain::materials::MaterialLibrary;
 
 /// Declares a brush entry struct: the fields every brush tool takes, then
 /// the tool's own (`name: Type,` each, with its doc comment), and `split`,
@@ -123,9 +124,13 @@ impl BrushEntry {
     ///
     /// # Errors
     /// As [`BrushFields::parse`].
-    pub fn parse(self, mode: BrushMode) -> Result<BrushStroke, EntryError> {
+    pub fn parse(
+        self,
+        mode: BrushMode,
+        library: &MaterialLibrary,
+    ) -> Result<BrushStroke, EntryError> {
         let (fields, ()) = self.split();
-        fields.parse(mode, OwnFields::default())
+        fields.parse(mode, OwnFields::default(), library)
     }
 }
 
@@ -134,7 +139,7 @@ impl FlattenEntry {
     ///
     /// # Errors
     /// As [`BrushFields::parse`].
-    pub fn parse(self) -> Result<BrushStroke, EntryError> {
+    pub fn parse(self, library: &MaterialLibrary) -> Result<BrushStroke, EntryError> {
         let (fields, (flatten_height, flatten_normal, flatten_limit)) = self.split();
         let own = OwnFields {
             flatten_height,
@@ -142,7 +147,7 @@ impl FlattenEntry {
             flatten_limit,
             ..OwnFields::default()
         };
-        fields.parse(BrushMode::Flatten, own)
+        fields.parse(BrushMode::Flatten, own, library)
     }
 }
 
@@ -151,13 +156,13 @@ impl ReplaceEntry {
     ///
     /// # Errors
     /// As [`BrushFields::parse`].
-    pub fn parse(self) -> Result<BrushStroke, EntryError> {
+    pub fn parse(self, library: &MaterialLibrary) -> Result<BrushStroke, EntryError> {
         let (fields, (replace_from,)) = self.split();
         let own = OwnFields {
             replace_from,
             ..OwnFields::default()
         };
-        fields.parse(BrushMode::Replace, own)
+        fields.parse(BrushMode::Replace, own, library)
     }
 }
 
@@ -166,13 +171,17 @@ impl ErosionEntry {
     ///
     /// # Errors
     /// As [`BrushFields::parse`].
-    pub fn parse(self, mode: BrushMode) -> Result<BrushStroke, EntryError> {
+    pub fn parse(
+        self,
+        mode: BrushMode,
+        library: &MaterialLibrary,
+    ) -> Result<BrushStroke, EntryError> {
         let (fields, (iterations,)) = self.split();
         let own = OwnFields {
             iterations,
             ..OwnFields::default()
         };
-        fields.parse(mode, own)
+        fields.parse(mode, own, library)
     }
 }
 
@@ -226,8 +235,14 @@ impl BrushFields {
     ///
     /// # Errors
     /// The first [`EntryError`] found.
-    fn parse(self, mode: BrushMode, own: OwnFields) -> Result<BrushStroke, EntryError> {
-        let material = solid_material(self.material.as_deref())?.unwrap_or(Material::GRASS);
+    fn parse(
+        self,
+        mode: BrushMode,
+        own: OwnFields,
+        library: &MaterialLibrary,
+    ) -> Result<BrushStroke, EntryError> {
+        let material =
+            solid_material(self.material.as_deref(), library)?.unwrap_or(Material::GRASS);
         let path = self.stroke_path()?;
         let radius_cells = self.radius_cells.ok_or(EntryError::MissingRadius)?;
         let brush = Brush {
@@ -242,7 +257,7 @@ impl BrushFields {
         let flatten_from_pick = mode == BrushMode::Flatten
             && own.flatten_height.is_none()
             && (own.flatten_normal.is_some() || matches!(first, StrokeCentre::OnSurface { .. }));
-        let options = self.options(mode, own, first)?;
+        let options = self.options(mode, own, first, library)?;
         let spacing_fraction = self.spacing.unwrap_or(DEFAULT_SPACING_FRACTION);
         if !spacing_fraction.is_finite() || !SPACING_FRACTION_RANGE.contains(&spacing_fraction) {
             return Err(EntryError::Spacing(spacing_fraction));
@@ -302,6 +317,7 @@ impl BrushFields {
         mode: BrushMode,
         own: OwnFields,
         first: StrokeCentre,
+        library: &MaterialLibrary,
     ) -> Result<BrushOptions, EntryError> {
         let shape = match &self.shape {
             None => BrushShape::Sphere,
@@ -316,7 +332,7 @@ impl BrushFields {
             Some(n) => parse_limit(n).ok_or_else(|| EntryError::UnknownFlattenLimit(n.clone()))?,
         };
         let replace_from = match &own.replace_from {
-            Some(n) => parse_material(n)
+            Some(n) => parse_material(n, library)
                 .filter(|m| m.is_solid())
                 .ok_or_else(|| EntryError::NotSolidReplaceFrom(n.clone()))?,
             None if mode == BrushMode::Replace => return Err(EntryError::MissingReplaceFrom),

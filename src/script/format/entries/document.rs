@@ -16,6 +16,7 @@ use crate::terrain::document::operation_edit::OperationEdit;
 use crate::script::format::error::EntryError;
 
 use super::material::solid_material;
+use crate::terrain::materials::MaterialLibrary;
 
 /// `layer`: an action on one layer.
 #[derive(Debug, Default, Deserialize)]
@@ -117,7 +118,7 @@ impl OperationEntry {
     /// # Errors
     /// [`EntryError::Document`] for an unknown action, a missing id or
     /// offset, or a non-finite offset; [`EntryError::NotSolidMaterial`].
-    pub fn parse(self) -> Result<EditCommand, EntryError> {
+    pub fn parse(self, library: &MaterialLibrary) -> Result<EditCommand, EntryError> {
         let bad = |why: &str| EntryError::Document(why.to_string());
         let id = OperationId(
             self.operation
@@ -141,7 +142,7 @@ impl OperationEntry {
                     rotation_deg: self.rotation_deg,
                     height_scale_cells: self.height_scale_cells,
                     strength: self.strength,
-                    material: solid_material(self.material.as_deref())?,
+                    material: solid_material(self.material.as_deref(), library)?,
                     width_studs: self.width_studs,
                     max_grade_deg: self.max_grade_deg,
                     depth_studs: self.depth_studs,

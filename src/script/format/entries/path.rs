@@ -9,6 +9,7 @@ use crate::terrain::path::spec::{PathMode, PathSpec};
 use crate::script::format::error::EntryError;
 
 use super::material::solid_material;
+use crate::terrain::materials::MaterialLibrary;
 
 /// `path`: the mode, control points and shape (defaults as
 /// [`PathSpec::road`] and [`PathSpec::river`]).
@@ -37,7 +38,7 @@ impl PathEntry {
     /// # Errors
     /// An unknown mode, no points, a material that is not solid, or a value
     /// the path tool rejects (checked in that order).
-    pub fn parse(self) -> Result<EditCommand, EntryError> {
+    pub fn parse(self, library: &MaterialLibrary) -> Result<EditCommand, EntryError> {
         let mode = match &self.mode {
             None => PathMode::Road,
             Some(m) => PathMode::from_script_name(m)
@@ -57,7 +58,8 @@ impl PathEntry {
                 ..PathSpec::road(points)
             },
         };
-        let material = solid_material(self.material.as_deref())?.unwrap_or(defaults.material);
+        let material =
+            solid_material(self.material.as_deref(), library)?.unwrap_or(defaults.material);
         let spec = PathSpec {
             width_studs: self.width.unwrap_or(defaults.width_studs),
             max_grade_deg: self.max_grade_deg.unwrap_or(defaults.max_grade_deg),

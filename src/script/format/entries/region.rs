@@ -13,6 +13,7 @@ use crate::terrain::storage::coords::CellBox;
 use crate::script::format::error::EntryError;
 
 use super::material::parse_material;
+use crate::terrain::materials::MaterialLibrary;
 
 /// `fill`: the box set to one material.
 #[derive(Debug, Default, Deserialize)]
@@ -87,10 +88,10 @@ impl FillEntry {
     /// # Errors
     /// An unknown material or air, occupancy 0, or a missing or empty box
     /// (checked in that order).
-    pub fn parse(self) -> Result<EditCommand, EntryError> {
+    pub fn parse(self, library: &MaterialLibrary) -> Result<EditCommand, EntryError> {
         let material = match &self.material {
             None => Material::GRASS,
-            Some(m) => parse_material(m)
+            Some(m) => parse_material(m, library)
                 .filter(|m| *m != Material::AIR)
                 .ok_or_else(|| EntryError::NotFillMaterial(m.clone()))?,
         };

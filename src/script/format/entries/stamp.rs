@@ -15,6 +15,7 @@ use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 use crate::script::format::error::EntryError;
 
 use super::material::solid_material;
+use crate::terrain::materials::MaterialLibrary;
 
 /// `stamp`: which stamp, where, and how it is pressed in.
 #[derive(Debug, Default, Deserialize)]
@@ -92,7 +93,11 @@ impl StampEntry {
     /// A missing `stamp`, `centre_xz` or `radius_cells`, an unknown mode, a
     /// material that is not solid, an unreadable stamp, or a placement the
     /// stamp tool rejects (checked in that order).
-    pub fn parse(self, files: &mut StampFiles) -> Result<EditCommand, EntryError> {
+    pub fn parse(
+        self,
+        files: &mut StampFiles,
+        library: &MaterialLibrary,
+    ) -> Result<EditCommand, EntryError> {
         let name = self
             .stamp
             .as_deref()
@@ -106,7 +111,7 @@ impl StampEntry {
             Some(m) => StampMode::from_script_name(m)
                 .ok_or_else(|| EntryError::UnknownStampMode(m.clone()))?,
         };
-        let material = solid_material(self.material.as_deref())?;
+        let material = solid_material(self.material.as_deref(), library)?;
         let stamp = files.get(name)?;
         let default_height = match stamp.shape() {
             StampShape::Height(_) => 32.0,
