@@ -655,6 +655,7 @@ mod tests {
     use super::*;
     use crate::mesh::ChunkMesh;
     use crate::terrain::ChunkCoord;
+    use crate::terrain::materials::MaterialLibrary;
     use glam::{IVec3, Vec3};
     use std::sync::Arc;
 
@@ -718,8 +719,13 @@ mod tests {
     fn primitives_of_65536_vertices_or_more_get_a_u32_index_view() {
         let parts = [strip(70_000, IVec3::ZERO), strip(600, IVec3::new(1, 0, 0))];
         let path = Path::new("unused.glb");
-        let compact = CompactParts::new(&parts, path).unwrap();
-        let (json_bytes, _, views) = compact_glb(&compact, GlbEncoding::Meshopt).unwrap();
+        let library = MaterialLibrary::default();
+        let classes = TriangleMaterials::new(&library);
+        let compact = CompactParts::new(&parts, &classes, path).unwrap();
+        let materials =
+            GlbMaterials::new(&library, &compact.used_keys(), Default::default(), 64.0).unwrap();
+        let (json_bytes, _, views) =
+            compact_glb(&compact, GlbEncoding::Meshopt, &materials).unwrap();
         let streams: Vec<Stream> = views.0.iter().map(|v| v.stream).collect();
         assert_eq!(
             &streams[4..],
@@ -769,7 +775,8 @@ mod tests {
         let mut part = strip(10, IVec3::new(2, 3, 4));
         Arc::make_mut(&mut part.mesh).positions[5] = Vec3::new(0.0, 600.0, 0.0);
         let parts = [part];
-        let err = CompactParts::new(&parts, Path::new("far.glb"))
+        let classes = TriangleMaterials::new(&MaterialLibrary::default());
+        let err = CompactParts::new(&parts, &classes, Path::new("far.glb"))
             .err()
             .unwrap();
         assert!(matches!(err, ExportError::TooLarge { .. }), "{err}");
@@ -782,7 +789,7 @@ mod tests {
         // meshoptimizer.
         let mut part = strip(10, IVec3::new(2, 3, 4));
         Arc::make_mut(&mut part.mesh).indices[4] = 10;
-        let err = CompactParts::new(&[part], Path::new("bad.glb"))
+        let err = CompactParts::new(&[part], &classes, Path::new("bad.glb"))
             .err()
             .unwrap();
         assert!(matches!(err, ExportError::Write { .. }), "{err}");

@@ -585,3 +585,43 @@ impl GlbMaterials {
 fn raw_json(value: &serde_json::Value) -> json::Extras {
     serde_json::value::to_raw_value(value).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dominant_material_sums_weights_over_the_triangle_lowest_id_on_a_tie() {
+        let ids = [[3, 11, 3, 3], [3, 11, 3, 3], [11, 12, 11, 11]];
+        // Rock 200 + 100 = 300; 11: 55 + 155 + 128 = 338; 12: 127.
+        let weights = [[200, 55, 0, 0], [100, 155, 0, 0], [128, 127, 0, 0]];
+        assert_eq!(dominant_material(ids, weights), Material(11));
+        // 3, 5 and 11 all sum to 255: the lowest id wins.
+        let ids = [[3, 11, 3, 3], [3, 11, 3, 3], [5, 5, 5, 5]];
+        let weights = [[100, 155, 0, 0], [155, 100, 0, 0], [255, 0, 0, 0]];
+        assert_eq!(dominant_material(ids, weights), Material(3));
+        // Unused slots repeat an id with weight 0 and count nothing.
+        let ids = [[12, 4, 4, 4], [12, 4, 4, 4], [12, 4, 4, 4]];
+        let weights = [[0, 255, 0, 0], [0, 255, 0, 0], [0, 255, 0, 0]];
+        assert_eq!(dominant_material(ids, weights), Material(4));
+    }
+
+    #[test]
+    fn tops_face_up_and_texture_coordinates_follow_the_dominant_axis() {
+        let (a, b, c) = (Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0), Vec3::new(1.0, 0.0, 0.0));
+        assert!(faces_up(a, b, c));
+        assert!(!faces_up(a, c, b));
+        // A 30° slope is a top, a 60° one (steeper than 45°) a side.
+        let slope = |deg: f32| {
+            let r = deg.to_radians();
+            faces_up(a, Vec3::new(0.0, 0.0, 1.0), Vec3::new(r.cos(), r.sin(), 0.0))
+        };
+        assert!(!slope(60.0));
+        assert!(slope(30.0));
+        let p = Vec3::new(1.0, 2.0, 3.0);
+        assert_eq!(texcoord_studs(p, Vec3::Y), [1.0, 3.0]);
+        assert_eq!(texcoord_studs(p, Vec3::new(-0.9, 0.3, 0.1)), [3.0, -2.0]);
+        assert_eq!(texcoord_studs(p, Vec3::new(0.1, 0.3, 0.9)), [1.0, -2.0]);
+        assert_eq!(quantized_texcoord([64, 128, 192], -Vec3::X), [192, -128]);
+    }
+}
