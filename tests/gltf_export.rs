@@ -15,8 +15,8 @@ use gltf_json as json;
 use strata::io::export::gltf_compact::{GlbEncoding, POSITION_ERROR_STUDS};
 use strata::io::export::gltf_export::{GlbExport, export_glb};
 use strata::terrain::Grid;
-use strata::terrain::materials::MaterialLibrary;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::materials::MaterialLibrary;
 
 /// A generated world of 4 × 4 chunk columns, made once.
 fn small_world() -> &'static Grid {
@@ -440,7 +440,12 @@ fn compact_files_decode_to_the_plain_geometry_within_the_bound() {
         let (bytes, e) = export(&dir, encoding);
         assert_eq!(
             (e.chunks, e.primitives, e.vertices, e.triangles),
-            (plain.chunks, plain.primitives, plain.vertices, plain.triangles)
+            (
+                plain.chunks,
+                plain.primitives,
+                plain.vertices,
+                plain.triangles
+            )
         );
         assert!(e.file_bytes < plain.file_bytes, "{e:?} against {plain:?}");
         let primitives = read_compact(&bytes, encoding);

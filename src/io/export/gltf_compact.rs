@@ -167,8 +167,9 @@ impl Stream {
     /// The uncompressed bytes of one chunk in this view.
     fn bytes(self, part: &Part, reordered: &Reordered, encoding: GlbEncoding) -> Vec<u8> {
         match self {
+            // A chunk without texture coordinates has none in their view.
+            _ if self.count(reordered) == 0 => Vec::new(),
             Stream::Vertex(v) => vertex_bytes(v, part, reordered, encoding == GlbEncoding::Meshopt),
-            Stream::Index(_) if self.count(reordered) == 0 => Vec::new(),
             Stream::Index(IndexWidth::U16) => reordered
                 .indices
                 .iter()
@@ -550,8 +551,7 @@ fn push_chunk(
     let normals = accessor(slots[1], C::I8, T::Vec3, true, None);
     let weights = accessor(slots[2], C::U8, T::Vec4, true, None);
     let ids = accessor(slots[3], C::U8, T::Vec4, false, None);
-    let texcoords =
-        (slots[4].count > 0).then(|| accessor(slots[4], C::I16, T::Vec2, false, None));
+    let texcoords = (slots[4].count > 0).then(|| accessor(slots[4], C::I16, T::Vec2, false, None));
     let (index_slot, index_type, index_bytes) = if slots[5].count > 0 {
         (slots[5], C::U16, 2)
     } else {

@@ -261,8 +261,8 @@ pub fn export_meshes_glb(
             POSITION_STEPS_PER_STUD,
         )
         .map_err(|e| ExportError::write(path, e))?;
-        let (json_bytes, bin_len, views) = compact_glb(&compact, encoding, &materials)
-            .map_err(|e| ExportError::write(path, e))?;
+        let (json_bytes, bin_len, views) =
+            compact_glb(&compact, encoding, &materials).map_err(|e| ExportError::write(path, e))?;
         let total = 12 + 8 + json_bytes.len() as u64 + 8 + bin_len;
         if total > u64::from(u32::MAX) {
             return Err(too_large(total));
@@ -315,7 +315,13 @@ impl BinLayout {
         let mut view_offsets = [0u64; 6];
         let mut view_lengths = [0u64; 6];
         let mut offset = 0u64;
-        let counts = [vertices[0], vertices[0], vertices[0], vertices[0], vertices[1]];
+        let counts = [
+            vertices[0],
+            vertices[0],
+            vertices[0],
+            vertices[0],
+            vertices[1],
+        ];
         for (i, len) in STRIDES
             .iter()
             .zip(counts)
@@ -461,27 +467,28 @@ fn push_primitives(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(p), hi.max(p)),
     );
-    let mut accessor = |view: usize,
-                        offset: u64,
-                        count: u64,
-                        (component, type_): (json::accessor::ComponentType, json::accessor::Type),
-                        normalized: bool,
-                        bounds: Option<(Vec3, Vec3)>| {
-        root.push(json::Accessor {
-            buffer_view: views[view],
-            byte_offset: Some(USize64(offset)),
-            count: USize64(count),
-            component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
-            extensions: None,
-            extras: None,
-            type_: Checked::Valid(type_),
-            min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
-            max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
-            name: None,
-            normalized,
-            sparse: None,
-        })
-    };
+    let mut accessor =
+        |view: usize,
+         offset: u64,
+         count: u64,
+         (component, type_): (json::accessor::ComponentType, json::accessor::Type),
+         normalized: bool,
+         bounds: Option<(Vec3, Vec3)>| {
+            root.push(json::Accessor {
+                buffer_view: views[view],
+                byte_offset: Some(USize64(offset)),
+                count: USize64(count),
+                component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+                extensions: None,
+                extras: None,
+                type_: Checked::Valid(type_),
+                min: bounds.map(|(lo, _)| json::Value::from(lo.to_array().to_vec())),
+                max: bounds.map(|(_, hi)| json::Value::from(hi.to_array().to_vec())),
+                name: None,
+                normalized,
+                sparse: None,
+            })
+        };
     use json::accessor::{ComponentType as C, Type as T};
     use json::mesh::Semantic as S;
     let v = first.vertex;
@@ -503,7 +510,14 @@ fn push_primitives(
         .iter()
         .map(|g| {
             let at = (first.index + g.first as u64) * 4;
-            let indices = accessor(INDEX_VIEW, at, g.count as u64, (C::U32, T::Scalar), false, None);
+            let indices = accessor(
+                INDEX_VIEW,
+                at,
+                g.count as u64,
+                (C::U32, T::Scalar),
+                false,
+                None,
+            );
             let mut attributes = attributes.clone();
             if let (Some(t), true) = (texcoords, materials.textured(g.key)) {
                 attributes.insert(Checked::Valid(S::TexCoords(0)), t);

@@ -155,9 +155,16 @@ impl TriangleMaterials {
     /// The key of triangle `t` (chunk-local vertex indices) of `mesh`.
     pub fn key(&self, mesh: &ChunkMesh, t: [u32; 3]) -> MaterialKey {
         let v = t.map(|i| i as usize);
-        let m = dominant_material(v.map(|i| mesh.material_ids[i]), v.map(|i| mesh.material_weights[i]));
+        let m = dominant_material(
+            v.map(|i| mesh.material_ids[i]),
+            v.map(|i| mesh.material_weights[i]),
+        );
         let top = self.has_top[usize::from(m.0)]
-            && faces_up(mesh.positions[v[0]], mesh.positions[v[1]], mesh.positions[v[2]]);
+            && faces_up(
+                mesh.positions[v[0]],
+                mesh.positions[v[1]],
+                mesh.positions[v[2]],
+            );
         2 * MaterialKey::from(m.0) + MaterialKey::from(top)
     }
 
@@ -436,10 +443,7 @@ impl GlbMaterials {
     ///
     /// # Errors
     /// The first error of `write`.
-    pub fn write_images<E>(
-        &self,
-        mut write: impl FnMut(&[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
+    pub fn write_images<E>(&self, mut write: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
         for (_, png) in &self.images {
             write(png)?;
             let end = png.len() as u64;
@@ -549,7 +553,9 @@ impl GlbMaterials {
             image.map(|i| json::texture::Info {
                 index: textures[i],
                 tex_coord: 0,
-                extensions: Some(json::extensions::texture::Info { others: transform() }),
+                extensions: Some(json::extensions::texture::Info {
+                    others: transform(),
+                }),
                 extras: None,
             })
         };
@@ -608,13 +614,21 @@ mod tests {
 
     #[test]
     fn tops_face_up_and_texture_coordinates_follow_the_dominant_axis() {
-        let (a, b, c) = (Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0), Vec3::new(1.0, 0.0, 0.0));
+        let (a, b, c) = (
+            Vec3::ZERO,
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+        );
         assert!(faces_up(a, b, c));
         assert!(!faces_up(a, c, b));
         // A 30° slope is a top, a 60° one (steeper than 45°) a side.
         let slope = |deg: f32| {
             let r = deg.to_radians();
-            faces_up(a, Vec3::new(0.0, 0.0, 1.0), Vec3::new(r.cos(), r.sin(), 0.0))
+            faces_up(
+                a,
+                Vec3::new(0.0, 0.0, 1.0),
+                Vec3::new(r.cos(), r.sin(), 0.0),
+            )
         };
         assert!(!slope(60.0));
         assert!(slope(30.0));
