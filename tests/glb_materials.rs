@@ -261,8 +261,8 @@ fn check_materials(
     assert!(rock_m.normal_texture.is_none());
     let flat = library.flat_colour_srgb(Material::ROCK);
     let expected = [0, 1, 2].map(|k| srgb_to_linear(flat[k]));
-    for k in 0..3 {
-        assert!((pbr.base_color_factor.0[k] - expected[k]).abs() < 1e-6);
+    for (factor, expected) in pbr.base_color_factor.0.iter().zip(expected) {
+        assert!((factor - expected).abs() < 1e-6);
     }
     for m in [rock_m, cobble_m, clay_m, top_m] {
         assert_eq!(m.pbr_metallic_roughness.metallic_factor.0, 0.0);
