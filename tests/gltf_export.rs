@@ -16,6 +16,7 @@ use strata::io::export::gltf_compact::{GlbEncoding, POSITION_ERROR_STUDS};
 use strata::io::export::gltf_export::{GlbExport, export_glb};
 use strata::terrain::Grid;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::materials::MaterialLibrary;
 
 /// A generated world of 4 × 4 chunk columns, made once.
 fn small_world() -> &'static Grid {
@@ -41,7 +42,8 @@ fn test_dir(name: &str) -> PathBuf {
 /// Exports the small world as `encoding` into `dir`.
 fn export(dir: &Path, encoding: GlbEncoding) -> (Vec<u8>, GlbExport) {
     let path = dir.join(format!("{}.glb", encoding.label().replace(' ', "")));
-    let export = export_glb(small_world(), &path, encoding).expect("export");
+    let library = MaterialLibrary::default();
+    let export = export_glb(small_world(), &library, &path, encoding).expect("export");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes.len() as u64, export.file_bytes);
     (bytes, export)
@@ -124,20 +126,38 @@ struct Vertex {
     ids: [u8; 4],
 }
 
-/// One primitive as read back.
+/// One chunk as read back: its vertices and the indices of all its
+/// primitives (one per material, sharing the vertices).
 struct Primitive {
     vertices: Vec<Vertex>,
     indices: Vec<u32>,
 }
 
-/// The primitives of the plain file, read by the `gltf` crate (which
-/// validates the whole document).
+/// The chunks of the plain file, read by the `gltf` crate (which
+/// validates the whole document): the primitives that share a position
+/// accessor, their indices concatenated.
 fn read_plain(bytes: &[u8]) -> Vec<Primitive> {
     let gltf = gltf::Gltf::from_slice(bytes).expect("a valid glTF");
     let blob = gltf.blob.as_deref().expect("binary chunk");
     let mesh = gltf.meshes().next().expect("one mesh");
-    mesh.primitives()
-        .map(|p| {
+    let mut chunks: Vec<(usize, Primitive)> = Vec::new();
+    for p in mesh.primitives() {
+        assert!(p.material().index().is_some());
+        let position = p.get(&gltf::Semantic::Positions).unwrap().index();
+        let indices: Vec<u32> = p
+            .reader(|_| Some(blob))
+            .read_indices()
+            .unwrap()
+            .into_u32()
+            .collect();
+        match chunks.last_mut() {
+            Some((at, chunk)) if *at == position => {
+                chunk.indices.extend(indices);
+                continue;
+            }
+            _ => {}
+        }
+        let chunk = {
             let reader = p.reader(|_| Some(blob));
             let positions = reader.read_positions().unwrap();
             let normals: Vec<[f32; 3]> = reader.read_normals().unwrap().collect();
@@ -158,10 +178,11 @@ fn read_plain(bytes: &[u8]) -> Vec<Primitive> {
                     ids: blob[at + 4 * i..at + 4 * i + 4].try_into().unwrap(),
                 })
                 .collect();
-            let indices = reader.read_indices().unwrap().into_u32().collect();
             Primitive { vertices, indices }
-        })
-        .collect()
+        };
+        chunks.push((position, chunk));
+    }
+    chunks.into_iter().map(|(_, c)| c).collect()
 }
 
 /// The uncompressed bytes of every buffer view of a compact file: read
@@ -241,7 +262,12 @@ fn read_compact(bytes: &[u8], encoding: GlbEncoding) -> Vec<Primitive> {
             fallback.extensions.as_ref().unwrap().others["EXT_meshopt_compression"],
             serde_json::json!({ "fallback": true })
         );
-        assert!(root.buffer_views.iter().all(|v| v.buffer.value() == 1));
+        // Every geometry view is compressed (only images lie in buffer 0).
+        assert!(
+            root.buffer_views
+                .iter()
+                .all(|v| v.buffer.value() == 1 || v.byte_stride.is_none() && v.target.is_none())
+        );
     }
     assert_eq!(errors, expected);
     let views = decoded_views(&root, &blob);
@@ -273,8 +299,16 @@ fn read_compact(bytes: &[u8], encoding: GlbEncoding) -> Vec<Primitive> {
         let c: Vec<f32> = name[6..].split(' ').map(|v| v.parse().unwrap()).collect();
         assert_eq!(t, [c[0] * 128.0, c[1] * 128.0, c[2] * 128.0], "{name}");
         let mesh = &root.meshes[node.mesh.unwrap().value()];
-        assert_eq!(mesh.primitives.len(), 1);
+        // One primitive per material, all on the same vertex accessors.
         let p = &mesh.primitives[0];
+        for q in &mesh.primitives {
+            assert!(q.material.is_some());
+            for (semantic, accessor) in &q.attributes {
+                if let Some(shared) = p.attributes.get(semantic) {
+                    assert_eq!(shared, accessor);
+                }
+            }
+        }
         let attribute = |s: S| {
             *p.attributes
                 .get(&json::validation::Checked::Valid(s))
@@ -304,8 +338,10 @@ fn read_compact(bytes: &[u8], encoding: GlbEncoding) -> Vec<Primitive> {
                 }
             })
             .collect();
-        let indices = accessor_bytes(p.indices.unwrap(), 2)
+        let indices = mesh
+            .primitives
             .iter()
+            .flat_map(|q| accessor_bytes(q.indices.unwrap(), 2))
             .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
             .collect();
         primitives.push(Primitive { vertices, indices });
@@ -397,14 +433,19 @@ fn compact_files_decode_to_the_plain_geometry_within_the_bound() {
     let dir = test_dir("decode");
     let (plain_bytes, plain) = export(&dir, GlbEncoding::Plain);
     let plain_primitives = read_plain(&plain_bytes);
-    assert_eq!(plain_primitives.len(), plain.primitives);
+    assert_eq!(plain_primitives.len(), plain.chunks);
     // The plain file's own `f32` rounding of world studs (below 1024 here).
     let tolerance = f64::from(POSITION_ERROR_STUDS) + 1.0 / 8192.0;
     for (encoding, max_angle) in [(GlbEncoding::Quantized, 1.0), (GlbEncoding::Meshopt, 2.0)] {
         let (bytes, e) = export(&dir, encoding);
         assert_eq!(
-            (e.primitives, e.vertices, e.triangles),
-            (plain.primitives, plain.vertices, plain.triangles)
+            (e.chunks, e.primitives, e.vertices, e.triangles),
+            (
+                plain.chunks,
+                plain.primitives,
+                plain.vertices,
+                plain.triangles
+            )
         );
         assert!(e.file_bytes < plain.file_bytes, "{e:?} against {plain:?}");
         let primitives = read_compact(&bytes, encoding);

@@ -30,6 +30,7 @@ use strata::terrain::editing::brush::{Brush, BrushMode};
 use strata::terrain::editing::kernels::apply_brush;
 use strata::terrain::editing::region::RegionError;
 use strata::terrain::generation::generate::{GeneratorSettings, generate_world};
+use strata::terrain::materials::MaterialLibrary;
 use strata::terrain::storage::coords::{
     MAX_CELL_COORD, MAX_CHUNK_COORD, MIN_CELL_COORD, MIN_CHUNK_COORD,
 };
@@ -1486,7 +1487,8 @@ fn exported_glb_parses_with_the_expected_vertex_count() {
     let path = dir.join("world.glb");
     // The plain encoding, which the `gltf` crate reads (the compact ones are
     // read back in tests/gltf_export.rs).
-    let export = export_glb(&grid, &path, GlbEncoding::Plain).expect("export");
+    let library = MaterialLibrary::default();
+    let export = export_glb(&grid, &library, &path, GlbEncoding::Plain).expect("export");
     let meshes = WorldMeshes::build_all(&grid);
     let expected_vertices: usize = meshes
         .iter()
@@ -1498,7 +1500,8 @@ fn exported_glb_parses_with_the_expected_vertex_count() {
         .sum();
     assert_eq!(export.vertices, expected_vertices);
     assert_eq!(export.triangles, expected_triangles);
-    assert_eq!(export.primitives, meshes.len());
+    assert_eq!(export.chunks, meshes.len());
+    assert!(export.primitives >= export.chunks);
 
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(export.file_bytes, bytes.len() as u64);
@@ -1506,6 +1509,8 @@ fn exported_glb_parses_with_the_expected_vertex_count() {
     let blob = gltf.blob.as_deref().expect("binary chunk");
     let mesh = gltf.meshes().next().expect("one mesh");
     let (mut vertices, mut triangles) = (0usize, 0usize);
+    // A chunk's primitives (one per material) share its vertex accessors.
+    let mut seen_vertices = std::collections::HashSet::new();
     // 128 cells (512 studs) on x and z, heights below 256 cells (1024 studs).
     let (horizontal, vertical) = (-1.0..=513.0, -1.0..=1025.0);
     for primitive in mesh.primitives() {
@@ -1546,7 +1551,11 @@ fn exported_glb_parses_with_the_expected_vertex_count() {
             assert!((len - 1.0).abs() < 1e-3, "{n:?}");
         }
         assert!(indices.iter().all(|&i| (i as usize) < positions.len()));
-        vertices += positions.len();
+        assert!(primitive.material().index().is_some());
+        let position_accessor = primitive.get(&gltf::Semantic::Positions).unwrap().index();
+        if seen_vertices.insert(position_accessor) {
+            vertices += positions.len();
+        }
         triangles += indices.len() / 3;
     }
     assert_eq!(
@@ -1555,7 +1564,8 @@ fn exported_glb_parses_with_the_expected_vertex_count() {
     );
 
     for encoding in [GlbEncoding::Plain, GlbEncoding::Meshopt] {
-        let empty = export_glb(&Grid::new(), &dir.join("empty.glb"), encoding).unwrap_err();
+        let empty =
+            export_glb(&Grid::new(), &library, &dir.join("empty.glb"), encoding).unwrap_err();
         assert!(matches!(empty, ExportError::NoSurface { .. }), "{empty}");
     }
 }

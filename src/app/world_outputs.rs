@@ -275,13 +275,20 @@ pub fn write_exports(
                 e.file_bytes
             )
         } else {
-            let e = crate::io::export::gltf_export::export_glb(grid, path, exports.glb_encoding())?;
+            let e = crate::io::export::gltf_export::export_glb(
+                grid,
+                &exports.materials,
+                path,
+                exports.glb_encoding(),
+            )?;
             format!(
-                "exported {} ({}: {} vertices, {} triangles, {} bytes, {:.2} bytes per triangle)",
+                "exported {} ({}: {} vertices, {} triangles, {} materials, {} bytes, {:.2} bytes \
+                 per triangle)",
                 path.display(),
                 e.encoding.label(),
                 e.vertices,
                 e.triangles,
+                e.materials,
                 e.file_bytes,
                 e.bytes_per_triangle()
             )

@@ -558,28 +558,37 @@ pub fn merge_import(grid: &mut Grid, imported: &Grid) -> usize {
 }
 
 /// Exports `grid` (a copy-on-write clone of the open world) at full detail
-/// to binary glTF at `path`, in the default (compact) encoding.
-pub fn export_glb(grid: Grid, path: PathBuf) -> Job {
+/// to binary glTF at `path`, in the default (compact) encoding, with the
+/// materials of `library` (the open world's).
+pub fn export_glb(grid: Grid, path: PathBuf, library: MaterialLibrary) -> Job {
     let label = format!("Exporting {}", path.display());
     Job::spawn(label, JobKind::Export, move |progress| {
-        glb_result(&grid, &path, progress)
+        glb_result(&grid, &path, &library, progress)
     })
 }
 
-/// Writes `grid` as binary glTF to `path`: the job's result.
-fn glb_result(grid: &Grid, path: &std::path::Path, progress: &Progress) -> JobResult {
+/// Writes `grid` as binary glTF with `library`'s materials to `path`: the
+/// job's result.
+fn glb_result(
+    grid: &Grid,
+    path: &std::path::Path,
+    library: &MaterialLibrary,
+    progress: &Progress,
+) -> JobResult {
     JobResult::of(
         match crate::io::export::gltf_export::export_glb_with_progress(
             grid,
+            library,
             path,
             crate::io::export::gltf_export::GlbEncoding::default(),
             progress,
         ) {
             Ok(e) => Ok(JobOutput::Exported(format!(
-                "Exported {} ({} vertices, {} triangles, {:.1} MB)",
+                "Exported {} ({} vertices, {} triangles, {} materials, {:.1} MB)",
                 path.display(),
                 e.vertices,
                 e.triangles,
+                e.materials,
                 e.file_bytes as f64 / 1e6
             ))),
             Err(crate::io::ExportError::Cancelled { .. }) => Err(JobError::Cancelled),
@@ -728,8 +737,8 @@ pub fn export_region(
         };
         drop(columns);
         match format {
-            ExportFormat::Glb => glb_result(&cropped, &path, progress),
             // Streaming worlds draw the built-in materials.
+            ExportFormat::Glb => glb_result(&cropped, &path, &MaterialLibrary::default(), progress),
             ExportFormat::LowPolyGlb(settings) => {
                 progress.begin_stage("writing", 0);
                 low_poly_glb_result(&cropped, &path, settings, &MaterialLibrary::default())

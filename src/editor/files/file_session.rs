@@ -300,7 +300,11 @@ impl FileSession {
                 placement,
                 Some(self.view),
             )),
-            FileAction::ExportGlb(path) => Some(file_jobs::export_glb(grid.clone(), path)),
+            FileAction::ExportGlb(path) => Some(file_jobs::export_glb(
+                grid.clone(),
+                path,
+                meta.materials.clone(),
+            )),
             FileAction::ExportHeightmap(path) => Some(file_jobs::export_heightmap(
                 grid.clone(),
                 path,

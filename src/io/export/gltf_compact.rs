@@ -6,7 +6,10 @@
 //! # Layout
 //! One node per chunk with surface (named `chunk X Y Z`, in (z, y, x)
 //! chunk order) under one root node `terrain`. Each chunk node holds one
-//! mesh of one triangle-list primitive; its `translation` is the chunk's
+//! mesh of one triangle-list primitive per glTF material its triangles
+//! are drawn with (the materials, their textures and the blend as in the
+//! plain layout; see [`super::gltf_materials`]), all sharing the chunk's
+//! vertex accessors; its `translation` is the chunk's
 //! minimum corner in world studs and its `scale` 1/64 on every axis, so a
 //! vertex's world position is `translation + q / 64`:
 //!
@@ -23,11 +26,17 @@
 //!   decoder turns back into normalized `i8` xyz (within about 1.5°).
 //! - `COLOR_0` (normalized `u8` VEC4) and `_MATERIAL_IDS` (`u8` VEC4):
 //!   the material weights and ids, byte for byte as in the plain export.
+//! - `TEXCOORD_0` (`i16` VEC2, not normalized, 4-byte stride), only in
+//!   the primitives of a textured material: the plain export's texture
+//!   coordinates in the positions' steps (studs × 64, the quantized
+//!   position's components, so exact); the materials'
+//!   `KHR_texture_transform` scale includes the 1/64.
 //!
-//! Indices are `u16` for a primitive of fewer than 65,536 vertices and
+//! Indices are `u16` for a chunk of fewer than 65,536 vertices and
 //! `u32` otherwise (two views; the `u32` one only when used). Each chunk's
 //! triangles are reordered for the vertex cache
-//! (`meshopt_optimizeVertexCache`) and its vertices renumbered in the
+//! (`meshopt_optimizeVertexCache`), then grouped by material (one index
+//! accessor per primitive), and its vertices renumbered in the
 //! order the triangles first use them (any vertex no triangle uses comes
 //! last): the same vertices and the same triangles, each with its winding,
 //! as the plain export, in another order.
@@ -40,7 +49,9 @@
 //! uncompressed ranges lie in buffer 1, a placeholder without data marked
 //! `fallback`. With no uncompressed copy in the file,
 //! `EXT_meshopt_compression` is in `extensionsRequired`, beside
-//! `KHR_mesh_quantization` (required by the integer positions).
+//! `KHR_mesh_quantization` (required by the integer positions). The
+//! material images are never compressed: they follow the geometry in
+//! buffer 0.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -51,6 +62,7 @@ use json::validation::{Checked, USize64};
 use rayon::prelude::*;
 
 use super::glb::{CHUNK_BIN, Part, glb_header, json_chunk, pad4};
+use super::gltf_materials::{GlbMaterials, MaterialKey, TriangleMaterials};
 pub use super::gltf_quantize::{MAX_LOCAL_STUDS, POSITION_ERROR_STUDS, POSITION_STEPS_PER_STUD};
 use super::gltf_quantize::{Reordered, VertexStream, position_bounds, vertex_bytes};
 use crate::io::ExportError;
@@ -122,11 +134,12 @@ enum Stream {
 
 impl Stream {
     /// Every view, in the order of the binary chunk.
-    const ALL: [Stream; 6] = [
+    const ALL: [Stream; 7] = [
         Stream::Vertex(VertexStream::Positions),
         Stream::Vertex(VertexStream::Normals),
         Stream::Vertex(VertexStream::Weights),
         Stream::Vertex(VertexStream::Ids),
+        Stream::Vertex(VertexStream::Texcoords),
         Stream::Index(IndexWidth::U16),
         Stream::Index(IndexWidth::U32),
     ];
@@ -142,6 +155,7 @@ impl Stream {
     /// Elements of one chunk in this view.
     fn count(self, reordered: &Reordered) -> usize {
         match self {
+            Stream::Vertex(VertexStream::Texcoords) if !reordered.textured => 0,
             Stream::Vertex(_) => reordered.order.len(),
             Stream::Index(w) if IndexWidth::of(reordered.order.len()) == w => {
                 reordered.indices.len()
@@ -153,8 +167,9 @@ impl Stream {
     /// The uncompressed bytes of one chunk in this view.
     fn bytes(self, part: &Part, reordered: &Reordered, encoding: GlbEncoding) -> Vec<u8> {
         match self {
+            // A chunk without texture coordinates has none in their view.
+            _ if self.count(reordered) == 0 => Vec::new(),
             Stream::Vertex(v) => vertex_bytes(v, part, reordered, encoding == GlbEncoding::Meshopt),
-            Stream::Index(_) if self.count(reordered) == 0 => Vec::new(),
             Stream::Index(IndexWidth::U16) => reordered
                 .indices
                 .iter()
@@ -200,7 +215,11 @@ impl CompactParts<'_> {
     /// [`MAX_LOCAL_STUDS`] of its origin; [`ExportError::Write`] naming a
     /// chunk whose surface indices are not whole triangles of its surface
     /// vertices (meshoptimizer would abort on them).
-    pub fn new<'a>(parts: &'a [Part], path: &Path) -> Result<CompactParts<'a>, ExportError> {
+    pub fn new<'a>(
+        parts: &'a [Part],
+        classes: &TriangleMaterials,
+        path: &Path,
+    ) -> Result<CompactParts<'a>, ExportError> {
         if let Some(p) = parts.iter().find(|p| {
             !p.indices().len().is_multiple_of(3)
                 || p.indices().iter().any(|&i| i as usize >= p.vertices)
@@ -226,12 +245,28 @@ impl CompactParts<'_> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let reordered = parts.par_iter().map(Reordered::of).collect();
+        let reordered = parts
+            .par_iter()
+            .map(|p| Reordered::of(p, classes))
+            .collect();
         Ok(CompactParts {
             parts,
             reordered,
             bounds,
         })
+    }
+
+    /// The materials the triangles are drawn with.
+    pub fn used_keys(&self) -> std::collections::BTreeSet<MaterialKey> {
+        self.reordered
+            .iter()
+            .flat_map(|r| r.groups.iter().map(|g| g.key))
+            .collect()
+    }
+
+    /// Primitives: one per chunk and material.
+    pub fn primitive_count(&self) -> usize {
+        self.reordered.iter().map(|r| r.groups.len()).sum()
     }
 }
 
@@ -295,21 +330,25 @@ fn compress(stream: Stream, compact: &CompactParts) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The JSON chunk and the binary chunk's length of the compact GLB, and
-/// the views (with meshopt, their compressed bytes).
+/// The JSON chunk and the binary chunk's length of the compact GLB (the
+/// geometry, then the images of `materials`), and the views (with
+/// meshopt, their compressed bytes).
 pub(super) fn compact_glb(
     compact: &CompactParts,
     encoding: GlbEncoding,
+    materials: &GlbMaterials,
 ) -> Result<(Vec<u8>, u64, CompactViews), String> {
     let (views, raw_len) = layout(compact, encoding)?;
-    let bin_len = match views.last() {
+    let image_offset = match views.last() {
         Some(View {
             packed: Some((at, bytes)),
             ..
         }) => pad4(at + bytes.len() as u64),
         _ => raw_len,
     };
-    let root = gltf_root(compact, &views, encoding, raw_len, bin_len);
+    let bin_len = image_offset + materials.bin_len();
+    let mut root = gltf_root(compact, &views, encoding, raw_len, bin_len, materials);
+    materials.push(&mut root, json::Index::new(0), image_offset);
     Ok((json_chunk(&root)?, bin_len, CompactViews(views)))
 }
 
@@ -323,6 +362,7 @@ fn gltf_root(
     encoding: GlbEncoding,
     raw_len: u64,
     bin_len: u64,
+    materials: &GlbMaterials,
 ) -> json::Root {
     let meshopt = encoding == GlbEncoding::Meshopt;
     let mut extensions = vec![QUANTIZATION.to_string()];
@@ -382,7 +422,13 @@ fn gltf_root(
             next[rank] += count;
             slot
         });
-        children.push(push_chunk(&mut root, part, *bounds, &slots));
+        children.push(push_chunk(
+            &mut root,
+            (part, reordered),
+            *bounds,
+            &slots,
+            materials,
+        ));
     }
     let terrain = root.push(json::Node {
         children: Some(children),
@@ -477,11 +523,13 @@ struct Slot {
 /// in the views of [`Stream::ALL`].
 fn push_chunk(
     root: &mut json::Root,
-    part: &Part,
+    (part, reordered): (&Part, &Reordered),
     (lo, hi): ([i16; 3], [i16; 3]),
-    slots: &[Slot; 6],
+    slots: &[Slot; 7],
+    materials: &GlbMaterials,
 ) -> json::Index<json::Node> {
     use json::accessor::{ComponentType as C, Type as T};
+    use json::mesh::Semantic as S;
     let mut accessor = |slot: Slot, component, type_, normalized, bounds: Option<[i16; 3]>| {
         let bound = |b: Option<[i16; 3]>| b.map(|b| json::Value::from(b.to_vec()));
         root.push(json::Accessor {
@@ -503,33 +551,48 @@ fn push_chunk(
     let normals = accessor(slots[1], C::I8, T::Vec3, true, None);
     let weights = accessor(slots[2], C::U8, T::Vec4, true, None);
     let ids = accessor(slots[3], C::U8, T::Vec4, false, None);
-    let indices = if slots[4].count > 0 {
-        accessor(slots[4], C::U16, T::Scalar, false, None)
+    let texcoords = (slots[4].count > 0).then(|| accessor(slots[4], C::I16, T::Vec2, false, None));
+    let (index_slot, index_type, index_bytes) = if slots[5].count > 0 {
+        (slots[5], C::U16, 2)
     } else {
-        accessor(slots[5], C::U32, T::Scalar, false, None)
+        (slots[6], C::U32, 4)
     };
     let mut attributes = BTreeMap::new();
-    attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), positions);
-    attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), normals);
-    attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), weights);
-    attributes.insert(
-        Checked::Valid(json::mesh::Semantic::Extras("MATERIAL_IDS".to_string())),
-        ids,
-    );
+    attributes.insert(Checked::Valid(S::Positions), positions);
+    attributes.insert(Checked::Valid(S::Normals), normals);
+    attributes.insert(Checked::Valid(S::Colors(0)), weights);
+    attributes.insert(Checked::Valid(S::Extras("MATERIAL_IDS".to_string())), ids);
+    let primitives = reordered
+        .groups
+        .iter()
+        .map(|g| {
+            let slot = Slot {
+                view: index_slot.view,
+                byte_offset: index_slot.byte_offset + g.first as u64 * index_bytes,
+                count: g.count as u64,
+            };
+            let indices = accessor(slot, index_type, T::Scalar, false, None);
+            let mut attributes = attributes.clone();
+            if let (Some(t), true) = (texcoords, materials.textured(g.key)) {
+                attributes.insert(Checked::Valid(S::TexCoords(0)), t);
+            }
+            json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(indices),
+                material: Some(materials.material(g.key)),
+                mode: Checked::Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            }
+        })
+        .collect();
     let c = part.coord.0;
     let mesh = root.push(json::Mesh {
         extensions: None,
         extras: None,
         name: None,
-        primitives: vec![json::mesh::Primitive {
-            attributes,
-            extensions: None,
-            extras: None,
-            indices: Some(indices),
-            material: None,
-            mode: Checked::Valid(json::mesh::Mode::Triangles),
-            targets: None,
-        }],
+        primitives,
         weights: None,
     });
     let step = 1.0 / POSITION_STEPS_PER_STUD;
@@ -545,11 +608,11 @@ fn push_chunk(
 /// Writes the compact GLB to `tmp` (errors name `path`, the requested
 /// file): the header, `json_bytes`, and the binary chunk of `views`, the
 /// compressed bytes or, without meshopt, each view's bytes made again
-/// chunk by chunk.
+/// chunk by chunk, then the images of `materials`.
 pub(super) fn write_compact_glb(
     tmp: &Path,
     path: &Path,
-    compact: &CompactParts,
+    (compact, materials): (&CompactParts, &GlbMaterials),
     encoding: GlbEncoding,
     (json_bytes, bin_len, views): (&[u8], u64, &CompactViews),
 ) -> Result<(), ExportError> {
@@ -582,7 +645,8 @@ pub(super) fn write_compact_glb(
         write(&[0u8; 3][..(pad4(end) - end) as usize])?;
         written = pad4(end);
     }
-    debug_assert_eq!(written, bin_len);
+    debug_assert_eq!(written + materials.bin_len(), bin_len);
+    materials.write_images(&mut write)?;
     out.flush().map_err(|e| ExportError::write(path, e))
 }
 
@@ -591,6 +655,7 @@ mod tests {
     use super::*;
     use crate::mesh::ChunkMesh;
     use crate::terrain::ChunkCoord;
+    use crate::terrain::materials::MaterialLibrary;
     use glam::{IVec3, Vec3};
     use std::sync::Arc;
 
@@ -654,8 +719,13 @@ mod tests {
     fn primitives_of_65536_vertices_or_more_get_a_u32_index_view() {
         let parts = [strip(70_000, IVec3::ZERO), strip(600, IVec3::new(1, 0, 0))];
         let path = Path::new("unused.glb");
-        let compact = CompactParts::new(&parts, path).unwrap();
-        let (json_bytes, _, views) = compact_glb(&compact, GlbEncoding::Meshopt).unwrap();
+        let library = MaterialLibrary::default();
+        let classes = TriangleMaterials::new(&library);
+        let compact = CompactParts::new(&parts, &classes, path).unwrap();
+        let materials =
+            GlbMaterials::new(&library, &compact.used_keys(), Default::default(), 64.0).unwrap();
+        let (json_bytes, _, views) =
+            compact_glb(&compact, GlbEncoding::Meshopt, &materials).unwrap();
         let streams: Vec<Stream> = views.0.iter().map(|v| v.stream).collect();
         assert_eq!(
             &streams[4..],
@@ -705,7 +775,8 @@ mod tests {
         let mut part = strip(10, IVec3::new(2, 3, 4));
         Arc::make_mut(&mut part.mesh).positions[5] = Vec3::new(0.0, 600.0, 0.0);
         let parts = [part];
-        let err = CompactParts::new(&parts, Path::new("far.glb"))
+        let classes = TriangleMaterials::new(&MaterialLibrary::default());
+        let err = CompactParts::new(&parts, &classes, Path::new("far.glb"))
             .err()
             .unwrap();
         assert!(matches!(err, ExportError::TooLarge { .. }), "{err}");
@@ -718,7 +789,7 @@ mod tests {
         // meshoptimizer.
         let mut part = strip(10, IVec3::new(2, 3, 4));
         Arc::make_mut(&mut part.mesh).indices[4] = 10;
-        let err = CompactParts::new(&[part], Path::new("bad.glb"))
+        let err = CompactParts::new(&[part], &classes, Path::new("bad.glb"))
             .err()
             .unwrap();
         assert!(matches!(err, ExportError::Write { .. }), "{err}");

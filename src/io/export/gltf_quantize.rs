@@ -1,9 +1,11 @@
 //! The vertex data of the compact smooth export ([`super::gltf_compact`]):
-//! each chunk's triangles reordered for the vertex cache, its vertices
-//! renumbered in first-use order, and every attribute quantized to the
+//! each chunk's triangles reordered for the vertex cache and grouped by
+//! material, its vertices renumbered in first-use order, and every
+//! attribute (texture coordinates included) quantized to the
 //! `KHR_mesh_quantization` types, as little-endian bytes per chunk.
 
 use super::glb::Part;
+use super::gltf_materials::{Group, TriangleMaterials, group_triangles, quantized_texcoord};
 
 /// Quantization steps per stud of `POSITION`: a position is stored as
 /// chunk-local studs × 64, rounded, and the node's scale is 1/64 (a power
@@ -26,22 +28,30 @@ const OCTAHEDRAL_BITS: i32 = 8;
 
 /// One chunk's surface in export order.
 pub(super) struct Reordered {
-    /// Triangles in vertex-cache order, each with its winding, indexing
-    /// the renumbered vertices.
+    /// Triangles in vertex-cache order, then grouped by material (each
+    /// group keeping that order), each with its winding, indexing the
+    /// renumbered vertices.
     pub indices: Vec<u32>,
     /// For each vertex in export order, its index in the chunk mesh: the
     /// vertices in the order the triangles first use them, then any no
     /// triangle uses, in mesh order.
     pub order: Vec<u32>,
+    /// The material groups of `indices`, in rising key order.
+    pub groups: Vec<Group>,
+    /// Some group's material is textured: the chunk stores texture
+    /// coordinates.
+    pub textured: bool,
 }
 
 impl Reordered {
     /// Reorders `part`: triangles by `meshopt_optimizeVertexCache`, then
-    /// vertices by first use (which is what the index codec compresses
-    /// best, and what the vertex fetch wants).
-    pub fn of(part: &Part) -> Reordered {
+    /// grouped by their material under `classes`, then vertices by first
+    /// use (which is what the index codec compresses best, and what the
+    /// vertex fetch wants).
+    pub fn of(part: &Part, classes: &TriangleMaterials) -> Reordered {
         let n = part.vertices;
-        let mut indices = meshopt::optimize_vertex_cache(part.indices(), n);
+        let optimized = meshopt::optimize_vertex_cache(part.indices(), n);
+        let (mut indices, groups) = group_triangles(&optimized, |t| classes.key(&part.mesh, t));
         const UNSEEN: u32 = u32::MAX;
         let mut new_of_old = vec![UNSEEN; n];
         let mut order = Vec::with_capacity(n);
@@ -55,7 +65,13 @@ impl Reordered {
             *index = new_of_old[old];
         }
         order.extend((0..n as u32).filter(|&old| new_of_old[old as usize] == UNSEEN));
-        Reordered { indices, order }
+        let textured = groups.iter().any(|g| classes.textured(g.key));
+        Reordered {
+            indices,
+            order,
+            groups,
+            textured,
+        }
     }
 }
 
@@ -103,6 +119,9 @@ pub(super) enum VertexStream {
     Weights,
     /// `u8` × 4 material ids.
     Ids,
+    /// `i16` × 2 texture coordinates in position steps (only chunks with
+    /// a textured material).
+    Texcoords,
 }
 
 impl VertexStream {
@@ -121,6 +140,7 @@ impl VertexStream {
             VertexStream::Normals => "normals",
             VertexStream::Weights => "material weights",
             VertexStream::Ids => "material ids",
+            VertexStream::Texcoords => "texture coordinates",
         }
     }
 }
@@ -162,6 +182,14 @@ pub(super) fn vertex_bytes(
         }
         VertexStream::Weights => out.extend(order.flat_map(|v| mesh.material_weights[v])),
         VertexStream::Ids => out.extend(order.flat_map(|v| mesh.material_ids[v])),
+        VertexStream::Texcoords => {
+            for v in order {
+                let q = quantize_position(mesh.positions[v]).unwrap_or_default();
+                for c in quantized_texcoord(q, mesh.normals[v]) {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+        }
     }
     out
 }
