@@ -522,16 +522,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
     }
-    if !restyles.is_empty() {
-        let (library, lines) = strata::io::materials::restyle(&world.meta.materials, &restyles)?;
-        world.meta.materials = library;
-        lines.iter().for_each(|l| println!("material {l}"));
-    }
-    let script = cli
-        .script
-        .as_deref()
-        .map(|p| Script::load_for(p, &world.meta.materials))
-        .transpose()?;
+    let script = restyle_and_read_script(cli, &mut world.meta.materials, &restyles)?;
     // `--camera`, else the camera stored in the world just opened (read
     // from the open world, so no earlier open rolls back a leftover journal
     // without the notice above).
@@ -563,6 +554,25 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     write_world_outputs(cli, world, camera)
+}
+
+/// Applies the `--material-*` requests to a whole world's `library`, then
+/// reads `--script` with the names that library gives its materials.
+fn restyle_and_read_script(
+    cli: &Cli,
+    library: &mut strata::terrain::materials::MaterialLibrary,
+    restyles: &[strata::io::materials::RestyleRequest],
+) -> anyhow::Result<Option<Script>> {
+    if !restyles.is_empty() {
+        let (restyled, lines) = strata::io::materials::restyle(library, restyles)?;
+        *library = restyled;
+        lines.iter().for_each(|l| println!("material {l}"));
+    }
+    Ok(cli
+        .script
+        .as_deref()
+        .map(|p| Script::load_for(p, library))
+        .transpose()?)
 }
 
 /// The screenshot run's options from the command line.
