@@ -70,6 +70,15 @@ pub struct RemovedMaterial {
     pub replacement: Material,
 }
 
+/// `n` and `noun`, plural unless one: "1 chunk", "14 chunks".
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn mib(bytes: u64) -> String {
     format!("{:.2} MiB", bytes as f64 / f64::from(1u32 << 20))
 }
@@ -393,10 +402,10 @@ impl MaterialsWindow {
                 self.message = Some((
                     false,
                     format!(
-                        "Removed {}: {} chunks and {} operations now use {} (Undo puts it back)",
+                        "Removed {}: {} and {} now use {} (Undo puts it back)",
                         library.name(material),
-                        removal.chunks,
-                        removal.operations,
+                        counted(removal.chunks, "chunk"),
+                        counted(removal.operations, "operation"),
                         library.name(replacement)
                     ),
                 ));
