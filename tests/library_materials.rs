@@ -295,3 +295,26 @@ fn a_world_with_254_materials_draws_each_with_its_own_texture() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn chunks_with_more_than_30_materials_near_report_the_materials_drawn_as_another() {
+    // One chunk's 32×32 floor in 40 library materials (ids 11 to 50).
+    let mut grid = Grid::new();
+    grid.edit_region(CellBox::new(IVec3::ZERO, IVec3::new(32, 4, 32)), |c, _| {
+        let i = (c.0.x + 32 * c.0.z).rem_euclid(40) as u8;
+        Cell::full(Material(11 + i))
+    })
+    .unwrap();
+    let meshes = strata::pipeline::WorldMeshes::build_all(&grid);
+    let own = meshes
+        .get(strata::terrain::ChunkCoord::new(0, 0, 0))
+        .expect("the floor's chunk has a mesh");
+    assert_eq!(own.merged_materials, 10, "40 solids, 30 drawn exactly");
+    let (chunks, materials) = meshes.merged_materials();
+    assert!(chunks >= 1 && materials >= 10, "{chunks} {materials}");
+    // A world of built-ins never merges.
+    assert_eq!(
+        strata::pipeline::WorldMeshes::build_all(&floor(64)).merged_materials(),
+        (0, 0)
+    );
+}

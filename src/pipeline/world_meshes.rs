@@ -334,6 +334,17 @@ impl WorldMeshes {
         t
     }
 
+    /// Chunks whose mesh draws some materials as another (more than 30
+    /// solid materials near one chunk: see
+    /// [`crate::mesh::local_palette`]), and the materials so drawn summed
+    /// over them.
+    pub fn merged_materials(&self) -> (usize, usize) {
+        self.meshes
+            .values()
+            .filter(|m| m.merged_materials > 0)
+            .fold((0, 0), |(c, n), m| (c + 1, n + m.merged_materials as usize))
+    }
+
     /// Chunks with a mesh per level of detail.
     pub fn chunks_by_level(&self) -> [usize; LEVEL_COUNT] {
         let mut n = [0; LEVEL_COUNT];

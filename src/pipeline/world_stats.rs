@@ -37,6 +37,10 @@ pub struct WorldStats {
     pub triangles_by_level: [usize; 4],
     /// Shown chunk meshes per level 0–3.
     pub chunks_by_level: [usize; 4],
+    /// Shown chunk meshes that draw some of their materials as another
+    /// (more than 30 solid materials near one chunk), and how many
+    /// materials they draw so, summed.
+    pub merged_materials: (usize, usize),
     /// The camera's position, world studs.
     pub camera_pos_world: [f64; 3],
 }
@@ -66,6 +70,7 @@ impl WorldStats {
             edit_to_full_detail_ms: pipeline.stats.full_detail_summary(),
             triangles_by_level: meshes.triangles_by_level(),
             chunks_by_level: meshes.chunks_by_level(),
+            merged_materials: meshes.merged_materials(),
             camera_pos_world: camera_pos_world.to_array(),
         }
     }

@@ -536,6 +536,8 @@ impl<'a> HeadlessRun<'a> {
                 self.meshes.iter().map(|(c, m)| (c, &**m)),
             ),
             chunks_by_level: world.chunks_by_level,
+            merged_material_chunks: world.merged_materials.0,
+            merged_materials: world.merged_materials.1,
             meshed_results: pipeline.stats.meshed_results,
             preview_results: pipeline.stats.preview_results,
             stale_results: pipeline.stats.stale_results,

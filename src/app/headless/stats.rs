@@ -100,6 +100,11 @@ pub struct RenderStats {
     pub drawn_triangles: usize,
     /// Chunks with a mesh per level of detail.
     pub chunks_by_level: [usize; 4],
+    /// Shown chunk meshes that draw some materials as another (more than
+    /// 30 solid materials near one chunk).
+    pub merged_material_chunks: usize,
+    /// Materials those chunks draw as another, summed over them.
+    pub merged_materials: usize,
     /// LOD scan time over the run, ms (`null` when no scan ran).
     pub lod_scan_ms: Option<ScanSummary>,
     /// From an edit to the first frame whose horizon nodes all show it, ms

@@ -654,6 +654,16 @@ fn stats_ui(ui: &mut egui::Ui, stats: &PanelStats) {
                 ),
             );
         }
+        if stats.world.merged_materials.0 > 0 {
+            let (chunks, materials) = stats.world.merged_materials;
+            ui.colored_label(ui.visuals().warn_fg_color, "materials")
+                .on_hover_text(
+                    "Over 30 solid materials lie near these chunks: their rarest draw as \
+                     the most common one there (the cells keep their own)",
+                );
+            ui.label(format!("{materials} drawn as another in {chunks} chunks"));
+            ui.end_row();
+        }
         let [t0, t1, t2, t3] = stats.world.triangles_by_level.map(format_count_short);
         ui.label("by level")
             .on_hover_text("Triangles at levels of detail 0 / 1 / 2 / 3");
