@@ -9,7 +9,6 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use glam::{IVec3, Vec3};
 use gltf_json as json;
@@ -106,21 +105,8 @@ fn read(bytes: &[u8], encoding: GlbEncoding) -> (json::Root, Vec<u8>) {
     (root, blob)
 }
 
-/// The Khronos validator's report of `path` (`tools/oracles/validate_gltf.mjs`).
 fn validate(path: &Path) -> serde_json::Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/oracles/validate_gltf.mjs");
-    let out = Command::new("node")
-        .arg(&script)
-        .arg(path)
-        .env(
-            "GLTF_VALIDATOR_MODULES",
-            common::oracles::gltf_validator_modules(),
-        )
-        .output()
-        .expect("run node (installed by .ci/setup)");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(out.status.success(), "{}: {report:#}", path.display());
-    report
+    common::oracles::validate_gltf(path)
 }
 
 /// Each element of an uncompressed accessor, `size` bytes.

@@ -49,27 +49,8 @@ fn export(dir: &Path, encoding: GlbEncoding) -> (Vec<u8>, GlbExport) {
     (bytes, export)
 }
 
-/// The Khronos validator's summary of `path` (`tools/oracles/validate_gltf.mjs`).
 fn validate(path: &Path) -> serde_json::Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/oracles/validate_gltf.mjs");
-    let out = Command::new("node")
-        .arg(&script)
-        .arg(path)
-        .env(
-            "GLTF_VALIDATOR_MODULES",
-            common::oracles::gltf_validator_modules(),
-        )
-        .output()
-        .expect("run node (installed by .ci/setup)");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "validator output is not JSON ({e}): {stdout} {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    assert!(out.status.success(), "{}: {report:#}", path.display());
-    report
+    common::oracles::validate_gltf(path)
 }
 
 #[test]

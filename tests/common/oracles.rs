@@ -62,3 +62,27 @@ pub fn gltf_validator_modules() -> PathBuf {
     );
     modules
 }
+
+/// The Khronos validator's report of the glTF file at `path`
+/// (`tools/oracles/validate_gltf.mjs`), as JSON.
+///
+/// # Panics
+/// When the validator is missing or fails to run, or prints no JSON.
+pub fn validate_gltf(path: &Path) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/oracles/validate_gltf.mjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(path)
+        .env("GLTF_VALIDATOR_MODULES", gltf_validator_modules())
+        .output()
+        .expect("run node (installed by .ci/setup)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "validator output is not JSON ({e}): {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(out.status.success(), "{}: {report:#}", path.display());
+    report
+}

@@ -53,7 +53,6 @@
 //! material images are never compressed: they follow the geometry in
 //! buffer 0.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -62,7 +61,7 @@ use json::validation::{Checked, USize64};
 use rayon::prelude::*;
 
 use super::glb::{CHUNK_BIN, Part, glb_header, json_chunk, pad4};
-use super::gltf_materials::{GlbMaterials, MaterialKey, TriangleMaterials};
+use super::gltf_materials::{GlbMaterials, MaterialKey, TriangleMaterials, vertex_attributes};
 pub use super::gltf_quantize::{MAX_LOCAL_STUDS, POSITION_ERROR_STUDS, POSITION_STEPS_PER_STUD};
 use super::gltf_quantize::{Reordered, VertexStream, position_bounds, vertex_bytes};
 use crate::io::ExportError;
@@ -529,7 +528,6 @@ fn push_chunk(
     materials: &GlbMaterials,
 ) -> json::Index<json::Node> {
     use json::accessor::{ComponentType as C, Type as T};
-    use json::mesh::Semantic as S;
     let mut accessor = |slot: Slot, component, type_, normalized, bounds: Option<[i16; 3]>| {
         let bound = |b: Option<[i16; 3]>| b.map(|b| json::Value::from(b.to_vec()));
         root.push(json::Accessor {
@@ -557,11 +555,7 @@ fn push_chunk(
     } else {
         (slots[6], C::U32, 4)
     };
-    let mut attributes = BTreeMap::new();
-    attributes.insert(Checked::Valid(S::Positions), positions);
-    attributes.insert(Checked::Valid(S::Normals), normals);
-    attributes.insert(Checked::Valid(S::Colors(0)), weights);
-    attributes.insert(Checked::Valid(S::Extras("MATERIAL_IDS".to_string())), ids);
+    let attributes = vertex_attributes(positions, normals, weights, ids);
     let primitives = reordered
         .groups
         .iter()
@@ -572,19 +566,7 @@ fn push_chunk(
                 count: g.count as u64,
             };
             let indices = accessor(slot, index_type, T::Scalar, false, None);
-            let mut attributes = attributes.clone();
-            if let (Some(t), true) = (texcoords, materials.textured(g.key)) {
-                attributes.insert(Checked::Valid(S::TexCoords(0)), t);
-            }
-            json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: None,
-                indices: Some(indices),
-                material: Some(materials.material(g.key)),
-                mode: Checked::Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            }
+            materials.primitive(g.key, &attributes, texcoords, indices)
         })
         .collect();
     let c = part.coord.0;

@@ -49,7 +49,7 @@
 //! chunk's reordered indices and, while compressing, one uncompressed
 //! view.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -63,6 +63,7 @@ pub use super::gltf_compact::GlbEncoding;
 use super::gltf_compact::{CompactParts, compact_glb, write_compact_glb};
 use super::gltf_materials::{
     GlbMaterials, Group, TriangleMaterials, blended_ids, group_triangles, texcoord_studs,
+    vertex_attributes,
 };
 use super::gltf_quantize::POSITION_STEPS_PER_STUD;
 use crate::io::ExportError;
@@ -490,7 +491,6 @@ fn push_primitives(
             })
         };
     use json::accessor::{ComponentType as C, Type as T};
-    use json::mesh::Semantic as S;
     let v = first.vertex;
     let positions = accessor(0, v * 12, count, (C::F32, T::Vec3), false, Some((lo, hi)));
     let normals = accessor(1, v * 12, count, (C::F32, T::Vec3), false, None);
@@ -500,11 +500,7 @@ fn push_primitives(
         let at = first.texcoord * 8;
         accessor(TEXCOORD_VIEW, at, count, (C::F32, T::Vec2), false, None)
     });
-    let mut attributes = BTreeMap::new();
-    attributes.insert(Checked::Valid(S::Positions), positions);
-    attributes.insert(Checked::Valid(S::Normals), normals);
-    attributes.insert(Checked::Valid(S::Colors(0)), weights);
-    attributes.insert(Checked::Valid(S::Extras("MATERIAL_IDS".to_string())), ids);
+    let attributes = vertex_attributes(positions, normals, weights, ids);
     chunk
         .groups
         .iter()
@@ -518,19 +514,7 @@ fn push_primitives(
                 false,
                 None,
             );
-            let mut attributes = attributes.clone();
-            if let (Some(t), true) = (texcoords, materials.textured(g.key)) {
-                attributes.insert(Checked::Valid(S::TexCoords(0)), t);
-            }
-            json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: None,
-                indices: Some(indices),
-                material: Some(materials.material(g.key)),
-                mode: Checked::Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            }
+            materials.primitive(g.key, &attributes, texcoords, indices)
         })
         .collect()
 }

@@ -32,7 +32,7 @@
 //! The root's extras `{"strata_materials": [...]}` list every id that has
 //! weight at some vertex or draws some triangle, in id order, as
 //! `{"id", "name", "material", "top_material"}` (the glTF material
-//! indices, absent for an id no triangle is drawn with), so every
+//! indices, each absent when no triangle is drawn with it), so every
 //! `_MATERIAL_IDS` value resolves to a name and, where there is one, a
 //! material.
 //!
@@ -61,6 +61,26 @@ use crate::terrain::Material;
 use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::materials::library::DEFAULT_TILING_STUDS;
 use crate::terrain::materials::texture::MaterialTexture;
+
+/// A primitive's vertex attributes by semantic.
+pub(super) type Attributes = BTreeMap<Checked<json::mesh::Semantic>, json::Index<json::Accessor>>;
+
+/// The vertex attributes every primitive of a chunk shares: `POSITION`,
+/// `NORMAL`, `COLOR_0` (the 4 blend weights) and `_MATERIAL_IDS`.
+pub(super) fn vertex_attributes(
+    positions: json::Index<json::Accessor>,
+    normals: json::Index<json::Accessor>,
+    weights: json::Index<json::Accessor>,
+    ids: json::Index<json::Accessor>,
+) -> Attributes {
+    use json::mesh::Semantic as S;
+    BTreeMap::from([
+        (Checked::Valid(S::Positions), positions),
+        (Checked::Valid(S::Normals), normals),
+        (Checked::Valid(S::Colors(0)), weights),
+        (Checked::Valid(S::Extras("MATERIAL_IDS".to_string())), ids),
+    ])
+}
 
 /// A triangle's glTF material before numbering: `2 × id + top`.
 pub(super) type MaterialKey = u16;
@@ -423,6 +443,31 @@ impl GlbMaterials {
     pub fn textured(&self, key: MaterialKey) -> bool {
         let spec = &self.specs[self.material(key).value()];
         spec.base_image.is_some() || spec.normal_image.is_some() || spec.roughness_image.is_some()
+    }
+
+    /// A chunk's primitive drawing `indices` with the glTF material of
+    /// `key`: the chunk's shared vertex `attributes` ([`vertex_attributes`]),
+    /// and `texcoords` as `TEXCOORD_0` when that material is textured.
+    pub fn primitive(
+        &self,
+        key: MaterialKey,
+        attributes: &Attributes,
+        texcoords: Option<json::Index<json::Accessor>>,
+        indices: json::Index<json::Accessor>,
+    ) -> json::mesh::Primitive {
+        let mut attributes = attributes.clone();
+        if let (Some(t), true) = (texcoords, self.textured(key)) {
+            attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), t);
+        }
+        json::mesh::Primitive {
+            attributes,
+            extensions: None,
+            extras: None,
+            indices: Some(indices),
+            material: Some(self.material(key)),
+            mode: Checked::Valid(json::mesh::Mode::Triangles),
+            targets: None,
+        }
     }
 
     /// glTF materials written.

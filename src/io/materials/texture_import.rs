@@ -452,6 +452,15 @@ pub fn decode_texture(
         .into_dimensions()
         .map_err(decode_err)?;
     check_size(path, width, height)?;
+    let format = reader()?.format();
+    if format == Some(image::ImageFormat::Jpeg) && !jpeg_is_complete(&bytes) {
+        // The decoder fills a cut-short JPEG's missing rows with grey
+        // instead of failing.
+        return Err(MaterialImportError::Decode {
+            path: path.to_path_buf(),
+            message: "the JPEG is cut short: no end-of-image marker follows its image data".into(),
+        });
+    }
     let image = reader()?.decode().map_err(decode_err)?;
     let rgba = image.to_rgba8();
     let resized = if width == side_px {
@@ -466,6 +475,15 @@ pub fn decode_texture(
         }
     })?;
     Ok((texture, width))
+}
+
+/// True when a JPEG's last start-of-scan marker (`FF DA`) is followed by an
+/// end-of-image marker (`FF D9`). Entropy-coded data escapes every `FF`
+/// byte, so neither marker can occur inside it: a file cut anywhere after
+/// its headers ends without the end marker (JPEG, ITU-T T.81 §B.1.1).
+fn jpeg_is_complete(bytes: &[u8]) -> bool {
+    let last = |marker: u8| bytes.windows(2).rposition(|w| w == [0xFF, marker]);
+    matches!((last(0xDA), last(0xD9)), (Some(sos), Some(eoi)) if eoi > sos)
 }
 
 fn check_size(path: &Path, width: u32, height: u32) -> Result<(), MaterialImportError> {
@@ -517,6 +535,37 @@ mod tests {
         for (name, role) in cases {
             assert_eq!(role_of_file_name(name), role, "{name}");
         }
+    }
+
+    #[test]
+    fn cut_short_jpegs_are_refused_and_whole_ones_read() {
+        let dir = std::env::temp_dir().join(format!("strata-cut-jpeg-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let whole = dir.join("whole.jpg");
+        image::RgbImage::from_fn(256, 256, |x, y| {
+            image::Rgb([x as u8, y as u8, (x ^ y) as u8])
+        })
+        .save(&whole)
+        .unwrap();
+        let bytes = std::fs::read(&whole).unwrap();
+        let (texture, side) = decode_texture(&whole, 256).unwrap();
+        assert_eq!((side, texture.side_px()), (256, 256));
+        assert_eq!(bytes[bytes.len() - 2..], [0xFF, 0xD9]);
+        // The first third (the decoder filled the rest grey), the headers
+        // alone, and the whole file less its end marker.
+        let cuts = [bytes.len() / 3, 700.min(bytes.len() / 2), bytes.len() - 2];
+        for (i, cut) in cuts.into_iter().enumerate() {
+            let path = dir.join(format!("cut{i}.jpg"));
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            match decode_texture(&path, 256) {
+                Err(MaterialImportError::Decode { message, .. }) => {
+                    assert!(message.contains("cut short"), "{cut}: {message}")
+                }
+                other => panic!("{cut} bytes of {}: {:?}", bytes.len(), other.map(|t| t.1)),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

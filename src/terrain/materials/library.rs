@@ -126,6 +126,15 @@ fn is_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// True when two material names are the same ignoring case, in any script
+/// (`"Éclair"` and `"éclair"`, `"ΣΟΦΙΑ"` and `"σοφια"`): each compared as
+/// its characters' Unicode lowercase mappings.
+pub fn same_name(a: &str, b: &str) -> bool {
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.chars().flat_map(char::to_lowercase))
+}
+
 fn check_name(name: &str) -> Result<&str, LibraryError> {
     let trimmed = name.trim();
     let chars = trimmed.chars().count();
@@ -333,7 +342,7 @@ impl MaterialLibrary {
     pub fn material_named(&self, name: &str) -> Option<Material> {
         let name = name.trim();
         self.styles()
-            .find(|(_, s)| s.name.eq_ignore_ascii_case(name))
+            .find(|(_, s)| same_name(&s.name, name))
             .map(|(m, _)| m)
             .or_else(|| Material::from_name(name))
     }
@@ -551,13 +560,17 @@ impl MaterialLibrary {
         let name = check_name(name)?;
         let taken = self
             .styles()
-            .any(|(m, s)| m != material && s.name.eq_ignore_ascii_case(name))
-            || Material::ALL
-                .iter()
-                .any(|&m| m != material && m.name().eq_ignore_ascii_case(name));
-        if taken {
+            .find(|(m, s)| *m != material && same_name(&s.name, name))
+            .map(|(_, s)| s.name.as_str())
+            .or_else(|| {
+                Material::ALL
+                    .iter()
+                    .find(|&&m| m != material && same_name(m.name(), name))
+                    .map(|m| m.name())
+            });
+        if let Some(taken) = taken {
             return Err(LibraryError::DuplicateName {
-                name: name.to_string(),
+                name: taken.to_string(),
             });
         }
         self.style_mut(material)?.name = name.to_string();

@@ -58,7 +58,7 @@ pub enum LibraryError {
     /// also use).
     #[error("another material is already named {name:?}")]
     DuplicateName {
-        /// The name given.
+        /// The name of the material that has it (as that material spells it).
         name: String,
     },
     /// The tile size is not one of [`TILING_STUDS`].

@@ -43,7 +43,7 @@ fn refused_changes_leave_the_library_as_it_was() {
     assert_eq!(
         lib.rename(Material::ROCK, "grass"),
         Err(LibraryError::DuplicateName {
-            name: "grass".into()
+            name: "Grass".into()
         })
     );
     assert!(matches!(
@@ -226,15 +226,35 @@ fn added_materials_take_the_lowest_free_id_and_layers_after_the_built_ins() {
     assert_eq!(
         lib.add_material("moss", texture(256, 4), None),
         Err(LibraryError::DuplicateName {
-            name: "moss".into()
+            name: "Moss".into()
         })
     );
     assert_eq!(
-        lib.add_material("Rock", texture(256, 4), None),
+        lib.add_material("ROCK", texture(256, 4), None),
         Err(LibraryError::DuplicateName {
             name: "Rock".into()
         })
     );
+    // Case is ignored in every script, not only ASCII.
+    let eclair = lib.add_material("Éclair", texture(256, 5), None).unwrap();
+    assert_eq!(
+        lib.add_material("éclair", texture(256, 6), None),
+        Err(LibraryError::DuplicateName {
+            name: "Éclair".into()
+        })
+    );
+    assert_eq!(lib.material_named("ÉCLAIR"), Some(eclair));
+    lib.add_material("ΣΟΦΙΑ", texture(256, 7), None).unwrap();
+    assert!(lib.add_material("σοφια", texture(256, 8), None).is_err());
+    // The Kelvin sign lowercases to k.
+    assert!(
+        lib.add_material("\u{212A}elvin", texture(256, 9), None)
+            .is_ok()
+    );
+    assert!(lib.add_material("kelvin", texture(256, 10), None).is_err());
+    for m in [eclair, Material(15), Material(16)] {
+        lib.remove_material(m).unwrap();
+    }
     // Removing the middle one frees its id and shifts the layers after it.
     let removed = lib.remove_material(b).unwrap();
     assert_eq!(removed.name, "Cobble");

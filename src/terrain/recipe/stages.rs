@@ -473,7 +473,9 @@ pub enum RecipeError {
         expected: &'static str,
     },
     /// A material name is not one of Strata's materials.
-    #[error("stage {index} ({stage}): unknown material {name:?}")]
+    #[error(
+        "stage {index} ({stage}): unknown material {name:?} (recipes name the built-in materials: grass, rock, dirt, sand, snow, mud, slate, gravel, limestone)"
+    )]
     UnknownMaterial {
         /// 0-based stage index.
         index: usize,
