@@ -81,6 +81,15 @@ impl EditSession {
         if grid.is_streaming() || self.document.base().is_some_and(BaseColumns::is_streamed) {
             return Err(CommandError::StreamedReplacement);
         }
+        let style = library
+            .style(material)
+            .cloned()
+            .ok_or(LibraryError::NotStyled { id: material.0 })?;
+        let textures = [style.albedo, style.top_albedo, style.surface]
+            .into_iter()
+            .flatten()
+            .filter_map(|h| library.texture(h).cloned())
+            .collect();
         let label = format!(
             "Remove material {} (now {})",
             library.name(material),
@@ -108,15 +117,6 @@ impl EditSession {
             self.clipboard = Some(clip);
             self.clipboard_revision = self.clipboard_revision.wrapping_add(1);
         }
-        let style = library
-            .style(material)
-            .cloned()
-            .ok_or(LibraryError::NotStyled { id: material.0 })?;
-        let textures = [style.albedo, style.top_albedo, style.surface]
-            .into_iter()
-            .flatten()
-            .filter_map(|h| library.texture(h).cloned())
-            .collect();
         let library_swap = LibrarySwap {
             material,
             style,
