@@ -92,17 +92,22 @@ const TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
 /// (`ids` and `weights` of each, as in `_MATERIAL_IDS` and `COLOR_0`), is
 /// the largest; on a tie the lowest id.
 pub fn dominant_material(ids: [[u8; 4]; 3], weights: [[u8; 4]; 3]) -> Material {
-    let mut sums = [0u32; 256];
-    for (ids, weights) in ids.iter().zip(&weights) {
-        for (&id, &w) in ids.iter().zip(weights) {
-            sums[usize::from(id)] += u32::from(w);
-        }
-    }
+    // Only the 12 ids listed can have weight: sum each over the 12 slots
+    // (no per-triangle table of every id on this per-triangle path).
+    let slots = || ids.iter().flatten().zip(weights.iter().flatten());
+    let sum = |id: u8| -> u32 {
+        slots()
+            .filter(|(i, _)| **i == id)
+            .map(|(_, w)| u32::from(*w))
+            .sum()
+    };
     let mut best = ids[0][0];
-    for id in 0..=255u8 {
-        let s = sums[usize::from(id)];
-        if s > sums[usize::from(best)] || (s == sums[usize::from(best)] && s > 0 && id < best) {
+    let mut best_sum = sum(best);
+    for &id in ids.iter().flatten() {
+        let s = sum(id);
+        if s > best_sum || (s == best_sum && s > 0 && id < best) {
             best = id;
+            best_sum = s;
         }
     }
     Material(best)
