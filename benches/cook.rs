@@ -23,6 +23,7 @@ use strata::terrain::generation::noise::tan_deg;
 use strata::terrain::recipe::cook::cook_plan;
 use strata::terrain::recipe::hydraulic_erosion::{RockAt, erode_hydraulic};
 use strata::terrain::recipe::plan::Plan;
+use strata::terrain::recipe::recipe_materials::RecipeMaterials;
 use strata::terrain::recipe::stages::{Recipe, Stage};
 use strata::terrain::recipe::thermal_erosion::erode_thermal;
 use strata::terrain::storage::cell::Material;
@@ -47,7 +48,13 @@ fn plan_before(recipe: &Recipe, stop: impl Fn(&Stage) -> bool) -> (Plan, Stage) 
         seed: 7,
         size_cells: SIZE_CELLS,
     };
-    let (plan, _) = cook_plan(&head, &settings, &Progress::new()).expect("cooks");
+    let (plan, _) = cook_plan(
+        &head,
+        &RecipeMaterials::default(),
+        &settings,
+        &Progress::new(),
+    )
+    .expect("cooks");
     (plan, recipe.stages[at].clone())
 }
 
@@ -69,6 +76,7 @@ fn cook(c: &mut Criterion) {
     let steps = erode_hydraulic(
         &mut plan.clone(),
         &hydraulic,
+        &RecipeMaterials::default(),
         7,
         RockAt::ByHeight(&rock),
         &Progress::new(),
@@ -84,6 +92,7 @@ fn cook(c: &mut Criterion) {
                     erode_hydraulic(
                         &mut p,
                         &hydraulic,
+                        &RecipeMaterials::default(),
                         7,
                         RockAt::ByHeight(&rock),
                         &Progress::new(),
@@ -123,7 +132,15 @@ fn cook(c: &mut Criterion) {
         size_cells: SIZE_CELLS,
     };
     group.bench_function("alpine_plan", |b| {
-        b.iter(|| cook_plan(&recipe, &settings, &Progress::new()).expect("cooks"))
+        b.iter(|| {
+            cook_plan(
+                &recipe,
+                &RecipeMaterials::default(),
+                &settings,
+                &Progress::new(),
+            )
+            .expect("cooks")
+        })
     });
     group.finish();
 }

@@ -226,6 +226,7 @@ fn seed_change_once() {
     let recipe = Arc::new(Recipe::load(&path).expect("the shipped recipe loads"));
     let source = |seed: u64| BaseSource::Recipe {
         recipe: recipe.clone(),
+        materials: Default::default(),
         settings: GeneratorSettings {
             seed,
             size_cells: 2048,

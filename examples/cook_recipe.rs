@@ -13,6 +13,7 @@
 use strata::progress::Progress;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::recipe::cook::cook_plan;
+use strata::terrain::recipe::recipe_materials::RecipeMaterials;
 use strata::terrain::recipe::stages::Recipe;
 
 fn main() -> anyhow::Result<()> {
@@ -29,7 +30,12 @@ fn main() -> anyhow::Result<()> {
     if std::env::args().any(|a| a == "--cancel-each-stage") {
         return cancel_each_stage(&recipe, &settings);
     }
-    let (plan, report) = cook_plan(&recipe, &settings, &Progress::new())?;
+    let (plan, report) = cook_plan(
+        &recipe,
+        &RecipeMaterials::default(),
+        &settings,
+        &Progress::new(),
+    )?;
     println!("{}", serde_json::to_string_pretty(&report)?);
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     for layer in plan.f32_layers() {
@@ -61,7 +67,7 @@ fn cancel_each_stage(recipe: &Recipe, settings: &GeneratorSettings) -> anyhow::R
                 progress.cancel();
                 Some(Instant::now())
             });
-            let result = cook_plan(recipe, settings, &progress);
+            let result = cook_plan(recipe, &RecipeMaterials::default(), settings, &progress);
             let returned = Instant::now();
             // A stage too short to be cancelled in lets the cook finish.
             progress.cancel();

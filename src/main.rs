@@ -366,7 +366,9 @@ fn write_recipe_previews(
     Ok(())
 }
 
-fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
+/// The world `cli` asks for; a recipe's material names are resolved in
+/// `library` (the library the new world starts with).
+fn world_source(cli: &Cli, library: &MaterialLibrary) -> anyhow::Result<WorldSource> {
     if let Some(path) = world_path(cli) {
         return Ok(WorldSource::File(path.clone()));
     }
@@ -377,13 +379,7 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
             settings,
         });
     }
-    let mut settings = GeneratorSettings::default();
-    if let Some(seed) = cli.seed {
-        settings.seed = seed;
-    }
-    if let Some(size) = cli.world_size {
-        settings.size_cells = size;
-    }
+    let settings = generator_settings(cli);
     if streams(cli, &settings) {
         settings
             .validate_streaming()
@@ -392,14 +388,29 @@ fn world_source(cli: &Cli) -> anyhow::Result<WorldSource> {
         settings.validate().context("invalid --world-size")?;
     }
     if let Some(path) = &cli.recipe {
-        let recipe = strata::terrain::recipe::stages::Recipe::load(path)?;
+        let recipe = strata::terrain::recipe::stages::Recipe::load_for(path, library)?;
+        let materials =
+            strata::terrain::recipe::recipe_materials::RecipeMaterials::resolve(&recipe, library)?;
         return Ok(WorldSource::Recipe {
             recipe: Box::new(recipe),
+            materials,
             settings,
             preview_px: cli.recipe_previews.as_ref().map(|_| RECIPE_PREVIEW_PX),
         });
     }
     Ok(WorldSource::Generated(settings))
+}
+
+/// The seed and size `--seed` and `--world-size` give a new world.
+fn generator_settings(cli: &Cli) -> GeneratorSettings {
+    let mut settings = GeneratorSettings::default();
+    if let Some(seed) = cli.seed {
+        settings.seed = seed;
+    }
+    if let Some(size) = cli.world_size {
+        settings.size_cells = size;
+    }
+    settings
 }
 
 /// True when the generated world `settings` is streamed (spec §12): asked
@@ -448,7 +459,18 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // A streaming world keeps no material library: its script names
     // built-ins. A whole world's script is read once its library is known.
     let built_in_script = || cli.script.as_deref().map(Script::load).transpose();
-    let source = world_source(cli)?;
+    // A new recipe world built whole gets its library before it cooks, so
+    // its recipe can name the materials `--material-*` adds.
+    let recipe_library =
+        (cli.recipe.is_some() && !restyles.is_empty() && !streams(cli, &generator_settings(cli)))
+            .then(|| restyled(&MaterialLibrary::default(), &restyles))
+            .transpose()?;
+    let source = world_source(
+        cli,
+        recipe_library
+            .as_ref()
+            .unwrap_or(&MaterialLibrary::default()),
+    )?;
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
             check_streamed_outputs(cli)?;
@@ -460,6 +482,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             recipe,
             settings,
             preview_px,
+            ..
         } if streams(cli, settings) => {
             check_streamed_outputs(cli)?;
             let start = std::time::Instant::now();
@@ -522,7 +545,18 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
     }
-    let script = restyle_and_read_script(cli, &mut world.meta.materials, &restyles)?;
+    match recipe_library {
+        Some(library) => world.meta.materials = library,
+        None if !restyles.is_empty() => {
+            world.meta.materials = restyled(&world.meta.materials, &restyles)?;
+        }
+        None => {}
+    }
+    let script = cli
+        .script
+        .as_deref()
+        .map(|p| Script::load_for(p, &world.meta.materials))
+        .transpose()?;
     // `--camera`, else the camera stored in the world just opened (read
     // from the open world, so no earlier open rolls back a leftover journal
     // without the notice above).
@@ -556,23 +590,15 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     write_world_outputs(cli, world, camera)
 }
 
-/// Applies the `--material-*` requests to a whole world's `library`, then
-/// reads `--script` with the names that library gives its materials.
-fn restyle_and_read_script(
-    cli: &Cli,
-    library: &mut strata::terrain::materials::MaterialLibrary,
+/// `library` with the `--material-*` requests applied, saying what each
+/// did.
+fn restyled(
+    library: &MaterialLibrary,
     restyles: &[strata::io::materials::RestyleRequest],
-) -> anyhow::Result<Option<Script>> {
-    if !restyles.is_empty() {
-        let (restyled, lines) = strata::io::materials::restyle(library, restyles)?;
-        *library = restyled;
-        lines.iter().for_each(|l| println!("material {l}"));
-    }
-    Ok(cli
-        .script
-        .as_deref()
-        .map(|p| Script::load_for(p, library))
-        .transpose()?)
+) -> anyhow::Result<MaterialLibrary> {
+    let (restyled, lines) = strata::io::materials::restyle(library, restyles)?;
+    lines.iter().for_each(|l| println!("material {l}"));
+    Ok(restyled)
 }
 
 /// The screenshot run's options from the command line.
@@ -797,7 +823,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     let options = strata::app::EditorOptions {
-        world: world_source(cli)?,
+        world: world_source(cli, &MaterialLibrary::default())?,
         camera: initial_camera(cli),
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use strata::progress::Progress;
 use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::recipe::recipe_materials::RecipeMaterials;
 use strata::terrain::recipe::stages::{Recipe, Stage};
 use strata::terrain::recipe::terrain_source::RecipeTerrain;
 
@@ -54,8 +55,13 @@ fn five_recipes_ship_and_each_cooks_with_its_audits_met() {
         ]
     );
     for (name, recipe) in &recipes {
-        let (terrain, mut report) =
-            RecipeTerrain::cook(recipe, &settings(512), &Progress::new()).unwrap();
+        let (terrain, mut report) = RecipeTerrain::cook(
+            recipe,
+            &RecipeMaterials::default(),
+            &settings(512),
+            &Progress::new(),
+        )
+        .unwrap();
         let (grid, overhangs) = terrain.build_grid(&Progress::new()).unwrap();
         report.overhang_cells = Some(overhangs);
         assert!(grid.chunk_count() > 0, "{name}");
@@ -92,8 +98,13 @@ fn a_recipe_world_hash_is_pinned_and_independent_of_threads() {
             .build()
             .unwrap()
             .install(|| {
-                let (terrain, _) =
-                    RecipeTerrain::cook(&recipe, &settings(256), &Progress::new()).unwrap();
+                let (terrain, _) = RecipeTerrain::cook(
+                    &recipe,
+                    &RecipeMaterials::default(),
+                    &settings(256),
+                    &Progress::new(),
+                )
+                .unwrap();
                 terrain
                     .build_grid(&Progress::new())
                     .unwrap()
@@ -115,7 +126,13 @@ fn a_slope_cap_holds_on_a_rugged_recipe() {
           "max_width_cells": 6, "depth_cells": 2, "max_breach_cells": 30 }
     ] }"#;
     let recipe = Recipe::from_json(text).unwrap();
-    let (terrain, report) = RecipeTerrain::cook(&recipe, &settings(128), &Progress::new()).unwrap();
+    let (terrain, report) = RecipeTerrain::cook(
+        &recipe,
+        &RecipeMaterials::default(),
+        &settings(128),
+        &Progress::new(),
+    )
+    .unwrap();
     assert!(report.max_slope_deg <= 30.0, "{report:?}");
     assert!(
         report.max_slope_deg > 25.0,
@@ -143,7 +160,12 @@ fn cancelling_stops_the_cook() {
     let progress = Progress::new();
     progress.cancel();
     assert!(matches!(
-        RecipeTerrain::cook(&recipe, &settings(256), &progress),
+        RecipeTerrain::cook(
+            &recipe,
+            &RecipeMaterials::default(),
+            &settings(256),
+            &progress
+        ),
         Err(strata::terrain::generation::generate::GenerateError::Cancelled)
     ));
 }
@@ -229,7 +251,13 @@ fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
         world.generation.as_ref().unwrap().recipe,
         "Canyon with caves"
     );
-    let (terrain, _) = RecipeTerrain::cook(&recipe, &settings(256), &Progress::new()).unwrap();
+    let (terrain, _) = RecipeTerrain::cook(
+        &recipe,
+        &RecipeMaterials::default(),
+        &settings(256),
+        &Progress::new(),
+    )
+    .unwrap();
     let (whole, _) = terrain.build_grid(&Progress::new()).unwrap();
     let column = ColumnCoord::new(3, 5);
     let served = world.source().load_column(column).unwrap();
@@ -337,9 +365,13 @@ fn every_long_stage_stops_when_cancelled() {
     use strata::terrain::storage::cell::Material;
 
     let recipe = Recipe::load(&recipes_dir().join("alpine.json")).unwrap();
-    let (plan, _) =
-        strata::terrain::recipe::cook::cook_plan(&recipe, &settings(256), &Progress::new())
-            .unwrap();
+    let (plan, _) = strata::terrain::recipe::cook::cook_plan(
+        &recipe,
+        &RecipeMaterials::default(),
+        &settings(256),
+        &Progress::new(),
+    )
+    .unwrap();
     let cancelled = Progress::new();
     cancelled.cancel();
     let hydraulic = recipe
@@ -361,7 +393,14 @@ fn every_long_stage_stops_when_cancelled() {
     let rock = |_: i32| Material::ROCK;
     let mut p = plan.clone();
     assert_eq!(
-        erode_hydraulic(&mut p, &hydraulic, 1, RockAt::ByHeight(&rock), &cancelled),
+        erode_hydraulic(
+            &mut p,
+            &hydraulic,
+            &RecipeMaterials::default(),
+            1,
+            RockAt::ByHeight(&rock),
+            &cancelled
+        ),
         Err(Cancelled)
     );
     assert_eq!(
@@ -375,7 +414,13 @@ fn every_long_stage_stops_when_cancelled() {
     );
     let mut q = plan.clone();
     assert_eq!(
-        apply_materials(&mut q, &default_materials(), 1, &cancelled),
+        apply_materials(
+            &mut q,
+            &default_materials(),
+            &RecipeMaterials::default(),
+            1,
+            &cancelled
+        ),
         Err(Cancelled)
     );
     assert_eq!(q, plan, "cancelled materials leave the plan as it was");

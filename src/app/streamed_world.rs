@@ -28,6 +28,7 @@ use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
 use crate::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use crate::terrain::recipe::cook::CookReport;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
@@ -178,7 +179,11 @@ impl StreamedWorld {
             })?;
         let progress = crate::progress::Progress::new();
         let (terrain, report) = RecipeTerrain::cook_with_previews(
-            recipe, settings, &progress, preview_px,
+            recipe,
+            &RecipeMaterials::default(),
+            settings,
+            &progress,
+            preview_px,
         )
         .map_err(|source| StreamingFileError::InvalidSettings {
             path: path.clone(),
@@ -328,8 +333,13 @@ impl StreamedWorld {
                 Ok(plan) => (RecipeTerrain::from_plan(plan, &recipe, settings), None),
                 Err(miss) => {
                     log::info!("{}: {miss}; cooking the recipe", file.path().display());
-                    let (terrain, report) = RecipeTerrain::cook(&recipe, settings, progress)
-                        .map_err(|e| bad(e.to_string()))?;
+                    let (terrain, report) = RecipeTerrain::cook(
+                        &recipe,
+                        &RecipeMaterials::default(),
+                        settings,
+                        progress,
+                    )
+                    .map_err(|e| bad(e.to_string()))?;
                     (terrain, Some(report))
                 }
             };
@@ -440,8 +450,10 @@ impl StreamedWorld {
     pub fn base_source(&self) -> BaseSource {
         match (&self.terrain, &self.recipe) {
             (StreamedTerrain::Generated(settings), _) => BaseSource::Generator(settings.clone()),
+            // A streaming world keeps no library: its recipe names built-ins.
             (StreamedTerrain::Recipe(_), Some((recipe, settings))) => BaseSource::Recipe {
                 recipe: Arc::clone(recipe),
+                materials: RecipeMaterials::default(),
                 settings: settings.clone(),
             },
             (StreamedTerrain::Recipe(_) | StreamedTerrain::Heightmap(_), _) => BaseSource::Cells,

@@ -29,6 +29,7 @@ use crate::terrain::generation::generate::{
     GenerateError, GeneratorSettings, flat_world, generate_world_with_progress,
 };
 use crate::terrain::materials::MaterialLibrary;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::{Recipe, SHIPPED_RECIPES};
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::cell::Cell;
@@ -434,7 +435,8 @@ fn recipe_world(
     let recipe = Recipe::from_json(text).map_err(|e| e.to_string())?;
     settings.validate().map_err(|e| e.to_string())?;
     let (terrain, _) =
-        RecipeTerrain::cook(&recipe, settings, progress).map_err(|e| e.to_string())?;
+        RecipeTerrain::cook(&recipe, &RecipeMaterials::default(), settings, progress)
+            .map_err(|e| e.to_string())?;
     Ok(terrain.build_grid(progress).map_err(|e| e.to_string())?.0)
 }
 

@@ -11,6 +11,7 @@ use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::progress::Progress;
 use crate::terrain::generation::generate::{GenerateError, GeneratorSettings, generate_world};
 use crate::terrain::recipe::cook::CookReport;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::grid::Grid;
@@ -34,6 +35,9 @@ pub enum WorldSource {
     Recipe {
         /// The recipe, validated.
         recipe: Box<Recipe>,
+        /// What its material names mean in the world's library
+        /// ([`RecipeMaterials::resolve`]; empty for built-ins only).
+        materials: RecipeMaterials,
         /// Seed and size (cells) of the world.
         settings: GeneratorSettings,
         /// Draw the plan after every stage at this many pixels a side
@@ -65,9 +69,13 @@ impl WorldSource {
         match self {
             WorldSource::Generated(settings) => Some(BaseSource::Generator(settings.clone())),
             WorldSource::Recipe {
-                recipe, settings, ..
+                recipe,
+                materials,
+                settings,
+                ..
             } => Some(BaseSource::Recipe {
                 recipe: std::sync::Arc::new((**recipe).clone()),
+                materials: materials.clone(),
                 settings: settings.clone(),
             }),
             _ => None,
@@ -129,12 +137,18 @@ impl WorldSource {
             WorldSource::Grid(grid) => grid.clone(),
             WorldSource::Recipe {
                 recipe,
+                materials,
                 settings,
                 preview_px,
             } => {
                 settings.validate()?;
-                let (terrain, mut report) =
-                    RecipeTerrain::cook_with_previews(recipe, settings, progress, *preview_px)?;
+                let (terrain, mut report) = RecipeTerrain::cook_with_previews(
+                    recipe,
+                    materials,
+                    settings,
+                    progress,
+                    *preview_px,
+                )?;
                 let (grid, overhangs) = terrain.build_grid(progress)?;
                 report.overhang_cells = Some(overhangs);
                 return Ok(BuiltWorld {

@@ -54,9 +54,13 @@ pub fn make_base(source: &BaseSource, progress: &Progress) -> Result<BaseColumns
             settings.validate()?;
             Ok(BaseColumns::generated(settings))
         }
-        BaseSource::Recipe { recipe, settings } => {
+        BaseSource::Recipe {
+            recipe,
+            materials,
+            settings,
+        } => {
             settings.validate()?;
-            let (terrain, _) = RecipeTerrain::cook(recipe, settings, progress)?;
+            let (terrain, _) = RecipeTerrain::cook(recipe, materials, settings, progress)?;
             Ok(BaseColumns::recipe(terrain))
         }
     }
@@ -105,8 +109,13 @@ impl EditSession {
             BaseSource::Generator(s) => {
                 BaseSource::Generator(GeneratorSettings { seed, ..s.clone() })
             }
-            BaseSource::Recipe { recipe, settings } => BaseSource::Recipe {
+            BaseSource::Recipe {
+                recipe,
+                materials,
+                settings,
+            } => BaseSource::Recipe {
                 recipe: recipe.clone(),
+                materials: materials.clone(),
                 settings: GeneratorSettings {
                     seed,
                     ..settings.clone()

@@ -13,6 +13,7 @@ use crate::terrain::command::history::{DocumentSwap, LibraryChange, LibrarySwap}
 use crate::terrain::document::base::BaseColumns;
 use crate::terrain::editing::recorder::Recorder;
 use crate::terrain::materials::{LibraryError, MaterialLibrary};
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::chunk::ChunkCells;
 use crate::terrain::storage::coords::{CellBox, ChunkCoord};
@@ -27,8 +28,49 @@ pub struct MaterialRemoval {
     pub chunks: usize,
     /// Operations of the layer stack that named or carried the material.
     pub operations: usize,
-    /// True when a kept base held the material and was remapped.
+    /// True when the base held the material and was remapped (kept
+    /// cells, or a recipe base that named it).
     pub base_remapped: bool,
+}
+
+/// Kept base cells with `from` made `to`; `None` when none held `from`.
+fn kept_base_replaced(cells: &BaseColumns, from: Material, to: Material) -> Option<BaseColumns> {
+    let mut whole = cells.whole();
+    let chunks = whole
+        .chunks()
+        .map(|(c, ch)| (c, ch.cells.clone()))
+        .collect();
+    let remapped = remapped_chunks(chunks, from, to);
+    (!remapped.is_empty()).then(|| {
+        let _ = whole.restore_chunks(remapped);
+        BaseColumns::kept(&whole)
+    })
+}
+
+/// A recipe base with `from` made `to`: in the names its recipe resolved,
+/// and in its cells: the cooked plan when the base is made from it
+/// (nothing cooked again), else the cells it keeps. `None` when neither
+/// holds `from`.
+fn recipe_base_replaced(
+    cells: &BaseColumns,
+    materials: &RecipeMaterials,
+    (from, to): (Material, Material),
+    library: &MaterialLibrary,
+) -> Option<(BaseColumns, RecipeMaterials)> {
+    let names = materials.with_material_replaced(from, to, library);
+    let replaced = match cells.recipe_terrain() {
+        Some(terrain) => terrain
+            .with_material_replaced(from, to)
+            .map(BaseColumns::recipe),
+        None => kept_base_replaced(cells, from, to),
+    };
+    if names.is_none() && replaced.is_none() {
+        return None;
+    }
+    Some((
+        replaced.unwrap_or_else(|| cells.clone()),
+        names.unwrap_or_else(|| materials.clone()),
+    ))
 }
 
 /// `chunks` with `from` replaced by `to`, only those that held it, with
@@ -108,7 +150,7 @@ impl EditSession {
                 Ok::<_, std::convert::Infallible>(g.restore_chunks(items))
             });
         }
-        let (swap, operations, base_remapped) = self.remap_document(material, replacement);
+        let (swap, operations, base_remapped) = self.remap_document(material, replacement, &after);
         if let Some(clip) = self
             .clipboard
             .as_ref()
@@ -133,38 +175,44 @@ impl EditSession {
         })
     }
 
-    /// Replaces `from` by `to` in the layer stack and a kept base; the
+    /// Replaces `from` by `to` in the layer stack, a kept base and a recipe base; the
     /// document swap for the undo step (`None` without a document), the
     /// operations changed and whether the base changed.
     fn remap_document(
         &mut self,
         from: Material,
         to: Material,
+        library: &MaterialLibrary,
     ) -> (Option<DocumentSwap>, usize, bool) {
         let Some(base) = self.document.base.clone() else {
             return (None, 0, false);
         };
         let before = self.document.stack.clone();
         let operations = self.document.stack.replace_material(from, to);
-        // A generated or cooked base makes built-in materials only, so only
-        // kept cells can hold an added one.
+        // A generated base makes built-in materials only; kept cells and a
+        // recipe that names library materials can hold an added one.
         let new_base = match base.source {
             BaseSource::Cells => {
-                let mut whole = base.cells.whole();
-                let chunks = whole
-                    .chunks()
-                    .map(|(c, ch)| (c, ch.cells.clone()))
-                    .collect();
-                let remapped = remapped_chunks(chunks, from, to);
-                (!remapped.is_empty()).then(|| {
-                    let _ = whole.restore_chunks(remapped);
-                    DocumentBase {
-                        cells: BaseColumns::kept(&whole),
-                        source: BaseSource::Cells,
-                    }
+                kept_base_replaced(&base.cells, from, to).map(|cells| DocumentBase {
+                    cells,
+                    source: BaseSource::Cells,
                 })
             }
-            BaseSource::Generator(_) | BaseSource::Recipe { .. } => None,
+            BaseSource::Recipe {
+                ref recipe,
+                ref materials,
+                ref settings,
+            } => recipe_base_replaced(&base.cells, materials, (from, to), library).map(
+                |(cells, materials)| DocumentBase {
+                    cells,
+                    source: BaseSource::Recipe {
+                        recipe: recipe.clone(),
+                        materials,
+                        settings: settings.clone(),
+                    },
+                },
+            ),
+            BaseSource::Generator(_) => None,
         };
         let base_swap = new_base.map(|new| {
             self.document.base = Some(new.clone());

@@ -12,6 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::generation::generated_columns::GeneratedColumns;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::recipe::terrain_source::RecipeTerrain;
 use crate::terrain::storage::chunk::ChunkCells;
@@ -33,6 +34,9 @@ pub enum BaseSource {
     Recipe {
         /// The validated recipe.
         recipe: Arc<Recipe>,
+        /// What its material names meant in the world's library when the
+        /// world was made (empty when it names built-ins only).
+        materials: RecipeMaterials,
         /// Seed and size.
         settings: GeneratorSettings,
     },
@@ -78,6 +82,9 @@ pub struct BaseColumns {
     /// True for a streaming world's base: its columns are never listed or
     /// made all at once, only those a derivation reads.
     streamed: bool,
+    /// The cooked recipe behind `source`, for a recipe base (so a material
+    /// can be replaced in its plan without cooking again).
+    recipe: Option<RecipeTerrain>,
 }
 
 /// The columns `[0, size / 32)²` of a generated world.
@@ -112,6 +119,7 @@ impl BaseColumns {
             source: Arc::new(KeptColumns { by_column }),
             columns: Arc::new(columns),
             streamed: false,
+            recipe: None,
         }
     }
 
@@ -121,6 +129,7 @@ impl BaseColumns {
             source: Arc::new(GeneratedColumns::new(settings)),
             columns: Arc::new(square_columns(settings.size_cells)),
             streamed: false,
+            recipe: None,
         }
     }
 
@@ -128,9 +137,10 @@ impl BaseColumns {
     pub fn recipe(terrain: RecipeTerrain) -> BaseColumns {
         let columns = square_columns(terrain.size_cells());
         BaseColumns {
-            source: Arc::new(terrain),
+            source: Arc::new(terrain.clone()),
             columns: Arc::new(columns),
             streamed: false,
+            recipe: Some(terrain),
         }
     }
 
@@ -144,7 +154,13 @@ impl BaseColumns {
             source,
             columns: Arc::new(Vec::new()),
             streamed: true,
+            recipe: None,
         }
+    }
+
+    /// The cooked recipe behind a recipe base ([`BaseColumns::recipe`]).
+    pub fn recipe_terrain(&self) -> Option<&RecipeTerrain> {
+        self.recipe.as_ref()
     }
 
     /// True for a streaming world's base ([`BaseColumns::streamed`]): it

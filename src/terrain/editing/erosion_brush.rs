@@ -21,6 +21,7 @@ use crate::terrain::editing::brush::{Brush, BrushMode, BrushOptions, EditError};
 use crate::terrain::generation::noise::{hash2, tan_deg};
 use crate::terrain::recipe::hydraulic_erosion::{RockAt, erode_hydraulic};
 use crate::terrain::recipe::plan::Plan;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::{HydraulicStage, MaterialHardness};
 use crate::terrain::recipe::thermal_erosion::erode_thermal;
 use crate::terrain::storage::cell::{Cell, Material};
@@ -116,6 +117,7 @@ pub fn apply_erosion(
             let _ = erode_hydraulic(
                 &mut plan,
                 &stage,
+                &RecipeMaterials::default(),
                 seed,
                 RockAt::BySample(tops),
                 &Progress::new(),

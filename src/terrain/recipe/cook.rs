@@ -17,6 +17,7 @@ use crate::terrain::recipe::hydrology::{flood_sea, run_rivers, stranded_rivers};
 use crate::terrain::recipe::material_rules::{apply_materials, default_materials};
 use crate::terrain::recipe::plan::{LAKE, Plan, RIVER, SEA};
 use crate::terrain::recipe::preview::{MAX_PREVIEW_PX, plan_preview_rgb};
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::relief::{apply_falloff, apply_relief, apply_terrace};
 use crate::terrain::recipe::slope_cap::cap_slopes;
 use crate::terrain::recipe::stages::{Recipe, Stage};
@@ -109,9 +110,11 @@ fn check_settings(settings: &GeneratorSettings) -> Result<(), GenerateError> {
 /// a cooked plan (the pinned recipe results in the tests change with it),
 /// so plans stored in streaming world files by an earlier build are
 /// cooked again instead of used.
-pub const PLAN_REVISION: u32 = 2;
+pub const PLAN_REVISION: u32 = 3;
 
-/// Cooks `recipe` for the world `settings` (seed and size): every stage in
+/// Cooks `recipe` for the world `settings` (seed and size), its material
+/// names meaning what `materials` says (built-ins where it is silent;
+/// [`RecipeMaterials::resolve`] makes it from the world's library): every stage in
 /// order, each a progress stage of its own (labelled "cooking: STAGE";
 /// hydraulic erosion counts its tiles, other stages one unit), then the
 /// audits. Pure: the same recipe and settings give the
@@ -123,10 +126,11 @@ pub const PLAN_REVISION: u32 = 2;
 /// milliseconds inside the erosion stages).
 pub fn cook_plan(
     recipe: &Recipe,
+    materials: &RecipeMaterials,
     settings: &GeneratorSettings,
     progress: &Progress,
 ) -> Result<(Plan, CookReport), GenerateError> {
-    cook_plan_with_previews(recipe, settings, progress, None)
+    cook_plan_with_previews(recipe, materials, settings, progress, None)
 }
 
 /// [`cook_plan`], drawing the plan after every stage at `preview_px`
@@ -136,6 +140,7 @@ pub fn cook_plan(
 /// As [`cook_plan`].
 pub fn cook_plan_with_previews(
     recipe: &Recipe,
+    materials: &RecipeMaterials,
     settings: &GeneratorSettings,
     progress: &Progress,
     preview_px: Option<u32>,
@@ -173,8 +178,15 @@ pub fn cook_plan_with_previews(
             Stage::HydraulicErosion(h) => {
                 let rock = |y: i32| strata.material(y, 0.0);
                 droplet_steps = Some(
-                    erode_hydraulic(&mut plan, h, stage_seed, RockAt::ByHeight(&rock), progress)
-                        .map_err(|Cancelled| GenerateError::Cancelled)?,
+                    erode_hydraulic(
+                        &mut plan,
+                        h,
+                        materials,
+                        stage_seed,
+                        RockAt::ByHeight(&rock),
+                        progress,
+                    )
+                    .map_err(|Cancelled| GenerateError::Cancelled)?,
                 );
             }
             Stage::SlopeCap(s) => {
@@ -195,7 +207,7 @@ pub fn cook_plan_with_previews(
                 )
             }
             Stage::Materials(m) => {
-                apply_materials(&mut plan, m, stage_seed, progress)
+                apply_materials(&mut plan, m, materials, stage_seed, progress)
                     .map_err(|Cancelled| GenerateError::Cancelled)?;
                 materials_ran = true;
             }
@@ -212,7 +224,7 @@ pub fn cook_plan_with_previews(
                 index,
                 stage: stage.name(),
                 size_px: size_px.clamp(1, MAX_PREVIEW_PX),
-                rgb: plan_preview_rgb(&plan, size_px),
+                rgb: plan_preview_rgb(&plan, materials, size_px),
             });
         }
         if !matches!(stage, Stage::HydraulicErosion(_)) {
@@ -222,8 +234,14 @@ pub fn cook_plan_with_previews(
     begin_cook_stage(progress, None, plan.side, stage_count, stage_count)?;
     clamp_surface(&mut plan);
     if !materials_ran {
-        apply_materials(&mut plan, &default_materials(), settings.seed, progress)
-            .map_err(|Cancelled| GenerateError::Cancelled)?;
+        apply_materials(
+            &mut plan,
+            &default_materials(),
+            &RecipeMaterials::default(),
+            settings.seed,
+            progress,
+        )
+        .map_err(|Cancelled| GenerateError::Cancelled)?;
     }
     let rivers = rivers.unwrap_or_default();
     let area = u64::from(plan.spacing_cells) * u64::from(plan.spacing_cells);

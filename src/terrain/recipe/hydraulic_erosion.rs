@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use crate::progress::{Cancelled, Progress};
 use crate::terrain::generation::noise::{hash2, unit_f64};
 use crate::terrain::recipe::plan::Plan;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::HydraulicStage;
 use crate::terrain::storage::cell::Material;
 
@@ -93,10 +94,15 @@ enum Resist<'a> {
 }
 
 impl<'a> Resist<'a> {
-    fn new(stage: &HydraulicStage, rock: RockAt<'a>, plan: &Plan) -> Resist<'a> {
+    fn new(
+        stage: &HydraulicStage,
+        materials: &RecipeMaterials,
+        rock: RockAt<'a>,
+        plan: &Plan,
+    ) -> Resist<'a> {
         let mut by_material = [1.0f32; Material::ID_COUNT];
         for m in &stage.hardness {
-            if let Some(material) = Material::from_name(&m.material) {
+            if let Some(material) = materials.material(&m.material) {
                 by_material[material.0 as usize] = (1.0 - m.hardness) as f32;
             }
         }
@@ -328,7 +334,8 @@ fn bilinear(h00: f32, h10: f32, h01: f32, h11: f32, u: f32, v: f32) -> f32 {
 /// Runs the stage's droplets over `plan` with the world `seed`; sediment
 /// dropped is added to [`Plan::sediment_cells`] and droplet visits to
 /// [`Plan::wetness`] (as `visits / (visits + 16)`). `rock` names the
-/// material under a droplet (the recipe's strata, a brush's cells).
+/// material under a droplet (the recipe's strata, a brush's cells), whose
+/// hardness the stage gives by name (`materials` says what names mean).
 /// `progress` counts one unit per tile (the caller begins the stage with
 /// [`hydraulic_tiles`] units) and is checked every few hundred droplets.
 /// Returns the droplet steps taken (the unit erosion speed is given in).
@@ -339,11 +346,12 @@ fn bilinear(h00: f32, h10: f32, h01: f32, h11: f32, u: f32, v: f32) -> f32 {
 pub fn erode_hydraulic(
     plan: &mut Plan,
     stage: &HydraulicStage,
+    materials: &RecipeMaterials,
     seed: u64,
     rock: RockAt,
     progress: &Progress,
 ) -> Result<u64, Cancelled> {
-    erode_hydraulic_on(plan, stage, seed, rock, progress, Isa::Best)
+    erode_hydraulic_on(plan, stage, materials, seed, rock, progress, Isa::Best)
 }
 
 /// Which instructions the droplets run on.
@@ -360,12 +368,13 @@ enum Isa {
 fn erode_hydraulic_on(
     plan: &mut Plan,
     stage: &HydraulicStage,
+    materials: &RecipeMaterials,
     seed: u64,
     rock: RockAt,
     progress: &Progress,
     isa: Isa,
 ) -> Result<u64, Cancelled> {
-    let resist = Resist::new(stage, rock, plan);
+    let resist = Resist::new(stage, materials, rock, plan);
     let brush = BrushTable::new();
     let params = Params::new(stage, plan.spacing_cells);
     let tiles = plan.side.div_ceil(TILE_SAMPLES);

@@ -8,7 +8,8 @@ use rayon::prelude::*;
 
 use crate::terrain::generation::noise::{atan_deg, hash2, unit_f64};
 use crate::terrain::recipe::plan::{Plan, STRATA_MATERIAL};
-use crate::terrain::recipe::stages::{MaterialRule, MaterialsStage, solid_material};
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
+use crate::terrain::recipe::stages::{MaterialRule, MaterialsStage};
 use crate::terrain::storage::cell::Material;
 
 /// A rule with its names resolved.
@@ -19,9 +20,10 @@ struct Resolved<'a> {
 }
 
 /// Material id of `name` for the plan (`"strata"` gives [`STRATA_MATERIAL`]).
-fn plan_id(name: &str) -> u8 {
-    // Names were checked by `Recipe::validate`; an unknown one reads as rock.
-    solid_material(name).map_or(
+fn plan_id(name: &str, materials: &RecipeMaterials) -> u8 {
+    // Names were checked by `Recipe::validate_for`; an unknown one reads as
+    // rock.
+    materials.material(name).map_or(
         if name == "strata" {
             STRATA_MATERIAL
         } else {
@@ -52,7 +54,8 @@ pub(crate) fn slope_deg(plan: &Plan, i: usize, j: usize) -> f64 {
     atan_deg((gx * gx + gz * gz).sqrt())
 }
 
-/// Applies `stage`'s rules to every sample of `plan`, with dither from `seed`.
+/// Applies `stage`'s rules to every sample of `plan`, with dither from `seed`,
+/// its names meaning what `materials` says (built-ins where it is silent).
 /// Once `progress` is cancelled the samples not yet reached are skipped.
 ///
 /// # Errors
@@ -60,6 +63,7 @@ pub(crate) fn slope_deg(plan: &Plan, i: usize, j: usize) -> f64 {
 pub fn apply_materials(
     plan: &mut Plan,
     stage: &MaterialsStage,
+    materials: &RecipeMaterials,
     seed: u64,
     progress: &Progress,
 ) -> Result<(), Cancelled> {
@@ -67,15 +71,18 @@ pub fn apply_materials(
         .rules
         .iter()
         .map(|rule| {
-            let surface = plan_id(&rule.material);
+            let surface = plan_id(&rule.material, materials);
             Resolved {
                 rule,
                 surface,
-                soil: rule.soil.as_deref().map_or(default_soil(surface), plan_id),
+                soil: rule
+                    .soil
+                    .as_deref()
+                    .map_or(default_soil(surface), |soil| plan_id(soil, materials)),
             }
         })
         .collect();
-    let fallback = plan_id(&stage.fallback);
+    let fallback = plan_id(&stage.fallback, materials);
     let side = plan.side;
     let chosen: Vec<(u8, u8)> = (0..plan.len())
         .into_par_iter()
@@ -208,7 +215,14 @@ mod tests {
         for r in &mut stage.rules {
             r.dither = 0.0;
         }
-        apply_materials(&mut plan, &stage, 1, &Progress::new()).expect("not cancelled");
+        apply_materials(
+            &mut plan,
+            &stage,
+            &RecipeMaterials::default(),
+            1,
+            &Progress::new(),
+        )
+        .expect("not cancelled");
         assert_eq!(plan.material[k_lake], Material::MUD.0);
         assert_eq!(plan.material[plan.index(10, 20)], Material::GRASS.0);
         assert_eq!(plan.material[plan.index(31, 20)], STRATA_MATERIAL);

@@ -28,8 +28,10 @@ pub const LAKE: u8 = 2;
 /// [`Plan::water_body`]: a river channel (centre line or bank).
 pub const RIVER: u8 = 3;
 
-/// Plan material meaning "exposed strata" (layered rock on cliffs).
-pub const STRATA_MATERIAL: u8 = u8::MAX;
+/// Plan material meaning "exposed strata" (layered rock on cliffs): the
+/// water id, which no material rule can choose (rules name solids), so
+/// every solid id (a library's 255 among them) means itself.
+pub const STRATA_MATERIAL: u8 = Material::WATER.0;
 
 /// The cooked 2D plan of a recipe world. Samples are indexed `z · side + x`;
 /// sample `(i, j)` sits at column centre `((i + 0.5)·s, (j + 0.5)·s)` in

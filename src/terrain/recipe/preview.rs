@@ -4,6 +4,7 @@
 //! water in blue by depth.
 
 use crate::terrain::recipe::plan::{Plan, STRATA_MATERIAL};
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::storage::cell::Material;
 
 /// Largest preview side, pixels.
@@ -31,8 +32,9 @@ fn height_colour(h: f32, lo: f32, hi: f32) -> [f32; 3] {
 
 /// The plan drawn `size_px` × `size_px` (at most [`MAX_PREVIEW_PX`]), RGB
 /// bytes row by row, north (z = 0) at the top; each pixel shows the
-/// nearest plan sample, lit from the north-west.
-pub fn plan_preview_rgb(plan: &Plan, size_px: u32) -> Vec<u8> {
+/// nearest plan sample, lit from the north-west. Materials draw in their
+/// colour (`materials` gives the library's where the recipe named one).
+pub fn plan_preview_rgb(plan: &Plan, materials: &RecipeMaterials, size_px: u32) -> Vec<u8> {
     let size = size_px.clamp(1, MAX_PREVIEW_PX) as usize;
     let (lo, hi) = plan
         .height_cells
@@ -68,7 +70,7 @@ pub fn plan_preview_rgb(plan: &Plan, size_px: u32) -> Vec<u8> {
                 let base = match plan.material[k] {
                     0 => height_colour(h, lo, hi),
                     STRATA_MATERIAL => Material::ROCK.base_color_srgb().map(f32::from),
-                    id => Material(id).base_color_srgb().map(f32::from),
+                    id => materials.preview_srgb(Material(id)).map(f32::from),
                 };
                 base.map(|c| c * shade)
             };
@@ -93,7 +95,7 @@ mod tests {
         }
         let wet = plan.index(0, 0);
         plan.water_cells[wet] = 10.0;
-        let rgb = plan_preview_rgb(&plan, 64);
+        let rgb = plan_preview_rgb(&plan, &RecipeMaterials::default(), 64);
         assert_eq!(rgb.len(), 64 * 64 * 3);
         let (r, b) = (rgb[0], rgb[2]);
         assert!(b > r, "water pixel {r} {b}");

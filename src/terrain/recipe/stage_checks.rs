@@ -2,14 +2,31 @@
 //! check per stage kind, each reporting the first field out of range or the
 //! first unknown material name.
 
+use crate::terrain::materials::MaterialLibrary;
+use crate::terrain::recipe::recipe_materials::{RecipeMaterials, library_solid};
 use crate::terrain::recipe::stages::{
     CavesStage, FalloffStage, HydraulicStage, MAX_DROPLETS_PER_SAMPLE, MAX_ITERATIONS, MAX_STAGES,
     MaterialsStage, Recipe, RecipeError, ReliefStage, RiversStage, SeaStage, SlopeCapStage, Stage,
-    TerraceStage, ThermalStage, solid_material,
+    TerraceStage, ThermalStage,
 };
+use crate::terrain::storage::cell::Material;
+
+/// What a material name means, `None` for a name it does not know.
+type Names<'a> = &'a (dyn Fn(&str) -> Option<Material> + 'a);
 
 impl Recipe {
-    /// Checks every stage's numbers and names (see each stage's fields).
+    /// Checks every stage's numbers and names (see each stage's fields),
+    /// the names against the built-ins ([`Recipe::validate_for`] with the
+    /// default library).
+    ///
+    /// # Errors
+    /// As [`Recipe::validate_for`].
+    pub fn validate(&self) -> Result<(), RecipeError> {
+        self.validate_for(&MaterialLibrary::default())
+    }
+
+    /// Checks every stage's numbers, and its material names against
+    /// `library` (a built-in's name, or a name the world gave a material).
     ///
     /// # Errors
     /// [`RecipeError::NoName`], [`RecipeError::StageCount`],
@@ -17,7 +34,22 @@ impl Recipe {
     /// [`RecipeError::Invalid`], [`RecipeError::UnknownMaterial`] or
     /// [`RecipeError::Contradiction`], then [`RecipeError::Order`]: one
     /// problem alone, or all of them in [`RecipeError::Several`].
-    pub fn validate(&self) -> Result<(), RecipeError> {
+    pub fn validate_for(&self, library: &MaterialLibrary) -> Result<(), RecipeError> {
+        self.validate_names(&|name| library_solid(library, name))
+    }
+
+    /// [`Recipe::validate_for`] with the names `materials` resolves (a
+    /// recipe read back with its table: the library may have renamed the
+    /// materials since).
+    ///
+    /// # Errors
+    /// As [`Recipe::validate_for`].
+    pub fn validate_resolved(&self, materials: &RecipeMaterials) -> Result<(), RecipeError> {
+        self.validate_names(&|name| materials.material(name))
+    }
+
+    /// The checks, names meaning what `names` says.
+    fn validate_names(&self, names: Names) -> Result<(), RecipeError> {
         let mut problems = Vec::new();
         if self.name.trim().is_empty() {
             problems.push(RecipeError::NoName);
@@ -29,7 +61,7 @@ impl Recipe {
             problems.push(RecipeError::NoRelief);
         }
         for (index, stage) in self.stages.iter().enumerate() {
-            if let Err(e) = validate_stage(index, stage) {
+            if let Err(e) = validate_stage(index, stage, names) {
                 problems.push(e);
             }
         }
@@ -85,12 +117,13 @@ fn order_problems(stages: &[Stage]) -> Vec<RecipeError> {
 }
 
 /// Range checks of one stage.
-struct Checker {
+struct Checker<'a> {
     index: usize,
     stage: &'static str,
+    names: Names<'a>,
 }
 
-impl Checker {
+impl Checker<'_> {
     fn range(
         &self,
         field: &'static str,
@@ -131,7 +164,7 @@ impl Checker {
     }
 
     fn material(&self, name: &str, strata_allowed: bool) -> Result<(), RecipeError> {
-        let known = solid_material(name).is_some() || (strata_allowed && name == "strata");
+        let known = (self.names)(name).is_some() || (strata_allowed && name == "strata");
         if known {
             Ok(())
         } else {
@@ -154,10 +187,11 @@ fn within_height_limit(v: f64) -> bool {
 }
 
 /// The checks of `stage`, the `index`th of its recipe.
-fn validate_stage(index: usize, stage: &Stage) -> Result<(), RecipeError> {
+fn validate_stage(index: usize, stage: &Stage, names: Names) -> Result<(), RecipeError> {
     let c = Checker {
         index,
         stage: stage.name(),
+        names,
     };
     match stage {
         Stage::Relief(r) => check_relief(&c, r),

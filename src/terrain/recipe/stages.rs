@@ -22,6 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::terrain::materials::MaterialLibrary;
 use crate::terrain::storage::cell::Material;
 
 /// Most stages a recipe may hold.
@@ -472,9 +473,10 @@ pub enum RecipeError {
         /// The allowed range, in words.
         expected: &'static str,
     },
-    /// A material name is not one of Strata's materials.
+    /// A material name is neither a built-in nor a solid material of the
+    /// world's library.
     #[error(
-        "stage {index} ({stage}): unknown material {name:?} (recipes name the built-in materials: grass, rock, dirt, sand, snow, mud, slate, gravel, limestone)"
+        "stage {index} ({stage}): unknown material {name:?} (recipes name the built-in materials grass, rock, dirt, sand, snow, mud, slate, gravel, limestone, or a material the world's library adds, by its name)"
     )]
     UnknownMaterial {
         /// 0-based stage index.
@@ -522,9 +524,19 @@ impl Recipe {
     /// [`RecipeError::Parse`] for text that is not a recipe; the errors of
     /// [`Recipe::validate`].
     pub fn from_json(text: &str) -> Result<Recipe, RecipeError> {
+        Recipe::from_json_for(text, &MaterialLibrary::default())
+    }
+
+    /// Parses recipe JSON and validates it, its material names against
+    /// `library`.
+    ///
+    /// # Errors
+    /// [`RecipeError::Parse`] for text that is not a recipe; the errors of
+    /// [`Recipe::validate_for`].
+    pub fn from_json_for(text: &str, library: &MaterialLibrary) -> Result<Recipe, RecipeError> {
         let recipe: Recipe =
             serde_json::from_str(text).map_err(|e| RecipeError::Parse(e.to_string()))?;
-        recipe.validate()?;
+        recipe.validate_for(library)?;
         Ok(recipe)
     }
 
@@ -534,11 +546,23 @@ impl Recipe {
     /// [`RecipeError::Io`] when it cannot be read, else the errors of
     /// [`Recipe::from_json`] in a [`RecipeError::InFile`] naming the file.
     pub fn load(path: &std::path::Path) -> Result<Recipe, RecipeError> {
+        Recipe::load_for(path, &MaterialLibrary::default())
+    }
+
+    /// Reads the recipe file at `path` and validates it, its material names
+    /// against `library`.
+    ///
+    /// # Errors
+    /// As [`Recipe::load`], with the errors of [`Recipe::from_json_for`].
+    pub fn load_for(
+        path: &std::path::Path,
+        library: &MaterialLibrary,
+    ) -> Result<Recipe, RecipeError> {
         let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Recipe::from_json(&text).map_err(|e| RecipeError::InFile {
+        Recipe::from_json_for(&text, library).map_err(|e| RecipeError::InFile {
             path: path.display().to_string(),
             source: Box::new(e),
         })

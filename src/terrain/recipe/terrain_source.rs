@@ -21,6 +21,7 @@ use crate::terrain::generation::generate::{GenerateError, GeneratorSettings};
 use crate::terrain::generation::noise::{perlin3, smoothstep, sub_seed, tan_deg};
 use crate::terrain::recipe::cook::{CookReport, cook_plan_with_previews};
 use crate::terrain::recipe::plan::{DRY, Plan, RIVER};
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::{CavesStage, Recipe};
 use crate::terrain::storage::cell::{Cell, Material};
 use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, ChunkCoord, ColumnCoord, local_index};
@@ -55,16 +56,18 @@ pub struct RecipeTerrain {
 
 impl RecipeTerrain {
     /// Cooks `recipe` for `settings` (seed and size; up to the streaming
-    /// limit) and returns the terrain and its report.
+    /// limit), its names meaning what `materials` says, and returns the
+    /// terrain and its report.
     ///
     /// # Errors
     /// As [`crate::terrain::recipe::cook::cook_plan`].
     pub fn cook(
         recipe: &Recipe,
+        materials: &RecipeMaterials,
         settings: &GeneratorSettings,
         progress: &Progress,
     ) -> Result<(RecipeTerrain, CookReport), GenerateError> {
-        RecipeTerrain::cook_with_previews(recipe, settings, progress, None)
+        RecipeTerrain::cook_with_previews(recipe, materials, settings, progress, None)
     }
 
     /// [`RecipeTerrain::cook`], drawing the plan after each stage at
@@ -74,11 +77,13 @@ impl RecipeTerrain {
     /// As [`crate::terrain::recipe::cook::cook_plan`].
     pub fn cook_with_previews(
         recipe: &Recipe,
+        materials: &RecipeMaterials,
         settings: &GeneratorSettings,
         progress: &Progress,
         preview_px: Option<u32>,
     ) -> Result<(RecipeTerrain, CookReport), GenerateError> {
-        let (plan, report) = cook_plan_with_previews(recipe, settings, progress, preview_px)?;
+        let (plan, report) =
+            cook_plan_with_previews(recipe, materials, settings, progress, preview_px)?;
         Ok((RecipeTerrain::from_plan(plan, recipe, settings), report))
     }
 
@@ -99,6 +104,28 @@ impl RecipeTerrain {
     /// The cooked plan.
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// This terrain with `from` made `to` in every surface and soil sample
+    /// (a material removed with a replacement), nothing cooked again.
+    /// `None` when no sample names `from`.
+    pub fn with_material_replaced(&self, from: Material, to: Material) -> Option<RecipeTerrain> {
+        let plan = &self.plan;
+        if !plan.material.contains(&from.0) && !plan.soil.contains(&from.0) {
+            return None;
+        }
+        let swap = |ids: &[u8]| -> Vec<u8> {
+            ids.iter()
+                .map(|&id| if id == from.0 { to.0 } else { id })
+                .collect()
+        };
+        let mut replaced = (**plan).clone();
+        replaced.material = swap(&plan.material);
+        replaced.soil = swap(&plan.soil);
+        Some(RecipeTerrain {
+            plan: Arc::new(replaced),
+            ..self.clone()
+        })
     }
 
     /// World extent along x and z, cells.

@@ -23,7 +23,7 @@ use crate::io::world::world_file::document::{read_named, write_named};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::recipe::cook::PLAN_REVISION;
 use crate::terrain::recipe::plan::{
-    DRY, LAKE, MAX_PLAN_SIDE_SAMPLES, PLAN_BYTES_PER_SAMPLE, Plan, RIVER, SEA, STRATA_MATERIAL,
+    DRY, LAKE, MAX_PLAN_SIDE_SAMPLES, PLAN_BYTES_PER_SAMPLE, Plan, RIVER, SEA,
 };
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::LATTICE_CELLS;
@@ -218,7 +218,9 @@ fn check_values(plan: &Plan) -> Result<(), String> {
     if !plan.sediment_cells.iter().all(amount) || !plan.talus_cells.iter().all(amount) {
         return bad("sediment or scree");
     }
-    let material = |m: &u8| usize::from(*m) < Material::COUNT || *m == STRATA_MATERIAL;
+    // A streaming world has no library: its plans name built-ins, the
+    // strata marker (the water id) and 0 (no rules ran) only.
+    let material = |m: &u8| usize::from(*m) < Material::COUNT;
     if !plan.material.iter().all(material) || !plan.soil.iter().all(material) {
         return bad("material");
     }

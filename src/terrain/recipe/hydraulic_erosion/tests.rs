@@ -35,6 +35,7 @@ fn droplets_cut_gullies_and_deposit_downslope() {
     erode_hydraulic(
         &mut plan,
         &stage(),
+        &RecipeMaterials::default(),
         11,
         RockAt::ByHeight(&|_| Material::ROCK),
         &Progress::new(),
@@ -54,6 +55,7 @@ fn droplets_cut_gullies_and_deposit_downslope() {
     erode_hydraulic(
         &mut again,
         &stage(),
+        &RecipeMaterials::default(),
         11,
         RockAt::ByHeight(&|_| Material::ROCK),
         &Progress::new(),
@@ -81,6 +83,7 @@ fn avx2_and_baseline_droplets_give_the_same_bits() {
         let steps = erode_hydraulic_on(
             &mut plan,
             &stage,
+            &RecipeMaterials::default(),
             5,
             RockAt::ByHeight(&rock),
             &Progress::new(),
@@ -112,7 +115,14 @@ fn a_cancelled_stage_stops_within_a_tile_and_says_so() {
             }
             progress.cancel();
         });
-        let result = erode_hydraulic(&mut plan, &stage(), 1, RockAt::ByHeight(&rock), &progress);
+        let result = erode_hydraulic(
+            &mut plan,
+            &stage(),
+            &RecipeMaterials::default(),
+            1,
+            RockAt::ByHeight(&rock),
+            &progress,
+        );
         assert_eq!(result, Err(Cancelled));
         let f = progress.fraction().unwrap_or(1.0);
         tiles_done.store(
@@ -130,7 +140,14 @@ fn a_cancelled_stage_stops_within_a_tile_and_says_so() {
     cancelled.cancel();
     let mut plan = slope_plan();
     let before = plan.clone();
-    let result = erode_hydraulic(&mut plan, &stage(), 1, RockAt::ByHeight(&rock), &cancelled);
+    let result = erode_hydraulic(
+        &mut plan,
+        &stage(),
+        &RecipeMaterials::default(),
+        1,
+        RockAt::ByHeight(&rock),
+        &cancelled,
+    );
     assert_eq!(result, Err(Cancelled));
     assert_eq!(plan.height_cells, before.height_cells);
 }
@@ -156,7 +173,12 @@ fn the_hardness_table_answers_as_the_rock_does_in_and_out_of_its_range() {
             hardness: 0.25,
         },
     ];
-    let resist = Resist::new(&stage, RockAt::ByHeight(&rock), &plan);
+    let resist = Resist::new(
+        &stage,
+        &RecipeMaterials::default(),
+        RockAt::ByHeight(&rock),
+        &plan,
+    );
     for h in [
         -400.0f32, -4.0, -3.5, -0.25, 0.0, 0.75, 99.9, 140.25, 141.0, 900.0,
     ] {
@@ -168,7 +190,12 @@ fn the_hardness_table_answers_as_the_rock_does_in_and_out_of_its_range() {
         assert_eq!(resist.at(0, h), expected, "height {h}");
     }
     let materials = vec![Material::SLATE; plan.len()];
-    let by_sample = Resist::new(&stage, RockAt::BySample(&materials), &plan);
+    let by_sample = Resist::new(
+        &stage,
+        &RecipeMaterials::default(),
+        RockAt::BySample(&materials),
+        &plan,
+    );
     assert_eq!(by_sample.at(17, 3.0), 0.75);
     assert_eq!(floor_i32(-0.5), -1);
     assert_eq!(floor_i32(-3e9), i32::MIN);
@@ -214,6 +241,7 @@ fn heights_beyond_i32_erode_without_overflow() {
         let steps = erode_hydraulic(
             &mut plan,
             &stage(),
+            &RecipeMaterials::default(),
             3,
             RockAt::ByHeight(&rock),
             &Progress::new(),

@@ -26,6 +26,7 @@ use crate::terrain::editing::brush::{Brush, BrushOptions};
 use crate::terrain::editing::region::Clipboard;
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::path::spec::PathSpec;
+use crate::terrain::recipe::recipe_materials::RecipeMaterials;
 use crate::terrain::recipe::stages::Recipe;
 use crate::terrain::stamp::definition::{Stamp, StampPlacement};
 use crate::terrain::storage::cell::Material;
@@ -67,6 +68,10 @@ pub(super) enum BaseRecord {
     Recipe {
         /// The recipe, as its file spells it.
         recipe: Recipe,
+        /// What its names meant in the world's library (absent when it
+        /// names built-ins only, as in files from before libraries).
+        #[serde(default, skip_serializing_if = "RecipeMaterials::is_empty")]
+        materials: RecipeMaterials,
         /// Seed and size.
         settings: GeneratorSettings,
     },
@@ -297,8 +302,13 @@ pub(super) fn record_of(
         BaseSource::Generator(settings) => BaseRecord::Generator {
             settings: settings.clone(),
         },
-        BaseSource::Recipe { recipe, settings } => BaseRecord::Recipe {
+        BaseSource::Recipe {
+            recipe,
+            materials,
+            settings,
+        } => BaseRecord::Recipe {
             recipe: (**recipe).clone(),
+            materials: materials.clone(),
             settings: settings.clone(),
         },
     };
@@ -428,11 +438,16 @@ pub(super) fn document_from(
             check(&settings)?;
             BaseSource::Generator(settings)
         }
-        BaseRecord::Recipe { recipe, settings } => {
+        BaseRecord::Recipe {
+            recipe,
+            materials,
+            settings,
+        } => {
             check(&settings)?;
-            recipe.validate().map_err(|e| e.to_string())?;
+            materials.check(&recipe).map_err(|e| e.to_string())?;
             BaseSource::Recipe {
                 recipe: Arc::new(recipe),
+                materials,
                 settings,
             }
         }
