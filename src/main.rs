@@ -349,26 +349,9 @@ fn initial_camera(cli: &Cli) -> Option<Camera> {
 /// Side of the stage pictures `--recipe-previews` writes, pixels.
 const RECIPE_PREVIEW_PX: u32 = 512;
 
-/// Writes a recipe world's stage pictures into `dir` as `NN-stage.png`.
-fn write_recipe_previews(
-    dir: &std::path::Path,
-    previews: &[strata::terrain::recipe::cook::StagePreview],
-) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
-    for p in previews {
-        let path = dir.join(format!("{:02}-{}.png", p.index, p.stage));
-        let image = image::RgbImage::from_raw(p.size_px, p.size_px, p.rgb.clone())
-            .context("a stage preview has the wrong size")?;
-        image
-            .save(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
-}
-
 /// The world `cli` asks for; a recipe's material names are resolved in
-/// `library` (the library the new world starts with).
-fn world_source(cli: &Cli, library: &MaterialLibrary) -> anyhow::Result<WorldSource> {
+/// `library` (the library the new world starts with; the default without).
+fn world_source(cli: &Cli, library: Option<&MaterialLibrary>) -> anyhow::Result<WorldSource> {
     if let Some(path) = world_path(cli) {
         return Ok(WorldSource::File(path.clone()));
     }
@@ -388,6 +371,8 @@ fn world_source(cli: &Cli, library: &MaterialLibrary) -> anyhow::Result<WorldSou
         settings.validate().context("invalid --world-size")?;
     }
     if let Some(path) = &cli.recipe {
+        let default = MaterialLibrary::default();
+        let library = library.unwrap_or(&default);
         let recipe = strata::terrain::recipe::stages::Recipe::load_for(path, library)?;
         let materials =
             strata::terrain::recipe::recipe_materials::RecipeMaterials::resolve(&recipe, library)?;
@@ -459,18 +444,8 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     // A streaming world keeps no material library: its script names
     // built-ins. A whole world's script is read once its library is known.
     let built_in_script = || cli.script.as_deref().map(Script::load).transpose();
-    // A new recipe world built whole gets its library before it cooks, so
-    // its recipe can name the materials `--material-*` adds.
-    let recipe_library =
-        (cli.recipe.is_some() && !restyles.is_empty() && !streams(cli, &generator_settings(cli)))
-            .then(|| restyled(&MaterialLibrary::default(), &restyles))
-            .transpose()?;
-    let source = world_source(
-        cli,
-        recipe_library
-            .as_ref()
-            .unwrap_or(&MaterialLibrary::default()),
-    )?;
+    let made = recipe_library(cli, &restyles)?;
+    let source = world_source(cli, made.as_ref())?;
     match &source {
         WorldSource::Generated(settings) if streams(cli, settings) => {
             check_streamed_outputs(cli)?;
@@ -492,7 +467,7 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
             let world =
                 StreamedWorld::new_recipe(recipe, &text, settings, *preview_px, &recovery_dir()?)?;
             if let (Some(dir), Some(g)) = (&cli.recipe_previews, &world.generation) {
-                write_recipe_previews(dir, &g.previews)?;
+                world_outputs::write_recipe_previews(dir, &g.previews)?;
             }
             return run_headless_streamed(cli, world, built_in_script()?, start);
         }
@@ -540,23 +515,13 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     let mut world = world_outputs::open_world(&source)?;
     let world_ms = world_start.elapsed().as_secs_f64() * 1e3;
     if let (Some(dir), Some(g)) = (&cli.recipe_previews, &world.generation) {
-        write_recipe_previews(dir, &g.previews)?;
+        world_outputs::write_recipe_previews(dir, &g.previews)?;
     }
     if let Some(recovery) = &world.journal_recovery {
         eprintln!("strata: recovered: {recovery}");
     }
-    match recipe_library {
-        Some(library) => world.meta.materials = library,
-        None if !restyles.is_empty() => {
-            world.meta.materials = restyled(&world.meta.materials, &restyles)?;
-        }
-        None => {}
-    }
-    let script = cli
-        .script
-        .as_deref()
-        .map(|p| Script::load_for(p, &world.meta.materials))
-        .transpose()?;
+    let script =
+        world_outputs::library_and_script(cli.script.as_deref(), &mut world, made, &restyles)?;
     // `--camera`, else the camera stored in the world just opened (read
     // from the open world, so no earlier open rolls back a leftover journal
     // without the notice above).
@@ -590,15 +555,17 @@ fn run_headless(cli: &Cli) -> anyhow::Result<()> {
     write_world_outputs(cli, world, camera)
 }
 
-/// `library` with the `--material-*` requests applied, saying what each
-/// did.
-fn restyled(
-    library: &MaterialLibrary,
+/// A new recipe world's library, made before it cooks so its recipe can
+/// name what `--material-*` adds (`None` for other worlds, or without).
+fn recipe_library(
+    cli: &Cli,
     restyles: &[strata::io::materials::RestyleRequest],
-) -> anyhow::Result<MaterialLibrary> {
-    let (restyled, lines) = strata::io::materials::restyle(library, restyles)?;
-    lines.iter().for_each(|l| println!("material {l}"));
-    Ok(restyled)
+) -> anyhow::Result<Option<MaterialLibrary>> {
+    Ok(
+        (cli.recipe.is_some() && !restyles.is_empty() && !streams(cli, &generator_settings(cli)))
+            .then(|| world_outputs::restyled(&MaterialLibrary::default(), restyles))
+            .transpose()?,
+    )
 }
 
 /// The screenshot run's options from the command line.
@@ -823,7 +790,7 @@ fn run_windowed(cli: &Cli) -> anyhow::Result<()> {
         );
     }
     let options = strata::app::EditorOptions {
-        world: world_source(cli, &MaterialLibrary::default())?,
+        world: world_source(cli, None)?,
         camera: initial_camera(cli),
         window_size: [cli.size.0, cli.size.1],
         lod: lod_settings(cli)?,

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use crate::camera::Camera;
+use crate::io::materials::{RestyleError, RestyleRequest, restyle};
 use crate::io::world::world_file::{
     JournalRecovery, LoadOptions, SaveBatch, SaveReport, WorldFile, WorldFileError, WorldMeta,
 };
@@ -14,6 +15,8 @@ use crate::script::{RunError, Script, ScriptRunner};
 use crate::terrain::Grid;
 use crate::terrain::command::document_action::{BaseSource, WorldDocument};
 use crate::terrain::generation::generate::GeneratorSettings;
+use crate::terrain::materials::MaterialLibrary;
+use crate::terrain::recipe::cook::StagePreview;
 
 /// A world opened for a headless run.
 pub struct OpenedWorld {
@@ -305,4 +308,106 @@ pub fn write_exports(
         lines.push(heightmap_line(&e));
     }
     Ok(lines)
+}
+
+/// Why [`write_recipe_previews`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PreviewWriteError {
+    /// The folder could not be made.
+    #[error("cannot make {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A picture could not be written.
+    #[error("cannot write {path}: {source}")]
+    Picture {
+        /// The picture's file.
+        path: String,
+        /// Why.
+        source: image::ImageError,
+    },
+    /// A preview's bytes are not `size_px² × 3`.
+    #[error("the stage preview of {stage} has the wrong size")]
+    Size {
+        /// The stage.
+        stage: &'static str,
+    },
+}
+
+/// Writes a recipe world's stage pictures (RGB, [`StagePreview::size_px`]
+/// a side) into `dir` as `NN-stage.png`, making `dir` when it is missing.
+///
+/// # Errors
+/// [`PreviewWriteError`] naming the folder or file that failed.
+pub fn write_recipe_previews(
+    dir: &Path,
+    previews: &[StagePreview],
+) -> Result<(), PreviewWriteError> {
+    std::fs::create_dir_all(dir).map_err(|source| PreviewWriteError::Folder {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    for p in previews {
+        let path = dir.join(format!("{:02}-{}.png", p.index, p.stage));
+        let image = image::RgbImage::from_raw(p.size_px, p.size_px, p.rgb.clone())
+            .ok_or(PreviewWriteError::Size { stage: p.stage })?;
+        image
+            .save(&path)
+            .map_err(|source| PreviewWriteError::Picture {
+                path: path.display().to_string(),
+                source,
+            })?;
+    }
+    Ok(())
+}
+
+/// Why [`library_and_script`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryScriptError {
+    /// A `--material-*` request was refused (the library is unchanged).
+    #[error(transparent)]
+    Restyle(#[from] RestyleError),
+    /// The script could not be read.
+    #[error(transparent)]
+    Script(#[from] crate::script::ScriptError),
+}
+
+/// `library` with the `requests` (`--material-*`) applied, printing a line
+/// on what each did.
+///
+/// # Errors
+/// [`RestyleError`] for the first request refused.
+pub fn restyled(
+    library: &MaterialLibrary,
+    requests: &[RestyleRequest],
+) -> Result<MaterialLibrary, RestyleError> {
+    let (restyled, lines) = restyle(library, requests)?;
+    lines.iter().for_each(|l| println!("material {l}"));
+    Ok(restyled)
+}
+
+/// Gives a whole `world` its library: `made_before` (a new recipe world's,
+/// made before it cooked so its recipe could name what `requests` add),
+/// else its own with `requests` applied; then reads the script at
+/// `script` with the names that library gives its materials.
+///
+/// # Errors
+/// [`LibraryScriptError`]; the world's library is unchanged when a request
+/// is refused.
+pub fn library_and_script(
+    script: Option<&Path>,
+    world: &mut OpenedWorld,
+    made_before: Option<MaterialLibrary>,
+    requests: &[RestyleRequest],
+) -> Result<Option<Script>, LibraryScriptError> {
+    if let Some(library) = made_before {
+        world.meta.materials = library;
+    } else if !requests.is_empty() {
+        world.meta.materials = restyled(&world.meta.materials, requests)?;
+    }
+    let library = &world.meta.materials;
+    Ok(script.map(|p| Script::load_for(p, library)).transpose()?)
 }

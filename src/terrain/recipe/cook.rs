@@ -177,17 +177,9 @@ pub fn cook_plan_with_previews(
             .map_err(|Cancelled| GenerateError::Cancelled)?,
             Stage::HydraulicErosion(h) => {
                 let rock = |y: i32| strata.material(y, 0.0);
-                droplet_steps = Some(
-                    erode_hydraulic(
-                        &mut plan,
-                        h,
-                        materials,
-                        stage_seed,
-                        RockAt::ByHeight(&rock),
-                        progress,
-                    )
-                    .map_err(|Cancelled| GenerateError::Cancelled)?,
-                );
+                let rock = RockAt::ByHeight(&rock);
+                let steps = erode_hydraulic(&mut plan, h, materials, stage_seed, rock, progress);
+                droplet_steps = Some(steps.map_err(|Cancelled| GenerateError::Cancelled)?);
             }
             Stage::SlopeCap(s) => {
                 let grade = tan_deg(s.grade_deg);
