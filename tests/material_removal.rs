@@ -3,37 +3,24 @@
 //! or carries it take the replacement, and one undo puts the material, its
 //! cells and its operations back exactly.
 
+mod common;
+
+use common::libraries::flat_texture as texture;
 use glam::IVec3;
 use strata::terrain::Material;
 use strata::terrain::command::edit_command::{CommandError, EditCommand, EditSession};
 use strata::terrain::document::derive::derive_whole;
 use strata::terrain::document::operation::OperationKind;
 use strata::terrain::generation::generate::flat_world;
-use strata::terrain::materials::{LibraryError, MaterialLibrary, MaterialTexture};
+use strata::terrain::materials::{LibraryError, MaterialLibrary};
 use strata::terrain::storage::cell::Cell;
 use strata::terrain::storage::chunk::ChunkCells;
 use strata::terrain::storage::coords::{CellBox, ChunkCoord};
 use strata::terrain::storage::grid::Grid;
 
-/// A 256² texture of one colour.
-fn texture(rgb: [u8; 3]) -> MaterialTexture {
-    let texels = (0..256 * 256)
-        .flat_map(|_| [rgb[0], rgb[1], rgb[2], 255])
-        .collect();
-    MaterialTexture::new(256, texels).unwrap()
-}
-
 /// The default library plus "Moss" (id 11) and "Clay" (id 12).
 fn library() -> (MaterialLibrary, Material, Material) {
-    let mut library = MaterialLibrary::default();
-    library.set_texture_side_px(256).unwrap();
-    let moss = library
-        .add_material("Moss", texture([60, 120, 40]), None)
-        .unwrap();
-    let clay = library
-        .add_material("Clay", texture([170, 80, 50]), None)
-        .unwrap();
-    (library, moss, clay)
+    common::libraries::moss_and_clay()
 }
 
 /// Every stored chunk's cells.

@@ -40,6 +40,20 @@ fn settings(size_cells: u32) -> GeneratorSettings {
     }
 }
 
+/// Cooks `recipe` (built-in names) for seed 7 at `size_cells`.
+fn cook(
+    recipe: &Recipe,
+    size_cells: u32,
+) -> (RecipeTerrain, strata::terrain::recipe::cook::CookReport) {
+    RecipeTerrain::cook(
+        recipe,
+        &RecipeMaterials::default(),
+        &settings(size_cells),
+        &Progress::new(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn five_recipes_ship_and_each_cooks_with_its_audits_met() {
     let recipes = shipped();
@@ -55,13 +69,7 @@ fn five_recipes_ship_and_each_cooks_with_its_audits_met() {
         ]
     );
     for (name, recipe) in &recipes {
-        let (terrain, mut report) = RecipeTerrain::cook(
-            recipe,
-            &RecipeMaterials::default(),
-            &settings(512),
-            &Progress::new(),
-        )
-        .unwrap();
+        let (terrain, mut report) = cook(recipe, 512);
         let (grid, overhangs) = terrain.build_grid(&Progress::new()).unwrap();
         report.overhang_cells = Some(overhangs);
         assert!(grid.chunk_count() > 0, "{name}");
@@ -98,13 +106,7 @@ fn a_recipe_world_hash_is_pinned_and_independent_of_threads() {
             .build()
             .unwrap()
             .install(|| {
-                let (terrain, _) = RecipeTerrain::cook(
-                    &recipe,
-                    &RecipeMaterials::default(),
-                    &settings(256),
-                    &Progress::new(),
-                )
-                .unwrap();
+                let (terrain, _) = cook(&recipe, 256);
                 terrain
                     .build_grid(&Progress::new())
                     .unwrap()
@@ -126,13 +128,7 @@ fn a_slope_cap_holds_on_a_rugged_recipe() {
           "max_width_cells": 6, "depth_cells": 2, "max_breach_cells": 30 }
     ] }"#;
     let recipe = Recipe::from_json(text).unwrap();
-    let (terrain, report) = RecipeTerrain::cook(
-        &recipe,
-        &RecipeMaterials::default(),
-        &settings(128),
-        &Progress::new(),
-    )
-    .unwrap();
+    let (terrain, report) = cook(&recipe, 128);
     assert!(report.max_slope_deg <= 30.0, "{report:?}");
     assert!(
         report.max_slope_deg > 25.0,
@@ -251,13 +247,7 @@ fn a_streamed_recipe_world_serves_and_reopens_the_same_columns() {
         world.generation.as_ref().unwrap().recipe,
         "Canyon with caves"
     );
-    let (terrain, _) = RecipeTerrain::cook(
-        &recipe,
-        &RecipeMaterials::default(),
-        &settings(256),
-        &Progress::new(),
-    )
-    .unwrap();
+    let (terrain, _) = cook(&recipe, 256);
     let (whole, _) = terrain.build_grid(&Progress::new()).unwrap();
     let column = ColumnCoord::new(3, 5);
     let served = world.source().load_column(column).unwrap();

@@ -4,7 +4,11 @@
 //! resolved are saved with it and survive a rename, a seed change and the
 //! removal of the material.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::libraries::flat_texture as texture;
 
 use glam::IVec3;
 use strata::io::world::world_file::{LoadOptions, SaveBatch, WorldFile, WorldMeta};
@@ -13,7 +17,7 @@ use strata::terrain::Material;
 use strata::terrain::command::edit_command::{EditCommand, EditSession};
 use strata::terrain::document::base::BaseSource;
 use strata::terrain::generation::generate::GeneratorSettings;
-use strata::terrain::materials::{MaterialLibrary, MaterialTexture};
+use strata::terrain::materials::MaterialLibrary;
 use strata::terrain::recipe::plan::STRATA_MATERIAL;
 use strata::terrain::recipe::recipe_materials::RecipeMaterials;
 use strata::terrain::recipe::stages::{Recipe, RecipeError};
@@ -33,22 +37,9 @@ fn recipe_text(name: &str) -> String {
     RECIPE.replace("NAME", name)
 }
 
-/// A 256² texture of one colour.
-fn texture(rgb: [u8; 3]) -> MaterialTexture {
-    MaterialTexture::new(256, [rgb[0], rgb[1], rgb[2], 255].repeat(256 * 256)).unwrap()
-}
-
 /// The default library plus "Moss" (id 11) and "Clay" (id 12).
 fn library() -> (MaterialLibrary, Material, Material) {
-    let mut library = MaterialLibrary::default();
-    library.set_texture_side_px(256).unwrap();
-    let moss = library
-        .add_material("Moss", texture([60, 120, 40]), None)
-        .unwrap();
-    let clay = library
-        .add_material("Clay", texture([170, 80, 50]), None)
-        .unwrap();
-    (library, moss, clay)
+    common::libraries::moss_and_clay()
 }
 
 fn settings(seed: u64) -> GeneratorSettings {

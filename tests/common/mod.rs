@@ -7,6 +7,7 @@
 
 pub mod fuzz_rng;
 pub mod layer_record;
+pub mod libraries;
 pub mod oracles;
 pub mod pixels;
 pub mod zero_png;
