@@ -561,12 +561,22 @@ fn recipe_library(
     cli: &Cli,
     restyles: &[strata::io::materials::RestyleRequest],
 ) -> anyhow::Result<Option<MaterialLibrary>> {
-    Ok(
-        (cli.recipe.is_some() && !restyles.is_empty() && !streams(cli, &generator_settings(cli)))
-            .then(|| world_outputs::restyled(&MaterialLibrary::default(), restyles))
-            .transpose()?,
-    )
+    if cli.recipe.is_none() || restyles.is_empty() {
+        return Ok(None);
+    }
+    if streams(cli, &generator_settings(cli)) {
+        // Said before the recipe is read, which could name what they add.
+        bail!(STREAMED_MATERIALS);
+    }
+    Ok(Some(world_outputs::restyled(
+        &MaterialLibrary::default(),
+        restyles,
+    )?))
 }
+
+/// Why `--material-*` are refused for a streaming world.
+const STREAMED_MATERIALS: &str =
+    "--material-* apply to whole worlds: streaming worlds keep no material library yet";
 
 /// The screenshot run's options from the command line.
 fn screenshot_options(
@@ -622,7 +632,7 @@ fn run_headless_streamed(
 /// headless run of one cannot give (see [`OutputPaths::check_streamed`]).
 fn check_streamed_outputs(cli: &Cli) -> anyhow::Result<()> {
     if !cli.materials.requests().is_empty() {
-        bail!("--material-* apply to whole worlds: streaming worlds keep no material library yet");
+        bail!(STREAMED_MATERIALS);
     }
     Ok(output_paths(cli).check_streamed(cli.export_region.is_some())?)
 }

@@ -368,5 +368,23 @@ fn the_binary_cooks_a_recipe_naming_a_material_it_adds_in_the_same_run() {
     assert!(!out.status.success());
     assert!(stderr.contains("unknown material \"Moss\""), "{stderr}");
     assert!(!refused.exists());
+    // A streaming world keeps no library: said as such, not as an unknown
+    // name, although the recipe names what the flags would add.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["--headless", "--world-size", "256", "--stream", "--recipe"])
+        .arg(&recipe_path)
+        .arg("--material-add")
+        .arg(format!("Moss={}", texture_path.display()))
+        .arg("--save")
+        .arg(&refused)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("streaming worlds keep no material library"),
+        "{stderr}"
+    );
+    assert!(!refused.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

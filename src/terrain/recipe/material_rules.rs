@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::terrain::generation::noise::{atan_deg, hash2, unit_f64};
 use crate::terrain::recipe::plan::{Plan, STRATA_MATERIAL};
 use crate::terrain::recipe::recipe_materials::RecipeMaterials;
-use crate::terrain::recipe::stages::{MaterialRule, MaterialsStage};
+use crate::terrain::recipe::stages::{MaterialRule, MaterialsStage, is_strata};
 use crate::terrain::storage::cell::Material;
 
 /// A rule with its names resolved.
@@ -24,7 +24,7 @@ fn plan_id(name: &str, materials: &RecipeMaterials) -> u8 {
     // Names were checked by `Recipe::validate_for`; an unknown one reads as
     // rock.
     materials.material(name).map_or(
-        if name == "strata" {
+        if is_strata(name) {
             STRATA_MATERIAL
         } else {
             Material::ROCK.0

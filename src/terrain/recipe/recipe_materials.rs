@@ -18,11 +18,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::terrain::materials::MaterialLibrary;
-use crate::terrain::recipe::stages::{Recipe, RecipeError, Stage, solid_material};
+use crate::terrain::recipe::stages::{Recipe, RecipeError, Stage, is_strata, solid_material};
 use crate::terrain::storage::cell::Material;
 
 /// The material a recipe name resolved to in the world's library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResolvedMaterial {
     /// The material's id (a solid: neither air nor water).
     pub id: u8,
@@ -59,7 +60,7 @@ pub(crate) fn recipe_material_names(recipe: &Recipe) -> impl Iterator<Item = &st
                 _ => Vec::new(),
             }
         })
-        .filter(|name| *name != "strata")
+        .filter(|name| !is_strata(name))
 }
 
 /// The solid material `library` calls `name` (case-insensitive; a built-in
@@ -128,23 +129,21 @@ impl RecipeMaterials {
     /// recipe passes [`Recipe::validate_resolved`] with it.
     ///
     /// # Errors
-    /// [`RecipeError::UnknownMaterial`] for an entry that is not solid or
-    /// not in the recipe; the errors of [`Recipe::validate_resolved`].
+    /// [`RecipeError::BadNameTable`] for an entry that is not solid or not
+    /// in the recipe; the errors of [`Recipe::validate_resolved`].
     pub fn check(&self, recipe: &Recipe) -> Result<(), RecipeError> {
         let written: Vec<&str> = recipe_material_names(recipe).collect();
-        let stray = self
-            .names
-            .iter()
-            .find(|(name, r)| !Material(r.id).is_solid() || !written.contains(&name.as_str()));
-        if let Some((name, _)) = stray {
-            return Err(RecipeError::UnknownMaterial {
-                index: recipe
-                    .stages
-                    .iter()
-                    .position(|s| matches!(s, Stage::Materials(_)))
-                    .unwrap_or(0),
-                stage: "materials",
+        for (name, r) in &self.names {
+            let problem = if !Material(r.id).is_solid() {
+                "means air or water, not a solid material"
+            } else if !written.contains(&name.as_str()) {
+                "is not a name the recipe writes"
+            } else {
+                continue;
+            };
+            return Err(RecipeError::BadNameTable {
                 name: name.clone(),
+                problem,
             });
         }
         recipe.validate_resolved(self)
@@ -218,6 +217,35 @@ mod tests {
         assert_eq!(table.material("Clover"), None);
         assert_eq!(table.check(&recipe), Ok(()));
         assert!(RecipeMaterials::default().check(&recipe).is_err());
+    }
+
+    #[test]
+    fn strata_is_the_layered_rock_keyword_even_beside_a_library_strata() {
+        // A library material named "Strata" once passed the check as a
+        // soil and then cooked as dirt, and the saved world did not reopen.
+        let mut library = MaterialLibrary::default();
+        library.set_texture_side_px(256).unwrap();
+        let texels = (0..256 * 256).flat_map(|_| [200, 80, 160, 255]).collect();
+        library
+            .add_material("Strata", MaterialTexture::new(256, texels).unwrap(), None)
+            .unwrap();
+        let soil = MOSS_RECIPE
+            .replace("\"Moss\"", "\"grass\"")
+            .replace("\"moss\"", "\"Strata\"");
+        let recipe: Recipe = serde_json::from_str(&soil).unwrap();
+        assert!(matches!(
+            recipe.validate_for(&library),
+            Err(RecipeError::UnknownMaterial { ref name, .. }) if name == "Strata"
+        ));
+        // As a rule's material, any case means layered rock: no entry.
+        let rule = MOSS_RECIPE
+            .replace("\"Moss\"", "\"grass\"")
+            .replace("\"soil\": \"moss\", ", "")
+            .replace("\"material\": \"strata\"", "\"material\": \"STRATA\"");
+        let recipe: Recipe = serde_json::from_str(&rule).unwrap();
+        let table = RecipeMaterials::resolve(&recipe, &library).unwrap();
+        assert!(table.is_empty());
+        assert_eq!(table.check(&recipe), Ok(()));
     }
 
     #[test]

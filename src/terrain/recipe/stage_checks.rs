@@ -7,7 +7,7 @@ use crate::terrain::recipe::recipe_materials::{RecipeMaterials, library_solid};
 use crate::terrain::recipe::stages::{
     CavesStage, FalloffStage, HydraulicStage, MAX_DROPLETS_PER_SAMPLE, MAX_ITERATIONS, MAX_STAGES,
     MaterialsStage, Recipe, RecipeError, ReliefStage, RiversStage, SeaStage, SlopeCapStage, Stage,
-    TerraceStage, ThermalStage,
+    TerraceStage, ThermalStage, is_strata,
 };
 use crate::terrain::storage::cell::Material;
 
@@ -164,7 +164,13 @@ impl Checker<'_> {
     }
 
     fn material(&self, name: &str, strata_allowed: bool) -> Result<(), RecipeError> {
-        let known = (self.names)(name).is_some() || (strata_allowed && name == "strata");
+        // "strata" is the layered-rock keyword in every case, never a
+        // library name, so checking and cooking read it alike.
+        let known = if is_strata(name) {
+            strata_allowed
+        } else {
+            (self.names)(name).is_some()
+        };
         if known {
             Ok(())
         } else {

@@ -439,6 +439,15 @@ pub enum RecipeError {
         /// Its value.
         high: f64,
     },
+    /// A name table stored with the recipe (in a world file) that no
+    /// resolution could have made.
+    #[error("the recipe's stored material {name:?} {problem}")]
+    BadNameTable {
+        /// The entry's name.
+        name: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
     /// Several of the above, in the order found.
     #[error("{}", join_problems(.0))]
     Several(Vec<RecipeError>),
@@ -476,7 +485,7 @@ pub enum RecipeError {
     /// A material name is neither a built-in nor a solid material of the
     /// world's library.
     #[error(
-        "stage {index} ({stage}): unknown material {name:?} (recipes name the built-in materials grass, rock, dirt, sand, snow, mud, slate, gravel, limestone, or a material the world's library adds, by its name)"
+        "stage {index} ({stage}): unknown material {name:?} (recipes name the built-in materials grass, rock, dirt, sand, snow, mud, slate, gravel, limestone, or a material the world's library adds, by its name; \"strata\", layered rock, only as a rule's material or the fallback)"
     )]
     UnknownMaterial {
         /// 0-based stage index.
@@ -512,7 +521,14 @@ impl Stage {
     }
 }
 
-/// A solid material named `name`, or `"strata"` (`None`) where allowed.
+/// True for the recipe word for exposed layered rock, `"strata"` (any
+/// case). It is a keyword, never a library material's name: a rule's
+/// `material` or the `fallback` may say it, nothing else.
+pub fn is_strata(name: &str) -> bool {
+    name.trim().eq_ignore_ascii_case("strata")
+}
+
+/// The built-in solid material named `name`.
 pub(crate) fn solid_material(name: &str) -> Option<Material> {
     Material::from_name(name).filter(|m| m.is_solid())
 }
