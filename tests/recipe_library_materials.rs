@@ -357,34 +357,33 @@ fn the_binary_cooks_a_recipe_naming_a_material_it_adds_in_the_same_run() {
     // Without the material the run refuses the recipe, naming the material,
     // and writes nothing.
     let refused = dir.join("refused.strata");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["--headless", "--world-size", "128", "--recipe"])
-        .arg(&recipe_path)
-        .arg("--save")
-        .arg(&refused)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let refusal = |extra: &[String]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["--headless", "--recipe"])
+            .arg(&recipe_path)
+            .args(extra)
+            .arg("--save")
+            .arg(&refused)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(!refused.exists());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = refusal(&["--world-size".into(), "128".into()]);
     assert!(stderr.contains("unknown material \"Moss\""), "{stderr}");
-    assert!(!refused.exists());
     // A streaming world keeps no library: said as such, not as an unknown
     // name, although the recipe names what the flags would add.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["--headless", "--world-size", "256", "--stream", "--recipe"])
-        .arg(&recipe_path)
-        .arg("--material-add")
-        .arg(format!("Moss={}", texture_path.display()))
-        .arg("--save")
-        .arg(&refused)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = refusal(&[
+        "--world-size".into(),
+        "256".into(),
+        "--stream".into(),
+        "--material-add".into(),
+        format!("Moss={}", texture_path.display()),
+    ]);
     assert!(
         stderr.contains("streaming worlds keep no material library"),
         "{stderr}"
     );
-    assert!(!refused.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
