@@ -275,6 +275,37 @@ fn engine_sizes_resample_with_the_scale_in_the_sidecar() {
     }
 }
 
+/// Unreal Engine's RAW heightmap importer (`LandscapeFileFormatRaw.cpp`)
+/// reads the `.json` of the same name beside a `.r16`/`.raw` when there is
+/// one: integer `width`, `height` and `bpp`, refusing a `bpp` other than 16
+/// (a missing one reads as 0) and a file whose length is not
+/// `width × height × 2`. The RAW16 Strata writes passes that reading,
+/// non-square, and the PNG's sidecar carries no `bpp`.
+#[test]
+fn unreal_reads_the_size_of_a_raw16_from_its_sidecar() {
+    let dir = scratch("unreal_raw");
+    let (grid, geo) = import("float32_tiled_lzw_pred3.tif");
+    let raw = dir.join("terrain.r16");
+    let e = export_heightmap(&grid, &raw, Some(&geo), &HeightmapExportOptions::default()).unwrap();
+    assert_eq!(
+        e.sidecar.as_deref(),
+        Some(dir.join("terrain.json").as_path())
+    );
+    let side: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("terrain.json")).unwrap()).unwrap();
+    let field = |k: &str| side[k].as_i64().unwrap_or(0);
+    assert_eq!(field("bpp"), 16);
+    assert_eq!((field("width"), field("height")), (200, 150));
+    let len = std::fs::metadata(&raw).unwrap().len() as i64;
+    assert_eq!(len, field("width") * field("height") * 2);
+
+    let png = dir.join("terrain_png.png");
+    let e = export_heightmap(&grid, &png, Some(&geo), &HeightmapExportOptions::default()).unwrap();
+    let side: Value =
+        serde_json::from_str(&std::fs::read_to_string(e.sidecar.unwrap()).unwrap()).unwrap();
+    assert!(side.get("bpp").is_none(), "{side}");
+}
+
 /// A saved world keeps its georeference: reopened, it exports the same
 /// GeoTIFF tags and metres.
 #[test]

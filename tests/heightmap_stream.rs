@@ -23,6 +23,7 @@ use strata::io::world::streaming_file::{
 };
 use strata::pipeline::lod::{LodSettings, MAX_DRAW_DISTANCE_STUDS};
 use strata::terrain::generation::generate::GeneratorSettings;
+use strata::terrain::generation::heightmap::HeightSamples;
 use strata::terrain::generation::heightmap_terrain::HeightmapTerrain;
 use strata::terrain::streaming::column_source::ColumnSource;
 use strata::terrain::streaming::residency::Residency;
@@ -635,6 +636,8 @@ fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
     for name in [
         "uint16_nodata_packbits.tif",
         "geographic_degrees.tif",
+        "float32_tiled_lzw_pred3.tif",
+        "int16_striped_deflate_pred2.tif",
         "rgb_float32.exr",
         "unity_129.r16",
     ] {
@@ -668,4 +671,116 @@ fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
         drop(reopened);
         world.remove_recovery();
     }
+}
+
+/// A streamed GeoTIFF is never decoded whole: after the open's scan, a
+/// column reads only the tiles (or strips) its samples fall in, and a
+/// column read again reads none.
+#[test]
+fn a_streamed_geotiff_column_reads_only_its_tiles() {
+    let dir = scratch("tiles");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elevation");
+    let settings = HeightmapSettings {
+        cells_per_pixel: 1.0,
+        vertical_scale: 1.0,
+        ..HeightmapSettings::default()
+    };
+    // (fixture, column, its tiles or strips): 200 × 150 pixels at a cell
+    // each; column (1, 0) samples pixels 31..=64 across and 0..=32 down.
+    for (name, column, expected) in [
+        // 64² tiles: tiles (0, 0) and (1, 0) of 4 × 3.
+        ("float32_tiled_lzw_pred3.tif", ColumnCoord::new(1, 0), 2),
+        // Strips of 7 rows: strips 0 to 4 of 22.
+        ("int16_striped_deflate_pred2.tif", ColumnCoord::new(1, 0), 5),
+    ] {
+        let path = fixtures.join(name);
+        let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
+        let reopened = StreamedWorld::open(world.file.path()).unwrap();
+        let StreamedTerrain::Heightmap(terrain) = &reopened.terrain else {
+            panic!("a heightmap world");
+        };
+        let HeightSamples::Tiled(tiles) = &terrain.map().samples else {
+            panic!("{name}: a streamed GeoTIFF is read a tile at a time");
+        };
+        assert_eq!(tiles.tiles_read(), 0, "{name}: the open decoded no tile");
+        let chunks = terrain.load_column(column).unwrap();
+        assert!(!chunks.is_empty(), "{name}");
+        assert_eq!(tiles.tiles_read(), expected, "{name}");
+        terrain.load_column(column).unwrap();
+        assert_eq!(tiles.tiles_read(), expected, "{name}: cached");
+        drop(reopened);
+        world.remove_recovery();
+    }
+}
+
+/// Horizon nodes whose samples stand for 8 pixels or more read a streamed
+/// GeoTIFF's overview (the mean of each 8 × 8 block), not its tiles: the
+/// coarse height equals the exact one moved by the block means' bilinear
+/// value minus the pixel's own, and no tile is decoded; finer spacings are
+/// exact.
+#[test]
+fn coarse_samples_of_a_streamed_geotiff_read_its_overview() {
+    use strata::terrain::streaming::surface_sampler::SurfaceSampler;
+    let dir = scratch("overview");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/elevation/float32_tiled_lzw_pred3.tif");
+    let settings = HeightmapSettings {
+        cells_per_pixel: 1.0,
+        vertical_scale: 1.0,
+        ..HeightmapSettings::default()
+    };
+    let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
+    let reopened = StreamedWorld::open(world.file.path()).unwrap();
+    let StreamedTerrain::Heightmap(terrain) = &reopened.terrain else {
+        panic!("a heightmap world");
+    };
+    let HeightSamples::Tiled(tiles) = &terrain.map().samples else {
+        panic!("tiled");
+    };
+    // Column (19, 27) samples pixel (19, 27) exactly (one cell a pixel).
+    let (x, z) = (19_i64, 27_i64);
+    let coarse = terrain
+        .height_cells_coarse(x as f64 + 0.5, z as f64 + 0.5, 8.0)
+        .unwrap();
+    assert_eq!(tiles.tiles_read(), 0, "the overview answered");
+    let exact = terrain
+        .height_cells(x as f64 + 0.5, z as f64 + 0.5)
+        .unwrap();
+    assert_eq!(
+        terrain.height_cells_coarse(x as f64 + 0.5, z as f64 + 0.5, 4.0),
+        Some(exact),
+        "4 pixels apart is exact"
+    );
+    let px = |x: u32, y: u32| f64::from(tiles.get(x, y).unwrap());
+    // Cells per metre, from two neighbouring columns.
+    let next = terrain
+        .height_cells(x as f64 + 1.5, z as f64 + 0.5)
+        .unwrap();
+    let cells_per_m = (next - exact) / (px(20, 27) - px(19, 27));
+    // Block means, and their bilinear value at pixel (19, 27): blocks are
+    // centred at 8 i + 3.5, so between blocks 1 and 2 across (0.9375 of
+    // the way) and 2 and 3 down (0.9375).
+    let block = |bx: u32, by: u32| {
+        let mut sum = 0.0;
+        for y in by * 8..by * 8 + 8 {
+            for x in bx * 8..bx * 8 + 8 {
+                sum += px(x, y);
+            }
+        }
+        sum / 64.0
+    };
+    let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
+    let t = 0.9375;
+    let mean = lerp(
+        lerp(block(1, 2), block(2, 2), t),
+        lerp(block(1, 3), block(2, 3), t),
+        t,
+    );
+    let expected = exact + (mean - px(19, 27)) * cells_per_m;
+    assert!(
+        (coarse - expected).abs() < 1e-3,
+        "coarse {coarse}, expected {expected} (exact {exact})"
+    );
+    drop(reopened);
+    world.remove_recovery();
 }

@@ -366,7 +366,8 @@ impl StreamedWorld {
             return Ok(world);
         }
         let mut georeference = None;
-        let terrain = match (file.generator(), file.heightmap_terrain()?) {
+        let file = Arc::new(file);
+        let terrain = match (file.generator(), file.heightmap_terrain(progress)?) {
             (_, Some((terrain, geo))) => {
                 georeference = geo;
                 StreamedTerrain::Heightmap(Arc::new(terrain))
@@ -382,7 +383,7 @@ impl StreamedWorld {
         };
         StreamedWorld {
             terrain,
-            file: Arc::new(file),
+            file,
             recovered_columns,
             untitled,
             generation: None,

@@ -87,10 +87,10 @@ impl NodeColumns {
                     let fx = ((i % k) as f64 + 0.5) / k as f64 - 0.5;
                     let fz = ((i / k) as f64 + 0.5) / k as f64 - 0.5;
                     *h = sampler
-                        .height_cells(x as f64 + fx * s, z as f64 + fz * s)
+                        .height_cells_coarse(x as f64 + fx * s, z as f64 + fz * s, s)
                         .unwrap_or(f64::NAN);
                 }
-                self.centre[c] = sampler.column(x, z);
+                self.centre[c] = sampler.column_coarse(x, z, s);
             }
         }
         self.key = Some(id);
@@ -218,7 +218,7 @@ pub fn add_water_sheet(out: &mut ChunkMesh, sampler: &dyn SurfaceSampler, key: N
     // The level of the sea (one per source), read inside the footprint.
     let probe = |v: i64, extent: i64| (v + side / 2).clamp(0, (extent - 1).max(0));
     let Some(level) = sampler
-        .column(probe(x0, w), probe(z0, d))
+        .column_coarse(probe(x0, w), probe(z0, d), s as f64)
         .map(|c| c.water_level_cells)
     else {
         return;
@@ -230,7 +230,9 @@ pub fn add_water_sheet(out: &mut ChunkMesh, sampler: &dyn SurfaceSampler, key: N
     for (j, row) in ground.iter_mut().enumerate() {
         for (i, h) in row.iter_mut().enumerate() {
             let (x, z) = ((x0 + i as i64 * s) as f64, (z0 + j as i64 * s) as f64);
-            *h = sampler.height_cells(x, z).unwrap_or(f64::INFINITY);
+            *h = sampler
+                .height_cells_coarse(x, z, s as f64)
+                .unwrap_or(f64::INFINITY);
         }
     }
     let mut vertex_of = [[u32::MAX; NODE_SAMPLES + 1]; NODE_SAMPLES + 1];

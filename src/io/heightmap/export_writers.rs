@@ -223,6 +223,12 @@ struct Sidecar {
     /// RAW16 only: `"little"` or `"big"`, which the importer reads.
     #[serde(skip_serializing_if = "Option::is_none")]
     byte_order: Option<&'static str>,
+    /// RAW16 only: bits per sample, 16. Unreal Engine's RAW heightmap
+    /// importer (`.r16`/`.raw`) reads `width`, `height` and `bpp` from the
+    /// `.json` of the same name when there is one, and refuses the file
+    /// when `bpp` is missing or not 16.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bpp: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     unreal: Option<UnrealImport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -305,6 +311,7 @@ fn write_sidecar(
         } else {
             "little"
         }),
+        bpp: (format == ExportFormat::Raw16).then_some(16),
         unreal: sixteen.then(|| UnrealImport {
             scale_cm: [sx * 100.0, sz * 100.0, range * 100.0 / 512.0],
             location_z_cm: (lo + hi) / 2.0 * 100.0,

@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
-use super::formats::elevation_raster::ElevationRaster;
+use super::formats::elevation_raster::RasterStats;
 use super::formats::exr_heightmap::{exr_encoding, read_exr, read_exr_header};
-use super::formats::geotiff_import::{read_geotiff, read_geotiff_header};
+use super::formats::geotiff_import::read_geotiff_header;
+use super::formats::geotiff_tiles::scan_geotiff;
 use super::formats::raw16::read_raw16_header;
 use super::heightmap_format::{
     HeightmapFormat, detect_format, raster_extent, raster_extent_of, raw16_extent,
@@ -145,14 +146,19 @@ pub fn inspect_heightmap(
         HeightmapFormat::GeoTiff => {
             let header = read_geotiff_header(path)?;
             let extent_cells = raster_extent(&header, settings, limit_cells)?;
-            let raster = read_geotiff(path, progress)?;
+            // One pass a chunk at a time: the raster is never held whole.
+            let (header, stats) = scan_geotiff(path, progress)?;
             let encoding = format!("{}, {}", header.sample_type, header.layout);
             let crs = header.georeference.as_ref().map(|g| g.describe());
             Ok(raster_summary(
                 HeightmapFormat::GeoTiff,
                 encoding,
                 crs,
-                &raster,
+                RasterOf {
+                    size_px: (header.width_px, header.height_px),
+                    pixel_size_m: header.pixel_size_m,
+                    stats,
+                },
                 extent_cells,
                 settings,
             ))
@@ -168,7 +174,11 @@ pub fn inspect_heightmap(
                 HeightmapFormat::Exr,
                 encoding,
                 None,
-                &raster,
+                RasterOf {
+                    size_px: (raster.width_px, raster.height_px),
+                    pixel_size_m: raster.pixel_size_m,
+                    stats: raster.stats(),
+                },
                 extent_cells,
                 settings,
             ))
@@ -201,19 +211,26 @@ pub fn inspect_heightmap(
 }
 
 /// The summary of a decoded raster (metres, NaN for NoData).
+/// What a raster summary says of the samples.
+struct RasterOf {
+    size_px: (u32, u32),
+    pixel_size_m: Option<(f64, f64)>,
+    stats: RasterStats,
+}
+
 fn raster_summary(
     format: HeightmapFormat,
     encoding: String,
     crs: Option<String>,
-    raster: &ElevationRaster,
+    raster: RasterOf,
     extent_cells: (f64, f64),
     settings: &HeightmapSettings,
 ) -> HeightmapSummary {
-    let stats = raster.stats();
+    let stats = raster.stats;
     HeightmapSummary {
         format,
-        width_px: raster.width_px,
-        height_px: raster.height_px,
+        width_px: raster.size_px.0,
+        height_px: raster.size_px.1,
         encoding,
         crs,
         pixel_size_m: raster.pixel_size_m,

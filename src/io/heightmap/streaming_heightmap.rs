@@ -332,23 +332,53 @@ pub(crate) fn verify_source(
     Ok(())
 }
 
+/// Where a [`SourceReader`] gets the stored file's parts: a connection, or
+/// an owner of one that locks it for each part.
+pub(crate) trait SourceParts {
+    /// The bytes of part `index` (each [`HEIGHTMAP_PART_BYTES`] long but
+    /// the last).
+    ///
+    /// # Errors
+    /// An I/O error wrapping the SQLite error (a missing part included).
+    fn part(&self, index: u64) -> std::io::Result<Vec<u8>>;
+}
+
+impl SourceParts for &Connection {
+    fn part(&self, index: u64) -> std::io::Result<Vec<u8>> {
+        read_source_part(self, index)
+    }
+}
+
+/// Part `index` of the stored heightmap file in `conn`.
+///
+/// # Errors
+/// As [`SourceParts::part`].
+pub(crate) fn read_source_part(conn: &Connection, index: u64) -> std::io::Result<Vec<u8>> {
+    conn.query_row(
+        &format!("SELECT data FROM {HEIGHTMAP_TABLE} WHERE part = ?1"),
+        params![index as i64],
+        |row| row.get(0),
+    )
+    .map_err(std::io::Error::other)
+}
+
 /// The stored heightmap file read in place, a part at a time: a
-/// `Read + Seek` over the `heightmap_png` rows of `conn`, holding one part.
-/// For a copy [`verify_source`] checked (a part that went missing since
-/// reads as an I/O error).
-pub(crate) struct SourceReader<'a> {
-    conn: &'a Connection,
+/// `Read + Seek` over the `heightmap_png` rows that `parts` reads, holding
+/// one part. For a copy [`verify_source`] checked (a part that went missing
+/// since reads as an I/O error).
+pub(crate) struct SourceReader<P: SourceParts> {
+    parts: P,
     len: u64,
     pos: u64,
     /// The part held and its number.
     part: Option<(u64, Vec<u8>)>,
 }
 
-impl<'a> SourceReader<'a> {
+impl<P: SourceParts> SourceReader<P> {
     /// A reader over the stored file of `len` bytes.
-    pub(crate) fn new(conn: &'a Connection, len: u64) -> SourceReader<'a> {
+    pub(crate) fn new(parts: P, len: u64) -> SourceReader<P> {
         SourceReader {
-            conn,
+            parts,
             len,
             pos: 0,
             part: None,
@@ -357,21 +387,14 @@ impl<'a> SourceReader<'a> {
 
     fn load(&mut self, index: u64) -> std::io::Result<&[u8]> {
         if self.part.as_ref().is_none_or(|(i, _)| *i != index) {
-            let data: Vec<u8> = self
-                .conn
-                .query_row(
-                    &format!("SELECT data FROM {HEIGHTMAP_TABLE} WHERE part = ?1"),
-                    params![index as i64],
-                    |row| row.get(0),
-                )
-                .map_err(std::io::Error::other)?;
+            let data = self.parts.part(index)?;
             self.part = Some((index, data));
         }
         Ok(self.part.as_ref().map_or(&[][..], |(_, d)| d.as_slice()))
     }
 }
 
-impl std::io::Read for SourceReader<'_> {
+impl<P: SourceParts> std::io::Read for SourceReader<P> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.pos >= self.len || buf.is_empty() {
             return Ok(0);
@@ -393,7 +416,7 @@ impl std::io::Read for SourceReader<'_> {
     }
 }
 
-impl std::io::Seek for SourceReader<'_> {
+impl<P: SourceParts> std::io::Seek for SourceReader<P> {
     fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
         let target = match to {
             std::io::SeekFrom::Start(p) => Some(p),

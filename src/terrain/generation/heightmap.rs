@@ -8,7 +8,9 @@
 //! the samples is [`heightmap_terrain`](super::heightmap_terrain).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::terrain::generation::tiled_samples::{TileReadError, TiledSamples};
 use crate::terrain::storage::cell::Material;
 
 /// Largest accepted PNG width or height, in pixels (checked from the header,
@@ -155,7 +157,8 @@ pub struct HeightmapSidecar {
 ///
 /// A PNG's samples are kept as its pixel codes (2 bytes a sample, so a
 /// 16 384² map takes 512 MiB, not 2 GiB as `f64`) and mapped on read;
-/// hand-built maps may hold any values.
+/// hand-built maps may hold any values; a large tiled file streamed from a
+/// world file is read a tile at a time ([`HeightSamples::Tiled`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum HeightSamples {
     /// Any values, 8 bytes a sample.
@@ -177,6 +180,9 @@ pub enum HeightSamples {
         /// Sample of `max_code` minus `offset`.
         scale: f64,
     },
+    /// Read a tile at a time from the file, through a bounded cache
+    /// ([`TiledSamples`]): a streamed GeoTIFF.
+    Tiled(Arc<TiledSamples>),
 }
 
 impl From<Vec<f64>> for HeightSamples {
@@ -192,6 +198,10 @@ impl HeightSamples {
             HeightSamples::Values(v) => v.len(),
             HeightSamples::Floats(v) => v.len(),
             HeightSamples::Codes { codes, .. } => codes.len(),
+            HeightSamples::Tiled(t) => {
+                let (w, h) = t.size_px();
+                w as usize * h as usize
+            }
         }
     }
 
@@ -201,10 +211,21 @@ impl HeightSamples {
     }
 
     /// Sample `i` (row-major index); `i` must be below [`HeightSamples::len`]
-    /// (indexing panics otherwise, as for a slice).
+    /// (indexing panics otherwise, as for a slice). NaN where a tile of
+    /// [`HeightSamples::Tiled`] cannot be read; see [`HeightSamples::try_get`].
     #[inline]
     pub fn get(&self, i: usize) -> f64 {
-        match self {
+        self.try_get(i).unwrap_or(f64::NAN)
+    }
+
+    /// Sample `i` as [`HeightSamples::get`], with the error of a tile that
+    /// cannot be read.
+    ///
+    /// # Errors
+    /// [`TileReadError`] (tiled samples only).
+    #[inline]
+    pub fn try_get(&self, i: usize) -> Result<f64, TileReadError> {
+        Ok(match self {
             HeightSamples::Values(v) => v[i],
             HeightSamples::Floats(v) => f64::from(v[i]),
             HeightSamples::Codes {
@@ -213,7 +234,12 @@ impl HeightSamples {
                 offset,
                 scale,
             } => offset + (f64::from(codes[i]) / max_code) * scale,
-        }
+            HeightSamples::Tiled(t) => {
+                let w = t.size_px().0 as usize;
+                // Pixel coordinates of a raster within 2^29 samples fit u32.
+                f64::from(t.get((i % w) as u32, (i / w) as u32)?)
+            }
+        })
     }
 
     /// Every sample, in order.
@@ -221,18 +247,20 @@ impl HeightSamples {
         (0..self.len()).map(|i| self.get(i))
     }
 
-    /// Heap bytes the samples take.
+    /// Heap bytes the samples take (the tiles held now, for tiled ones).
     pub fn heap_bytes(&self) -> usize {
         match self {
             HeightSamples::Values(v) => v.len() * std::mem::size_of::<f64>(),
             HeightSamples::Floats(v) => v.len() * std::mem::size_of::<f32>(),
             HeightSamples::Codes { codes, .. } => codes.len() * std::mem::size_of::<u16>(),
+            HeightSamples::Tiled(t) => t.cached_bytes(),
         }
     }
 
     /// `(min, max)` over the samples, or `Err(i)` with the first sample that
     /// is not finite. One pass over the codes (a code table, not a float
-    /// per sample) for [`HeightSamples::Codes`].
+    /// per sample) for [`HeightSamples::Codes`]; the range the reader found
+    /// when it scanned the file for [`HeightSamples::Tiled`].
     pub(super) fn range(&self) -> Result<(f64, f64), usize> {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         let mut take = |v: f64| {
@@ -251,6 +279,11 @@ impl HeightSamples {
                     return Err(i);
                 }
                 values.iter().map(|&s| f64::from(s)).for_each(take);
+            }
+            HeightSamples::Tiled(t) => {
+                let (lo, hi) = t.range_m();
+                take(lo);
+                take(hi);
             }
             HeightSamples::Codes { codes, .. } => {
                 let mut present = vec![false; 1 << 16];
@@ -274,7 +307,9 @@ impl HeightSamples {
     /// they are by [`HeightSamples::get`]).
     fn value_of_code(&self, code: u16) -> f64 {
         match self {
-            HeightSamples::Values(_) | HeightSamples::Floats(_) => f64::from(code),
+            HeightSamples::Values(_) | HeightSamples::Floats(_) | HeightSamples::Tiled(_) => {
+                f64::from(code)
+            }
             HeightSamples::Codes {
                 max_code,
                 offset,

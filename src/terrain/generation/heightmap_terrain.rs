@@ -32,6 +32,7 @@ use crate::terrain::generation::heightmap::{
     MAX_SIDE_CELLS, MAX_STREAMING_SIDE_CELLS, NORMALIZED_RELIEF_CELLS, check_image_size,
     settings_scales, terrain_extent_cells,
 };
+use crate::terrain::generation::tiled_samples::{SampleOverview, TileReadError};
 use crate::terrain::storage::cell::Material;
 use crate::terrain::storage::coords::{CHUNK_SIZE_CELLS, ColumnCoord};
 use crate::terrain::storage::grid::Grid;
@@ -144,28 +145,60 @@ impl Layout {
         })
     }
 
-    /// Bilinear sample at column centre `(x + 0.5, z + 0.5)` (cells), edges clamped.
-    fn sample(&self, samples: &HeightSamples, x: i64, z: i64) -> f64 {
-        let u = ((x as f64 + 0.5) * self.width_px as f64 / self.width_cells as f64 - 0.5)
-            .clamp(0.0, (self.width_px - 1) as f64);
-        let v = ((z as f64 + 0.5) * self.height_px as f64 / self.depth_cells as f64 - 0.5)
-            .clamp(0.0, (self.height_px - 1) as f64);
+    /// Bilinear sample at column centre `(x + 0.5, z + 0.5)` (cells), edges
+    /// clamped; an error only where a tile of tiled samples cannot be read.
+    fn sample(&self, samples: &HeightSamples, x: i64, z: i64) -> Result<f64, TileReadError> {
+        let (u, v) = self.pixel_at(x, z);
         let (u0, v0) = (u.floor() as usize, v.floor() as usize);
         let (u1, v1) = (
             (u0 + 1).min(self.width_px - 1),
             (v0 + 1).min(self.height_px - 1),
         );
         let (fu, fv) = (u - u0 as f64, v - v0 as f64);
-        let at = |px: usize, py: usize| samples.get(py * self.width_px + px);
-        let top = at(u0, v0) + (at(u1, v0) - at(u0, v0)) * fu;
-        let bottom = at(u0, v1) + (at(u1, v1) - at(u0, v1)) * fu;
-        top + (bottom - top) * fv
+        let at = |px: usize, py: usize| samples.try_get(py * self.width_px + px);
+        let (a, b) = (at(u0, v0)?, at(u1, v0)?);
+        let (c, d) = (at(u0, v1)?, at(u1, v1)?);
+        let top = a + (b - a) * fu;
+        let bottom = c + (d - c) * fu;
+        Ok(top + (bottom - top) * fv)
     }
 
-    /// Surface height (cells) of column `(x, z)`.
-    fn height(&self, samples: &HeightSamples, x: i64, z: i64) -> f64 {
-        self.surface_floor_cells
-            + (self.sample(samples, x, z) - self.reference) * self.vertical_cells_per_unit
+    /// Where column `(x, z)`'s centre falls on the map, pixel coordinates
+    /// (pixel centres at integers), clamped to the map.
+    fn pixel_at(&self, x: i64, z: i64) -> (f64, f64) {
+        let u = ((x as f64 + 0.5) * self.width_px as f64 / self.width_cells as f64 - 0.5)
+            .clamp(0.0, (self.width_px - 1) as f64);
+        let v = ((z as f64 + 0.5) * self.height_px as f64 / self.depth_cells as f64 - 0.5)
+            .clamp(0.0, (self.height_px - 1) as f64);
+        (u, v)
+    }
+
+    /// The surface height (cells) of `sample`, a map value.
+    fn height_of(&self, sample: f64) -> f64 {
+        self.surface_floor_cells + (sample - self.reference) * self.vertical_cells_per_unit
+    }
+
+    /// The overview of tiled `samples` when a sample `spacing_cells`
+    /// apart spans at least a block of it along both axes (the overview's
+    /// means then stand for the ground a coarse sample covers).
+    fn overview_for<'a>(
+        &self,
+        samples: &'a HeightSamples,
+        spacing_cells: f64,
+    ) -> Option<&'a SampleOverview> {
+        let HeightSamples::Tiled(t) = samples else {
+            return None;
+        };
+        let o = t.overview();
+        let px_per_cell = (self.width_px as f64 / self.width_cells as f64)
+            .min(self.height_px as f64 / self.depth_cells as f64);
+        (spacing_cells * px_per_cell >= f64::from(o.factor)).then_some(o)
+    }
+
+    /// Surface height (cells) of column `(x, z)`; errors as
+    /// [`Layout::sample`].
+    fn height(&self, samples: &HeightSamples, x: i64, z: i64) -> Result<f64, TileReadError> {
+        Ok(self.height_of(self.sample(samples, x, z)?))
     }
 }
 
@@ -197,15 +230,28 @@ pub fn grid_from_heightmap_with_progress(
 ) -> Result<Grid, ImportError> {
     let layout = Layout::new(map, settings, MAX_SIDE_CELLS)?;
     let (chunks_x, chunks_z) = layout.chunk_columns();
-    fill_chunk_columns(
+    // The first tile that could not be read (tiled samples only); its
+    // columns are left empty and the import fails.
+    let unread = std::sync::Mutex::new(None);
+    let grid = fill_chunk_columns(
         chunks_x,
         chunks_z,
         &heightmap_strata(),
         "importing",
         progress,
-        |cx, cz| column_table(&layout, settings, &map.samples, cx, cz),
+        |cx, cz| {
+            column_table(&layout, settings, &map.samples, cx, cz).unwrap_or_else(|e| {
+                let mut first = unread.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert(e);
+                ColumnTable::new((0..32 * 32).map(|_| None).collect())
+            })
+        },
     )
-    .map_err(|_| ImportError::Cancelled)
+    .map_err(|_| ImportError::Cancelled)?;
+    match unread.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(ImportError::InvalidHeightmap(e.to_string())),
+        None => Ok(grid),
+    }
 }
 
 /// How a heightmap import maps samples and pixels onto cells: what an
@@ -331,7 +377,45 @@ impl HeightmapTerrain {
     pub fn surface_height_cells(&self, x: i64, z: i64) -> Option<f64> {
         let inside =
             (0..self.layout.width_cells).contains(&x) && (0..self.layout.depth_cells).contains(&z);
-        inside.then(|| self.layout.height(&self.map.samples, x, z))
+        if !inside {
+            return None;
+        }
+        match self.layout.height(&self.map.samples, x, z) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                log::warn!("surface height of column ({x}, {z}): {e}");
+                None
+            }
+        }
+    }
+
+    /// Surface height (cells) of column `(x, z)` from the tiled samples'
+    /// overview, or `None` outside the terrain.
+    fn overview_height(&self, overview: &SampleOverview, x: i64, z: i64) -> Option<f64> {
+        let inside =
+            (0..self.layout.width_cells).contains(&x) && (0..self.layout.depth_cells).contains(&z);
+        let (u, v) = self.layout.pixel_at(x, z);
+        inside.then(|| self.layout.height_of(overview.bilinear(u, v)))
+    }
+
+    /// The surface column `(x_cell, z_cell)` from the heights `height`
+    /// gives its 3 × 3 neighbourhood (edges clamped).
+    fn column_from(
+        &self,
+        x_cell: i64,
+        z_cell: i64,
+        height: impl Fn(i64, i64) -> Option<f64>,
+    ) -> Option<crate::terrain::streaming::surface_sampler::SurfaceColumn> {
+        let (w, d) = self.extent_cells();
+        let mut n = [[0.0; 3]; 3];
+        for (dz, row) in n.iter_mut().enumerate() {
+            for (dx, h) in row.iter_mut().enumerate() {
+                let x = (x_cell + dx as i64 - 1).clamp(0, w - 1);
+                let z = (z_cell + dz as i64 - 1).clamp(0, d - 1);
+                *h = height(x, z)?;
+            }
+        }
+        Some(column_spec(&self.layout, &self.settings, &n).surface_column())
     }
 
     /// Highest surface any column can have, cells (the base, the bedrock and
@@ -342,24 +426,30 @@ impl HeightmapTerrain {
 
     /// The non-empty chunks of `column`, sorted by y; none outside the
     /// terrain. Costs one column (a 34 × 34 table of bilinear samples).
-    pub fn column_chunks(&self, column: ColumnCoord) -> ColumnChunks {
+    ///
+    /// # Errors
+    /// [`TileReadError`] when a tile of tiled samples cannot be read.
+    pub fn column_chunks(&self, column: ColumnCoord) -> Result<ColumnChunks, TileReadError> {
         if self.is_outside(column) {
-            return Vec::new();
+            return Ok(Vec::new());
         }
-        column_table(
+        Ok(column_table(
             &self.layout,
             &self.settings,
             &self.map.samples,
             column.x,
             column.z,
-        )
-        .column_chunks(&heightmap_strata(), column)
+        )?
+        .column_chunks(&heightmap_strata(), column))
     }
 }
 
 impl ColumnSource for HeightmapTerrain {
     fn load_column(&self, column: ColumnCoord) -> Result<ColumnChunks, SourceError> {
-        Ok(self.column_chunks(column))
+        self.column_chunks(column).map_err(|e| SourceError::Io {
+            column,
+            message: e.to_string(),
+        })
     }
 
     fn origin(&self) -> LoadOrigin {
@@ -389,16 +479,31 @@ impl crate::terrain::streaming::surface_sampler::SurfaceSampler for HeightmapTer
         z_cell: i64,
     ) -> Option<crate::terrain::streaming::surface_sampler::SurfaceColumn> {
         self.surface_height_cells(x_cell, z_cell)?;
-        let (w, d) = self.extent_cells();
-        let mut n = [[0.0; 3]; 3];
-        for (dz, row) in n.iter_mut().enumerate() {
-            for (dx, h) in row.iter_mut().enumerate() {
-                let x = (x_cell + dx as i64 - 1).clamp(0, w - 1);
-                let z = (z_cell + dz as i64 - 1).clamp(0, d - 1);
-                *h = self.layout.height(&self.map.samples, x, z);
-            }
+        self.column_from(x_cell, z_cell, |x, z| {
+            self.layout.height(&self.map.samples, x, z).ok()
+        })
+    }
+
+    fn height_cells_coarse(&self, x_cells: f64, z_cells: f64, spacing_cells: f64) -> Option<f64> {
+        match self.layout.overview_for(&self.map.samples, spacing_cells) {
+            Some(o) => self.overview_height(o, x_cells.floor() as i64, z_cells.floor() as i64),
+            None => self.height_cells(x_cells, z_cells),
         }
-        Some(column_spec(&self.layout, &self.settings, &n).surface_column())
+    }
+
+    fn column_coarse(
+        &self,
+        x_cell: i64,
+        z_cell: i64,
+        spacing_cells: f64,
+    ) -> Option<crate::terrain::streaming::surface_sampler::SurfaceColumn> {
+        match self.layout.overview_for(&self.map.samples, spacing_cells) {
+            Some(o) => {
+                self.overview_height(o, x_cell, z_cell)?;
+                self.column_from(x_cell, z_cell, |x, z| self.overview_height(o, x, z))
+            }
+            None => self.column(x_cell, z_cell),
+        }
     }
 
     fn top_cells(&self) -> f64 {
@@ -418,13 +523,13 @@ fn column_table(
     samples: &HeightSamples,
     cx: i32,
     cz: i32,
-) -> ColumnTable {
+) -> Result<ColumnTable, TileReadError> {
     const N: usize = CHUNK_SIZE_CELLS as usize + 2;
     let x0 = cx as i64 * CHUNK_SIZE_CELLS as i64 - 1;
     let z0 = cz as i64 * CHUNK_SIZE_CELLS as i64 - 1;
     let mut heights = [0.0f64; N * N];
     for (i, h) in heights.iter_mut().enumerate() {
-        *h = layout.height(samples, x0 + (i % N) as i64, z0 + (i / N) as i64);
+        *h = layout.height(samples, x0 + (i % N) as i64, z0 + (i / N) as i64)?;
     }
     let mut columns = Vec::with_capacity(32 * 32);
     for lz in 0..CHUNK_SIZE_CELLS as usize {
@@ -443,7 +548,7 @@ fn column_table(
             columns.push(Some(column_spec(layout, settings, &n)));
         }
     }
-    ColumnTable::new(columns)
+    Ok(ColumnTable::new(columns))
 }
 
 /// Materials of one imported column from its 3×3 height neighbourhood (cells).

@@ -116,18 +116,15 @@ impl EditedSurface<'_> {
         let i = (z.rem_euclid(n) * n + x.rem_euclid(n)) as usize;
         Some((summary, i))
     }
-}
 
-impl SurfaceSampler for EditedSurface<'_> {
-    fn height_cells(&self, x_cells: f64, z_cells: f64) -> Option<f64> {
-        match self.summary_at(x_cells.floor() as i64, z_cells.floor() as i64) {
-            Some((s, i)) => Some(f64::from(s.height_cells[i]).max(0.0)),
-            None => self.base.height_cells(x_cells, z_cells),
-        }
-    }
-
-    fn column(&self, x_cell: i64, z_cell: i64) -> Option<SurfaceColumn> {
-        let base = self.base.column(x_cell, z_cell);
+    /// Column `(x_cell, z_cell)` as its summary has it where it was
+    /// edited, else `base` (the unedited source's).
+    fn edited_column(
+        &self,
+        base: Option<SurfaceColumn>,
+        x_cell: i64,
+        z_cell: i64,
+    ) -> Option<SurfaceColumn> {
         let Some((s, i)) = self.summary_at(x_cell, z_cell) else {
             return base;
         };
@@ -145,6 +142,36 @@ impl SurfaceSampler for EditedSurface<'_> {
             },
             floor_cells: base.map_or(0.0, |b| b.floor_cells),
         })
+    }
+}
+
+impl SurfaceSampler for EditedSurface<'_> {
+    fn height_cells(&self, x_cells: f64, z_cells: f64) -> Option<f64> {
+        match self.summary_at(x_cells.floor() as i64, z_cells.floor() as i64) {
+            Some((s, i)) => Some(f64::from(s.height_cells[i]).max(0.0)),
+            None => self.base.height_cells(x_cells, z_cells),
+        }
+    }
+
+    fn height_cells_coarse(&self, x_cells: f64, z_cells: f64, spacing_cells: f64) -> Option<f64> {
+        match self.summary_at(x_cells.floor() as i64, z_cells.floor() as i64) {
+            Some((s, i)) => Some(f64::from(s.height_cells[i]).max(0.0)),
+            None => self
+                .base
+                .height_cells_coarse(x_cells, z_cells, spacing_cells),
+        }
+    }
+
+    fn column_coarse(&self, x_cell: i64, z_cell: i64, spacing_cells: f64) -> Option<SurfaceColumn> {
+        self.edited_column(
+            self.base.column_coarse(x_cell, z_cell, spacing_cells),
+            x_cell,
+            z_cell,
+        )
+    }
+
+    fn column(&self, x_cell: i64, z_cell: i64) -> Option<SurfaceColumn> {
+        self.edited_column(self.base.column(x_cell, z_cell), x_cell, z_cell)
     }
 
     fn top_cells(&self) -> f64 {

@@ -33,6 +33,23 @@ pub trait SurfaceSampler: Send + Sync {
     /// (the material needs the slope).
     fn column(&self, x_cell: i64, z_cell: i64) -> Option<SurfaceColumn>;
 
+    /// [`SurfaceSampler::height_cells`] for a sample that stands for
+    /// `spacing_cells` of ground (a coarse node's sample spacing): a source
+    /// may answer from a reduced copy of itself where one of its own
+    /// samples is much finer than that. Exact by default.
+    fn height_cells_coarse(&self, x_cells: f64, z_cells: f64, spacing_cells: f64) -> Option<f64> {
+        let _ = spacing_cells;
+        self.height_cells(x_cells, z_cells)
+    }
+
+    /// [`SurfaceSampler::column`] for a sample that stands for
+    /// `spacing_cells` of ground, as [`SurfaceSampler::height_cells_coarse`].
+    /// Exact by default.
+    fn column_coarse(&self, x_cell: i64, z_cell: i64, spacing_cells: f64) -> Option<SurfaceColumn> {
+        let _ = spacing_cells;
+        self.column(x_cell, z_cell)
+    }
+
     /// Highest solid or water cell any column can have, cells.
     fn top_cells(&self) -> f64;
 

@@ -80,7 +80,52 @@ impl ElevationRaster {
         settings: &HeightmapSettings,
         path: &Path,
     ) -> Result<(Heightmap, HeightmapSettings), ImportError> {
-        let stats = self.stats();
+        let fill = NoDataPlan::new(&self.stats(), settings, path)?;
+        let mut samples = self.samples_m;
+        if fill.nodata_samples > 0 {
+            samples
+                .iter_mut()
+                .filter(|s| s.is_nan())
+                .for_each(|s| *s = fill.fill_m);
+        }
+        let map = fill.heightmap(
+            self.width_px,
+            self.height_px,
+            self.pixel_size_m,
+            HeightSamples::Floats(samples),
+        );
+        Ok((map, fill.settings))
+    }
+}
+
+/// How an import fills a raster's missing samples, from the raster's
+/// [`RasterStats`]: shared by rasters decoded whole and those read a tile
+/// at a time, so both build the same terrain.
+#[derive(Clone, Debug)]
+pub(crate) struct NoDataPlan {
+    /// The value of a missing sample, metres.
+    pub(crate) fill_m: f32,
+    /// Lowest and highest sample after filling, metres.
+    pub(crate) range_m: (f64, f64),
+    /// The samples marked missing.
+    pub(crate) nodata_samples: u64,
+    /// The import settings, with the sea level a [`NoDataFill::Sea`] fill
+    /// sets when they have none.
+    pub(crate) settings: HeightmapSettings,
+}
+
+impl NoDataPlan {
+    /// The fill of a raster with `stats` under `settings`: the lowest valid
+    /// elevation ([`NoDataFill::Floor`]) or a sea floor `max(1 m, relief /
+    /// 64)` below the sea level ([`NoDataFill::Sea`]). Errors name `path`.
+    ///
+    /// # Errors
+    /// [`ImportError::NoValidSample`] when every sample is missing.
+    pub(crate) fn new(
+        stats: &RasterStats,
+        settings: &HeightmapSettings,
+        path: &Path,
+    ) -> Result<NoDataPlan, ImportError> {
         let (lo, hi) = stats
             .elevation_range_m
             .ok_or_else(|| ImportError::NoValidSample {
@@ -94,34 +139,44 @@ impl ElevationRaster {
                 sea.min(lo) - ((hi - lo) * SEA_DEPTH_OF_RELIEF).max(MIN_SEA_DEPTH_M)
             }
         };
-        let mut samples = self.samples_m;
-        if stats.nodata_samples > 0 {
-            let fill = fill_m as f32;
-            samples
-                .iter_mut()
-                .filter(|s| s.is_nan())
-                .for_each(|s| *s = fill);
-        }
-        let (spacing_x_m, spacing_y_m) = self.pixel_size_m.unwrap_or((1.0, 1.0));
+        let fill = fill_m as f32;
         let low = if stats.nodata_samples > 0 {
-            lo.min(f64::from(fill_m as f32))
+            lo.min(f64::from(fill))
         } else {
             lo
         };
-        let map = Heightmap {
-            width_px: self.width_px,
-            height_px: self.height_px,
-            samples: HeightSamples::Floats(samples),
+        Ok(NoDataPlan {
+            fill_m: fill,
+            range_m: (low, hi),
+            nodata_samples: stats.nodata_samples,
+            settings,
+        })
+    }
+
+    /// The heightmap of `samples` (filled as planned) with the sidecar the
+    /// terrain builder takes: the pixel size (1 m square without a
+    /// georeference) and the filled range.
+    pub(crate) fn heightmap(
+        &self,
+        width_px: u32,
+        height_px: u32,
+        pixel_size_m: Option<(f64, f64)>,
+        samples: HeightSamples,
+    ) -> Heightmap {
+        let (spacing_x_m, spacing_y_m) = pixel_size_m.unwrap_or((1.0, 1.0));
+        Heightmap {
+            width_px,
+            height_px,
+            samples,
             sidecar: Some(HeightmapSidecar {
                 spacing_x_m,
                 spacing_y_m,
-                min_elevation_m: low,
-                max_elevation_m: hi,
-                width: Some(self.width_px),
-                height: Some(self.height_px),
+                min_elevation_m: self.range_m.0,
+                max_elevation_m: self.range_m.1,
+                width: Some(width_px),
+                height: Some(height_px),
             }),
-        };
-        Ok((map, settings))
+        }
     }
 }
 

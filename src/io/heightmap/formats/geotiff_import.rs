@@ -64,7 +64,7 @@ pub struct GeoTiffHeader {
 }
 
 /// An [`ImportError::Unreadable`] naming `path`.
-fn unreadable(path: &Path, message: impl std::fmt::Display) -> ImportError {
+pub(super) fn unreadable(path: &Path, message: impl std::fmt::Display) -> ImportError {
     ImportError::Unreadable {
         path: path.to_path_buf(),
         format: FORMAT,
@@ -73,7 +73,7 @@ fn unreadable(path: &Path, message: impl std::fmt::Display) -> ImportError {
 }
 
 /// The decoder limits of every GeoTIFF read.
-fn limits() -> Limits {
+pub(super) fn limits() -> Limits {
     let mut limits = Limits::default();
     limits.decoding_buffer_size = CHUNK_LIMIT_BYTES;
     limits.intermediate_buffer_size = CHUNK_LIMIT_BYTES;
@@ -82,16 +82,18 @@ fn limits() -> Limits {
 }
 
 /// A decoder opened on `reader` with its header read and checked.
-struct Opened<R: Read + Seek> {
-    decoder: Decoder<R>,
-    header: GeoTiffHeader,
+pub(super) struct Opened<R: Read + Seek> {
+    pub(super) decoder: Decoder<R>,
+    pub(super) header: GeoTiffHeader,
     /// Samples per pixel (only the first is read).
-    samples_per_pixel: usize,
+    pub(super) samples_per_pixel: usize,
 }
 
 /// Opens the GeoTIFF at `path` (a regular file within
 /// [`MAX_GEOTIFF_FILE_BYTES`]).
-fn open_file(path: &Path) -> Result<BufReader<std::io::Take<std::fs::File>>, ImportError> {
+pub(super) fn open_file(
+    path: &Path,
+) -> Result<BufReader<std::io::Take<std::fs::File>>, ImportError> {
     let file = open_bounded(path, MAX_GEOTIFF_FILE_BYTES)
         .map_err(|e| crate::io::heightmap::heightmap_import::read_error(path, e))?;
     Ok(BufReader::new(file))
@@ -146,7 +148,7 @@ pub fn decode_geotiff<R: Read + Seek>(
 }
 
 /// Opens a decoder on `reader` and reads and checks the header and tags.
-fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, ImportError> {
+pub(super) fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, ImportError> {
     let mut decoder = Decoder::new(reader)
         .map_err(|e| unreadable(path, e))?
         .with_limits(limits());
@@ -264,7 +266,11 @@ fn read_nodata<R: Read + Seek>(
 }
 
 /// Where chunk `index` of the first plane starts, `(x, y)` in pixels.
-fn chunk_origin<R: Read + Seek>(decoder: &Decoder<R>, width_px: u32, index: u32) -> (u32, u32) {
+pub(super) fn chunk_origin<R: Read + Seek>(
+    decoder: &Decoder<R>,
+    width_px: u32,
+    index: u32,
+) -> (u32, u32) {
     let (w, h) = decoder.chunk_dimensions();
     match decoder.get_chunk_type() {
         tiff::decoder::ChunkType::Strip => (0, index * h),
@@ -306,6 +312,7 @@ fn read_samples<R: Read + Seek>(
         let place = Placement {
             x0,
             y0,
+            dst_origin: (x0, y0),
             data_w,
             data_h,
             width_px,
@@ -329,25 +336,31 @@ fn read_samples<R: Read + Seek>(
     Ok(samples)
 }
 
-/// Where one decoded chunk goes in the raster.
-struct Placement {
-    x0: u32,
-    y0: u32,
-    data_w: u32,
-    data_h: u32,
-    width_px: u32,
+/// Where one decoded chunk goes: its pixel origin in the raster (for
+/// messages), where it lands in the destination and the destination's
+/// width.
+pub(super) struct Placement {
+    pub(super) x0: u32,
+    pub(super) y0: u32,
+    /// Where the chunk's first pixel goes in the destination `(x, y)`: its
+    /// origin in a whole raster, `(0, 0)` in a buffer of one chunk.
+    pub(super) dst_origin: (u32, u32),
+    pub(super) data_w: u32,
+    pub(super) data_h: u32,
+    /// Pixels a destination row holds.
+    pub(super) width_px: u32,
     /// Samples per pixel in the chunk.
-    stride: usize,
-    nodata: Option<f64>,
+    pub(super) stride: usize,
+    pub(super) nodata: Option<f64>,
     /// Metres per elevation unit.
-    unit_m: f64,
+    pub(super) unit_m: f64,
 }
 
 impl Placement {
     /// Copies `decoded` into `samples` (metres; NaN for NoData); the first
     /// non-finite sample that is not NoData is kept in `bad`. `Err` when the
     /// chunk holds fewer samples than its size.
-    fn copy(
+    pub(super) fn copy(
         &self,
         decoded: &DecodingResult,
         samples: &mut [f32],
@@ -391,12 +404,13 @@ impl Placement {
             .nodata
             .map(|n| if as_f32 { f64::from(n as f32) } else { n });
         let width = self.width_px as usize;
-        let rows = h.min(samples.len() / width - self.y0 as usize);
-        let cols = w.min(width - self.x0 as usize);
+        let (dst_x0, dst_y0) = (self.dst_origin.0 as usize, self.dst_origin.1 as usize);
+        let rows = h.min(samples.len() / width - dst_y0);
+        let cols = w.min(width - dst_x0);
         for row in 0..rows {
             let src = &chunk[row * w * self.stride..];
             let y = self.y0 as usize + row;
-            let dst = &mut samples[y * width + self.x0 as usize..][..cols];
+            let dst = &mut samples[(dst_y0 + row) * width + dst_x0..][..cols];
             for (col, out) in dst.iter_mut().enumerate() {
                 let v = value(src[col * self.stride]);
                 let missing = nodata.is_some_and(|n| v == n || (n.is_nan() && v.is_nan()));

@@ -4,6 +4,8 @@
 //! written from a world's surface.
 //!
 //! - [`geotiff_import`]: GeoTIFF decoding, a strip or tile at a time.
+//! - [`geotiff_tiles`]: a large GeoTIFF scanned once and read a tile at a
+//!   time on demand (streaming worlds, the import summary).
 //! - [`geotiff_export`]: float32 GeoTIFF output with the georeferencing tags.
 //! - [`geokeys`]: the GeoTIFF georeference and the pixel size in metres.
 //! - [`exr_heightmap`]: EXR in and out.
@@ -17,4 +19,5 @@ pub mod exr_heightmap;
 pub mod geokeys;
 pub mod geotiff_export;
 pub mod geotiff_import;
+pub mod geotiff_tiles;
 pub mod raw16;

@@ -1,28 +1,50 @@
 //! The heightmap a heightmap world's file keeps: read in place from its
-//! stored copy (verified first, then decoded a part at a time, so memory is
-//! the samples) into the terrain its unedited columns come from, with the
-//! georeference the import had.
+//! stored copy (verified first, then decoded a part at a time) into the
+//! terrain its unedited columns come from, with the georeference the import
+//! had. A GeoTIFF is scanned once and then read a tile at a time as columns
+//! need it, so memory does not grow with the raster; the other formats are
+//! decoded whole (memory is the samples).
+
+use std::sync::Arc;
 
 use super::{StreamingFileError, StreamingOrigin, StreamingWorldFile};
-use crate::io::heightmap::heightmap_format::decode_source;
-use crate::io::heightmap::streaming_heightmap::{SourceReader, verify_source};
+use crate::io::heightmap::formats::geotiff_tiles::open_tiled_geotiff;
+use crate::io::heightmap::heightmap_format::{ElevationRead, HeightmapFormat, decode_source};
+use crate::io::heightmap::streaming_heightmap::{
+    SourceParts, SourceReader, read_source_part, verify_source,
+};
 use crate::io::heightmap::world_georeference::WorldGeoreference;
 use crate::io::world::world_file::sqlite_err;
 use crate::terrain::generation::heightmap_terrain::{HeightmapTerrain, elevation_scale};
 
+/// The stored copy's parts read through the world file's own connection
+/// (locked for each part), so tile reads never contend with a second
+/// connection's locks.
+impl SourceParts for Arc<StreamingWorldFile> {
+    fn part(&self, index: u64) -> std::io::Result<Vec<u8>> {
+        read_source_part(&self.lock().conn, index)
+    }
+}
+
+/// Bytes a stored-copy reader buffers in front of its part.
+const READ_BUFFER_BYTES: usize = 1 << 16;
+
 impl StreamingWorldFile {
     /// The terrain of a heightmap world (`None` for a generated one): the
-    /// stored file (PNG, GeoTIFF, EXR or RAW16) checked and decoded in place
+    /// stored file (PNG, GeoTIFF, EXR or RAW16) checked and read in place
     /// with the stored sidecar and settings, ready to build any column, and
-    /// the georeference of a file with a pixel size. Seconds for a 16 384²
-    /// map; memory is the samples and one stored part.
+    /// the georeference of a file with a pixel size. A GeoTIFF is scanned
+    /// once (seconds for a 16 384² raster) and its tiles are read as
+    /// columns need them, through this file; the other formats are decoded
+    /// whole. The scan or decode is counted in `progress`.
     ///
     /// # Errors
     /// [`StreamingFileError::CorruptHeightmap`] for a damaged stored copy;
     /// [`StreamingFileError::Heightmap`] when it cannot be decoded or its
     /// terrain is invalid; [`StreamingFileError::File`] when SQLite fails.
     pub fn heightmap_terrain(
-        &self,
+        self: &Arc<Self>,
+        progress: &crate::progress::Progress,
     ) -> Result<Option<(HeightmapTerrain, Option<WorldGeoreference>)>, StreamingFileError> {
         let StreamingOrigin::Heightmap(stored) = &self.origin else {
             return Ok(None);
@@ -31,7 +53,7 @@ impl StreamingWorldFile {
             path: self.path.clone(),
             source: Box::new(source),
         };
-        let read = {
+        {
             let inner = self.lock();
             verify_source(&inner.conn, stored).map_err(|e| match e {
                 Ok(message) => StreamingFileError::CorruptHeightmap {
@@ -40,9 +62,28 @@ impl StreamingWorldFile {
                 },
                 Err(e) => StreamingFileError::File(sqlite_err(&self.path, e)),
             })?;
+        }
+        let read = if stored.format == HeightmapFormat::GeoTiff {
+            let (file, len) = (Arc::clone(self), stored.png_bytes);
+            let open_reader = move || {
+                std::io::BufReader::with_capacity(
+                    READ_BUFFER_BYTES,
+                    SourceReader::new(Arc::clone(&file), len),
+                )
+            };
+            let (map, settings, header) =
+                open_tiled_geotiff(open_reader, &stored.settings, &self.path, progress)
+                    .map_err(import)?;
+            ElevationRead {
+                map,
+                settings,
+                georeference: header.georeference,
+            }
+        } else {
             // Read in place, a part at a time: memory is the samples.
+            let inner = self.lock();
             let reader = std::io::BufReader::with_capacity(
-                1 << 16,
+                READ_BUFFER_BYTES,
                 SourceReader::new(&inner.conn, stored.png_bytes),
             );
             decode_source(
@@ -52,7 +93,7 @@ impl StreamingWorldFile {
                 stored.sidecar_text.as_deref(),
                 &stored.settings,
                 &self.path,
-                &crate::progress::Progress::new(),
+                progress,
             )
             .map_err(import)?
         };
