@@ -619,6 +619,22 @@ fn layers_over_a_changed_heightmap_setting_are_refused() {
     assert!(e.to_string().contains("layers.strata"), "{e}");
 }
 
+/// The elevation fixture `name` of `tests/data/elevation`.
+fn elevation_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/elevation")
+        .join(name)
+}
+
+/// One cell a pixel, elevations unexaggerated.
+fn true_scale() -> HeightmapSettings {
+    HeightmapSettings {
+        cells_per_pixel: 1.0,
+        vertical_scale: 1.0,
+        ..HeightmapSettings::default()
+    }
+}
+
 /// GeoTIFF, EXR and RAW16 imports stream too: the world's file keeps the
 /// source's bytes, reads them in place when it opens, and its columns are
 /// the whole import's, chunk for chunk; the world keeps the file's
@@ -626,12 +642,9 @@ fn layers_over_a_changed_heightmap_setting_are_refused() {
 #[test]
 fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
     let dir = scratch("elevation");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elevation");
     let settings = HeightmapSettings {
-        cells_per_pixel: 1.0,
-        vertical_scale: 1.0,
         nodata: NoDataFill::Sea,
-        ..HeightmapSettings::default()
+        ..true_scale()
     };
     for name in [
         "uint16_nodata_packbits.tif",
@@ -641,7 +654,7 @@ fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
         "rgb_float32.exr",
         "unity_129.r16",
     ] {
-        let path = fixtures.join(name);
+        let path = elevation_fixture(name);
         let whole = import_heightmap(&path, &settings).unwrap();
         let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
         let StreamedTerrain::Heightmap(from_file) = &world.terrain else {
@@ -679,12 +692,7 @@ fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
 #[test]
 fn a_streamed_geotiff_column_reads_only_its_tiles() {
     let dir = scratch("tiles");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elevation");
-    let settings = HeightmapSettings {
-        cells_per_pixel: 1.0,
-        vertical_scale: 1.0,
-        ..HeightmapSettings::default()
-    };
+    let settings = true_scale();
     // (fixture, column, its tiles or strips): 200 × 150 pixels at a cell
     // each; column (1, 0) samples pixels 31..=64 across and 0..=32 down.
     for (name, column, expected) in [
@@ -693,7 +701,7 @@ fn a_streamed_geotiff_column_reads_only_its_tiles() {
         // Strips of 7 rows: strips 0 to 4 of 22.
         ("int16_striped_deflate_pred2.tif", ColumnCoord::new(1, 0), 5),
     ] {
-        let path = fixtures.join(name);
+        let path = elevation_fixture(name);
         let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
         let reopened = StreamedWorld::open(world.file.path()).unwrap();
         let StreamedTerrain::Heightmap(terrain) = &reopened.terrain else {
@@ -722,13 +730,8 @@ fn a_streamed_geotiff_column_reads_only_its_tiles() {
 fn coarse_samples_of_a_streamed_geotiff_read_its_overview() {
     use strata::terrain::streaming::surface_sampler::SurfaceSampler;
     let dir = scratch("overview");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/elevation/float32_tiled_lzw_pred3.tif");
-    let settings = HeightmapSettings {
-        cells_per_pixel: 1.0,
-        vertical_scale: 1.0,
-        ..HeightmapSettings::default()
-    };
+    let path = elevation_fixture("float32_tiled_lzw_pred3.tif");
+    let settings = true_scale();
     let world = StreamedWorld::import_heightmap(&path, &settings, &dir).unwrap();
     let reopened = StreamedWorld::open(world.file.path()).unwrap();
     let StreamedTerrain::Heightmap(terrain) = &reopened.terrain else {
