@@ -33,8 +33,9 @@ fn expected() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-const FIXTURES: [&str; 5] = [
+const FIXTURES: [&str; 6] = [
     "float32_tiled_lzw_pred3.tif",
+    "int16_tiled_lzw_edges.tif",
     "int16_striped_deflate_pred2.tif",
     "uint16_nodata_packbits.tif",
     "geographic_degrees.tif",
@@ -197,6 +198,7 @@ fn geotiff_fixtures_import_to_the_expected_heights_at_true_scale() {
     let all = expected();
     for name in [
         "float32_tiled_lzw_pred3.tif",
+        "int16_tiled_lzw_edges.tif",
         "int16_striped_deflate_pred2.tif",
         "uint16_nodata_packbits.tif",
     ] {

@@ -226,6 +226,17 @@ def main():
     metres = -20.0 + codes.astype(np.float64) / 65535.0 * 500.0
     expected["unity_129.r16"] = expect_array(metres, (1.5, 1.5), f32=False)
 
+    # 8. int16, 64 x 64 tiles whose right and bottom edge tiles are partial,
+    # LZW without a predictor, as GDAL writes it by default: tiff 0.11.3
+    # refused tile 14 with "no lzw end code found" (image-tiff issue 395).
+    data = np.round(relief(300, 257, 1500.0, 600.0)).astype(np.int16)
+    path = write(
+        "int16_tiled_lzw_edges.tif", data, CRS.from_epsg(32614),
+        from_origin(500000.0, 3700000.0, 10.0, 10.0),
+        tiled=True, blockxsize=64, blockysize=64, compress="lzw",
+    )
+    expected[path.name] = expect(path, data, (10.0, 10.0))
+
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
 
