@@ -33,9 +33,11 @@ fn expected() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 8] = [
     "float32_tiled_lzw_pred3.tif",
     "int16_tiled_lzw_edges.tif",
+    "float32_rgb_pixel.tif",
+    "float32_bands_planar.tif",
     "int16_striped_deflate_pred2.tif",
     "uint16_nodata_packbits.tif",
     "geographic_degrees.tif",

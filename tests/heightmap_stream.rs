@@ -651,6 +651,7 @@ fn elevation_files_stream_from_their_stored_copy_like_the_whole_import() {
         "geographic_degrees.tif",
         "float32_tiled_lzw_pred3.tif",
         "int16_tiled_lzw_edges.tif",
+        "float32_bands_planar.tif",
         "int16_striped_deflate_pred2.tif",
         "rgb_float32.exr",
         "unity_129.r16",

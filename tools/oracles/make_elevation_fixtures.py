@@ -71,6 +71,26 @@ def write(name, data, crs, transform, nodata=None, **profile):
     return path
 
 
+def write_bands(name, bands, crs, transform, **profile):
+    """write() for several bands of one type (band 1 the elevation)."""
+    path = OUT / name
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=bands[0].shape[1],
+        height=bands[0].shape[0],
+        count=len(bands),
+        dtype=bands[0].dtype,
+        crs=crs,
+        transform=transform,
+        **profile,
+    ) as dst:
+        for i, band in enumerate(bands):
+            dst.write(band, i + 1)
+    return path
+
+
 def probe_points(width, height):
     """Pixels whose values the test checks: corners, edges of tiles, middle."""
     pts = {(0, 0), (width - 1, 0), (0, height - 1), (width - 1, height - 1), (width // 2, height // 2)}
@@ -236,6 +256,24 @@ def main():
         tiled=True, blockxsize=64, blockysize=64, compress="lzw",
     )
     expected[path.name] = expect(path, data, (10.0, 10.0))
+
+    # 9. Three float32 bands, the elevation first: pixel-interleaved RGB
+    # (BitsPerSample and SampleFormat hold one value per band) and
+    # band-interleaved (planar) with plain bands.
+    data = relief(70, 45, 90.0, 310.0).astype(np.float32)
+    others = [np.full_like(data, -5.0e6), np.full_like(data, 7.0)]
+    path = write_bands(
+        "float32_rgb_pixel.tif", [data] + others, CRS.from_epsg(32614),
+        from_origin(500000.0, 3700000.0, 4.0, 4.0),
+        photometric="RGB", interleave="pixel", compress="deflate",
+    )
+    expected[path.name] = expect(path, data, (4.0, 4.0))
+    path = write_bands(
+        "float32_bands_planar.tif", [data] + others, CRS.from_epsg(32614),
+        from_origin(500000.0, 3700000.0, 4.0, 4.0),
+        interleave="band", tiled=True, blockxsize=32, blockysize=32, compress="lzw",
+    )
+    expected[path.name] = expect(path, data, (4.0, 4.0))
 
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 

@@ -12,8 +12,8 @@
 //! may take at most [`CHUNK_LIMIT_BYTES`] (a TIFF that declares a huge tile
 //! is refused before it is read), and a tag value at most
 //! [`TAG_LIMIT_BYTES`]. Memory is the samples (4 bytes each) and one chunk.
-//! Only the first image of the file and the first sample of each pixel are
-//! read.
+//! Only the first image of the file and the first sample of each pixel
+//! (the first band, pixel- or band-interleaved) are read.
 
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
@@ -70,6 +70,15 @@ pub(super) fn unreadable(path: &Path, message: impl std::fmt::Display) -> Import
         format: FORMAT,
         message: message.to_string(),
     }
+}
+
+/// An [`ImportError::Unreadable`] for pixels of a `kind` that holds no
+/// elevations.
+fn not_elevations(path: &Path, kind: &str) -> ImportError {
+    unreadable(
+        path,
+        format!("{kind} pixels are not elevations; save one band of numbers"),
+    )
 }
 
 /// The decoder limits of every GeoTIFF read.
@@ -155,26 +164,37 @@ pub(super) fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, 
     let (width_px, height_px) = decoder.dimensions().map_err(|e| unreadable(path, e))?;
     check_raster_size(width_px, height_px, MAX_GEOTIFF_PIXELS)?;
     let color = decoder.colortype().map_err(|e| unreadable(path, e))?;
-    let samples_per_pixel = match color {
+    let bands = match color {
         tiff::ColorType::Gray(_) => 1,
         tiff::ColorType::GrayA(_) => 2,
         tiff::ColorType::RGB(_) => 3,
         tiff::ColorType::RGBA(_) => 4,
-        other => {
-            return Err(unreadable(
-                path,
-                format!("{other:?} pixels are not elevations; save one band of numbers"),
-            ));
+        tiff::ColorType::Multiband { num_samples, .. } => usize::from(num_samples),
+        tiff::ColorType::Palette(_) => return Err(not_elevations(path, "colour-mapped (palette)")),
+        tiff::ColorType::YCbCr(_) => return Err(not_elevations(path, "YCbCr colour")),
+        tiff::ColorType::CMYK(_) | tiff::ColorType::CMYKA(_) => {
+            return Err(not_elevations(path, "CMYK colour"));
         }
+        _ => return Err(not_elevations(path, "colour")),
     };
-    let format = decoder
-        .find_tag_unsigned::<u16>(Tag::SampleFormat)
+    // Band-interleaved (planar) files keep each band in its own strips or
+    // tiles; the first band's come first, one sample a pixel.
+    let planar = decoder
+        .find_tag_unsigned::<u16>(Tag::PlanarConfiguration)
         .map_err(|e| unreadable(path, e))?
-        .unwrap_or(1);
-    let bits = decoder
-        .find_tag_unsigned::<u16>(Tag::BitsPerSample)
-        .map_err(|e| unreadable(path, e))?
-        .unwrap_or(1);
+        == Some(2);
+    let samples_per_pixel = if planar { 1 } else { bands };
+    // One value per band (all equal for the files read): the first one.
+    let mut first_value = |tag| -> Result<Option<u16>, ImportError> {
+        Ok(decoder
+            .find_tag(tag)
+            .map_err(|e| unreadable(path, e))?
+            .map(|v| v.into_u16_vec().map_err(|e| unreadable(path, e)))
+            .transpose()?
+            .and_then(|v| v.first().copied()))
+    };
+    let format = first_value(Tag::SampleFormat)?.unwrap_or(1);
+    let bits = first_value(Tag::BitsPerSample)?.unwrap_or(1);
     let sample_type = match format {
         1 => format!("uint{bits}"),
         2 => format!("int{bits}"),
