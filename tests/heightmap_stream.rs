@@ -789,3 +789,32 @@ fn coarse_samples_of_a_streamed_geotiff_read_its_overview() {
     drop(reopened);
     world.remove_recovery();
 }
+
+/// A streamed import that fails while the stored copy is scanned names the
+/// file the user chose, not the recovery copy (deleted as the import
+/// fails), and leaves nothing behind.
+#[test]
+fn a_failed_streamed_geotiff_import_names_the_chosen_file() {
+    let dir = scratch("failed_scan");
+    let good = std::fs::read(elevation_fixture("float32_tiled_lzw_pred3.tif")).unwrap();
+    // Cut in the middle of the tiles: the header reads, a tile does not.
+    let truncated = dir.join("truncated.tif");
+    std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    let recovery = dir.join("recovery");
+    std::fs::create_dir_all(&recovery).unwrap();
+    let err = StreamedWorld::import_heightmap(&truncated, &true_scale(), &recovery)
+        .err()
+        .expect("a truncated tile is refused");
+    let StreamingFileError::Heightmap { source, .. } = &err else {
+        panic!("a heightmap error: {err}");
+    };
+    match source.as_ref() {
+        ImportError::Unreadable { path, .. } => assert_eq!(path, &truncated, "{err}"),
+        other => panic!("unreadable: {other}"),
+    }
+    assert_eq!(
+        std::fs::read_dir(&recovery).unwrap().count(),
+        0,
+        "nothing left"
+    );
+}

@@ -253,7 +253,7 @@ impl StreamedWorld {
         .inspect_err(|_| {
             let _ = remove_recovery_files(&path);
         })?;
-        let world = StreamedWorld::from_file(file, Some(lock), &Progress::new());
+        let world = StreamedWorld::from_file(file, Some(lock), Some(png), &Progress::new());
         if let Err(e) = &world {
             // The recovery file of a world that never opened is of no use.
             let _ = remove_recovery_files(&path);
@@ -282,7 +282,7 @@ impl StreamedWorld {
         path: &Path,
         progress: &Progress,
     ) -> Result<StreamedWorld, StreamingFileError> {
-        StreamedWorld::from_file(StreamingWorldFile::open(path)?, None, progress)
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, None, None, progress)
     }
 
     /// Reopens the recovery file of a new world that a crash left behind
@@ -307,7 +307,7 @@ impl StreamedWorld {
         progress: &Progress,
     ) -> Result<StreamedWorld, StreamingFileError> {
         let lock = lock_recovery(path)?;
-        StreamedWorld::from_file(StreamingWorldFile::open(path)?, Some(lock), progress)
+        StreamedWorld::from_file(StreamingWorldFile::open(path)?, Some(lock), None, progress)
     }
 
     /// The world of an open file; untitled (a recovery file) when this
@@ -315,6 +315,7 @@ impl StreamedWorld {
     fn from_file(
         file: StreamingWorldFile,
         lock: Option<RecoveryLock>,
+        imported: Option<&Path>,
         progress: &Progress,
     ) -> Result<StreamedWorld, StreamingFileError> {
         let untitled = lock.is_some();
@@ -367,7 +368,9 @@ impl StreamedWorld {
         }
         let mut georeference = None;
         let file = Arc::new(file);
-        let terrain = match (file.generator(), file.heightmap_terrain(progress)?) {
+        // An import's errors name the file it read, not its stored copy.
+        let name = imported.unwrap_or(file.path()).to_path_buf();
+        let terrain = match (file.generator(), file.heightmap_terrain(&name, progress)?) {
             (_, Some((terrain, geo))) => {
                 georeference = geo;
                 StreamedTerrain::Heightmap(Arc::new(terrain))

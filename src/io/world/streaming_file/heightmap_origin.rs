@@ -5,6 +5,7 @@
 //! need it, so memory does not grow with the raster; the other formats are
 //! decoded whole (memory is the samples).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::{StreamingFileError, StreamingOrigin, StreamingWorldFile};
@@ -36,7 +37,8 @@ impl StreamingWorldFile {
     /// the georeference of a file with a pixel size. A GeoTIFF is scanned
     /// once (seconds for a 16 384² raster) and its tiles are read as
     /// columns need them, through this file; the other formats are decoded
-    /// whole. The scan or decode is counted in `progress`.
+    /// whole. The scan or decode is counted in `progress`; decoding errors
+    /// name `name` (the file an import read, or this file).
     ///
     /// # Errors
     /// [`StreamingFileError::CorruptHeightmap`] for a damaged stored copy;
@@ -44,6 +46,7 @@ impl StreamingWorldFile {
     /// terrain is invalid; [`StreamingFileError::File`] when SQLite fails.
     pub fn heightmap_terrain(
         self: &Arc<Self>,
+        name: &Path,
         progress: &crate::progress::Progress,
     ) -> Result<Option<(HeightmapTerrain, Option<WorldGeoreference>)>, StreamingFileError> {
         let StreamingOrigin::Heightmap(stored) = &self.origin else {
@@ -72,7 +75,7 @@ impl StreamingWorldFile {
                 )
             };
             let (map, settings, header) =
-                open_tiled_geotiff(open_reader, &stored.settings, &self.path, progress)
+                open_tiled_geotiff(open_reader, &stored.settings, name, progress)
                     .map_err(import)?;
             ElevationRead {
                 map,
@@ -92,7 +95,7 @@ impl StreamingWorldFile {
                 stored.format,
                 stored.sidecar_text.as_deref(),
                 &stored.settings,
-                &self.path,
+                name,
                 progress,
             )
             .map_err(import)?
