@@ -802,9 +802,9 @@ fn a_failed_streamed_geotiff_import_names_the_chosen_file() {
     std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
     let recovery = dir.join("recovery");
     std::fs::create_dir_all(&recovery).unwrap();
-    let err = StreamedWorld::import_heightmap(&truncated, &true_scale(), &recovery)
-        .err()
-        .expect("a truncated tile is refused");
+    let Err(err) = StreamedWorld::import_heightmap(&truncated, &true_scale(), &recovery) else {
+        panic!("a truncated tile is refused");
+    };
     let StreamingFileError::Heightmap { source, .. } = &err else {
         panic!("a heightmap error: {err}");
     };
