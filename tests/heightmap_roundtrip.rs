@@ -306,6 +306,30 @@ fn unreal_reads_the_size_of_a_raw16_from_its_sidecar() {
     assert!(side.get("bpp").is_none(), "{side}");
 }
 
+/// The summary of a big-endian RAW16 says the byte order its sidecar gives,
+/// the one the import reads (it said little-endian, as the flags default).
+#[test]
+fn the_summary_of_a_big_endian_raw16_says_big_endian() {
+    use strata::io::heightmap::heightmap_summary::inspect_heightmap;
+    use strata::terrain::generation::heightmap::MAX_SIDE_CELLS;
+    let dir = scratch("big_endian_summary");
+    let (grid, geo) = import("float32_tiled_lzw_pred3.tif");
+    let raw = dir.join("big.r16");
+    let options = HeightmapExportOptions {
+        size: None,
+        big_endian: true,
+    };
+    export_heightmap(&grid, &raw, Some(&geo), &options).unwrap();
+    let summary = inspect_heightmap(
+        &raw,
+        &HeightmapSettings::default(),
+        MAX_SIDE_CELLS,
+        &Progress::new(),
+    )
+    .unwrap();
+    assert_eq!(summary.encoding, "uint16, big-endian");
+}
+
 /// A saved world keeps its georeference: reopened, it exports the same
 /// GeoTIFF tags and metres.
 #[test]

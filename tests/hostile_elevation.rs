@@ -222,6 +222,12 @@ fn hostile_elevation_files_are_refused_quickly_and_in_bounded_memory() {
     let mut huge = Tiff::float(4, 4, &ok);
     (huge.width, huge.height, huge.rows_per_strip) = (1_000_000, 1_000_000, 1_000_000);
     cases.push(("huge.tif", huge.bytes(), "exceeds the limits"));
+    // One strip of 4096 × 4097 float samples: 64.02 MiB decoded, over the
+    // 64 MiB a strip or tile may take (the decoder's own refusal said only
+    // "decoder limits exceeded").
+    let mut strip = Tiff::float(4, 4, &ok);
+    (strip.width, strip.height, strip.rows_per_strip) = (4096, 4097, 4097);
+    cases.push(("big-strip.tif", strip.bytes(), "over the 64 MiB limit"));
     // The file ends 44 bytes into its 64-byte strip.
     let mut short = Tiff::float(4, 4, &ok);
     short.cut_to = short.bytes().len() - 44;

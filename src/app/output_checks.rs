@@ -164,10 +164,10 @@ impl OutputPaths {
         .filter_map(|(flag, path)| path.clone().map(|p| (flag, p)))
         .collect();
         if let Some(png) = &self.export_heightmap {
-            outputs.push((
-                "--export-heightmap (sidecar)",
-                crate::io::heightmap::heightmap_import::sidecar_path(png),
-            ));
+            if let Some(sidecar) = crate::io::heightmap::heightmap_export::export_sidecar_path(png)
+            {
+                outputs.push(("--export-heightmap (sidecar)", sidecar));
+            }
             for splat in crate::io::heightmap::splat_export::splat_paths(png) {
                 outputs.push(("--export-heightmap (splat maps)", splat));
             }
@@ -327,6 +327,15 @@ mod tests {
         ])
         .expect_err("sidecar clash");
         assert!(err.contains("both write"), "{err}");
+        // A GeoTIFF export writes no sidecar: its name is free.
+        let tif = dir.join("h.tif");
+        check(&[
+            "--export-heightmap",
+            tif.to_str().expect("utf-8"),
+            "--stats-json",
+            json.to_str().expect("utf-8"),
+        ])
+        .expect("a GeoTIFF export has no sidecar");
         // Nor may its splat maps, index map or their sidecar.
         for clash in ["h_splat.json", "h_splat3.png", "h_materials.png"] {
             let other = dir.join(clash);

@@ -326,6 +326,16 @@ fn surface_crop(grid: &Grid, path: &Path) -> Result<SurfaceCrop, ExportError> {
     })
 }
 
+/// The JSON sidecar an export to `path` writes beside it (`path` with the
+/// extension `json`): `None` for a GeoTIFF, whose scale is in its own tags.
+/// An extension that names no format gets the sidecar too (the export is
+/// refused anyway).
+pub fn export_sidecar_path(path: &Path) -> Option<PathBuf> {
+    ExportFormat::of_path(path)
+        .is_none_or(ExportFormat::has_sidecar)
+        .then(|| super::heightmap_import::sidecar_path(path))
+}
+
 /// Writes the top surface of `grid` to `path` in the format its extension
 /// names ([`ExportFormat`]), elevations in the metres of `georeference`
 /// (studs when `None`), resampled as `options` say; a sidecar goes beside

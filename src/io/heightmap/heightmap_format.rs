@@ -189,8 +189,8 @@ pub fn pixel_size_m(path: &Path) -> Result<Option<(f64, f64)>, ImportError> {
         HeightmapFormat::GeoTiff => Ok(read_geotiff_header(path)?.pixel_size_m),
         HeightmapFormat::Exr => Ok(read_exr_header(path)?.2),
         HeightmapFormat::Raw16 => {
-            let (_, _, sidecar) = read_raw16_header(path, &RawLayout::default())?;
-            Ok(sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
+            let header = read_raw16_header(path, &RawLayout::default())?;
+            Ok(header.sidecar.map(|s| (s.spacing_x_m, s.spacing_y_m)))
         }
     }
 }
@@ -290,7 +290,8 @@ pub(crate) fn raw16_extent(
     settings: &HeightmapSettings,
     limit_cells: u64,
 ) -> Result<(f64, f64), ImportError> {
-    let (width_px, height_px, sidecar) = read_raw16_header(path, &settings.raw)?;
+    let header = read_raw16_header(path, &settings.raw)?;
+    let (width_px, height_px, sidecar) = (header.width_px, header.height_px, header.sidecar);
     terrain_extent_cells(width_px, height_px, sidecar.as_ref(), settings, limit_cells)
 }
 

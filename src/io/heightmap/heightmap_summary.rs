@@ -109,12 +109,13 @@ impl HeightmapSummary {
 
 /// Says what the heightmap at `path` is and what an import with `settings`
 /// makes of it (extent checked against `limit_cells` per side). A PNG's
-/// header and sidecar are read; GeoTIFF, EXR and RAW16 files are decoded
-/// (the elevation range needs every sample), a GeoTIFF counted in
-/// `progress`.
+/// or RAW16's header and sidecar are read; a GeoTIFF is scanned a strip or
+/// tile at a time (counted in `progress`) and an EXR decoded, since the
+/// elevation range needs every sample.
 ///
 /// # Errors
-/// What the format's reader reports, and [`ImportError::TerrainTooLarge`].
+/// What the format's reader reports, [`ImportError::TerrainTooLarge`], and
+/// [`ImportError::NoValidSample`] for a raster whose every sample is NoData.
 pub fn inspect_heightmap(
     path: &Path,
     settings: &HeightmapSettings,
@@ -150,7 +151,7 @@ pub fn inspect_heightmap(
             let (header, stats) = scan_geotiff(path, progress)?;
             let encoding = format!("{}, {}", header.sample_type, header.layout);
             let crs = header.georeference.as_ref().map(|g| g.describe());
-            Ok(raster_summary(
+            raster_summary(
                 HeightmapFormat::GeoTiff,
                 encoding,
                 crs,
@@ -161,7 +162,8 @@ pub fn inspect_heightmap(
                 },
                 extent_cells,
                 settings,
-            ))
+                path,
+            )
         }
         HeightmapFormat::Exr => {
             // The size from the header, before the samples are decoded.
@@ -170,7 +172,7 @@ pub fn inspect_heightmap(
                 raster_extent_of(width_px, height_px, pixel_size_m, settings, limit_cells)?;
             let raster = read_exr(path)?;
             let encoding = exr_encoding(path)?;
-            Ok(raster_summary(
+            raster_summary(
                 HeightmapFormat::Exr,
                 encoding,
                 None,
@@ -181,23 +183,21 @@ pub fn inspect_heightmap(
                 },
                 extent_cells,
                 settings,
-            ))
+                path,
+            )
         }
         HeightmapFormat::Raw16 => {
             // The length, layout and sidecar say it all: no sample is read.
             let extent_cells = raw16_extent(path, settings, limit_cells)?;
-            let (width_px, height_px, sidecar) = read_raw16_header(path, &settings.raw)?;
+            let header = read_raw16_header(path, &settings.raw)?;
             let map = Heightmap {
-                width_px,
-                height_px,
+                width_px: header.width_px,
+                height_px: header.height_px,
                 samples: Vec::new().into(),
-                sidecar,
+                sidecar: header.sidecar,
             };
-            let order = if settings.raw.big_endian {
-                "big"
-            } else {
-                "little"
-            };
+            // The byte order the import reads: the sidecar's, when it says.
+            let order = if header.big_endian { "big" } else { "little" };
             let encoding = format!("uint16, {order}-endian");
             Ok(coded_summary(
                 HeightmapFormat::Raw16,
@@ -210,7 +210,6 @@ pub fn inspect_heightmap(
     }
 }
 
-/// The summary of a decoded raster (metres, NaN for NoData).
 /// What a raster summary says of the samples.
 struct RasterOf {
     size_px: (u32, u32),
@@ -218,6 +217,8 @@ struct RasterOf {
     stats: RasterStats,
 }
 
+/// The summary of a raster read from `path`; a raster whose every sample is
+/// NoData is refused as its import refuses it.
 fn raster_summary(
     format: HeightmapFormat,
     encoding: String,
@@ -225,9 +226,15 @@ fn raster_summary(
     raster: RasterOf,
     extent_cells: (f64, f64),
     settings: &HeightmapSettings,
-) -> HeightmapSummary {
+    path: &Path,
+) -> Result<HeightmapSummary, ImportError> {
     let stats = raster.stats;
-    HeightmapSummary {
+    if stats.elevation_range_m.is_none() {
+        return Err(ImportError::NoValidSample {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(HeightmapSummary {
         format,
         width_px: raster.size_px.0,
         height_px: raster.size_px.1,
@@ -240,7 +247,7 @@ fn raster_summary(
         metres_per_cell: Some(
             raster.pixel_size_m.map_or(1.0, |(x, _)| x) / f64::from(settings.cells_per_pixel),
         ),
-    }
+    })
 }
 
 /// The summary of a coded heightmap (PNG, RAW16), whose metres come from
@@ -264,5 +271,40 @@ fn coded_summary(
         nodata_samples: 0,
         extent_cells,
         metres_per_cell: sidecar.map(|s| s.spacing_x_m / f64::from(settings.cells_per_pixel)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::heightmap::formats::geotiff_export::{GeoTiffTags, write_geotiff};
+
+    /// A GeoTIFF whose every sample is NoData: the summary refuses it as
+    /// the import does (it said the values were "not in metres").
+    #[test]
+    fn a_raster_of_nodata_only_is_refused_as_the_import_refuses_it() {
+        let dir = std::env::temp_dir().join(format!("strata-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let path = dir.join("holes.tif");
+        let keys = [1, 1, 0, 1, 1024, 0, 1, 1];
+        let tags = GeoTiffTags {
+            pixel_scale: [2.0, 2.0, 0.0],
+            tiepoint: [0.0, 0.0, 0.0, 1000.0, 2000.0, 0.0],
+            key_directory: &keys,
+            double_params: &[],
+            ascii_params: "",
+        };
+        let file = std::fs::File::create(&path).expect("file");
+        write_geotiff(std::io::BufWriter::new(file), 6, 4, &[f32::NAN; 24], &tags)
+            .expect("written");
+        let err = inspect_heightmap(
+            &path,
+            &HeightmapSettings::default(),
+            crate::terrain::generation::heightmap::MAX_SIDE_CELLS,
+            &Progress::new(),
+        )
+        .expect_err("refused");
+        assert!(matches!(err, ImportError::NoValidSample { .. }), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

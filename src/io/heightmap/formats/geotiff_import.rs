@@ -201,6 +201,24 @@ pub(super) fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, 
         3 => format!("float{bits}"),
         other => return Err(unreadable(path, format!("sample format {other}"))),
     };
+    // A chunk over the decoding limit is refused here, in words, before
+    // the decoder's own limit refuses it while reading.
+    let (chunk_w, chunk_h) = decoder.chunk_dimensions();
+    let chunk_bytes = u64::from(chunk_w)
+        * u64::from(chunk_h)
+        * u64::from(bits).div_ceil(8)
+        * samples_per_pixel as u64;
+    if chunk_bytes > CHUNK_LIMIT_BYTES as u64 {
+        return Err(unreadable(
+            path,
+            format!(
+                "a strip or tile of {chunk_w} × {chunk_h} pixels takes {:.1} MiB decoded, over \
+                 the {} MiB limit; save it with smaller tiles or strips",
+                chunk_bytes as f64 / f64::from(1 << 20),
+                CHUNK_LIMIT_BYTES >> 20
+            ),
+        ));
+    }
     let layout = describe_layout(&decoder);
     let tags = read_geo_tags(&mut decoder, path)?;
     let georeference = georeference(&tags).map_err(|e| unreadable(path, e))?;

@@ -97,15 +97,27 @@ pub fn read_raw16(path: &Path, layout: &RawLayout) -> Result<Heightmap, ImportEr
     decode_raw16(file, bytes, layout, sidecar_text.as_deref(), path)
 }
 
+/// What a RAW16 file's length, layout and sidecar say (see
+/// [`read_raw16_header`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Raw16Header {
+    /// Pixels along x.
+    pub width_px: u32,
+    /// Pixels along z.
+    pub height_px: u32,
+    /// The sidecar (metres and pixel size), when there is one.
+    pub sidecar: Option<HeightmapSidecar>,
+    /// The samples' byte order: the layout's, or big-endian where the
+    /// sidecar says so.
+    pub big_endian: bool,
+}
+
 /// What a RAW16 file's length, `layout` and sidecar say, without reading a
-/// sample: `(width, height)` and the sidecar (metres and pixel size).
+/// sample.
 ///
 /// # Errors
 /// As [`read_raw16`], except reading the samples.
-pub fn read_raw16_header(
-    path: &Path,
-    layout: &RawLayout,
-) -> Result<(u32, u32, Option<HeightmapSidecar>), ImportError> {
+pub fn read_raw16_header(path: &Path, layout: &RawLayout) -> Result<Raw16Header, ImportError> {
     let (_, bytes) = open_raw16(path)?;
     let sidecar_text = read_sidecar_text(path)?;
     let layout = layout_with_sidecar(layout, sidecar_text.as_deref(), path)?;
@@ -113,7 +125,12 @@ pub fn read_raw16_header(
     let sidecar = sidecar_text
         .map(|t| parse_sidecar(&t, &sidecar_path(path), width_px, height_px))
         .transpose()?;
-    Ok((width_px, height_px, sidecar))
+    Ok(Raw16Header {
+        width_px,
+        height_px,
+        sidecar,
+        big_endian: layout.big_endian,
+    })
 }
 
 /// [`read_raw16`] from any reader of `bytes` bytes (a streaming world's
