@@ -247,6 +247,29 @@ impl HeightSamples {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// The samples at pixels `(x0, y0)`, `(x1, y0)`, `(x0, y1)` and
+    /// `(x1, y1)` of a raster `width_px` wide (a bilinear sample's taps),
+    /// in that order: as four [`HeightSamples::try_get`], with one tile
+    /// lookup where tiled taps share a tile.
+    ///
+    /// # Errors
+    /// [`TileReadError`] (tiled samples only).
+    #[inline]
+    pub fn try_taps(
+        &self,
+        width_px: usize,
+        (x0, y0): (usize, usize),
+        (x1, y1): (usize, usize),
+    ) -> Result<[f64; 4], TileReadError> {
+        if let HeightSamples::Tiled(t) = self {
+            // Pixel coordinates of a raster within 2^29 samples fit u32.
+            let taps = t.taps((x0 as u32, y0 as u32), (x1 as u32, y1 as u32))?;
+            return Ok(taps.map(f64::from));
+        }
+        let at = |x: usize, y: usize| self.try_get(y * width_px + x);
+        Ok([at(x0, y0)?, at(x1, y0)?, at(x0, y1)?, at(x1, y1)?])
+    }
+
     /// Heap bytes the samples take (the tiles held now, for tiled ones).
     pub fn heap_bytes(&self) -> usize {
         match self {

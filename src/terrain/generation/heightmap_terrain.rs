@@ -155,12 +155,15 @@ impl Layout {
             (v0 + 1).min(self.height_px - 1),
         );
         let (fu, fv) = (u - u0 as f64, v - v0 as f64);
-        let at = |px: usize, py: usize| samples.try_get(py * self.width_px + px);
-        let (a, b) = (at(u0, v0)?, at(u1, v0)?);
-        let (c, d) = (at(u0, v1)?, at(u1, v1)?);
+        let [a, b, c, d] = samples.try_taps(self.width_px, (u0, v0), (u1, v1))?;
         let top = a + (b - a) * fu;
         let bottom = c + (d - c) * fu;
         Ok(top + (bottom - top) * fv)
+    }
+
+    /// True when column `(x, z)` is part of the terrain.
+    fn is_inside(&self, x: i64, z: i64) -> bool {
+        (0..self.width_cells).contains(&x) && (0..self.depth_cells).contains(&z)
     }
 
     /// Where column `(x, z)`'s centre falls on the map, pixel coordinates
@@ -375,9 +378,7 @@ impl HeightmapTerrain {
     /// Surface height in cells (`y` where the solid surface crosses 0.5
     /// occupancy) of column `(x, z)`, or `None` outside the terrain.
     pub fn surface_height_cells(&self, x: i64, z: i64) -> Option<f64> {
-        let inside =
-            (0..self.layout.width_cells).contains(&x) && (0..self.layout.depth_cells).contains(&z);
-        if !inside {
+        if !self.layout.is_inside(x, z) {
             return None;
         }
         match self.layout.height(&self.map.samples, x, z) {
@@ -392,10 +393,10 @@ impl HeightmapTerrain {
     /// Surface height (cells) of column `(x, z)` from the tiled samples'
     /// overview, or `None` outside the terrain.
     fn overview_height(&self, overview: &SampleOverview, x: i64, z: i64) -> Option<f64> {
-        let inside =
-            (0..self.layout.width_cells).contains(&x) && (0..self.layout.depth_cells).contains(&z);
         let (u, v) = self.layout.pixel_at(x, z);
-        inside.then(|| self.layout.height_of(overview.bilinear(u, v)))
+        self.layout
+            .is_inside(x, z)
+            .then(|| self.layout.height_of(overview.bilinear(u, v)))
     }
 
     /// The surface column `(x_cell, z_cell)` from the heights `height`

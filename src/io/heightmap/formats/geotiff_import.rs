@@ -18,7 +18,7 @@
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
-use tiff::decoder::{Decoder, DecodingResult, Limits};
+use tiff::decoder::{ChunkType, Decoder, DecodingResult, Limits};
 use tiff::tags::Tag;
 
 use super::elevation_raster::ElevationRaster;
@@ -243,8 +243,8 @@ pub(super) fn open<R: Read + Seek>(reader: R, path: &Path) -> Result<Opened<R>, 
 fn describe_layout<R: Read + Seek>(decoder: &Decoder<R>) -> String {
     let (w, h) = decoder.chunk_dimensions();
     match decoder.get_chunk_type() {
-        tiff::decoder::ChunkType::Tile => format!("{w} × {h} tiles"),
-        tiff::decoder::ChunkType::Strip => format!("strips of {h} rows"),
+        ChunkType::Tile => format!("{w} × {h} tiles"),
+        ChunkType::Strip => format!("strips of {h} rows"),
     }
 }
 
@@ -303,19 +303,118 @@ fn read_nodata<R: Read + Seek>(
         .map_err(|_| unreadable(path, format!("GDAL_NODATA `{text}` is not a number")))
 }
 
-/// Where chunk `index` of the first plane starts, `(x, y)` in pixels.
-pub(super) fn chunk_origin<R: Read + Seek>(
-    decoder: &Decoder<R>,
-    width_px: u32,
-    index: u32,
-) -> (u32, u32) {
-    let (w, h) = decoder.chunk_dimensions();
-    match decoder.get_chunk_type() {
-        tiff::decoder::ChunkType::Strip => (0, index * h),
-        tiff::decoder::ChunkType::Tile => {
-            let across = width_px.div_ceil(w);
-            ((index % across) * w, (index / across) * h)
+/// A first image's strips or tiles, and what decoding one needs besides
+/// the decoder: the one chunk geometry of whole reads, scans and tile
+/// reads.
+#[derive(Clone, Debug)]
+pub(super) struct ChunkLayout {
+    pub(super) width_px: u32,
+    pub(super) height_px: u32,
+    pub(super) chunk_w: u32,
+    pub(super) chunk_h: u32,
+    chunk_type: ChunkType,
+    stride: usize,
+    nodata: Option<f64>,
+    unit_m: f64,
+}
+
+impl ChunkLayout {
+    /// The layout of `opened`'s first image; errors name `path`.
+    pub(super) fn of<R: Read + Seek>(
+        opened: &Opened<R>,
+        path: &Path,
+    ) -> Result<ChunkLayout, ImportError> {
+        let (chunk_w, chunk_h) = opened.decoder.chunk_dimensions();
+        if chunk_w == 0 || chunk_h == 0 {
+            return Err(unreadable(path, "a strip or tile has zero size"));
         }
+        Ok(ChunkLayout {
+            width_px: opened.header.width_px,
+            height_px: opened.header.height_px,
+            chunk_w,
+            chunk_h,
+            chunk_type: opened.decoder.get_chunk_type(),
+            stride: opened.samples_per_pixel,
+            nodata: opened.header.nodata,
+            unit_m: opened
+                .header
+                .georeference
+                .as_ref()
+                .map_or(1.0, |g| g.vertical_unit_m),
+        })
+    }
+
+    /// Chunks across and down.
+    pub(super) fn chunks(&self) -> (u32, u32) {
+        (
+            self.width_px.div_ceil(self.chunk_w),
+            self.height_px.div_ceil(self.chunk_h),
+        )
+    }
+
+    /// The file's index of the chunk at `(cx, cy)` in chunks (strips have
+    /// one column).
+    pub(super) fn index(&self, cx: u32, cy: u32) -> u32 {
+        match self.chunk_type {
+            ChunkType::Strip => cy,
+            ChunkType::Tile => cy * self.chunks().0 + cx,
+        }
+    }
+
+    /// Where chunk `(cx, cy)`, holding `data_px` pixels, goes: at
+    /// `dst_origin` of a destination `dst_width_px` wide.
+    fn placement(
+        &self,
+        (cx, cy): (u32, u32),
+        data_px: (u32, u32),
+        dst_origin: (u32, u32),
+        dst_width_px: u32,
+    ) -> Placement {
+        Placement {
+            x0: cx * self.chunk_w,
+            y0: cy * self.chunk_h,
+            dst_origin,
+            data_w: data_px.0,
+            data_h: data_px.1,
+            width_px: dst_width_px,
+            stride: self.stride,
+            nodata: self.nodata,
+            unit_m: self.unit_m,
+        }
+    }
+
+    /// Decodes chunk `(cx, cy)` into `samples`, resized to `chunk_w ×
+    /// chunk_h` (metres, NaN for NoData and past the raster's edge);
+    /// `Err((x, y, value))` for the first sample that is neither finite nor
+    /// NoData.
+    pub(super) fn decode<R: Read + Seek>(
+        &self,
+        decoder: &mut Decoder<R>,
+        cx: u32,
+        cy: u32,
+        samples: &mut Vec<f32>,
+    ) -> Result<Result<(), (u32, u32, f64)>, String> {
+        let index = self.index(cx, cy);
+        let decoded = decoder
+            .read_chunk(index)
+            .map_err(|e| format!("strip or tile {index}: {e}"))?;
+        let (data_w, data_h) = decoder.chunk_data_dimensions(index);
+        samples.clear();
+        samples.resize(self.chunk_w as usize * self.chunk_h as usize, f32::NAN);
+        let place = self.placement(
+            (cx, cy),
+            (data_w.min(self.chunk_w), data_h.min(self.chunk_h)),
+            (0, 0),
+            self.chunk_w,
+        );
+        let mut bad = None;
+        place
+            .copy(&decoded, samples, &mut bad)
+            .map_err(|m| format!("strip or tile {index}: {m}"))?;
+        Ok(match bad {
+            Some(b) => Err(b),
+            None => Ok(()),
+        })
     }
 }
 
@@ -325,43 +424,27 @@ fn read_samples<R: Read + Seek>(
     path: &Path,
     progress: &Progress,
 ) -> Result<Vec<f32>, ImportError> {
-    let (width_px, height_px) = (opened.header.width_px, opened.header.height_px);
-    let (chunk_w, chunk_h) = opened.decoder.chunk_dimensions();
-    if chunk_w == 0 || chunk_h == 0 {
-        return Err(unreadable(path, "a strip or tile has zero size"));
-    }
-    let chunks = width_px.div_ceil(chunk_w) * height_px.div_ceil(chunk_h);
-    progress.begin_stage("reading GeoTIFF", u64::from(chunks));
-    let mut samples = vec![f32::NAN; width_px as usize * height_px as usize];
-    let unit_m = opened
-        .header
-        .georeference
-        .as_ref()
-        .map_or(1.0, |g| g.vertical_unit_m);
+    let layout = ChunkLayout::of(opened, path)?;
+    let (across, down) = layout.chunks();
+    progress.begin_stage("reading GeoTIFF", u64::from(across) * u64::from(down));
+    let mut samples = vec![f32::NAN; layout.width_px as usize * layout.height_px as usize];
     let mut bad = None;
-    for index in 0..chunks {
-        progress.check().map_err(|_| ImportError::Cancelled)?;
-        let decoded = opened
-            .decoder
-            .read_chunk(index)
-            .map_err(|e| unreadable(path, format!("strip or tile {index}: {e}")))?;
-        let (data_w, data_h) = opened.decoder.chunk_data_dimensions(index);
-        let (x0, y0) = chunk_origin(&opened.decoder, width_px, index);
-        let place = Placement {
-            x0,
-            y0,
-            dst_origin: (x0, y0),
-            data_w,
-            data_h,
-            width_px,
-            stride: opened.samples_per_pixel,
-            nodata: opened.header.nodata,
-            unit_m,
-        };
-        place
-            .copy(&decoded, &mut samples, &mut bad)
-            .map_err(|m| unreadable(path, format!("strip or tile {index}: {m}")))?;
-        progress.advance(1);
+    for cy in 0..down {
+        for cx in 0..across {
+            progress.check().map_err(|_| ImportError::Cancelled)?;
+            let index = layout.index(cx, cy);
+            let decoded = opened
+                .decoder
+                .read_chunk(index)
+                .map_err(|e| unreadable(path, format!("strip or tile {index}: {e}")))?;
+            let data_px = opened.decoder.chunk_data_dimensions(index);
+            let origin = (cx * layout.chunk_w, cy * layout.chunk_h);
+            layout
+                .placement((cx, cy), data_px, origin, layout.width_px)
+                .copy(&decoded, &mut samples, &mut bad)
+                .map_err(|m| unreadable(path, format!("strip or tile {index}: {m}")))?;
+            progress.advance(1);
+        }
     }
     if let Some((x_px, y_px, value)) = bad {
         return Err(ImportError::BadSample {
@@ -377,28 +460,28 @@ fn read_samples<R: Read + Seek>(
 /// Where one decoded chunk goes: its pixel origin in the raster (for
 /// messages), where it lands in the destination and the destination's
 /// width.
-pub(super) struct Placement {
-    pub(super) x0: u32,
-    pub(super) y0: u32,
+struct Placement {
+    x0: u32,
+    y0: u32,
     /// Where the chunk's first pixel goes in the destination `(x, y)`: its
     /// origin in a whole raster, `(0, 0)` in a buffer of one chunk.
-    pub(super) dst_origin: (u32, u32),
-    pub(super) data_w: u32,
-    pub(super) data_h: u32,
+    dst_origin: (u32, u32),
+    data_w: u32,
+    data_h: u32,
     /// Pixels a destination row holds.
-    pub(super) width_px: u32,
+    width_px: u32,
     /// Samples per pixel in the chunk.
-    pub(super) stride: usize,
-    pub(super) nodata: Option<f64>,
+    stride: usize,
+    nodata: Option<f64>,
     /// Metres per elevation unit.
-    pub(super) unit_m: f64,
+    unit_m: f64,
 }
 
 impl Placement {
     /// Copies `decoded` into `samples` (metres; NaN for NoData); the first
     /// non-finite sample that is not NoData is kept in `bad`. `Err` when the
     /// chunk holds fewer samples than its size.
-    pub(super) fn copy(
+    fn copy(
         &self,
         decoded: &DecodingResult,
         samples: &mut [f32],

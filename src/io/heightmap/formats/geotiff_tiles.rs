@@ -15,107 +15,15 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tiff::decoder::{ChunkType, Decoder};
+use tiff::decoder::Decoder;
 
 use super::elevation_raster::{NoDataPlan, RasterStats};
-use super::geotiff_import::{GeoTiffHeader, Opened, Placement, open, open_file, unreadable};
+use super::geotiff_import::{ChunkLayout, GeoTiffHeader, open, open_file, unreadable};
 use crate::progress::Progress;
 use crate::terrain::generation::heightmap::{
     HeightSamples, Heightmap, HeightmapSettings, ImportError,
 };
 use crate::terrain::generation::tiled_samples::{OverviewBuilder, SampleTiles, TiledSamples};
-
-/// What decoding a chunk needs besides the decoder.
-#[derive(Clone, Debug)]
-struct ChunkLayout {
-    width_px: u32,
-    height_px: u32,
-    chunk_w: u32,
-    chunk_h: u32,
-    chunk_type: ChunkType,
-    stride: usize,
-    nodata: Option<f64>,
-    unit_m: f64,
-}
-
-impl ChunkLayout {
-    fn of<R: Read + Seek>(opened: &Opened<R>, path: &Path) -> Result<ChunkLayout, ImportError> {
-        let (chunk_w, chunk_h) = opened.decoder.chunk_dimensions();
-        if chunk_w == 0 || chunk_h == 0 {
-            return Err(unreadable(path, "a strip or tile has zero size"));
-        }
-        Ok(ChunkLayout {
-            width_px: opened.header.width_px,
-            height_px: opened.header.height_px,
-            chunk_w,
-            chunk_h,
-            chunk_type: opened.decoder.get_chunk_type(),
-            stride: opened.samples_per_pixel,
-            nodata: opened.header.nodata,
-            unit_m: opened
-                .header
-                .georeference
-                .as_ref()
-                .map_or(1.0, |g| g.vertical_unit_m),
-        })
-    }
-
-    /// Chunks across and down.
-    fn chunks(&self) -> (u32, u32) {
-        (
-            self.width_px.div_ceil(self.chunk_w),
-            self.height_px.div_ceil(self.chunk_h),
-        )
-    }
-
-    /// The file's index of the chunk at `(cx, cy)` in chunks (strips have
-    /// one column).
-    fn index(&self, cx: u32, cy: u32) -> u32 {
-        match self.chunk_type {
-            ChunkType::Strip => cy,
-            ChunkType::Tile => cy * self.chunks().0 + cx,
-        }
-    }
-
-    /// Decodes chunk `(cx, cy)` into `samples`, resized to `chunk_w ×
-    /// chunk_h` (metres, NaN for NoData and past the raster's edge);
-    /// `Err((x, y, value))` for the first sample that is neither finite nor
-    /// NoData.
-    fn decode<R: Read + Seek>(
-        &self,
-        decoder: &mut Decoder<R>,
-        cx: u32,
-        cy: u32,
-        samples: &mut Vec<f32>,
-    ) -> Result<Result<(), (u32, u32, f64)>, String> {
-        let index = self.index(cx, cy);
-        let decoded = decoder
-            .read_chunk(index)
-            .map_err(|e| format!("strip or tile {index}: {e}"))?;
-        let (data_w, data_h) = decoder.chunk_data_dimensions(index);
-        samples.clear();
-        samples.resize(self.chunk_w as usize * self.chunk_h as usize, f32::NAN);
-        let place = Placement {
-            x0: cx * self.chunk_w,
-            y0: cy * self.chunk_h,
-            dst_origin: (0, 0),
-            data_w: data_w.min(self.chunk_w),
-            data_h: data_h.min(self.chunk_h),
-            width_px: self.chunk_w,
-            stride: self.stride,
-            nodata: self.nodata,
-            unit_m: self.unit_m,
-        };
-        let mut bad = None;
-        place
-            .copy(&decoded, samples, &mut bad)
-            .map_err(|m| format!("strip or tile {index}: {m}"))?;
-        Ok(match bad {
-            Some(b) => Err(b),
-            None => Ok(()),
-        })
-    }
-}
 
 /// The tiles of one GeoTIFF, decoded on demand through readers that
 /// `open_reader` makes (each over the same bytes).
