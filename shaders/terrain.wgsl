@@ -38,6 +38,16 @@ struct MaterialStyle {
 // in rg, roughness in b, height in a; linear.
 @group(1) @binding(3) var material_surface: texture_2d_array<f32>;
 
+// How material textures pick their mip level (set per pipeline from
+// `MipSelection` in src/render/terrain/terrain_pipeline.rs). False: each
+// sample passes its plane's screen-space gradients, so an anisotropic
+// sampler filters along them. True, for samplers without anisotropy (as on
+// software adapters): each plane's isotropic level, log2 of the longer
+// gradient in texels, is computed once per fragment and every material's
+// samples read it with a per-material offset, which draws the same level
+// while each sample skips the gradient work.
+override EXPLICIT_MIP_LEVEL: bool = false;
+
 // Height blending: a material's weight is multiplied by
 // exp2(HEIGHT_BLEND_SCALE * sharpness * (height - 0.5)), so where the cell
 // weights are close the higher texel wins (stones through grass) and a
@@ -162,8 +172,9 @@ struct Triplanar {
     uv_x: vec2<f32>,
     uv_y: vec2<f32>,
     uv_z: vec2<f32>,
-    // Screen-space gradients of each plane's uv (textureSampleGrad works in
-    // non-uniform control flow, so zero-weight materials can be skipped).
+    // Screen-space gradients of each plane's uv (explicit gradients or
+    // levels work in non-uniform control flow, so zero-weight materials
+    // can be skipped).
     ddx_x: vec2<f32>,
     ddy_x: vec2<f32>,
     ddx_y: vec2<f32>,
@@ -171,6 +182,11 @@ struct Triplanar {
     ddx_z: vec2<f32>,
     ddy_z: vec2<f32>,
     w: vec3<f32>,
+    // With EXPLICIT_MIP_LEVEL: each plane's mip level in the albedo array at
+    // a tile scale of 1, and the surface array's level minus the albedo's
+    // (log2 of the ratio of their sides).
+    level: vec3<f32>,
+    surface_level_offset: f32,
     // The surface faces up: the top projection samples a material's top
     // variant, when it has one.
     up: bool,
@@ -200,6 +216,37 @@ fn udn_normal(n: vec3<f32>, w: vec3<f32>, sx: vec4<f32>, sy: vec4<f32>, sz: vec4
     return normalize(n + offset);
 }
 
+// One texel of `material_albedo`, filtered at `level` with
+// EXPLICIT_MIP_LEVEL, else from the gradients.
+fn albedo_texel(uv: vec2<f32>, layer: i32, ddx: vec2<f32>, ddy: vec2<f32>, level: f32) -> vec4<f32> {
+    if EXPLICIT_MIP_LEVEL {
+        return textureSampleLevel(material_albedo, material_sampler, uv, layer, level);
+    }
+    return textureSampleGrad(material_albedo, material_sampler, uv, layer, ddx, ddy);
+}
+
+// One texel of `material_surface`, as `albedo_texel`.
+fn surface_texel(uv: vec2<f32>, layer: i32, ddx: vec2<f32>, ddy: vec2<f32>, level: f32) -> vec4<f32> {
+    if EXPLICIT_MIP_LEVEL {
+        return textureSampleLevel(material_surface, material_sampler, uv, layer, level);
+    }
+    return textureSampleGrad(material_surface, material_sampler, uv, layer, ddx, ddy);
+}
+
+// Each plane's isotropic mip level in the albedo array at a tile scale of 1:
+// log2 of the longer of the uv's two screen-space gradients, in texels (the
+// level a sampler without anisotropy derives from those gradients: Vulkan
+// spec, "Texel Filtering", scale factor and level-of-detail operations).
+fn plane_levels(t: Triplanar) -> vec3<f32> {
+    let rho2 = vec3<f32>(
+        max(dot(t.ddx_x, t.ddx_x), dot(t.ddy_x, t.ddy_x)),
+        max(dot(t.ddx_y, t.ddx_y), dot(t.ddy_y, t.ddy_y)),
+        max(dot(t.ddx_z, t.ddx_z), dot(t.ddy_z, t.ddy_z)),
+    );
+    let side = f32(textureDimensions(material_albedo).x);
+    return 0.5 * log2(max(rho2, vec3<f32>(1e-30))) + vec3<f32>(log2(side));
+}
+
 fn sample_material(t: Triplanar, n: vec3<f32>, material: u32) -> MaterialSample {
     var c = vec3<f32>(0.0);
     let slot = material_styles[min(material, 255u)];
@@ -211,14 +258,16 @@ fn sample_material(t: Triplanar, n: vec3<f32>, material: u32) -> MaterialSample 
     // The material's own tile size: scaling uv and its gradients together
     // keeps the mip selection right.
     let s = style.w;
+    // Scaling uv by s moves the level up by log2(s).
+    let ls = log2(s);
     if t.w.x > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s).rgb * t.w.x;
+        c += albedo_texel(t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s, t.level.x + ls).rgb * t.w.x;
     }
     if t.w.y > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s).rgb * t.w.y;
+        c += albedo_texel(t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s, t.level.y + ls).rgb * t.w.y;
     }
     if t.w.z > 0.0 {
-        c += textureSampleGrad(material_albedo, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s).rgb * t.w.z;
+        c += albedo_texel(t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s, t.level.z + ls).rgb * t.w.z;
     }
     var out: MaterialSample;
     out.albedo = c * style.xyz;
@@ -234,13 +283,13 @@ fn sample_material(t: Triplanar, n: vec3<f32>, material: u32) -> MaterialSample 
         var sy = neutral;
         var sz = neutral;
         if t.w.x > 0.0 {
-            sx = textureSampleGrad(material_surface, material_sampler, t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s);
+            sx = surface_texel(t.uv_x * s, l, t.ddx_x * s, t.ddy_x * s, t.level.x + ls + t.surface_level_offset);
         }
         if t.w.y > 0.0 {
-            sy = textureSampleGrad(material_surface, material_sampler, t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s);
+            sy = surface_texel(t.uv_y * s, ly, t.ddx_y * s, t.ddy_y * s, t.level.y + ls + t.surface_level_offset);
         }
         if t.w.z > 0.0 {
-            sz = textureSampleGrad(material_surface, material_sampler, t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s);
+            sz = surface_texel(t.uv_z * s, l, t.ddx_z * s, t.ddy_z * s, t.level.z + ls + t.surface_level_offset);
         }
         if maps.y > 0.5 {
             out.normal = udn_normal(n, t.w, sx, sy, sz);
@@ -436,6 +485,14 @@ fn shade(in: VsOut) -> vec4<f32> {
     w = max(w - vec3<f32>(0.05), vec3<f32>(0.0));
     t.w = w / max(w.x + w.y + w.z, 1e-5);
     t.up = n.y > 0.0;
+    t.level = vec3<f32>(0.0);
+    t.surface_level_offset = 0.0;
+    if EXPLICIT_MIP_LEVEL {
+        t.level = plane_levels(t);
+        let surface_side = f32(textureDimensions(material_surface).x);
+        let albedo_side = f32(textureDimensions(material_albedo).x);
+        t.surface_level_offset = log2(surface_side / albedo_side);
+    }
 
     var albedo = vec3<f32>(0.0);
     // The normal the light sees (normal-mapped where a material has a

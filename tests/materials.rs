@@ -656,3 +656,121 @@ fn normal_maps_light_the_surface_the_way_they_lean_in_either_convention() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `side`² texture whose texels alternate between two values in a
+/// 2-texel checker (per channel, offset by `seed` so the maps differ): the
+/// full-size level is all contrast and every smaller level one flat value,
+/// so a sample half a level off shows.
+fn checker_texture(side: u32, seed: u8) -> strata::terrain::materials::MaterialTexture {
+    let mut rgba = Vec::with_capacity((side * side * 4) as usize);
+    for y in 0..side {
+        for x in 0..side {
+            let on = (x / 2 + y / 2) % 2 == 0;
+            let texel: [u8; 4] = [0, 1, 2, 3].map(|c| {
+                let lo = 40u8
+                    .wrapping_add(seed.wrapping_mul(13))
+                    .wrapping_add(c * 17)
+                    % 90;
+                if on { lo } else { 255 - lo }
+            });
+            rgba.extend_from_slice(&texel);
+        }
+    }
+    strata::terrain::materials::MaterialTexture::new(side, rgba).unwrap()
+}
+
+/// On a sampler without anisotropy (software adapters), the shader's
+/// explicit mip levels draw what its gradients draw: every built-in solid given a checker albedo and checker normal,
+/// roughness and height maps (so the height blend and highlight run),
+/// seen low over a floor of them, where the view spans the mip levels
+/// from the full size down, differs by at most 16/255 per channel and
+/// 1/255 on average.
+#[test]
+fn explicit_mip_levels_draw_what_gradients_draw() {
+    use strata::app::headless::HeadlessRenderer;
+    use strata::editor::panel::side_panel::PanelStats;
+    use strata::pipeline::WorldMeshes;
+    use strata::render::FrameSettings;
+    use strata::render::terrain::MipSelection;
+
+    let gpu = common::require_gpu("explicit_mip_levels_draw_what_gradients_draw");
+    // A floor of every built-in solid in stripes, 4 cells deep.
+    let mut grid = strata::terrain::Grid::new();
+    grid.edit_region(
+        strata::terrain::storage::coords::CellBox::new(
+            glam::IVec3::ZERO,
+            glam::IVec3::new(96, 4, 96),
+        ),
+        |cell, _| strata::terrain::Cell::full(Material(2 + (cell.0.x / 8 % 9) as u8)),
+    )
+    .unwrap();
+    let mut library = MaterialLibrary::default();
+    library.set_texture_side_px(256).unwrap();
+    let maps = SurfaceMaps {
+        normal: true,
+        normal_directx: false,
+        roughness: true,
+        height: true,
+    };
+    for id in 2..Material::COUNT as u8 {
+        library
+            .set_material_set(
+                Material(id),
+                checker_texture(256, 2 * id),
+                Some((checker_texture(256, 2 * id + 1), maps)),
+            )
+            .unwrap();
+    }
+    let (w, h) = (320u32, 180u32);
+    let mut meshes = WorldMeshes::build_all(&grid);
+    let mut headless = HeadlessRenderer::new(gpu, [w, h], false).unwrap();
+    headless.sync_meshes(&mut meshes);
+    let queue = headless.gpu().queue.clone();
+    headless.renderer().set_material_library(&queue, &library);
+    // Low over the floor (16 studs, 8 texels a stud at this side): the
+    // view spans the full-size level near the bottom to small ones far off.
+    let camera = strata::camera::Camera {
+        aspect: w as f32 / h as f32,
+        ..strata::camera::Camera::new(glam::DVec3::new(40.0, 32.0, 40.0), 45.0, -25.0)
+    };
+    let settings = FrameSettings::for_camera(&camera, meshes.bounds_world());
+    // The default follows the sampler: explicit levels without anisotropy.
+    let anisotropy = headless.gpu().anisotropy();
+    assert_eq!(
+        headless.renderer().mip_selection(),
+        MipSelection::for_anisotropy(anisotropy)
+    );
+    assert_eq!(
+        MipSelection::for_anisotropy(anisotropy) == MipSelection::ExplicitLevel,
+        anisotropy == 1
+    );
+    let mut shot = |selection: MipSelection| {
+        headless.renderer().set_mip_selection(selection);
+        assert_eq!(headless.renderer().mip_selection(), selection);
+        headless
+            .render(&camera, &settings, &PanelStats::default())
+            .unwrap()
+            .0
+    };
+    let gradients = shot(MipSelection::Gradients);
+    let levels = shot(MipSelection::ExplicitLevel);
+    let again = shot(MipSelection::Gradients);
+    // The same frame twice is the same picture (the comparison is sound).
+    assert_eq!(gradients, again);
+    // An adapter may derive a level once per 2×2 quad where the shader
+    // derives it per pixel, which moves the checker's contrast a little
+    // (llvmpipe: up to 10/255, 0.44 on average); a level a quarter off
+    // moves it by up to 76/255, 3.3 on average.
+    let mut worst = 0u8;
+    let mut sum = 0u64;
+    for (a, b) in gradients.pixels().zip(levels.pixels()) {
+        let d = (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap();
+        worst = worst.max(d);
+        sum += u64::from(d);
+    }
+    let mean = sum as f64 / f64::from(w * h);
+    assert!(
+        worst <= 16 && mean <= 1.0,
+        "explicit levels differ from gradients by up to {worst}/255, {mean:.2} on average"
+    );
+}

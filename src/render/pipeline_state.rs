@@ -148,11 +148,14 @@ pub struct PipelineDesc<'a> {
     pub target: wgpu::ColorTargetState,
     /// MSAA samples per pixel (see [`multisample`]).
     pub sample_count: u32,
+    /// Values of the fragment stage's pipeline-overridable constants, by
+    /// name (`override` declarations in the shader; bools as 0 or 1).
+    pub fragment_constants: &'a [(&'a str, f64)],
 }
 
 /// Builds the render pipeline `desc` describes: one colour target,
-/// [`multisample`] state for its sample count, default compilation options,
-/// no multiview and no pipeline cache.
+/// [`multisample`] state for its sample count, the fragment stage's
+/// override constants, no multiview and no pipeline cache.
 pub fn render_pipeline(device: &wgpu::Device, desc: &PipelineDesc<'_>) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(desc.label),
@@ -169,7 +172,10 @@ pub fn render_pipeline(device: &wgpu::Device, desc: &PipelineDesc<'_>) -> wgpu::
         fragment: Some(wgpu::FragmentState {
             module: desc.shader,
             entry_point: Some(desc.fragment_entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: desc.fragment_constants,
+                ..Default::default()
+            },
             targets: &[Some(desc.target.clone())],
         }),
         multiview_mask: None,

@@ -22,7 +22,7 @@ use super::super::lines::{
 use super::super::sky::SkyPipeline;
 use super::super::terrain::node_buffers::ChunkShow;
 use super::super::terrain::{
-    ChunkBuffers, LevelFades, MaterialTextures, NodeBuffers, TerrainPipeline,
+    ChunkBuffers, LevelFades, MaterialTextures, MipSelection, NodeBuffers, TerrainPipeline,
 };
 use super::super::water::{WaterBuffers, WaterPipeline, can_read_depth_in_pass};
 use super::draw_stats::{DrawStats, SyncStats};
@@ -236,6 +236,18 @@ impl Renderer {
     pub fn set_material_library(&mut self, queue: &wgpu::Queue, library: &MaterialLibrary) {
         self.terrain
             .set_material_library(&self.device, queue, library);
+    }
+
+    /// How the terrain shader picks material mip levels (see
+    /// [`MipSelection`]).
+    pub fn mip_selection(&self) -> MipSelection {
+        self.terrain.mip_selection()
+    }
+
+    /// Draws the terrain with `selection` from the next frame (the default
+    /// follows the material sampler's anisotropy).
+    pub fn set_mip_selection(&mut self, selection: MipSelection) {
+        self.terrain.set_mip_selection(&self.device, selection);
     }
 
     /// Per-frame preparation for `frame`: writes the uniforms for `camera`

@@ -52,6 +52,7 @@ impl LinePipeline {
                     depth: pipeline_state::reversed_z_depth(false, compare),
                     target: pipeline_state::alpha_blended_target(target_format),
                     sample_count,
+                    fragment_constants: &[],
                 },
             )
         };

@@ -105,6 +105,7 @@ impl WireframePipeline {
                 },
                 target: pipeline_state::alpha_blended_target(target_format),
                 sample_count,
+                fragment_constants: &[],
             },
         );
         WireframePipeline {

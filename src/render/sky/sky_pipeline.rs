@@ -36,6 +36,7 @@ impl SkyPipeline {
                 depth: pipeline_state::reversed_z_depth(false, wgpu::CompareFunction::Always),
                 target: pipeline_state::opaque_target(target_format),
                 sample_count,
+                fragment_constants: &[],
             },
         );
         SkyPipeline { pipeline }

@@ -378,6 +378,8 @@ pub struct MaterialTextures {
     pub surface_texture: wgpu::Texture,
     /// A `D2Array` view of [`MaterialTextures::surface_texture`].
     pub surface_view: wgpu::TextureView,
+    /// The sampler's anisotropic filtering limit (1: trilinear only).
+    anisotropy: u16,
     /// The built-in images, kept to rebuild the array for a library.
     built_ins: Vec<image::RgbImage>,
     /// [`MaterialLibrary::fingerprint`] of what is uploaded.
@@ -434,6 +436,7 @@ impl MaterialTextures {
         anisotropy: u16,
     ) -> Self {
         let (texture, view) = upload_array(device, queue, images);
+        let anisotropy = anisotropy.clamp(1, 16);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("material sampler"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -442,7 +445,7 @@ impl MaterialTextures {
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            anisotropy_clamp: anisotropy.clamp(1, 16),
+            anisotropy_clamp: anisotropy,
             ..Default::default()
         });
         let library = MaterialLibrary::default();
@@ -461,11 +464,18 @@ impl MaterialTextures {
             styles,
             surface_texture,
             surface_view,
+            anisotropy,
             built_ins: images.to_vec(),
             uploaded: library.fingerprint(),
             uploaded_layers: LayerSources::of(&library),
             uploaded_surfaces: SurfaceSources::of(&library),
         }
+    }
+
+    /// The sampler's anisotropic filtering limit, 1 to 16 (1: trilinear
+    /// only).
+    pub fn anisotropy(&self) -> u16 {
+        self.anisotropy
     }
 
     /// Loads the committed PNGs from [`default_material_dir`] (generating any

@@ -42,4 +42,4 @@ pub use horizon_fades::HorizonFades;
 pub use level_fades::LevelFades;
 pub use material_textures::MaterialTextures;
 pub use node_buffers::{NodeBuffers, NodeDrawStats};
-pub use terrain_pipeline::TerrainPipeline;
+pub use terrain_pipeline::{MipSelection, TerrainPipeline};

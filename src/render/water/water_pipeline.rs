@@ -77,6 +77,7 @@ impl WaterPipeline {
                         Some(pipeline_state::BLEND_OVER_KEEP_ALPHA),
                     ),
                     sample_count,
+                    fragment_constants: &[],
                 },
             )
         };
