@@ -3,7 +3,7 @@
 # the way docs/performance.md ▸ Materials reports it: the default world's
 # still view (assets/scripts/still-default-view.json, 30 frames, each one
 # drawn because --record presents every frame), 640×360, built-ins and PBR
-# alternating PAIRS times. Prints each run's present_ms p50 and the ratio.
+# alternating PAIRS times (which runs first alternates too). Prints each run's present_ms p50 and the ratio.
 #
 #   tools/materials/frame_cost.sh STRATA_BINARY TEXTURE_SETS [PAIRS]
 #
@@ -34,16 +34,27 @@ p50() {
   python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['present_ms']['p50'], 1))" "$1"
 }
 
+# One run of KIND (built-ins or pbr); sets ms[KIND].
+declare -A ms=()
+run() {
+  local kind=$1
+  local extra=()
+  [ "$kind" = pbr ] && extra=("${pbr[@]}")
+  rm -rf "$work/frames" && mkdir -p "$work/frames"
+  if ! "$bin" --headless --size 640x360 --script "$script" --record "$work/frames" \
+    --screenshot "$work/$kind.png" --stats-json "$work/$kind.json" \
+    ${extra[@]+"${extra[@]}"} >"$work/$kind.log" 2>&1; then
+    echo "frame_cost.sh: the $kind run failed:" >&2
+    cat "$work/$kind.log" >&2
+    exit 1
+  fi
+  ms[$kind]=$(p50 "$work/$kind.json")
+}
+
 for p in $(seq 1 "$pairs"); do
-  declare -A ms=()
-  for kind in built-ins pbr; do
-    extra=()
-    [ "$kind" = pbr ] && extra=("${pbr[@]}")
-    rm -rf "$work/frames" && mkdir -p "$work/frames"
-    "$bin" --headless --size 640x360 --script "$script" --record "$work/frames" \
-      --screenshot "$work/$kind.png" --stats-json "$work/$kind.json" "${extra[@]}" >/dev/null 2>&1
-    ms[$kind]=$(p50 "$work/$kind.json")
-  done
+  # Alternate which library runs first, so neither always runs cold.
+  if [ $((p % 2)) -eq 1 ]; then order=(built-ins pbr); else order=(pbr built-ins); fi
+  for kind in "${order[@]}"; do run "$kind"; done
   ratio=$(python3 -c "print(round(${ms[pbr]} / ${ms[built-ins]}, 3))")
   echo "pair $p: built-ins ${ms[built-ins]} ms, 64 PBR ${ms[pbr]} ms, ratio $ratio"
 done
