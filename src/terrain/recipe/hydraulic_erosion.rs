@@ -351,7 +351,15 @@ pub fn erode_hydraulic(
     rock: RockAt,
     progress: &Progress,
 ) -> Result<u64, Cancelled> {
-    erode_hydraulic_on(plan, stage, materials, seed, rock, progress, Isa::Best)
+    erode_hydraulic_on(
+        plan,
+        stage,
+        materials,
+        seed,
+        rock,
+        progress,
+        DropletPath::FASTEST,
+    )
 }
 
 /// Which instructions the droplets run on.
@@ -364,7 +372,23 @@ enum Isa {
     Baseline,
 }
 
-/// [`erode_hydraulic`] on the instructions `isa` allows.
+/// How the droplets run. Every path gives the same bits (tested).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DropletPath {
+    isa: Isa,
+    /// Lanes whose footprints are apart step in lockstep (see `lockstep`);
+    /// else always one after another.
+    lockstep: bool,
+}
+
+impl DropletPath {
+    const FASTEST: DropletPath = DropletPath {
+        isa: Isa::Best,
+        lockstep: true,
+    };
+}
+
+/// [`erode_hydraulic`] on the path `path` says.
 fn erode_hydraulic_on(
     plan: &mut Plan,
     stage: &HydraulicStage,
@@ -372,7 +396,7 @@ fn erode_hydraulic_on(
     seed: u64,
     rock: RockAt,
     progress: &Progress,
-    isa: Isa,
+    path: DropletPath,
 ) -> Result<u64, Cancelled> {
     let resist = Resist::new(stage, materials, rock, plan);
     let brush = BrushTable::new();
@@ -397,7 +421,7 @@ fn erode_hydraulic_on(
             brush: &brush,
             tiles,
             progress,
-            isa,
+            path,
         };
         let regions: Vec<(Region, u64)> = mine
             .par_iter()
@@ -435,7 +459,7 @@ struct Tiles<'a> {
     brush: &'a BrushTable,
     tiles: usize,
     progress: &'a Progress,
-    isa: Isa,
+    path: DropletPath,
 }
 
 impl Tiles<'_> {
@@ -474,7 +498,7 @@ impl Tiles<'_> {
             params: self.params,
             resist: self.resist,
             brush: self.brush,
-            isa: self.isa,
+            path: self.path,
         };
         let mut steps = 0;
         let mut next = 0;
@@ -490,7 +514,7 @@ impl Tiles<'_> {
 }
 
 /// One droplet in flight (local sample coordinates; Beyer's state).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Droplet {
     x: f32,
     z: f32,
@@ -513,7 +537,7 @@ struct Roller<'a, 'r> {
     params: &'a Params,
     resist: &'a Resist<'r>,
     brush: &'a BrushTable,
-    isa: Isa,
+    path: DropletPath,
 }
 
 impl Roller<'_, '_> {
@@ -526,7 +550,7 @@ impl Roller<'_, '_> {
         start: &impl Fn(usize) -> (f32, f32),
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
-        if self.isa == Isa::Best && std::arch::is_x86_feature_detected!("avx2") {
+        if self.path.isa == Isa::Best && std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (and so SSE4.1).
             return unsafe { self.roll_batch_avx2(range, start) };
         }
@@ -562,11 +586,20 @@ impl Roller<'_, '_> {
         }
         let mut steps = 0;
         while live > 0 {
+            // All lanes apart: one round in lockstep, the same bits as the
+            // lanes one after another (see `lockstep`).
+            let together =
+                self.path.lockstep && live == LANES && lockstep::footprints_apart(&lanes);
+            if together {
+                self.step_lockstep(&mut lanes);
+            }
             for lane in &mut lanes {
-                if lane.steps_left == 0 {
+                if lane.steps_left == 0 && !together {
                     continue;
                 }
-                self.step(lane);
+                if !together {
+                    self.step(lane);
+                }
                 steps += 1;
                 if lane.steps_left == 0 && !self.refill(lane, &mut next, range.end, start) {
                     live -= 1;
@@ -661,12 +694,30 @@ impl Roller<'_, '_> {
             return;
         }
         let (ni, nj, nu, nv) = Region::locate(nx, nz);
-        let region = &mut *self.region;
-        let [n00, n10, n01, n11] = region.corners(nj as usize * region.w + ni as usize);
+        let [n00, n10, n01, n11] = self
+            .region
+            .corners(nj as usize * self.region.w + ni as usize);
         let nh = bilinear(n00, n10, n01, n11, nu, nv);
         let climb = nh - h;
         let slope = max_f32(-climb / p.spacing_cells, MIN_SLOPE);
         let capacity = slope * d.speed * d.water * p.capacity;
+        self.exchange(d, k, h, nh, climb, capacity);
+        d.speed = max_f32(d.speed * d.speed - climb * GRAVITY, 0.0).sqrt();
+        d.water *= p.keep_water;
+        (d.x, d.z, d.i, d.j, d.u, d.v) = (nx, nz, ni, nj, nu, nv);
+        if d.water < 0.01 {
+            d.steps_left = 0;
+        }
+    }
+
+    /// The sediment exchange of a step of `d` from region index `k` (its
+    /// sample before the move) at height `h` to height `nh` (`climb =
+    /// nh - h`) with sediment `capacity`: deposits where the droplet carries
+    /// more than it can or climbs, else erodes (hardness permitting).
+    #[inline(always)]
+    fn exchange(&mut self, d: &mut Droplet, k: usize, h: f32, nh: f32, climb: f32, capacity: f32) {
+        let p = self.params;
+        let region = &mut *self.region;
         if d.sediment > capacity || climb > 0.0 {
             let drop = if climb > 0.0 {
                 min_f32(climb, d.sediment)
@@ -674,18 +725,12 @@ impl Roller<'_, '_> {
                 (d.sediment - capacity) * p.deposition
             };
             d.sediment -= drop;
-            deposit(region, k, u, v, drop);
+            deposit(region, k, d.u, d.v, drop);
         } else {
             let plan_k = (region.z0 + d.j as usize) * region.side + region.x0 + d.i as usize;
             let resist = self.resist.at(plan_k, h);
             let take = min_f32((capacity - d.sediment) * p.erosion, -climb) * resist;
-            d.sediment += erode(region, self.brush, k, u, v, take, nh);
-        }
-        d.speed = max_f32(d.speed * d.speed - climb * GRAVITY, 0.0).sqrt();
-        d.water *= p.keep_water;
-        (d.x, d.z, d.i, d.j, d.u, d.v) = (nx, nz, ni, nj, nu, nv);
-        if d.water < 0.01 {
-            d.steps_left = 0;
+            d.sediment += erode(region, self.brush, k, d.u, d.v, take, nh);
         }
     }
 }
@@ -749,5 +794,6 @@ fn erode(
     (removed[0] + removed[1]) + (removed[2] + removed[3])
 }
 
+mod lockstep;
 #[cfg(test)]
 mod tests;

@@ -65,8 +65,8 @@ fn droplets_cut_gullies_and_deposit_downslope() {
 }
 
 #[test]
-fn avx2_and_baseline_droplets_give_the_same_bits() {
-    let erode = |isa| {
+fn every_droplet_path_gives_the_same_bits() {
+    let erode = |path| {
         let mut plan = slope_plan();
         let rock = |y: i32| {
             if y % 7 < 3 {
@@ -87,16 +87,93 @@ fn avx2_and_baseline_droplets_give_the_same_bits() {
             5,
             RockAt::ByHeight(&rock),
             &Progress::new(),
-            isa,
+            path,
         )
         .expect("not cancelled");
         (plan, steps)
     };
-    let (best, best_steps) = erode(Isa::Best);
-    let (baseline, baseline_steps) = erode(Isa::Baseline);
-    assert_eq!(best_steps, baseline_steps);
+    let (best, best_steps) = erode(DropletPath::FASTEST);
     assert!(best_steps > 10_000, "{best_steps} steps");
-    assert_eq!(best, baseline);
+    for isa in [Isa::Best, Isa::Baseline] {
+        for lockstep in [false, true] {
+            let (plan, steps) = erode(DropletPath { isa, lockstep });
+            assert_eq!(steps, best_steps, "{isa:?}, lockstep {lockstep}");
+            assert!(plan == best, "{isa:?}, lockstep {lockstep}");
+        }
+    }
+}
+
+/// Four droplets stepped in lockstep and one after another, for as long as
+/// they stay apart: the same droplets and the same ground, bit for bit.
+#[test]
+fn a_lockstep_round_gives_the_bits_of_the_lanes_one_after_another() {
+    let plan = slope_plan();
+    let stage = stage();
+    let params = Params::new(&stage, plan.spacing_cells);
+    let materials = RecipeMaterials::default();
+    let rock = |y: i32| {
+        if y % 5 < 2 {
+            Material::ROCK
+        } else {
+            Material::SLATE
+        }
+    };
+    let resist = Resist::new(&stage, &materials, RockAt::ByHeight(&rock), &plan);
+    let brush = BrushTable::new();
+    let run = |together: bool| {
+        let mut region = Region::copy(&plan, 0, 0, plan.side, plan.side);
+        let mut roller = Roller {
+            region: &mut region,
+            params: &params,
+            resist: &resist,
+            brush: &brush,
+            path: DropletPath::FASTEST,
+        };
+        let mut lanes =
+            [(40.3, 50.7), (46.9, 50.2), (60.5, 120.5), (200.1, 20.9)].map(|p| roller.launch(p));
+        let (mut rounds, mut exchanged) = (0, 0.0f32);
+        while rounds < 40
+            && lanes.iter().all(|d| d.steps_left > 0)
+            && lockstep::footprints_apart(&lanes)
+        {
+            if together {
+                roller.step_lockstep(&mut lanes);
+            } else {
+                for d in &mut lanes {
+                    roller.step(d);
+                }
+            }
+            exchanged += lanes.iter().map(|d| d.sediment).sum::<f32>();
+            rounds += 1;
+        }
+        (lanes, rounds, exchanged, region)
+    };
+    let (one_by_one, rounds, exchanged, ground) = run(false);
+    let (lockstep, lockstep_rounds, _, lockstep_ground) = run(true);
+    assert!(rounds >= 20, "{rounds} rounds");
+    assert!(exchanged > 0.0, "the droplets carried no sediment");
+    assert_eq!(lockstep_rounds, rounds);
+    assert_eq!(lockstep, one_by_one);
+    assert_eq!(lockstep_ground.height, ground.height);
+    assert_eq!(lockstep_ground.sediment, ground.sediment);
+    assert_eq!(lockstep_ground.visits, ground.visits);
+}
+
+#[test]
+fn footprints_within_five_samples_on_both_axes_are_not_apart() {
+    let at = |i: u32, j: u32| Droplet {
+        i,
+        j,
+        steps_left: 1,
+        ..Droplet::default()
+    };
+    let far = [at(100, 100), at(200, 100), at(100, 200)];
+    let with = |d: Droplet| [far[0], far[1], far[2], d];
+    assert!(lockstep::footprints_apart(&with(at(200, 200))));
+    assert!(!lockstep::footprints_apart(&with(at(105, 95))));
+    assert!(lockstep::footprints_apart(&with(at(106, 95))));
+    assert!(lockstep::footprints_apart(&with(at(105, 94))));
+    assert!(!lockstep::footprints_apart(&with(at(195, 105))));
 }
 
 #[test]
