@@ -7,6 +7,9 @@
 //!   inverse is the time per droplet step per core.
 //! - `thermal`: the Alpine recipe's thermal stage on its relief, on all
 //!   cores (sample-passes per second).
+//! - `rivers`: the Alpine recipe's rivers stage (two priority floods, the
+//!   breach, two slope caps, lakes and channels) on its eroded, capped
+//!   terrain (samples per second; the floods run on one thread).
 //! - `alpine_plan`: the whole Alpine plan, all stages, on all cores.
 //!
 //! The plan is 512 samples a side (a 512-cell world), so one iteration
@@ -22,6 +25,7 @@ use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::generation::noise::tan_deg;
 use strata::terrain::recipe::cook::cook_plan;
 use strata::terrain::recipe::hydraulic_erosion::{RockAt, erode_hydraulic};
+use strata::terrain::recipe::hydrology::run_rivers;
 use strata::terrain::recipe::plan::Plan;
 use strata::terrain::recipe::recipe_materials::RecipeMaterials;
 use strata::terrain::recipe::stages::{Recipe, Stage};
@@ -122,6 +126,23 @@ fn cook(c: &mut Criterion) {
                     &Progress::new(),
                 )
             },
+            BatchSize::LargeInput,
+        )
+    });
+
+    let (plan, stage) = plan_before(&recipe, |s| matches!(s, Stage::Rivers(_)));
+    let Stage::Rivers(rivers) = stage else {
+        unreachable!("found by kind")
+    };
+    let cap_grade = recipe.stages.iter().find_map(|s| match s {
+        Stage::SlopeCap(cap) => Some(tan_deg(cap.grade_deg)),
+        _ => None,
+    });
+    group.throughput(Throughput::Elements(plan.len() as u64));
+    group.bench_function("rivers", |b| {
+        b.iter_batched(
+            || plan.clone(),
+            |mut p| run_rivers(&mut p, &rivers, cap_grade, &Progress::new()),
             BatchSize::LargeInput,
         )
     });

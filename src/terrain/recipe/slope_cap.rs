@@ -36,58 +36,90 @@ pub fn cap_slopes(
     let per_sample = grade * GRADE_MARGIN * f64::from(plan.spacing_cells);
     // Forward sweeps read the 4 neighbours already visited; backward the
     // rest. Each offset also as an index step, for samples off the rim.
-    let forward: Vec<Offset> = NEIGHBOURS_8
+    let mut earlier = NEIGHBOURS_8
         .iter()
         .filter(|(di, dj, _)| *dj < 0 || (*dj == 0 && *di < 0))
-        .map(|&(di, dj, d)| Offset::new(di, dj, (per_sample * d) as f32, side))
-        .collect();
-    let backward: Vec<Offset> = forward
-        .iter()
-        .map(|o| Offset::new(-o.di, -o.dj, o.cost, side))
-        .collect();
-    let is_pinned = |k: usize| pinned.is_some_and(|p| p.get(k).copied().unwrap_or(false));
+        .map(|&(di, dj, d)| Offset::new(di, dj, (per_sample * d) as f32, side));
+    // 4 of the 8 neighbours come before a sample in raster order.
+    let forward: [Offset; 4] = std::array::from_fn(|_| {
+        earlier
+            .next()
+            .unwrap_or(Offset::new(0, 0, f32::INFINITY, side))
+    });
+    let backward: [Offset; 4] =
+        std::array::from_fn(|n| Offset::new(-forward[n].di, -forward[n].dj, forward[n].cost, side));
     let h = &mut plan.height_cells;
+    // The pins as one flag a sample, so the sweeps read a slice; without
+    // pins the sweeps are compiled without the checks.
+    let flags: Option<Vec<bool>> = pinned.map(|p| {
+        (0..h.len())
+            .map(|k| p.get(k).copied().unwrap_or(false))
+            .collect()
+    });
     let mut sweeps = 0;
     loop {
         let mut changed = false;
         for (offsets, reverse) in [(&forward, false), (&backward, true)] {
             progress.check()?;
             sweeps += 1;
-            for row in 0..side {
-                let j = if reverse { side - 1 - row } else { row };
-                for column in 0..side {
-                    let i = if reverse { side - 1 - column } else { column };
-                    let k = j * side + i;
-                    if is_pinned(k) {
-                        continue;
-                    }
-                    let off_rim = i > 0 && j > 0 && i + 1 < side && j + 1 < side;
-                    let mut best = h[k];
-                    for o in offsets.iter() {
-                        let q = if off_rim {
-                            k.wrapping_add_signed(o.step)
-                        } else {
-                            match o.neighbour(i, j, side) {
-                                Some(q) => q,
-                                None => continue,
-                            }
-                        };
-                        if is_pinned(q) {
-                            continue;
-                        }
-                        best = best.min(h[q] + o.cost);
-                    }
-                    if best < h[k] {
-                        h[k] = best;
-                        changed = true;
-                    }
-                }
-            }
+            changed |= match &flags {
+                Some(flags) => sweep(h, side, offsets, reverse, |k| flags[k]),
+                None => sweep(h, side, offsets, reverse, |_| false),
+            };
         }
         if !changed {
             return Ok(sweeps);
         }
     }
+}
+
+/// One raster sweep over `h` (`side`² samples), forward or `reverse`,
+/// lowering each unpinned sample to its lowest bound from the unpinned
+/// `offsets` neighbours. Returns whether a sample changed.
+#[inline(always)]
+fn sweep(
+    h: &mut [f32],
+    side: usize,
+    offsets: &[Offset; 4],
+    reverse: bool,
+    is_pinned: impl Fn(usize) -> bool,
+) -> bool {
+    let mut changed = false;
+    for row in 0..side {
+        let j = if reverse { side - 1 - row } else { row };
+        for column in 0..side {
+            let i = if reverse { side - 1 - column } else { column };
+            let k = j * side + i;
+            if is_pinned(k) {
+                continue;
+            }
+            let off_rim = i > 0 && j > 0 && i + 1 < side && j + 1 < side;
+            let mut best = h[k];
+            for o in offsets {
+                let q = if off_rim {
+                    k.wrapping_add_signed(o.step)
+                } else {
+                    match o.neighbour(i, j, side) {
+                        Some(q) => q,
+                        None => continue,
+                    }
+                };
+                if is_pinned(q) {
+                    continue;
+                }
+                // One comparison (heights are finite: no NaN to lose).
+                let bound = h[q] + o.cost;
+                if bound < best {
+                    best = bound;
+                }
+            }
+            if best < h[k] {
+                h[k] = best;
+                changed = true;
+            }
+        }
+    }
+    changed
 }
 
 /// A neighbour offset of a sweep: samples along each axis, the index step
