@@ -18,7 +18,9 @@
 //! # Speed
 //! Droplets are f32 and roll [`LANES`] at a time, each lane taking the next
 //! droplet when its own ends (the lanes' steps interleave in a fixed
-//! order). A droplet carries the sample it stands in, so a step converts
+//! order). When the lanes' footprints are apart, a round's motion runs as
+//! 4-wide operations (`lockstep`), with the same bits as the lanes one
+//! after another. A droplet carries the sample it stands in, so a step converts
 //! its position once. The erosion brush is looked up, not computed: its
 //! weights are precomputed for 8 × 8 sub-squares of a sample, and each of
 //! its 4 rows is one short vector operation. Hardness is a table by cell

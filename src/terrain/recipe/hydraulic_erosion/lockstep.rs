@@ -4,9 +4,10 @@
 //! order.
 //!
 //! # The same bits as one lane after another
-//! A step reads and writes only the ground within 2 samples of the
-//! droplet's sample (the bilinear corners here and ahead, the erosion
-//! brush's 4 × 4 box, the deposit's 2 × 2); see [`footprints_apart`]. When
+//! A step writes only the ground within `-1 ..= +2` samples of the
+//! droplet's sample on each axis (the erosion brush's 4 × 4 box, the
+//! deposit's 2 × 2, the visit) and reads within `-2 ..= +3` (the bilinear
+//! corners here and ahead); see [`footprints_apart`]. When
 //! the lanes' footprints are apart, reading every lane's ground before any
 //! lane writes gives the values the lanes would read one after another.
 //! Each 4-wide operation is the IEEE-754 operation the scalar step does on
