@@ -136,9 +136,10 @@ impl Roller<'_, '_> {
         let inv_len = F4::splat(1.0) / len_sq.sqrt();
         let (ndx, ndz) = (dx * inv_len, dz * inv_len);
         let (nx, nz) = (lane(|d| d.x) + ndx, lane(|d| d.z) + ndz);
-        let turned: [bool; LANES] = std::array::from_fn(|l| !(len_sq.0[l] < 1e-24));
+        // As in `step`: a lane stalls below the least length (NaN does not).
+        let stalled: [bool; LANES] = std::array::from_fn(|l| len_sq.0[l] < 1e-24);
         let moved: [bool; LANES] =
-            std::array::from_fn(|l| turned[l] && self.inside(nx.0[l], nz.0[l]));
+            std::array::from_fn(|l| !stalled[l] && self.inside(nx.0[l], nz.0[l]));
         // The ground ahead; a lane that stops reads its own sample instead
         // (in the region, and never used).
         let (sx, sz) = (
@@ -164,7 +165,7 @@ impl Roller<'_, '_> {
         for (l, d) in lanes.iter_mut().enumerate() {
             d.steps_left -= 1;
             self.region.visits[k[l]] += d.water;
-            if !turned[l] {
+            if stalled[l] {
                 d.steps_left = 0;
                 continue;
             }
