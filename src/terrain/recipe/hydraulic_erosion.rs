@@ -596,10 +596,10 @@ impl Roller<'_, '_> {
                 self.step_lockstep(&mut lanes);
             }
             for lane in &mut lanes {
-                if lane.steps_left == 0 && !together {
-                    continue;
-                }
                 if !together {
+                    if lane.steps_left == 0 {
+                        continue;
+                    }
                     self.step(lane);
                 }
                 steps += 1;

@@ -49,12 +49,17 @@ pub fn cap_slopes(
     let backward: [Offset; 4] =
         std::array::from_fn(|n| Offset::new(-forward[n].di, -forward[n].dj, forward[n].cost, side));
     let h = &mut plan.height_cells;
-    // The pins as one flag a sample, so the sweeps read a slice; without
-    // pins the sweeps are compiled without the checks.
-    let flags: Option<Vec<bool>> = pinned.map(|p| {
-        (0..h.len())
-            .map(|k| p.get(k).copied().unwrap_or(false))
-            .collect()
+    // The pins as one flag a sample, so the sweeps read a slice (copied
+    // only when short: a missing flag reads as unpinned); without pins the
+    // sweeps are compiled without the checks.
+    let flags: Option<std::borrow::Cow<[bool]>> = pinned.map(|p| {
+        if p.len() >= h.len() {
+            std::borrow::Cow::Borrowed(p)
+        } else {
+            let mut all = p.to_vec();
+            all.resize(h.len(), false);
+            std::borrow::Cow::Owned(all)
+        }
     });
     let mut sweeps = 0;
     loop {
