@@ -179,16 +179,34 @@ pub fn flood_sea(plan: &mut Plan, level_cells: f64) -> usize {
     count
 }
 
+/// One sample as the flood sees it, kept together so that reaching a
+/// sample touches one cache line, not one per layer: the flood's front
+/// wanders over the whole plan, and at 2,048² samples its reads are
+/// mostly cache misses.
+#[derive(Clone, Copy)]
+struct FloodSample {
+    height_cells: f32,
+    /// NaN until the flood reaches the sample (the "seen" mark).
+    spill: f32,
+    downstream: u32,
+}
+
 /// Priority flood from the rim and the sea (samples with water over them
 /// on entry are outlets at their water level). `progress` is checked every
 /// [`SAMPLES_PER_CHECK`] samples.
 fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
     let side = plan.side;
     let n = plan.len();
-    let mut downstream = vec![OUTLET; n];
-    let mut spill = vec![f32::NAN; n];
+    let mut samples: Vec<FloodSample> = plan
+        .height_cells
+        .iter()
+        .map(|&height_cells| FloodSample {
+            height_cells,
+            spill: f32::NAN,
+            downstream: OUTLET,
+        })
+        .collect();
     let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
     let mut queue = FloodQueue::new(n);
     for j in 0..side {
         for i in 0..side {
@@ -200,8 +218,7 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
                 } else {
                     plan.height_cells[k]
                 };
-                seen[k] = true;
-                spill[k] = level;
+                samples[k].spill = level;
                 queue.push(level, k as u32, false);
             }
         }
@@ -218,19 +235,21 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
                 continue;
             }
             let q = nj as usize * side + ni as usize;
-            if seen[q] {
+            let sample = &mut samples[q];
+            // Levels are never NaN (heights and water levels are finite),
+            // so a NaN spill means "not reached yet".
+            if !sample.spill.is_nan() {
                 continue;
             }
-            seen[q] = true;
-            let l = plan.height_cells[q].max(level);
-            spill[q] = l;
-            downstream[q] = k;
+            let l = sample.height_cells.max(level);
+            sample.spill = l;
+            sample.downstream = k;
             queue.push(l, q as u32, l.total_cmp(&level).is_eq());
         }
     }
     Ok(Drainage {
-        downstream,
-        spill,
+        downstream: samples.iter().map(|s| s.downstream).collect(),
+        spill: samples.iter().map(|s| s.spill).collect(),
         order,
     })
 }
