@@ -246,7 +246,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    strata::app::window_frame::PROCESS_START.get_or_init(std::time::Instant::now);
+    strata::app::startup_log::PROCESS_START.get_or_init(std::time::Instant::now);
     // Before any thread starts: chunk storage freed by edits returns to the system.
     strata::terrain::storage::chunk::map_dense_chunks_separately();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();

@@ -5,11 +5,13 @@
 //! `editor` stays the tools and panels.
 
 pub mod cli_values;
+pub mod frame_pacing;
 pub mod headless;
 pub mod heightmap_options;
 pub mod output_checks;
 pub mod recording;
 pub mod sky_holes;
+pub mod startup_log;
 pub mod streamed_world;
 pub mod window;
 pub mod window_frame;

@@ -90,8 +90,13 @@ fn keep_plan(
     recipe_json: &str,
     settings: &GeneratorSettings,
 ) {
-    if let Err(e) = file.store_plan(terrain.plan(), plan_key(recipe_json, settings)) {
-        log::warn!("the cooked plan could not be kept in the world file: {e}");
+    let start = std::time::Instant::now();
+    match file.store_plan(terrain.plan(), plan_key(recipe_json, settings)) {
+        Ok(()) => log::info!(
+            "kept the cooked plan in the world file in {:.0} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        ),
+        Err(e) => log::warn!("the cooked plan could not be kept in the world file: {e}"),
     }
 }
 
@@ -334,6 +339,7 @@ impl StreamedWorld {
                 Ok(plan) => (RecipeTerrain::from_plan(plan, &recipe, settings), None),
                 Err(miss) => {
                     log::info!("{}: {miss}; cooking the recipe", file.path().display());
+                    let start = std::time::Instant::now();
                     let (terrain, report) = RecipeTerrain::cook(
                         &recipe,
                         &RecipeMaterials::default(),
@@ -341,6 +347,10 @@ impl StreamedWorld {
                         progress,
                     )
                     .map_err(|e| bad(e.to_string()))?;
+                    log::info!(
+                        "cooked the recipe in {:.0} ms",
+                        start.elapsed().as_secs_f64() * 1e3
+                    );
                     (terrain, Some(report))
                 }
             };

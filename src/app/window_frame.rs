@@ -33,38 +33,11 @@ use crate::render::{FrameSettings, ViewportRect};
 use crate::terrain::generation::generate::GeneratorSettings;
 use crate::terrain::storage::coords::CELL_SIZE_STUDS;
 
+use super::startup_log::{PresentedView, StartupLog};
 use super::window_gpu::WindowGpu;
 use super::window_input::{PointerState, cursor_ray};
 use super::window_stream::{PendingKind, PendingWorld, WindowStream};
 use super::world::{StreamEventContext, World, WorldChange};
-
-/// When the process started: `main` sets it first thing (else the first
-/// read does). The zero of the start-up times [`StartupLog`] logs.
-pub static PROCESS_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-
-/// The window's start-up time, logged once at `info` in ms since
-/// [`PROCESS_START`]: when the first frame was presented. The window never
-/// waits for terrain (a streaming world file is read on its own thread, its
-/// plan cooked there if it must be), so this is how long an artist looks at
-/// no window at all.
-#[derive(Debug, Default)]
-pub(super) struct StartupLog {
-    first_frame_logged: bool,
-}
-
-impl StartupLog {
-    /// A frame was presented at `now`.
-    fn frame_presented(&mut self, now: Instant) {
-        if !self.first_frame_logged {
-            self.first_frame_logged = true;
-            let start = *PROCESS_START.get_or_init(Instant::now);
-            log::info!(
-                "first frame presented {:.0} ms after start",
-                now.duration_since(start).as_secs_f64() * 1e3
-            );
-        }
-    }
-}
 
 /// Longest ray the brush cursor is picked along, in studs.
 pub const PICK_DISTANCE_STUDS: f64 = 50_000.0;
@@ -173,7 +146,16 @@ impl WindowState {
             // Edit latencies end here: the frame that shows them is presented.
             let presented = Instant::now();
             world.streaming.pipeline_mut().frame_presented(presented);
-            self.startup.frame_presented(presented);
+            let drawn = self.gpu.renderer.last_draw_stats();
+            let view = PresentedView {
+                world_pending: self.pending_world.is_some(),
+                drawn_terrain: drawn.drawn_chunks + drawn.drawn_nodes,
+                missing_chunks: world
+                    .streaming
+                    .residency()
+                    .map(|_| world.streaming.last_missing_chunks()),
+            };
+            self.startup.frame_presented(presented, view);
         }
         false
     }
