@@ -10,6 +10,7 @@
 //! that stage starts (plus a few milliseconds, so the stage is under
 //! way) and prints how long the cook took to stop after the cancel.
 
+use anyhow::Context;
 use strata::progress::Progress;
 use strata::terrain::generation::generate::GeneratorSettings;
 use strata::terrain::recipe::cook::cook_plan;
@@ -21,12 +22,17 @@ fn main() -> anyhow::Result<()> {
     let (Some(path), Some(size)) = (args.next(), args.next()) else {
         anyhow::bail!("usage: cook_recipe RECIPE.json SIZE_CELLS [SEED]");
     };
-    let seed = args.next().map_or(Ok(7), |s| s.parse())?;
-    let recipe = Recipe::load(std::path::Path::new(&path))?;
-    let settings = GeneratorSettings {
-        seed,
-        size_cells: size.parse()?,
+    let seed = match args.next() {
+        Some(s) => s
+            .parse()
+            .with_context(|| format!("SEED {s:?} is not a whole number from 0 to 2^64 - 1"))?,
+        None => 7,
     };
+    let size_cells = size
+        .parse()
+        .with_context(|| format!("SIZE_CELLS {size:?} is not a whole number from 0 to 2^32 - 1"))?;
+    let recipe = Recipe::load(std::path::Path::new(&path))?;
+    let settings = GeneratorSettings { seed, size_cells };
     if std::env::args().any(|a| a == "--cancel-each-stage") {
         return cancel_each_stage(&recipe, &settings);
     }
@@ -52,12 +58,15 @@ fn main() -> anyhow::Result<()> {
 /// prints the time from the cancel to the cook's return.
 fn cancel_each_stage(recipe: &Recipe, settings: &GeneratorSettings) -> anyhow::Result<()> {
     use std::time::{Duration, Instant};
-    for stage in &recipe.stages {
-        let label = format!("cooking: {}", stage.name().replace('_', " "));
+    // The cook's progress places are the stages, then the audits.
+    let places = recipe.stages.len() + 1;
+    for (index, stage) in recipe.stages.iter().enumerate() {
+        // By place, not name: a recipe may run a kind of stage twice.
+        let place = format!("({} of {places})", index + 1);
         let progress = Progress::new();
         let stopped = std::thread::scope(|scope| {
             let watcher = scope.spawn(|| {
-                while progress.stage().replace("terraces", "terrace") != label {
+                while !progress.label().ends_with(&place) {
                     if progress.is_cancelled() {
                         return None;
                     }

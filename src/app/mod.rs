@@ -5,7 +5,6 @@
 //! `editor` stays the tools and panels.
 
 pub mod cli_values;
-pub mod frame_pacing;
 pub mod headless;
 pub mod heightmap_options;
 pub mod output_checks;

@@ -41,7 +41,6 @@ use crate::render::ViewportRect;
 use crate::render::lines::overlays::OverlaySet;
 use crate::terrain::command::history::DEFAULT_HISTORY_BUDGET_BYTES;
 
-use super::frame_pacing::next_frame_at;
 use super::window_frame::WindowState;
 use super::window_gpu::{WindowGpu, WindowGpuError};
 use super::window_input::PointerState;
@@ -284,16 +283,9 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
         if let Some(state) = &self.window {
-            let pending = state.pending_world.is_some();
-            match next_frame_at(state.last_frame, std::time::Instant::now(), pending) {
-                Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
-                None => {
-                    event_loop.set_control_flow(ControlFlow::Poll);
-                    state.gpu.window.request_redraw();
-                }
-            }
+            state.gpu.window.request_redraw();
         }
     }
 }

@@ -21,7 +21,7 @@ const NONE: u8 = u8::MAX;
 /// `talus` (rise over run) and `rate` (fraction of the excess moved per
 /// pass, `(0, 1]`). Scree gathered at a sample is added to
 /// [`Plan::talus_cells`]. Scratch: 5 bytes a sample. `progress` is
-/// checked before each pass.
+/// checked before each pass and between its two halves.
 ///
 /// # Errors
 /// [`Cancelled`] when `progress` was cancelled; `plan` is then partly
@@ -62,6 +62,7 @@ fn erode_thermal_on(
     for _ in 0..iterations {
         progress.check()?;
         outflows(plan, talus * s, rate, &mut out_dir, &mut out_amount, isa);
+        progress.check()?;
         let (dir, amount) = (&out_dir, &out_amount);
         plan.height_cells
             .par_chunks_mut(side)
