@@ -186,10 +186,14 @@ pub fn flood_sea(plan: &mut Plan, level_cells: f64) -> usize {
 #[derive(Clone, Copy)]
 struct FloodSample {
     height_cells: f32,
-    /// NaN until the flood reaches the sample (the "seen" mark).
     spill: f32,
+    /// [`UNREACHED`] until the flood reaches the sample (the "seen" mark).
     downstream: u32,
 }
+
+/// A [`FloodSample::downstream`] the flood has not reached yet (sample
+/// indices stay far below it: a plan is at most 2,048² samples).
+const UNREACHED: u32 = u32::MAX - 1;
 
 /// Priority flood from the rim and the sea (samples with water over them
 /// on entry are outlets at their water level). `progress` is checked every
@@ -203,7 +207,7 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
         .map(|&height_cells| FloodSample {
             height_cells,
             spill: f32::NAN,
-            downstream: OUTLET,
+            downstream: UNREACHED,
         })
         .collect();
     let mut order = Vec::with_capacity(n);
@@ -218,7 +222,11 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
                 } else {
                     plan.height_cells[k]
                 };
-                samples[k].spill = level;
+                samples[k] = FloodSample {
+                    spill: level,
+                    downstream: OUTLET,
+                    ..samples[k]
+                };
                 queue.push(level, k as u32, false);
             }
         }
@@ -236,9 +244,7 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
             }
             let q = nj as usize * side + ni as usize;
             let sample = &mut samples[q];
-            // Levels are never NaN (heights and water levels are finite),
-            // so a NaN spill means "not reached yet".
-            if !sample.spill.is_nan() {
+            if sample.downstream != UNREACHED {
                 continue;
             }
             let l = sample.height_cells.max(level);
@@ -247,6 +253,8 @@ fn drain(plan: &Plan, progress: &Progress) -> Result<Drainage, Cancelled> {
             queue.push(l, q as u32, l.total_cmp(&level).is_eq());
         }
     }
+    // The grid is connected and its rim are outlets, so the flood reaches
+    // every sample.
     Ok(Drainage {
         downstream: samples.iter().map(|s| s.downstream).collect(),
         spill: samples.iter().map(|s| s.spill).collect(),
@@ -573,6 +581,26 @@ mod tests {
         let lake = plan.index(31, 32);
         assert!(plan.is_wet(lake));
         assert_eq!(stranded_rivers(&plan), 0);
+    }
+
+    #[test]
+    fn the_flood_reaches_every_sample_once_even_over_nan_ground() {
+        // Two rim samples of NaN ground (the sign bit set, as `inf - inf`
+        // gives on x86): the flood must still end and list each sample once.
+        let mut plan = Plan::new(3);
+        plan.height_cells[0] = -f32::NAN;
+        plan.height_cells[1] = -f32::NAN;
+        let drainage = drain(&plan, &Progress::new()).expect("not cancelled");
+        let mut order = drainage.order.clone();
+        order.sort_unstable();
+        assert_eq!(order, (0..9).collect::<Vec<u32>>());
+        // The centre drains to a rim sample; the rim samples are outlets.
+        assert_ne!(drainage.downstream[4], OUTLET);
+        assert!(
+            (0..9)
+                .filter(|&k| k != 4)
+                .all(|k| drainage.downstream[k] == OUTLET)
+        );
     }
 
     #[test]

@@ -169,9 +169,9 @@ fn gather_interior_avx2(
 /// [`gather_row`] for the samples `1..side − 1` of an interior row, as
 /// straight loops over whole rows (the compiler runs them several samples
 /// an instruction). A neighbour that does not send here adds `+0.0`,
-/// which leaves the sum's bits as they are: the sum starts at `+0.0` and
-/// every amount is `≥ +0.0`, so it is the same sum, in the same order, as
-/// adding only the senders.
+/// which leaves every value's bits as they are except `−0.0`'s, and a sum
+/// that starts at `+0.0` never becomes `−0.0`: the same sum, in the same
+/// order, as adding only the senders.
 #[inline(always)]
 fn gather_interior(
     rows: NeighbourRows,
