@@ -87,21 +87,19 @@ fn gather_row(
     talus_row: &mut [f32],
     isa: Isa,
 ) {
+    let gather_border = |i: usize, heights: &mut [f32], talus_row: &mut [f32]| {
+        let gained = gathered_at_border(side, i, j, dir, amount);
+        heights[i] += gained - amount[j * side + i];
+        talus_row[i] += gained;
+    };
     if j == 0 || j + 1 == side || side < 3 {
         for i in 0..side {
-            let gained = gathered_at_border(side, i, j, dir, amount);
-            let k = j * side + i;
-            heights[i] += gained - amount[k];
-            talus_row[i] += gained;
+            gather_border(i, heights, talus_row);
         }
         return;
     }
-    for i in [0, side - 1] {
-        let gained = gathered_at_border(side, i, j, dir, amount);
-        let k = j * side + i;
-        heights[i] += gained - amount[k];
-        talus_row[i] += gained;
-    }
+    gather_border(0, heights, talus_row);
+    gather_border(side - 1, heights, talus_row);
     let rows = NeighbourRows::around(side, j);
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Best && std::arch::is_x86_feature_detected!("avx2") {
