@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::progress::Progress;
 
-use crate::terrain::generation::noise::{fbm_with_gain, ridged, smoothstep, sub_seed};
+use crate::terrain::generation::noise::{FractalNoise, smoothstep, sub_seed};
 use crate::terrain::recipe::plan::Plan;
 use crate::terrain::recipe::stages::{
     FalloffShape, FalloffStage, ReliefKind, ReliefStage, TerraceStage,
@@ -17,38 +17,77 @@ use crate::terrain::recipe::stages::{
 /// Once `progress` is cancelled the rows not yet started are skipped (the
 /// cook then drops the plan).
 fn map_heights(plan: &mut Plan, progress: &Progress, f: impl Fn(f64, f64, f32) -> f32 + Sync) {
+    map_heights_with(plan, progress, || (), |(), x, z, h| f(x, z, h));
+}
+
+/// [`map_heights`] with a state per worker: `init` makes one for each run
+/// of rows a worker takes, and `f(state, x_cells, z_cells, height)` may
+/// keep what neighbouring samples share in it (a noise lattice cell).
+fn map_heights_with<S>(
+    plan: &mut Plan,
+    progress: &Progress,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, f64, f64, f32) -> f32 + Sync + Send,
+) {
     let side = plan.side;
     let s = f64::from(plan.spacing_cells);
     plan.height_cells
         .par_chunks_mut(side)
         .enumerate()
-        .for_each(|(j, row)| {
+        .for_each_init(init, |state, (j, row)| {
             if progress.is_cancelled() {
                 return;
             }
             let z = (j as f64 + 0.5) * s;
             for (i, h) in row.iter_mut().enumerate() {
-                *h = f((i as f64 + 0.5) * s, z, *h);
+                *h = f(state, (i as f64 + 0.5) * s, z, *h);
             }
         });
 }
 
-/// Noise value in `[0, 1]` of a relief stage at column `(x, z)`, cells.
-fn relief_noise(stage: &ReliefStage, seed: u64, x: f64, z: f64) -> f64 {
-    let f = 1.0 / stage.wavelength_cells;
-    let (nx, nz) = (x * f, z * f);
-    let n = match stage.kind {
-        ReliefKind::Fbm => 0.5 + 0.5 * fbm_with_gain(seed, nx, nz, stage.octaves, stage.ruggedness),
-        ReliefKind::Ridged => ridged(seed, nx, nz, stage.octaves),
-        ReliefKind::Warped => {
-            let w = stage.warp_cells * f;
-            let wx = fbm_with_gain(sub_seed(seed, 1), nx, nz, 3, 0.5) * w;
-            let wz = fbm_with_gain(sub_seed(seed, 2), nx + 5.2, nz - 1.3, 3, 0.5) * w;
-            0.5 + 0.5 * fbm_with_gain(seed, nx + wx, nz + wz, stage.octaves, stage.ruggedness)
+/// The noise of one relief stage, with the lattice cells it last sampled
+/// (one per octave and layer), so a worker walking a row hashes each cell
+/// once.
+struct ReliefNoise<'a> {
+    stage: &'a ReliefStage,
+    /// The stage's own octaves.
+    main: FractalNoise,
+    /// The two 3-octave displacement fields of [`ReliefKind::Warped`]
+    /// (unused by the other kinds; making them costs 6 hashes a worker).
+    warp: [FractalNoise; 2],
+}
+
+impl<'a> ReliefNoise<'a> {
+    fn new(stage: &'a ReliefStage, seed: u64) -> ReliefNoise<'a> {
+        ReliefNoise {
+            stage,
+            main: FractalNoise::new(seed, stage.octaves),
+            warp: [
+                FractalNoise::new(sub_seed(seed, 1), 3),
+                FractalNoise::new(sub_seed(seed, 2), 3),
+            ],
         }
-    };
-    let n = n.clamp(0.0, 1.0);
-    sharpen(n, stage.sharpness)
+    }
+
+    /// Noise value in `[0, 1]` of the stage at column `(x, z)`, cells.
+    fn at(&mut self, x: f64, z: f64) -> f64 {
+        let stage = self.stage;
+        let f = 1.0 / stage.wavelength_cells;
+        let (nx, nz) = (x * f, z * f);
+        let n = match stage.kind {
+            ReliefKind::Fbm => 0.5 + 0.5 * self.main.fbm_with_gain(nx, nz, stage.ruggedness),
+            ReliefKind::Ridged => self.main.ridged(nx, nz),
+            ReliefKind::Warped => {
+                let [warp_x, warp_z] = &mut self.warp;
+                let w = stage.warp_cells * f;
+                let wx = warp_x.fbm_with_gain(nx, nz, 0.5) * w;
+                let wz = warp_z.fbm_with_gain(nx + 5.2, nz - 1.3, 0.5) * w;
+                0.5 + 0.5 * self.main.fbm_with_gain(nx + wx, nz + wz, stage.ruggedness)
+            }
+        };
+        let n = n.clamp(0.0, 1.0);
+        sharpen(n, stage.sharpness)
+    }
 }
 
 /// `n^k` for `n ∈ [0, 1]` with IEEE-exact operations only (no `powf`, whose
@@ -62,9 +101,14 @@ fn sharpen(n: f64, k: f64) -> f64 {
     for _ in 0..whole {
         out *= n;
     }
-    // Fractional bits: n^(1/2), n^(1/4), n^(1/8), n^(1/16).
+    // Fractional bits: n^(1/2), n^(1/4), n^(1/8), n^(1/16), each root taken
+    // only while a lower bit still needs it (square roots wait on each other
+    // and were a third of a relief stage).
     let mut root = n;
     for bit in (0..4).rev() {
+        if sixteenths & ((2 << bit) - 1) == 0 {
+            break;
+        }
         root = root.sqrt();
         if sixteenths & (1 << bit) != 0 {
             out *= root;
@@ -77,11 +121,14 @@ fn sharpen(n: f64, k: f64) -> f64 {
 /// `stage_seed` is the recipe seed mixed with the stage's index, so two
 /// relief stages of one recipe differ.
 pub fn apply_relief(plan: &mut Plan, stage: &ReliefStage, stage_seed: u64, progress: &Progress) {
-    map_heights(plan, progress, |x, z, h| {
-        (f64::from(h)
-            + stage.base_cells
-            + stage.amplitude_cells * relief_noise(stage, stage_seed, x, z)) as f32
-    });
+    map_heights_with(
+        plan,
+        progress,
+        || ReliefNoise::new(stage, stage_seed),
+        |noise, x, z, h| {
+            (f64::from(h) + stage.base_cells + stage.amplitude_cells * noise.at(x, z)) as f32
+        },
+    );
 }
 
 /// [`crate::terrain::recipe::stages::Stage::Falloff`]: lowers land near the rim (island) or
@@ -122,6 +169,83 @@ pub fn apply_terrace(plan: &mut Plan, stage: &TerraceStage, progress: &Progress)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relief_noise_matches_the_free_noise_functions() {
+        use crate::terrain::generation::noise::{fbm_with_gain, ridged};
+        for kind in [ReliefKind::Fbm, ReliefKind::Ridged, ReliefKind::Warped] {
+            let stage = ReliefStage {
+                kind,
+                base_cells: 0.0,
+                amplitude_cells: 100.0,
+                wavelength_cells: 37.0,
+                octaves: 5,
+                ruggedness: 0.62,
+                sharpness: 1.75,
+                warp_cells: 21.0,
+            };
+            let seed = 99;
+            // The stage's noise from the free functions, sample by sample.
+            let reference = |x: f64, z: f64| {
+                let f = 1.0 / stage.wavelength_cells;
+                let (nx, nz) = (x * f, z * f);
+                let n = match kind {
+                    ReliefKind::Fbm => 0.5 + 0.5 * fbm_with_gain(seed, nx, nz, 5, 0.62),
+                    ReliefKind::Ridged => ridged(seed, nx, nz, 5),
+                    ReliefKind::Warped => {
+                        let w = stage.warp_cells * f;
+                        let wx = fbm_with_gain(sub_seed(seed, 1), nx, nz, 3, 0.5) * w;
+                        let wz = fbm_with_gain(sub_seed(seed, 2), nx + 5.2, nz - 1.3, 3, 0.5) * w;
+                        0.5 + 0.5 * fbm_with_gain(seed, nx + wx, nz + wz, 5, 0.62)
+                    }
+                };
+                sharpen(n.clamp(0.0, 1.0), 1.75)
+            };
+            let mut noise = ReliefNoise::new(&stage, seed);
+            for j in 0..40 {
+                for i in 0..200 {
+                    let (x, z) = (i as f64 * 0.5 + 0.25, j as f64 * 3.0 + 0.5);
+                    assert_eq!(
+                        noise.at(x, z).to_bits(),
+                        reference(x, z).to_bits(),
+                        "{kind:?} at ({x}, {z})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sharpen_takes_only_the_roots_it_uses() {
+        // The loop that took all four roots, whatever the exponent.
+        let every_root = |n: f64, k: f64| {
+            let sixteenths = (k * 16.0).round() as u32;
+            let mut out = 1.0;
+            for _ in 0..sixteenths / 16 {
+                out *= n;
+            }
+            let mut root = n;
+            for bit in (0..4).rev() {
+                root = root.sqrt();
+                if sixteenths & (1 << bit) != 0 {
+                    out *= root;
+                }
+            }
+            out
+        };
+        for sixteenths in 0..=64 {
+            let k = f64::from(sixteenths) / 16.0;
+            for n in [
+                0.0, 1e-300, 0.013, 0.1, 0.333, 0.5, 0.77, 0.9, 0.999_999, 1.0,
+            ] {
+                assert_eq!(
+                    sharpen(n, k).to_bits(),
+                    every_root(n, k).to_bits(),
+                    "n {n}, k {k}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn sharpen_matches_powers() {
