@@ -284,9 +284,33 @@ pub fn vertex_weights(corners: &CornerMaterials, set: &QuadSet) -> [u8; 4] {
 /// material mask that weights do not need.
 #[inline(always)]
 pub fn weights_from_words(ids: u64, values: u64, set: &QuadSet) -> [u8; 4] {
-    // Values of ids >= MAX_MATERIALS (32: bytes with any of bits 5..7) do not count.
+    // Values of ids >= MAX_MATERIALS (32: bytes with any of bits 5..7) do
+    // not count, even for a set naming such an id.
     let foreign = nonzero_bytes_high(ids & 0xe0e0_e0e0_e0e0_e0e0);
     let values = values & !((foreign >> 7) * 0xff);
+    weights_from_contributions(slot_contributions(ids, values, set), set)
+}
+
+/// The contributions of 8 samples (packed as [`weights_from_words`] takes
+/// them) to each slot of `set`: slot `k < set.len` sums the values of the
+/// samples whose id is `set.ids[k]`; slots `set.len..` are 0.
+#[inline(always)]
+fn slot_contributions(ids: u64, values: u64, set: &QuadSet) -> [u32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        slot_contributions_sse2(ids, values, set)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        slot_contributions_swar(ids, values, set)
+    }
+}
+
+/// [`slot_contributions`] one slot after another, in `u64` words (the
+/// reference the SIMD form is tested against).
+#[inline(always)]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn slot_contributions_swar(ids: u64, values: u64, set: &QuadSet) -> [u32; 4] {
     // One value, not element-wise stores: reading those back as a vector
     // would stall on store forwarding. A plain loop rather than a closure:
     // the closure was compiled out of line, with its captures passed through
@@ -297,7 +321,48 @@ pub fn weights_from_words(ids: u64, values: u64, set: &QuadSet) -> [u8; 4] {
             *ck = packed_contribution(ids, values, set.ids[k]);
         }
     }
-    weights_from_contributions(c, set)
+    c
+}
+
+/// [`slot_contributions`] two slots to an SSE2 register (part of every
+/// x86-64 CPU): the 8 sample ids are compared bytewise with a slot's id
+/// repeated 8 times, the matching values kept, and `psadbw` against zero
+/// sums the 8 bytes of each half. About a tenth of the instructions of
+/// four [`packed_contribution`] calls.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn slot_contributions_sse2(ids: u64, values: u64, set: &QuadSet) -> [u32; 4] {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si32, _mm_sad_epu8, _mm_set_epi64x,
+        _mm_set1_epi64x, _mm_setzero_si128, _mm_srli_si128,
+    };
+    // Slots past the set's length repeat its first id; their sums are
+    // dropped below.
+    let slot_word = |k: usize| (u64::from(set.ids[k]) * ONES) as i64;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are
+    // available on every CPU this code runs on; they touch registers only.
+    let sums = unsafe {
+        let id_words = _mm_set1_epi64x(ids as i64);
+        let value_words = _mm_set1_epi64x(values as i64);
+        let zero = _mm_setzero_si128();
+        let pair = |lo: usize, hi: usize| {
+            let slot_ids = _mm_set_epi64x(slot_word(hi), slot_word(lo));
+            let picked = _mm_and_si128(_mm_cmpeq_epi8(id_words, slot_ids), value_words);
+            let sad = _mm_sad_epu8(picked, zero);
+            [
+                _mm_cvtsi128_si32(sad) as u32,
+                _mm_cvtsi128_si32(_mm_srli_si128::<8>(sad)) as u32,
+            ]
+        };
+        let [c0, c1] = pair(0, 1);
+        let [c2, c3] = pair(2, 3);
+        [c0, c1, c2, c3]
+    };
+    let mut c = [0u32; 4];
+    for k in 0..4 {
+        c[k] = if k < set.len as usize { sums[k] } else { 0 };
+    }
+    c
 }
 
 /// [`vertex_weights`] from the vertex's contributions `c` to the slots of
@@ -398,6 +463,42 @@ mod tests {
         assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
         // floor(100*255/307)=83, floor(200*255/307)=166, floor(7*255/307)=5; remainder 1 to slot 1.
         assert_eq!(w, [83, 167, 5, 0]);
+    }
+
+    #[test]
+    fn simd_slot_contributions_match_the_word_ones() {
+        let mut state = 0x5eed_u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            crate::terrain::generation::noise::mix64(state)
+        };
+        for round in 0..20_000 {
+            // Ids from a small range so slots often match, foreign ones too.
+            let ids = u64::from_le_bytes(std::array::from_fn(|_| {
+                let r = next();
+                if r % 7 == 0 {
+                    32 + (r >> 8) as u8 % 200
+                } else {
+                    (r >> 8) as u8 % 6
+                }
+            }));
+            let values = next() & [u64::MAX, 0xff00_ff00_00ff_ffff][round % 2];
+            let set = QuadSet {
+                ids: std::array::from_fn(|_| (next() % 6) as u8),
+                len: (next() % 5) as u8,
+                dominant_slot: (next() % 4) as u8,
+            };
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                slot_contributions_sse2(ids, values, &set),
+                slot_contributions_swar(ids, values, &set),
+                "ids {ids:016x} values {values:016x} set {set:?}"
+            );
+            assert_eq!(
+                slot_contributions(ids, values, &set),
+                slot_contributions_swar(ids, values, &set)
+            );
+        }
     }
 
     #[test]
