@@ -186,19 +186,23 @@ impl QuadSet {
     /// The set with identity `key` (see [`QuadSet::key`]).
     #[inline]
     pub fn from_key(key: u64) -> QuadSet {
-        // Ids are collected in one word (see `weights_from_contributions`).
-        let mut ids = 0u32;
-        let mut len = 0u32;
-        let mut bits = key as u32;
-        while bits != 0 && len < 4 {
-            ids |= bits.trailing_zeros() << (8 * len);
-            bits &= bits - 1;
-            len += 1;
+        // Ids are collected in one word (see `weights_from_contributions`),
+        // without branches: how many a set holds is unpredictable in a
+        // mesh with blended materials.
+        let bits = key as u32;
+        let len = bits.count_ones().min(4);
+        // The lowest 4 set bits; an empty set's ids are all 0.
+        let mut rest = bits;
+        let mut lowest = [0u32; 4];
+        for id in &mut lowest {
+            *id = if rest == 0 { 0 } else { rest.trailing_zeros() };
+            rest &= rest.wrapping_sub(1);
         }
         // Padding repeats the first id.
-        let first = ids & 0xff;
-        for slot in len..4 {
-            ids |= first << (8 * slot);
+        let mut ids = 0u32;
+        for (slot, &id) in lowest.iter().enumerate() {
+            let id = if (slot as u32) < len { id } else { lowest[0] };
+            ids |= id << (8 * slot);
         }
         QuadSet {
             ids: ids.to_le_bytes(),
@@ -476,7 +480,7 @@ mod tests {
             // Ids from a small range so slots often match, foreign ones too.
             let ids = u64::from_le_bytes(std::array::from_fn(|_| {
                 let r = next();
-                if r % 7 == 0 {
+                if r.is_multiple_of(7) {
                     32 + (r >> 8) as u8 % 200
                 } else {
                     (r >> 8) as u8 % 6
@@ -498,6 +502,45 @@ mod tests {
                 slot_contributions(ids, values, &set),
                 slot_contributions_swar(ids, values, &set)
             );
+        }
+    }
+
+    #[test]
+    fn sets_from_keys_match_the_loop_that_collected_them() {
+        // The loop form: ids collected until 4 or no bits are left.
+        let looped = |key: u64| {
+            let mut ids = [0u8; 4];
+            let mut len = 0;
+            let mut bits = key as u32;
+            while bits != 0 && len < 4 {
+                ids[len] = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                len += 1;
+            }
+            for slot in len..4 {
+                ids[slot] = ids[0];
+            }
+            QuadSet {
+                ids,
+                len: len as u8,
+                dominant_slot: (key >> 40) as u8,
+            }
+        };
+        let mut keys = vec![0u64, 1, 1 << 31, u64::from(u32::MAX), 3 << 40 | 0b1011];
+        let mut state = 3u64;
+        for _ in 0..50_000 {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let r = crate::terrain::generation::noise::mix64(state);
+            // Sparse and dense bit sets, and dominant slots 0..=3.
+            let bits = if r.is_multiple_of(3) {
+                r & (r >> 7) & (r >> 13)
+            } else {
+                r
+            };
+            keys.push((bits & 0xffff_ffff) | ((r >> 62) << 40));
+        }
+        for key in keys {
+            assert_eq!(QuadSet::from_key(key), looped(key), "key {key:#x}");
         }
     }
 

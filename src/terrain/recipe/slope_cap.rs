@@ -226,7 +226,7 @@ mod tests {
         };
         let mut bounds = Vec::new();
         for side in [1usize, 2, 3, 5, 17, 40] {
-            for round in 0..30 {
+            for round in 0..30usize {
                 let h: Vec<f32> = (0..side * side)
                     .map(|_| match next() % 40 {
                         0 => 0.0,
@@ -237,7 +237,7 @@ mod tests {
                     })
                     .collect();
                 let pinned: Vec<bool> = (0..side * side)
-                    .map(|_| round % 3 != 0 && next() % 5 == 0)
+                    .map(|_| !round.is_multiple_of(3) && next().is_multiple_of(5))
                     .collect();
                 let per_sample = [0.0f64, 0.3, 1.7][round % 3];
                 let mut earlier = NEIGHBOURS_8
