@@ -471,11 +471,7 @@ mod tests {
 
     #[test]
     fn simd_slot_contributions_match_the_word_ones() {
-        let mut state = 0x5eed_u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::terrain::generation::noise::mix64(state)
-        };
+        let mut next = crate::terrain::generation::noise::hash_stream(0x5eed);
         for round in 0..20_000 {
             // Ids from a small range so slots often match, foreign ones too.
             let ids = u64::from_le_bytes(std::array::from_fn(|_| {
@@ -527,10 +523,8 @@ mod tests {
             }
         };
         let mut keys = vec![0u64, 1, 1 << 31, u64::from(u32::MAX), 3 << 40 | 0b1011];
-        let mut state = 3u64;
-        for _ in 0..50_000 {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let r = crate::terrain::generation::noise::mix64(state);
+        for n in 0..50_000 {
+            let r = crate::terrain::generation::noise::hash1(3, n);
             // Sparse and dense bit sets, and dominant slots 0..=3.
             let bits = if r.is_multiple_of(3) {
                 r & (r >> 7) & (r >> 13)

@@ -60,6 +60,17 @@ pub fn hash1(seed: u64, x: i64) -> u64 {
     mix64(mix64(seed ^ 0x5851_F42D_4C95_7F2D) ^ (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// Deterministic pseudo-random words for tests: `hash1(seed, 1)`,
+/// `hash1(seed, 2)`, and so on.
+#[cfg(test)]
+pub(crate) fn hash_stream(seed: u64) -> impl FnMut() -> u64 {
+    let mut count = 0i64;
+    move || {
+        count += 1;
+        hash1(seed, count)
+    }
+}
+
 /// A hash mapped to `[0, 1)` with 53 bits of precision (exact conversion).
 #[inline]
 pub fn unit_f64(h: u64) -> f64 {

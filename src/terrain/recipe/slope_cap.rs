@@ -219,11 +219,7 @@ mod tests {
 
     #[test]
     fn the_two_phase_sweep_gives_the_reference_bits() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::terrain::generation::noise::mix64(state)
-        };
+        let mut next = crate::terrain::generation::noise::hash_stream(11);
         let mut bounds = Vec::new();
         for side in [1usize, 2, 3, 5, 17, 40] {
             for round in 0..30usize {
